@@ -1,0 +1,1 @@
+"""The ``diffcompare`` command line: parses arguments, calls the library, picks a renderer."""

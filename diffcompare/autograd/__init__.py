@@ -1,0 +1,37 @@
+"""diffcompare's reverse-mode automatic differentiation engine, with PyTorch's semantics on
+NumPy arrays. PyTorch code ports by changing the import:
+
+>>> from diffcompare import autograd as ag
+>>> x = ag.tensor([2.0, 3.0, 4.0], requires_grad=True)
+>>> y = x ** 2
+>>> y.backward(ag.ones_like(y))
+>>> x.grad
+tensor([4., 6., 8.])
+"""
+
+from . import dtypes
+from .backward import backward, grad
+from .dtypes import (bool, cdouble, cfloat, complex64, complex128, double, float, float16, float32,  # noqa: A004
+                     float64, half, int, int32, int64, long)
+from .grad_mode import (detect_anomaly, enable_grad, is_anomaly_check_nan_enabled, is_anomaly_enabled,
+                        is_grad_enabled, no_grad, set_detect_anomaly, set_grad_enabled)
+from .graph import AccumulateGrad, Node
+from .tensor import (Tensor, arange, eye, full, full_like, is_tensor, linspace, manual_seed, ones, ones_like,
+                     rand, randint, randn, tensor, zeros, zeros_like)
+from . import ops as _ops
+from .methods import bind as _bind
+
+_bind()
+
+from .ops import (abs, acos, acosh, allclose, amax, amin, argmax, argmin, asin, asinh, atan, atan2, atanh,  # noqa: E402
+                  cat, ceil, clamp, clip, clone, concatenate, cos, cosh, cumsum, dot, erf, exp, expm1, flatten,
+                  floor, isfinite, isnan, log, log1p, log2, log10, log_softmax, logsumexp, matmul, max, maximum,
+                  mean, min, minimum, mm, moveaxis, mv, norm, permute, pow, prod, reciprocal, relu, reshape,
+                  round, rsqrt, sigmoid, sign, sin, sinh, softmax, softplus, sqrt, square, squeeze, stack, std,
+                  sum, t, tan, tanh, transpose, unsqueeze, var, where)
+from .function import Function, FunctionCtx  # noqa: E402
+from . import functional  # noqa: E402
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402
+from . import nn, optim  # noqa: E402
+
+autograd = __import__("sys").modules[__name__]   # `ag.autograd.grad` reads like `torch.autograd.grad`

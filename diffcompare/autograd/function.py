@@ -1,0 +1,167 @@
+"""Custom operations: subclass ``Function`` with ``forward(ctx, ...)`` and ``backward(ctx, ...)``.
+
+>>> from diffcompare import autograd as ag
+>>> class Cube(ag.Function):
+...     @staticmethod
+...     def forward(ctx, x):
+...         ctx.save_for_backward(x)
+...         return x ** 3
+...     @staticmethod
+...     def backward(ctx, grad):
+...         (x,) = ctx.saved_tensors
+...         return grad * 3 * x ** 2
+>>> x = ag.tensor(2.0, requires_grad=True)
+>>> y = Cube.apply(x)
+>>> y
+tensor(8., grad_fn=<CubeBackward>)
+>>> y.backward(); x.grad
+tensor(12.)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .grad_mode import STATE, no_grad
+from .graph import Node, SavedTensor, edge_of, init_node
+from .tensor import Tensor
+
+
+class FunctionCtx(Node):
+    """The ``ctx`` of a custom Function, which is also its node in the graph."""
+
+    _function = None
+
+    def save_for_backward(self, *tensors):
+        self._to_save = tensors
+
+    def mark_non_differentiable(self, *tensors):
+        self._non_differentiable = {id(t) for t in tensors}
+
+    def set_materialize_grads(self, value: bool):
+        self._materialize = bool(value)
+
+    def mark_dirty(self, *tensors):
+        """Accepted for compatibility; in-place changes are tracked by version counters."""
+
+    @property
+    def saved_tensors(self):
+        as_tensor = True
+        values = self._unpack(as_tensor)
+        return tuple(values)
+
+    def _apply(self, grads, create_graph):
+        grads = list(grads) if self.n_outputs != 1 else [grads]
+        wrapped = []
+        for g, meta in zip(grads, self._output_meta):
+            if g is None:
+                wrapped.append(Tensor._make(np.zeros(*meta)) if self._materialize else None)
+            else:
+                wrapped.append(g if isinstance(g, Tensor) else Tensor._make(g))
+        result = self._function.backward(self, *wrapped)
+        if not isinstance(result, tuple):
+            result = (result,)
+        name = type(self).__name__
+        expected = len(self.next_functions)
+        if len(result) != expected:
+            # trailing Nones for non-tensor arguments may be left out, as PyTorch allows
+            if len(result) < expected and all(n is None for n, _ in self.next_functions[len(result):]):
+                result = result + (None,) * (expected - len(result))
+            else:
+                raise RuntimeError(f"function {name} returned an incorrect number of gradients "
+                                   f"(expected {expected}, got {len(result)})")
+        out = []
+        for i, (g, (node, _), shape) in enumerate(zip(result, self.next_functions, self._input_shapes)):
+            if g is None or node is None:
+                out.append(None)
+                continue
+            if not isinstance(g, Tensor):
+                g = Tensor._make(np.asarray(g))
+            if g.shape != shape:
+                g = _fit_custom_grad(g, shape, name, i)
+            out.append(g if create_graph else g._data)
+        return tuple(out)
+
+
+def _fit_custom_grad(g, shape, name, index):
+    """A larger gradient that broadcasts to the input's shape is summed back; anything else is an error."""
+    from .ops import sum_to
+
+    try:
+        ok = np.broadcast_shapes(shape, g.shape) == tuple(g.shape)
+    except ValueError:
+        ok = False
+    if not ok:
+        raise RuntimeError(f"Function {name} returned an invalid gradient at index {index} - got "
+                           f"{list(g.shape)} but expected shape compatible with {list(shape)}")
+    return sum_to(g, shape)
+
+
+class Function:
+    """Base class of custom differentiable operations (see the module docstring).
+
+    ``forward`` runs without recording; ``backward`` receives one gradient per output and
+    returns one per ``forward`` argument (``None`` for arguments that need none).
+    """
+
+    _node_class = None
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError("a Function subclass must define forward(ctx, ...)")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError("a Function subclass must define backward(ctx, *grad_outputs) to be differentiated")
+
+    @classmethod
+    def _node_type(cls):
+        if cls.__dict__.get("_node_class") is None:
+            cls._node_class = type(cls.__name__ + "Backward", (FunctionCtx,), {"_function": cls})
+        return cls._node_class
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        ctx = object.__new__(cls._node_type())
+        ctx._to_save = ()
+        ctx._non_differentiable = set()
+        ctx._materialize = True
+        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
+        with no_grad():
+            outputs = cls.forward(ctx, *args, **kwargs)
+        single = not isinstance(outputs, tuple)
+        outs = (outputs,) if single else outputs
+        record = STATE.grad_enabled and any(ctx.needs_input_grad)
+        if not record:
+            return outputs
+
+        inputs = [a for a in args if isinstance(a, Tensor)]
+        fresh = []
+        for o in outs:
+            if isinstance(o, Tensor) and any(o is a for a in inputs):
+                o = Tensor._make(o._data, False, None, o._vc)   # an input returned as is: a new handle
+            fresh.append(o)
+        edges = tuple(edge_of(a) if isinstance(a, Tensor) else (None, 0) for a in args)
+        init_node(ctx, edges)
+        ctx.n_outputs = len(fresh)
+        ctx._input_shapes = [a.shape if isinstance(a, Tensor) else () for a in args]
+        ctx._output_meta = [(o.shape, o.dtype) if isinstance(o, Tensor) else ((), np.float64) for o in fresh]
+        for i, o in enumerate(fresh):
+            if isinstance(o, Tensor) and o.dtype.kind in "fc" and id(o) not in ctx._non_differentiable:
+                o.grad_fn, o.requires_grad_flag, o._output_nr = ctx, True, i
+        saved = []
+        for t in ctx._to_save:
+            if t is None or not isinstance(t, Tensor):
+                saved.append(t)
+            else:
+                saved.append(SavedTensor(t, is_output=t.grad_fn is ctx))
+        ctx._saved = saved
+        ctx._to_save = ()
+        return fresh[0] if single else tuple(fresh)
+
+
+class once_differentiable:  # noqa: N801 - PyTorch's name
+    """Decorator accepted for compatibility: backward here is not differentiated twice."""
+
+    def __new__(cls, fn):
+        return fn

@@ -1,0 +1,217 @@
+"""Higher-level derivatives of a function: ``vjp``, ``jvp``, ``jacobian``, ``hessian``, ``hvp``, ``vhp``.
+
+Same signatures and results as ``torch.autograd.functional``.
+
+>>> from diffcompare import autograd as ag
+>>> ag.functional.jacobian(lambda x: x ** 2, ag.tensor([1.0, 2.0]))
+tensor([[2., 0.],
+        [0., 4.]])
+>>> ag.functional.hessian(lambda x: (x ** 3).sum(), ag.tensor([1.0, 2.0]))
+tensor([[ 6.,  0.],
+        [ 0., 12.]])
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .backward import grad
+from .grad_mode import enable_grad
+from .tensor import Tensor
+
+
+def _as_tuple(x):
+    return (x, False) if isinstance(x, Tensor) else (tuple(x), True)
+
+
+def _prepare(inputs, create_graph):
+    """Fresh leaves (or graph-connected views with create_graph) so that the user's tensors
+    and their ``.grad`` are not touched."""
+    out = []
+    for t in inputs:
+        if not isinstance(t, Tensor):
+            raise TypeError(f"inputs must be tensors, got {type(t).__name__}")
+        if create_graph and t.requires_grad:
+            out.append(t.view_as(t))
+        else:
+            out.append(t.detach().requires_grad_(t.dtype.kind in "fc"))
+    return tuple(out)
+
+
+def _outputs(func, inputs):
+    with enable_grad():
+        result = func(*inputs)
+    single = isinstance(result, Tensor)
+    outs = (result,) if single else tuple(result)
+    for i, o in enumerate(outs):
+        if not isinstance(o, Tensor):
+            raise TypeError(f"The function given to a functional derivative must return tensors; output {i} "
+                            f"is a {type(o).__name__}")
+    return outs, single
+
+
+def _grads(outputs, inputs, grad_outputs, create_graph, strict, what):
+    differentiable = [(o, g) for o, g in zip(outputs, grad_outputs) if o.requires_grad]
+    if strict:
+        for i, o in enumerate(outputs):
+            if not o.requires_grad:
+                raise RuntimeError(
+                    f"Output {i} of the user-provided function does not require gradients. The outputs must be "
+                    "computed in a differentiable manner from the input when running in strict mode.")
+    if not differentiable:
+        return tuple(None for _ in inputs)
+    outs, gs = zip(*differentiable)
+    result = grad(outs, inputs, gs, retain_graph=True, create_graph=create_graph, allow_unused=True)
+    if strict and any(r is None for r in result):
+        i = next(k for k, r in enumerate(result) if r is None)
+        raise RuntimeError(f"The {what} of the user-provided function is independent of input {i}. This is not "
+                           "allowed in strict mode.")
+    return result
+
+
+def _zeros_for(grads, inputs):
+    return tuple(g if g is not None else Tensor._make(np.zeros(t.shape, dtype=t.dtype)) for g, t in zip(grads, inputs))
+
+
+def _detach(values, create_graph):
+    return tuple(v if create_graph else v.detach() for v in values)
+
+
+def vjp(func, inputs, v=None, create_graph=False, strict=False):
+    """``(func(inputs), vᵀ J)``; v may be omitted only for a one-element output.
+
+    >>> from diffcompare import autograd as ag
+    >>> ag.functional.vjp(lambda x: x ** 2, ag.tensor([1.0, 2.0]), ag.tensor([1.0, 10.0]))
+    (tensor([1., 4.]), tensor([ 2., 40.]))
+    """
+    inputs, tuple_in = _as_tuple(inputs)
+    inputs = _prepare(inputs, create_graph)
+    outputs, single_out = _outputs(func, inputs)
+    if v is None:
+        if len(outputs) != 1 or outputs[0].numel() != 1:
+            raise RuntimeError("The vector v can only be None if the user-provided function returns a single "
+                               "Tensor with a single element.")
+        vs = (Tensor._make(np.ones(outputs[0].shape, dtype=outputs[0].dtype)),)
+    else:
+        vs, _ = _as_tuple(v)
+    result = _zeros_for(_grads(outputs, inputs, vs, create_graph, strict, "vjp"), inputs)
+    outs = _detach(outputs, create_graph)
+    result = _detach(result, create_graph)
+    return (outs[0] if single_out else outs), (result if tuple_in else result[0])
+
+
+def jvp(func, inputs, v=None, create_graph=False, strict=False):
+    """``(func(inputs), J v)`` by the double-vjp trick: differentiate u ↦ uᵀJ with respect to u.
+
+    >>> from diffcompare import autograd as ag
+    >>> ag.functional.jvp(lambda x: x ** 2, ag.tensor([1.0, 2.0]), ag.tensor([1.0, 1.0]))
+    (tensor([1., 4.]), tensor([2., 4.]))
+    """
+    inputs, tuple_in = _as_tuple(inputs)
+    inputs = _prepare(inputs, create_graph)
+    if v is None:
+        if len(inputs) != 1 or inputs[0].numel() != 1:
+            raise RuntimeError("The vector v can only be None if the input to the user-provided function is a "
+                               "single Tensor with a single element.")
+        vs = (Tensor._make(np.ones(inputs[0].shape, dtype=inputs[0].dtype)),)
+    else:
+        vs, _ = _as_tuple(v)
+    outputs, single_out = _outputs(func, inputs)
+    dummies = tuple(Tensor._make(np.zeros(o.shape, dtype=o.dtype), True) for o in outputs)
+    with enable_grad():
+        g = _grads(outputs, inputs, dummies, True, strict, "jvp")
+        pairs = [(gi, vi) for gi, vi in zip(g, vs) if gi is not None and gi.requires_grad]
+        if pairs:
+            gs, vv = zip(*pairs)
+            result = grad(gs, dummies, vv, create_graph=create_graph, allow_unused=True)
+        else:
+            result = (None,) * len(dummies)
+    result = _detach(_zeros_for(result, outputs), create_graph)
+    outs = _detach(outputs, create_graph)
+    return (outs[0] if single_out else outs), (result[0] if single_out else result)
+
+
+def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, strategy="reverse-mode"):
+    """The Jacobian, shaped ``output.shape + input.shape``; one backward per output element.
+
+    Tuple inputs (or outputs) give a tuple of Jacobians (of tuples for both).
+    """
+    if strategy != "reverse-mode":
+        raise NotImplementedError("only strategy='reverse-mode' is available")
+    inputs, tuple_in = _as_tuple(inputs)
+    inputs = _prepare(inputs, create_graph)
+    outputs, single_out = _outputs(func, inputs)
+    per_output = []
+    for i, out in enumerate(outputs):
+        rows = [[] for _ in inputs]
+        flat = out.reshape(-1)
+        for j in range(out.numel()):
+            if out.requires_grad:
+                g = _grads((flat[j],), inputs, (None,), create_graph, strict, "output")
+            else:
+                if strict:
+                    _grads((out,), inputs, (None,), create_graph, strict, "output")
+                g = (None,) * len(inputs)
+            for k, (gk, t) in enumerate(zip(g, inputs)):
+                rows[k].append(gk if gk is not None else Tensor._make(np.zeros(t.shape, dtype=t.dtype)))
+        blocks = []
+        for k, t in enumerate(inputs):
+            if rows[k]:
+                from .ops import stack
+
+                block = stack(rows[k]).reshape(out.shape + t.shape)
+            else:
+                block = Tensor._make(np.zeros(out.shape + t.shape, dtype=t.dtype))
+            blocks.append(block if create_graph else block.detach())
+        per_output.append(tuple(blocks) if tuple_in else blocks[0])
+    return per_output[0] if single_out else tuple(per_output)
+
+
+def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, outer_jacobian_strategy="reverse-mode"):
+    """The Hessian of a function with a one-element output (the Jacobian of its gradient)."""
+    inputs_t, tuple_in = _as_tuple(inputs)
+
+    def gradient(*xs):
+        outs, _ = _outputs(func, xs)
+        if len(outs) != 1 or outs[0].numel() != 1:
+            raise RuntimeError("The Tensor returned by the function given to hessian should contain a single element")
+        out = outs[0].reshape(())
+        return _zeros_for(_grads((out,), xs, (None,), True, strict, "output"), xs)
+
+    result = jacobian(gradient, inputs_t, create_graph=create_graph, strict=strict)
+    if not tuple_in:
+        return result[0]
+    return result
+
+
+def _hessian_vector(func, inputs, v, create_graph, strict):
+    inputs, tuple_in = _as_tuple(inputs)
+    inputs = _prepare(inputs, create_graph)
+    vs, _ = _as_tuple(v) if v is not None else ((None,), False)
+    outputs, _ = _outputs(func, inputs)
+    if len(outputs) != 1 or outputs[0].numel() != 1:
+        raise RuntimeError("The function given to hvp should return a single Tensor with a single element")
+    g = _grads(outputs, inputs, (None,), True, strict, "output")
+    pairs = [(gi, vi) for gi, vi in zip(g, vs) if gi is not None and gi.requires_grad]
+    if pairs:
+        gs, vv = zip(*pairs)
+        result = grad(gs, inputs, vv, create_graph=create_graph, allow_unused=True)
+    else:
+        result = (None,) * len(inputs)
+    result = _detach(_zeros_for(result, inputs), create_graph)
+    return outputs[0].detach() if not create_graph else outputs[0], (result if tuple_in else result[0])
+
+
+def hvp(func, inputs, v=None, create_graph=False, strict=False):
+    """``(func(inputs), H v)`` for a scalar function.
+
+    >>> from diffcompare import autograd as ag
+    >>> ag.functional.hvp(lambda x: (x ** 3).sum(), ag.tensor([1.0, 2.0]), ag.tensor([1.0, 0.0]))
+    (tensor(9.), tensor([6., 0.]))
+    """
+    return _hessian_vector(func, inputs, v, create_graph, strict)
+
+
+def vhp(func, inputs, v=None, create_graph=False, strict=False):
+    """``(func(inputs), vᵀ H)``; equal to ``hvp`` since the Hessian is symmetric."""
+    return _hessian_vector(func, inputs, v, create_graph, strict)

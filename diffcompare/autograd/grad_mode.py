@@ -1,0 +1,159 @@
+"""Global switches of the engine: whether operations are recorded, and anomaly mode.
+
+Each switch works as a context manager and as a decorator, as in PyTorch:
+
+>>> from diffcompare import autograd as ag
+>>> x = ag.tensor([1.0, 2.0], requires_grad=True)
+>>> with ag.no_grad():
+...     y = x * 2
+>>> y.requires_grad, y.is_leaf
+(False, True)
+>>> @ag.no_grad()
+... def frozen(t):
+...     return t * 3
+>>> frozen(x).requires_grad
+False
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+
+
+class _State:
+    """Module-level flags, read on every operation: kept as plain attributes for speed."""
+
+    grad_enabled = True
+    anomaly_enabled = False
+    anomaly_check_nan = True
+
+
+STATE = _State()
+
+
+def is_grad_enabled() -> bool:
+    """True when new operations are recorded for backward."""
+    return STATE.grad_enabled
+
+
+class _GradModeContext:
+    """Base of the grad-mode switches: context manager and decorator in one."""
+
+    _mode: bool
+
+    def __enter__(self):
+        self._previous = STATE.grad_enabled
+        STATE.grad_enabled = self._mode
+        return self
+
+    def __exit__(self, *exc):
+        STATE.grad_enabled = self._previous
+        return False
+
+    def __call__(self, func):
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with type(self)():
+                return func(*args, **kwargs)
+
+        return wrapper
+
+
+class no_grad(_GradModeContext):
+    """Operations inside are not recorded: their results are constants (leaves without grad)."""
+
+    _mode = False
+
+
+class enable_grad(_GradModeContext):
+    """Re-enables recording inside a ``no_grad`` block."""
+
+    _mode = True
+
+
+class set_grad_enabled(_GradModeContext):
+    """``set_grad_enabled(False)`` switches recording off now; as a context it restores on exit.
+
+    >>> from diffcompare import autograd as ag
+    >>> with ag.set_grad_enabled(False):
+    ...     ag.is_grad_enabled()
+    False
+    >>> ag.is_grad_enabled()
+    True
+    """
+
+    def __init__(self, mode: bool):
+        self._mode = bool(mode)
+        self._previous = STATE.grad_enabled
+        STATE.grad_enabled = self._mode
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        STATE.grad_enabled = self._previous
+        return False
+
+    def __call__(self, func):
+        # Used as a decorator: constructing it switched the mode, which only calls should see.
+        STATE.grad_enabled = self._previous
+        mode = self._mode
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with set_grad_enabled(mode):
+                return func(*args, **kwargs)
+
+        return wrapper
+
+
+# --- anomaly detection -------------------------------------------------------------------
+
+def is_anomaly_enabled() -> bool:
+    return STATE.anomaly_enabled
+
+
+def is_anomaly_check_nan_enabled() -> bool:
+    return STATE.anomaly_check_nan
+
+
+def set_detect_anomaly(mode: bool, check_nan: bool = True) -> None:
+    """Turn anomaly detection on or off for what follows (no warning, unlike ``detect_anomaly``)."""
+    STATE.anomaly_enabled = bool(mode)
+    STATE.anomaly_check_nan = bool(check_nan)
+
+
+class detect_anomaly:
+    """Record where each operation was created and stop backward at the first NaN gradient.
+
+    The error names the backward function and the index of its gradient output; a warning
+    before it shows the line of the forward call that created that function.
+    """
+
+    def __init__(self, check_nan: bool = True):
+        self.check_nan = check_nan
+
+    def __enter__(self):
+        warnings.warn(
+            "Anomaly Detection has been enabled. This mode will increase the runtime "
+            "and should only be enabled for debugging.",
+            UserWarning,
+            stacklevel=2,
+        )
+        self._previous = (STATE.anomaly_enabled, STATE.anomaly_check_nan)
+        STATE.anomaly_enabled = True
+        STATE.anomaly_check_nan = self.check_nan
+        return self
+
+    def __exit__(self, *exc):
+        STATE.anomaly_enabled, STATE.anomaly_check_nan = self._previous
+        return False
+
+    def __call__(self, func):
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with detect_anomaly(self.check_nan):
+                return func(*args, **kwargs)
+
+        return wrapper

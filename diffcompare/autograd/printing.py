@@ -1,0 +1,113 @@
+"""``repr`` of a tensor in PyTorch's style: ``tensor([1., 2.], requires_grad=True)``.
+
+Floats print with 4 decimals, as integers with a trailing dot when all are integral, and in
+scientific notation when their magnitudes span more than three decades.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .dtypes import DEFAULT_DTYPE
+
+THRESHOLD = 1000   # more elements than this are summarised with "..."
+EDGE_ITEMS = 3
+LINE_WIDTH = 80
+
+
+def _float_formatter(values: np.ndarray):
+    finite = values[np.isfinite(values)]
+    nonzero = np.abs(finite[finite != 0])
+    integral = finite.size == 0 or bool(np.all(finite == np.ceil(finite)))
+    if integral:
+        if nonzero.size and nonzero.max() > 1e8:
+            return lambda v: _special(v) or f"{v:.4e}"
+        return lambda v: _special(v) or f"{v:.0f}."
+    if nonzero.size and (nonzero.max() / nonzero.min() > 1000 or nonzero.max() > 1e8 or nonzero.min() < 1e-4):
+        return lambda v: _special(v) or f"{v:.4e}"
+    return lambda v: _special(v) or f"{v:.4f}"
+
+
+def _special(v):
+    if np.isnan(v):
+        return "nan"
+    if np.isinf(v):
+        return "inf" if v > 0 else "-inf"
+    return None
+
+
+def _formatter(array: np.ndarray):
+    kind = array.dtype.kind
+    if kind == "f":
+        sample = _summary_values(array).astype(np.float64)
+        fmt = _float_formatter(sample)
+        return lambda v: fmt(float(v))
+    if kind == "b":
+        return lambda v: "True" if v else "False"
+    if kind == "c":
+        return lambda v: f"{v.real:.4f}{v.imag:+.4f}j"
+    return lambda v: str(int(v))
+
+
+def _summary_values(array):
+    if array.size <= THRESHOLD or array.ndim == 0:
+        return array.ravel()
+    parts = []
+    _collect_edges(array, parts)
+    return np.concatenate(parts) if parts else array.ravel()[:0]
+
+
+def _collect_edges(array, parts):
+    if array.ndim == 1:
+        parts.append(array[:EDGE_ITEMS] if array.shape[0] <= 2 * EDGE_ITEMS else
+                     np.concatenate([array[:EDGE_ITEMS], array[-EDGE_ITEMS:]]))
+        return
+    rows = range(array.shape[0])
+    if array.shape[0] > 2 * EDGE_ITEMS:
+        rows = list(range(EDGE_ITEMS)) + list(range(array.shape[0] - EDGE_ITEMS, array.shape[0]))
+    for i in rows:
+        _collect_edges(array[i], parts)
+
+
+def _format(array, fmt, width, indent, summarise):
+    if array.ndim == 0:
+        return fmt(array[()]).rjust(width)
+    n = array.shape[0]
+    cut = summarise and n > 2 * EDGE_ITEMS
+    idx = list(range(EDGE_ITEMS)) + [None] + list(range(n - EDGE_ITEMS, n)) if cut else list(range(n))
+    if array.ndim == 1:
+        items = ["..." if i is None else fmt(array[i]).rjust(width) for i in idx]
+        lines, line = [], ""
+        per_line = max(1, (LINE_WIDTH - indent) // (width + 2))
+        for k in range(0, len(items), per_line):
+            lines.append(", ".join(items[k:k + per_line]))
+        return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
+    sep = "," + "\n" * (array.ndim - 1) + " " * (indent + 1)
+    rows = ["..." if i is None else _format(array[i], fmt, width, indent + 1, summarise) for i in idx]
+    return "[" + sep.join(rows) + "]"
+
+
+def format_array(array: np.ndarray, indent: int = 7) -> str:
+    """The bracketed body of a tensor's repr."""
+    if array.size == 0:
+        return "[]"
+    fmt = _formatter(array)
+    summarise = array.size > THRESHOLD
+    width = max(len(fmt(v)) for v in _summary_values(array)) if array.ndim else 0
+    return _format(array, fmt, width, indent, summarise)
+
+
+def tensor_repr(t) -> str:
+    array = t._data
+    body = format_array(array)
+    suffix = []
+    if array.size == 0 and array.shape != (0,):
+        suffix.append(f"size={tuple(array.shape)}")
+    kind = array.dtype.kind
+    if (kind in "fc" and array.dtype != DEFAULT_DTYPE) or (kind in "iu" and array.dtype != np.int64):
+        suffix.append(f"dtype={array.dtype}")
+    if t.grad_fn is not None:
+        suffix.append(f"grad_fn=<{type(t.grad_fn).__name__}>")
+    elif t.requires_grad:
+        suffix.append("requires_grad=True")
+    return "tensor(" + body + "".join(", " + s for s in suffix) + ")"

@@ -1,0 +1,530 @@
+"""``Tensor``: a NumPy array plus what reverse mode needs (``requires_grad``, ``grad``,
+``grad_fn``), and the factories that make tensors.
+
+>>> from diffcompare import autograd as ag
+>>> x = ag.tensor([1.0, 2.0], requires_grad=True)
+>>> x
+tensor([1., 2.], requires_grad=True)
+>>> y = (x * x).sum()
+>>> y
+tensor(5., grad_fn=<SumBackward0>)
+>>> y.backward()
+>>> x.grad
+tensor([2., 4.])
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+
+from .grad_mode import STATE
+
+from .dtypes import DEFAULT_DTYPE, int64
+
+NON_LEAF_GRAD_WARNING = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad field "
+    "to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you "
+    "access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead. See "
+    "github.com/pytorch/pytorch/pull/30531 for more information."
+)
+SCALAR_CONVERSION_WARNING = (
+    "Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
+    "Consider using tensor.detach() first."
+)
+
+
+def _dtype(dtype):
+    return None if dtype is None else np.dtype(dtype)
+
+
+def _is_float(dtype) -> bool:
+    return dtype.kind in "fc"
+
+
+class Tensor:
+    """A multi-dimensional array that can record the operations applied to it.
+
+    Build one with :func:`tensor` or a factory; ``Tensor(data)`` works too.
+
+    >>> from diffcompare import autograd as ag
+    >>> w = ag.tensor(2.0, requires_grad=True)
+    >>> b = w * 4
+    >>> b.backward()
+    >>> w.grad
+    tensor(4.)
+    """
+
+    __slots__ = ("_data", "requires_grad_flag", "grad_fn", "_grad", "_vc", "_base", "_output_nr",
+                 "_retains_grad", "_hooks", "_post_hooks", "_accum", "_view_fn", "__weakref__")
+    # Make NumPy defer to Tensor's reflected operators (`array * tensor` gives a tensor).
+    __array_ufunc__ = None
+
+    def __init__(self, data=None, requires_grad=False, dtype=None):
+        if isinstance(data, Tensor):
+            data = data._data
+        array = np.array([] if data is None else data, dtype=_dtype(dtype))
+        if array.dtype.kind not in "fciub":
+            raise TypeError(f"can't build a tensor from data of dtype {array.dtype}")
+        _init(self, array, False, None, None)
+        if requires_grad:
+            self.requires_grad_(True)
+
+    @classmethod
+    def _make(cls, data, requires_grad=False, grad_fn=None, counter=None):
+        """Wrap an array without copying or checking: the engine's fast constructor."""
+        t = object.__new__(cls)
+        _init(t, data if type(data) is np.ndarray else np.asarray(data), requires_grad, grad_fn, counter)
+        return t
+
+    # -- basic attributes -------------------------------------------------------------------
+    @property
+    def requires_grad(self) -> bool:
+        return self.requires_grad_flag
+
+    @requires_grad.setter
+    def requires_grad(self, value):
+        self.requires_grad_(value)
+
+    def requires_grad_(self, requires_grad=True):
+        """Set ``requires_grad`` on a leaf; returns the tensor.
+
+        >>> from diffcompare import autograd as ag
+        >>> ag.tensor([1.0]).requires_grad_()
+        tensor([1.], requires_grad=True)
+        """
+        if self.grad_fn is not None:
+            if not requires_grad:
+                raise RuntimeError(
+                    "you can only change requires_grad flags of leaf variables. If you want to use a "
+                    "computed variable in a subgraph that doesn't require differentiation use "
+                    "var_no_grad = var.detach()."
+                )
+            return self
+        if requires_grad and not _is_float(self._data.dtype):
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        self.requires_grad_flag = bool(requires_grad)
+        return self
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.grad_fn is None
+
+    @property
+    def data(self) -> "Tensor":
+        """The same storage as a tensor outside the graph (and outside version tracking)."""
+        return Tensor._make(self._data)
+
+    @data.setter
+    def data(self, value):
+        self._data = np.asarray(value._data if isinstance(value, Tensor) else value)
+
+    @property
+    def grad(self):
+        if self.grad_fn is not None and not self._retains_grad and self._grad is None:
+            warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}")
+            if value.shape != self.shape:
+                raise RuntimeError(
+                    f"attempting to assign a gradient of size '{list(value.shape)}' to a tensor of "
+                    f"size '{list(self.shape)}'. Please ensure that the gradient and the tensor are the same size"
+                )
+            if value.dtype != self.dtype:
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype '{value.dtype}' to a tensor with "
+                    f"grad_dtype '{self.dtype}'. The gradient must match the tensor's grad_dtype "
+                    "(defaults to the tensor's dtype)."
+                )
+        self._grad = value
+
+    @property
+    def retains_grad(self) -> bool:
+        return self._retains_grad
+
+    @property
+    def _version(self) -> int:
+        return self._vc[0]
+
+    @property
+    def shape(self):
+        return self._data.shape
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    @property
+    def dtype(self):
+        return self._data.dtype
+
+    @property
+    def T(self):
+        return self.permute(*reversed(range(self.ndim)))
+
+    @property
+    def mT(self):
+        return self.transpose(-2, -1)
+
+    def size(self, dim=None):
+        return self._data.shape if dim is None else self._data.shape[dim]
+
+    def dim(self) -> int:
+        return self._data.ndim
+
+    def numel(self) -> int:
+        return self._data.size
+
+    def __len__(self):
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self._data.shape[0]))
+
+    # -- conversions ------------------------------------------------------------------------
+    def item(self):
+        """The value of a one-element tensor as a Python number."""
+        if self._data.size != 1:
+            raise RuntimeError(
+                f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
+            )
+        return self._data.reshape(()).item()
+
+    def __float__(self):
+        if self.requires_grad:
+            warnings.warn(SCALAR_CONVERSION_WARNING, UserWarning, stacklevel=2)
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __bool__(self):
+        if self._data.size != 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self._data.reshape(()))
+
+    def __index__(self):
+        if self._data.dtype.kind not in "iub" or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self._data.reshape(()))
+
+    def numpy(self) -> np.ndarray:
+        """The underlying array (shared, not copied)."""
+        if self.requires_grad:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
+            )
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        return self._data if dtype is None else self._data.astype(dtype)
+
+    def tolist(self):
+        return self._data.tolist()
+
+    def detach(self) -> "Tensor":
+        """A new leaf sharing storage and version counter, outside the graph."""
+        return Tensor._make(self._data, False, None, self._vc)
+
+    def detach_(self) -> "Tensor":
+        self.grad_fn = None
+        self.requires_grad_flag = False
+        return self
+
+    def retain_grad(self) -> None:
+        """Keep ``.grad`` for this non-leaf tensor during backward (no-op on a leaf).
+
+        >>> from diffcompare import autograd as ag
+        >>> x = ag.tensor([1.0, 2.0], requires_grad=True)
+        >>> y = x * 2
+        >>> y.retain_grad()
+        >>> (y * y).sum().backward()
+        >>> y.grad
+        tensor([4., 8.])
+        """
+        if not self.requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.grad_fn is None or self._retains_grad:
+            return
+        import weakref
+
+        fn = self.grad_fn
+        if fn._retained is None:
+            fn._retained = {}
+        fn._retained[self._output_nr] = weakref.ref(self)
+        self._retains_grad = True
+
+    def register_hook(self, hook):
+        """Call ``hook(grad)`` when this tensor's gradient is computed; a returned tensor
+        replaces the gradient. Returns a handle with ``remove()``.
+
+        >>> from diffcompare import autograd as ag
+        >>> x = ag.tensor([1.0, 2.0], requires_grad=True)
+        >>> h = x.register_hook(lambda g: g * 10)
+        >>> x.sum().backward()
+        >>> x.grad
+        tensor([10., 10.])
+        """
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is None:
+            if self._hooks is None:
+                self._hooks = {}
+            return _HookHandle(self._hooks, hook)
+        fn = self.grad_fn
+        if fn._pre_hooks is None:
+            fn._pre_hooks = {}
+        return _HookHandle(fn._pre_hooks.setdefault(self._output_nr, {}), hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """Call ``hook(tensor)`` after a leaf's ``.grad`` has been written."""
+        if self.grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self._post_hooks is None:
+            self._post_hooks = {}
+        return _HookHandle(self._post_hooks, hook)
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Compute the gradient of this tensor w.r.t. the graph leaves and add it to their ``.grad``.
+
+        ``gradient`` is the vector v of the vector-Jacobian product vᵀJ; it may be omitted only
+        for a one-element tensor (v = 1). See :func:`diffcompare.autograd.backward`.
+
+        >>> from diffcompare import autograd as ag
+        >>> x = ag.tensor([2.0, 3.0, 4.0], requires_grad=True)
+        >>> (x ** 2).backward(ag.tensor([1.0, 0.1, 0.01]))
+        >>> x.grad
+        tensor([4.0000, 0.6000, 0.0800])
+        """
+        from .backward import backward
+
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    # -- display ----------------------------------------------------------------------------
+    def __repr__(self):
+        from .printing import tensor_repr
+
+        return tensor_repr(self)
+
+    __str__ = __repr__
+
+    def __hash__(self):
+        return id(self)
+
+    def __reduce__(self):
+        return (_rebuild, (self._data, self.requires_grad_flag if self.grad_fn is None else False))
+
+
+def _rebuild(data, requires_grad):
+    return Tensor._make(data, requires_grad)
+
+
+def _init(t, data, requires_grad, grad_fn, counter):
+    t._data = data
+    t.requires_grad_flag = requires_grad
+    t.grad_fn = grad_fn
+    t._grad = None
+    t._vc = [0] if counter is None else counter
+    t._base = None
+    t._output_nr = 0
+    t._retains_grad = False
+    t._hooks = None
+    t._post_hooks = None
+    t._accum = None
+    t._view_fn = None
+
+
+class _HookHandle:
+    """What ``register_hook`` returns: ``remove()`` takes the hook out again."""
+
+    _next_id = 0
+
+    def __init__(self, table, hook):
+        _HookHandle._next_id += 1
+        self.id = _HookHandle._next_id
+        self._table = table
+        table[self.id] = hook
+
+    def remove(self):
+        self._table.pop(self.id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+# --- factories -------------------------------------------------------------------------------
+
+def _finish(array, requires_grad):
+    t = Tensor._make(array)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def tensor(data: Any, requires_grad: bool = False, dtype=None) -> Tensor:
+    """A new leaf tensor holding a copy of ``data`` (Python floats become float64).
+
+    >>> from diffcompare import autograd as ag
+    >>> ag.tensor([[1, 2], [3, 4]], dtype=ag.float32)
+    tensor([[1., 2.],
+            [3., 4.]], dtype=float32)
+    >>> ag.tensor([1, 2], requires_grad=True)
+    Traceback (most recent call last):
+    ...
+    RuntimeError: Only Tensors of floating point and complex dtype can require gradients
+    """
+    if isinstance(data, Tensor):
+        warnings.warn(
+            "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() "
+            "or sourceTensor.detach().clone().requires_grad_(True), rather than tensor(sourceTensor).",
+            UserWarning,
+            stacklevel=2,
+        )
+        data = data._data
+    elif isinstance(data, (list, tuple)) and any(isinstance(d, Tensor) for d in _flatten(data)):
+        data = _nested_to_array(data)
+    array = np.array(data, dtype=_dtype(dtype), copy=True)
+    if array.dtype.kind not in "fciub":
+        raise TypeError(f"can't build a tensor from {type(data).__name__} data of dtype {array.dtype}")
+    if requires_grad and not _is_float(array.dtype):
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+    return _finish(array, requires_grad)
+
+
+def _flatten(data):
+    for d in data:
+        if isinstance(d, (list, tuple)):
+            yield from _flatten(d)
+        else:
+            yield d
+
+
+def _nested_to_array(data):
+    if isinstance(data, Tensor):
+        return data._data
+    if isinstance(data, (list, tuple)):
+        return [_nested_to_array(d) for d in data]
+    return data
+
+
+def _shape(size):
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        return tuple(size[0])
+    return tuple(size)
+
+
+def zeros(*size, dtype=None, requires_grad=False) -> Tensor:
+    """A tensor of zeros: ``zeros(2, 3)`` or ``zeros((2, 3))``."""
+    return _finish(np.zeros(_shape(size), dtype=_dtype(dtype) or DEFAULT_DTYPE), requires_grad)
+
+
+def ones(*size, dtype=None, requires_grad=False) -> Tensor:
+    """A tensor of ones.
+
+    >>> from diffcompare import autograd as ag
+    >>> ag.ones(2, requires_grad=True)
+    tensor([1., 1.], requires_grad=True)
+    """
+    return _finish(np.ones(_shape(size), dtype=_dtype(dtype) or DEFAULT_DTYPE), requires_grad)
+
+
+def full(size, fill_value, dtype=None, requires_grad=False) -> Tensor:
+    """A tensor of the given shape filled with ``fill_value``."""
+    size = (size,) if np.isscalar(size) else tuple(size)
+    if dtype is None:
+        dtype = DEFAULT_DTYPE if isinstance(fill_value, float) else np.asarray(fill_value).dtype
+    return _finish(np.full(size, fill_value, dtype=_dtype(dtype)), requires_grad)
+
+
+def zeros_like(t: Tensor, dtype=None, requires_grad=False) -> Tensor:
+    return _finish(np.zeros(t.shape, dtype=_dtype(dtype) or t.dtype), requires_grad)
+
+
+def ones_like(t: Tensor, dtype=None, requires_grad=False) -> Tensor:
+    return _finish(np.ones(t.shape, dtype=_dtype(dtype) or t.dtype), requires_grad)
+
+
+def full_like(t: Tensor, fill_value, dtype=None, requires_grad=False) -> Tensor:
+    return _finish(np.full(t.shape, fill_value, dtype=_dtype(dtype) or t.dtype), requires_grad)
+
+
+def arange(start, end=None, step=1, dtype=None, requires_grad=False) -> Tensor:
+    """Values from ``start`` up to (not including) ``end``; integers stay int64.
+
+    >>> from diffcompare import autograd as ag
+    >>> ag.arange(4)
+    tensor([0, 1, 2, 3])
+    """
+    if end is None:
+        start, end = 0, start
+    array = np.arange(start, end, step)
+    if dtype is not None:
+        array = array.astype(_dtype(dtype))
+    elif array.dtype.kind == "f":
+        array = array.astype(DEFAULT_DTYPE)
+    return _finish(array, requires_grad)
+
+
+def linspace(start, end, steps, dtype=None, requires_grad=False) -> Tensor:
+    """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
+    return _finish(np.linspace(start, end, steps, dtype=_dtype(dtype) or DEFAULT_DTYPE), requires_grad)
+
+
+def eye(n, m=None, dtype=None, requires_grad=False) -> Tensor:
+    return _finish(np.eye(n, m, dtype=_dtype(dtype) or DEFAULT_DTYPE), requires_grad)
+
+
+_generator = np.random.default_rng()
+
+
+def manual_seed(seed: int):
+    """Seed the generator behind ``rand`` and ``randn`` (reproducible runs)."""
+    global _generator
+    _generator = np.random.default_rng(seed)
+    return _generator
+
+
+def rand(*size, dtype=None, requires_grad=False) -> Tensor:
+    """Uniform samples in [0, 1)."""
+    array = _generator.random(_shape(size)).astype(_dtype(dtype) or DEFAULT_DTYPE)
+    return _finish(array, requires_grad)
+
+
+def randn(*size, dtype=None, requires_grad=False) -> Tensor:
+    """Standard normal samples."""
+    array = _generator.standard_normal(_shape(size)).astype(_dtype(dtype) or DEFAULT_DTYPE)
+    return _finish(array, requires_grad)
+
+
+def randint(low, high=None, size=(), dtype=None) -> Tensor:
+    if high is None:
+        low, high = 0, low
+    return _finish(_generator.integers(low, high, size=tuple(size)).astype(_dtype(dtype) or int64), False)
+
+
+def is_tensor(obj) -> bool:
+    return isinstance(obj, Tensor)
+
+
+def as_array(value, like=None):
+    """The array behind a tensor, or a constant made into an array."""
+    if isinstance(value, Tensor):
+        return value._data
+    return np.asarray(value)
