@@ -21,7 +21,7 @@ from .tensor import Tensor
 
 
 def _as_tuple(x):
-    return (x, False) if isinstance(x, Tensor) else (tuple(x), True)
+    return ((x,), False) if isinstance(x, Tensor) else (tuple(x), True)
 
 
 def _prepare(inputs, create_graph):
@@ -176,12 +176,10 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, out
         if len(outs) != 1 or outs[0].numel() != 1:
             raise RuntimeError("The Tensor returned by the function given to hessian should contain a single element")
         out = outs[0].reshape(())
-        return _zeros_for(_grads((out,), xs, (None,), True, strict, "output"), xs)
+        grads = _zeros_for(_grads((out,), xs, (None,), True, strict, "output"), xs)
+        return grads if tuple_in else grads[0]
 
-    result = jacobian(gradient, inputs_t, create_graph=create_graph, strict=strict)
-    if not tuple_in:
-        return result[0]
-    return result
+    return jacobian(gradient, inputs_t if tuple_in else inputs_t[0], create_graph=create_graph, strict=strict)
 
 
 def _hessian_vector(func, inputs, v, create_graph, strict):

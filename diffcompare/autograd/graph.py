@@ -292,7 +292,7 @@ def run_backward(roots, seeds, retain_graph, create_graph, targets=None, accumul
     STATE.grad_enabled = create_graph
     anomaly = STATE.anomaly_enabled and STATE.anomaly_check_nan
     quiet = np.errstate(all="ignore")  # 0 * inf is nan, as in PyTorch, without warnings
-    quiet.__enter__()
+    quiet.__enter__()  # once per backward call, so its cost does not matter
     try:
         for node in nodes:
             if reaching is not None and node not in reaching:

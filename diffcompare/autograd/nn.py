@@ -17,8 +17,7 @@ from collections import OrderedDict
 import numpy as np
 
 from . import ops
-from .tensor import Tensor
-from . import tensor as _tensor_module
+from .tensor import Tensor, generator
 
 
 class Parameter(Tensor):
@@ -135,7 +134,7 @@ class Linear(Module):
         super().__init__()
         self.in_features, self.out_features = in_features, out_features
         bound = 1.0 / math.sqrt(in_features) if in_features else 0.0
-        rng = _tensor_module._generator
+        rng = generator()
         dtype = np.dtype(dtype) if dtype is not None else np.float64
         self.weight = Parameter(rng.uniform(-bound, bound, (out_features, in_features)).astype(dtype))
         self.bias = Parameter(rng.uniform(-bound, bound, (out_features,)).astype(dtype)) if bias else None

@@ -25,12 +25,12 @@ from collections import namedtuple
 import numpy as np
 
 from .grad_mode import STATE
-from .graph import AccumulateGrad, Node, SavedTensor, edge_of, init_node
+from .graph import Node, SavedTensor, edge_of, init_node
+from .quiet import quiet, quietly
 from .tensor import Tensor
 
 RESULT = -1
 _max = builtins.max  # the names max, min, sum, abs, pow below are ops
-_quiet = np.errstate(all="ignore")  # domain errors give nan/inf, as in PyTorch, without warnings
 
 
 class Op(Node):
@@ -82,7 +82,7 @@ def apply(cls, args, params=None):
     """Run ``cls.forward`` on the arrays behind ``args`` and record a node if any tensor
     argument requires grad. Non-tensor arguments are constants."""
     arrays = [a._data if isinstance(a, Tensor) else a for a in args]
-    out = cls.forward(*arrays, **params) if params else cls.forward(*arrays)
+    out = quietly(cls.forward, *arrays, **params) if params else quietly(cls.forward, *arrays)
     if STATE.grad_enabled:
         for a in args:
             if isinstance(a, Tensor) and a.requires_grad_flag:
@@ -159,8 +159,7 @@ class DivBackward0(Op):
 
     @staticmethod
     def forward(a, b):
-        with _quiet:
-            return np.true_divide(a, b)
+        return np.true_divide(a, b)
 
     def backward(self, g, a, b):
         return (g / b if self.needs(0) else None), (-g * a / (b * b) if self.needs(1) else None)
@@ -179,18 +178,20 @@ class PowBackward0(Op):
 
     @staticmethod
     def forward(x, exponent):
-        with _quiet:
-            return np.power(x, exponent)
+        return np.power(x, exponent)
 
     def backward(self, g, x):
         e = self.exponent
-        if e == 0:
-            return (D.zeros_like(g),)
-        if e == 1:
-            return (g,)
-        if e == 2:
-            return (g * (2.0 * x),)
-        return (g * (e * D.pow(x, e - 1)),)
+        if not isinstance(g, Tensor):   # plain backward: shortcuts for the common exponents
+            if e == 0:
+                return (np.zeros_like(g),)
+            if e == 2:
+                return (g * (2.0 * x),)
+            return (g * (e * quietly(np.power, x, e - 1)),)
+        # differentiable backward: PyTorch's formula, so that every higher derivative stays
+        # connected to x (the derivative after a constant one is a materialised 0, not None)
+        grad = g * (e * pow(x, e - 1))
+        return (where(np.True_, D.zeros_like(g), grad) if e == 0 else grad,)
 
 
 class PowBackward1(Op):
@@ -201,8 +202,7 @@ class PowBackward1(Op):
 
     @staticmethod
     def forward(a, b):
-        with _quiet:
-            return np.power(a, b)
+        return np.power(a, b)
 
     def backward(self, g, a, b, r):
         ga = gb = None
@@ -219,8 +219,7 @@ class PowBackward2(Op):
 
     @staticmethod
     def forward(x, base):
-        with _quiet:
-            return np.power(base, x)
+        return np.power(base, x)
 
     def backward(self, g, r):
         c = self.base
@@ -235,14 +234,9 @@ def _arr(v):
 
 # --- elementwise functions -------------------------------------------------------------------
 
-def _elementwise(np_func, name, saves, vjp, domain=False):
+def _elementwise(np_func, name, saves, vjp):
     """Make a one-input elementwise op class from its forward and its VJP ``vjp(g, *saved)``."""
-    if domain:
-        def forward(x):
-            with _quiet:
-                return np_func(x)
-    else:
-        forward = np_func
+    forward = np_func
 
     def backward(self, g, *saved):
         return (vjp(g, *saved),)
@@ -304,14 +298,12 @@ ELEMENTWISE = {
     "erf":   (_np_erf,    X, lambda g, x: g * (_2_SQRT_PI * D.exp(-(x * x)))),
     "reciprocal": (lambda x: 1 / x, R, lambda g, r: -g * (r * r)),
 }
-_DOMAIN = {"log", "log1p", "log2", "log10", "sqrt", "rsqrt", "asin", "acos", "acosh", "atanh",
-           "reciprocal", "tan", "exp", "expm1", "sinh", "cosh"}
 _GRAD_FN_NAMES = {"log1p": "Log1PBackward0", "expm1": "Expm1Backward0"}
 
 OP_CLASSES = {}
 for _name, (_fwd, _saves, _vjp) in ELEMENTWISE.items():
     _cls_name = _GRAD_FN_NAMES.get(_name, _name.capitalize() + "Backward0")
-    OP_CLASSES[_name] = _elementwise(_fwd, _cls_name, _saves, _vjp, domain=_name in _DOMAIN)
+    OP_CLASSES[_name] = _elementwise(_fwd, _cls_name, _saves, _vjp)
     globals()[_cls_name] = OP_CLASSES[_name]
     globals()[_name] = _unary(OP_CLASSES[_name])
 
@@ -325,8 +317,7 @@ class SoftplusBackward0(Op):
     @staticmethod
     def forward(x, beta=1.0, threshold=20.0):
         z = x * beta
-        with _quiet:
-            return np.where(z > threshold, x, np.logaddexp(0, z) / beta).astype(np.asarray(x).dtype)
+        return np.where(z > threshold, x, np.logaddexp(0, z) / beta).astype(np.asarray(x).dtype)
 
     def backward(self, g, x):
         z = x * self.beta
@@ -675,8 +666,7 @@ class VarBackward0(Op):
 
     @staticmethod
     def forward(x, axis, keepdims, in_shape, keep_shape, correction):
-        with _quiet:
-            return np.var(x, axis=axis, keepdims=keepdims, ddof=correction)
+        return np.var(x, axis=axis, keepdims=keepdims, ddof=correction)
 
     def backward(self, g, x):
         n = math.prod(self.in_shape) // _max(1, math.prod(self.keep_shape))
@@ -690,8 +680,7 @@ class StdBackward0(Op):
 
     @staticmethod
     def forward(x, axis, keepdims, in_shape, keep_shape, correction):
-        with _quiet:
-            return np.std(x, axis=axis, keepdims=keepdims, ddof=correction)
+        return np.std(x, axis=axis, keepdims=keepdims, ddof=correction)
 
     def backward(self, g, x, r):
         n = math.prod(self.in_shape) // _max(1, math.prod(self.keep_shape))
@@ -758,7 +747,7 @@ class LogsumexpBackward0(Op):
     def forward(x, axis, keepdims, in_shape, keep_shape):
         m = np.max(x, axis=axis, keepdims=True)
         m = np.where(np.isfinite(m), m, 0)  # all -inf (or inf) stays -inf (inf), not nan
-        with _quiet:
+        with quiet():
             out = np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True)) + m
         return out if keepdims else np.squeeze(out, axis=axis)
 
@@ -963,6 +952,8 @@ view = reshape
 def flatten(x, start_dim=0, end_dim=-1):
     if x.ndim == 0:
         return reshape(x, 1)
+    if x.ndim == 1:
+        return x  # as in PyTorch: nothing to flatten, the same tensor
     s, e = start_dim % x.ndim, end_dim % x.ndim
     shape = x.shape[:s] + (-1,) + x.shape[e + 1:]
     return reshape(x, shape)
@@ -1003,10 +994,10 @@ class PermuteBackward0(Op):
 
 def permute(x, *dims):
     dims = tuple(dims[0]) if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims
-    if sorted(d % max(1, x.ndim) for d in dims) != list(range(x.ndim)):
+    if sorted(d % _max(1, x.ndim) for d in dims) != list(range(x.ndim)):
         raise RuntimeError(f"permute: dims {list(dims)} must be an ordering of the tensor's {x.ndim} "
                            f"dimensions (input.dim() = {x.ndim}, len(dims) = {len(dims)})")
-    dims = tuple(d % max(1, x.ndim) for d in dims)
+    dims = tuple(d % _max(1, x.ndim) for d in dims)
     return _view(PermuteBackward0, x, {"dims": dims}, lambda a: D.permute(a, dims))
 
 
@@ -1035,7 +1026,7 @@ def squeeze(x, dim=None):
         shape = tuple(n for n in x.shape if n != 1)
         cls = SqueezeBackward0
     else:
-        d = dim % max(1, x.ndim)
+        d = dim % _max(1, x.ndim)
         shape = tuple(n for i, n in enumerate(x.shape) if not (i == d and n == 1))
         cls = SqueezeBackward1
     return _view(cls, x, {"shape": shape, "in_shape": x.shape}, lambda a: a.reshape(shape))
@@ -1204,7 +1195,10 @@ class CopySlices(Op):
 
 
 class IndexPutBackward0Setitem(CopySlices):
-    pass
+    """x[advanced index] = value (PyTorch's node name: IndexPutBackward0)."""
+
+
+IndexPutBackward0Setitem.__name__ = "IndexPutBackward0"
 
 
 def setitem(x, index, value):

@@ -494,6 +494,11 @@ def eye(n, m=None, dtype=None, requires_grad=False) -> Tensor:
 _generator = np.random.default_rng()
 
 
+def generator() -> np.random.Generator:
+    """The generator behind ``rand``, ``randn`` and parameter initialisation."""
+    return _generator
+
+
 def manual_seed(seed: int):
     """Seed the generator behind ``rand`` and ``randn`` (reproducible runs)."""
     global _generator
