@@ -62,7 +62,7 @@ class FunctionCtx(Node):
         if not isinstance(result, tuple):
             result = (result,)
         name = type(self).__name__
-        expected = len(self.next_functions)
+        expected = len(self._next)
         if len(result) != expected:
             # trailing Nones for non-tensor arguments may be left out, as PyTorch allows
             if len(result) < expected and all(n is None for n, _ in self.next_functions[len(result):]):
@@ -139,7 +139,7 @@ class Function:
         fresh = []
         for o in outs:
             if isinstance(o, Tensor) and any(o is a for a in inputs):
-                o = Tensor._make(o._data, False, None, o._vc)   # an input returned as is: a new handle
+                o = Tensor._make(o._data, False, None, o._counter())   # an input returned as is: a new handle
             fresh.append(o)
         edges = tuple(edge_of(a) if isinstance(a, Tensor) else (None, 0) for a in args)
         init_node(ctx, edges)

@@ -39,33 +39,32 @@ class SavedTensor:
     ``grad_fn`` is the saving node only when a differentiable backward asks for it.
     """
 
-    __slots__ = ("tensor", "array", "counter", "version", "is_output")
+    __slots__ = ("tensor", "array", "counter", "version")
 
     def __init__(self, tensor, is_output):
-        self.is_output = is_output
-        self.counter = tensor._vc
-        self.version = tensor._vc[0]
-        if is_output:
-            self.tensor = None
-            self.array = tensor._data
-        else:
-            self.tensor = tensor
-            self.array = None
+        self.counter = tensor._counter()
+        self.version = self.counter[0]
+        self.array = tensor._data
+        self.tensor = None if is_output else tensor
+
+    @property
+    def is_output(self):
+        return self.tensor is None
 
     def unpack(self, node, as_tensor):
         if self.counter[0] != self.version:
             raise RuntimeError(_modified_message(self, node))
-        if self.is_output:
-            if not as_tensor:
-                return self.array
+        if not as_tensor:
+            return self.array
+        if self.tensor is None:
             from .tensor import Tensor
 
             return Tensor._make(self.array, True, node, self.counter)
-        return self.tensor if as_tensor else self.tensor._data
+        return self.tensor
 
 
 def _modified_message(saved, node):
-    array = saved.array if saved.is_output else saved.tensor._data
+    array = saved.array
     shape = ", ".join(str(n) for n in array.shape)
     who = f"[{array.dtype} tensor [{shape}]]"
     if saved.is_output:
@@ -87,18 +86,31 @@ def _modified_message(saved, node):
 
 
 class Node:
-    """One recorded operation. Subclasses define ``backward(self, grad, *saved)``.
+    """One recorded operation. Subclasses define ``_apply(grad, create_graph)``.
 
     ``next_functions`` is a tuple of ``(node or None, output_index)``, one per input, as in
-    PyTorch; ``None`` marks an input that does not require grad.
+    PyTorch; ``None`` marks an input that does not require grad. Everything else a node
+    may carry has a class-level default, so recording sets only what it needs.
     """
 
-    __slots__ = ("next_functions", "seq", "_saved", "_freed", "_pre_hooks", "_retained",
-                 "_trace", "__weakref__", "__dict__")
     n_outputs = 1
+    _next = ()           # per input: the node its gradient goes to, or None
+    _nrs = None          # per input: that node's output index (None: all 0)
+    _saved = None        # saved values (SavedTensor or constants), None once freed
+    _freed = False
+    _pre_hooks = None    # output index -> {handle id: hook} of the output tensors' hooks
+    _retained = None     # output index -> weakref of a tensor that called retain_grad()
+    _trace = None        # the forward call's stack, in anomaly mode
+    meta = None          # per input (shape, dtype) when a gradient must be fitted back
 
     def name(self) -> str:
         return type(self).__name__
+
+    @property
+    def next_functions(self):
+        """``((node or None, output index), ...)``, one pair per input, as in PyTorch."""
+        nrs = self._nrs or (0,) * len(self._next)
+        return tuple(zip(self._next, nrs))
 
     @property
     def metadata(self):
@@ -106,9 +118,6 @@ class Node:
 
     def __repr__(self):
         return f"<{type(self).__name__} object at {hex(id(self))}>"
-
-    def register_hook(self, hook):  # noqa: D401 - PyTorch spelling
-        raise NotImplementedError("node hooks are not supported; use Tensor.register_hook")
 
     # -- saved tensors -------------------------------------------------------------------
     def _unpack(self, as_tensor):
@@ -127,22 +136,26 @@ class Node:
     def __getattr__(self, name):
         # PyTorch exposes saved values as _saved_<name>; reading them after they were freed
         # raises the same error as a second backward.
-        if name.startswith("_saved_"):
-            if self._freed:
-                raise RuntimeError(FREED_ERROR)
+        if name.startswith("_saved_") and self._freed:
+            raise RuntimeError(FREED_ERROR)
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
 
 def init_node(node, edges, saved=None):
-    """Fill the fields every node has; ops call this right after creating the node."""
-    node.next_functions = edges
-    node._saved = saved
-    node._freed = False
-    node._pre_hooks = None
-    node._retained = None
-    node._trace = traceback.format_stack()[:-3] if STATE.anomaly_enabled else None
+    """Fill the fields every node has from ``edges``, pairs (node, output index)."""
+    set_edges(node, edges)
+    if saved is not None:
+        node._saved = saved
+    if STATE.anomaly_enabled:
+        node._trace = traceback.format_stack()[:-3]
     node.seq = next(_sequence)
     return node
+
+
+def set_edges(node, edges):
+    node._next = tuple([n for n, _ in edges])
+    nrs = tuple([i for _, i in edges])
+    node._nrs = nrs if any(nrs) else None
 
 
 class AccumulateGrad(Node):
@@ -199,7 +212,7 @@ def accumulate_into(tensor, grad, create_graph):
         tensor._grad = current + grad
     else:
         current._data += grad
-        current._vc[0] += 1
+        current._bump()
 
 
 def _to_tensor(g):
@@ -249,7 +262,7 @@ def _collect(roots):
             continue
         seen.add(node)
         order.append(node)
-        for nxt, _ in node.next_functions:
+        for nxt in node._next:
             if nxt is not None and nxt not in seen:
                 stack.append(nxt)
     return order
@@ -269,14 +282,14 @@ def run_backward(roots, seeds, retain_graph, create_graph, targets=None, accumul
     reaching = executing = None
     captured = {}
     if targets is not None:
-        target_set = set(targets)
+        targets = set(targets)
         target_nodes = {edge[0] for edge in targets}
         # Only nodes with a path to a target matter (PyTorch's exec_info). A node runs its
         # backward only if one of its inputs leads to a target; a target itself is read
         # before it would run. Inputs come first in reversed order, so one pass marks all.
         reaching, executing = set(), set()
         for node in reversed(nodes):
-            if any(n in reaching for n, _ in node.next_functions if n is not None):
+            if any(n in reaching for n in node._next if n is not None):
                 executing.add(node)
                 reaching.add(node)
             elif node in target_nodes:
@@ -293,49 +306,72 @@ def run_backward(roots, seeds, retain_graph, create_graph, targets=None, accumul
     anomaly = STATE.anomaly_enabled and STATE.anomaly_check_nan
     quiet = np.errstate(all="ignore")  # 0 * inf is nan, as in PyTorch, without warnings
     quiet.__enter__()  # once per backward call, so its cost does not matter
+    special = targets is not None
     try:
         for node in nodes:
-            if reaching is not None and node not in reaching:
-                continue
             grads = buffers.pop(node, None)
             if grads is None:
                 continue
-            multi = node.n_outputs != 1
-            if not multi:
-                grads = [grads]
-            if node._pre_hooks is not None:
-                for index, hooks in node._pre_hooks.items():
-                    if grads[index] is not None and hooks:
-                        grads[index] = _run_tensor_hooks(hooks, grads[index], create_graph)
-            if node._retained is not None:
-                for index, ref in node._retained.items():
-                    tensor = ref()
-                    if tensor is not None and grads[index] is not None:
-                        accumulate_into(tensor, grads[index], create_graph)
-            if targets is not None:
-                for index, g in enumerate(grads):
-                    if (node, index) in target_set:
-                        captured[(node, index)] = g
-            if type(node) is AccumulateGrad:
-                if accumulate and (targets is None or (node, 0) in target_set):
-                    _accumulate_leaf(node.variable, grads[0], create_graph)
+            if special or node.n_outputs != 1 or node._pre_hooks is not None or node._retained is not None:
+                grads = _before_apply(node, grads, create_graph, accumulate, targets, reaching, executing,
+                                      captured)
+                if grads is None:
+                    continue
+            elif type(node) is AccumulateGrad:
+                _accumulate_leaf(node.variable, grads, create_graph)
                 continue
-            if executing is not None and node not in executing:
-                continue
-            results = node._apply(grads if multi else grads[0], create_graph)
-            if not retain_graph:
-                node._release()
+            results = node._apply(grads, create_graph)
+            if not retain_graph and node._saved is not None:
+                node._saved = None
+                node._freed = True
             if anomaly:
                 for index, g in enumerate(results):
                     if g is not None and _has_nan(g):
                         raise _anomaly_error(node, index)
-            for (nxt, index), g in zip(node.next_functions, results):
-                if nxt is not None and g is not None:
-                    _deposit(buffers, nxt, index, g)
+            if node._nrs is not None:   # an input comes from a node with several outputs
+                for (nxt, index), g in zip(node.next_functions, results):
+                    if nxt is not None and g is not None:
+                        _deposit(buffers, nxt, index, g)
+                continue
+            for nxt, g in zip(node._next, results):
+                if nxt is None or g is None:
+                    continue
+                previous = buffers.get(nxt)
+                buffers[nxt] = g if previous is None else previous + g
     finally:
         STATE.grad_enabled = previous_mode
         quiet.__exit__(None, None, None)
     return captured
+
+
+def _before_apply(node, grads, create_graph, accumulate, targets, reaching, executing, captured):
+    """The uncommon parts of a step: tensor hooks, retain_grad, capturing the gradients that
+    ``grad()`` asked for, leaves. Returns what the node's backward gets, or None to skip it."""
+    if reaching is not None and node not in reaching:
+        return None
+    multi = node.n_outputs != 1
+    if not multi:
+        grads = [grads]
+    if node._pre_hooks is not None:
+        for index, hooks in node._pre_hooks.items():
+            if grads[index] is not None and hooks:
+                grads[index] = _run_tensor_hooks(hooks, grads[index], create_graph)
+    if node._retained is not None:
+        for index, ref in node._retained.items():
+            tensor = ref()
+            if tensor is not None and grads[index] is not None:
+                accumulate_into(tensor, grads[index], create_graph)
+    if targets is not None:
+        for index, g in enumerate(grads):
+            if (node, index) in targets:
+                captured[(node, index)] = g
+    if type(node) is AccumulateGrad:
+        if accumulate and (targets is None or (node, 0) in targets):
+            _accumulate_leaf(node.variable, grads[0], create_graph)
+        return None
+    if executing is not None and node not in executing:
+        return None
+    return grads if multi else grads[0]
 
 
 def _seq_key(node):

@@ -12,7 +12,7 @@ from .tensor import Tensor
 
 def _scalar_or_tensor(other):
     """Operands: tensors stay, Python numbers stay (they never change the dtype), arrays wrap."""
-    if isinstance(other, (Tensor, numbers.Number)):
+    if type(other) is float or type(other) is int or isinstance(other, (Tensor, numbers.Number)):
         return other
     return Tensor._make(np.asarray(other))
 

@@ -19,14 +19,15 @@ from __future__ import annotations
 
 import builtins
 import math
+import traceback
 import numbers
 from collections import namedtuple
 
 import numpy as np
 
 from .grad_mode import STATE
-from .graph import Node, SavedTensor, edge_of, init_node
-from .quiet import quiet, quietly
+from .graph import FREED_ERROR, Node, SavedTensor, _sequence, edge_of, init_node
+from .quiet import _IGNORE as QUIET, quietly, reset_quiet, set_quiet
 from .tensor import Tensor
 
 RESULT = -1
@@ -36,18 +37,35 @@ _max = builtins.max  # the names max, min, sum, abs, pow below are ops
 class Op(Node):
     """A differentiable operation: ``forward`` on arrays, ``backward`` for its VJP."""
 
-    saves = ()          # what backward needs: input positions and/or RESULT
+    saves = ()          # what backward needs: input positions, RESULT, or parameter names
     broadcasts = False  # elementwise op with NumPy broadcasting: gradients summed back to shape
 
     def _apply(self, g, create_graph):
-        grads = self.backward(g, *self._unpack(create_graph))
-        if self.broadcasts:
-            grads = tuple(_fit(gi, meta) for gi, meta in zip(grads, self.meta))
+        saved = self._saved
+        if saved is None:
+            if self._freed:
+                raise RuntimeError(FREED_ERROR)
+            grads = self.backward(g)
+        elif create_graph:
+            grads = self.backward(g, *self._unpack(True))
+        else:
+            values = []
+            for s in saved:
+                if type(s) is SavedTensor:
+                    if s.counter[0] != s.version:
+                        s.unpack(self, False)   # raises the "modified by an inplace operation" error
+                    values.append(s.array)
+                else:
+                    values.append(s)
+            grads = self.backward(g, *values)
+        meta = self.meta
+        if meta is not None:
+            grads = tuple([_fit(gi, m) for gi, m in zip(grads, meta)])
         return grads
 
     def needs(self, i):
         """Whether input ``i`` wants a gradient (PyTorch's ``needs_input_grad``)."""
-        return self.next_functions[i][0] is not None
+        return self._next[i] is not None
 
 
 def _fit(g, meta):
@@ -78,37 +96,76 @@ def sum_to(g, shape):
 
 # --- recording ---------------------------------------------------------------------------
 
+_NO_EDGE = (None, 0)
+
+
 def apply(cls, args, params=None):
     """Run ``cls.forward`` on the arrays behind ``args`` and record a node if any tensor
     argument requires grad. Non-tensor arguments are constants."""
-    arrays = [a._data if isinstance(a, Tensor) else a for a in args]
-    out = quietly(cls.forward, *arrays, **params) if params else quietly(cls.forward, *arrays)
-    if STATE.grad_enabled:
-        for a in args:
-            if isinstance(a, Tensor) and a.requires_grad_flag:
-                return _record(cls, args, params, out)
+    arrays = []
+    needs_grad = False
+    for a in args:
+        if isinstance(a, Tensor):
+            arrays.append(a._data)
+            if a.requires_grad_flag:
+                needs_grad = True
+        else:
+            arrays.append(a)
+    token = set_quiet(QUIET)
+    try:
+        out = cls.forward(*arrays, **params) if params else cls.forward(*arrays)
+    finally:
+        reset_quiet(token)
+    if needs_grad and STATE.grad_enabled:
+        return _record(cls, args, params, out)
     return Tensor._make(out)
 
 
 def _record(cls, args, params, out):
-    out = out if type(out) is np.ndarray else np.asarray(out)
-    if out.dtype.kind not in "fc":
-        return Tensor._make(out)
+    if type(out) is not np.ndarray:
+        out = np.asarray(out)
     node = object.__new__(cls)
-    edges = tuple([edge_of(a) if isinstance(a, Tensor) else (None, 0) for a in args])
-    saved = None
-    if cls.saves:
-        saved = [None if i == RESULT else params[i] if type(i) is str else
-                 (SavedTensor(args[i], False) if isinstance(args[i], Tensor) else args[i])
-                 for i in cls.saves]
-    init_node(node, edges, saved)
+    nexts = []
+    nrs = None
+    for i, a in enumerate(args):
+        if isinstance(a, Tensor) and a.requires_grad_flag:
+            fn = a.grad_fn
+            if fn is None:
+                fn = edge_of(a)[0]
+            elif a._output_nr:
+                nrs = nrs or [0] * len(args)
+                nrs[i] = a._output_nr
+            nexts.append(fn)
+        else:
+            nexts.append(None)
+    node._next = tuple(nexts)
+    if nrs is not None:
+        node._nrs = tuple(nrs)
+    node.seq = next(_sequence)
+    if STATE.anomaly_enabled:
+        node._trace = traceback.format_stack()[:-3]
     if params:
         node.__dict__.update(params)
-    if cls.broadcasts:
-        node.meta = tuple([(a._data.shape, a._data.dtype) if isinstance(a, Tensor) else None for a in args])
     result = Tensor._make(out, True, node)
-    if saved is not None and RESULT in cls.saves:
-        saved[cls.saves.index(RESULT)] = SavedTensor(result, True)
+    saves = cls.saves
+    if saves:
+        saved = []
+        for i in saves:
+            if i == RESULT:
+                saved.append(SavedTensor(result, True))
+            elif type(i) is str:
+                saved.append(params[i])
+            else:
+                a = args[i]
+                saved.append(SavedTensor(a, False) if isinstance(a, Tensor) else a)
+        node._saved = saved
+    if cls.broadcasts:
+        # Gradients need fitting back only where an input's shape or dtype differs from the output's.
+        shape, dtype = out.shape, out.dtype
+        for a in args:
+            if isinstance(a, Tensor) and (a._data.shape != shape or a._data.dtype != dtype):
+                node.meta = tuple([(t._data.shape, t._data.dtype) if isinstance(t, Tensor) else None for t in args])
+                break
     return result
 
 
@@ -242,7 +299,7 @@ def _elementwise(np_func, name, saves, vjp):
         return (vjp(g, *saved),)
 
     return type(name, (Op,), {"forward": staticmethod(forward), "backward": backward, "saves": saves,
-                              "__doc__": f"{name[:-9].lower()}: forward and VJP."})
+                              "vjp": staticmethod(vjp), "__doc__": f"{name[:-9].lower()}: forward and VJP."})
 
 
 _LN2, _LN10, _2_SQRT_PI = math.log(2.0), math.log(10.0), 2.0 / math.sqrt(math.pi)
@@ -747,8 +804,7 @@ class LogsumexpBackward0(Op):
     def forward(x, axis, keepdims, in_shape, keep_shape):
         m = np.max(x, axis=axis, keepdims=True)
         m = np.where(np.isfinite(m), m, 0)  # all -inf (or inf) stays -inf (inf), not nan
-        with quiet():
-            out = np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True)) + m
+        out = np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True)) + m
         return out if keepdims else np.squeeze(out, axis=axis)
 
     def backward(self, g, x, r):
@@ -919,7 +975,7 @@ def _view(cls, x, params, view_fn):
     """Record a view op: the result shares storage and version counter with ``x``."""
     out = apply(cls, (x,), params)
     if out._data.base is not None:
-        out._vc = x._vc
+        out._vc = x._counter()
         base = x._base if x._base is not None else x
         out._base = base
         out._view_fn = view_fn if x._base is None else _compose(x._view_fn, view_fn)
@@ -1245,7 +1301,7 @@ class StackBackward0(Op):
 
     def backward(self, g):
         lead = (slice(None),) * self.dim
-        return tuple(g[lead + (i,)] for i in range(len(self.next_functions)))
+        return tuple(g[lead + (i,)] for i in range(len(self._next)))
 
 
 def stack(tensors, dim=0):
@@ -1326,12 +1382,12 @@ def _inplace(t, compute, leaf_message=LEAF_INPLACE_ERROR):
         raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
                            "single memory location. Please clone() the tensor before performing the operation.")
     np.copyto(t._data, new._data, casting="unsafe")
-    t._vc[0] += 1
+    t._bump()
     if recording and new.grad_fn is not None:
         node = new.grad_fn
         for s in node._saved or ():
             if type(s) is SavedTensor and s.is_output:   # the output now lives in t
-                s.array, s.counter, s.version = t._data, t._vc, t._vc[0]
+                s.array, s.counter, s.version = t._data, t._counter(), t._version
         if base is not None:
             _rebase_view(t, base, new)
         else:

@@ -39,7 +39,7 @@ class Optimizer:
     def _update(self, p, delta):
         # The same in-place write as `with no_grad(): p -= delta`, version bump included.
         p._data -= delta.astype(p.dtype, copy=False)
-        p._vc[0] += 1
+        p._bump()
 
 
 class SGD(Optimizer):

@@ -10,6 +10,7 @@ try:  # NumPy >= 2
     from numpy._core.umath import _extobj_contextvar, _make_extobj
 
     _IGNORE = _make_extobj(all="ignore")
+    set_quiet, reset_quiet = _extobj_contextvar.set, _extobj_contextvar.reset
 
     def quietly(func, *args, **kwargs):
         token = _extobj_contextvar.set(_IGNORE)
@@ -22,6 +23,16 @@ except ImportError:  # pragma: no cover - older NumPy
     def quietly(func, *args, **kwargs):
         with np.errstate(all="ignore"):
             return func(*args, **kwargs)
+
+    _IGNORE = None
+
+    def set_quiet(_):
+        state = np.errstate(all="ignore")
+        state.__enter__()
+        return state
+
+    def reset_quiet(state):
+        state.__exit__(None, None, None)
 
 
 def quiet():

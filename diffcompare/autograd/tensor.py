@@ -77,7 +77,13 @@ class Tensor:
     def _make(cls, data, requires_grad=False, grad_fn=None, counter=None):
         """Wrap an array without copying or checking: the engine's fast constructor."""
         t = object.__new__(cls)
-        _init(t, data if type(data) is np.ndarray else np.asarray(data), requires_grad, grad_fn, counter)
+        t._data = data if type(data) is np.ndarray else np.asarray(data)
+        t.requires_grad_flag = requires_grad
+        t.grad_fn = grad_fn
+        t._grad = t._base = t._hooks = t._post_hooks = t._accum = t._view_fn = None
+        t._vc = counter
+        t._output_nr = 0
+        t._retains_grad = False
         return t
 
     # -- basic attributes -------------------------------------------------------------------
@@ -152,7 +158,18 @@ class Tensor:
 
     @property
     def _version(self) -> int:
-        return self._vc[0]
+        return self._counter()[0]
+
+    def _counter(self):
+        """The version counter, shared by views and detached handles; made on first need so
+        that tensors nobody saves or modifies never carry one."""
+        vc = self._vc
+        if vc is None:
+            vc = self._vc = [0]
+        return vc
+
+    def _bump(self):
+        self._counter()[0] += 1
 
     @property
     def shape(self):
@@ -236,7 +253,7 @@ class Tensor:
 
     def detach(self) -> "Tensor":
         """A new leaf sharing storage and version counter, outside the graph."""
-        return Tensor._make(self._data, False, None, self._vc)
+        return Tensor._make(self._data, False, None, self._counter())
 
     def detach_(self) -> "Tensor":
         self.grad_fn = None
@@ -338,7 +355,7 @@ def _init(t, data, requires_grad, grad_fn, counter):
     t.requires_grad_flag = requires_grad
     t.grad_fn = grad_fn
     t._grad = None
-    t._vc = [0] if counter is None else counter
+    t._vc = counter
     t._base = None
     t._output_nr = 0
     t._retains_grad = False
