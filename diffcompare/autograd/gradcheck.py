@@ -128,8 +128,8 @@ def _worst(a, n):
     diff = np.abs(a - n)
     diff = np.where(np.isnan(diff), np.inf, diff)
     i, j = np.unravel_index(np.argmax(diff), diff.shape)
-    return (f"The worst element: input element {i}, output element {j}: numerical {n[i, j]!r}, "
-            f"analytical {a[i, j]!r}, difference {abs(a[i, j] - n[i, j])!r}.")
+    return (f"The worst element: input element {i}, output element {j}: numerical {float(n[i, j])!r}, "
+            f"analytical {float(a[i, j])!r}, difference {float(abs(a[i, j] - n[i, j]))!r}.")
 
 
 def _close(a, n, rtol, atol):

@@ -93,7 +93,10 @@ def format_array(array: np.ndarray, indent: int = 7) -> str:
         return "[]"
     fmt = _formatter(array)
     summarise = array.size > THRESHOLD
-    width = max(len(fmt(v)) for v in _summary_values(array)) if array.ndim else 0
+    values = _summary_values(array)
+    if array.dtype.kind == "f" and np.isfinite(values).any():
+        values = values[np.isfinite(values)]   # PyTorch sizes columns by the finite values only
+    width = max(len(fmt(v)) for v in values) if array.ndim else 0
     return _format(array, fmt, width, indent, summarise)
 
 
