@@ -33,9 +33,10 @@ def test_unknown_option_is_a_clear_error():
     assert "Traceback" not in result.stderr
 
 
-def test_help_does_not_import_numpy():
+def test_help_does_not_import_numpy(tmp_path):
     code = ("import sys; from diffcompare.cli.main import main\n"
             "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
             "print('numpy' in sys.modules, 'sympy' in sys.modules)")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
-    assert result.stdout.strip().endswith("False False")
+    # run from a neutral directory, so the installed package is imported, as a user would
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert result.stdout.strip().endswith("False False"), result.stderr
