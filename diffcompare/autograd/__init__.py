@@ -16,8 +16,8 @@ from .dtypes import (bool, cdouble, cfloat, complex64, complex128, double, float
 from .grad_mode import (detect_anomaly, enable_grad, is_anomaly_check_nan_enabled, is_anomaly_enabled,
                         is_grad_enabled, no_grad, set_detect_anomaly, set_grad_enabled)
 from .graph import AccumulateGrad, Node
-from .tensor import (Tensor, arange, eye, full, full_like, is_tensor, linspace, manual_seed, ones, ones_like,
-                     rand, randint, randn, tensor, zeros, zeros_like)
+from .tensor import (Tensor, arange, as_tensor, eye, from_numpy, full, full_like, is_tensor, linspace, manual_seed,
+                     ones, ones_like, rand, randint, randn, tensor, zeros, zeros_like)
 from . import ops as _ops
 from .methods import bind as _bind
 

@@ -183,8 +183,49 @@ def edge_of(t):
 
 # --- the backward walk ----------------------------------------------------------------------
 
+class IndexedGrad:
+    """A gradient that is zero except at a basic ``index`` of an array of ``shape``.
+
+    Slicing's backward returns one instead of a mostly-zero array, so that several slices of
+    one tensor (``x[1:]`` and ``x[:-1]``) add their parts straight into one buffer.
+    """
+
+    __slots__ = ("values", "index", "shape")
+
+    def __init__(self, values, index, shape):
+        self.values, self.index, self.shape = values, index, shape
+
+    def dense(self):
+        out = np.zeros(self.shape, dtype=self.values.dtype)
+        out[self.index] = self.values
+        return out
+
+
+def _merge(previous, g, owned):
+    """previous + g, in place when ``previous`` is an array this walk owns."""
+    if type(previous) is IndexedGrad:
+        previous = previous.dense()
+    elif id(previous) not in owned:
+        total = previous + (g.dense() if type(g) is IndexedGrad else g)
+        if type(total) is np.ndarray:
+            owned.add(id(total))
+        return total
+    owned.add(id(previous))
+    if type(g) is IndexedGrad:
+        previous[g.index] += g.values
+    elif previous.shape == g.shape and previous.flags.writeable:
+        previous += g
+    else:
+        owned.discard(id(previous))
+        previous = previous + g
+        owned.add(id(previous))
+    return previous
+
+
 def _add(a, b):
     """Sum two gradient contributions; ``None`` means no contribution."""
+    if type(b) is IndexedGrad:
+        b = b.dense()
     if a is None:
         return b
     if b is None:
@@ -192,9 +233,10 @@ def _add(a, b):
     return a + b
 
 
-def accumulate_into(tensor, grad, create_graph):
+def accumulate_into(tensor, grad, create_graph, fresh=False):
     """Add ``grad`` into ``tensor.grad`` as PyTorch does: a fresh tensor the first time, in
-    place after that, out of place when the gradient itself is being differentiated."""
+    place after that, out of place when the gradient itself is being differentiated.
+    ``fresh``: the array is the walk's own, so it can be stored without a copy."""
     from .tensor import Tensor
 
     if isinstance(grad, Tensor):
@@ -206,6 +248,8 @@ def accumulate_into(tensor, grad, create_graph):
     if current is None:
         if type(grad) is Tensor:
             tensor._grad = grad if grad.grad_fn is not None else Tensor._make(np.array(grad._data))
+        elif fresh and grad.dtype == tensor._data.dtype and grad.shape == tensor._data.shape:
+            tensor._grad = Tensor._make(grad)
         else:
             tensor._grad = Tensor._make(np.array(grad, dtype=tensor._data.dtype))
     elif create_graph or current.requires_grad or type(grad) is Tensor:
@@ -235,7 +279,7 @@ def _run_tensor_hooks(hooks, grad, create_graph):
 
 
 def _has_nan(g):
-    data = np.asarray(getattr(g, "_data", g))
+    data = np.asarray(g.values if type(g) is IndexedGrad else getattr(g, "_data", g))
     return data.dtype.kind in "fc" and bool(np.isnan(data).any())
 
 
@@ -307,19 +351,27 @@ def run_backward(roots, seeds, retain_graph, create_graph, targets=None, accumul
     quiet = np.errstate(all="ignore")  # 0 * inf is nan, as in PyTorch, without warnings
     quiet.__enter__()  # once per backward call, so its cost does not matter
     special = targets is not None
+    # ids of gradient sums allocated by this walk and held only in `buffers`: safe to
+    # update in place, and to hand to a leaf without a copy
+    owned = set()
     try:
         for node in nodes:
             grads = buffers.pop(node, None)
             if grads is None:
                 continue
+            if type(grads) is IndexedGrad:
+                grads = grads.dense()
+                owned.add(id(grads))
             if special or node.n_outputs != 1 or node._pre_hooks is not None or node._retained is not None:
+                owned.discard(id(grads))
                 grads = _before_apply(node, grads, create_graph, accumulate, targets, reaching, executing,
                                       captured)
                 if grads is None:
                     continue
             elif type(node) is AccumulateGrad:
-                _accumulate_leaf(node.variable, grads, create_graph)
+                _accumulate_leaf(node.variable, grads, create_graph, fresh=id(grads) in owned)
                 continue
+            owned.discard(id(grads))   # from here on the array may be passed on and shared
             results = node._apply(grads, create_graph)
             if not retain_graph and node._saved is not None:
                 node._saved = None
@@ -337,7 +389,14 @@ def run_backward(roots, seeds, retain_graph, create_graph, targets=None, accumul
                 if nxt is None or g is None:
                     continue
                 previous = buffers.get(nxt)
-                buffers[nxt] = g if previous is None else previous + g
+                if previous is None:
+                    buffers[nxt] = g
+                elif type(previous) is np.ndarray and type(g) is np.ndarray and id(previous) not in owned:
+                    total = previous + g
+                    owned.add(id(total))
+                    buffers[nxt] = total
+                else:
+                    buffers[nxt] = _merge(previous, g, owned) if not create_graph else previous + g
     finally:
         STATE.grad_enabled = previous_mode
         quiet.__exit__(None, None, None)
@@ -389,10 +448,11 @@ def _deposit(buffers, node, index, grad):
         slots[index] = _add(slots[index], grad)
 
 
-def _accumulate_leaf(tensor, grad, create_graph):
+def _accumulate_leaf(tensor, grad, create_graph, fresh=False):
     if tensor._hooks:
         grad = _run_tensor_hooks(tensor._hooks, grad, create_graph)
-    accumulate_into(tensor, grad, create_graph)
+        fresh = False
+    accumulate_into(tensor, grad, create_graph, fresh)
     if tensor._post_hooks:
         for hook in tensor._post_hooks.values():
             hook(tensor)

@@ -33,6 +33,8 @@ def _rsub(a, b):
 
 
 def _mul(a, b):
+    if type(b) is float or type(b) is int:
+        return ops.apply(ops.MulScalarBackward, (a, b))
     return ops.apply(ops.MulBackward0, (a, _scalar_or_tensor(b)))
 
 

@@ -26,7 +26,7 @@ from collections import namedtuple
 import numpy as np
 
 from .grad_mode import STATE
-from .graph import FREED_ERROR, Node, SavedTensor, _sequence, edge_of, init_node
+from .graph import FREED_ERROR, IndexedGrad, Node, SavedTensor, _sequence, edge_of, init_node
 from .quiet import _IGNORE as QUIET, quietly, reset_quiet, set_quiet
 from .tensor import Tensor
 
@@ -78,6 +78,18 @@ def _fit(g, meta):
     if g.dtype != dtype:
         g = D.cast(g, dtype)
     return g
+
+
+def _is_constant(g):
+    """A broadcast scalar, such as the gradient that sum() sends back: every stride is 0."""
+    return type(g) is np.ndarray and g.ndim > 0 and not any(g.strides)
+
+
+def _scaled(g, c):
+    """``g * c`` for a number c; a broadcast constant stays one (no pass over memory)."""
+    if _is_constant(g):
+        return np.broadcast_to(g.flat[0] * c, g.shape)
+    return g * c
 
 
 def sum_to(g, shape):
@@ -190,7 +202,7 @@ class SubBackward0(Op):
     forward = staticmethod(np.subtract)
 
     def backward(self, g):
-        return g, (-g if self.needs(1) else None)
+        return g, (_scaled(g, -1) if self.needs(1) else None)
 
 
 class RsubBackward1(Op):
@@ -198,7 +210,7 @@ class RsubBackward1(Op):
     forward = staticmethod(lambda x, c: np.subtract(c, x))
 
     def backward(self, g):
-        return -g, None
+        return _scaled(g, -1), None
 
 
 class MulBackward0(Op):
@@ -208,6 +220,18 @@ class MulBackward0(Op):
 
     def backward(self, g, a, b):
         return (g * b if self.needs(0) else None), (g * a if self.needs(1) else None)
+
+
+class MulScalarBackward(Op):
+    """``x * c`` for a number c: only c is kept (PyTorch records MulBackward0 and keeps it too)."""
+    saves = (1,)
+    forward = staticmethod(np.multiply)
+
+    def backward(self, g, c):
+        return _scaled(g, c), None
+
+
+MulScalarBackward.__name__ = "MulBackward0"
 
 
 class DivBackward0(Op):
@@ -226,7 +250,7 @@ class NegBackward0(Op):
     forward = staticmethod(np.negative)
 
     def backward(self, g):
-        return (-g,)
+        return (_scaled(g, -1),)
 
 
 class PowBackward0(Op):
@@ -239,12 +263,15 @@ class PowBackward0(Op):
 
     def backward(self, g, x):
         e = self.exponent
-        if not isinstance(g, Tensor):   # plain backward: shortcuts for the common exponents
+        if not isinstance(g, Tensor):   # plain backward: one new array, filled in place
             if e == 0:
                 return (np.zeros_like(g),)
-            if e == 2:
-                return (g * (2.0 * x),)
-            return (g * (e * quietly(np.power, x, e - 1)),)
+            base = x if e == 2 else quietly(np.power, x, e - 1)
+            if _is_constant(g):      # one pass: fold the constant gradient into the factor
+                return (base * (g.flat[0] * e),)
+            local = base * g
+            local *= e
+            return (local,)
         # differentiable backward: PyTorch's formula, so that every higher derivative stays
         # connected to x (the derivative after a constant one is a materialised 0, not None)
         grad = g * (e * pow(x, e - 1))
@@ -1195,7 +1222,9 @@ class SelectBackward0(Op):
     forward = staticmethod(lambda x, index, in_shape: x[index])
 
     def backward(self, g):
-        return (index_add_zeros(g, self.index, self.in_shape, basic=True),)
+        if isinstance(g, Tensor):
+            return (index_add_zeros(g, self.index, self.in_shape, basic=True),)
+        return (IndexedGrad(g, self.index, self.in_shape),)
 
 
 class SliceBackward0(SelectBackward0):

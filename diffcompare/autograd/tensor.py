@@ -425,6 +425,31 @@ def tensor(data: Any, requires_grad: bool = False, dtype=None) -> Tensor:
     return _finish(array, requires_grad)
 
 
+def from_numpy(array: np.ndarray) -> Tensor:
+    """A tensor sharing memory with ``array`` (no copy), as ``torch.from_numpy``.
+
+    >>> import numpy as np
+    >>> from diffcompare import autograd as ag
+    >>> a = np.array([1.0, 2.0])
+    >>> t = ag.from_numpy(a)
+    >>> a[0] = 5.0
+    >>> t
+    tensor([5., 2.])
+    """
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
+    return Tensor._make(array)
+
+
+def as_tensor(data, dtype=None) -> Tensor:
+    """Share memory with a NumPy array of the right dtype, copy anything else."""
+    if isinstance(data, Tensor) and (dtype is None or data.dtype == np.dtype(dtype)):
+        return data
+    if isinstance(data, np.ndarray) and (dtype is None or data.dtype == np.dtype(dtype)):
+        return from_numpy(data)
+    return tensor(data, dtype=dtype)
+
+
 def _flatten(data):
     for d in data:
         if isinstance(d, (list, tuple)):
