@@ -34,43 +34,51 @@ FREED_ERROR = (
 class SavedTensor:
     """A tensor kept for backward, with the version it had when it was saved.
 
-    An op's output is kept as its array (holding the output tensor itself would make a
-    reference cycle output -> node -> output); it is turned back into a tensor whose
-    ``grad_fn`` is the saving node only when a differentiable backward asks for it.
+    Like PyTorch's SavedVariable it keeps the array and where its gradient goes, not the
+    tensor object: an intermediate tensor is freed as soon as the user drops it, and an
+    op's output saved by its own node makes no reference cycle. A tensor is rebuilt only
+    when a differentiable backward (create_graph) asks for it. A leaf is kept as itself.
     """
 
-    __slots__ = ("tensor", "array", "counter", "version")
+    __slots__ = ("array", "counter", "version", "grad_fn", "output_nr", "leaf")
 
     def __init__(self, tensor, is_output):
         self.counter = tensor._counter()
         self.version = self.counter[0]
         self.array = tensor._data
-        self.tensor = None if is_output else tensor
+        self.output_nr = tensor._output_nr
+        if is_output:
+            self.grad_fn = self.leaf = None        # the saving node is the producer
+        elif tensor.grad_fn is not None:
+            self.grad_fn, self.leaf = tensor.grad_fn, None
+        else:
+            self.grad_fn, self.leaf = None, tensor
 
     @property
     def is_output(self):
-        return self.tensor is None
+        return self.grad_fn is None and self.leaf is None
 
     def unpack(self, node, as_tensor):
         if self.counter[0] != self.version:
             raise RuntimeError(_modified_message(self, node))
         if not as_tensor:
             return self.array
-        if self.tensor is None:
-            from .tensor import Tensor
+        if self.leaf is not None:
+            return self.leaf
+        from .tensor import Tensor
 
-            return Tensor._make(self.array, True, node, self.counter)
-        return self.tensor
+        t = Tensor._make(self.array, True, self.grad_fn or node, self.counter)
+        t._output_nr = self.output_nr
+        return t
 
 
 def _modified_message(saved, node):
     array = saved.array
     shape = ", ".join(str(n) for n in array.shape)
     who = f"[{array.dtype} tensor [{shape}]]"
-    if saved.is_output:
-        who += f", which is output 0 of {type(node).__name__}"
-    elif saved.tensor.grad_fn is not None:
-        who += f", which is output {saved.tensor._output_nr} of {type(saved.tensor.grad_fn).__name__}"
+    producer = node if saved.is_output else saved.grad_fn
+    if producer is not None:
+        who += f", which is output {saved.output_nr} of {type(producer).__name__}"
     hint = (
         "Hint: the backtrace further above shows the operation that failed to compute its gradient. "
         "The variable in question was changed in there or anywhere later. Good luck!"

@@ -16,6 +16,7 @@ tensor([2., 4.])
 from __future__ import annotations
 
 import warnings
+from array import array
 from typing import Any
 
 import numpy as np
@@ -165,7 +166,7 @@ class Tensor:
         that tensors nobody saves or modifies never carry one."""
         vc = self._vc
         if vc is None:
-            vc = self._vc = [0]
+            vc = self._vc = array("q", [0])   # not a container: the cyclic GC never scans it
         return vc
 
     def _bump(self):
