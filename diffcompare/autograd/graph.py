@@ -102,6 +102,7 @@ class Node:
     """
 
     n_outputs = 1
+    fresh_results = False  # built-in ops: backward results are new arrays or views of the input gradient
     _next = ()           # per input: the node its gradient goes to, or None
     _nrs = None          # per input: that node's output index (None: all 0)
     _saved = None        # saved values (SavedTensor or constants), None once freed
@@ -359,8 +360,8 @@ def run_backward(roots, seeds, retain_graph, create_graph, targets=None, accumul
     quiet = np.errstate(all="ignore")  # 0 * inf is nan, as in PyTorch, without warnings
     quiet.__enter__()  # once per backward call, so its cost does not matter
     special = targets is not None
-    # ids of gradient sums allocated by this walk and held only in `buffers`: safe to
-    # update in place, and to hand to a leaf without a copy
+    # ids of gradient arrays that only `buffers` holds (sums this walk made, fresh results of
+    # a node's backward): safe to update in place, and to hand to a leaf without a copy
     owned = set()
     try:
         for node in nodes:
@@ -379,11 +380,9 @@ def run_backward(roots, seeds, retain_graph, create_graph, targets=None, accumul
             elif type(node) is AccumulateGrad:
                 _accumulate_leaf(node.variable, grads, create_graph, fresh=id(grads) in owned)
                 continue
+            incoming_owned = id(grads) in owned
             owned.discard(id(grads))   # from here on the array may be passed on and shared
             results = node._apply(grads, create_graph)
-            if not retain_graph and node._saved is not None:
-                node._saved = None
-                node._freed = True
             if anomaly:
                 for index, g in enumerate(results):
                     if g is not None and _has_nan(g):
@@ -392,23 +391,50 @@ def run_backward(roots, seeds, retain_graph, create_graph, targets=None, accumul
                 for (nxt, index), g in zip(node.next_functions, results):
                     if nxt is not None and g is not None:
                         _deposit(buffers, nxt, index, g)
-                continue
-            for nxt, g in zip(node._next, results):
-                if nxt is None or g is None:
-                    continue
-                previous = buffers.get(nxt)
-                if previous is None:
-                    buffers[nxt] = g
-                elif type(previous) is np.ndarray and type(g) is np.ndarray and id(previous) not in owned:
-                    total = previous + g
-                    owned.add(id(total))
-                    buffers[nxt] = total
-                else:
-                    buffers[nxt] = _merge(previous, g, owned) if not create_graph else previous + g
+            else:
+                for nxt, g in zip(node._next, results):
+                    if nxt is None or g is None:
+                        continue
+                    previous = buffers.get(nxt)
+                    if previous is None:
+                        buffers[nxt] = g
+                        if type(g) is np.ndarray and g.size >= _OWNERSHIP_MIN_SIZE and node.fresh_results and \
+                                _is_own(g, results, grads, incoming_owned, node._saved):
+                            owned.add(id(g))
+                    elif type(previous) is np.ndarray and type(g) is np.ndarray and id(previous) not in owned:
+                        total = previous + g
+                        owned.add(id(total))
+                        buffers[nxt] = total
+                    else:
+                        buffers[nxt] = _merge(previous, g, owned) if not create_graph else previous + g
+            if not retain_graph and node._saved is not None:
+                node._saved = None
+                node._freed = True
     finally:
         STATE.grad_enabled = previous_mode
         quiet.__exit__(None, None, None)
     return captured
+
+
+_OWNERSHIP_MIN_SIZE = 4096   # below this a copy costs less than proving it is not needed
+
+
+def _is_own(g, results, incoming, incoming_owned, saved):
+    """Whether a result of a node's backward is held by nothing but the walk: it shares
+    memory with no other result, with no saved array, and with the incoming gradient
+    unless that one was the walk's own (a view of it, such as a transpose's backward)."""
+    if not g.flags.writeable:
+        return False
+    if type(incoming) is np.ndarray and not incoming_owned and np.may_share_memory(g, incoming):
+        return False
+    for other in results:
+        if other is not g and type(other) is np.ndarray and np.may_share_memory(g, other):
+            return False
+    for value in saved or ():
+        array = value.array if type(value) is SavedTensor else value
+        if type(array) is np.ndarray and np.may_share_memory(g, array):
+            return False
+    return True
 
 
 def _before_apply(node, grads, create_graph, accumulate, targets, reaching, executing, captured):

@@ -39,6 +39,7 @@ class Op(Node):
 
     saves = ()          # what backward needs: input positions, RESULT, or parameter names
     broadcasts = False  # elementwise op with NumPy broadcasting: gradients summed back to shape
+    fresh_results = True
 
     def _apply(self, g, create_graph):
         saved = self._saved
@@ -1069,10 +1070,10 @@ def t(x):
 
 
 class PermuteBackward0(Op):
-    forward = staticmethod(lambda x, dims: np.transpose(x, dims))
+    forward = staticmethod(lambda x, dims, inverse: np.transpose(x, dims))
 
     def backward(self, g):
-        return (D.permute(g, tuple(np.argsort(self.dims))),)
+        return (permute(g, self.inverse) if isinstance(g, Tensor) else g.transpose(self.inverse),)
 
 
 def permute(x, *dims):
@@ -1081,7 +1082,8 @@ def permute(x, *dims):
         raise RuntimeError(f"permute: dims {list(dims)} must be an ordering of the tensor's {x.ndim} "
                            f"dimensions (input.dim() = {x.ndim}, len(dims) = {len(dims)})")
     dims = tuple(d % _max(1, x.ndim) for d in dims)
-    return _view(PermuteBackward0, x, {"dims": dims}, lambda a: D.permute(a, dims))
+    inverse = tuple(sorted(range(len(dims)), key=dims.__getitem__))
+    return _view(PermuteBackward0, x, {"dims": dims, "inverse": inverse}, lambda a: D.permute(a, dims))
 
 
 def moveaxis(x, source, destination):

@@ -1,0 +1,99 @@
+"""Gradient of the n-dimensional Rosenbrock function, against the pure-NumPy forward in
+the same run; a hand-written NumPy gradient and PyTorch (when installed) for context.
+
+    f(x) = sum(100 (x[1:] - x[:-1]^2)^2 + (1 - x[:-1])^2)
+
+Run: python benchmarks/rosenbrock_gradient.py [--sizes 100000 1000000]
+
+Large-array timings depend on the C allocator: glibc returns freed memory to the system at
+once, so every repetition that allocates many large arrays pays fresh page faults (the
+NumPy forward itself varies 3-5x with it). Both allocator settings are measured: the
+system's default, and one that keeps freed memory (MALLOC_TRIM_THRESHOLD_ /
+MALLOC_MMAP_THRESHOLD_), each in its own process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+import common  # noqa: F401  (thread pins before NumPy)
+import numpy as np
+
+from common import best_time, load_torch, ratio, table
+
+KEEP_MEMORY = {"MALLOC_TRIM_THRESHOLD_": str(1 << 30), "MALLOC_MMAP_THRESHOLD_": str(1 << 30)}
+
+
+def rosenbrock(x):
+    return (100 * (x[1:] - x[:-1] ** 2) ** 2 + (1 - x[:-1]) ** 2).sum()
+
+
+def numpy_forward(x):
+    return np.sum(100 * (x[1:] - x[:-1] ** 2) ** 2 + (1 - x[:-1]) ** 2)
+
+
+def numpy_gradient(x):
+    a, b = x[:-1], x[1:]
+    d = b - a * a
+    g = np.zeros_like(x)
+    g[1:] += 200 * d
+    g[:-1] += -400 * d * a - 2 * (1 - a)
+    return g
+
+
+def measure(n):
+    """Ratios to the NumPy forward, all timed in this process."""
+    from diffcompare import autograd as ag
+
+    torch = load_torch()
+    x = np.random.default_rng(0).uniform(-2, 2, n)
+
+    def engine():
+        t = ag.from_numpy(x).requires_grad_()
+        rosenbrock(t).backward()
+        return t.grad
+
+    check = engine().numpy()
+    assert np.allclose(check, numpy_gradient(x), rtol=1e-12, atol=1e-9), "engine gradient is wrong"
+    base = best_time(lambda: numpy_forward(x))
+    result = {"n": n, "numpy_forward_ms": base * 1e3,
+              "engine": best_time(engine) / base, "hand": best_time(lambda: numpy_gradient(x)) / base}
+    if torch is not None:
+        def pytorch():
+            t = torch.from_numpy(x).requires_grad_()
+            rosenbrock(t).backward()
+            return t.grad
+        result["torch"] = best_time(pytorch) / base
+    return result
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[100_000, 1_000_000])
+    parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        print(json.dumps(measure(args.child)))
+        return ""
+    rows = []
+    for n in args.sizes:
+        for label, extra in (("system default", {}), ("keeps freed memory", KEEP_MEMORY)):
+            env = {**os.environ, **extra}
+            out = subprocess.run([sys.executable, __file__, "--child", str(n)], env=env, capture_output=True,
+                                 text=True, check=True).stdout
+            r = json.loads(out.strip().splitlines()[-1])
+            rows.append([f"{n:,}", label, f"{r['numpy_forward_ms']:.3f} ms", ratio(r["engine"]), ratio(r["hand"]),
+                         ratio(r["torch"]) if "torch" in r else "not installed"])
+    return table("Rosenbrock gradient, time relative to the pure-NumPy forward (same process)",
+                 ["n", "allocator", "NumPy forward", "diffcompare.autograd", "hand-written NumPy gradient",
+                  "PyTorch eager"], rows,
+                 ["target: the engine's gradient at most 3x the NumPy forward",
+                  "each row is a separate process; the gradient is checked against the hand-written one"])
+
+
+if __name__ == "__main__":
+    main()
