@@ -171,8 +171,10 @@ class AccumulateGrad(Node):
     """The graph's node for a leaf that requires grad: writes into ``leaf.grad``."""
 
     def __init__(self, variable):
-        init_node(self, ())
         self.variable = variable
+        self.seq = next(_sequence)
+        if STATE.anomaly_enabled:
+            init_node(self, ())
 
 
 def edge_of(t):

@@ -1,0 +1,44 @@
+"""Run every benchmark and write benchmarks/RESULTS.md.
+
+Run: python benchmarks/run_all.py [--quick]   (--quick: a 100,000-op deep chain)
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import time
+
+import common  # noqa: F401  (thread pins before NumPy)
+import numpy as np
+
+import deep_chain_memory
+import mlp_gradient
+import per_op_overhead
+import rosenbrock_gradient
+import unused_features_cost
+from common import RESULTS, load_torch
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="a shorter deep chain")
+    args = parser.parse_args()
+    torch = load_torch()
+    header = (
+        "# Benchmark results\n\n"
+        f"Written by `python benchmarks/run_all.py` on {time.strftime('%Y-%m-%d')}: Python "
+        f"{platform.python_version()}, NumPy {np.__version__}, "
+        f"{'PyTorch ' + torch.__version__ if torch else 'PyTorch not installed'}, "
+        f"{platform.machine()}, one BLAS thread. Every figure is a ratio to a baseline timed in the "
+        "same run; absolute times move with the machine's load.\n\n"
+    )
+    sections = [per_op_overhead.main(), rosenbrock_gradient.main([]), mlp_gradient.main(),
+                deep_chain_memory.main(["--ops", "100000" if args.quick else "1000000"]),
+                unused_features_cost.main()]
+    RESULTS.write_text(header + "\n".join(sections))
+    print(f"written to {RESULTS}")
+
+
+if __name__ == "__main__":
+    main()
