@@ -77,6 +77,15 @@ def _detach(values, create_graph):
     return tuple(v if create_graph else v.detach() for v in values)
 
 
+def _vectors(v, like, what):
+    """The vectors v as a tuple; None stands for 1 only when ``like`` is one one-element tensor."""
+    if v is not None:
+        return _as_tuple(v)[0]
+    if len(like) != 1 or like[0].numel() != 1:
+        raise RuntimeError(f"The vector v can only be None if {what} a single Tensor with a single element.")
+    return (Tensor._make(np.ones(like[0].shape, dtype=like[0].dtype)),)
+
+
 def vjp(func, inputs, v=None, create_graph=False, strict=False):
     """``(func(inputs), vᵀ J)``; v may be omitted only for a one-element output.
 
@@ -87,13 +96,7 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
     inputs, tuple_in = _as_tuple(inputs)
     inputs = _prepare(inputs, create_graph)
     outputs, single_out = _outputs(func, inputs)
-    if v is None:
-        if len(outputs) != 1 or outputs[0].numel() != 1:
-            raise RuntimeError("The vector v can only be None if the user-provided function returns a single "
-                               "Tensor with a single element.")
-        vs = (Tensor._make(np.ones(outputs[0].shape, dtype=outputs[0].dtype)),)
-    else:
-        vs, _ = _as_tuple(v)
+    vs = _vectors(v, outputs, "the user-provided function returns")
     result = _zeros_for(_grads(outputs, inputs, vs, create_graph, strict, "vjp"), inputs)
     outs = _detach(outputs, create_graph)
     result = _detach(result, create_graph)
@@ -109,13 +112,7 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
     """
     inputs, tuple_in = _as_tuple(inputs)
     inputs = _prepare(inputs, create_graph)
-    if v is None:
-        if len(inputs) != 1 or inputs[0].numel() != 1:
-            raise RuntimeError("The vector v can only be None if the input to the user-provided function is a "
-                               "single Tensor with a single element.")
-        vs = (Tensor._make(np.ones(inputs[0].shape, dtype=inputs[0].dtype)),)
-    else:
-        vs, _ = _as_tuple(v)
+    vs = _vectors(v, inputs, "the input to the user-provided function is")
     outputs, single_out = _outputs(func, inputs)
     dummies = tuple(Tensor._make(np.zeros(o.shape, dtype=o.dtype), True) for o in outputs)
     with enable_grad():

@@ -654,15 +654,8 @@ def _prod_of_others(x, axis):
     return D.moveaxis(others, -1, ax)
 
 
-def _max_all_backward(g, x, r, node):
-    """Evenly split the gradient among the elements equal to the extreme value."""
-    g = _expand_back(g, node)
-    mask = _arr(x) == _expand_back(_arr(r), node)
-    share = mask / mask.sum(axis=node.axis, keepdims=True)
-    return (g * share.astype(_arr(x).dtype),)
-
-
 class MaxBackward1(Op):
+    """max over all elements (or amax over dims): ties share the gradient evenly."""
     saves = (0, RESULT)
 
     @staticmethod
@@ -670,7 +663,9 @@ class MaxBackward1(Op):
         return np.max(x, axis=axis, keepdims=keepdims)
 
     def backward(self, g, x, r):
-        return _max_all_backward(g, x, r, self)
+        mask = _arr(x) == _expand_back(_arr(r), self)
+        share = mask / mask.sum(axis=self.axis, keepdims=True)
+        return (_expand_back(g, self) * share.astype(_arr(x).dtype),)
 
 
 class MinBackward1(MaxBackward1):

@@ -36,6 +36,16 @@ class Optimizer:
             for p in group["params"]:
                 _zero_grad(p, set_to_none)
 
+    def _with_grads(self):
+        """(group, parameter, gradient array) for every parameter that has a gradient."""
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p._grad is not None:
+                    grad = p._grad._data
+                    if group["weight_decay"]:
+                        grad = grad + group["weight_decay"] * p._data
+                    yield group, p, grad
+
     def _update(self, p, delta):
         # The same in-place write as `with no_grad(): p -= delta`, version bump included.
         p._data -= delta.astype(p.dtype, copy=False)
@@ -55,22 +65,16 @@ class SGD(Optimizer):
 
     def step(self, closure=None):
         loss = closure() if closure is not None else None
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p._grad is None:
-                    continue
-                d = p._grad._data
-                if group["weight_decay"]:
-                    d = d + group["weight_decay"] * p._data
-                if group["momentum"]:
-                    buf = self.state.get(id(p))
-                    if buf is None:
-                        buf = np.array(d)
-                    else:
-                        buf = group["momentum"] * buf + (1 - group["dampening"]) * d
-                    self.state[id(p)] = buf
-                    d = d + group["momentum"] * buf if group["nesterov"] else buf
-                self._update(p, group["lr"] * d)
+        for group, p, d in self._with_grads():
+            if group["momentum"]:
+                buf = self.state.get(id(p))
+                if buf is None:
+                    buf = np.array(d)
+                else:
+                    buf = group["momentum"] * buf + (1 - group["dampening"]) * d
+                self.state[id(p)] = buf
+                d = d + group["momentum"] * buf if group["nesterov"] else buf
+            self._update(p, group["lr"] * d)
         return loss
 
 
@@ -82,24 +86,18 @@ class Adam(Optimizer):
 
     def step(self, closure=None):
         loss = closure() if closure is not None else None
-        for group in self.param_groups:
+        for group, p, g in self._with_grads():
             b1, b2 = group["betas"]
-            for p in group["params"]:
-                if p._grad is None:
-                    continue
-                g = p._grad._data
-                if group["weight_decay"]:
-                    g = g + group["weight_decay"] * p._data
-                state = self.state.setdefault(id(p), {"step": 0, "m": np.zeros_like(p._data),
-                                                      "v": np.zeros_like(p._data), "vmax": np.zeros_like(p._data)})
-                state["step"] += 1
-                state["m"] = b1 * state["m"] + (1 - b1) * g
-                state["v"] = b2 * state["v"] + (1 - b2) * g * g
-                v = state["v"]
-                if group["amsgrad"]:
-                    state["vmax"] = np.maximum(state["vmax"], v)
-                    v = state["vmax"]
-                m_hat = state["m"] / (1 - b1 ** state["step"])
-                v_hat = v / (1 - b2 ** state["step"])
-                self._update(p, group["lr"] * m_hat / (np.sqrt(v_hat) + group["eps"]))
+            state = self.state.setdefault(id(p), {"step": 0, "m": np.zeros_like(p._data),
+                                                  "v": np.zeros_like(p._data), "vmax": np.zeros_like(p._data)})
+            state["step"] += 1
+            state["m"] = b1 * state["m"] + (1 - b1) * g
+            state["v"] = b2 * state["v"] + (1 - b2) * g * g
+            v = state["v"]
+            if group["amsgrad"]:
+                state["vmax"] = np.maximum(state["vmax"], v)
+                v = state["vmax"]
+            m_hat = state["m"] / (1 - b1 ** state["step"])
+            v_hat = v / (1 - b2 ** state["step"])
+            self._update(p, group["lr"] * m_hat / (np.sqrt(v_hat) + group["eps"]))
         return loss
