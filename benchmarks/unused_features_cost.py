@@ -15,7 +15,7 @@ import common  # noqa: F401  (thread pins before NumPy)
 
 from common import best_time, micros, table
 from diffcompare import autograd as ag
-from per_op_overhead import N, chain
+from per_op_overhead import N
 
 
 def step(hook_every_tensor=False, modify_in_place=False):

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import numpy as np
 
-from diffcompare import autograd as ag
 from op_catalogue import CASES
 
 FIXTURES = Path(__file__).parent / "fixtures" / "torch_reference.json"

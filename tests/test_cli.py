@@ -4,8 +4,6 @@ import shutil
 import subprocess
 import sys
 
-import pytest
-
 from diffcompare import __version__
 
 

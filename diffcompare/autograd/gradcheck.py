@@ -226,6 +226,9 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
 
     Returns True, or raises :class:`GradcheckError` (returns False with
     ``raise_exception=False``) with both Jacobians and the worst element.
+
+    The signature is PyTorch's; the options about batched, forward-mode, sparse and
+    undefined gradients are accepted and have no effect (the engine has none of those).
     """
     inputs = _as_tuple(inputs)
     _check_inputs(inputs)

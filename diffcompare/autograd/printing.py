@@ -77,7 +77,7 @@ def _format(array, fmt, width, indent, summarise):
     idx = list(range(EDGE_ITEMS)) + [None] + list(range(n - EDGE_ITEMS, n)) if cut else list(range(n))
     if array.ndim == 1:
         items = ["..." if i is None else fmt(array[i]).rjust(width) for i in idx]
-        lines, line = [], ""
+        lines = []
         per_line = max(1, (LINE_WIDTH - indent) // (width + 2))
         for k in range(0, len(items), per_line):
             lines.append(", ".join(items[k:k + per_line]))

@@ -21,7 +21,6 @@ from typing import Any
 
 import numpy as np
 
-from .grad_mode import STATE
 
 from .dtypes import DEFAULT_DTYPE, int64
 
