@@ -21,6 +21,12 @@ print("x.grad_fn", x.grad_fn, "(a leaf has none)")
 print("y.grad_fn", y.grad_fn)
 assert x.grad.tolist() == [4.0, 6.0, 8.0]
 
+# As written in the article, autograd.grad(y, x, retain_graph=True) has the same problem:
+try:
+    ag.grad(y, x, retain_graph=True)
+except RuntimeError as error:
+    print("autograd.grad as written:", error)
+
 # autograd.grad returns the gradient instead of accumulating it; it too needs v here.
 (grads,) = ag.grad(y, x, grad_outputs=ag.ones_like(y), retain_graph=True)
 print("autograd.grad", grads)

@@ -20,5 +20,7 @@ def test_seed_bugs_are_shown_as_clear_errors():
     run = lambda name: subprocess.run([sys.executable, str(Path(EXAMPLES[0]).parent / name)],  # noqa: E731
                                       capture_output=True, text=True, timeout=120).stdout
     assert "as written, mm fails: self must be a matrix" in run("seed_mm_shape_mistake.py")
-    assert "as written: grad can be implicitly created only for scalar outputs" in run("seed_square_gradient_argument.py")
+    square = run("seed_square_gradient_argument.py")
+    assert "as written: grad can be implicitly created only for scalar outputs" in square
+    assert "autograd.grad as written: grad can be implicitly created only for scalar outputs" in square
     assert "x.grad = tensor([1.0240e+02, 1.0240e+03, 1.0240e-01])" in run("seed_vjp_doubling.py")
