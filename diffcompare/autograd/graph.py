@@ -103,6 +103,7 @@ class Node:
 
     n_outputs = 1
     fresh_results = False  # built-in ops: backward results are new arrays or views of the input gradient
+    takes_scaled = False   # backward accepts a ScaledGrad (it is linear and folds the factor in)
     _next = ()           # per input: the node its gradient goes to, or None
     _nrs = None          # per input: that node's output index (None: all 0)
     _saved = None        # saved values (SavedTensor or constants), None once freed
@@ -194,6 +195,34 @@ def edge_of(t):
 
 # --- the backward walk ----------------------------------------------------------------------
 
+class ScaledGrad:
+    """The gradient ``factor * values``, not yet multiplied out.
+
+    Negations and scalings by a number (``b - a``, ``1 - x``, ``c * x``) return one, and the
+    next linear step folds the factor into work it does anyway: a pass over memory saved.
+    """
+
+    __slots__ = ("values", "factor")
+
+    def __init__(self, values, factor):
+        self.values, self.factor = values, factor
+
+    shape = property(lambda self: self.values.shape)
+    dtype = property(lambda self: self.values.dtype)
+
+    def dense(self):
+        return self.values * self.factor
+
+    def add_to(self, target):
+        """target += factor * values, in place, in one pass when the factor is +-1."""
+        if self.factor == -1:
+            target -= self.values
+        elif self.factor == 1:
+            target += self.values
+        else:
+            target += self.values * self.factor
+
+
 class IndexedGrad:
     """A gradient that is zero except at a basic ``index`` of an array of ``shape``.
 
@@ -207,24 +236,61 @@ class IndexedGrad:
         self.values, self.index, self.shape = values, index, shape
 
     def dense(self):
-        out = np.zeros(self.shape, dtype=self.values.dtype)
-        out[self.index] = self.values
+        box = _box(self.index)
+        out = np.empty(self.shape, dtype=self.values.dtype) if box else np.zeros(self.shape, self.values.dtype)
+        if type(self.values) is ScaledGrad:
+            np.multiply(self.values.values, self.values.factor, out=out[self.index])
+        else:
+            out[self.index] = self.values
+        if box:
+            _zero_outside(out, box)
         return out
+
+    def add_to(self, target):
+        region = target[self.index]
+        if type(self.values) is ScaledGrad:
+            self.values.add_to(region)
+        else:
+            region += self.values
+
+
+def _box(index):
+    """The index as step-1 slices (a box whose outside is cheap to zero), or None."""
+    slices = [s for s in index if s is not Ellipsis]
+    if all(type(s) is slice and s.step in (None, 1) for s in slices) and index[-1] is Ellipsis:
+        return slices
+    return None
+
+
+def _zero_outside(out, box):
+    region = ()
+    for dim, s in enumerate(box):
+        start, stop, _ = s.indices(out.shape[dim])
+        out[region + (slice(0, start),)] = 0
+        out[region + (slice(max(start, stop), None),)] = 0
+        region += (slice(start, stop),)
+
+
+LAZY = (ScaledGrad, IndexedGrad)
 
 
 def _merge(previous, g, owned):
     """previous + g, in place when ``previous`` is an array this walk owns."""
-    if type(previous) is IndexedGrad:
+    if type(previous) in LAZY:
         previous = previous.dense()
     elif id(previous) not in owned:
-        total = previous + (g.dense() if type(g) is IndexedGrad else g)
+        total = previous + (g.dense() if type(g) in LAZY else g)
         if type(total) is np.ndarray:
             owned.add(id(total))
         return total
     owned.add(id(previous))
-    if type(g) is IndexedGrad:
-        previous[g.index] += g.values
-    elif previous.shape == g.shape and previous.flags.writeable:
+    if type(g) in LAZY:
+        if type(g) is ScaledGrad and g.shape != previous.shape:
+            g = g.dense()
+        else:
+            g.add_to(previous)
+            return previous
+    if previous.shape == g.shape and previous.flags.writeable:
         previous += g
     else:
         owned.discard(id(previous))
@@ -235,8 +301,7 @@ def _merge(previous, g, owned):
 
 def _add(a, b):
     """Sum two gradient contributions; ``None`` means no contribution."""
-    if type(b) is IndexedGrad:
-        b = b.dense()
+    a, b = (v.dense() if type(v) in LAZY else v for v in (a, b))
     if a is None:
         return b
     if b is None:
@@ -290,7 +355,9 @@ def _run_tensor_hooks(hooks, grad, create_graph):
 
 
 def _has_nan(g):
-    data = np.asarray(g.values if type(g) is IndexedGrad else getattr(g, "_data", g))
+    while type(g) in LAZY:
+        g = g.values
+    data = np.asarray(getattr(g, "_data", g))
     return data.dtype.kind in "fc" and bool(np.isnan(data).any())
 
 
@@ -370,10 +437,12 @@ def run_backward(roots, seeds, retain_graph, create_graph, targets=None, accumul
             grads = buffers.pop(node, None)
             if grads is None:
                 continue
-            if type(grads) is IndexedGrad:
+            uncommon = special or node.n_outputs != 1 or node._pre_hooks is not None or node._retained is not None
+            if type(grads) in LAZY and (uncommon or type(grads) is IndexedGrad or not node.takes_scaled
+                                        or node.meta is not None):
                 grads = grads.dense()
                 owned.add(id(grads))
-            if special or node.n_outputs != 1 or node._pre_hooks is not None or node._retained is not None:
+            if uncommon:
                 owned.discard(id(grads))
                 grads = _before_apply(node, grads, create_graph, accumulate, targets, reaching, executing,
                                       captured)
@@ -427,11 +496,21 @@ def _is_own(g, results, incoming, incoming_owned, saved):
     unless that one was the walk's own (a view of it, such as a transpose's backward)."""
     if not g.flags.writeable:
         return False
+    while type(incoming) in LAZY:
+        incoming = incoming.values
     if type(incoming) is np.ndarray and not incoming_owned and np.may_share_memory(g, incoming):
         return False
+    appearances = 0
     for other in results:
-        if other is not g and type(other) is np.ndarray and np.may_share_memory(g, other):
+        if other is g:
+            appearances += 1          # the same array for two inputs (x + y): never own it
+            continue
+        while type(other) in LAZY:
+            other = other.values
+        if type(other) is np.ndarray and np.may_share_memory(g, other):
             return False
+    if appearances > 1:
+        return False
     for value in saved or ():
         array = value.array if type(value) is SavedTensor else value
         if type(array) is np.ndarray and np.may_share_memory(g, array):

@@ -26,7 +26,7 @@ from collections import namedtuple
 import numpy as np
 
 from .grad_mode import STATE
-from .graph import FREED_ERROR, IndexedGrad, Node, SavedTensor, _sequence, edge_of, init_node
+from .graph import FREED_ERROR, IndexedGrad, Node, ScaledGrad, SavedTensor, _sequence, edge_of, init_node
 from .quiet import _IGNORE as QUIET, quietly, reset_quiet, set_quiet
 from .tensor import Tensor
 
@@ -86,10 +86,18 @@ def _is_constant(g):
     return type(g) is np.ndarray and g.ndim > 0 and not any(g.strides)
 
 
+_LAZY_MIN_SIZE = 4096   # below this, multiplying now is cheaper than carrying a factor
+
+
 def _scaled(g, c):
-    """``g * c`` for a number c; a broadcast constant stays one (no pass over memory)."""
+    """``g * c`` for a number c, without a pass over memory where possible: a broadcast
+    constant stays one, and a large array carries the factor (ScaledGrad) to the next step."""
+    if type(g) is ScaledGrad:
+        return ScaledGrad(g.values, g.factor * c)
     if _is_constant(g):
         return np.broadcast_to(g.flat[0] * c, g.shape)
+    if type(g) is np.ndarray and g.size >= _LAZY_MIN_SIZE:
+        return ScaledGrad(g, c)
     return g * c
 
 
@@ -192,6 +200,7 @@ def _unary(cls):
 
 class AddBackward0(Op):
     broadcasts = True
+    takes_scaled = True
     forward = staticmethod(np.add)
 
     def backward(self, g):
@@ -200,6 +209,7 @@ class AddBackward0(Op):
 
 class SubBackward0(Op):
     broadcasts = True
+    takes_scaled = True
     forward = staticmethod(np.subtract)
 
     def backward(self, g):
@@ -208,6 +218,7 @@ class SubBackward0(Op):
 
 class RsubBackward1(Op):
     """``c - x`` for a constant c."""
+    takes_scaled = True
     forward = staticmethod(lambda x, c: np.subtract(c, x))
 
     def backward(self, g):
@@ -225,6 +236,7 @@ class MulBackward0(Op):
 
 class MulScalarBackward(Op):
     """``x * c`` for a number c: only c is kept (PyTorch records MulBackward0 and keeps it too)."""
+    takes_scaled = True
     saves = (1,)
     forward = staticmethod(np.multiply)
 
@@ -248,6 +260,7 @@ class DivBackward0(Op):
 
 
 class NegBackward0(Op):
+    takes_scaled = True
     forward = staticmethod(np.negative)
 
     def backward(self, g):
@@ -256,6 +269,7 @@ class NegBackward0(Op):
 
 class PowBackward0(Op):
     """``x ** e`` for a constant exponent e; e == 0 gives a zero gradient (not nan at x = 0)."""
+    takes_scaled = True
     saves = (0,)
 
     @staticmethod
@@ -270,8 +284,11 @@ class PowBackward0(Op):
             base = x if e == 2 else quietly(np.power, x, e - 1)
             if _is_constant(g):      # one pass: fold the constant gradient into the factor
                 return (base * (g.flat[0] * e),)
+            factor = e
+            if type(g) is ScaledGrad:
+                g, factor = g.values, e * g.factor
             local = base * g
-            local *= e
+            local *= factor
             return (local,)
         # differentiable backward: PyTorch's formula, so that every higher derivative stays
         # connected to x (the derivative after a constant one is a materialised 0, not None)
@@ -1216,6 +1233,7 @@ class IndexBackward0(Op):
 
 class SelectBackward0(Op):
     """A basic index (ints, slices): the result is a view."""
+    takes_scaled = True
     forward = staticmethod(lambda x, index, in_shape: x[index])
 
     def backward(self, g):
