@@ -8,6 +8,7 @@ Record the fixtures again with:  python tests/differential.py   (needs torch==2.
 
 from __future__ import annotations
 
+import base64
 import json
 from pathlib import Path
 
@@ -99,11 +100,15 @@ def _evaluate(namespace, program, env):
             "maximum": lambda: namespace.maximum(a, b)}[program[1]]()
 
 
+LARGE_PROGRAMS = range(100, 106)   # these run on arrays big enough for the walk's memory-saving paths
+
+
 def program_record(lib, namespace, seed):
     """A random program's value, the gradient of its squared norm, and of that gradient's sum."""
     rng = np.random.default_rng(seed)
     program = random_program(rng, int(rng.integers(1, 5)))
-    x, y = _leaf(lib, rng.uniform(-1.5, 1.5, (3, 4))), _leaf(lib, rng.uniform(-1.5, 1.5, 4))
+    rows, cols = (90, 60) if seed in LARGE_PROGRAMS else (3, 4)
+    x, y = _leaf(lib, rng.uniform(-1.5, 1.5, (rows, cols))), _leaf(lib, rng.uniform(-1.5, 1.5, cols))
     out = _evaluate(namespace, program, {"x": x, "y": y})
     record = {"value": _numpy(out), "grads": [], "second": []}
     if out.requires_grad:
@@ -171,13 +176,14 @@ def _close(a, b, rtol):
     assert np.array_equal(np.isposinf(a), np.isposinf(b)) and np.array_equal(np.isneginf(a), np.isneginf(b))
 
 
-# --- fixtures: records as JSON, floats written exactly (float.hex) ---------------------------
+# --- fixtures: records as JSON, arrays as their exact float64 bytes (base64) -------------------
 
 def _encode(value):
     if value is None:
         return None
     if isinstance(value, np.ndarray):
-        return {"shape": list(value.shape), "hex": [float(v).hex() for v in value.ravel()]}
+        raw = np.ascontiguousarray(value, dtype="<f8").tobytes()
+        return {"shape": list(value.shape), "f8": base64.b64encode(raw).decode("ascii")}
     if isinstance(value, list):
         return [_encode(v) for v in value]
     if isinstance(value, dict):
@@ -186,8 +192,8 @@ def _encode(value):
 
 
 def _decode(value):
-    if isinstance(value, dict) and "hex" in value:
-        return np.array([float.fromhex(h) for h in value["hex"]]).reshape(value["shape"])
+    if isinstance(value, dict) and "f8" in value:
+        return np.frombuffer(base64.b64decode(value["f8"]), dtype="<f8").reshape(value["shape"])
     if isinstance(value, list):
         return [_decode(v) for v in value]
     if isinstance(value, dict):
@@ -196,7 +202,8 @@ def _decode(value):
 
 
 def scenario_ids():
-    return ([f"catalogue:{c}" for c in DIFFERENTIAL_CASES] + [f"program:{seed}" for seed in range(40)]
+    return ([f"catalogue:{c}" for c in DIFFERENTIAL_CASES]
+            + [f"program:{seed}" for seed in [*range(40), *LARGE_PROGRAMS]]
             + [f"error:{i}" for i in range(len(ERROR_CASES))])
 
 

@@ -73,6 +73,8 @@ def _fit(g, meta):
     """Sum a broadcast gradient back to the input's shape and dtype."""
     if g is None or meta is None:
         return g
+    if type(g) is ScaledGrad:
+        return ScaledGrad(_fit(g.values, meta), g.factor)
     shape, dtype = meta
     if g.shape != shape:
         g = sum_to(g, shape)
