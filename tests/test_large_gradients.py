@@ -105,3 +105,33 @@ def test_grad_returns_independent_arrays(x):
     np.testing.assert_allclose(ga.numpy(), 4 * x)
     np.testing.assert_array_equal(gb.numpy(), np.full(N, 2.0))
     assert not np.shares_memory(ga.numpy(), gb.numpy())
+
+
+def _gradients(seed, lazy):
+    import differential
+    from diffcompare.autograd import graph, ops
+
+    saved = ops._LAZY_MIN_SIZE, graph._OWNERSHIP_MIN_SIZE
+    if not lazy:   # the plain path: every gradient materialised, every leaf gradient copied
+        ops._LAZY_MIN_SIZE = graph._OWNERSHIP_MIN_SIZE = 1 << 62
+    try:
+        rng = np.random.default_rng(seed)
+        program = differential.random_program(rng, int(rng.integers(2, 6)))
+        x, y = leaf(rng.uniform(-1.5, 1.5, (90, 60))), leaf(rng.uniform(-1.5, 1.5, 60))
+        out = differential._evaluate(ag, program, {"x": x, "y": y})
+        if not out.requires_grad:
+            return None
+        (out * out).sum().backward()
+        return [None if t.grad is None else t.grad.numpy().copy() for t in (x, y)]
+    finally:
+        ops._LAZY_MIN_SIZE, graph._OWNERSHIP_MIN_SIZE = saved
+
+
+@pytest.mark.parametrize("seed", range(200, 230))
+def test_memory_saving_paths_agree_with_the_plain_path(seed):
+    fast, plain = _gradients(seed, lazy=True), _gradients(seed, lazy=False)
+    assert (fast is None) == (plain is None)
+    for a, b in zip(fast or (), plain or ()):
+        assert (a is None) == (b is None)
+        if a is not None:
+            np.testing.assert_allclose(a, b, rtol=1e-13, atol=1e-13)
