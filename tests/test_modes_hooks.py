@@ -40,6 +40,11 @@ def test_no_grad_and_friends():
         return t * 2
     assert ag.is_grad_enabled() and not also_frozen(x).requires_grad
 
+    @ag.no_grad
+    def without_parentheses(t):
+        return t * 2
+    assert not without_parentheses(x).requires_grad and ag.is_grad_enabled()
+
 
 def test_no_grad_intermediate_is_a_constant():
     x = vec(1.0, 2.0)
@@ -152,7 +157,23 @@ def test_set_detect_anomaly_and_inplace_hint():
             z = y * 2
             y.add_(1)
             with pytest.raises(RuntimeError, match="Good luck!"):
-                (z * y).sum().backward()
+                with pytest.warns(UserWarning, match="Error detected in ExpBackward0. Traceback of forward call") as w:
+                    (z * y).sum().backward()
+            assert any("y = x.exp()" in str(m.message) for m in w)
     finally:
         ag.set_detect_anomaly(False)
     assert not ag.is_anomaly_enabled()
+    x = ag.tensor([1.0, 2.0], requires_grad=True)
+    y = x.exp()                      # recorded outside anomaly mode: no forward trace
+    y.add_(1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        with ag.detect_anomaly():
+            pass
+    ag.set_detect_anomaly(True)
+    try:
+        with pytest.warns(UserWarning, match="Error detected in ExpBackward0. No forward pass information available"):
+            with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+                y.sum().backward()
+    finally:
+        ag.set_detect_anomaly(False)

@@ -114,6 +114,7 @@ def test_dtype_rules():
     x32.double().sum().backward()
     assert x32.grad.dtype == np.float32
     assert ag.tensor(1.5).dtype == np.float64
+    assert ag.Tensor([1, 2]).tolist() == [1.0, 2.0] and ag.Tensor([1, 2]).dtype == np.float64
 
 
 def test_graph_introspection():

@@ -38,9 +38,14 @@ def is_grad_enabled() -> bool:
 
 
 class _GradModeContext:
-    """Base of the grad-mode switches: context manager and decorator in one."""
+    """Base of the grad-mode switches: context manager and decorator in one, usable as
+    ``@no_grad()`` and, as in PyTorch, as ``@no_grad`` without parentheses."""
 
     _mode: bool
+
+    def __new__(cls, func=None):
+        self = super().__new__(cls)
+        return self if func is None else self(func)
 
     def __enter__(self):
         self._previous = STATE.grad_enabled
@@ -82,6 +87,9 @@ class set_grad_enabled(_GradModeContext):
     >>> ag.is_grad_enabled()
     True
     """
+
+    def __new__(cls, mode):
+        return object.__new__(cls)
 
     def __init__(self, mode: bool):
         self._mode = bool(mode)

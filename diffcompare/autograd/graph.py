@@ -361,16 +361,18 @@ def _has_nan(g):
     return data.dtype.kind in "fc" and bool(np.isnan(data).any())
 
 
-def _anomaly_error(node, index):
+def _warn_error_in(node):
+    """Anomaly mode: say which backward function failed and where its forward call was."""
     name = type(node).__name__
-    if node._trace:
-        warnings.warn(
-            f"Error detected in {name}. Traceback of forward call that caused the error:\n"
-            + "".join(node._trace),
-            UserWarning,
-            stacklevel=4,
-        )
-    return RuntimeError(f"Function '{name}' returned nan values in its {index}th output.")
+    where = ("Traceback of forward call that caused the error:\n" + "".join(node._trace) if node._trace else
+             "No forward pass information available. Enable detect anomaly during forward pass for more "
+             "information.")
+    warnings.warn(f"Error detected in {name}. {where}", UserWarning, stacklevel=4)
+
+
+def _anomaly_error(node, index):
+    _warn_error_in(node)
+    return RuntimeError(f"Function '{type(node).__name__}' returned nan values in its {index}th output.")
 
 
 def _collect(roots):
@@ -453,7 +455,14 @@ def run_backward(roots, seeds, retain_graph, create_graph, targets=None, accumul
                 continue
             incoming_owned = id(grads) in owned
             owned.discard(id(grads))   # from here on the array may be passed on and shared
-            results = node._apply(grads, create_graph)
+            if STATE.anomaly_enabled:
+                try:
+                    results = node._apply(grads, create_graph)
+                except Exception:
+                    _warn_error_in(node)
+                    raise
+            else:
+                results = node._apply(grads, create_graph)
             if anomaly:
                 for index, g in enumerate(results):
                     if g is not None and _has_nan(g):

@@ -69,6 +69,8 @@ class Tensor:
         array = np.array([] if data is None else data, dtype=_dtype(dtype))
         if array.dtype.kind not in "fciub":
             raise TypeError(f"can't build a tensor from data of dtype {array.dtype}")
+        if dtype is None and array.dtype.kind != "f":
+            array = array.astype(DEFAULT_DTYPE)   # as torch.Tensor([1, 2]): always floating
         _init(self, array, False, None, None)
         if requires_grad:
             self.requires_grad_(True)
