@@ -192,9 +192,14 @@ def _record(cls, args, params, out):
     return result
 
 
-def _unary(cls):
+def _unary(name, cls):
     def op(x):
         return apply(cls, (x,))
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = (f"Elementwise {name}(x), recorded as {cls.__name__}; its vector-Jacobian product is "
+                  f"{cls.formula}.\n\n    >>> from diffcompare import autograd as ag\n"
+                  f"    >>> ag.{name}(ag.tensor([0.5], requires_grad=True)).grad_fn\n"
+                  f"    <{cls.__name__} object at ...>\n    ")
     return op
 
 
@@ -338,15 +343,14 @@ def _arr(v):
 
 # --- elementwise functions -------------------------------------------------------------------
 
-def _elementwise(np_func, name, saves, vjp):
+def _elementwise(np_func, name, saves, vjp, formula):
     """Make a one-input elementwise op class from its forward and its VJP ``vjp(g, *saved)``."""
-    forward = np_func
 
     def backward(self, g, *saved):
         return (vjp(g, *saved),)
 
-    return type(name, (Op,), {"forward": staticmethod(forward), "backward": backward, "saves": saves,
-                              "vjp": staticmethod(vjp), "__doc__": f"{name[:-9].lower()}: forward and VJP."})
+    return type(name, (Op,), {"forward": staticmethod(np_func), "backward": backward, "saves": saves,
+                              "formula": formula, "__doc__": f"VJP: {formula}."})
 
 
 _LN2, _LN10, _2_SQRT_PI = math.log(2.0), math.log(10.0), 2.0 / math.sqrt(math.pi)
@@ -370,46 +374,46 @@ def _np_relu(x):
     return np.maximum(x, 0)  # propagates nan, as PyTorch does
 
 
-# name -> (forward on arrays, saves, VJP).  Read it like derivatives.yaml.
+# name -> (forward on arrays, saves, VJP, the VJP in words). Read it like derivatives.yaml.
 ELEMENTWISE = {
-    "exp":   (np.exp,     R, lambda g, r: g * r),
-    "log":   (np.log,     X, lambda g, x: g / x),
-    "log1p": (np.log1p,   X, lambda g, x: g / (x + 1)),
-    "expm1": (np.expm1,   R, lambda g, r: g * (r + 1)),
-    "log2":  (np.log2,    X, lambda g, x: g / (x * _LN2)),
-    "log10": (np.log10,   X, lambda g, x: g / (x * _LN10)),
-    "sqrt":  (np.sqrt,    R, lambda g, r: g / (2 * r)),
-    "rsqrt": (lambda x: 1 / np.sqrt(x), R, lambda g, r: g * (-0.5 * r * r * r)),
-    "sin":   (np.sin,     X, lambda g, x: g * D.cos(x)),
-    "cos":   (np.cos,     X, lambda g, x: -g * D.sin(x)),
-    "tan":   (np.tan,     R, lambda g, r: g * (1 + r * r)),
-    "asin":  (np.arcsin,  X, lambda g, x: g / D.sqrt(1 - x * x)),
-    "acos":  (np.arccos,  X, lambda g, x: -g / D.sqrt(1 - x * x)),
-    "atan":  (np.arctan,  X, lambda g, x: g / (1 + x * x)),
-    "sinh":  (np.sinh,    X, lambda g, x: g * D.cosh(x)),
-    "cosh":  (np.cosh,    X, lambda g, x: g * D.sinh(x)),
-    "tanh":  (np.tanh,    R, lambda g, r: g * (1 - r * r)),
-    "asinh": (np.arcsinh, X, lambda g, x: g / D.sqrt(x * x + 1)),
-    "acosh": (np.arccosh, X, lambda g, x: g / D.sqrt(x * x - 1)),
-    "atanh": (np.arctanh, X, lambda g, x: g / (1 - x * x)),
-    "sigmoid": (_np_sigmoid, R, lambda g, r: g * (r * (1 - r))),
-    "relu":  (_np_relu,   R, lambda g, r: D.where(_arr(r) > 0, g, 0.0)),
-    "abs":   (np.abs,     X, lambda g, x: g * np.sign(_arr(x))),
-    "sign":  (np.sign,    (), lambda g: D.zeros_like(g)),
-    "floor": (np.floor,   (), lambda g: D.zeros_like(g)),
-    "ceil":  (np.ceil,    (), lambda g: D.zeros_like(g)),
-    "round": (np.round,   (), lambda g: D.zeros_like(g)),
-    "erf":   (_np_erf,    X, lambda g, x: g * (_2_SQRT_PI * D.exp(-(x * x)))),
-    "reciprocal": (lambda x: 1 / x, R, lambda g, r: -g * (r * r)),
+    "exp":   (np.exp,     R, lambda g, r: g * r, "grad * result"),
+    "log":   (np.log,     X, lambda g, x: g / x, "grad / x"),
+    "log1p": (np.log1p,   X, lambda g, x: g / (x + 1), "grad / (x + 1)"),
+    "expm1": (np.expm1,   R, lambda g, r: g * (r + 1), "grad * (result + 1)"),
+    "log2":  (np.log2,    X, lambda g, x: g / (x * _LN2), "grad / (x ln 2)"),
+    "log10": (np.log10,   X, lambda g, x: g / (x * _LN10), "grad / (x ln 10)"),
+    "sqrt":  (np.sqrt,    R, lambda g, r: g / (2 * r), "grad / (2 result)"),
+    "rsqrt": (lambda x: 1 / np.sqrt(x), R, lambda g, r: g * (-0.5 * r * r * r), "-grad result^3 / 2"),
+    "sin":   (np.sin,     X, lambda g, x: g * D.cos(x), "grad * cos(x)"),
+    "cos":   (np.cos,     X, lambda g, x: -g * D.sin(x), "-grad * sin(x)"),
+    "tan":   (np.tan,     R, lambda g, r: g * (1 + r * r), "grad * (1 + result^2)"),
+    "asin":  (np.arcsin,  X, lambda g, x: g / D.sqrt(1 - x * x), "grad / sqrt(1 - x^2)"),
+    "acos":  (np.arccos,  X, lambda g, x: -g / D.sqrt(1 - x * x), "-grad / sqrt(1 - x^2)"),
+    "atan":  (np.arctan,  X, lambda g, x: g / (1 + x * x), "grad / (1 + x^2)"),
+    "sinh":  (np.sinh,    X, lambda g, x: g * D.cosh(x), "grad * cosh(x)"),
+    "cosh":  (np.cosh,    X, lambda g, x: g * D.sinh(x), "grad * sinh(x)"),
+    "tanh":  (np.tanh,    R, lambda g, r: g * (1 - r * r), "grad * (1 - result^2)"),
+    "asinh": (np.arcsinh, X, lambda g, x: g / D.sqrt(x * x + 1), "grad / sqrt(x^2 + 1)"),
+    "acosh": (np.arccosh, X, lambda g, x: g / D.sqrt(x * x - 1), "grad / sqrt(x^2 - 1)"),
+    "atanh": (np.arctanh, X, lambda g, x: g / (1 - x * x), "grad / (1 - x^2)"),
+    "sigmoid": (_np_sigmoid, R, lambda g, r: g * (r * (1 - r)), "grad * result (1 - result)"),
+    "relu":  (_np_relu,   R, lambda g, r: D.where(_arr(r) > 0, g, 0.0), "grad where result > 0, else 0"),
+    "abs":   (np.abs,     X, lambda g, x: g * np.sign(_arr(x)), "grad * sign(x)"),
+    "sign":  (np.sign,    (), lambda g: D.zeros_like(g), "0"),
+    "floor": (np.floor,   (), lambda g: D.zeros_like(g), "0"),
+    "ceil":  (np.ceil,    (), lambda g: D.zeros_like(g), "0"),
+    "round": (np.round,   (), lambda g: D.zeros_like(g), "0"),
+    "erf":   (_np_erf,    X, lambda g, x: g * (_2_SQRT_PI * D.exp(-(x * x))), "grad * 2/sqrt(pi) exp(-x^2)"),
+    "reciprocal": (lambda x: 1 / x, R, lambda g, r: -g * (r * r), "-grad * result^2"),
 }
 _GRAD_FN_NAMES = {"log1p": "Log1PBackward0", "expm1": "Expm1Backward0"}
 
 OP_CLASSES = {}
-for _name, (_fwd, _saves, _vjp) in ELEMENTWISE.items():
+for _name, (_fwd, _saves, _vjp, _formula) in ELEMENTWISE.items():
     _cls_name = _GRAD_FN_NAMES.get(_name, _name.capitalize() + "Backward0")
-    OP_CLASSES[_name] = _elementwise(_fwd, _cls_name, _saves, _vjp)
+    OP_CLASSES[_name] = _elementwise(_fwd, _cls_name, _saves, _vjp, _formula)
     globals()[_cls_name] = OP_CLASSES[_name]
-    globals()[_name] = _unary(OP_CLASSES[_name])
+    globals()[_name] = _unary(_name, OP_CLASSES[_name])
 
 square = lambda x: pow(x, 2)  # noqa: E731 - PyTorch records x.square() as PowBackward0
 
