@@ -143,6 +143,17 @@ ERROR_CASES = [
     "T.tensor([1, 2]).requires_grad_()",
     "x = T.tensor([1., 2.], requires_grad=True); x.grad = T.zeros(3)",
     "x = T.tensor([1., 2.], requires_grad=True); y = x * 2; y.register_post_accumulate_grad_hook(lambda t: None)",
+    "T.ones(3) + T.ones(4)",
+    "T.ones(3, requires_grad=True) * T.ones(2, 1, 4)",
+    "T.where(T.ones(3) > 0, T.ones(3), T.ones(4))",
+    "T.cat([T.ones(2, 3), T.ones(2, 4)])",
+    "T.ones(2, 3).sum(4)",
+    "T.ones(2, 3).transpose(0, 5)",
+    "T.ones(2, 3).squeeze(7)",
+    "T.ones(2, 3).unsqueeze(9)",
+    "T.ones(2, 3).softmax(3)",
+    "T.ones(3).max(2)",
+    "T.ones(2, 3).cumsum(2)",
 ]
 
 

@@ -137,11 +137,31 @@ def apply(cls, args, params=None):
     token = set_quiet(QUIET)
     try:
         out = cls.forward(*arrays, **params) if params else cls.forward(*arrays)
+    except ValueError as error:
+        raise _shape_error(arrays) or error
     finally:
         reset_quiet(token)
     if needs_grad and STATE.grad_enabled:
         return _record(cls, args, params, out)
     return Tensor._make(out)
+
+
+def _shape_error(arrays):
+    """PyTorch's words for operands whose shapes do not broadcast (None if they do)."""
+    shapes = [np.shape(a) for a in arrays if isinstance(a, np.ndarray)]
+    if not shapes:
+        return None
+    running = shapes[0]   # broadcast one operand at a time: "tensor a" is the shape so far
+    for shape in shapes[1:]:
+        ndim = _max(len(running), len(shape))
+        for k in range(1, ndim + 1):
+            a = running[-k] if k <= len(running) else 1
+            b = shape[-k] if k <= len(shape) else 1
+            if a != b and a != 1 and b != 1:
+                return RuntimeError(f"The size of tensor a ({a}) must match the size of tensor b ({b}) at "
+                                    f"non-singleton dimension {ndim - k}")
+        running = np.broadcast_shapes(running, shape)
+    return None
 
 
 def _record(cls, args, params, out):
@@ -587,12 +607,21 @@ def pow(x, exponent):
 
 # --- reductions --------------------------------------------------------------------------------
 
+def check_dim(dim, ndim):
+    """``dim`` as a non-negative axis of an ``ndim``-dimensional tensor, or PyTorch's IndexError.
+    A 0-d tensor accepts dims -1 and 0, as in PyTorch."""
+    size = _max(ndim, 1)
+    if not -size <= dim < size:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-size}, {size - 1}], but got {dim})")
+    return dim % size if ndim else 0
+
+
 def _dims(dim, ndim):
     if dim is None:
         return tuple(range(ndim))
     if isinstance(dim, (list, tuple)):
-        return tuple(sorted(d % ndim if ndim else 0 for d in dim))
-    return ((dim % ndim) if ndim else 0,)
+        return tuple(sorted(check_dim(d, ndim) for d in dim))
+    return (check_dim(dim, ndim),)
 
 
 def _keep_shape(shape, dims):
@@ -886,11 +915,11 @@ class LogSoftmaxBackward0(Op):
 
 
 def softmax(x, dim):
-    return apply(SoftmaxBackward0, (x,), {"dim": dim})
+    return apply(SoftmaxBackward0, (x,), {"dim": check_dim(dim, x.ndim)})
 
 
 def log_softmax(x, dim):
-    return apply(LogSoftmaxBackward0, (x,), {"dim": dim})
+    return apply(LogSoftmaxBackward0, (x,), {"dim": check_dim(dim, x.ndim)})
 
 
 class CumsumBackward0(Op):
@@ -902,7 +931,7 @@ class CumsumBackward0(Op):
 
 
 def cumsum(x, dim):
-    return apply(CumsumBackward0, (x,), {"dim": dim})
+    return apply(CumsumBackward0, (x,), {"dim": check_dim(dim, x.ndim)})
 
 
 def sum(x, dim=None, keepdim=False, dtype=None, *, axis=None, keepdims=None):
@@ -1056,7 +1085,7 @@ def flatten(x, start_dim=0, end_dim=-1):
         return reshape(x, 1)
     if x.ndim == 1:
         return x  # as in PyTorch: nothing to flatten, the same tensor
-    s, e = start_dim % x.ndim, end_dim % x.ndim
+    s, e = check_dim(start_dim, x.ndim), check_dim(end_dim, x.ndim)
     shape = x.shape[:s] + (-1,) + x.shape[e + 1:]
     return reshape(x, shape)
 
@@ -1073,6 +1102,7 @@ class TBackward0(TransposeBackward0):
 
 
 def transpose(x, dim0, dim1):
+    dim0, dim1 = check_dim(dim0, x.ndim), check_dim(dim1, x.ndim)
     return _view(TransposeBackward0, x, {"dim0": dim0, "dim1": dim1}, lambda a: a.swapaxes(dim0, dim1))
 
 
@@ -1129,14 +1159,14 @@ def squeeze(x, dim=None):
         shape = tuple(n for n in x.shape if n != 1)
         cls = SqueezeBackward0
     else:
-        d = dim % _max(1, x.ndim)
+        d = check_dim(dim, x.ndim)
         shape = tuple(n for i, n in enumerate(x.shape) if not (i == d and n == 1))
         cls = SqueezeBackward1
     return _view(cls, x, {"shape": shape, "in_shape": x.shape}, lambda a: a.reshape(shape))
 
 
 def unsqueeze(x, dim):
-    d = dim % (x.ndim + 1)
+    d = check_dim(dim, x.ndim + 1)
     shape = x.shape[:d] + (1,) + x.shape[d:]
     return _view(UnsqueezeBackward0, x, {"shape": shape, "in_shape": x.shape}, lambda a: a.reshape(shape))
 
@@ -1336,8 +1366,15 @@ def cat(tensors, dim=0):
     tensors = list(tensors)
     if not tensors:
         raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
-    ndim = tensors[0].ndim
-    d = dim % ndim
+    d = check_dim(dim, tensors[0].ndim)
+    first = tensors[0].shape
+    for number, t in enumerate(tensors[1:], 1):
+        if t.ndim != len(first):
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {len(first)} and {t.ndim}")
+        for axis, (a, b) in enumerate(zip(first, t.shape)):
+            if axis != d and a != b:
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size {a} but "
+                                   f"got size {b} for tensor number {number} in the list.")
     return apply(CatBackward0, tuple(tensors), {"dim": d, "sizes": [t.shape[d] for t in tensors]})
 
 
@@ -1361,8 +1398,7 @@ def stack(tensors, dim=0):
     shapes = {tuple(t.shape) for t in tensors}
     if len(shapes) > 1:
         raise RuntimeError(f"stack expects each tensor to be equal size, but got {[list(t.shape) for t in tensors]}")
-    d = dim % (tensors[0].ndim + 1)
-    return apply(StackBackward0, tuple(tensors), {"dim": d})
+    return apply(StackBackward0, tuple(tensors), {"dim": check_dim(dim, tensors[0].ndim + 1)})
 
 
 # --- comparisons (no gradient) ---------------------------------------------------------------

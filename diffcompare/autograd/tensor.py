@@ -419,7 +419,11 @@ def tensor(data: Any, requires_grad: bool = False, dtype=None) -> Tensor:
         data = data._data
     elif isinstance(data, (list, tuple)) and any(isinstance(d, Tensor) for d in _flatten(data)):
         data = _nested_to_array(data)
-    array = np.array(data, dtype=_dtype(dtype), copy=True)
+    try:
+        array = np.array(data, dtype=_dtype(dtype), copy=True)
+    except ValueError as error:
+        raise ValueError(f"can't build a tensor: nested lists must be rectangular, with equal lengths at each "
+                         f"depth ({error})") from None
     if array.dtype.kind not in "fciub":
         raise TypeError(f"can't build a tensor from {type(data).__name__} data of dtype {array.dtype}")
     if requires_grad and not _is_float(array.dtype):
