@@ -96,7 +96,7 @@ def test_conversions():
         assert float((x * 3)[0]) == 3.0
     with pytest.warns(UserWarning, match="recommended to use sourceTensor.detach\\(\\).clone\\(\\)"):
         ag.tensor(x)
-    assert x.detach().numpy().tolist() == [1.0, 2.0]
+    assert x.detach().numpy().tolist() == [1.0, 2.0] and x.detach().cpu().numpy().tolist() == [1.0, 2.0]
 
 
 def test_data_shares_storage_but_not_the_version_counter():

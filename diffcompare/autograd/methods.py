@@ -107,6 +107,7 @@ METHODS = {
     "reshape_as": lambda a, other: ops.reshape(a, other.shape),
     "type_as": lambda a, other: ops.to(a, other.dtype),
     "zero_": ops.zero_, "fill_": ops.fill_, "copy_": ops.copy_,
+    "cpu": lambda a: a,   # CPU only: ported `x.detach().cpu().numpy()` keeps working
 }
 
 INPLACE = {
