@@ -104,6 +104,12 @@ CASES += [
     Case("softmax", lambda T, a: a.softmax(1), [(2, 3)]),
     Case("log_softmax", lambda T, a: a.log_softmax(0), [(2, 3)]),
     Case("cumsum", lambda T, a: a.cumsum(1), [(2, 3)]),
+    Case("cross_entropy", lambda T, a: T.nn.functional.cross_entropy(a, T.tensor([2, 0, 1, 2])), [(4, 3)]),
+    Case("cross_entropy_sum", lambda T, a: T.nn.functional.cross_entropy(a, T.tensor([1, 1]), reduction="sum"),
+         [(2, 3)]),
+    Case("cross_entropy_none", lambda T, a: T.nn.functional.cross_entropy(a, T.tensor([0, 2]), reduction="none"),
+         [(2, 3)]),
+    Case("cross_entropy_1d", lambda T, a: T.nn.functional.cross_entropy(a, T.tensor(1)), [(3,)]),
     Case("cumsum0", lambda T, a: a.cumsum(0), [(4,)]),
 ]
 # linear algebra

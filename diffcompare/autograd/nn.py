@@ -219,17 +219,12 @@ def mse_loss(input, target, reduction="mean"):
 
 
 def cross_entropy(input, target, reduction="mean"):
-    """Cross-entropy of logits ``input`` (N, C) against class indices (N,) or probabilities (N, C)."""
+    """Cross-entropy of logits ``input`` (N, C) against class indices (N,) or probabilities (N, C),
+    recorded as PyTorch does: LogSoftmaxBackward0 then NllLossBackward0."""
     logp = ops.log_softmax(input, dim=-1 if input.ndim == 1 else 1)
     target_data = target._data if isinstance(target, Tensor) else np.asarray(target)
     if target_data.dtype.kind in "iu":
-        if input.ndim == 1:
-            return -logp[int(target_data)]
-        n_classes = input.shape[1]
-        if target_data.size and (target_data.min() < 0 or target_data.max() >= n_classes):
-            raise IndexError(f"Target {int(target_data.max())} is out of bounds: classes are 0..{n_classes - 1}")
-        picked = logp[np.arange(input.shape[0]), target_data]
-        return _reduce(-picked, reduction)
+        return ops.nll_loss(logp, target_data, reduction)
     target = target if isinstance(target, Tensor) else Tensor._make(target_data.astype(input.dtype))
     return _reduce(-(target * logp).sum(dim=-1 if input.ndim == 1 else 1), reduction)
 
@@ -260,4 +255,5 @@ class functional:  # noqa: N801 - used as the namespace ``ag.nn.functional`` (``
     softmax = staticmethod(ops.softmax)
     log_softmax = staticmethod(ops.log_softmax)
     mse_loss = staticmethod(mse_loss)
+    nll_loss = staticmethod(ops.nll_loss)
     cross_entropy = staticmethod(cross_entropy)

@@ -914,6 +914,44 @@ class LogSoftmaxBackward0(Op):
         return (g - D.exp(y) * g.sum(axis=self.dim, keepdims=True),)
 
 
+class NllLossBackward0(Op):
+    """Negative log-likelihood of class indices: -logp[i, target[i]], reduced.
+    The gradient is -grad (scaled by 1/N for the mean) at the targets, 0 elsewhere."""
+
+    @staticmethod
+    def forward(logp, index, scale, reduction, in_shape):
+        picked = -logp[index]
+        if reduction == "none":
+            return picked
+        return np.asarray(picked.sum() * scale)
+
+    def backward(self, g):
+        return (index_add_zeros(-g * self.scale, self.index, self.in_shape),)
+
+
+def nll_loss(logp, target, reduction="mean"):
+    """Mean (or sum, or none) of -logp[i, target[i]] for log-probabilities (N, C) or (C,)."""
+    target = np.asarray(target._data if isinstance(target, Tensor) else target)
+    if target.dtype.kind not in "iu":
+        raise TypeError(f"nll_loss expects integer class indices as target, got dtype {target.dtype}")
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction (use 'mean', 'sum' or 'none')")
+    n_classes = logp.shape[-1]
+    if target.size and (target.min() < 0 or target.max() >= n_classes):
+        bad = int(target.max() if target.max() >= n_classes else target.min())
+        raise IndexError(f"Target {bad} is out of bounds: classes are 0..{n_classes - 1}")
+    if logp.ndim == 1:
+        index, count = (int(target),), 1
+    else:
+        if target.shape != (logp.shape[0],):
+            raise ValueError(f"Expected target of shape ({logp.shape[0]},) for input of shape {tuple(logp.shape)}, "
+                             f"got {tuple(target.shape)}")
+        index, count = (np.arange(logp.shape[0]), target), logp.shape[0]
+    scale = 1.0 / count if reduction == "mean" else 1.0
+    return apply(NllLossBackward0, (logp,), {"index": index, "scale": scale, "reduction": reduction,
+                                             "in_shape": logp.shape})
+
+
 def softmax(x, dim):
     return apply(SoftmaxBackward0, (x,), {"dim": check_dim(dim, x.ndim)})
 
@@ -1283,10 +1321,11 @@ class SliceBackward0(SelectBackward0):
 
 
 class IndexPutBackward0(Op):
-    """zeros(shape) with ``g`` added at ``index``: the backward of indexing, itself differentiable."""
+    """zeros(shape) with ``g`` added at ``index``: the backward of indexing, itself differentiable.
+    ``g`` may be smaller than the indexed part (a scalar spread to several places)."""
 
     @staticmethod
-    def forward(g, index, shape, basic):
+    def forward(g, index, shape, basic, value_shape=None):
         out = np.zeros(shape, dtype=g.dtype)
         if basic:
             out[index] = g
@@ -1295,12 +1334,13 @@ class IndexPutBackward0(Op):
         return out
 
     def backward(self, g):
-        return (g[self.index],)
+        return (sum_to(g[self.index], self.value_shape),)
 
 
 def index_add_zeros(g, index, shape, basic=False):
     if isinstance(g, Tensor):
-        return apply(IndexPutBackward0, (g,), {"index": index, "shape": shape, "basic": basic})
+        return apply(IndexPutBackward0, (g,), {"index": index, "shape": shape, "basic": basic,
+                                               "value_shape": g.shape})
     return IndexPutBackward0.forward(g, index, shape, basic)
 
 
