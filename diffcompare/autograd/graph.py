@@ -19,7 +19,9 @@ import weakref
 
 import numpy as np
 
+from . import gradients
 from .grad_mode import STATE
+from .gradients import LAZY, IndexedGrad, add, is_own, merge
 
 _sequence = itertools.count()
 
@@ -195,120 +197,6 @@ def edge_of(t):
 
 # --- the backward walk ----------------------------------------------------------------------
 
-class ScaledGrad:
-    """The gradient ``factor * values``, not yet multiplied out.
-
-    Negations and scalings by a number (``b - a``, ``1 - x``, ``c * x``) return one, and the
-    next linear step folds the factor into work it does anyway: a pass over memory saved.
-    """
-
-    __slots__ = ("values", "factor")
-
-    def __init__(self, values, factor):
-        self.values, self.factor = values, factor
-
-    shape = property(lambda self: self.values.shape)
-    dtype = property(lambda self: self.values.dtype)
-
-    def dense(self):
-        return self.values * self.factor
-
-    def add_to(self, target):
-        """target += factor * values, in place, in one pass when the factor is +-1."""
-        if self.factor == -1:
-            target -= self.values
-        elif self.factor == 1:
-            target += self.values
-        else:
-            target += self.values * self.factor
-
-
-class IndexedGrad:
-    """A gradient that is zero except at a basic ``index`` of an array of ``shape``.
-
-    Slicing's backward returns one instead of a mostly-zero array, so that several slices of
-    one tensor (``x[1:]`` and ``x[:-1]``) add their parts straight into one buffer.
-    """
-
-    __slots__ = ("values", "index", "shape")
-
-    def __init__(self, values, index, shape):
-        self.values, self.index, self.shape = values, index, shape
-
-    def dense(self):
-        box = _box(self.index)
-        out = np.empty(self.shape, dtype=self.values.dtype) if box else np.zeros(self.shape, self.values.dtype)
-        if type(self.values) is ScaledGrad:
-            np.multiply(self.values.values, self.values.factor, out=out[self.index])
-        else:
-            out[self.index] = self.values
-        if box:
-            _zero_outside(out, box)
-        return out
-
-    def add_to(self, target):
-        region = target[self.index]
-        if type(self.values) is ScaledGrad:
-            self.values.add_to(region)
-        else:
-            region += self.values
-
-
-def _box(index):
-    """The index as step-1 slices (a box whose outside is cheap to zero), or None."""
-    slices = [s for s in index if s is not Ellipsis]
-    if all(type(s) is slice and s.step in (None, 1) for s in slices) and index[-1] is Ellipsis:
-        return slices
-    return None
-
-
-def _zero_outside(out, box):
-    region = ()
-    for dim, s in enumerate(box):
-        start, stop, _ = s.indices(out.shape[dim])
-        out[region + (slice(0, start),)] = 0
-        out[region + (slice(max(start, stop), None),)] = 0
-        region += (slice(start, stop),)
-
-
-LAZY = (ScaledGrad, IndexedGrad)
-
-
-def _merge(previous, g, owned):
-    """previous + g, in place when ``previous`` is an array this walk owns."""
-    if type(previous) in LAZY:
-        previous = previous.dense()
-    elif id(previous) not in owned:
-        total = previous + (g.dense() if type(g) in LAZY else g)
-        if type(total) is np.ndarray:
-            owned.add(id(total))
-        return total
-    owned.add(id(previous))
-    if type(g) in LAZY:
-        if type(g) is ScaledGrad and g.shape != previous.shape:
-            g = g.dense()
-        else:
-            g.add_to(previous)
-            return previous
-    if previous.shape == g.shape and previous.flags.writeable:
-        previous += g
-    else:
-        owned.discard(id(previous))
-        previous = previous + g
-        owned.add(id(previous))
-    return previous
-
-
-def _add(a, b):
-    """Sum two gradient contributions; ``None`` means no contribution."""
-    a, b = (v.dense() if type(v) in LAZY else v for v in (a, b))
-    if a is None:
-        return b
-    if b is None:
-        return a
-    return a + b
-
-
 def accumulate_into(tensor, grad, create_graph, fresh=False):
     """Add ``grad`` into ``tensor.grad`` as PyTorch does: a fresh tensor the first time, in
     place after that, out of place when the gradient itself is being differentiated.
@@ -478,15 +366,15 @@ def run_backward(roots, seeds, retain_graph, create_graph, targets=None, accumul
                     previous = buffers.get(nxt)
                     if previous is None:
                         buffers[nxt] = g
-                        if type(g) is np.ndarray and g.size >= _OWNERSHIP_MIN_SIZE and node.fresh_results and \
-                                _is_own(g, results, grads, incoming_owned, node._saved):
+                        if type(g) is np.ndarray and g.size >= gradients.OWNERSHIP_MIN_SIZE and node.fresh_results and \
+                                is_own(g, results, grads, incoming_owned, node._saved):
                             owned.add(id(g))
                     elif type(previous) is np.ndarray and type(g) is np.ndarray and id(previous) not in owned:
                         total = previous + g
                         owned.add(id(total))
                         buffers[nxt] = total
                     else:
-                        buffers[nxt] = _merge(previous, g, owned) if not create_graph else previous + g
+                        buffers[nxt] = merge(previous, g, owned) if not create_graph else previous + g
             if not retain_graph and node._saved is not None:
                 node._saved = None
                 node._freed = True
@@ -494,37 +382,6 @@ def run_backward(roots, seeds, retain_graph, create_graph, targets=None, accumul
         STATE.grad_enabled = previous_mode
         quiet.__exit__(None, None, None)
     return captured
-
-
-_OWNERSHIP_MIN_SIZE = 4096   # below this a copy costs less than proving it is not needed
-
-
-def _is_own(g, results, incoming, incoming_owned, saved):
-    """Whether a result of a node's backward is held by nothing but the walk: it shares
-    memory with no other result, with no saved array, and with the incoming gradient
-    unless that one was the walk's own (a view of it, such as a transpose's backward)."""
-    if not g.flags.writeable:
-        return False
-    while type(incoming) in LAZY:
-        incoming = incoming.values
-    if type(incoming) is np.ndarray and not incoming_owned and np.may_share_memory(g, incoming):
-        return False
-    appearances = 0
-    for other in results:
-        if other is g:
-            appearances += 1          # the same array for two inputs (x + y): never own it
-            continue
-        while type(other) in LAZY:
-            other = other.values
-        if type(other) is np.ndarray and np.may_share_memory(g, other):
-            return False
-    if appearances > 1:
-        return False
-    for value in saved or ():
-        array = value.array if type(value) is SavedTensor else value
-        if type(array) is np.ndarray and np.may_share_memory(g, array):
-            return False
-    return True
 
 
 def _before_apply(node, grads, create_graph, accumulate, targets, reaching, executing, captured):
@@ -569,7 +426,7 @@ def _deposit(buffers, node, index, grad):
         slots = buffers.get(node)
         if slots is None:
             slots = buffers[node] = [None] * node.n_outputs
-        slots[index] = _add(slots[index], grad)
+        slots[index] = add(slots[index], grad)
 
 
 def _accumulate_leaf(tensor, grad, create_graph, fresh=False):

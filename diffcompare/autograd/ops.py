@@ -26,7 +26,8 @@ from collections import namedtuple
 import numpy as np
 
 from .grad_mode import STATE
-from .graph import FREED_ERROR, IndexedGrad, Node, ScaledGrad, SavedTensor, _sequence, edge_of, init_node
+from .gradients import IndexedGrad, ScaledGrad
+from .graph import FREED_ERROR, Node, SavedTensor, _sequence, edge_of, init_node
 from .quiet import _IGNORE as QUIET, quietly, reset_quiet, set_quiet
 from .tensor import Tensor
 
