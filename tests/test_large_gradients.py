@@ -109,11 +109,11 @@ def test_grad_returns_independent_arrays(x):
 
 def _gradients(seed, lazy):
     import differential
-    from diffcompare.autograd import gradients, ops
+    from diffcompare.autograd import gradients
 
-    saved = ops._LAZY_MIN_SIZE, gradients.OWNERSHIP_MIN_SIZE
+    saved = gradients.LAZY_MIN_SIZE, gradients.OWNERSHIP_MIN_SIZE
     if not lazy:   # the plain path: every gradient materialised, every leaf gradient copied
-        ops._LAZY_MIN_SIZE = gradients.OWNERSHIP_MIN_SIZE = 1 << 62
+        gradients.LAZY_MIN_SIZE = gradients.OWNERSHIP_MIN_SIZE = 1 << 62
     try:
         rng = np.random.default_rng(seed)
         program = differential.random_program(rng, int(rng.integers(2, 6)))
@@ -124,7 +124,7 @@ def _gradients(seed, lazy):
         (out * out).sum().backward()
         return [None if t.grad is None else t.grad.numpy().copy() for t in (x, y)]
     finally:
-        ops._LAZY_MIN_SIZE, gradients.OWNERSHIP_MIN_SIZE = saved
+        gradients.LAZY_MIN_SIZE, gradients.OWNERSHIP_MIN_SIZE = saved
 
 
 @pytest.mark.parametrize("seed", range(200, 230))

@@ -1,6 +1,8 @@
 """How the backward walk holds gradients on their way: lazy forms that save passes over
 memory, sums made in place when only the walk holds an array, and the test for that.
 
+- ``scaled``: ``g * c`` as cheaply as possible: a broadcast constant (the gradient of a sum)
+  stays one, a large array carries the factor as a ``ScaledGrad``;
 - ``ScaledGrad``: ``factor * values`` not yet multiplied out (a negation, a scaling);
 - ``IndexedGrad``: a slice's gradient, zero outside the slice, kept small until it meets
   another contribution, which it is then added into;
@@ -161,3 +163,23 @@ def is_own(g, results, incoming, incoming_owned, saved):
         if type(array) is np.ndarray and np.may_share_memory(g, array):
             return False
     return True
+
+
+def is_constant(g):
+    """A broadcast scalar, such as the gradient that sum() sends back: every stride is 0."""
+    return type(g) is np.ndarray and g.ndim > 0 and not any(g.strides)
+
+
+LAZY_MIN_SIZE = 4096   # below this, multiplying now is cheaper than carrying a factor
+
+
+def scaled(g, c):
+    """``g * c`` for a number c, without a pass over memory where possible: a broadcast
+    constant stays one, and a large array carries the factor (ScaledGrad) to the next step."""
+    if type(g) is ScaledGrad:
+        return ScaledGrad(g.values, g.factor * c)
+    if is_constant(g):
+        return np.broadcast_to(g.flat[0] * c, g.shape)
+    if type(g) is np.ndarray and g.size >= LAZY_MIN_SIZE:
+        return ScaledGrad(g, c)
+    return g * c

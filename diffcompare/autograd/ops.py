@@ -26,7 +26,7 @@ from collections import namedtuple
 import numpy as np
 
 from .grad_mode import STATE
-from .gradients import IndexedGrad, ScaledGrad
+from .gradients import IndexedGrad, ScaledGrad, is_constant, scaled
 from .graph import FREED_ERROR, Node, SavedTensor, _sequence, edge_of, init_node
 from .quiet import _IGNORE as QUIET, quietly, reset_quiet, set_quiet
 from .tensor import Tensor
@@ -82,26 +82,6 @@ def _fit(g, meta):
     if g.dtype != dtype:
         g = D.cast(g, dtype)
     return g
-
-
-def _is_constant(g):
-    """A broadcast scalar, such as the gradient that sum() sends back: every stride is 0."""
-    return type(g) is np.ndarray and g.ndim > 0 and not any(g.strides)
-
-
-_LAZY_MIN_SIZE = 4096   # below this, multiplying now is cheaper than carrying a factor
-
-
-def _scaled(g, c):
-    """``g * c`` for a number c, without a pass over memory where possible: a broadcast
-    constant stays one, and a large array carries the factor (ScaledGrad) to the next step."""
-    if type(g) is ScaledGrad:
-        return ScaledGrad(g.values, g.factor * c)
-    if _is_constant(g):
-        return np.broadcast_to(g.flat[0] * c, g.shape)
-    if type(g) is np.ndarray and g.size >= _LAZY_MIN_SIZE:
-        return ScaledGrad(g, c)
-    return g * c
 
 
 def sum_to(g, shape):
@@ -241,7 +221,7 @@ class SubBackward0(Op):
     forward = staticmethod(np.subtract)
 
     def backward(self, g):
-        return g, (_scaled(g, -1) if self.needs(1) else None)
+        return g, (scaled(g, -1) if self.needs(1) else None)
 
 
 class RsubBackward1(Op):
@@ -250,7 +230,7 @@ class RsubBackward1(Op):
     forward = staticmethod(lambda x, c: np.subtract(c, x))
 
     def backward(self, g):
-        return _scaled(g, -1), None
+        return scaled(g, -1), None
 
 
 class MulBackward0(Op):
@@ -269,7 +249,7 @@ class MulScalarBackward(Op):
     forward = staticmethod(np.multiply)
 
     def backward(self, g, c):
-        return _scaled(g, c), None
+        return scaled(g, c), None
 
 
 MulScalarBackward.__name__ = "MulBackward0"
@@ -292,7 +272,7 @@ class NegBackward0(Op):
     forward = staticmethod(np.negative)
 
     def backward(self, g):
-        return (_scaled(g, -1),)
+        return (scaled(g, -1),)
 
 
 class PowBackward0(Op):
@@ -310,7 +290,7 @@ class PowBackward0(Op):
             if e == 0:
                 return (np.zeros_like(g),)
             base = x if e == 2 else quietly(np.power, x, e - 1)
-            if _is_constant(g):      # one pass: fold the constant gradient into the factor
+            if is_constant(g):      # one pass: fold the constant gradient into the factor
                 return (base * (g.flat[0] * e),)
             factor = e
             if type(g) is ScaledGrad:
