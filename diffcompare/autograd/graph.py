@@ -21,6 +21,7 @@ import numpy as np
 
 from . import gradients
 from .grad_mode import STATE
+from .quiet import _IGNORE as QUIET, reset_quiet, set_quiet
 from .gradients import LAZY, IndexedGrad, add, is_own, merge
 
 _sequence = itertools.count()
@@ -316,8 +317,7 @@ def run_backward(roots, seeds, retain_graph, create_graph, targets=None, accumul
     previous_mode = STATE.grad_enabled
     STATE.grad_enabled = create_graph
     anomaly = STATE.anomaly_enabled and STATE.anomaly_check_nan
-    quiet = np.errstate(all="ignore")  # 0 * inf is nan, as in PyTorch, without warnings
-    quiet.__enter__()  # once per backward call, so its cost does not matter
+    quiet = set_quiet(QUIET)   # 0 * inf is nan, as in PyTorch, without warnings
     special = targets is not None
     # ids of gradient arrays that only `buffers` holds (sums this walk made, fresh results of
     # a node's backward): safe to update in place, and to hand to a leaf without a copy
@@ -380,7 +380,7 @@ def run_backward(roots, seeds, retain_graph, create_graph, targets=None, accumul
                 node._freed = True
     finally:
         STATE.grad_enabled = previous_mode
-        quiet.__exit__(None, None, None)
+        reset_quiet(quiet)
     return captured
 
 

@@ -100,9 +100,6 @@ def sum_to(g, shape):
 
 # --- recording ---------------------------------------------------------------------------
 
-_NO_EDGE = (None, 0)
-
-
 def apply(cls, args, params=None):
     """Run ``cls.forward`` on the arrays behind ``args`` and record a node if any tensor
     argument requires grad. Non-tensor arguments are constants."""

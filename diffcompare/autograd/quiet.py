@@ -34,7 +34,3 @@ except ImportError:  # pragma: no cover - older NumPy
     def reset_quiet(state):
         state.__exit__(None, None, None)
 
-
-def quiet():
-    """A context manager with the same effect, for blocks."""
-    return np.errstate(all="ignore")

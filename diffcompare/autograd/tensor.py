@@ -575,9 +575,3 @@ def randint(low, high=None, size=(), dtype=None) -> Tensor:
 def is_tensor(obj) -> bool:
     return isinstance(obj, Tensor)
 
-
-def as_array(value, like=None):
-    """The array behind a tensor, or a constant made into an array."""
-    if isinstance(value, Tensor):
-        return value._data
-    return np.asarray(value)
