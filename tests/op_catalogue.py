@@ -51,6 +51,7 @@ for op_name, op in [("add", lambda T, a, b: a + b), ("sub", lambda T, a, b: a - 
 CASES += [Case("div", lambda T, a, b: a / b, list(p), 0.5, 2.0) for p in BROADCAST_PAIRS]
 CASES += [Case("pow_tensor", lambda T, a, b: a ** b, list(p), 0.5, 2.0) for p in BROADCAST_PAIRS]
 CASES += [Case("atan2", lambda T, *a: T.atan2(*a), list(p), 0.5, 2.0) for p in BROADCAST_PAIRS]
+CASES += [Case("hypot", lambda T, *a: T.hypot(*a), list(p), 0.5, 2.0) for p in BROADCAST_PAIRS]
 CASES += [
     Case("rsub_scalar", lambda T, a: 1.5 - a, [(3,)]),
     Case("rdiv_scalar", lambda T, a: 2.0 / a, [(3,)], 0.5, 2.0),
@@ -66,6 +67,7 @@ for name in ["exp", "sin", "cos", "atan", "sinh", "cosh", "tanh", "asinh", "sigm
 for name in ["log", "sqrt", "log2", "log10", "reciprocal", "rsqrt"]:
     CASES += _unary(name, 0.3, 3.0)
 CASES += _unary("log1p", -0.5, 2.0)
+CASES += _unary("cbrt", 0.3, 3.0) + _unary("cbrt", -3.0, -0.3, shapes=((4,),))
 CASES += _unary("tan", -1.2, 1.2)
 CASES += _unary("asin", -0.9, 0.9) + _unary("acos", -0.9, 0.9) + _unary("atanh", -0.9, 0.9)
 CASES += _unary("acosh", 1.2, 3.0)

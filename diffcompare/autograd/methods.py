@@ -87,7 +87,7 @@ BINARY = {
     "__matmul__": _matmul, "__rmatmul__": _rmatmul,
     "__lt__": ops.lt, "__le__": ops.le, "__gt__": ops.gt, "__ge__": ops.ge, "__eq__": ops.eq, "__ne__": ops.ne,
     "lt": ops.lt, "le": ops.le, "gt": ops.gt, "ge": ops.ge, "eq": ops.eq, "ne": ops.ne,
-    "maximum": ops.maximum, "minimum": ops.minimum, "atan2": ops.atan2,
+    "maximum": ops.maximum, "minimum": ops.minimum, "atan2": ops.atan2, "hypot": ops.hypot,
     "matmul": ops.matmul, "mm": ops.mm, "mv": ops.mv, "dot": ops.dot,
 }
 

@@ -381,6 +381,7 @@ ELEMENTWISE = {
     "log2":  (np.log2,    X, lambda g, x: g / (x * _LN2), "grad / (x ln 2)"),
     "log10": (np.log10,   X, lambda g, x: g / (x * _LN10), "grad / (x ln 10)"),
     "sqrt":  (np.sqrt,    R, lambda g, r: g / (2 * r), "grad / (2 result)"),
+    "cbrt":  (np.cbrt,    R, lambda g, r: g / (3 * r * r), "grad / (3 result^2)"),
     "rsqrt": (lambda x: 1 / np.sqrt(x), R, lambda g, r: g * (-0.5 * r * r * r), "-grad result^3 / 2"),
     "sin":   (np.sin,     X, lambda g, x: g * D.cos(x), "grad * cos(x)"),
     "cos":   (np.cos,     X, lambda g, x: -g * D.sin(x), "-grad * sin(x)"),
@@ -548,6 +549,20 @@ class Atan2Backward0(Op):
 
 def atan2(y, x):
     return apply(Atan2Backward0, (y, x))
+
+
+class HypotBackward0(Op):
+    """hypot(a, b) = sqrt(a² + b²): d/da = a / result, d/db = b / result (nan at the origin, as PyTorch)."""
+    broadcasts = True
+    saves = (0, 1, RESULT)
+    forward = staticmethod(np.hypot)
+
+    def backward(self, g, a, b, r):
+        return (g * a / r if self.needs(0) else None), (g * b / r if self.needs(1) else None)
+
+
+def hypot(a, b):
+    return apply(HypotBackward0, (a, b))
 
 
 class WhereBackward0(Op):
