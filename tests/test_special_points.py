@@ -42,6 +42,8 @@ TABLE = [
     ("x*log(x)", lambda x: x * x.log(), [nan, nan, 1]),
     ("sqrt(x**2)", lambda x: (x ** 2).sqrt(), [-1, nan, 1]),
     ("atan2(x,0)", lambda x: ag.atan2(x, ag.zeros(3)), [0, 0, 0]),
+    ("cbrt", lambda x: x.cbrt(), [1 / 3, inf, 1 / 3]),
+    ("hypot(x,0)", lambda x: ag.hypot(x, ag.zeros(3)), [-1, nan, 1]),
     ("tanh", lambda x: x.tanh(), [0.41997434161402614, 1, 0.41997434161402614]),
 ]
 
