@@ -60,53 +60,27 @@ def test_custom_function_several_outputs_and_constants():
     assert ag.gradcheck(lambda t: ScaleBy.apply(t, 0.5), (ag.tensor([0.3, 1.1], requires_grad=True),))
 
 
+def identity_with_backward(name, backward):
+    """A custom Function named ``name`` computing x * 1, with the given (deliberately odd) backward."""
+    return type(name, (ag.Function,), {"forward": staticmethod(lambda ctx, x: x * 1),
+                                       "backward": staticmethod(backward)})
+
+
 def test_custom_function_gradient_checks():
-    class Broadcasting(ag.Function):
-        @staticmethod
-        def forward(ctx, x):
-            return x * 1
-
-        @staticmethod
-        def backward(ctx, g):
-            return ag.ones(3, 2)
-
+    Broadcasting = identity_with_backward("Broadcasting", lambda ctx, g: ag.ones(3, 2))
     x = ag.tensor([1.0, 2.0], requires_grad=True)
     Broadcasting.apply(x).sum().backward()
     assert x.grad.tolist() == [3.0, 3.0]
 
-    class WrongSize(ag.Function):
-        @staticmethod
-        def forward(ctx, x):
-            return x * 1
-
-        @staticmethod
-        def backward(ctx, g):
-            return ag.ones(1, 3)
-
+    WrongSize = identity_with_backward("WrongSize", lambda ctx, g: ag.ones(1, 3))
     with pytest.raises(RuntimeError, match=r"Function WrongSizeBackward returned an invalid gradient at index 0 - got \[1, 3\] but expected shape compatible with \[2\]"):
         WrongSize.apply(ag.tensor([1.0, 2.0], requires_grad=True)).sum().backward()
 
-    class TooMany(ag.Function):
-        @staticmethod
-        def forward(ctx, x):
-            return x * 1
-
-        @staticmethod
-        def backward(ctx, g):
-            return g, g
-
+    TooMany = identity_with_backward("TooMany", lambda ctx, g: (g, g))
     with pytest.raises(RuntimeError, match=r"function TooManyBackward returned an incorrect number of gradients \(expected 1, got 2\)"):
         TooMany.apply(ag.tensor([1.0], requires_grad=True)).sum().backward()
 
-    class NoGrad(ag.Function):
-        @staticmethod
-        def forward(ctx, x):
-            return x * 1
-
-        @staticmethod
-        def backward(ctx, g):
-            return None
-
+    NoGrad = identity_with_backward("NoGrad", lambda ctx, g: None)
     x = ag.tensor([1.0], requires_grad=True)
     NoGrad.apply(x).sum().backward()
     assert x.grad is None

@@ -62,11 +62,10 @@ def _make_grads(outputs, grads, create_graph):
                 f"Mismatch in shape: grad_output[{i}] has a shape of {_size(g.shape)} and output[{i}] "
                 f"has a shape of {_size(out.shape)}."
             )
-        data = g._data if g.dtype == out.dtype else g._data.astype(out.dtype)
         if create_graph:
             seeds.append(g if g.dtype == out.dtype else g.to(out.dtype))
         else:
-            seeds.append(data)
+            seeds.append(g._data if g.dtype == out.dtype else g._data.astype(out.dtype))
     return seeds
 
 

@@ -46,9 +46,7 @@ class FunctionCtx(Node):
 
     @property
     def saved_tensors(self):
-        as_tensor = True
-        values = self._unpack(as_tensor)
-        return tuple(values)
+        return tuple(self._unpack(True))   # user backward code works on tensors
 
     def _apply(self, grads, create_graph):
         grads = list(grads) if self.n_outputs != 1 else [grads]

@@ -141,11 +141,6 @@ class Node:
             return ()
         return [s.unpack(self, as_tensor) if type(s) is SavedTensor else s for s in saved]
 
-    def _release(self):
-        if self._saved is not None:
-            self._saved = None
-            self._freed = True
-
     def __getattr__(self, name):
         # PyTorch exposes saved values as _saved_<name>; reading them after they were freed
         # raises the same error as a second backward.

@@ -127,4 +127,3 @@ def bind():
         setattr(Tensor, name, ops._inplace_binary(func))
     for name, func in INPLACE_UNARY.items():
         setattr(Tensor, name, ops._inplace_unary(func))
-    Tensor.__hash__ = lambda self: id(self)   # __eq__ is elementwise; identity hashing stays

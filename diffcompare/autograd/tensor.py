@@ -341,7 +341,7 @@ class Tensor:
 
     __str__ = __repr__
 
-    def __hash__(self):
+    def __hash__(self):   # __eq__ is elementwise (bound in methods.py): hash by identity
         return id(self)
 
     def __reduce__(self):
