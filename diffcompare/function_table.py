@@ -1,0 +1,280 @@
+"""The one table of functions: every operator, function and constant the expression
+language knows, with its meaning in each world.
+
+A row says what ``name`` means as float64 NumPy (``numpy``), as an analytic extension
+to complex numbers for the complex step (``complex``; ``None`` when there is none), as
+SymPy (``sympy``), as mpmath (``mpmath``) and as the autograd engine (``engine``). The
+parser accepts exactly the callable names and constants here; every evaluator reads
+the world's column. Adding a function is adding a row: ``tests/test_function_table.py``
+walks the whole table and checks that the worlds agree with each other.
+
+>>> float(ROWS["hypot"].numpy(3.0, 4.0))
+5.0
+>>> ROWS["sin"].arity, ROWS["atan2"].arity
+(1, 2)
+>>> sorted(name for name, row in ROWS.items() if row.complex is None)
+['abs', 'max', 'min', 'relu', 'sign']
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from .autograd import ops as _ag
+from .autograd.ops import _np_erf, _np_sigmoid
+
+
+class _Lazy:
+    """A module imported on first attribute access (SymPy alone takes ~0.3 s to import)."""
+
+    def __init__(self, name):
+        self._name, self._module = name, None
+
+    def __getattr__(self, attr):
+        if self._module is None:
+            self._module = importlib.import_module(self._name)
+        return getattr(self._module, attr)
+
+
+sp = _Lazy("sympy")
+mp = _Lazy("mpmath")
+_cfunctions = _Lazy("sympy.codegen.cfunctions")
+
+
+@dataclass(frozen=True)
+class Row:
+    """One function in every world. ``kink(*args)`` says whether float64 arguments sit
+    on a point where the function is not differentiable; ``samples`` are argument
+    tuples inside the domain, used by the table's own test."""
+    name: str
+    arity: int
+    numpy: Callable
+    complex: Callable | None
+    sympy: Callable
+    mpmath: Callable
+    engine: Callable
+    doc: str
+    domain: str = "all reals"
+    samples: tuple = ((0.7,), (-1.3,), (2.5,))
+    symbol: str | None = None            # the operator spelling, for operator rows
+    kink: Callable | None = None
+    kink_note: str = ""
+    not_complex_safe: str = ""
+    engine_convention: str = ""
+    sympy_convention: str = ""
+    # derivative of each argument, as SymPy; filled for rows whose SymPy form is not built in
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def is_constant(self):
+        return self.arity == 0
+
+    @property
+    def is_operator(self):
+        return self.symbol is not None
+
+
+# -- complex-analytic extensions NumPy lacks ------------------------------------------------
+
+def _c_cbrt(z):
+    """Real cube root continued analytically off the real axis (np.cbrt is real-only)."""
+    z = np.asarray(z, dtype=complex)
+    s = np.where(z.real < 0, -1.0, 1.0)
+    return s * (s * z) ** (1 / 3)
+
+
+def _c_erf(z):
+    """erf of complex arguments by mpmath, with enough digits that the imaginary part of
+    x + 1e-20i keeps full relative precision."""
+    def one(w):
+        with mp.workdps(60):
+            r = mp.erf(mp.mpc(w.real, w.imag))
+        return complex(r)
+    z = np.asarray(z, dtype=complex)
+    return np.vectorize(one, otypes=[complex])(z) if z.ndim else one(complex(z))
+
+
+def _c_softplus(z):
+    z = np.asarray(z, dtype=complex)
+    pos = z.real > 0
+    return np.where(pos, z + np.log1p(np.exp(-np.where(pos, z, 0))), np.log1p(np.exp(np.where(pos, 0, z))))
+
+
+def _c_atan2(y, x):
+    """atan2 continued off the real axis: the real parts pick the branch, as real atan2 does."""
+    y, x = np.asarray(y, dtype=complex), np.asarray(x, dtype=complex)
+    near_x = np.abs(x.real) >= np.abs(y.real)
+    via_x = np.arctan(y / np.where(near_x, x, 1)) + np.where(x.real > 0, 0.0, np.where(y.real >= 0, np.pi, -np.pi))
+    via_y = np.where(y.real > 0, np.pi / 2, -np.pi / 2) - np.arctan(x / np.where(near_x, 1, y))
+    return np.where(near_x, via_x, via_y)
+
+
+def _np_real_cbrt(x):
+    return np.cbrt(x)
+
+
+def _mp_cbrt(x):
+    return mp.sign(x) * mp.cbrt(abs(x))
+
+
+def _mp_sign(x):
+    return mp.mpf(mp.sign(x))
+
+
+def _sp_cbrt(x):
+    # the real cube root (SymPy's cbrt is the principal, complex one for x < 0)
+    return sp.sign(x) * sp.Abs(x) ** sp.Rational(1, 3)
+
+
+def _engine_const(value):
+    return lambda *args: value
+
+
+def _as_tensor(v):
+    return v if isinstance(v, _ag.Tensor) else _ag.as_tensor(np.float64(v))
+
+
+def _on_tensors(func):
+    """Engine functions take tensors; a number argument (max(x, 0)) becomes a constant tensor."""
+    return lambda *args: func(*map(_as_tensor, args))
+
+
+def _zero_at(x):
+    return np.asarray(x) == 0
+
+
+_POS = ((0.7,), (1.3,), (2.5,))
+_UNIT = ((0.3,), (-0.6,), (0.85,))
+
+# kink/convention texts are shown in reports at non-differentiable points
+ROWS: dict[str, Row] = {}
+
+
+def _row(name, arity, numpy, complex, sympy, mpmath, engine, doc, **kw):
+    ROWS[name] = Row(name, arity, numpy, complex, sympy, mpmath, engine, doc, **kw)
+
+
+# -- operators --------------------------------------------------------------------------------
+_row("add", 2, np.add, np.add, lambda a, b: a + b, lambda a, b: a + b, lambda a, b: a + b,
+     "a + b", symbol="+", samples=((0.7, -1.2), (2.0, 3.5)))
+_row("sub", 2, np.subtract, np.subtract, lambda a, b: a - b, lambda a, b: a - b, lambda a, b: a - b,
+     "a - b", symbol="-", samples=((0.7, -1.2), (2.0, 3.5)))
+_row("mul", 2, np.multiply, np.multiply, lambda a, b: a * b, lambda a, b: a * b, lambda a, b: a * b,
+     "a * b", symbol="*", samples=((0.7, -1.2), (2.0, 3.5)))
+_row("div", 2, np.true_divide, np.true_divide, lambda a, b: a / b, lambda a, b: a / b, lambda a, b: a / b,
+     "a / b", domain="b ≠ 0", symbol="/", samples=((0.7, -1.2), (2.0, 3.5)))
+_row("neg", 1, np.negative, np.negative, lambda a: -a, lambda a: -a, lambda a: -a,
+     "-a", symbol="-")
+_row("pow", 2, np.power, np.power, lambda a, b: a ** b, lambda a, b: a ** b, _ag.pow,
+     "a ** b (also a ^ b): a power; a > 0 unless b is an integer", domain="a > 0, or b an integer",
+     symbol="**", samples=((0.7, 2.5), (2.0, -1.5), (-1.5, 3.0)),
+     kink=lambda a, b: (np.asarray(a) == 0) & (np.asarray(b) < 1) & (np.asarray(b) != 0),
+     kink_note="a ** b with a = 0 and b < 1 has an infinite slope in a")
+
+# -- constants --------------------------------------------------------------------------------
+_row("pi", 0, _engine_const(np.pi), _engine_const(complex(np.pi)), lambda: sp.pi, lambda: +mp.pi,
+     _engine_const(np.pi), "π = 3.14159…", samples=((),))
+_row("e", 0, _engine_const(np.e), _engine_const(complex(np.e)), lambda: sp.E, lambda: mp.e + 0,
+     _engine_const(np.e), "Euler's number e = 2.71828…", samples=((),))
+
+# -- trigonometric and hyperbolic --------------------------------------------------------------
+_row("sin", 1, np.sin, np.sin, lambda x: sp.sin(x), lambda x: mp.sin(x), _on_tensors(_ag.sin), "sine")
+_row("cos", 1, np.cos, np.cos, lambda x: sp.cos(x), lambda x: mp.cos(x), _on_tensors(_ag.cos), "cosine")
+_row("tan", 1, np.tan, np.tan, lambda x: sp.tan(x), lambda x: mp.tan(x), _on_tensors(_ag.tan), "tangent",
+     domain="x ≠ π/2 + kπ")
+_row("asin", 1, np.arcsin, np.arcsin, lambda x: sp.asin(x), lambda x: mp.asin(x), _on_tensors(_ag.asin),
+     "inverse sine", domain="-1 ≤ x ≤ 1 (differentiable inside)", samples=_UNIT,
+     kink=lambda x: np.abs(x) == 1, kink_note="asin has an infinite slope at ±1")
+_row("acos", 1, np.arccos, np.arccos, lambda x: sp.acos(x), lambda x: mp.acos(x), _on_tensors(_ag.acos),
+     "inverse cosine", domain="-1 ≤ x ≤ 1 (differentiable inside)", samples=_UNIT,
+     kink=lambda x: np.abs(x) == 1, kink_note="acos has an infinite slope at ±1")
+_row("atan", 1, np.arctan, np.arctan, lambda x: sp.atan(x), lambda x: mp.atan(x), _on_tensors(_ag.atan),
+     "inverse tangent")
+_row("atan2", 2, np.arctan2, _c_atan2, lambda y, x: sp.atan2(y, x), lambda y, x: mp.atan2(y, x),
+     _on_tensors(_ag.atan2), "atan2(y, x): the angle of the point (x, y)",
+     domain="(x, y) ≠ (0, 0); jumps by 2π across x < 0, y = 0", samples=((0.7, 1.2), (-1.3, 0.4), (2.0, -0.5)),
+     kink=lambda y, x: (np.asarray(x) == 0) & (np.asarray(y) == 0) | (np.asarray(y) == 0) & (np.asarray(x) < 0),
+     kink_note="atan2 is not differentiable at the origin and jumps across the negative x axis")
+_row("sinh", 1, np.sinh, np.sinh, lambda x: sp.sinh(x), lambda x: mp.sinh(x), _on_tensors(_ag.sinh),
+     "hyperbolic sine")
+_row("cosh", 1, np.cosh, np.cosh, lambda x: sp.cosh(x), lambda x: mp.cosh(x), _on_tensors(_ag.cosh),
+     "hyperbolic cosine")
+_row("tanh", 1, np.tanh, np.tanh, lambda x: sp.tanh(x), lambda x: mp.tanh(x), _on_tensors(_ag.tanh),
+     "hyperbolic tangent")
+_row("asinh", 1, np.arcsinh, np.arcsinh, lambda x: sp.asinh(x), lambda x: mp.asinh(x),
+     _on_tensors(_ag.asinh), "inverse hyperbolic sine")
+_row("acosh", 1, np.arccosh, np.arccosh, lambda x: sp.acosh(x), lambda x: mp.acosh(x),
+     _on_tensors(_ag.acosh), "inverse hyperbolic cosine", domain="x ≥ 1 (differentiable for x > 1)",
+     samples=((1.2,), (2.5,), (7.0,)), kink=lambda x: np.asarray(x) == 1,
+     kink_note="acosh has an infinite slope at 1")
+_row("atanh", 1, np.arctanh, np.arctanh, lambda x: sp.atanh(x), lambda x: mp.atanh(x),
+     _on_tensors(_ag.atanh), "inverse hyperbolic tangent", domain="-1 < x < 1", samples=_UNIT)
+
+# -- exponentials and logarithms --------------------------------------------------------------
+_row("exp", 1, np.exp, np.exp, lambda x: sp.exp(x), lambda x: mp.exp(x), _on_tensors(_ag.exp), "e ** x")
+_row("expm1", 1, np.expm1, np.expm1, lambda x: _cfunctions.expm1(x), lambda x: mp.expm1(x),
+     _on_tensors(_ag.expm1), "exp(x) - 1, accurate for small x")
+_row("log", 1, np.log, np.log, lambda x: sp.log(x), lambda x: mp.log(x), _on_tensors(_ag.log),
+     "natural logarithm", domain="x > 0", samples=_POS)
+_row("log1p", 1, np.log1p, np.log1p, lambda x: _cfunctions.log1p(x), lambda x: mp.log1p(x),
+     _on_tensors(_ag.log1p), "log(1 + x), accurate for small x", domain="x > -1",
+     samples=((0.7,), (-0.4,), (2.5,)))
+_row("log2", 1, np.log2, np.log2, lambda x: _cfunctions.log2(x), lambda x: mp.log(x, 2),
+     _on_tensors(_ag.log2), "base-2 logarithm", domain="x > 0", samples=_POS)
+_row("log10", 1, np.log10, np.log10, lambda x: _cfunctions.log10(x), lambda x: mp.log10(x),
+     _on_tensors(_ag.log10), "base-10 logarithm", domain="x > 0", samples=_POS)
+_row("sqrt", 1, np.sqrt, np.sqrt, lambda x: sp.sqrt(x), lambda x: mp.sqrt(x), _on_tensors(_ag.sqrt),
+     "square root", domain="x ≥ 0 (differentiable for x > 0)", samples=_POS, kink=_zero_at,
+     kink_note="sqrt has an infinite slope at 0")
+_row("cbrt", 1, _np_real_cbrt, _c_cbrt, _sp_cbrt, _mp_cbrt, _on_tensors(_ag.cbrt),
+     "real cube root (negative for x < 0)", kink=_zero_at, kink_note="cbrt has an infinite slope at 0")
+
+# -- activation functions and friends --------------------------------------------------------
+_row("sigmoid", 1, _np_sigmoid, lambda z: 1 / (1 + np.exp(-np.asarray(z, dtype=complex))),
+     lambda x: 1 / (1 + sp.exp(-x)), lambda x: 1 / (1 + mp.exp(-x)), _on_tensors(_ag.sigmoid),
+     "logistic function 1 / (1 + exp(-x))")
+_row("softplus", 1, lambda x: np.logaddexp(0, x), _c_softplus, lambda x: sp.log(1 + sp.exp(x)),
+     lambda x: mp.log1p(mp.exp(x)), _on_tensors(lambda t: _ag.softplus(t, threshold=math.inf)),
+     "log(1 + exp(x)) (without PyTorch's linear cut-off above 20)")
+_row("relu", 1, lambda x: np.maximum(x, 0.0), None, lambda x: sp.Max(0, x), lambda x: max(x, 0),
+     _on_tensors(_ag.relu), "max(x, 0)", kink=_zero_at, kink_note="relu has a kink at 0: slope 0 left, 1 right",
+     not_complex_safe="relu is not analytic (it compares values)",
+     engine_convention="relu'(0) = 0 (PyTorch)", sympy_convention="d/dx Max(0, x) = Heaviside(x), Heaviside(0) = 1/2")
+_row("abs", 1, np.abs, None, lambda x: sp.Abs(x), lambda x: abs(x), _on_tensors(_ag.abs), "absolute value",
+     kink=_zero_at, kink_note="abs has a kink at 0: slope -1 left, +1 right",
+     not_complex_safe="abs is not analytic (NumPy's abs of a complex number is its modulus)",
+     engine_convention="abs'(0) = sign(0) = 0 (PyTorch)", sympy_convention="d/dx Abs(x) = sign(x), sign(0) = 0")
+_row("sign", 1, np.sign, None, lambda x: sp.sign(x), _mp_sign, _on_tensors(_ag.sign),
+     "sign: -1, 0 or 1", kink=_zero_at, kink_note="sign jumps at 0",
+     not_complex_safe="sign is not analytic (it compares values)",
+     engine_convention="sign' = 0 everywhere (PyTorch)", sympy_convention="d/dx sign(x) = 2 DiracDelta(x), undefined at 0")
+_row("erf", 1, _np_erf, _c_erf, lambda x: sp.erf(x), lambda x: mp.erf(x), _on_tensors(_ag.erf), "error function")
+_row("hypot", 2, np.hypot, lambda a, b: np.sqrt(np.asarray(a, dtype=complex) ** 2 + np.asarray(b, dtype=complex) ** 2),
+     lambda a, b: sp.sqrt(a ** 2 + b ** 2), lambda a, b: mp.hypot(a, b), _on_tensors(_ag.hypot),
+     "sqrt(a² + b²) without overflow", samples=((0.7, 1.2), (-1.3, 0.4), (3.0, -4.0)),
+     kink=lambda a, b: (np.asarray(a) == 0) & (np.asarray(b) == 0),
+     kink_note="hypot has a cone point at the origin", engine_convention="nan at the origin (PyTorch)")
+_row("min", 2, np.minimum, None, lambda a, b: sp.Min(a, b), lambda a, b: min(a, b), _on_tensors(_ag.minimum),
+     "the smaller of a and b", samples=((0.7, 1.2), (-1.3, 0.4), (3.0, -4.0)),
+     kink=lambda a, b: np.asarray(a) == np.asarray(b), kink_note="min has a kink where a = b",
+     not_complex_safe="min is not analytic (it compares values)",
+     engine_convention="a tie sends half the gradient to each side (PyTorch)",
+     sympy_convention="d/da Min(a, b) = Heaviside(b - a), Heaviside(0) = 1/2")
+_row("max", 2, np.maximum, None, lambda a, b: sp.Max(a, b), lambda a, b: max(a, b), _on_tensors(_ag.maximum),
+     "the larger of a and b", samples=((0.7, 1.2), (-1.3, 0.4), (3.0, -4.0)),
+     kink=lambda a, b: np.asarray(a) == np.asarray(b), kink_note="max has a kink where a = b",
+     not_complex_safe="max is not analytic (it compares values)",
+     engine_convention="a tie sends half the gradient to each side (PyTorch)",
+     sympy_convention="d/da Max(a, b) = Heaviside(a - b), Heaviside(0) = 1/2")
+
+OPERATORS = {row.symbol: row for row in ROWS.values() if row.is_operator and row.name != "neg"}
+CALLABLE = {name: row for name, row in ROWS.items() if not row.is_operator and not row.is_constant}
+CALLABLE["pow"] = ROWS["pow"]
+CONSTANTS = {name: row for name, row in ROWS.items() if row.is_constant}
+KNOWN_NAMES = sorted(CALLABLE) + sorted(CONSTANTS)
+WORLDS = ("numpy", "complex", "sympy", "mpmath", "engine")
