@@ -10,7 +10,7 @@ autograd engine) runs with a small stack machine.
 ('x',)
 >>> round(float(f.evaluate("numpy", {"x": 1.5})), 6)
 4.49778
->>> parse("-x**2").evaluate("numpy", {"x": 3.0})
+>>> float(parse("-x**2").evaluate("numpy", {"x": 3.0}))
 -9.0
 >>> parse("sinn(x) + 1")
 Traceback (most recent call last):

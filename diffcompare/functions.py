@@ -26,6 +26,7 @@ import numpy as np
 
 from .autograd.tensor import Tensor
 from .function_table import CALLABLE
+from .problem import OBSERVER
 
 __all__ = sorted(CALLABLE) + ["pi", "e", "world_of"]
 
@@ -71,7 +72,11 @@ def _dispatching(row):
         if world == "mpmath":
             import mpmath
             args = [mpmath.mpf(a) if isinstance(a, (int, float)) else a for a in args]
-        return implementation(*args)
+        result = implementation(*args)
+        observe = OBSERVER.get()
+        if observe is not None:
+            observe(row, args, result, None)
+        return result
     function.__name__ = function.__qualname__ = row.name
     function.__doc__ = f"{row.doc} (domain: {row.domain}); works on floats, arrays, complex, mpmath, SymPy and tensors."
     return function

@@ -1,0 +1,48 @@
+"""Time budgets for work that can swell (symbolic derivatives, exact evaluation).
+
+In the main thread on POSIX the budget is enforced by SIGALRM, which interrupts pure
+Python such as SymPy between bytecodes. ``TimedOut`` derives from ``BaseException`` so
+that SymPy's own ``except Exception`` clauses cannot swallow it. Elsewhere (a worker
+thread) the work runs unbounded and the report says so.
+
+>>> with time_limit(1.0):
+...     sum(range(1000))
+499500
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+from contextlib import contextmanager
+
+
+class TimedOut(BaseException):
+    """The budget ran out."""
+
+    def __init__(self, seconds):
+        self.seconds = seconds
+        super().__init__(f"timed out after {seconds:g} s")
+
+
+def can_interrupt() -> bool:
+    return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+
+
+@contextmanager
+def time_limit(seconds: float | None):
+    """Raise :class:`TimedOut` in the block after ``seconds`` (None: no limit)."""
+    if seconds is None or seconds <= 0 or not can_interrupt():
+        yield
+        return
+
+    def on_alarm(signum, frame):
+        raise TimedOut(seconds)
+
+    previous = signal.signal(signal.SIGALRM, on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)

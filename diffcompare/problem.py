@@ -1,0 +1,253 @@
+"""A Problem: what to differentiate (parsed text or a Python callable), its variables,
+and the binary64 point. It evaluates the function in any world of the function table
+and finds what is special about the point (kinks, domain errors).
+
+>>> p = make_problem("sin(x) * exp(y)", {"x": 1, "y": "0.5"})
+>>> p.variables, p.point
+(('x', 'y'), {'x': 1.0, 'y': 0.5})
+>>> make_problem("sin(x)", {"y": 1})
+Traceback (most recent call last):
+...
+diffcompare.problem.InputError: variable 'x' has no value: add x=... to --at (given: y)
+"""
+
+from __future__ import annotations
+
+import contextvars
+import inspect
+import math
+from dataclasses import dataclass, field
+from typing import Callable, Mapping
+
+import numpy as np
+
+from .autograd.quiet import quietly
+from .expression import Expression, ExpressionError, nearest, parse
+
+
+class InputError(ValueError):
+    """Bad input other than expression syntax: values, variables, options."""
+
+
+# Set while a Problem evaluates a callable, so that diffcompare.functions can report
+# every call to the observer, as Expression.evaluate does for text.
+OBSERVER: contextvars.ContextVar = contextvars.ContextVar("diffcompare_observer", default=None)
+
+
+def parse_number(name: str, text) -> float:
+    """A variable's value as binary64: the float nearest to the decimal text.
+
+    >>> parse_number("x", "0.1") == 0.1, parse_number("x", "-2e-3")
+    (True, -0.002)
+    """
+    if isinstance(text, bool):
+        raise InputError(f"{name}={text!r} is not a number")
+    if isinstance(text, (int, float, np.integer, np.floating)):
+        value = float(text)
+    else:
+        stripped = str(text).strip()
+        try:
+            value = float(stripped)
+        except ValueError:
+            raise InputError(f"{name}={stripped!r} is not a number: write a decimal such as {name}=1.5 or "
+                             f"{name}=-2e-3") from None
+        if stripped.lower().lstrip("+-") in ("nan", "inf", "infinity"):
+            value = math.nan
+    if not math.isfinite(value):
+        raise InputError(f"{name}={text}: the point must be a finite number")
+    return value
+
+
+def parse_point(text: str) -> dict:
+    """``"x=1.5,y=2"`` -> ``{"x": 1.5, "y": 2.0}``.
+
+    >>> parse_point("x=1.5, y=2")
+    {'x': 1.5, 'y': 2.0}
+    >>> parse_point("x:1")
+    Traceback (most recent call last):
+    ...
+    diffcompare.problem.InputError: --at 'x:1': write NAME=VALUE, e.g. x=1.5
+    """
+    point = {}
+    for part in str(text).split(","):
+        part = part.strip()
+        if not part:
+            continue
+        name, sep, value = part.partition("=")
+        name = name.strip()
+        if not sep or not name:
+            raise InputError(f"--at {part!r}: write NAME=VALUE, e.g. x=1.5")
+        if not name.isidentifier():
+            raise InputError(f"--at {part!r}: {name!r} is not a variable name")
+        if name in point:
+            raise InputError(f"--at gives {name} twice")
+        point[name] = parse_number(name, value)
+    if not point:
+        raise InputError("--at needs at least one NAME=VALUE, e.g. --at x=1.5")
+    return point
+
+
+@dataclass(frozen=True)
+class Event:
+    """Something special met while evaluating at the point."""
+    kind: str           # "kink" or "domain"
+    function: str
+    arguments: tuple
+    text: str
+    column: int | None = None
+
+
+@dataclass
+class Problem:
+    """The function, its variables (in order) and the point (binary64 values)."""
+    function: Expression | Callable
+    variables: tuple
+    point: dict
+    label: str
+    _sympy: tuple | None = field(default=None, repr=False)
+
+    @property
+    def is_text(self):
+        return isinstance(self.function, Expression)
+
+    def evaluate(self, world: str, values: Mapping, observe=None):
+        """f at ``values`` (a mapping variable -> value in ``world``)."""
+        if self.is_text:
+            return self.function.evaluate(world, values, observe)
+        token = OBSERVER.set(observe)
+        try:
+            return _call(self.function, self.variables, values)
+        finally:
+            OBSERVER.reset(token)
+
+    def numpy_function(self):
+        """f as a function of positional float64 arguments, warnings silenced."""
+        names = self.variables
+
+        def f(*args):
+            return quietly(self.evaluate, "numpy", dict(zip(names, args)))
+        return f
+
+    def world_function(self, world):
+        names = self.variables
+        return lambda *args: self.evaluate(world, dict(zip(names, args)))
+
+    def sympy_form(self):
+        """(f as a SymPy expression, symbols) or raise SymbolicUnavailable with the reason."""
+        if self._sympy is None:
+            import sympy
+            symbols = tuple(sympy.Symbol(name, real=True) for name in self.variables)
+            values = dict(zip(self.variables, symbols))
+            try:
+                expr = self.evaluate("sympy", values)
+            except RecursionError:
+                raise SymbolicUnavailable("SymPy's recursion limit was reached building the expression") from None
+            except Exception as error:   # a callable may do anything with symbols
+                raise SymbolicUnavailable(f"calling f with SymPy symbols failed ({type(error).__name__}: "
+                                          f"{_first_line(error)})") from None
+            if not isinstance(expr, sympy.Basic):
+                try:
+                    expr = sympy.sympify(expr, strict=True)   # numbers only: never text
+                except Exception:
+                    raise SymbolicUnavailable(f"f returned {type(expr).__name__}, not a SymPy expression") from None
+            self._sympy = (expr, symbols)
+        return self._sympy
+
+    def events(self) -> list:
+        """Kinks and domain errors met by evaluating f at the point in float64."""
+        found = []
+
+        def observe(row, args, result, column):
+            if row.kink is not None and _all_finite(args):
+                try:
+                    at_kink = bool(np.any(row.kink(*args)))
+                except Exception:
+                    at_kink = False
+                if at_kink:
+                    found.append(Event("kink", row.name, tuple(map(_plain, args)), row.kink_note, column))
+            if _all_finite(args) and not _all_finite([result]):
+                found.append(Event("domain", row.name, tuple(map(_plain, args)),
+                                   _domain_text(row, args, result), column))
+
+        try:
+            quietly(self.evaluate, "numpy", {n: np.float64(v) for n, v in self.point.items()}, observe)
+        except Exception as error:
+            found.append(Event("domain", "f", (), f"evaluating f in float64 failed: {_first_line(error)}"))
+        return found
+
+
+class SymbolicUnavailable(Exception):
+    """f cannot be expressed in SymPy (control flow on values, an unknown function...)."""
+
+
+def _first_line(error) -> str:
+    text = str(error).strip().splitlines()
+    return text[0] if text else type(error).__name__
+
+
+def _plain(v):
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return v
+
+
+def _all_finite(values):
+    try:
+        return all(np.all(np.isfinite(np.asarray(v, dtype=float))) for v in values)
+    except (TypeError, ValueError):
+        return True
+
+
+def _domain_text(row, args, result):
+    shown = ", ".join(f"{_plain(a):.17g}" for a in args)
+    value = _plain(result)
+    what = "nan" if isinstance(value, float) and math.isnan(value) else str(value)
+    if row.name == "div":
+        return f"division by zero: {shown.replace(', ', ' / ')} = {what}"
+    name = row.symbol and f"({shown.replace(', ', f' {row.symbol} ')})" or f"{row.name}({shown})"
+    return f"{name} = {what} in float64 (domain: {row.domain})"
+
+
+def _call(function, variables, values):
+    args = [values[name] for name in variables]
+    return function(*args)
+
+
+def make_problem(function, at: Mapping, label: str | None = None) -> Problem:
+    """A Problem from text or a callable and a mapping of variable values."""
+    if not isinstance(at, Mapping) or not at:
+        raise InputError("give the point as a mapping of variable values, e.g. at={'x': 1.5}")
+    point = {str(name): parse_number(str(name), value) for name, value in at.items()}
+    if isinstance(function, str):
+        expression = parse(function)
+        variables = expression.variables
+        if not variables:
+            raise InputError(f"{function!r} has no variables: there is nothing to differentiate")
+        missing = [v for v in variables if v not in point]
+        if missing:
+            raise InputError(f"variable {missing[0]!r} has no value: add {missing[0]}=... to --at "
+                             f"(given: {', '.join(point)})")
+        extra = [v for v in point if v not in variables]
+        if extra:
+            hint = nearest(extra[0], [v for v in variables if v not in point] or variables)
+            raise InputError(f"--at gives {extra[0]!r}, but the expression has no variable {extra[0]!r}"
+                             + (f" (did you mean {hint!r}?)" if hint else f"; its variables: {', '.join(variables)}"))
+        ordered = {v: point[v] for v in variables}
+        return Problem(expression, variables, ordered, label or function)
+    if callable(function):
+        variables = tuple(point)
+        try:
+            signature = inspect.signature(function)
+            signature.bind(*variables)
+        except TypeError:
+            raise InputError(f"{getattr(function, '__name__', 'f')} cannot take the {len(variables)} "
+                             f"variable(s) {', '.join(variables)} given in at=") from None
+        except ValueError:
+            pass                    # builtins without a signature: try it
+        return Problem(function, variables, point, label or getattr(function, "__name__", "f"))
+    raise InputError(f"expected an expression (text) or a Python callable, not {type(function).__name__}")
+
+
+__all__ = ["Problem", "make_problem", "parse_point", "parse_number", "InputError", "ExpressionError", "Event",
+           "SymbolicUnavailable", "OBSERVER"]

@@ -1,0 +1,170 @@
+"""The reference every error is measured against: SymPy's exact derivative evaluated by
+mpmath (``evalf``) at the exact binary64 point, to ``digits`` significant digits.
+
+Each value is computed at two working precisions and the digits on which they agree
+are the ones trusted. When SymPy has no derivative (a callable with control flow on
+values, or a time-out), the reference is mpmath's high-precision numerical derivative
+of f, labelled as such.
+
+>>> from diffcompare.problem import make_problem
+>>> from diffcompare.symbolic import differentiate
+>>> p = make_problem("exp(x)/sqrt(sin(x)**3 + cos(x)**3)", {"x": 1.5})
+>>> r = exact_reference(p, differentiate(p), digits=30)
+>>> r.source, r.text("x", 25)
+('sympy', '4.053427893898620657714188')
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import mpmath
+
+from .budget import TimedOut, time_limit
+from .problem import Problem
+from .symbolic import SymbolicDerivative
+
+GUARD_DIGITS = 5        # the first evaluation carries this many extra digits
+CHECK_DIGITS = 20       # the second, this many
+
+
+@dataclass
+class Reference:
+    source: str                     # "sympy" (exact derivative) or "mpmath" (numerical derivative)
+    digits: int                     # requested significant digits
+    values: dict                    # variable -> mpmath.mpf, or None where undefined
+    undefined: dict = field(default_factory=dict)    # variable -> why there is no value
+    trusted_digits: dict = field(default_factory=dict)
+    note: str = ""
+    seconds: float = 0.0
+
+    @property
+    def label(self):
+        if self.source == "sympy":
+            return f"SymPy's exact derivative evaluated with mpmath to {self.digits} digits"
+        return f"mpmath's numerical derivative of f at {self.digits}+ digits (no exact derivative: {self.note})"
+
+    def text(self, name, digits=None):
+        """The value as decimal text with ``digits`` (default: the trusted) significant digits."""
+        value = self.values.get(name)
+        if value is None:
+            return None
+        shown = digits or max(1, self.trusted_digits.get(name, self.digits))
+        with self.precision():
+            return mpmath.nstr(value, shown, strip_zeros=False, min_fixed=-6, max_fixed=8)
+
+    def precision(self):
+        """A working precision (decimal digits) that holds the reference values exactly."""
+        return mpmath.workdps(self.digits + CHECK_DIGITS)
+
+
+def exact_point(problem: Problem) -> dict:
+    """The point as exact rationals: the binary64 values themselves, not their decimal text."""
+    return {name: Fraction(value) for name, value in problem.point.items()}
+
+
+def exact_reference(problem: Problem, derivative: SymbolicDerivative, digits: int = 30,
+                    timeout: float | None = 10.0) -> Reference:
+    """The reference gradient at ``problem.point``."""
+    start = time.perf_counter()
+    try:
+        with time_limit(timeout):
+            if derivative.partials is not None:
+                reference = _from_sympy(problem, derivative, digits)
+            else:
+                reference = _numerical(problem, digits, derivative.reason or derivative.status)
+    except TimedOut as stop:
+        reference = Reference("sympy" if derivative.partials is not None else "mpmath", digits,
+                              {name: None for name in problem.variables},
+                              {name: f"the reference timed out after {stop.seconds:g} s" for name in problem.variables})
+    reference.seconds = time.perf_counter() - start
+    return reference
+
+
+def _from_sympy(problem, derivative, digits):
+    import sympy
+    subs = {s: sympy.Rational(v.numerator, v.denominator)
+            for s, v in zip(derivative.symbols, exact_point(problem).values())}
+    reference = Reference("sympy", digits, {})
+    value, why = _as_real(derivative.expression.evalf(digits, subs=subs), digits)
+    if value is None:
+        for name in problem.variables:
+            reference.values[name], reference.undefined[name] = None, f"f itself is {why}"
+        return reference
+    for name, partial in zip(problem.variables, derivative.partials):
+        first = partial.evalf(digits + GUARD_DIGITS, subs=subs)
+        value, why = _as_real(first, digits + GUARD_DIGITS)
+        if value is None:
+            # evalf leaves some special values unevaluated (Heaviside(0) in a product, say):
+            # substitute exactly and try again
+            exact = partial.xreplace(subs).doit()
+            value, why = _as_real(exact.evalf(digits + GUARD_DIGITS), digits + GUARD_DIGITS)
+            if value is None:
+                reference.values[name], reference.undefined[name] = None, why
+                continue
+        check, _ = _as_real(partial.evalf(digits + CHECK_DIGITS, subs=subs), digits + CHECK_DIGITS)
+        if check is None:
+            check, _ = _as_real(partial.xreplace(subs).doit().evalf(digits + CHECK_DIGITS), digits + CHECK_DIGITS)
+        reference.values[name] = value
+        reference.trusted_digits[name] = _agreement(value, check, digits)
+    return reference
+
+
+def _as_real(result, dps):
+    """(mpf, "") for a finite real number, else (None, why)."""
+    import sympy
+    if isinstance(result, sympy.Number) and result.is_finite and result.is_real:
+        with mpmath.workdps(dps + CHECK_DIGITS):
+            return mpmath.mpf(sympy.Float(result, dps + CHECK_DIGITS)._mpf_), ""
+    if result is sympy.nan:
+        return None, "undefined here (SymPy gives nan)"
+    if result in (sympy.zoo, sympy.oo, -sympy.oo):
+        return None, f"infinite here (SymPy gives {result})"
+    if result.is_number:
+        real, imag = result.as_real_imag()
+        if imag.is_number and imag.evalf(5) != 0:
+            return None, f"not real here: SymPy gives {sympy.sstr(result.evalf(6))} (outside the real domain)"
+        text = sympy.sstr(result.evalf(6))
+        return None, f"undefined here: SymPy leaves {text}"
+    return None, f"not a number: {sympy.sstr(result)}"
+
+
+def _agreement(a, b, digits):
+    """Significant digits on which two evaluations agree (capped at ``digits``)."""
+    if b is None:
+        return 0
+    with mpmath.workdps(digits + CHECK_DIGITS):
+        if a == b:
+            return digits
+        scale = max(abs(a), abs(b))
+        if scale == 0:
+            return digits
+        return max(0, min(digits, int(-mpmath.log10(abs(a - b) / scale))))
+
+
+def _numerical(problem, digits, why):
+    f = problem.world_function("mpmath")
+    point = exact_point(problem)
+    reference = Reference("mpmath", digits, {}, note=why)
+    names = problem.variables
+    for i, name in enumerate(names):
+        orders = tuple(1 if j == i else 0 for j in range(len(names)))
+        results = []
+        for dps in (digits + GUARD_DIGITS, digits + CHECK_DIGITS):
+            with mpmath.workdps(dps):
+                at = [mpmath.mpf(v.numerator) / v.denominator for v in point.values()]
+                try:
+                    results.append(mpmath.diff(f, at, orders) if len(names) > 1 else mpmath.diff(f, at[0]))
+                except Exception as error:
+                    results.append(error)
+        first, check = results
+        if isinstance(first, Exception) or not isinstance(first, mpmath.mpf) or not mpmath.isfinite(first):
+            reference.values[name] = None
+            reference.undefined[name] = (f"mpmath could not differentiate f here: {first}"
+                                         if isinstance(first, Exception) else f"not a finite real number: {first}")
+            continue
+        reference.values[name] = first
+        reference.trusted_digits[name] = _agreement(first, check if isinstance(check, mpmath.mpf) else None, digits)
+    return reference

@@ -1,0 +1,52 @@
+"""Timing by repetition, auto-ranged like ``timeit``: a batch is grown until it lasts long
+enough to be read reliably, then several batches give a median and a spread.
+
+>>> t = measure(lambda: sum(range(100)), batches=3, min_batch_seconds=1e-4)
+>>> t.runs >= 3 and t.median > 0
+True
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Timing:
+    median: float        # seconds per call
+    spread: float        # (slowest - fastest batch) / 2, seconds per call
+    runs: int            # calls timed in all
+    batches: int
+
+    def as_dict(self):
+        return {"median_seconds": self.median, "spread_seconds": self.spread, "calls": self.runs,
+                "batches": self.batches}
+
+
+def measure(call, batches: int = 5, min_batch_seconds: float = 2e-3, max_total_seconds: float = 0.5) -> Timing:
+    """Seconds per call of ``call()``: the median over ``batches`` batches of equal size,
+    each at least ``min_batch_seconds`` long (fewer batches if ``max_total_seconds`` runs out)."""
+    batches = max(1, int(batches))
+    number = 1
+    clock = time.perf_counter
+    while True:
+        start = clock()
+        for _ in range(number):
+            call()
+        elapsed = clock() - start
+        if elapsed >= min_batch_seconds or number >= 1 << 20:
+            break
+        number *= 10 if elapsed < min_batch_seconds / 10 else 2
+    per_call = [elapsed / number]
+    spent = elapsed
+    while len(per_call) < batches and spent + elapsed <= max_total_seconds:
+        start = clock()
+        for _ in range(number):
+            call()
+        took = clock() - start
+        spent += took
+        per_call.append(took / number)
+    median = statistics.median(per_call)
+    return Timing(median, (max(per_call) - min(per_call)) / 2, number * len(per_call), len(per_call))
