@@ -1,4 +1,25 @@
 """diffcompare: differentiate a function three ways (reverse-mode AD, SymPy, finite
-differences) and compare each against an exact high-precision reference."""
+differences) and compare each against an exact high-precision reference.
+
+>>> import diffcompare
+>>> c = diffcompare.compare("x**2 * y", at={"x": 3, "y": 2}, methods="autograd,symbolic", repeat=1)
+>>> c.method("autograd").estimate.values, c.exit_status
+({'x': 12.0, 'y': 9.0}, 0)
+"""
 
 __version__ = "0.1.0"
+
+
+def compare(f, at, **options):
+    """Differentiate ``f`` at ``at`` by every method and compare with the exact reference
+    (see :func:`diffcompare.pipeline.compare`, imported lazily to keep start-up quick)."""
+    from .pipeline import compare as run
+    return run(f, at, **options)
+
+
+def __getattr__(name):
+    # submodules on first use: diffcompare.functions, diffcompare.autograd, ...
+    import importlib
+    if name in ("functions", "autograd", "expression", "function_table"):
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'diffcompare' has no attribute {name!r}")

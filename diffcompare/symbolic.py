@@ -77,8 +77,10 @@ def differentiate(problem: Problem, timeout: float | None = 10.0) -> SymbolicDer
             replacements, reduced = sympy.cse(result.partials)
             result.size_cse = int(sum(sympy.count_ops(rhs) for _, rhs in replacements)
                                   + sum(sympy.count_ops(r) for r in reduced))
+            # the numpy module object, not "numpy": lambdify would run `from numpy import *`,
+            # which loads every lazy NumPy submodule (~0.13 s)
             result.function = sympy.lambdify(result.symbols, result.partials,
-                                             modules=[{"DiracDelta": _dirac}, "numpy"],
+                                             modules=[{"DiracDelta": _dirac}, np],
                                              cse=lambda exprs: (replacements, reduced))
             result.codegen_seconds = time.perf_counter() - start
             result.phase = ""

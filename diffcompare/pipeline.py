@@ -1,0 +1,179 @@
+"""The pipeline behind ``compare``: one function, one point, every method side by side
+reference.
+
+>>> c = compare("sin(x)*exp(y)", at={"x": 1, "y": 2}, repeat=1)
+>>> c.method("autograd").verdict, c.method("central").verdict, c.exit_status
+('pass', 'pass', 0)
+>>> c.reference.text("x", 20)
+'3.9923240484412133763'
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .accuracy import derivative_magnitudes, exact_band, fd_band, rounding_bound
+from .autograd.quiet import quietly
+from .comparison import Comparison, MethodResult, Note, judge, measure
+from .estimate import OK
+from .finite_differences import FD_METHODS, finite_difference_gradient
+from .function_table import ROWS
+from .methods import autograd_gradient, symbolic_gradient
+from .problem import InputError, make_problem
+from .reference import exact_reference
+from .symbolic import differentiate
+
+METHODS = ("autograd", "symbolic") + FD_METHODS
+DEFAULT_DIGITS = 30
+DEFAULT_TIMEOUT = 10.0
+
+
+def parse_methods(methods) -> tuple:
+    """Method names from a comma-separated string or a list; checked.
+
+    >>> parse_methods("autograd, central")
+    ('autograd', 'central')
+    >>> parse_methods("autograd,centrl")
+    Traceback (most recent call last):
+    ...
+    diffcompare.problem.InputError: unknown method 'centrl' (did you mean 'central'?); choose from autograd, symbolic, forward, backward, central, five-point, complex-step, richardson
+    """
+    from .expression import nearest
+    if methods is None:
+        return METHODS
+    names = [m.strip() for m in (methods.split(",") if isinstance(methods, str) else methods)]
+    names = [m for m in names if m]
+    if not names:
+        raise InputError(f"no method given; choose from {', '.join(METHODS)}")
+    for name in names:
+        if name not in METHODS:
+            hint = nearest(name, METHODS)
+            raise InputError(f"unknown method {name!r}" + (f" (did you mean {hint!r}?)" if hint else "")
+                             + f"; choose from {', '.join(METHODS)}")
+    return tuple(dict.fromkeys(names))
+
+
+def compare(f, at, methods=None, digits: int = DEFAULT_DIGITS, repeat: int = 5, step: float | None = None,
+            symbolic_timeout: float | None = DEFAULT_TIMEOUT) -> Comparison:
+    """Differentiate ``f`` (expression text, or a Python callable written with
+    :mod:`diffcompare.functions`) at the point ``at`` by every method in ``methods`` and
+    measure each against the exact reference.
+
+    ``digits``: significant digits of the reference; ``repeat``: timing batches per
+    method; ``step``: a finite-difference step for every scheme instead of each scheme's
+    own; ``symbolic_timeout``: seconds allowed to SymPy (the derivative, and separately the
+    reference), None for no limit.
+    """
+    methods = parse_methods(methods)
+    if not isinstance(digits, int) or isinstance(digits, bool) or not 16 <= digits <= 1000:
+        raise InputError(f"digits must be an integer from 16 to 1000, not {digits!r}")
+    if not isinstance(repeat, int) or isinstance(repeat, bool) or not 1 <= repeat <= 1000:
+        raise InputError(f"repeat must be an integer from 1 to 1000, not {repeat!r}")
+    if step is not None and not (isinstance(step, (int, float)) and math.isfinite(step) and step > 0):
+        raise InputError(f"step must be a positive number, not {step!r}")
+    if symbolic_timeout is not None and not (isinstance(symbolic_timeout, (int, float)) and symbolic_timeout > 0):
+        raise InputError(f"symbolic timeout must be a positive number of seconds, not {symbolic_timeout!r}")
+
+    problem = make_problem(f, at)
+    notes = []
+    events = problem.events()
+    kinks = [e for e in events if e.kind == "kink"]
+    for event in events:
+        where = f" (column {event.column})" if event.column else ""
+        if event.kind == "kink":
+            args = ", ".join(f"{a:.17g}" for a in event.arguments)
+            notes.append(Note("kink", f"non-differentiable point: {event.function}({args}){where}: {event.text}"))
+        else:
+            notes.append(Note("domain", f"{event.text}{where}"))
+
+    derivative = differentiate(problem, symbolic_timeout)
+    if derivative.status != OK:
+        notes.append(Note("symbolic", f"symbolic derivative: {derivative.reason}"))
+    notes.extend(Note("symbolic", text) for text in derivative.notes)
+    reference = exact_reference(problem, derivative, digits, symbolic_timeout)
+    if reference.source != "sympy":
+        notes.append(Note("reference", f"reference: {reference.label}"))
+    for name, trusted in reference.trusted_digits.items():
+        if trusted < 17:
+            notes.append(Note("reference", f"the reference for ∂f/∂{name} is trusted to {trusted} digits only"))
+
+    estimates = []
+    for name in methods:
+        if name == "autograd":
+            estimates.append(autograd_gradient(problem, batches=repeat))
+        elif name == "symbolic":
+            estimates.append(symbolic_gradient(problem, derivative, batches=repeat))
+        else:
+            estimates.append(finite_difference_gradient(problem, name, step=step, batches=repeat))
+
+    value = float(np.asarray(quietly(problem.evaluate, "numpy",
+                                     {n: np.float64(v) for n, v in problem.point.items()})).reshape(-1)[0])
+    bands = _bands(problem, derivative, reference, estimates, value, symbolic_timeout)
+    results = []
+    for estimate in estimates:
+        result = MethodResult(estimate)
+        if estimate.has_values:
+            for name in problem.variables:
+                partial = measure(estimate.values[name], reference, name)
+                partial.band = bands.get((estimate.method, name))
+                result.partials[name] = partial
+        judge(result, reference, kinks)
+        results.append(result)
+
+    if kinks:
+        notes.extend(_conventions(kinks, estimates))
+    settings = {"methods": list(methods), "digits": digits, "repeat": repeat, "step": step,
+                "symbolic_timeout": symbolic_timeout}
+    return Comparison(problem, value, reference, results, notes, derivative, settings)
+
+
+def _bands(problem, derivative, reference, estimates, value, timeout):
+    """(method, variable) -> Band."""
+    bands = {}
+    point = {}
+    if derivative.partials is not None:
+        point = dict(zip(derivative.symbols, (problem.point[n] for n in problem.variables)))
+    wants_fd = any(e.family == "finite differences" and e.has_values for e in estimates)
+    magnitudes = derivative_magnitudes(problem, timeout=timeout) if wants_fd else {}
+    f_bound = rounding_bound(derivative.expression, point) if derivative.expression is not None else None
+    f_error = (f_bound if f_bound is not None else 8 * 2.0 ** -53 * abs(value)) + 2.0 ** -53 * abs(value)
+    for i, name in enumerate(problem.variables):
+        ref = reference.values.get(name)
+        if ref is None:
+            continue
+        formula = rounding_bound(derivative.partials[i], point) if derivative.partials is not None else None
+        m = magnitudes.get(name, {})
+        conditioning = 1 + abs(problem.point[name]) * m[2] / abs(float(ref)) if 2 in m and ref != 0 else None
+        exact = exact_band(ref, formula, conditioning)
+        for estimate in estimates:
+            if not estimate.has_values:
+                continue
+            if estimate.family != "finite differences":
+                bands[(estimate.method, name)] = exact
+            else:
+                band = fd_band(estimate.method, estimate.details["steps"][name], m, f_error, exact)
+                if band is not None:
+                    bands[(estimate.method, name)] = band
+    return bands
+
+
+def _conventions(kinks, estimates):
+    """Which convention each method followed at a non-differentiable point."""
+    notes = []
+    for row_name in dict.fromkeys(k.function for k in kinks):
+        row = ROWS[row_name]
+        if row.engine_convention:
+            notes.append(Note("convention", f"autograd ({row_name}): {row.engine_convention}"))
+        if row.sympy_convention:
+            notes.append(Note("convention", f"symbolic and reference ({row_name}): {row.sympy_convention}"))
+    by_name = {e.method: e for e in estimates if e.has_values}
+    if "forward" in by_name and "backward" in by_name:
+        right = ", ".join(f"{k} {v:.6g}" for k, v in by_name["forward"].values.items())
+        left = ", ".join(f"{k} {v:.6g}" for k, v in by_name["backward"].values.items())
+        notes.append(Note("convention", f"one-sided differences give the one-sided slopes: from the right "
+                                        f"(forward) {right}; from the left (backward) {left}"))
+    if "central" in by_name:
+        notes.append(Note("convention", "central differences average the two sides"))
+    return notes

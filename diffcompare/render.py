@@ -1,0 +1,329 @@
+"""Renderers: a Comparison as a rich terminal report, JSON, Markdown or LaTeX. They
+only format; nothing here computes a derivative.
+
+JSON (``schema_version`` 1) is documented in the README. Non-finite numbers, which JSON
+cannot hold, are the strings "nan", "inf" and "-inf".
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+
+from . import __version__
+
+SCHEMA_VERSION = 1
+FORMATS = ("text", "json", "markdown", "latex")
+
+
+def seconds(t: float | None) -> str:
+    """Human units: 1.2 µs, 3.4 ms.
+
+    >>> seconds(1.234e-6), seconds(0.0125), seconds(None)
+    ('1.23 µs', '12.5 ms', '—')
+    """
+    if t is None:
+        return "—"
+    for unit, scale in (("s", 1), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9)):
+        if t >= scale or unit == "ns":
+            return f"{t / scale:.3g} {unit}"
+    return f"{t:.3g} s"
+
+
+def number(v) -> str:
+    if v is None:
+        return "—"
+    if isinstance(v, float) and not math.isfinite(v):
+        return str(v)
+    return repr(float(v))
+
+
+def small(v) -> str:
+    return "—" if v is None else ("0" if v == 0 else f"{v:.2e}")
+
+
+def _json_number(v):
+    if v is None:
+        return None
+    if isinstance(v, float) and not math.isfinite(v):
+        return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")
+    return v
+
+
+def as_dict(c) -> dict:
+    """The comparison as plain data (what the JSON format writes)."""
+    problem = c.problem
+    d = c.derivative
+    formulas = {}
+    for m in c.methods:
+        formulas = m.estimate.details.get("formulas", formulas) if m.name == "symbolic" else formulas
+    if not formulas and d is not None and d.partials is not None:
+        from .symbolic import latex, one_line
+        formulas = {n: {"text": one_line(p), "latex": latex(p)} for n, p in zip(problem.variables, d.partials)}
+    if d is not None and d.partials is not None:
+        from .symbolic import pretty
+        formulas = {n: dict(formulas.get(n, {}), pretty=pretty(p)) for n, p in zip(problem.variables, d.partials)}
+    methods = []
+    for m in c.methods:
+        e = m.estimate
+        methods.append({
+            "name": e.method,
+            "family": e.family,
+            "status": e.status,
+            "verdict": m.verdict,
+            "reason": m.reason,
+            "evaluations": e.evaluations,
+            "setup_seconds": e.setup_seconds,
+            "time": e.timing.as_dict() if e.timing else None,
+            "partials": {
+                name: {
+                    "value": _json_number(p.value),
+                    "abs_error": _json_number(p.abs_error),
+                    "rel_error": _json_number(p.rel_error),
+                    "correct_digits": p.digits,
+                    "ulps": p.ulps,
+                    "tolerance": p.band.tolerance if p.band else None,
+                    "tolerance_source": p.band.source if p.band else None,
+                    "within": p.within,
+                } for name, p in m.partials.items()},
+            "details": _plain_details(e.details),
+        })
+    ref = c.reference
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "tool": f"diffcompare {__version__}",
+        "function": problem.label,
+        "variables": list(problem.variables),
+        "point": {n: v for n, v in problem.point.items()},
+        "point_exact": {n: _exact_decimal(v) for n, v in problem.point.items()},
+        "value": _json_number(c.value),
+        "derivative": {
+            "status": d.status if d else None,
+            "reason": d.reason if d else "",
+            "formulas": {n: {"text": f.get("text"), "pretty": f.get("pretty"), "latex": f.get("latex")}
+                         for n, f in formulas.items()},
+            "size": {"f": d.size_f, "raw": d.size_raw, "cse": d.size_cse} if d else None,
+            "diff_seconds": d.diff_seconds if d else None,
+            "codegen_seconds": d.codegen_seconds if d else None,
+        },
+        "reference": {
+            "source": ref.source,
+            "label": ref.label,
+            "digits": ref.digits,
+            "values": {n: ref.text(n) for n in problem.variables},
+            "trusted_digits": dict(ref.trusted_digits),
+            "undefined": dict(ref.undefined),
+            "seconds": ref.seconds,
+        },
+        "methods": methods,
+        "agreement_with_autograd": c.agreements(),
+        "notes": [{"kind": n.kind, "text": n.text} for n in c.notes],
+        "settings": c.settings,
+        "exit_status": c.exit_status,
+    }
+
+
+def _plain_details(details):
+    out = {}
+    for key, value in details.items():
+        if key == "formulas":
+            continue
+        if isinstance(value, dict):
+            value = {k: _json_number(v) for k, v in value.items()}
+        out[key] = _json_number(value)
+    return out
+
+
+def _exact_decimal(v: float) -> str:
+    """The exact decimal value of a binary64 number (0.1 -> 0.1000000000000000055511151231257827...)."""
+    from decimal import Decimal
+    return str(Decimal(v))
+
+
+def render(c, format: str = "text", width: int | None = None) -> str:
+    if format == "json":
+        return json.dumps(as_dict(c), indent=2, ensure_ascii=False)
+    if format == "markdown":
+        return markdown(c)
+    if format == "latex":
+        return latex_report(c)
+    if format == "text":
+        from rich.console import Console
+        buffer = io.StringIO()
+        console = Console(file=buffer, width=width or 120, color_system=None, highlight=False)
+        print_report(c, console)
+        return buffer.getvalue()
+    raise ValueError(f"unknown format {format!r}; choose from {', '.join(FORMATS)}")
+
+
+_VERDICT_STYLE = {"pass": "green", "fail": "bold red", "failed": "bold red", "not judged": "yellow",
+                  "not applicable": "dim", "timed out": "yellow"}
+
+
+def _rows(c):
+    """(method, variable, value, abs, rel, digits, ulps, evals, time, setup, verdict) per method and partial."""
+    for m in c.methods:
+        e = m.estimate
+        timing = seconds(e.timing.median) if e.timing else "—"
+        setup = seconds(e.setup_seconds) if e.setup_seconds is not None else ""
+        evals = "—" if e.evaluations is None or e.family != "finite differences" else str(e.evaluations)
+        if not m.partials:
+            yield (e.method, "", "—", "—", "—", "—", "—", evals, timing, setup, m.verdict)
+            continue
+        for i, (name, p) in enumerate(m.partials.items()):
+            first = i == 0
+            yield (e.method if first else "", name, number(p.value), small(p.abs_error), small(p.rel_error),
+                   "—" if p.digits is None else f"{p.digits:.1f}", "—" if p.ulps is None else _ulps(p.ulps),
+                   evals if first else "", timing if first else "", setup if first else "",
+                   m.verdict if first else "")
+
+
+def _ulps(n: int) -> str:
+    return str(n) if n < 100000 else f"{n:.1e}"
+
+
+HEADERS = ("method", "∂f/∂", "value", "abs error", "rel error", "digits", "ULP", "f evals", "time", "setup",
+           "verdict")
+_LEFT = ("method", "∂f/∂", "verdict")
+
+
+def _table(c):
+    """Headers and rows, without the ∂f/∂ column when there is one variable."""
+    rows = list(_rows(c))
+    if len(c.problem.variables) == 1:
+        return HEADERS[:1] + HEADERS[2:], [r[:1] + r[2:] for r in rows]
+    return HEADERS, rows
+
+
+def _grouped_reasons(c):
+    """Methods that were not judged a pass, grouped by the reason given."""
+    groups = {}
+    for m in c.methods:
+        if m.verdict != "pass" and m.reason:
+            groups.setdefault((m.verdict, m.reason), []).append(m.name)
+    return [(verdict, names, reason) for (verdict, reason), names in groups.items()]
+
+
+def _summary(c) -> str:
+    failed = [m for m in c.methods if m.verdict in ("fail", "failed")]
+    judged = [m for m in c.methods if m.verdict == "pass"]
+    if failed:
+        return f"{len(failed)} method(s) outside the expected accuracy: " + "; ".join(
+            f"{m.name}: {m.reason}" for m in failed)
+    if not judged:
+        return "no method could be judged at this point (see the notes)"
+    return f"all {len(judged)} judged method(s) within their expected accuracy"
+
+
+def _formula_lines(c):
+    d = c.derivative
+    if d is None or d.partials is None:
+        return []
+    from .symbolic import one_line
+    lines = []
+    for name, p in zip(c.problem.variables, d.partials):
+        text = one_line(p)
+        lines.append(f"∂f/∂{name} = {text}" if text is not None else
+                     f"∂f/∂{name}: {d.size_raw:,} operations, too large to print")
+    return lines
+
+
+def print_report(c, console) -> None:
+    """Print the report with rich (colour when the console supports it)."""
+    from rich.table import Table
+    from rich.text import Text
+
+    p = c.problem
+    point = ", ".join(f"{n} = {v!r}" for n, v in p.point.items())
+    console.print(Text(f"f = {p.label}", style="bold"))
+    console.print(f"at {point}:  f = {number(c.value)}")
+    for line in _formula_lines(c):
+        console.print(Text(line))
+    d = c.derivative
+    if d is not None and d.size_raw is not None:
+        console.print(f"size (count_ops): f {d.size_f}, derivative {d.size_raw}, after cse {d.size_cse}")
+    ref = c.reference
+    console.print(Text(f"reference: {ref.label}", style="dim"))
+    for name in p.variables:
+        shown = ref.text(name)
+        console.print(f"  ∂f/∂{name} = {shown}" if shown is not None else f"  ∂f/∂{name}: {ref.undefined.get(name)}")
+
+    table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
+    headers, rows = _table(c)
+    for header in headers:
+        table.add_column(header, justify="left" if header in _LEFT else "right", overflow="fold")
+    for row in rows:
+        verdict = row[-1]
+        table.add_row(*row[:-1], Text(verdict, style=_VERDICT_STYLE.get(verdict, "")))
+    console.print(table)
+
+    agreements = c.agreements()
+    if agreements:
+        console.print("agreement with autograd (digits): " + ", ".join(
+            f"{k} {v:.1f}" for k, v in agreements.items() if v is not None))
+    for verdict, names, reason in _grouped_reasons(c):
+        console.print(Text(f"{', '.join(names)}: {reason}", style=_VERDICT_STYLE.get(verdict, "")))
+    for note in c.notes:
+        console.print(Text(f"note: {note.text}", style="yellow" if note.kind in ("kink", "domain") else "dim"))
+    console.print(Text(_summary(c), style="bold red" if c.exit_status else "bold green"))
+
+
+def markdown(c) -> str:
+    p = c.problem
+    out = [f"## `{p.label}` at " + ", ".join(f"{n} = {v!r}" for n, v in p.point.items()), ""]
+    out.append(f"f = {number(c.value)}")
+    out.append("")
+    for line in _formula_lines(c):
+        out.append(f"- `{line}`")
+    out.append(f"- reference: {c.reference.label}")
+    for name in p.variables:
+        shown = c.reference.text(name)
+        out.append(f"  - ∂f/∂{name} = {shown}" if shown else f"  - ∂f/∂{name}: {c.reference.undefined.get(name)}")
+    out.append("")
+    headers, rows = _table(c)
+    out.append("| " + " | ".join(headers) + " |")
+    out.append("|" + "|".join(":---" if h in _LEFT else "---:" for h in headers) + "|")
+    for row in rows:
+        out.append("| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |")
+    out.append("")
+    for verdict, names, reason in _grouped_reasons(c):
+        out.append(f"- **{', '.join(names)}** ({verdict}): {reason}")
+    for note in c.notes:
+        out.append(f"- note: {note.text}")
+    out.append("")
+    out.append(f"**{_summary(c)}**")
+    return "\n".join(out) + "\n"
+
+
+def _tex(text: str) -> str:
+    replacements = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+                    "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+                    "∂": r"$\partial$", "µ": r"$\mu$", "—": "---", "×": r"$\times$", "→": r"$\to$"}
+    return "".join(replacements.get(ch, ch) for ch in text)
+
+
+def latex_report(c) -> str:
+    """A LaTeX fragment: the derivative as an equation and a booktabs table."""
+    p = c.problem
+    out = [f"% diffcompare {__version__}: {p.label}", r"\begin{center}"]
+    d = c.derivative
+    if d is not None and d.partials is not None:
+        from .symbolic import latex
+        for name, part in zip(p.variables, d.partials):
+            tex = latex(part)
+            if tex is not None:
+                out.append(rf"\[ \frac{{\partial f}}{{\partial {name}}} = {tex} \]")
+    headers, rows = _table(c)
+    out.append(r"\begin{tabular}{" + "".join("l" if h in _LEFT else "r" for h in headers) + "}")
+    out.append(r"\toprule")
+    out.append(" & ".join(_tex(h) for h in headers) + r" \\")
+    out.append(r"\midrule")
+    for row in rows:
+        out.append(" & ".join(_tex(cell) for cell in row) + r" \\")
+    out.append(r"\bottomrule")
+    out.append(r"\end{tabular}")
+    point = ", ".join(f"{n} = {v!r}" for n, v in p.point.items())
+    out.append(rf"\par\smallskip {_tex(f'at {point}; reference: {c.reference.label}')}")
+    out.append(r"\end{center}")
+    return "\n".join(out) + "\n"
