@@ -172,7 +172,7 @@ _row("neg", 1, np.negative, np.negative, lambda a: -a, lambda a: -a, lambda a: -
      "-a", symbol="-")
 _row("pow", 2, np.power, np.power, lambda a, b: a ** b, lambda a, b: a ** b, _ag.pow,
      "a ** b (also a ^ b): a power; a > 0 unless b is an integer", domain="a > 0, or b an integer",
-     symbol="**", samples=((0.7, 2.5), (2.0, -1.5), (-1.5, 3.0)),
+     symbol="**", samples=((0.7, 2.5), (2.0, -1.5), (1.5, 3.0)),
      kink=lambda a, b: (np.asarray(a) == 0) & (np.asarray(b) < 1) & (np.asarray(b) != 0),
      kink_note="a ** b with a = 0 and b < 1 has an infinite slope in a")
 
