@@ -112,7 +112,7 @@ def _node_bound(node, value, error, point, cache):
     return v, carried + 2 * u * abs(v)       # library functions: within about one ulp
 
 
-def derivative_magnitudes(problem, orders=(2, 3, 5, 7), timeout: float | None = 5.0) -> dict:
+def derivative_magnitudes(problem, orders=tuple(range(2, 10)), timeout: float | None = 5.0) -> dict:
     """|∂^k f/∂x_i^k| at the point for each variable and order k, by mpmath; missing where
     mpmath cannot compute them (or at a point where they do not exist)."""
     f = problem.world_function("mpmath")
@@ -139,43 +139,142 @@ def derivative_magnitudes(problem, orders=(2, 3, 5, 7), timeout: float | None = 
     return out
 
 
-def exact_band(reference_value, formula_bound, conditioning=None) -> Band:
-    """The band of an exact method (autograd, symbolic): a few ulps times the conditioning."""
+def path_bound(problem, max_nodes: int = 2000, max_perturbed: int = 200) -> dict | None:
+    """A first-order bound on the rounding a backward pass over f's program must expect,
+    per variable: unit roundoff times (a) the sum over every chain-rule path of the
+    product of the local derivatives' magnitudes — the size of the terms the pass adds
+    up, which may cancel — and (b) each intermediate value's own rounding carried to the
+    gradient (by perturbing it), for programs of up to ``max_perturbed`` operations.
+    Text problems only; None when unavailable.
+
+    >>> from diffcompare.problem import make_problem
+    >>> b = path_bound(make_problem("(y/y)**3", {"y": 0.006}))   # paths of ±500 that cancel
+    >>> 1000 <= b["y"] / UNIT_ROUNDOFF < 1100
+    True
+    """
+    if not problem.is_text or len(problem.function.program) > max_nodes:
+        return None
+    program = problem.function.program
+    with mpmath.workdps(40):
+        try:
+            gradient, magnitude, calls = _sweep(program, problem)
+            bound = {name: UNIT_ROUNDOFF * magnitude[name] for name in problem.variables}
+            if len(calls) <= max_perturbed:
+                delta = mpmath.mpf(10) ** -25
+                for index in calls:
+                    moved, _, _ = _sweep(program, problem, index, delta)
+                    for name in problem.variables:
+                        bound[name] += UNIT_ROUNDOFF * abs(moved[name] - gradient[name]) / delta
+            out = {name: float(value) for name, value in bound.items()}
+        except Exception:
+            return None
+    return out if all(math.isfinite(v) for v in out.values()) else None
+
+
+def _sweep(program, problem, perturbed=None, delta=0):
+    """Forward through the program in mpmath (the value of node ``perturbed`` scaled by
+    1 + delta), then backward: the gradient, the sum of path magnitudes per variable, and
+    the indices of the nodes that round (calls)."""
+    from .expression import CONST, VAR
+    names, parents_of, locals_of, values, stack, calls = [], [], [], [], [], []
+    for instruction in program:
+        name, parents, locals_ = None, (), ()
+        if instruction[0] == VAR:
+            name = instruction[1]
+            value = mpmath.mpf(problem.point[name])
+        elif instruction[0] == CONST:
+            value = mpmath.mpf(instruction[1])
+        else:
+            row, nargs = instruction[1], instruction[2]
+            parents = tuple(stack[len(stack) - nargs:]) if nargs else ()
+            del stack[len(stack) - nargs:]
+            args = [values[i] for i in parents]
+            value = row.mpmath(*args)
+            locals_ = tuple(_local_derivative(row, args, k) for k in range(nargs))
+            calls.append(len(values))
+        if len(values) == perturbed:
+            value = value * (1 + delta)
+        names.append(name)
+        parents_of.append(parents)
+        locals_of.append(locals_)
+        values.append(value)
+        stack.append(len(values) - 1)
+    adjoint = [mpmath.mpf(0)] * len(values)
+    size = [mpmath.mpf(0)] * len(values)
+    adjoint[-1] = size[-1] = mpmath.mpf(1)
+    gradient = {name: mpmath.mpf(0) for name in problem.variables}
+    magnitude = dict(gradient)
+    for index in range(len(values) - 1, -1, -1):
+        name = names[index]
+        if name is not None:
+            gradient[name] += adjoint[index]
+            magnitude[name] += size[index]
+        for parent, local in zip(parents_of[index], locals_of[index]):
+            adjoint[parent] += adjoint[index] * local
+            size[parent] += size[index] * abs(local)
+    return gradient, magnitude, calls
+
+
+_DERIVATIVES = {}
+
+
+def _local_derivative(row, args, k):
+    """∂row/∂args[k] at args, in mpmath: SymPy's derivative of the row, compiled once."""
+    key = (row.name, k)
+    func = _DERIVATIVES.get(key)
+    if func is None:
+        import sympy
+        dummies = sympy.symbols(f"a0:{row.arity}", real=True)
+        func = _DERIVATIVES[key] = sympy.lambdify(dummies, sympy.diff(row.sympy(*dummies), dummies[k]),
+                                                  modules=[{"DiracDelta": lambda *a: mpmath.mpf(0)}, mpmath])
+    return mpmath.mpf(func(*args))
+
+
+def exact_band(reference_value, formula_bound, paths=None, conditioning=None) -> Band:
+    """The band of an exact method (autograd, symbolic): a few ulps times the conditioning,
+    where the conditioning comes from the derivative formula's rounding bound and the
+    chain-rule paths' magnitudes (see :func:`path_bound`)."""
     ref = abs(float(reference_value))
     floor = FLOOR_ULPS * _ulp(ref)
-    if formula_bound is not None:
-        return Band(max(SAFETY * formula_bound, floor),
-                    f"{SAFETY:g} × the rounding bound of the derivative formula ({formula_bound:.2g}), "
-                    f"at least {FLOOR_ULPS} ulp")
+    parts = [(text, p) for text, p in (("rounding bound of the derivative formula", formula_bound),
+                                       ("rounding along the chain-rule paths", paths)) if p is not None]
+    if parts:
+        total = SAFETY * sum(p for _, p in parts)
+        source = " + ".join(f"{text} {p:.2g}" for text, p in parts)
+        return Band(max(total, floor), f"{SAFETY:g} × ({source}), at least {FLOOR_ULPS} ulp")
     kappa = max(1.0, conditioning or 1.0)
     return Band(max(NO_FORMULA_ULPS * kappa * _ulp(ref), floor),
                 f"{NO_FORMULA_ULPS} ulp × input conditioning {kappa:.3g} (no formula to bound rounding)")
 
 
-# (truncation coefficient, derivative order it multiplies, power of h, rounding weight)
-_FD_MODEL = {
-    "forward": (1 / 2, 2, 1, 2.0),
-    "backward": (1 / 2, 2, 1, 2.0),
-    "central": (1 / 6, 3, 2, 1.0),
-    "five-point": (1 / 30, 5, 4, 1.5),
-    "richardson": (1 / (5040 * 64), 7, 6, 297 / 45),
-}
-
-
-def fd_band(scheme: str, h: float, magnitudes: dict, f_error: float, exact: Band | None) -> Band | None:
+def fd_band(scheme: str, h: float, magnitudes: dict, f_error: float, largest_f: float,
+            exact: Band | None) -> Band | None:
     """The band of one finite-difference scheme with step ``h``; None when the derivatives
-    it needs are unknown (at a kink, say)."""
+    it needs are unknown (at a kink, say). ``f_error`` bounds the rounding of f at the
+    point; ``largest_f`` is the largest |f| the stencil met (each value is rounded).
+
+    Truncation is the Taylor series of the stencil, term by term: the k-th moment of its
+    weights times h^(k-1) |f^(k)| for k = 2..9; rounding is the sum of |weights| times
+    the rounding of each f value, over h."""
+    from .finite_differences import STENCILS
     if scheme == "complex-step":
         if exact is None or 3 not in magnitudes:
             return None
         truncation = h * h / 6 * magnitudes[3]
         return Band(exact.tolerance + SAFETY * truncation,
                     f"as the exact methods, plus truncation h²/6·|f'''| = {truncation:.2g}")
-    coefficient, order, power, weight = _FD_MODEL[scheme]
-    if order not in magnitudes:
+    stencil = STENCILS[scheme]
+    if 2 not in magnitudes:
         return None
-    truncation = coefficient * h ** power * magnitudes[order]
-    rounding = weight * f_error / h
+    truncation = 0.0
+    for k in range(2, 10):
+        moment = abs(sum(w * o ** k for o, w in stencil)) / math.factorial(k)
+        if moment > 1e-12:
+            if k not in magnitudes:
+                return None
+            truncation += moment * h ** (k - 1) * magnitudes[k]
+    weight = sum(abs(w) for _, w in stencil)
+    rounding = weight * (f_error + 2 * UNIT_ROUNDOFF * largest_f) / h
     return Band(SAFETY * (truncation + rounding),
                 f"{SAFETY:g} × (truncation {truncation:.2g} + rounding {rounding:.2g}) with h = {h:.3g}")
 

@@ -87,8 +87,10 @@ def measure(value: float, reference: Reference, name: str) -> Partial:
     return partial
 
 
-def judge(result: MethodResult, reference: Reference, kinks: list) -> None:
-    """Set the verdict of one method from its partials' bands."""
+def judge(result: MethodResult, reference: Reference, kinks: list, crossings: list = ()) -> None:
+    """Set the verdict of one method from its partials' bands. ``crossings``: why a
+    finite-difference stencil cannot be trusted (it straddles a kink or pole); such a
+    method fails with that reason when it is also outside its band."""
     estimate = result.estimate
     if estimate.status != OK:
         result.verdict, result.reason = estimate.status, estimate.reason
@@ -117,7 +119,7 @@ def judge(result: MethodResult, reference: Reference, kinks: list) -> None:
             failures.append(f"∂f/∂{name}: error {partial.abs_error:.2g} exceeds the expected "
                             f"{partial.band.tolerance:.2g} ({partial.band.source})")
     if failures:
-        result.verdict, result.reason = FAIL, "; ".join(failures)
+        result.verdict, result.reason = FAIL, "; ".join(failures + list(crossings))
     elif all(p.band is None for p in result.partials.values()):
         result.verdict, result.reason = NOT_JUDGED, "no error band at this point (the derivatives it needs are unknown)"
     else:

@@ -55,6 +55,25 @@ SCHEMES = {
 FD_METHODS = tuple(SCHEMES)
 
 
+def _richardson_stencil():
+    # (64 D(h/4) - 20 D(h/2) + D(h)) / 45 with D(s) = (f(x + s) - f(x - s)) / 2s
+    weights = {}
+    for scale, c in ((0.25, 64 / 45), (0.5, -20 / 45), (1.0, 1 / 45)):
+        weights[scale] = weights.get(scale, 0) + c / (2 * scale)
+        weights[-scale] = weights.get(-scale, 0) - c / (2 * scale)
+    return tuple(weights.items())
+
+
+# f'(x) ≈ Σ weight · f(x + offset·h) / h: the error model reads these
+STENCILS = {
+    "forward": ((0, -1.0), (1, 1.0)),
+    "backward": ((0, 1.0), (-1, -1.0)),
+    "central": ((1, 0.5), (-1, -0.5)),
+    "five-point": ((-2, 1 / 12), (-1, -8 / 12), (1, 8 / 12), (2, -1 / 12)),
+    "richardson": _richardson_stencil(),
+}
+
+
 def power_of_two(h: float) -> float:
     """The power of two nearest to ``h`` (on a log scale)."""
     return 2.0 ** round(math.log2(h))
@@ -103,15 +122,22 @@ def finite_difference_gradient(problem: Problem, scheme_name: str, step: float |
     else:
         f = problem.numpy_function()
 
+        largest = {n: 0.0 for n in names}      # max |f| over each variable's stencil: sets its rounding
+
         def at(i, x):
             args = list(x0)
             args[i] = x
-            return float(np.asarray(f(*args)).reshape(-1)[0])
+            value = float(np.asarray(f(*args)).reshape(-1)[0])
+            if abs(value) > largest[names[i]]:
+                largest[names[i]] = abs(value)
+            return value
 
         def gradient():
             out, extra = {}, {}
             base = float(np.asarray(f(*x0)).reshape(-1)[0]) if scheme.name in ("forward", "backward") else None
             for i, n in enumerate(names):
+                if base is not None:
+                    largest[n] = max(largest[n], abs(base))
                 x, h = x0[i], steps[n]
                 if scheme.name == "forward":
                     xp = x + h
@@ -137,9 +163,46 @@ def finite_difference_gradient(problem: Problem, scheme_name: str, step: float |
                         reason=f"{type(error).__name__}: {error}", details=details)
     if extra:
         details["error_estimate"] = extra
+    if scheme.name != "complex-step":
+        details["largest_f"] = dict(largest)
     timing = measure(lambda: quietly(gradient), batches=batches)
     return Estimate(scheme.name, "finite differences", values, evaluations=evaluations, timing=timing,
                     details=details)
+
+
+# how far each stencil reaches, in steps, to the left and to the right
+_REACH = {"forward": (0, 1), "backward": (1, 0), "central": (1, 1), "five-point": (2, 2), "richardson": (1, 1)}
+
+
+def stencil_crossing(problem: Problem, scheme_name: str, name: str, h: float) -> str | None:
+    """Why the stencil for ∂f/∂name cannot be trusted — it straddles a kink, jump, pole or
+    domain boundary of some call in f — or None.
+
+    >>> from diffcompare.problem import make_problem
+    >>> stencil_crossing(make_problem("abs(x - 0.001)", {"x": 0}), "richardson", "x", 2.0 ** -6)
+    'the stencil [-0.015625, 0.015625] straddles a point where abs is not smooth (column 1)'
+    """
+    if scheme_name not in _REACH:
+        return None
+    left, right = _REACH[scheme_name]
+    x = problem.point[name]
+    centre, value = problem.pieces(problem.point)
+    for steps, sign in ((left, -1), (right, 1)):
+        if not steps:
+            continue
+        end = x + sign * steps * h
+        pieces, end_value = problem.pieces({**problem.point, name: end})
+        low, high = min(x, end), max(x, end)
+        span = f"the stencil [{x - left * h:.6g}, {x + right * h:.6g}]"
+        if math.isfinite(value) and not math.isfinite(end_value):
+            return f"{span} leaves the domain of f (f({name}={end:.6g}) = {end_value})"
+        for (function, column, here), (_, _, there) in zip(centre, pieces):
+            if here != there:
+                where = f" (column {column})" if column else ""
+                return f"{span} straddles a point where {function} is not smooth{where}"
+        if len(pieces) != len(centre):
+            return f"{span} takes a different path through f between {low:.6g} and {high:.6g}"
+    return None
 
 
 def richardson(f, x: float, h: float):

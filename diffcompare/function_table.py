@@ -64,6 +64,9 @@ class Row:
     symbol: str | None = None            # the operator spelling, for operator rows
     kink: Callable | None = None
     kink_note: str = ""
+    # which smooth piece the arguments lie on; a finite-difference stencil whose ends lie on
+    # different pieces straddles a kink, jump or pole
+    piece: Callable | None = None
     not_complex_safe: str = ""
     engine_convention: str = ""
     sympy_convention: str = ""
@@ -148,6 +151,36 @@ def _zero_at(x):
     return np.asarray(x) == 0
 
 
+def _sign_of(x):
+    return float(np.sign(x))
+
+
+def _sign_of_difference(a, b):
+    return float(np.sign(np.asarray(a) - np.asarray(b)))
+
+
+def _pow_piece(a, b):
+    # a non-integer or negative exponent makes 0 a boundary or a pole in the base
+    b = float(b)
+    return float(np.sign(a)) if (b != int(b) or b < 0) else 0.0
+
+
+def _atan2_piece(y, x):
+    # atan2 jumps by 2π across the negative x axis (the sign of a zero y picks the side)
+    y, x = float(y), float(x)
+    if x == 0 and y == 0:
+        return "origin"
+    return math.copysign(1.0, y) if x < 0 else 0.0
+
+
+def _hypot_piece(a, b):
+    return (float(np.sign(a)) if float(b) == 0 else 0.0, float(np.sign(b)) if float(a) == 0 else 0.0)
+
+
+def _tan_piece(x):
+    return float(np.floor(float(x) / np.pi + 0.5))     # which branch between poles
+
+
 _POS = ((0.7,), (1.3,), (2.5,))
 _UNIT = ((0.3,), (-0.6,), (0.85,))
 
@@ -167,14 +200,15 @@ _row("sub", 2, np.subtract, np.subtract, lambda a, b: a - b, lambda a, b: a - b,
 _row("mul", 2, np.multiply, np.multiply, lambda a, b: a * b, lambda a, b: a * b, lambda a, b: a * b,
      "a * b", symbol="*", samples=((0.7, -1.2), (2.0, 3.5)))
 _row("div", 2, np.true_divide, np.true_divide, lambda a, b: a / b, lambda a, b: a / b, lambda a, b: a / b,
-     "a / b", domain="b ≠ 0", symbol="/", samples=((0.7, -1.2), (2.0, 3.5)))
+     "a / b", domain="b ≠ 0", symbol="/", samples=((0.7, -1.2), (2.0, 3.5)),
+     piece=lambda a, b: _sign_of(b))
 _row("neg", 1, np.negative, np.negative, lambda a: -a, lambda a: -a, lambda a: -a,
      "-a", symbol="-")
 _row("pow", 2, np.power, np.power, lambda a, b: a ** b, lambda a, b: a ** b, _ag.pow,
      "a ** b (also a ^ b): a power; a > 0 unless b is an integer", domain="a > 0, or b an integer",
      symbol="**", samples=((0.7, 2.5), (2.0, -1.5), (1.5, 3.0)),
      kink=lambda a, b: (np.asarray(a) == 0) & (np.asarray(b) < 1) & (np.asarray(b) != 0),
-     kink_note="a ** b with a = 0 and b < 1 has an infinite slope in a")
+     kink_note="a ** b with a = 0 and b < 1 has an infinite slope in a", piece=_pow_piece)
 
 # -- constants --------------------------------------------------------------------------------
 _row("pi", 0, _engine_const(np.pi), _engine_const(complex(np.pi)), lambda: sp.pi, lambda: +mp.pi,
@@ -186,7 +220,7 @@ _row("e", 0, _engine_const(np.e), _engine_const(complex(np.e)), lambda: sp.E, la
 _row("sin", 1, np.sin, np.sin, lambda x: sp.sin(x), lambda x: mp.sin(x), _on_tensors(_ag.sin), "sine")
 _row("cos", 1, np.cos, np.cos, lambda x: sp.cos(x), lambda x: mp.cos(x), _on_tensors(_ag.cos), "cosine")
 _row("tan", 1, np.tan, np.tan, lambda x: sp.tan(x), lambda x: mp.tan(x), _on_tensors(_ag.tan), "tangent",
-     domain="x ≠ π/2 + kπ")
+     domain="x ≠ π/2 + kπ", piece=_tan_piece)
 _row("asin", 1, np.arcsin, np.arcsin, lambda x: sp.asin(x), lambda x: mp.asin(x), _on_tensors(_ag.asin),
      "inverse sine", domain="-1 ≤ x ≤ 1 (differentiable inside)", samples=_UNIT,
      kink=lambda x: np.abs(x) == 1, kink_note="asin has an infinite slope at ±1")
@@ -199,7 +233,8 @@ _row("atan2", 2, np.arctan2, _c_atan2, lambda y, x: sp.atan2(y, x), lambda y, x:
      _on_tensors(_ag.atan2), "atan2(y, x): the angle of the point (x, y)",
      domain="(x, y) ≠ (0, 0); jumps by 2π across x < 0, y = 0", samples=((0.7, 1.2), (-1.3, 0.4), (2.0, -0.5)),
      kink=lambda y, x: (np.asarray(x) == 0) & (np.asarray(y) == 0) | (np.asarray(y) == 0) & (np.asarray(x) < 0),
-     kink_note="atan2 is not differentiable at the origin and jumps across the negative x axis")
+     kink_note="atan2 is not differentiable at the origin and jumps across the negative x axis",
+     piece=_atan2_piece)
 _row("sinh", 1, np.sinh, np.sinh, lambda x: sp.sinh(x), lambda x: mp.sinh(x), _on_tensors(_ag.sinh),
      "hyperbolic sine")
 _row("cosh", 1, np.cosh, np.cosh, lambda x: sp.cosh(x), lambda x: mp.cosh(x), _on_tensors(_ag.cosh),
@@ -230,9 +265,9 @@ _row("log10", 1, np.log10, np.log10, lambda x: _cfunctions.log10(x), lambda x: m
      _on_tensors(_ag.log10), "base-10 logarithm", domain="x > 0", samples=_POS)
 _row("sqrt", 1, np.sqrt, np.sqrt, lambda x: sp.sqrt(x), lambda x: mp.sqrt(x), _on_tensors(_ag.sqrt),
      "square root", domain="x ≥ 0 (differentiable for x > 0)", samples=_POS, kink=_zero_at,
-     kink_note="sqrt has an infinite slope at 0")
+     kink_note="sqrt has an infinite slope at 0", piece=_sign_of)
 _row("cbrt", 1, _np_real_cbrt, _c_cbrt, _sp_cbrt, _mp_cbrt, _on_tensors(_ag.cbrt),
-     "real cube root (negative for x < 0)", kink=_zero_at, kink_note="cbrt has an infinite slope at 0")
+     "real cube root (negative for x < 0)", kink=_zero_at, kink_note="cbrt has an infinite slope at 0", piece=_sign_of)
 
 # -- activation functions and friends --------------------------------------------------------
 _row("sigmoid", 1, _np_sigmoid, lambda z: 1 / (1 + np.exp(-np.asarray(z, dtype=complex))),
@@ -242,15 +277,15 @@ _row("softplus", 1, lambda x: np.logaddexp(0, x), _c_softplus, lambda x: sp.log(
      lambda x: mp.log1p(mp.exp(x)), _on_tensors(lambda t: _ag.softplus(t, threshold=math.inf)),
      "log(1 + exp(x)) (without PyTorch's linear cut-off above 20)")
 _row("relu", 1, lambda x: np.maximum(x, 0.0), None, lambda x: sp.Max(0, x), lambda x: max(x, 0),
-     _on_tensors(_ag.relu), "max(x, 0)", kink=_zero_at, kink_note="relu has a kink at 0: slope 0 left, 1 right",
+     _on_tensors(_ag.relu), "max(x, 0)", kink=_zero_at, kink_note="relu has a kink at 0: slope 0 left, 1 right", piece=_sign_of,
      not_complex_safe="relu is not analytic (it compares values)",
      engine_convention="relu'(0) = 0 (PyTorch)", sympy_convention="d/dx Max(0, x) = Heaviside(x), Heaviside(0) = 1/2")
 _row("abs", 1, np.abs, None, lambda x: sp.Abs(x), lambda x: abs(x), _on_tensors(_ag.abs), "absolute value",
-     kink=_zero_at, kink_note="abs has a kink at 0: slope -1 left, +1 right",
+     kink=_zero_at, kink_note="abs has a kink at 0: slope -1 left, +1 right", piece=_sign_of,
      not_complex_safe="abs is not analytic (NumPy's abs of a complex number is its modulus)",
      engine_convention="abs'(0) = sign(0) = 0 (PyTorch)", sympy_convention="d/dx Abs(x) = sign(x), sign(0) = 0")
 _row("sign", 1, np.sign, None, lambda x: sp.sign(x), _mp_sign, _on_tensors(_ag.sign),
-     "sign: -1, 0 or 1", kink=_zero_at, kink_note="sign jumps at 0",
+     "sign: -1, 0 or 1", kink=_zero_at, kink_note="sign jumps at 0", piece=_sign_of,
      not_complex_safe="sign is not analytic (it compares values)",
      engine_convention="sign' = 0 everywhere (PyTorch)", sympy_convention="d/dx sign(x) = 2 DiracDelta(x), undefined at 0")
 _row("erf", 1, _np_erf, _c_erf, lambda x: sp.erf(x), lambda x: mp.erf(x), _on_tensors(_ag.erf), "error function")
@@ -258,16 +293,16 @@ _row("hypot", 2, np.hypot, lambda a, b: np.sqrt(np.asarray(a, dtype=complex) ** 
      lambda a, b: sp.sqrt(a ** 2 + b ** 2), lambda a, b: mp.hypot(a, b), _on_tensors(_ag.hypot),
      "sqrt(a² + b²) without overflow", samples=((0.7, 1.2), (-1.3, 0.4), (3.0, -4.0)),
      kink=lambda a, b: (np.asarray(a) == 0) & (np.asarray(b) == 0),
-     kink_note="hypot has a cone point at the origin", engine_convention="nan at the origin (PyTorch)")
+     kink_note="hypot has a cone point at the origin", piece=_hypot_piece, engine_convention="nan at the origin (PyTorch)")
 _row("min", 2, np.minimum, None, lambda a, b: sp.Min(a, b), lambda a, b: min(a, b), _on_tensors(_ag.minimum),
      "the smaller of a and b", samples=((0.7, 1.2), (-1.3, 0.4), (3.0, -4.0)),
-     kink=lambda a, b: np.asarray(a) == np.asarray(b), kink_note="min has a kink where a = b",
+     kink=lambda a, b: np.asarray(a) == np.asarray(b), kink_note="min has a kink where a = b", piece=_sign_of_difference,
      not_complex_safe="min is not analytic (it compares values)",
      engine_convention="a tie sends half the gradient to each side (PyTorch)",
      sympy_convention="d/da Min(a, b) = Heaviside(b - a), Heaviside(0) = 1/2")
 _row("max", 2, np.maximum, None, lambda a, b: sp.Max(a, b), lambda a, b: max(a, b), _on_tensors(_ag.maximum),
      "the larger of a and b", samples=((0.7, 1.2), (-1.3, 0.4), (3.0, -4.0)),
-     kink=lambda a, b: np.asarray(a) == np.asarray(b), kink_note="max has a kink where a = b",
+     kink=lambda a, b: np.asarray(a) == np.asarray(b), kink_note="max has a kink where a = b", piece=_sign_of_difference,
      not_complex_safe="max is not analytic (it compares values)",
      engine_convention="a tie sends half the gradient to each side (PyTorch)",
      sympy_convention="d/da Max(a, b) = Heaviside(a - b), Heaviside(0) = 1/2")

@@ -14,11 +14,11 @@ import math
 
 import numpy as np
 
-from .accuracy import derivative_magnitudes, exact_band, fd_band, rounding_bound
+from .accuracy import derivative_magnitudes, exact_band, fd_band, path_bound, rounding_bound
 from .autograd.quiet import quietly
 from .comparison import Comparison, MethodResult, Note, judge, measure
 from .estimate import OK
-from .finite_differences import FD_METHODS, finite_difference_gradient
+from .finite_differences import FD_METHODS, finite_difference_gradient, stencil_crossing
 from .function_table import ROWS
 from .methods import autograd_gradient, symbolic_gradient
 from .problem import InputError, make_problem
@@ -119,7 +119,13 @@ def compare(f, at, methods=None, digits: int = DEFAULT_DIGITS, repeat: int = 5, 
                 partial = measure(estimate.values[name], reference, name)
                 partial.band = bands.get((estimate.method, name))
                 result.partials[name] = partial
-        judge(result, reference, kinks)
+        crossings = []
+        if estimate.family == "finite differences" and estimate.has_values and not kinks:
+            for name in problem.variables:
+                why = stencil_crossing(problem, estimate.method, name, estimate.details["steps"][name])
+                if why:
+                    crossings.append(f"∂f/∂{name}: {why}")
+        judge(result, reference, kinks, crossings)
         results.append(result)
 
     if kinks:
@@ -139,6 +145,7 @@ def _bands(problem, derivative, reference, estimates, value, timeout):
     magnitudes = derivative_magnitudes(problem, timeout=timeout) if wants_fd else {}
     f_bound = rounding_bound(derivative.expression, point) if derivative.expression is not None else None
     f_error = (f_bound if f_bound is not None else 8 * 2.0 ** -53 * abs(value)) + 2.0 ** -53 * abs(value)
+    paths = path_bound(problem) or {}
     for i, name in enumerate(problem.variables):
         ref = reference.values.get(name)
         if ref is None:
@@ -146,14 +153,15 @@ def _bands(problem, derivative, reference, estimates, value, timeout):
         formula = rounding_bound(derivative.partials[i], point) if derivative.partials is not None else None
         m = magnitudes.get(name, {})
         conditioning = 1 + abs(problem.point[name]) * m[2] / abs(float(ref)) if 2 in m and ref != 0 else None
-        exact = exact_band(ref, formula, conditioning)
+        exact = exact_band(ref, formula, paths.get(name), conditioning)
         for estimate in estimates:
             if not estimate.has_values:
                 continue
             if estimate.family != "finite differences":
                 bands[(estimate.method, name)] = exact
             else:
-                band = fd_band(estimate.method, estimate.details["steps"][name], m, f_error, exact)
+                band = fd_band(estimate.method, estimate.details["steps"][name], m, f_error,
+                               estimate.details.get("largest_f", {}).get(name, abs(value)), exact)
                 if band is not None:
                     bands[(estimate.method, name)] = band
     return bands

@@ -153,6 +153,24 @@ class Problem:
             self._sympy = (expr, symbols)
         return self._sympy
 
+    def pieces(self, values: Mapping):
+        """Which smooth piece of every call the float64 ``values`` fall on, and f there:
+        ([(function, column, piece), ...], f). A finite-difference stencil whose ends
+        disagree straddles a kink, jump or pole."""
+        found = []
+
+        def observe(row, args, result, column):
+            if row.piece is not None:
+                try:
+                    found.append((row.name, column, row.piece(*args)))
+                except (TypeError, ValueError):
+                    pass
+        try:
+            value = quietly(self.evaluate, "numpy", {n: np.float64(v) for n, v in values.items()}, observe)
+        except Exception:
+            value = math.nan
+        return found, value
+
     def events(self) -> list:
         """Kinks and domain errors met by evaluating f at the point in float64."""
         found = []

@@ -88,28 +88,38 @@ def _from_sympy(problem, derivative, digits):
     subs = {s: sympy.Rational(v.numerator, v.denominator)
             for s, v in zip(derivative.symbols, exact_point(problem).values())}
     reference = Reference("sympy", digits, {})
-    value, why = _as_real(derivative.expression.evalf(digits, subs=subs), digits)
+    value, why = _evaluate(derivative.expression, subs, digits)
     if value is None:
         for name in problem.variables:
             reference.values[name], reference.undefined[name] = None, f"f itself is {why}"
         return reference
     for name, partial in zip(problem.variables, derivative.partials):
-        first = partial.evalf(digits + GUARD_DIGITS, subs=subs)
-        value, why = _as_real(first, digits + GUARD_DIGITS)
+        value, why = _evaluate(partial, subs, digits + GUARD_DIGITS)
         if value is None:
-            # evalf leaves some special values unevaluated (Heaviside(0) in a product, say):
-            # substitute exactly and try again
-            exact = partial.xreplace(subs).doit()
-            value, why = _as_real(exact.evalf(digits + GUARD_DIGITS), digits + GUARD_DIGITS)
-            if value is None:
-                reference.values[name], reference.undefined[name] = None, why
-                continue
-        check, _ = _as_real(partial.evalf(digits + CHECK_DIGITS, subs=subs), digits + CHECK_DIGITS)
-        if check is None:
-            check, _ = _as_real(partial.xreplace(subs).doit().evalf(digits + CHECK_DIGITS), digits + CHECK_DIGITS)
+            reference.values[name], reference.undefined[name] = None, why
+            continue
+        check, _ = _evaluate(partial, subs, digits + CHECK_DIGITS)
         reference.values[name] = value
         reference.trusted_digits[name] = _agreement(value, check, digits)
     return reference
+
+
+def _evaluate(expr, subs, dps):
+    """(mpf, "") or (None, why): evalf at the exact point; where evalf leaves a special
+    value unevaluated (Heaviside(0) inside a product, say), substitute exactly and retry."""
+    import sympy
+    why = ""
+    for attempt in ("evalf", "substitute"):
+        try:
+            result = (expr.evalf(dps, subs=subs) if attempt == "evalf"
+                      else expr.xreplace(subs).doit().evalf(dps))
+        except (ArithmeticError, ValueError, TypeError) as error:
+            why = f"undefined here: SymPy cannot evaluate it ({type(error).__name__}: {error})"
+            continue
+        value, why = _as_real(result, dps)
+        if value is not None:
+            return value, ""
+    return None, why or "undefined here"
 
 
 def _as_real(result, dps):
