@@ -152,7 +152,7 @@ def _bands(problem, derivative, reference, estimates, value, timeout):
             continue
         formula = rounding_bound(derivative.partials[i], point) if derivative.partials is not None else None
         m = magnitudes.get(name, {})
-        conditioning = 1 + abs(problem.point[name]) * m[2] / abs(float(ref)) if 2 in m and ref != 0 else None
+        conditioning = 1 + abs(problem.point[name]) * m[2] / abs(float(ref)) if 2 in m and float(ref) else None
         exact = exact_band(ref, formula, paths.get(name), conditioning)
         for estimate in estimates:
             if not estimate.has_values:
