@@ -7,6 +7,7 @@ The command line only parses arguments, calls the library and picks a renderer.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 
 DESCRIPTION = """\
@@ -67,7 +68,7 @@ methods (--methods, comma-separated; default all):
   richardson    central differences at h, h/2, h/4 extrapolated to h -> 0
 
 exit status: 0 every applicable method within its expected accuracy, 1 one is not,
-2 bad input.
+2 bad input, 3 an internal error.
 """
 
 FUNCTIONS_DESCRIPTION = "List every function and constant the expression language knows."
@@ -88,7 +89,8 @@ def build_parser() -> argparse.ArgumentParser:
     compare = commands.add_parser("compare", help="compare the methods on one expression at one point",
                                   description=COMPARE_DESCRIPTION, epilog=COMPARE_EPILOG,
                                   formatter_class=argparse.RawDescriptionHelpFormatter)
-    compare.add_argument("expression", metavar="EXPR", help='the function, e.g. "sin(x)*exp(y)"')
+    compare.add_argument("expression", metavar="EXPR",
+                         help='the function, e.g. "sin(x)*exp(y)"; - reads it from standard input')
     compare.add_argument("--at", action="append", required=True, metavar="NAME=VALUE[,NAME=VALUE...]",
                          help="the point: a value for every variable (repeatable)")
     compare.add_argument("--methods", metavar="LIST", help="comma-separated methods to run (default: all)")
@@ -104,6 +106,7 @@ def build_parser() -> argparse.ArgumentParser:
                          help="report format (default text: a table in the terminal)")
     compare.add_argument("--output", metavar="FILE", help="write the report to FILE instead of the terminal")
 
+    parser.compare_parser = compare          # protect_expressions reads its options
     commands.add_parser("functions", help="list the functions the expression language knows",
                         description=FUNCTIONS_DESCRIPTION)
     return parser
@@ -118,6 +121,8 @@ def run_compare(args) -> int:
     from diffcompare.expression import ExpressionError
     from diffcompare.problem import InputError, parse_point
 
+    if args.expression == "-":
+        args.expression = sys.stdin.read().strip()
     try:
         point = {}
         for text in args.at:
@@ -167,8 +172,28 @@ def run_functions(args) -> int:
     return 0
 
 
+def protect_expressions(argv, parser):
+    """An expression may start with a minus ("-x**2"); argparse would take it for an
+    option. A leading space keeps it an argument (the expression parser ignores spaces).
+    Option values stay as they are."""
+    options = set()
+    for action in parser.compare_parser._actions:
+        options.update(action.option_strings)
+    out = list(argv)
+    for i, arg in enumerate(out):
+        looks_like_option = re.fullmatch(r"--[A-Za-z][A-Za-z0-9-]*(=.*)?", arg) is not None
+        if arg.startswith("-") and arg != "-" and arg.split("=")[0] not in options and not looks_like_option:
+            previous = out[i - 1] if i else ""
+            if previous not in options or previous in ("-h", "--help"):
+                out[i] = " " + arg
+    return out
+
+
 def main(argv=None) -> int:
     parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["compare"]:
+        argv = protect_expressions(argv, parser)
     args = parser.parse_args(argv)
     try:
         if args.command == "compare":
@@ -177,6 +202,9 @@ def main(argv=None) -> int:
             return run_functions(args)
     except KeyboardInterrupt:
         return 130
+    except Exception as error:      # a bug: say so in one line rather than a traceback
+        print(f"diffcompare: internal error: {type(error).__name__}: {error} (please report it)", file=sys.stderr)
+        return 3
     parser.print_help()
     return 0
 
