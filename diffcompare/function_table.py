@@ -27,6 +27,7 @@ import numpy as np
 
 from .autograd import ops as _ag
 from .autograd.ops import _np_erf, _np_sigmoid
+from .autograd.tensor import Tensor, as_tensor
 
 
 class _Lazy:
@@ -139,7 +140,7 @@ def _engine_const(value):
 
 
 def _as_tensor(v):
-    return v if isinstance(v, _ag.Tensor) else _ag.as_tensor(np.float64(v))
+    return v if isinstance(v, Tensor) else as_tensor(np.float64(v))
 
 
 def _on_tensors(func):
