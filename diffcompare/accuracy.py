@@ -162,7 +162,10 @@ def path_bound(problem, max_nodes: int = 2000, max_perturbed: int = 200) -> dict
             if len(calls) <= max_perturbed:
                 delta = mpmath.mpf(10) ** -25
                 for index in calls:
-                    moved, _, _ = _sweep(program, problem, index, delta)
+                    try:
+                        moved, _, _ = _sweep(program, problem, index, delta)
+                    except (TypeError, ValueError, ZeroDivisionError):
+                        continue        # a perturbation that leaves the reals says nothing here
                     for name in problem.variables:
                         bound[name] += UNIT_ROUNDOFF * abs(moved[name] - gradient[name]) / delta
             out = {name: float(value) for name, value in bound.items()}
@@ -174,13 +177,13 @@ def path_bound(problem, max_nodes: int = 2000, max_perturbed: int = 200) -> dict
 def _sweep(program, problem, perturbed=None, delta=0):
     """Forward through the program in mpmath (the value of node ``perturbed`` scaled by
     1 + delta), then backward: the gradient, the sum of path magnitudes per variable, and
-    the indices of the nodes that round (calls)."""
+    the indices of the calls whose value depends on a variable."""
     from .expression import CONST, VAR
-    names, parents_of, locals_of, values, stack, calls = [], [], [], [], [], []
+    names, parents_of, locals_of, values, stack, calls, varies = [], [], [], [], [], [], []
     for instruction in program:
-        name, parents, locals_ = None, (), ()
+        name, parents, locals_, depends = None, (), (), False
         if instruction[0] == VAR:
-            name = instruction[1]
+            name, depends = instruction[1], True
             value = mpmath.mpf(problem.point[name])
         elif instruction[0] == CONST:
             value = mpmath.mpf(instruction[1])
@@ -190,8 +193,14 @@ def _sweep(program, problem, perturbed=None, delta=0):
             del stack[len(stack) - nargs:]
             args = [values[i] for i in parents]
             value = row.mpmath(*args)
-            locals_ = tuple(_local_derivative(row, args, k) for k in range(nargs))
-            calls.append(len(values))
+            # only arguments that depend on a variable carry a derivative (the exponent of
+            # (-2)**2 has none, and a real one would not exist)
+            locals_ = tuple(_local_derivative(row, args, k) if varies[p] else mpmath.mpf(0)
+                            for k, p in enumerate(parents))
+            depends = any(varies[p] for p in parents)
+            if depends:
+                calls.append(len(values))
+        varies.append(depends)
         if len(values) == perturbed:
             value = value * (1 + delta)
         names.append(name)
@@ -258,11 +267,12 @@ def fd_band(scheme: str, h: float, magnitudes: dict, f_error: float, largest_f: 
     the rounding of each f value, over h."""
     from .finite_differences import STENCILS
     if scheme == "complex-step":
-        if exact is None or 3 not in magnitudes:
+        # Im f(x + ih) / h = f' - h²/3! f''' + h⁴/5! f⁽⁵⁾ - ...
+        if exact is None or any(k not in magnitudes for k in (3, 5, 7, 9)):
             return None
-        truncation = h * h / 6 * magnitudes[3]
+        truncation = sum(h ** (k - 1) / math.factorial(k) * magnitudes[k] for k in (3, 5, 7, 9))
         return Band(exact.tolerance + SAFETY * truncation,
-                    f"as the exact methods, plus truncation h²/6·|f'''| = {truncation:.2g}")
+                    f"as the exact methods, plus truncation {truncation:.2g}")
     stencil = STENCILS[scheme]
     if 2 not in magnitudes:
         return None

@@ -47,10 +47,11 @@ SCHEMES = {
     "central": Scheme("central", "(f(x+h) - f(x-h)) / 2h", 2, EPS ** (1 / 3), "2n"),
     "five-point": Scheme("five-point", "(f(x-2h) - 8f(x-h) + 8f(x+h) - f(x+2h)) / 12h", 4, EPS ** (1 / 5), "4n"),
     "complex-step": Scheme("complex-step", "Im f(x + ih) / h", 2, 1e-20, "n"),
-    # central differences at h, h/2, h/4 extrapolated to h -> 0 (order 6). Exact steps make
-    # scaling by |x| unnecessary; the start is eps^(1/7) doubled, as extrapolation tolerates it.
+    # central differences at h, h/2, h/4 extrapolated to h -> 0 (order 6): h ≈ eps^(1/7), the
+    # balance of an order-6 truncation against rounding. Exact (power-of-two) steps make
+    # scaling by |x| unnecessary: the truncation depends on f's scale, not x's.
     "richardson": Scheme("richardson", "central differences at h, h/2, h/4 extrapolated to h → 0", 6,
-                         2 * EPS ** (1 / 7), "6n", scaled=False),
+                         EPS ** (1 / 7), "6n", scaled=False),
 }
 FD_METHODS = tuple(SCHEMES)
 

@@ -18,7 +18,7 @@ from .accuracy import derivative_magnitudes, exact_band, fd_band, path_bound, ro
 from .autograd.quiet import quietly
 from .comparison import Comparison, MethodResult, Note, judge, measure
 from .estimate import OK
-from .finite_differences import FD_METHODS, finite_difference_gradient, stencil_crossing
+from .finite_differences import FD_METHODS, STENCILS, finite_difference_gradient, stencil_crossing
 from .function_table import ROWS
 from .methods import autograd_gradient, symbolic_gradient
 from .problem import InputError, make_problem
@@ -143,9 +143,20 @@ def _bands(problem, derivative, reference, estimates, value, timeout):
         point = dict(zip(derivative.symbols, (problem.point[n] for n in problem.variables)))
     wants_fd = any(e.family == "finite differences" and e.has_values for e in estimates)
     magnitudes = derivative_magnitudes(problem, timeout=timeout) if wants_fd else {}
-    f_bound = rounding_bound(derivative.expression, point) if derivative.expression is not None else None
-    f_error = (f_bound if f_bound is not None else 8 * 2.0 ** -53 * abs(value)) + 2.0 ** -53 * abs(value)
     paths = path_bound(problem) or {}
+
+    def f_rounding(name, scheme, h, largest):
+        """The rounding of f at the stencil's points (where f's terms may cancel)."""
+        worst = None
+        if derivative.expression is not None:
+            symbol = derivative.symbols[problem.variables.index(name)]
+            for offset, _ in STENCILS[scheme]:
+                bound = rounding_bound(derivative.expression, {**point, symbol: problem.point[name] + offset * h})
+                if bound is None:
+                    worst = None
+                    break
+                worst = max(worst or 0.0, bound)
+        return worst if worst is not None else 8 * 2.0 ** -53 * largest
     for i, name in enumerate(problem.variables):
         ref = reference.values.get(name)
         if ref is None:
@@ -160,8 +171,10 @@ def _bands(problem, derivative, reference, estimates, value, timeout):
             if estimate.family != "finite differences":
                 bands[(estimate.method, name)] = exact
             else:
-                band = fd_band(estimate.method, estimate.details["steps"][name], m, f_error,
-                               estimate.details.get("largest_f", {}).get(name, abs(value)), exact)
+                h = estimate.details["steps"][name]
+                largest = estimate.details.get("largest_f", {}).get(name, abs(value))
+                f_error = f_rounding(name, estimate.method, h, largest) if estimate.method in STENCILS else 0.0
+                band = fd_band(estimate.method, h, m, f_error, largest, exact)
                 if band is not None:
                     bands[(estimate.method, name)] = band
     return bands
