@@ -135,6 +135,39 @@ def _sp_cbrt(x):
     return sp.sign(x) * sp.Abs(x) ** sp.Rational(1, 3)
 
 
+_BINARY64_CONSTANTS = {}
+
+
+def binary64_constant(name: str, value: float, latex: str):
+    """A SymPy number that prints as ``name`` but is exactly the binary64 ``value`` the
+    numerical worlds use: sin(pi) stays sin(pi) and evaluates to sin(3.141592653589793)
+    = 1.22e-16, not 0, so the reference differentiates the function the other methods
+    compute. Built on first use (SymPy loads lazily)."""
+    if name not in _BINARY64_CONSTANTS:
+        from mpmath.libmp import from_float
+        from sympy import Float
+        from sympy.core.numbers import NumberSymbol
+
+        def evalf(self, prec):
+            return Float._new(from_float(value), prec)
+
+        cls = type(f"Binary64_{name}", (NumberSymbol,), {
+            "__slots__": (), "is_real": True, "is_positive": True, "is_number": True,
+            "__new__": lambda cls: NumberSymbol.__new__(cls),
+            "__hash__": lambda self: hash(("binary64", name)),
+            "_as_mpf_val": lambda self, prec: from_float(value),
+            "_eval_evalf": evalf,
+            "_sympystr": lambda self, printer: name,
+            "_latex": lambda self, printer: latex,
+            "_pretty": lambda self, printer: printer._print_Symbol(__import__("sympy").Symbol(name)),
+            "_numpycode": lambda self, printer: repr(value),
+            "_pythoncode": lambda self, printer: repr(value),
+            "_mpmathcode": lambda self, printer: f"mpf({value!r})",
+        })
+        _BINARY64_CONSTANTS[name] = cls()
+    return _BINARY64_CONSTANTS[name]
+
+
 def _engine_const(value):
     return lambda *args: value
 
@@ -212,10 +245,12 @@ _row("pow", 2, np.power, np.power, lambda a, b: a ** b, lambda a, b: a ** b, _ag
      kink_note="a ** b with a = 0 and b < 1 has an infinite slope in a", piece=_pow_piece)
 
 # -- constants --------------------------------------------------------------------------------
-_row("pi", 0, _engine_const(np.pi), _engine_const(complex(np.pi)), lambda: sp.pi, lambda: +mp.pi,
-     _engine_const(np.pi), "π = 3.14159…", samples=((),))
-_row("e", 0, _engine_const(np.e), _engine_const(complex(np.e)), lambda: sp.E, lambda: mp.e + 0,
-     _engine_const(np.e), "Euler's number e = 2.71828…", samples=((),))
+_row("pi", 0, _engine_const(np.pi), _engine_const(complex(np.pi)), lambda: binary64_constant("pi", np.pi, r"\pi"),
+     lambda: mp.mpf(np.pi),
+     _engine_const(np.pi), "π as binary64: 3.141592653589793", samples=((),))
+_row("e", 0, _engine_const(np.e), _engine_const(complex(np.e)), lambda: binary64_constant("e", np.e, "e"),
+     lambda: mp.mpf(np.e),
+     _engine_const(np.e), "Euler's number e as binary64: 2.718281828459045", samples=((),))
 
 # -- trigonometric and hyperbolic --------------------------------------------------------------
 _row("sin", 1, np.sin, np.sin, lambda x: sp.sin(x), lambda x: mp.sin(x), _on_tensors(_ag.sin), "sine")

@@ -209,3 +209,14 @@ def test_every_format_renders(squire_trapp, fmt):
         assert {m["name"] for m in data["methods"]} >= {"autograd", "symbolic", "central", "richardson"}
     if fmt == "latex":
         assert r"\begin{tabular}" in out and r"\partial f" in out
+
+
+def test_constants_are_the_binary64_values_the_methods_compute_with():
+    # sin(pi) in binary64 is sin(3.141592653589793) = 1.2246467991473532e-16, not 0; so
+    # d/dx (x + sin(pi))**2 at 0 is 2 sin(pi_64), and every method agrees with that
+    c = diffcompare.compare("(x + sin(pi))**2", at={"x": 0}, methods="autograd,symbolic,complex-step", repeat=1)
+    with mpmath.workdps(40):
+        expected = 2 * mpmath.sin(mpmath.mpf(math.pi))
+        assert abs(c.reference.values["x"] - expected) < mpmath.mpf(10) ** -45
+    assert c.method("autograd").estimate.values["x"] == 2 * math.sin(math.pi)
+    assert c.exit_status == 0
