@@ -12,9 +12,11 @@ import time
 import common  # noqa: F401  (thread pins before NumPy)
 import numpy as np
 
+import compare_wall_time
 import deep_chain_memory
 import mlp_gradient
 import per_op_overhead
+import richardson_accuracy
 import rosenbrock_gradient
 import unused_features_cost
 from common import RESULTS, load_torch
@@ -35,7 +37,7 @@ def main():
     )
     sections = [per_op_overhead.main(), rosenbrock_gradient.main([]), mlp_gradient.main(),
                 deep_chain_memory.main(["--ops", "100000" if args.quick else "1000000"]),
-                unused_features_cost.main()]
+                unused_features_cost.main(), compare_wall_time.main([]), richardson_accuracy.main()]
     RESULTS.write_text(header + "\n".join(sections))
     print(f"written to {RESULTS}")
 

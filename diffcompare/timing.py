@@ -25,7 +25,7 @@ class Timing:
                 "batches": self.batches}
 
 
-def measure(call, batches: int = 5, min_batch_seconds: float = 2e-3, max_total_seconds: float = 0.5) -> Timing:
+def measure(call, batches: int = 5, min_batch_seconds: float = 1e-3, max_total_seconds: float = 0.5) -> Timing:
     """Seconds per call of ``call()``: the median over ``batches`` batches of equal size,
     each at least ``min_batch_seconds`` long (fewer batches if ``max_total_seconds`` runs out)."""
     batches = max(1, int(batches))
