@@ -14,3 +14,17 @@ def test_readme_snippet_runs_as_documented():
         exec(compile(block, "README.md", "exec"), namespace)   # the project's own fixed text
     assert repr(namespace["x"].grad) == "tensor([4.0000, 0.6000, 0.0800])"   # as the README's comment says
     assert namespace["g"].tolist() == [12.0, 27.0, 48.0]                       # 3x^2 at 2, 3, 4
+
+
+def test_readme_compare_example_reports_as_documented():
+    blocks = re.findall(r"```python\n(.*?)```", README, re.S)
+    namespace = {}
+    exec(compile(next(b for b in blocks if "diffcompare.compare" in b), "README.md", "exec"), namespace)
+    report = namespace["report"]
+    assert report.exit_status == 0 and report.method("autograd").verdict == "pass"
+    assert "| autograd |" in namespace["markdown"]
+
+
+def test_readme_main_command_is_the_squire_trapp_comparison():
+    assert 'diffcompare compare "exp(x)/sqrt(sin(x)**3 + cos(x)**3)" --at x=1.5' in README
+    assert "4.05342789389862065771418792561" in README
