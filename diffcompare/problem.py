@@ -247,6 +247,9 @@ def make_problem(function, at: Mapping, label: str | None = None) -> Problem:
             raise InputError(f"variable {missing[0]!r} has no value: add {missing[0]}=... to --at "
                              f"(given: {', '.join(point)})")
         extra = [v for v in point if v not in variables]
+        if extra and extra[0] in ("pi", "e"):
+            raise InputError(f"--at gives {extra[0]!r}, but in expressions {extra[0]} is the constant "
+                             f"{math.pi if extra[0] == 'pi' else math.e!r}; name the variable otherwise")
         if extra:
             hint = nearest(extra[0], [v for v in variables if v not in point] or variables)
             raise InputError(f"--at gives {extra[0]!r}, but the expression has no variable {extra[0]!r}"

@@ -44,7 +44,7 @@ class Reference:
     def label(self):
         if self.source == "sympy":
             return f"SymPy's exact derivative evaluated with mpmath to {self.digits} digits"
-        return f"mpmath's numerical derivative of f at {self.digits}+ digits (no exact derivative: {self.note})"
+        return f"mpmath's numerical derivative of f at {self.digits}+ digits (SymPy gave no exact derivative)"
 
     def text(self, name, digits=None):
         """The value as decimal text with ``digits`` (default: the trusted) significant digits."""

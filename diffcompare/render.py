@@ -166,6 +166,8 @@ def _rows(c):
     for m in c.methods:
         e = m.estimate
         timing = seconds(e.timing.median) if e.timing else "—"
+        if e.timing and e.timing.batches > 1 and e.timing.median > 0:
+            timing += f" ±{e.timing.spread / e.timing.median:.0%}"
         setup = seconds(e.setup_seconds) if e.setup_seconds is not None else ""
         evals = "—" if e.evaluations is None or e.family != "finite differences" else str(e.evaluations)
         if not m.partials:
