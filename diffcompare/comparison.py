@@ -87,11 +87,17 @@ def measure(value: float, reference: Reference, name: str) -> Partial:
     return partial
 
 
-def judge(result: MethodResult, reference: Reference, kinks: list, crossings: list = ()) -> None:
+def judge(result: MethodResult, reference: Reference, kinks: list, crossings: list = (), domain: list = ()) -> None:
     """Set the verdict of one method from its partials' bands. ``crossings``: why a
     finite-difference stencil cannot be trusted (it straddles a kink or pole); such a
-    method fails with that reason when it is also outside its band."""
+    method fails with that reason when it is also outside its band. ``domain``: how f
+    itself fails in binary64 at the point (log(-1), 1/0, overflow): then no method is
+    judged."""
     estimate = result.estimate
+    if domain and estimate.status in (OK, "failed"):
+        result.verdict = NOT_JUDGED
+        result.reason = "f is not finite in binary64 at this point: " + "; ".join(domain)
+        return
     if estimate.status != OK:
         result.verdict, result.reason = estimate.status, estimate.reason
         return
@@ -119,7 +125,8 @@ def judge(result: MethodResult, reference: Reference, kinks: list, crossings: li
             failures.append(f"∂f/∂{name}: error {partial.abs_error:.2g} exceeds the expected "
                             f"{partial.band.tolerance:.2g} ({partial.band.source})")
     if failures:
-        result.verdict, result.reason = FAIL, "; ".join(failures + list(crossings))
+        caveats = estimate.details.get("caveats", [])
+        result.verdict, result.reason = FAIL, "; ".join(failures + list(crossings) + list(caveats))
     elif all(p.band is None for p in result.partials.values()):
         result.verdict, result.reason = NOT_JUDGED, "no error band at this point (the derivatives it needs are unknown)"
     else:

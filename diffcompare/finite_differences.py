@@ -29,6 +29,7 @@ from .problem import Problem
 from .timing import measure
 
 EPS = float(np.finfo(np.float64).eps)
+SMALLEST_NORMAL = float(np.finfo(np.float64).tiny)
 
 
 @dataclass(frozen=True)
@@ -118,6 +119,9 @@ def finite_difference_gradient(problem: Problem, scheme_name: str, step: float |
                 args[i] = complex(x0[i], steps[n])
                 value = complex(np.asarray(f_complex(*args)).reshape(-1)[0])
                 out[n] = value.imag / steps[n] if math.isfinite(value.real) else math.nan
+                if value.imag and abs(value.imag) < SMALLEST_NORMAL:
+                    extra[n] = (f"Im f(x + ih) = {value.imag:.3g} for ∂f/∂{n} is subnormal: "
+                                "the complex step lost precision to underflow")
             return out, extra
         evaluations = len(names)
     else:
@@ -162,7 +166,9 @@ def finite_difference_gradient(problem: Problem, scheme_name: str, step: float |
     except Exception as error:
         return Estimate(scheme.name, "finite differences", status=FAILED,
                         reason=f"{type(error).__name__}: {error}", details=details)
-    if extra:
+    if extra and scheme.name == "complex-step":
+        details["caveats"] = sorted(set(extra.values()))
+    elif extra:
         details["error_estimate"] = extra
     if scheme.name != "complex-step":
         details["largest_f"] = dict(largest)

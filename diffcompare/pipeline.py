@@ -125,7 +125,7 @@ def compare(f, at, methods=None, digits: int = DEFAULT_DIGITS, repeat: int = 5, 
                 why = stencil_crossing(problem, estimate.method, name, estimate.details["steps"][name])
                 if why:
                     crossings.append(f"∂f/∂{name}: {why}")
-        judge(result, reference, kinks, crossings)
+        judge(result, reference, kinks, crossings, [e.text for e in events if e.kind == "domain"])
         results.append(result)
 
     if kinks:

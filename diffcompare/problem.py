@@ -221,10 +221,13 @@ def _domain_text(row, args, result):
     shown = ", ".join(f"{_plain(a):.17g}" for a in args)
     value = _plain(result)
     what = "nan" if isinstance(value, float) and math.isnan(value) else str(value)
-    if row.name == "div":
+    if row.name == "div" and _plain(args[1]) == 0:
         return f"division by zero: {shown.replace(', ', ' / ')} = {what}"
+    if isinstance(value, float) and math.isinf(value):
+        name = row.symbol and f"({shown.replace(', ', f' {row.symbol} ')})" or f"{row.name}({shown})"
+        return f"{name} overflows binary64 (= {what})"
     name = row.symbol and f"({shown.replace(', ', f' {row.symbol} ')})" or f"{row.name}({shown})"
-    return f"{name} = {what} in float64 (domain: {row.domain})"
+    return f"{name} = {what} in binary64 (domain: {row.domain})"
 
 
 def _call(function, variables, values):

@@ -220,3 +220,31 @@ def test_constants_are_the_binary64_values_the_methods_compute_with():
         assert abs(c.reference.values["x"] - expected) < mpmath.mpf(10) ** -45
     assert c.method("autograd").estimate.values["x"] == 2 * math.sin(math.pi)
     assert c.exit_status == 0
+
+
+@pytest.mark.parametrize("text, at, says", [
+    ("exp(x)", {"x": 1000}, "overflows binary64"),
+    ("exp(exp(exp(x)))", {"x": 10}, "overflows binary64"),
+    ("log(x)*0", {"x": -1}, "log(-1) = nan"),          # SymPy simplifies 0*log(x) to 0; binary64 cannot
+    ("x/0", {"x": 1}, "division by zero"),
+])
+def test_f_not_finite_in_binary64_judges_no_method(text, at, says):
+    c = diffcompare.compare(text, at=at, repeat=1)
+    assert all(m.verdict in ("not judged", "not applicable") for m in c.methods)
+    assert says in " ".join(n.text for n in c.notes) and c.exit_status == 0
+    c.render("text")
+    json.loads(c.render("json"))
+
+
+def test_complex_step_underflow_is_named():
+    # Im f(x + ih) = 1e-300 · 1e-20 is subnormal: the complex step loses its precision
+    c = diffcompare.compare("1e-300*x", at={"x": 1e-300}, methods="autograd,complex-step", repeat=1)
+    assert c.method("autograd").verdict == "pass"
+    step = c.method("complex-step")
+    assert step.verdict == "fail" and "underflow" in step.reason
+
+
+def test_complex_step_through_erf_far_out():
+    # erf'(30) = 2/sqrt(pi) e^-900 ≈ 1e-391 rounds to 0; the complex step must not invent digits
+    c = diffcompare.compare("erf(x)", at={"x": 30}, methods="autograd,complex-step", repeat=1)
+    assert c.method("complex-step").estimate.values["x"] == 0.0 and c.exit_status == 0
