@@ -110,7 +110,8 @@ def compare(f, at, methods=None, digits: int = DEFAULT_DIGITS, repeat: int = 5, 
 
     value = float(np.asarray(quietly(problem.evaluate, "numpy",
                                      {n: np.float64(v) for n, v in problem.point.items()})).reshape(-1)[0])
-    bands = _bands(problem, derivative, reference, estimates, value, symbolic_timeout)
+    # no method is judged at a kink or where f fails in binary64: no bands to compute there
+    bands = {} if events else _bands(problem, derivative, reference, estimates, value, symbolic_timeout)
     results = []
     for estimate in estimates:
         result = MethodResult(estimate)

@@ -53,11 +53,11 @@ class Reference:
             return None
         shown = digits or max(1, self.trusted_digits.get(name, self.digits))
         with self.precision():
-            try:
-                return mpmath.nstr(value, shown, strip_zeros=False, min_fixed=-6, max_fixed=8)
-            except ValueError:      # an exponent too long to print (exp(exp(exp(10))))
+            if value and abs(mpmath.mag(value)) > 100_000:
+                # decimal digits of exp(exp(exp(10))) would take forever: give the power of ten
                 sign = "-" if value < 0 else ""
                 return f"{sign}10^({mpmath.nstr(mpmath.log10(abs(value)), 12)})"
+            return mpmath.nstr(value, shown, strip_zeros=False, min_fixed=-6, max_fixed=8)
 
     def precision(self):
         """A working precision (decimal digits) that holds the reference values exactly."""
