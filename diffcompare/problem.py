@@ -145,11 +145,10 @@ class Problem:
             except Exception as error:   # a callable may do anything with symbols
                 raise SymbolicUnavailable(f"calling f with SymPy symbols failed ({type(error).__name__}: "
                                           f"{_first_line(error)})") from None
-            if not isinstance(expr, sympy.Basic):
-                try:
-                    expr = sympy.sympify(expr, strict=True)   # numbers only: never text
-                except Exception:
-                    raise SymbolicUnavailable(f"f returned {type(expr).__name__}, not a SymPy expression") from None
+            if isinstance(expr, (int, float, np.integer, np.floating)) and not isinstance(expr, bool):
+                expr = sympy.Float(float(expr), 17)       # f ignored its symbols: a constant
+            elif not isinstance(expr, sympy.Basic):
+                raise SymbolicUnavailable(f"f returned {type(expr).__name__}, not a SymPy expression")
             self._sympy = (expr, symbols)
         return self._sympy
 
