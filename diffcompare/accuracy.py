@@ -51,13 +51,12 @@ def rounding_bound(expr, point: dict, dps: int = 30) -> float | None:
     if sympy.count_ops(expr) > WALK_MAX_OPS:
         return None
     value, error = {}, {}
-    cache = {}
     with mpmath.workdps(dps):
         try:
             for node in sympy.postorder_traversal(expr):
                 if node in value:
                     continue
-                v, e = _node_bound(node, value, error, point, cache)
+                v, e = _node_bound(node, value, error, point)
                 value[node], error[node] = v, e
         except Exception:
             return None
@@ -65,7 +64,10 @@ def rounding_bound(expr, point: dict, dps: int = 30) -> float | None:
         return float(result) if mpmath.isfinite(result) else None
 
 
-def _node_bound(node, value, error, point, cache):
+_MPMATH_FORMS = {}      # SymPy function class -> its mpmath form, compiled once
+
+
+def _node_bound(node, value, error, point):
     import sympy
     u = mpmath.mpf(UNIT_ROUNDOFF)
     if node.is_Symbol:
@@ -96,10 +98,10 @@ def _node_bound(node, value, error, point, cache):
             carried += abs(v * mpmath.log(abs(b))) * errs[1] if b != 0 else 0
         return v, carried + u * abs(v) * (1 if p in (2, -1, 0.5) else 2)
     # a function: carry each argument's error by the function's own derivative
-    func = cache.get(node.func)
+    func = _MPMATH_FORMS.get((node.func, len(args)))
     if func is None:
         dummies = sympy.symbols(f"a0:{len(args)}", real=True)
-        func = cache[node.func] = sympy.lambdify(dummies, node.func(*dummies), modules=mpmath)
+        func = _MPMATH_FORMS[(node.func, len(args))] = sympy.lambdify(dummies, node.func(*dummies), modules=mpmath)
     v = func(*vals)
     carried = mpmath.mpf(0)
     for i, e in enumerate(errs):

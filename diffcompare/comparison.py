@@ -15,10 +15,9 @@ import struct
 from dataclasses import dataclass, field
 
 import mpmath
-import numpy as np
 
 from .accuracy import Band
-from .estimate import OK, Estimate
+from .estimate import FAILED, OK, Estimate
 from .reference import Reference
 
 PASS, FAIL, NOT_JUDGED = "pass", "fail", "not judged"
@@ -94,7 +93,7 @@ def judge(result: MethodResult, reference: Reference, kinks: list, crossings: li
     itself fails in binary64 at the point (log(-1), 1/0, overflow): then no method is
     judged."""
     estimate = result.estimate
-    if domain and estimate.status in (OK, "failed"):
+    if domain and estimate.status in (OK, FAILED):
         result.verdict = NOT_JUDGED
         result.reason = "f is not finite in binary64 at this point: " + "; ".join(domain)
         return
@@ -162,7 +161,7 @@ class Comparison:
     @property
     def exit_status(self) -> int:
         """0 when every applicable method is within its expected accuracy, 1 otherwise."""
-        return 1 if any(m.verdict in (FAIL, "failed") for m in self.methods) else 0
+        return 1 if any(m.verdict in (FAIL, FAILED) for m in self.methods) else 0
 
     def method(self, name) -> MethodResult:
         for m in self.methods:
@@ -188,6 +187,3 @@ class Comparison:
         from .render import as_dict
         return as_dict(self)
 
-
-def finite(value) -> bool:
-    return value is not None and bool(np.isfinite(value))

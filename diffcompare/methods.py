@@ -9,6 +9,8 @@ NumPy code. (Finite differences live in ``finite_differences``.)
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from . import autograd as ag
@@ -40,10 +42,13 @@ def autograd_gradient(problem: Problem, batches: int = 5) -> Estimate:
             out.backward()
         return {n: (leaves[n].grad.item() if leaves[n].grad is not None else 0.0) for n in names}
 
-    try:
-        values = quietly(gradient)
-    except Exception as error:
-        return Estimate("autograd", "autograd", status=FAILED, reason=f"{type(error).__name__}: {error}")
+    with warnings.catch_warnings(record=True) as caught:     # the engine's warnings explain a failure
+        warnings.simplefilter("always")
+        try:
+            values = quietly(gradient)
+        except Exception as error:
+            said = "".join(f" (the engine warned: {w.message})" for w in caught[:1])
+            return Estimate("autograd", "autograd", status=FAILED, reason=f"{type(error).__name__}: {error}{said}")
     timing = measure(lambda: quietly(gradient), batches=batches)
     return Estimate("autograd", "autograd", values, evaluations=1, timing=timing,
                     details={"how": "one forward pass on engine tensors, one backward()"})

@@ -108,8 +108,11 @@ def compare(f, at, methods=None, digits: int = DEFAULT_DIGITS, repeat: int = 5, 
         else:
             estimates.append(finite_difference_gradient(problem, name, step=step, batches=repeat))
 
-    value = float(np.asarray(quietly(problem.evaluate, "numpy",
-                                     {n: np.float64(v) for n, v in problem.point.items()})).reshape(-1)[0])
+    try:
+        value = float(np.asarray(quietly(problem.evaluate, "numpy",
+                                         {n: np.float64(v) for n, v in problem.point.items()})).reshape(-1)[0])
+    except Exception:       # a callable that raises: events() has said how
+        value = math.nan
     # no method is judged at a kink or where f fails in binary64: no bands to compute there
     bands = {} if events else _bands(problem, derivative, reference, estimates, value, symbolic_timeout)
     results = []

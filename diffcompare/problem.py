@@ -171,7 +171,7 @@ class Problem:
         return found, value
 
     def events(self) -> list:
-        """Kinks and domain errors met by evaluating f at the point in float64."""
+        """Kinks and domain errors met by evaluating f at the point in binary64."""
         found = []
 
         def observe(row, args, result, column):
@@ -189,7 +189,7 @@ class Problem:
         try:
             quietly(self.evaluate, "numpy", {n: np.float64(v) for n, v in self.point.items()}, observe)
         except Exception as error:
-            found.append(Event("domain", "f", (), f"evaluating f in float64 failed: {_first_line(error)}"))
+            found.append(Event("domain", "f", (), f"evaluating f in binary64 failed: {_first_line(error)}"))
         return found
 
 

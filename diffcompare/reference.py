@@ -163,6 +163,18 @@ def _numerical(problem, digits, why):
     point = exact_point(problem)
     reference = Reference("mpmath", digits, {}, note=why)
     names = problem.variables
+    with mpmath.workdps(digits + GUARD_DIGITS):
+        try:
+            probe = f(*[mpmath.mpf(v.numerator) / v.denominator for v in point.values()])
+        except Exception as error:
+            probe = error
+    if not isinstance(probe, mpmath.mpf):
+        why_not = (f"f failed on mpmath numbers ({type(probe).__name__}: {probe})" if isinstance(probe, Exception)
+                   else f"f returned {type(probe).__name__} for mpmath numbers, so it computes in lower precision "
+                        "(math.sin instead of diffcompare.functions.sin?)")
+        reference.values = {name: None for name in names}
+        reference.undefined = {name: f"no high-precision reference: {why_not}" for name in names}
+        return reference
     for i, name in enumerate(names):
         orders = tuple(1 if j == i else 0 for j in range(len(names)))
         results = []

@@ -248,3 +248,13 @@ def test_complex_step_through_erf_far_out():
     # erf'(30) = 2/sqrt(pi) e^-900 ≈ 1e-391 rounds to 0; the complex step must not invent digits
     c = diffcompare.compare("erf(x)", at={"x": 30}, methods="autograd,complex-step", repeat=1)
     assert c.method("complex-step").estimate.values["x"] == 0.0 and c.exit_status == 0
+
+
+def test_a_callable_that_raises_is_reported_not_crashed():
+    def f(x):
+        return math.log(x)          # the math module: no tensors, no symbols, and log(-1) raises
+
+    c = diffcompare.compare(f, at={"x": -1.0}, repeat=1)
+    assert "evaluating f in binary64 failed" in " ".join(n.text for n in c.notes)
+    assert all(m.verdict in ("not judged", "not applicable") for m in c.methods)
+    c.render("text")
