@@ -22,9 +22,15 @@ from .timing import measure
 
 
 def _as_float(value):
+    """One real number; nan for a complex one (SymPy's acosh(1/2) = iπ/3 is not a real derivative)."""
     if isinstance(value, ag.Tensor):
         value = value.detach().numpy()
-    return float(np.asarray(value, dtype=float).reshape(-1)[0]) if np.size(value) == 1 else np.nan
+    if np.size(value) != 1:
+        return np.nan
+    value = np.asarray(value).reshape(-1)[0]
+    if np.iscomplexobj(value):
+        return float(value.real) if value.imag == 0 else np.nan
+    return float(value)
 
 
 def autograd_gradient(problem: Problem, batches: int = 5) -> Estimate:
