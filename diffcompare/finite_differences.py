@@ -111,6 +111,9 @@ def finite_difference_gradient(problem: Problem, scheme_name: str, step: float |
         except TypeError as error:      # a callable calling a function with no complex form
             return Estimate(scheme.name, "finite differences", status=NOT_APPLICABLE,
                             reason=f"f is not complex-safe: {error}", details=details)
+        except Exception as error:
+            return Estimate(scheme.name, "finite differences", status=FAILED,
+                            reason=f"f failed on complex arguments: {type(error).__name__}: {error}", details=details)
 
         def gradient():
             out, extra = {}, {}

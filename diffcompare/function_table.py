@@ -99,8 +99,11 @@ def _c_erf(z):
     def one(w):
         with mp.workdps(60):
             sign = 1 if w.real >= 0 else -1
-            tail = mp.erfc(mp.mpc(sign * w.real, sign * w.imag))
-            return complex(sign * (1 - mp.re(tail)), -sign * mp.im(tail))
+            try:
+                tail = mp.erfc(mp.mpc(sign * w.real, sign * w.imag))
+                return complex(sign * (1 - mp.re(tail)), -sign * mp.im(tail))
+            except OverflowError:       # far out along the axis mpmath overflows: erf is ±1 there
+                return complex(sign, 0.0)
     z = np.asarray(z, dtype=complex)
     return np.vectorize(one, otypes=[complex])(z) if z.ndim else one(complex(z))
 
