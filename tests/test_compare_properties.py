@@ -56,3 +56,28 @@ def test_random_expressions_every_method_within_its_band(text, x, y):
             # outside its band only where its stencil straddles a kink, pole or domain boundary
             assert method.verdict in ("pass", "not judged") or "the stencil" in method.reason, (
                 method.name, text, at, method.reason)
+
+
+ANY_POINT = st.sampled_from([0.0, 1.0, -1.0, 0.5, -2.5, 1e-8, 1e8, 1e-300, 700.0])
+hostile = st.recursive(
+    st.sampled_from(["x", "y", "0", "1", "-1", "1e-300", "1e300", "pi", "e"]),
+    lambda c: st.one_of(
+        st.builds(lambda f, a: f"{f}({a})", st.sampled_from(UNARY), c),
+        st.builds(lambda a, op, b: f"({a}){op}({b})", c, st.sampled_from(["+", "-", "*", "/", "**"]), c),
+        st.builds(lambda f, a, b: f"{f}({a}, {b})", st.sampled_from(BINARY_FUNCTIONS + ["pow"]), c, c)),
+    max_leaves=6)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
+@given(hostile, ANY_POINT, ANY_POINT)
+def test_any_expression_at_any_point_gives_a_report_never_a_crash(text, x, y):
+    # poles, overflow, underflow, 0/0, kinks, branch cuts: each a per-method result
+    at = {name: value for name, value in (("x", x), ("y", y)) if name in text}
+    assume(at)
+    try:
+        c = diffcompare.compare(text, at=at, repeat=1, symbolic_timeout=2)
+    except diffcompare.problem.InputError:
+        return
+    for fmt in ("text", "json", "markdown", "latex"):
+        assert c.render(fmt)
+    assert c.exit_status in (0, 1)
