@@ -173,6 +173,14 @@ def binary64_constant(name: str, value: float, latex: str):
     return _BINARY64_CONSTANTS[name]
 
 
+def _sp_pow(a, b):
+    """a ** b in SymPy, except that an exact power of numbers too large to compute (2 **
+    10**30 would run for ever, beyond any alarm's reach) becomes a floating one."""
+    if getattr(a, "is_Number", False) and getattr(b, "is_Rational", False) and abs(b.p) > 4096:
+        return sp.Float(a, 17) ** b
+    return a ** b
+
+
 def _engine_const(value):
     return lambda *args: value
 
@@ -243,7 +251,7 @@ _row("div", 2, np.true_divide, np.true_divide, lambda a, b: a / b, lambda a, b: 
      piece=lambda a, b: _sign_of(b))
 _row("neg", 1, np.negative, np.negative, lambda a: -a, lambda a: -a, lambda a: -a,
      "-a", symbol="-")
-_row("pow", 2, np.power, np.power, lambda a, b: a ** b, lambda a, b: a ** b, _ag.pow,
+_row("pow", 2, np.power, np.power, _sp_pow, lambda a, b: a ** b, _ag.pow,
      "a ** b (also a ^ b): a power; a > 0 unless b is an integer", domain="a > 0, or b an integer",
      symbol="**", samples=((0.7, 2.5), (2.0, -1.5), (1.5, 3.0)),
      kink=lambda a, b: (np.asarray(a) == 0) & (np.asarray(b) < 1) & (np.asarray(b) != 0),

@@ -101,7 +101,10 @@ def display_form(expr):
     floats = expr.atoms(sympy.Float)
     if not floats:
         return expr
-    return expr.xreplace({f: _short_float(f) for f in floats})
+    try:
+        return expr.xreplace({f: _short_float(f) for f in floats})
+    except (TypeError, ValueError):     # rebuilding re-evaluates (Min of a nan): show it as it is
+        return expr
 
 
 def _short_float(f):
@@ -111,23 +114,29 @@ def _short_float(f):
     return sympy.Float(text, max(digits, 1))
 
 
-def pretty(expr) -> str | None:
-    """Unicode pretty text, or None when the expression is too large to print usefully."""
+def _printed(printer, expr, limit):
+    """``printer`` applied to the display form, or None when the expression is too large
+    to be worth printing (or SymPy cannot print it)."""
     import sympy
-    if sympy.count_ops(expr) > PRETTY_MAX_OPS:
+    try:
+        if sympy.count_ops(expr) > limit:
+            return None
+        return printer(display_form(expr))
+    except (TypeError, ValueError, RecursionError):
         return None
-    return sympy.pretty(display_form(expr), use_unicode=True)
+
+
+def pretty(expr) -> str | None:
+    """Unicode pretty text."""
+    import sympy
+    return _printed(lambda e: sympy.pretty(e, use_unicode=True), expr, PRETTY_MAX_OPS)
 
 
 def one_line(expr) -> str | None:
     import sympy
-    if sympy.count_ops(expr) > LATEX_MAX_OPS:
-        return None
-    return sympy.sstr(display_form(expr))
+    return _printed(sympy.sstr, expr, LATEX_MAX_OPS)
 
 
 def latex(expr) -> str | None:
     import sympy
-    if sympy.count_ops(expr) > LATEX_MAX_OPS:
-        return None
-    return sympy.latex(display_form(expr))
+    return _printed(sympy.latex, expr, LATEX_MAX_OPS)

@@ -147,3 +147,10 @@ def test_token_soup_parses_or_raises_expression_error_and_parsed_text_evaluates(
     values = {name: np.float64(0.75) for name in expression.variables}
     with np.errstate(all="ignore"):
         expression.evaluate("numpy", values)         # never raises once parsed
+
+
+def test_exact_powers_too_large_to_compute_become_floating_in_sympy():
+    # 2 ** 10**30 as an exact integer would never finish; SymPy gets a floating power instead
+    power = parse("2**(10**30)").evaluate("sympy", {})
+    assert power.is_Float and power > 10 ** 1000
+    assert parse("2**10").evaluate("sympy", {}) == 1024        # small exact powers stay exact
