@@ -3,6 +3,11 @@ arguments and answers in their world, so one definition of ``f`` runs on floats,
 arrays, complex numbers (the complex step), mpmath numbers (the reference), SymPy
 symbols (the symbolic method) and engine tensors (autograd).
 
+Use these, not ``math`` or Python's builtins, in a function you compare: ``math.sin``
+turns a tensor or a symbol into a float (autograd and SymPy then fail, and say so), and
+the builtin ``abs`` of a complex number is its modulus, which no method can detect (the
+complex step would silently give 0); ``diffcompare.functions.abs`` refuses complex input.
+
 >>> from diffcompare.functions import exp, sin, sqrt, cos
 >>> def f(x):
 ...     return exp(x) / sqrt(sin(x) ** 3 + cos(x) ** 3)
