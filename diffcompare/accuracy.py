@@ -2,13 +2,14 @@
 can say "within its band" or "wrong, and by how much".
 
 - Exact methods (autograd, symbolic, and the complex step): the rounding error of
-  evaluating the derivative in binary64. It is bounded to first order by walking
-  SymPy's derivative formula at the point (each operation adds half an ulp of its
-  result, and each input's error is carried by the operation's own derivative), then
+  evaluating the derivative in binary64, bounded to first order twice over and summed:
+  by walking SymPy's derivative formula at the point (each operation adds half an ulp of
+  its result, and each input's error is carried by the operation's own derivative), and
+  along f's chain-rule paths as a backward pass meets them (:func:`path_bound`); then
   multiplied by a safety factor.
-- Finite differences: each scheme's truncation error (from the derivatives of f of the
-  order its formula leaves, computed by mpmath) plus its rounding error (f's own rounding
-  bound divided by the step, times the scheme's sum of weights).
+- Finite differences: each scheme's truncation error (its stencil's Taylor series, with
+  the derivatives of f computed by mpmath) plus its rounding error (f's own rounding at
+  the stencil's points divided by the step, times the stencil's sum of weights).
 
 >>> import sympy
 >>> x = sympy.Symbol("x", real=True)
@@ -25,8 +26,8 @@ from dataclasses import dataclass
 import mpmath
 
 from .budget import TimedOut, time_limit
+from .finite_differences import EPS, STENCILS
 
-EPS = 2.0 ** -52
 UNIT_ROUNDOFF = EPS / 2
 SAFETY = 4.0                    # bands are this many times the first-order estimate
 FLOOR_ULPS = 4                  # an exact method may always be this many ulps off
@@ -39,9 +40,6 @@ class Band:
     """The expected absolute error of one method for one partial, and where it came from."""
     tolerance: float
     source: str
-
-    def as_dict(self):
-        return {"tolerance": self.tolerance, "source": self.source}
 
 
 def rounding_bound(expr, point: dict, dps: int = 30) -> float | None:
@@ -267,7 +265,6 @@ def fd_band(scheme: str, h: float, magnitudes: dict, f_error: float, largest_f: 
     Truncation is the Taylor series of the stencil, term by term: the k-th moment of its
     weights times h^(k-1) |f^(k)| for k = 2..9; rounding is the sum of |weights| times
     the rounding of each f value, over h."""
-    from .finite_differences import STENCILS
     if scheme == "complex-step":
         # Im f(x + ih) / h = f' - h²/3! f''' + h⁴/5! f⁽⁵⁾ - ...
         if exact is None or any(k not in magnitudes for k in (3, 5, 7, 9)):

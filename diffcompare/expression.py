@@ -111,7 +111,7 @@ class Expression:
         mpf('6.2831853071795862')
         """
         stack = []
-        push, pop = stack.append, stack.pop
+        push = stack.append
         for instruction in self.program:
             kind = instruction[0]
             if kind == VAR:

@@ -17,7 +17,6 @@ import numpy as np
 from .accuracy import derivative_magnitudes, exact_band, fd_band, path_bound, rounding_bound
 from .autograd.quiet import quietly
 from .comparison import Comparison, MethodResult, Note, judge, measure
-from .estimate import OK
 from .finite_differences import FD_METHODS, STENCILS, finite_difference_gradient, stencil_crossing
 from .function_table import ROWS
 from .methods import autograd_gradient, symbolic_gradient

@@ -111,7 +111,6 @@ def _from_sympy(problem, derivative, digits):
 def _evaluate(expr, subs, dps):
     """(mpf, "") or (None, why): evalf at the exact point; where evalf leaves a special
     value unevaluated (Heaviside(0) inside a product, say), substitute exactly and retry."""
-    import sympy
     why = ""
     for attempt in ("evalf", "substitute"):
         try:
