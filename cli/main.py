@@ -101,7 +101,8 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("--step", type=float, metavar="H",
                          help="one finite-difference step for every scheme instead of each scheme's own")
     compare.add_argument("--symbolic-timeout", type=float, default=10.0, metavar="S",
-                         help="seconds allowed to SymPy's derivative, and again to the reference (default 10)")
+                         help="seconds allowed to SymPy's derivative, and again to the reference "
+                              "(default 10; 0 for no limit)")
     compare.add_argument("--format", choices=("text", "json", "markdown", "latex"), default="text",
                          help="report format (default text: a table in the terminal)")
     compare.add_argument("--output", metavar="FILE", help="write the report to FILE instead of the terminal")
