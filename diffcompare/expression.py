@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Mapping
 
-from .function_table import CALLABLE, CONSTANTS, KNOWN_NAMES, OPERATORS, ROWS
+from .function_table import CALLABLE, CONSTANTS, OPERATORS, ROWS
 
 # Hard limits, checked while reading, before anything can grow: far beyond what a person
 # types, well within what SymPy's recursive algorithms and Python's own parser (used by
@@ -83,7 +83,7 @@ class ExpressionError(ValueError):
 def nearest(name: str, candidates) -> str | None:
     """The closest spelling among ``candidates``, if any is close.
 
-    >>> nearest("sinn", KNOWN_NAMES), nearest("exmp1", KNOWN_NAMES), nearest("zzz", KNOWN_NAMES)
+    >>> nearest("sinn", CALLABLE), nearest("exmp1", CALLABLE), nearest("zzz", CALLABLE)
     ('sin', 'expm1', None)
     """
     found = difflib.get_close_matches(name, list(candidates), n=1, cutoff=0.6)
@@ -341,7 +341,3 @@ def _check_nesting(operators, fail, column):
         fail(f"expression nested too deeply: more than {MAX_NESTING} open parentheses, unary minuses or "
              f"chained powers", column)
 
-
-def known_names() -> list:
-    """Every function and constant the language knows, for help texts."""
-    return list(KNOWN_NAMES)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import importlib
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
@@ -71,8 +71,6 @@ class Row:
     not_complex_safe: str = ""
     engine_convention: str = ""
     sympy_convention: str = ""
-    # derivative of each argument, as SymPy; filled for rows whose SymPy form is not built in
-    extra: dict = field(default_factory=dict)
 
     @property
     def is_constant(self):
@@ -123,10 +121,6 @@ def _c_atan2(y, x):
     return np.where(near_x, via_x, via_y)
 
 
-def _np_real_cbrt(x):
-    return np.cbrt(x)
-
-
 def _mp_cbrt(x):
     return mp.sign(x) * mp.cbrt(abs(x))
 
@@ -150,7 +144,7 @@ def binary64_constant(name: str, value: float, latex: str):
     compute. Built on first use (SymPy loads lazily)."""
     if name not in _BINARY64_CONSTANTS:
         from mpmath.libmp import from_float
-        from sympy import Float
+        from sympy import Float, Symbol
         from sympy.core.numbers import NumberSymbol
 
         def evalf(self, prec):
@@ -164,7 +158,7 @@ def binary64_constant(name: str, value: float, latex: str):
             "_eval_evalf": evalf,
             "_sympystr": lambda self, printer: name,
             "_latex": lambda self, printer: latex,
-            "_pretty": lambda self, printer: printer._print_Symbol(__import__("sympy").Symbol(name)),
+            "_pretty": lambda self, printer: printer._print_Symbol(Symbol(name)),
             "_numpycode": lambda self, printer: repr(value),
             "_pythoncode": lambda self, printer: repr(value),
             "_mpmathcode": lambda self, printer: f"mpf({value!r})",
@@ -315,7 +309,7 @@ _row("log10", 1, np.log10, np.log10, lambda x: _cfunctions.log10(x), lambda x: m
 _row("sqrt", 1, np.sqrt, np.sqrt, lambda x: sp.sqrt(x), lambda x: mp.sqrt(x), _on_tensors(_ag.sqrt),
      "square root", domain="x ≥ 0 (differentiable for x > 0)", samples=_POS, kink=_zero_at,
      kink_note="sqrt has an infinite slope at 0", piece=_sign_of)
-_row("cbrt", 1, _np_real_cbrt, _c_cbrt, _sp_cbrt, _mp_cbrt, _on_tensors(_ag.cbrt),
+_row("cbrt", 1, np.cbrt, _c_cbrt, _sp_cbrt, _mp_cbrt, _on_tensors(_ag.cbrt),
      "real cube root (negative for x < 0)", kink=_zero_at, kink_note="cbrt has an infinite slope at 0", piece=_sign_of)
 
 # -- activation functions and friends --------------------------------------------------------
@@ -361,4 +355,3 @@ CALLABLE = {name: row for name, row in ROWS.items() if not row.is_operator and n
 CALLABLE["pow"] = ROWS["pow"]
 CONSTANTS = {name: row for name, row in ROWS.items() if row.is_constant}
 KNOWN_NAMES = sorted(CALLABLE) + sorted(CONSTANTS)
-WORLDS = ("numpy", "complex", "sympy", "mpmath", "engine")

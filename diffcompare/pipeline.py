@@ -12,10 +12,7 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from .accuracy import derivative_magnitudes, exact_band, fd_band, path_bound, rounding_bound
-from .autograd.quiet import quietly
 from .comparison import Comparison, MethodResult, Note, judge, measure
 from .finite_differences import FD_METHODS, STENCILS, finite_difference_gradient, stencil_crossing
 from .function_table import ROWS
@@ -107,11 +104,7 @@ def compare(f, at, methods=None, digits: int = DEFAULT_DIGITS, repeat: int = 5, 
         else:
             estimates.append(finite_difference_gradient(problem, name, step=step, batches=repeat))
 
-    try:
-        value = float(np.asarray(quietly(problem.evaluate, "numpy",
-                                         {n: np.float64(v) for n, v in problem.point.items()})).reshape(-1)[0])
-    except Exception:       # a callable that raises: events() has said how
-        value = math.nan
+    value = problem.value()         # nan for a callable that raises: events() has said how
     # no method is judged at a kink or where f fails in binary64: no bands to compute there
     bands = {} if events else _bands(problem, derivative, reference, estimates, value, symbolic_timeout)
     results = []

@@ -152,8 +152,20 @@ class Problem:
             self._sympy = (expr, symbols)
         return self._sympy
 
+    def value(self, values: Mapping | None = None, observe=None, strict: bool = False) -> float:
+        """f in binary64 at ``values`` (default: the point), warnings silenced; nan when f
+        raises, unless ``strict``."""
+        values = self.point if values is None else values
+        try:
+            out = quietly(self.evaluate, "numpy", {n: np.float64(v) for n, v in values.items()}, observe)
+            return float(np.asarray(out).reshape(-1)[0])
+        except Exception:
+            if strict:
+                raise
+            return math.nan
+
     def pieces(self, values: Mapping):
-        """Which smooth piece of every call the float64 ``values`` fall on, and f there:
+        """Which smooth piece of every call the binary64 ``values`` fall on, and f there:
         ([(function, column, piece), ...], f). A finite-difference stencil whose ends
         disagree straddles a kink, jump or pole."""
         found = []
@@ -164,11 +176,7 @@ class Problem:
                     found.append((row.name, column, row.piece(*args)))
                 except (TypeError, ValueError):
                     pass
-        try:
-            value = quietly(self.evaluate, "numpy", {n: np.float64(v) for n, v in values.items()}, observe)
-        except Exception:
-            value = math.nan
-        return found, value
+        return found, self.value(values, observe)
 
     def events(self) -> list:
         """Kinks and domain errors met by evaluating f at the point in binary64."""
@@ -187,7 +195,7 @@ class Problem:
                                    _domain_text(row, args, result), column))
 
         try:
-            quietly(self.evaluate, "numpy", {n: np.float64(v) for n, v in self.point.items()}, observe)
+            self.value(observe=observe, strict=True)
         except Exception as error:
             found.append(Event("domain", "f", (), f"evaluating f in binary64 failed: {_first_line(error)}"))
         return found
@@ -222,10 +230,9 @@ def _domain_text(row, args, result):
     what = "nan" if isinstance(value, float) and math.isnan(value) else str(value)
     if row.name == "div" and _plain(args[1]) == 0:
         return f"division by zero: {shown.replace(', ', ' / ')} = {what}"
-    if isinstance(value, float) and math.isinf(value):
-        name = row.symbol and f"({shown.replace(', ', f' {row.symbol} ')})" or f"{row.name}({shown})"
-        return f"{name} overflows binary64 (= {what})"
     name = row.symbol and f"({shown.replace(', ', f' {row.symbol} ')})" or f"{row.name}({shown})"
+    if isinstance(value, float) and math.isinf(value):
+        return f"{name} overflows binary64 (= {what})"
     return f"{name} = {what} in binary64 (domain: {row.domain})"
 
 

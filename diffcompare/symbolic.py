@@ -39,7 +39,6 @@ class SymbolicDerivative:
     size_raw: int | None = None         # count_ops of the gradient as differentiated
     size_cse: int | None = None         # ... after common subexpression elimination
     phase: str = ""                     # where a time-out struck
-    budget: float | None = None
     notes: list = field(default_factory=list)
 
     @property
@@ -58,7 +57,7 @@ def differentiate(problem: Problem, timeout: float | None = 10.0) -> SymbolicDer
     """The gradient of ``problem`` by SymPy, stopped after ``timeout`` seconds."""
     import sympy
 
-    result = SymbolicDerivative(budget=timeout)
+    result = SymbolicDerivative()
     if timeout is not None and not can_interrupt():
         result.notes.append("no time budget outside the main thread")
     result.phase = "building f"
