@@ -152,7 +152,7 @@ def path_bound(problem, max_nodes: int = 2000, max_perturbed: int = 200) -> dict
     >>> 1000 <= b["y"] / UNIT_ROUNDOFF < 1100
     True
     """
-    if not problem.is_text or len(problem.function.program) > max_nodes:
+    if not problem.is_text or len(problem.function.program) > max_nodes or not problem.function.elementwise:
         return None
     program = problem.function.program
     with mpmath.workdps(40):

@@ -27,7 +27,11 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Mapping
 
+import numpy as _np
+
 from .function_table import CALLABLE, CONSTANTS, OPERATORS, ROWS
+
+_ndarray = _np.ndarray
 
 # Hard limits, checked while reading, before anything can grow: far beyond what a person
 # types, well within what SymPy's recursive algorithms and Python's own parser (used by
@@ -41,12 +45,16 @@ _TOKEN = re.compile(r"""
     (?P<space>\s+)
   | (?P<number>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)
   | (?P<name>[A-Za-z_][A-Za-z0-9_]*)
-  | (?P<op>\*\*|[-+*/^(),])
+  | (?P<op>\*\*|[-+*/^(),@\[\]])
 """, re.VERBOSE)
+
+# a subscript: integers and slices of integer constants, e.g. [0], [1:], [:-1], [::2], [0, 1:]
+_INDEX_ITEM = r"\s*(?:-?\d+\s*)?(?::\s*(?:-?\d+\s*)?){0,2}"
+_SUBSCRIPT = re.compile(rf"\[({_INDEX_ITEM}(?:,{_INDEX_ITEM})*)\]")
 
 _HINTS = {
     "=": "'=' cannot appear in an expression; give values with --at (e.g. --at x=1.5)",
-    "[": "square brackets are not part of the expression language; use parentheses",
+    ":": "':' belongs inside a subscript, as in x[1:] or x[:-1]",
     "{": "braces are not part of the expression language; use parentheses",
     "%": "'%' (remainder) is not supported",
     "!": "'!' is not supported; there is no factorial",
@@ -57,7 +65,7 @@ _HINTS = {
 }
 
 # binary operator -> (precedence, right-associative)
-_BINARY = {"+": (1, False), "-": (1, False), "*": (2, False), "/": (2, False), "**": (4, True)}
+_BINARY = {"+": (1, False), "-": (1, False), "*": (2, False), "/": (2, False), "@": (2, False), "**": (4, True)}
 _UNARY_PRECEDENCE = 3    # -x**2 is -(x**2), as in Python
 
 
@@ -90,14 +98,25 @@ def nearest(name: str, candidates) -> str | None:
     return found[0] if found else None
 
 
-# Postfix instructions: (VAR, name), (CONST, float value, literal text), (CALL, row, nargs)
-VAR, CONST, CALL = "var", "const", "call"
+# Postfix instructions, each ending with its column: (VAR, name, column), (CONST, float value,
+# literal text, column), (KEY, subscript, text, column) and (CALL, row, nargs, column)
+VAR, CONST, KEY, CALL = "var", "const", "key", "call"
+# worlds whose arrays hold Python objects (SymPy expressions, mpmath numbers): the
+# element-by-element rows are mapped over them
+OBJECT_WORLDS = ("sympy", "mpmath")
 
 
 @dataclass(frozen=True)
 class Expression:
     """A parsed expression: the text, its postfix ``program``, its variables in order of
-    first appearance, and the table rows it uses."""
+    first appearance, and the table rows it uses (the named functions and constants, and
+    the rows that act on whole arrays: ``@``, subscripts, vectors)."""
+
+    @property
+    def elementwise(self) -> bool:
+        """True when every operation acts element by element, so that arrays of points
+        can be evaluated at once."""
+        return not any(ROWS[name].structural for name in self.functions if name in ROWS)
     text: str
     program: tuple
     variables: tuple
@@ -118,6 +137,8 @@ class Expression:
                 push(values[instruction[1]])
             elif kind == CONST:
                 push(constant(world, instruction[1]))
+            elif kind == KEY:
+                push(instruction[1])
             else:
                 row, nargs, column = instruction[1], instruction[2], instruction[3]
                 args = stack[len(stack) - nargs:] if nargs else []
@@ -125,7 +146,10 @@ class Expression:
                 function = getattr(row, world)
                 if function is None:
                     raise NotInWorld(row, world)
-                result = function(*args)
+                if world in OBJECT_WORLDS and not row.structural and any(isinstance(a, _ndarray) for a in args):
+                    result = _np.frompyfunc(function, nargs, 1)(*args)
+                else:
+                    result = function(*args)
                 if observe is not None:
                     observe(row, args, result, column)
                 push(result)
@@ -271,6 +295,10 @@ def parse(text: str) -> Expression:
             elif token == "(":
                 operators.append(("(", None, column))
                 _check_nesting(operators, fail, column)
+            elif token == "[":                                 # a vector [a, b, ...]
+                operators.append(("[", ROWS["vector"], column))
+                arg_counts.append(1)
+                _check_nesting(operators, fail, column)
             elif token == "-":
                 operators.append(("unary", "-", column))
                 _check_nesting(operators, fail, column)
@@ -279,6 +307,8 @@ def parse(text: str) -> Expression:
             elif token == ")" and previous is not None and previous[1] == "(" and operators[-1][1] is not None:
                 row = operators[-1][1]
                 fail(f"{row.name} takes {row.arity} argument{'s' * (row.arity != 1)}, got none", column)
+            elif token == "]" and previous is not None and previous[1] == "[":
+                fail("an empty vector []: write its elements, e.g. [x, y]", column)
             else:
                 after = f"after {_describe(previous[0], previous[1])}" if previous else "at the start"
                 fail(f"expected a number, a variable, a function call or '(' {after}, found {_describe(kind, token)}",
@@ -301,16 +331,31 @@ def parse(text: str) -> Expression:
                 operators.append(("binary", token, column))
                 _check_nesting(operators, fail, column)
                 expect_operand = True
-            elif token in (")", ","):
-                while operators and operators[-1][0] != "(":
+            elif token == "[":                                 # a subscript of what came before
+                match = _SUBSCRIPT.match(text, match.start())
+                if match is None:
+                    fail("a subscript holds integer constants and slices, e.g. x[0], x[1:], x[:-1], A[0, 1]", column)
+                position = match.end()
+                emit((KEY, _subscript(match.group(1), fail, column), match.group(), column))
+                emit((CALL, ROWS["index"], 2, column))
+                token = match.group()
+            elif token in (")", ",", "]"):
+                while operators and operators[-1][0] not in ("(", "["):
                     pop_operator()
                 if not operators:
-                    fail("unmatched ')'" if token == ")" else "',' outside a function call's arguments", column)
+                    fail({")": "unmatched ')'", "]": "unmatched ']'"}.get(
+                        token, "',' outside a function call's arguments or a vector"), column)
+                opener, _, open_column = operators[-1]
+                if token != "," and opener != {")": "(", "]": "["}[token]:
+                    fail(f"'{opener}' at column {open_column} is closed by '{token}'", column)
                 if token == ",":
                     if operators[-1][1] is None:
                         fail("',' inside parentheses that are not a function call", column)
                     arg_counts[-1] += 1
                     expect_operand = True
+                elif token == "]":
+                    _, row, open_column = operators.pop()
+                    emit((CALL, row, arg_counts.pop(), open_column))
                 else:
                     _, row, call_column = operators.pop()
                     if row is not None:
@@ -330,10 +375,28 @@ def parse(text: str) -> Expression:
         fail(f"expression ends after {after}: expected a number, a variable or '('", len(text.rstrip()) + 1)
     while operators:
         kind, payload, column = operators[-1]
-        if kind == "(":
-            fail("'(' is never closed", column)
+        if kind in ("(", "["):
+            fail(f"'{kind}' is never closed", column)
         pop_operator()
+    functions.update(item[1].name for item in output if item[0] == CALL and item[1].structural)
     return Expression(text, tuple(output), tuple(variables), frozenset(functions))
+
+
+def _subscript(text, fail, column):
+    """The key of a subscript's text (between the brackets): an int, a slice, or a tuple."""
+    items = []
+    for item in text.split(","):
+        parts = [p.strip() for p in item.split(":")]
+        if len(parts) == 1:
+            if not parts[0]:
+                fail("an empty subscript item: write an integer, e.g. x[0]", column)
+            items.append(int(parts[0]))
+        else:
+            bounds = [int(p) if p else None for p in parts]
+            if len(bounds) == 3 and bounds[2] == 0:
+                fail("a slice step cannot be zero", column)
+            items.append(slice(*bounds))
+    return items[0] if len(items) == 1 else tuple(items)
 
 
 def _check_nesting(operators, fail, column):

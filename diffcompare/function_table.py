@@ -71,6 +71,8 @@ class Row:
     not_complex_safe: str = ""
     engine_convention: str = ""
     sympy_convention: str = ""
+    structural: bool = False             # acts on whole arrays (sum, @): never mapped element by element
+    syntax: str = ""                     # written with brackets, not called by name (x[0], [a, b])
 
     @property
     def is_constant(self):
@@ -350,8 +352,125 @@ _row("max", 2, np.maximum, None, lambda a, b: sp.Max(a, b), lambda a, b: max(a, 
      engine_convention="a tie sends half the gradient to each side (PyTorch)",
      sympy_convention="d/da Max(a, b) = Heaviside(a - b), Heaviside(0) = 1/2")
 
+# -- arrays: reductions, products and the bracket syntax ----------------------------------------
+# These rows act on whole arrays (NumPy arrays, engine tensors, and in SymPy and mpmath
+# object arrays holding one symbol or number per element), so they are never mapped
+# element by element as the rows above are.
+
+def _flat(a):
+    return list(np.ravel(a)) if isinstance(a, np.ndarray) else [a]
+
+
+def _sp_sum(a):
+    return sp.Add(*_flat(a))
+
+
+def _mp_sum(a):
+    return mp.fsum(_flat(a))
+
+
+def _objects(values):
+    """A list of world scalars or object arrays, broadcast and stacked on a new first axis."""
+    arrays = np.broadcast_arrays(*[np.asarray(v, dtype=object) for v in values])
+    out = np.empty((len(values),) + arrays[0].shape, dtype=object)
+    for i, a in enumerate(arrays):
+        out[i] = a
+    return out
+
+
+def _stack(values):
+    """[a, b, ...] in NumPy: broadcast (a constant beside a batch of points) and stack."""
+    return np.stack(np.broadcast_arrays(*[np.asarray(v) for v in values]))
+
+
+def _engine_stack(*values):
+    tensors = [_as_tensor(v) for v in values]
+    shape = np.broadcast_shapes(*(t.shape for t in tensors))
+    return _ag.stack([t if t.shape == shape else t.expand(*shape) for t in tensors])
+
+
+def _object_matmul(add):
+    """a @ b for object arrays of 1 or 2 dimensions, each entry one n-term sum (``add``),
+    not a chain of n two-term sums (which SymPy would flatten n times over)."""
+    def matmul(a, b):
+        a, b = np.asarray(a, dtype=object), np.asarray(b, dtype=object)
+        if a.ndim == 0 or b.ndim == 0:
+            raise ValueError("matmul: both operands must be vectors or matrices, not scalars (use * for scaling)")
+        a2 = a.reshape(1, -1) if a.ndim == 1 else a
+        b2 = b.reshape(-1, 1) if b.ndim == 1 else b
+        if a2.shape[1] != b2.shape[0]:
+            raise ValueError(f"matmul: shapes {a.shape} and {b.shape} do not fit ({a2.shape[1]} ≠ {b2.shape[0]})")
+        out = np.empty((a2.shape[0], b2.shape[1]), dtype=object)
+        for i in range(out.shape[0]):
+            for j in range(out.shape[1]):
+                out[i, j] = add([a2[i, k] * b2[k, j] for k in range(a2.shape[1])])
+        if a.ndim == 1:
+            out = out[0]
+        if b.ndim == 1:
+            out = out[..., 0]
+        return out if out.ndim else out[()]
+    return matmul
+
+
+def _np_dot(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    if a.ndim != 1 or b.ndim != 1 or a.shape != b.shape:
+        raise ValueError(f"dot takes two vectors of the same length, not shapes {a.shape} and {b.shape}")
+    return np.dot(a, b)
+
+
+def _object_dot(add):
+    def dot(a, b):
+        _np_dot(np.zeros(np.shape(a)), np.zeros(np.shape(b)))       # the same shape checks
+        return add([u * v for u, v in zip(_flat(a), _flat(b))])
+    return dot
+
+
+def _all_zero(a):
+    return bool(np.all(np.asarray(a) == 0))
+
+
+_VECTORS = ((np.array([0.7, -1.3, 2.5]),), (np.array([[1.5, -0.5], [0.25, 2.0]]),))
+_PAIRS = ((np.array([0.7, -1.3, 2.5]), np.array([1.2, 0.4, -2.0])),)
+
+
+def _row_on_arrays(name, arity, numpy, complex, sympy_add, mpmath_add, engine, doc, **kw):
+    _row(name, arity, numpy, complex, sympy_add, mpmath_add, engine, doc, structural=True, **kw)
+
+
+_row_on_arrays("sum", 1, np.sum, np.sum, _sp_sum, _mp_sum, _on_tensors(_ag.sum), "sum of all elements",
+               samples=_VECTORS)
+_row_on_arrays("prod", 1, np.prod, np.prod, lambda a: sp.Mul(*_flat(a)), lambda a: mp.fprod(_flat(a)),
+               _on_tensors(_ag.prod), "product of all elements", samples=_VECTORS)
+_row_on_arrays("mean", 1, np.mean, np.mean, lambda a: _sp_sum(a) / len(_flat(a)),
+               lambda a: _mp_sum(a) / len(_flat(a)), _on_tensors(_ag.mean), "mean of all elements",
+               samples=_VECTORS)
+_row_on_arrays("norm", 1, lambda a: np.sqrt(np.sum(np.square(a))),
+               lambda z: np.sqrt(np.sum(np.square(z))),        # analytic: no modulus
+               lambda a: sp.sqrt(sp.Add(*[v ** 2 for v in _flat(a)])),
+               lambda a: mp.sqrt(mp.fsum(v ** 2 for v in _flat(a))),
+               _on_tensors(_ag.norm), "Euclidean norm sqrt(sum(x**2)) of all elements", samples=_VECTORS,
+               domain="all arrays (differentiable where not all zero)", kink=_all_zero,
+               kink_note="norm has a cone point where every element is 0",
+               engine_convention="the gradient of norm at 0 is 0 (PyTorch)")
+_row_on_arrays("dot", 2, _np_dot, _np_dot, _object_dot(lambda t: sp.Add(*t)), _object_dot(lambda t: mp.fsum(t)),
+               _on_tensors(_ag.dot), "dot(a, b): the sum of a * b for two vectors of the same length",
+               samples=_PAIRS)
+_row_on_arrays("matmul", 2, np.matmul, np.matmul, _object_matmul(lambda t: sp.Add(*t)),
+               _object_matmul(lambda t: mp.fsum(t)), _on_tensors(_ag.matmul),
+               "a @ b: matrix product (vector @ vector is the dot product)", symbol="@",
+               samples=_PAIRS + ((np.array([[1.5, -0.5], [0.25, 2.0]]), np.array([0.3, -0.7])),))
+_row_on_arrays("index", 2, lambda a, key: a[key], lambda a, key: a[key], lambda a, key: a[key],
+               lambda a, key: a[key], lambda a, key: _as_tensor(a)[key],
+               "x[i], x[i:j], A[i, j]: an element or a slice (integer constants)", syntax="x[...]",
+               samples=())
+_row_on_arrays("vector", -1, lambda *a: _stack(a), lambda *a: _stack(a), lambda *a: _objects(a),
+               lambda *a: _objects(a), _engine_stack, "[a, b, ...]: a vector (or, of vectors, a matrix)",
+               syntax="[...]", samples=())
+
 OPERATORS = {row.symbol: row for row in ROWS.values() if row.is_operator and row.name != "neg"}
-CALLABLE = {name: row for name, row in ROWS.items() if not row.is_operator and not row.is_constant}
+CALLABLE = {name: row for name, row in ROWS.items()
+            if not row.is_operator and not row.is_constant and not row.syntax}
 CALLABLE["pow"] = ROWS["pow"]
 CONSTANTS = {name: row for name, row in ROWS.items() if row.is_constant}
 KNOWN_NAMES = sorted(CALLABLE) + sorted(CONSTANTS)
