@@ -393,13 +393,10 @@ def _object_matmul(add):
     """a @ b for object arrays of 1 or 2 dimensions, each entry one n-term sum (``add``),
     not a chain of n two-term sums (which SymPy would flatten n times over)."""
     def matmul(a, b):
+        _matmul_shapes(a, b)
         a, b = np.asarray(a, dtype=object), np.asarray(b, dtype=object)
-        if a.ndim == 0 or b.ndim == 0:
-            raise ValueError("matmul: both operands must be vectors or matrices, not scalars (use * for scaling)")
         a2 = a.reshape(1, -1) if a.ndim == 1 else a
         b2 = b.reshape(-1, 1) if b.ndim == 1 else b
-        if a2.shape[1] != b2.shape[0]:
-            raise ValueError(f"matmul: shapes {a.shape} and {b.shape} do not fit ({a2.shape[1]} ≠ {b2.shape[0]})")
         out = np.empty((a2.shape[0], b2.shape[1]), dtype=object)
         for i in range(out.shape[0]):
             for j in range(out.shape[1]):
@@ -410,6 +407,20 @@ def _object_matmul(add):
             out = out[..., 0]
         return out if out.ndim else out[()]
     return matmul
+
+
+def _matmul_shapes(a, b):
+    sa, sb = np.shape(a), np.shape(b)
+    if not sa or not sb:
+        raise ValueError("matmul: both operands must be vectors or matrices, not numbers (use * to scale)")
+    inner_a, inner_b = sa[-1], (sb[0] if len(sb) == 1 else sb[-2])
+    if inner_a != inner_b:
+        raise ValueError(f"matmul: shapes {sa} and {sb} do not fit ({inner_a} ≠ {inner_b})")
+
+
+def _np_matmul(a, b):
+    _matmul_shapes(a, b)
+    return np.matmul(a, b)
 
 
 def _np_dot(a, b):
@@ -456,7 +467,7 @@ _row_on_arrays("norm", 1, lambda a: np.sqrt(np.sum(np.square(a))),
 _row_on_arrays("dot", 2, _np_dot, _np_dot, _object_dot(lambda t: sp.Add(*t)), _object_dot(lambda t: mp.fsum(t)),
                _on_tensors(_ag.dot), "dot(a, b): the sum of a * b for two vectors of the same length",
                samples=_PAIRS)
-_row_on_arrays("matmul", 2, np.matmul, np.matmul, _object_matmul(lambda t: sp.Add(*t)),
+_row_on_arrays("matmul", 2, _np_matmul, _np_matmul, _object_matmul(lambda t: sp.Add(*t)),
                _object_matmul(lambda t: mp.fsum(t)), _on_tensors(_ag.matmul),
                "a @ b: matrix product (vector @ vector is the dot product)", symbol="@",
                samples=_PAIRS + ((np.array([[1.5, -0.5], [0.25, 2.0]]), np.array([0.3, -0.7])),))

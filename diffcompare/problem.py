@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextvars
 import inspect
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
@@ -58,18 +59,113 @@ def parse_number(name: str, text) -> float:
     return value
 
 
+_VALUE_TOKEN = re.compile(r"\s*(?:(\[)|(\])|(,)|([^\s\[\],]+))")
+
+
+def parse_value(name: str, value):
+    """A variable's value: a number (binary64) or a vector or matrix of them, given as
+    text ``"[1, 2.5]"``, ``"[[1, 0], [0, 2]]"`` or as Python lists or arrays.
+
+    >>> parse_value("x", "[1.2, 1.2, 1.2]")
+    array([1.2, 1.2, 1.2])
+    >>> parse_value("A", [[1, 0], [0, 2]]).shape
+    (2, 2)
+    >>> parse_value("x", "[1, [2]]")
+    Traceback (most recent call last):
+    ...
+    diffcompare.problem.InputError: x=[1, [2]]: the rows have different lengths or depths; a matrix is a list of equal rows, e.g. [[1, 2], [3, 4]]
+    """
+    if isinstance(value, str) and value.strip().startswith("["):
+        value = _nested_lists(name, value.strip())
+    if isinstance(value, (list, tuple, np.ndarray)):
+        shown = value if not isinstance(value, np.ndarray) else value.tolist()
+        text = str(shown).replace("'", "")
+        try:
+            array = np.array(_map_nested(lambda v: parse_number(name, v), value), dtype=np.float64)
+        except InputError as error:
+            raise InputError(f"{name}={text}: {error}") from None
+        except ValueError:
+            raise InputError(f"{name}={text}: the rows have different lengths or depths; a matrix is a list of "
+                             f"equal rows, e.g. [[1, 2], [3, 4]]") from None
+        if array.size == 0:
+            raise InputError(f"{name}={text}: an empty vector has nothing to differentiate")
+        if array.ndim > 2:
+            raise InputError(f"{name}={text}: vectors and matrices only (at most 2 dimensions, not {array.ndim})")
+        return array
+    return parse_number(name, value)
+
+
+def _map_nested(func, value):
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return [_map_nested(func, v) for v in value]
+    return func(value)
+
+
+def _nested_lists(name, text):
+    """``"[[1, 2], [3, 4]]"`` -> nested lists of number texts, without eval."""
+    stack, position, expect_item = [[]], 0, True
+    while position < len(text):
+        match = _VALUE_TOKEN.match(text, position)
+        if match is None or match.end() == position:
+            break
+        position = match.end()
+        opening, closing, comma, item = match.groups()
+        if opening:
+            if not expect_item:
+                raise InputError(f"{name}={text}: a ',' is missing before '['")
+            stack.append([])
+        elif closing:
+            if len(stack) == 1:
+                raise InputError(f"{name}={text}: unmatched ']'")
+            done = stack.pop()
+            stack[-1].append(done)
+            expect_item = False
+        elif comma:
+            if expect_item:
+                raise InputError(f"{name}={text}: a value is missing before ','")
+            expect_item = True
+        else:
+            if not expect_item:
+                raise InputError(f"{name}={text}: a ',' is missing before {item!r}")
+            stack[-1].append(item)
+            expect_item = False
+    if len(stack) != 1 or text[position:].strip():
+        raise InputError(f"{name}={text}: '[' is never closed" if len(stack) != 1 else
+                         f"{name}={text}: unexpected text after the value")
+    if len(stack[0]) != 1:
+        raise InputError(f"{name}={text}: write one vector, e.g. {name}=[1, 2, 3]")
+    return stack[0][0]
+
+
+def _top_level_parts(text):
+    """Split at the commas outside brackets: "x=[1,2],y=3" -> ["x=[1,2]", "y=3"]."""
+    parts, depth, start = [], 0, 0
+    for i, char in enumerate(text):
+        if char == "[":
+            depth += 1
+        elif char == "]":
+            depth -= 1
+        elif char == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return parts
+
+
 def parse_point(text: str) -> dict:
-    """``"x=1.5,y=2"`` -> ``{"x": 1.5, "y": 2.0}``.
+    """``"x=1.5,y=2"`` -> ``{"x": 1.5, "y": 2.0}``; vectors in brackets.
 
     >>> parse_point("x=1.5, y=2")
     {'x': 1.5, 'y': 2.0}
+    >>> parse_point("x=[1, 2], s=3")
+    {'x': array([1., 2.]), 's': 3.0}
     >>> parse_point("x:1")
     Traceback (most recent call last):
     ...
     diffcompare.problem.InputError: --at 'x:1': write NAME=VALUE, e.g. x=1.5
     """
     point = {}
-    for part in str(text).split(","):
+    for part in _top_level_parts(str(text)):
         part = part.strip()
         if not part:
             continue
@@ -81,7 +177,7 @@ def parse_point(text: str) -> dict:
             raise InputError(f"--at {part!r}: {name!r} is not a variable name")
         if name in point:
             raise InputError(f"--at gives {name} twice")
-        point[name] = parse_number(name, value)
+        point[name] = parse_value(name, value)
     if not point:
         raise InputError("--at needs at least one NAME=VALUE, e.g. --at x=1.5")
     return point
@@ -110,6 +206,35 @@ class Problem:
     def is_text(self):
         return isinstance(self.function, Expression)
 
+    @property
+    def shapes(self) -> dict:
+        """Each variable's shape: () for a number, (n,) for a vector, (r, c) for a matrix."""
+        return {name: np.shape(self.point[name]) for name in self.variables}
+
+    @property
+    def has_arrays(self) -> bool:
+        return any(self.shapes.values())
+
+    @property
+    def input_labels(self) -> list:
+        """One label per scalar input, in the flat order: x, v[0], v[1], A[0,1], ..."""
+        return [label for name in self.variables for label in _element_labels(name, self.shapes[name])]
+
+    def flat_point(self) -> np.ndarray:
+        """The point as one vector of float64, the variables' elements in order."""
+        return np.concatenate([np.ravel(self.point[name]) for name in self.variables]).astype(np.float64)
+
+    def split(self, flat) -> dict:
+        """The inverse of :meth:`flat_point` for one vector of any element type (floats,
+        complex numbers, SymPy symbols, mpmath numbers): variable -> number or array."""
+        out, offset = {}, 0
+        for name in self.variables:
+            shape = self.shapes[name]
+            size = int(np.prod(shape)) if shape else 1
+            out[name] = flat[offset:offset + size].reshape(shape) if shape else flat[offset]
+            offset += size
+        return out
+
     def evaluate(self, world: str, values: Mapping, observe=None):
         """f at ``values`` (a mapping variable -> value in ``world``)."""
         if self.is_text:
@@ -136,8 +261,8 @@ class Problem:
         """(f as a SymPy expression, symbols) or raise SymbolicUnavailable with the reason."""
         if self._sympy is None:
             import sympy
-            symbols = tuple(sympy.Symbol(name, real=True) for name in self.variables)
-            values = dict(zip(self.variables, symbols))
+            symbols = tuple(sympy.Symbol(label, real=True) for label in self.input_labels)
+            values = self.split(np.array(symbols, dtype=object))
             try:
                 expr = self.evaluate("sympy", values)
             except RecursionError:
@@ -201,6 +326,17 @@ class Problem:
         return found
 
 
+def _check_shapes(problem):
+    """Evaluate once so that shape mistakes (x[5] of a 3-vector, a 2-vector @ a 3x3
+    matrix) are reported as bad input, before any method runs."""
+    try:
+        quietly(problem.evaluate, "numpy", problem.point)
+    except (IndexError, ValueError, TypeError) as error:
+        shapes = ", ".join(f"{n}: {'number' if not s else 'x'.join(map(str, s))}" for n, s in problem.shapes.items())
+        raise InputError(f"{problem.label} cannot be evaluated with these shapes ({shapes}): "
+                         f"{_first_line(error)}") from None
+
+
 class SymbolicUnavailable(Exception):
     """f cannot be expressed in SymPy (control flow on values, an unknown function...)."""
 
@@ -236,6 +372,12 @@ def _domain_text(row, args, result):
     return f"{name} = {what} in binary64 (domain: {row.domain})"
 
 
+def _element_labels(name, shape):
+    if not shape:
+        return [name]
+    return [f"{name}[{','.join(map(str, index))}]" for index in np.ndindex(*shape)]
+
+
 def _call(function, variables, values):
     args = [values[name] for name in variables]
     return function(*args)
@@ -245,7 +387,7 @@ def make_problem(function, at: Mapping, label: str | None = None) -> Problem:
     """A Problem from text or a callable and a mapping of variable values."""
     if not isinstance(at, Mapping) or not at:
         raise InputError("give the point as a mapping of variable values, e.g. at={'x': 1.5}")
-    point = {str(name): parse_number(str(name), value) for name, value in at.items()}
+    point = {str(name): parse_value(str(name), value) for name, value in at.items()}
     if isinstance(function, str):
         expression = parse(function)
         variables = expression.variables
@@ -264,7 +406,10 @@ def make_problem(function, at: Mapping, label: str | None = None) -> Problem:
             raise InputError(f"--at gives {extra[0]!r}, but the expression has no variable {extra[0]!r}"
                              + (f" (did you mean {hint!r}?)" if hint else f"; its variables: {', '.join(variables)}"))
         ordered = {v: point[v] for v in variables}
-        return Problem(expression, variables, ordered, label or function)
+        problem = Problem(expression, variables, ordered, label or function)
+        if problem.has_arrays or not expression.elementwise:
+            _check_shapes(problem)
+        return problem
     if callable(function):
         variables = tuple(point)
         try:
@@ -279,5 +424,5 @@ def make_problem(function, at: Mapping, label: str | None = None) -> Problem:
     raise InputError(f"expected an expression (text) or a Python callable, not {type(function).__name__}")
 
 
-__all__ = ["Problem", "make_problem", "parse_point", "parse_number", "InputError", "ExpressionError", "Event",
+__all__ = ["Problem", "make_problem", "parse_point", "parse_number", "parse_value", "InputError", "ExpressionError", "Event",
            "SymbolicUnavailable", "OBSERVER"]
