@@ -374,7 +374,7 @@ def _objects(values):
     arrays = np.broadcast_arrays(*[np.asarray(v, dtype=object) for v in values])
     out = np.empty((len(values),) + arrays[0].shape, dtype=object)
     for i, a in enumerate(arrays):
-        out[i] = a
+        out[i, ...] = a        # element by element: a 0-d array must not be stored as an object
     return out
 
 

@@ -259,22 +259,33 @@ class Problem:
 
     def sympy_form(self):
         """(f as a SymPy expression, symbols) or raise SymbolicUnavailable with the reason."""
+        outputs, symbols = self.sympy_outputs()
+        if len(outputs) != 1:
+            raise SymbolicUnavailable(f"f has {len(outputs)} outputs, not one")
+        return outputs[0], symbols
+
+    def sympy_outputs(self):
+        """(f's outputs as a flat list of SymPy expressions, the flat symbols: one per
+        scalar input) or raise SymbolicUnavailable with the reason."""
         if self._sympy is None:
             import sympy
             symbols = tuple(sympy.Symbol(label, real=True) for label in self.input_labels)
             values = self.split(np.array(symbols, dtype=object))
             try:
-                expr = self.evaluate("sympy", values)
+                result = self.evaluate("sympy", values)
             except RecursionError:
                 raise SymbolicUnavailable("SymPy's recursion limit was reached building the expression") from None
             except Exception as error:   # a callable may do anything with symbols
                 raise SymbolicUnavailable(f"calling f with SymPy symbols failed ({type(error).__name__}: "
                                           f"{_first_line(error)})") from None
-            if isinstance(expr, (int, float, np.integer, np.floating)) and not isinstance(expr, bool):
-                expr = sympy.Float(float(expr), 17)       # f ignored its symbols: a constant
-            elif not isinstance(expr, sympy.Basic):
-                raise SymbolicUnavailable(f"f returned {type(expr).__name__}, not a SymPy expression")
-            self._sympy = (expr, symbols)
+            outputs = []
+            for expr in np.ravel(np.asarray(result, dtype=object)):
+                if isinstance(expr, (int, float, np.integer, np.floating)) and not isinstance(expr, bool):
+                    expr = sympy.Float(float(expr), 17)       # f ignored its symbols: a constant
+                elif not isinstance(expr, sympy.Basic):
+                    raise SymbolicUnavailable(f"f returned {type(expr).__name__}, not a SymPy expression")
+                outputs.append(expr)
+            self._sympy = (outputs, symbols)
         return self._sympy
 
     def value(self, values: Mapping | None = None, observe=None, strict: bool = False) -> float:

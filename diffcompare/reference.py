@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 import mpmath
+import numpy as np
 
 from .budget import TimedOut, time_limit
 from .problem import Problem
@@ -193,3 +194,84 @@ def _numerical(problem, digits, why):
         reference.values[name] = first
         reference.trusted_digits[name] = _agreement(first, check if isinstance(check, mpmath.mpf) else None, digits)
     return reference
+
+
+@dataclass
+class EntriesReference:
+    """The exact entries (Jacobian, vᵀJ, Jv, Hessian; flat) at some of the points: SymPy's
+    entries run by mpmath at two working precisions, kept as a double-double (``high`` +
+    ``low``) so that binary64 errors can be measured exactly in NumPy."""
+    digits: int
+    indices: np.ndarray             # which points (rows of the points' array) have a reference
+    high: np.ndarray                # (len(indices), entries): nearest binary64, nan where undefined
+    low: np.ndarray                 # the remainder: value = high + low to ~32 digits
+    trusted: np.ndarray             # digits on which the two precisions agree
+    reason: str = ""                # why there is no reference, when there is none
+    note: str = ""
+    seconds: float = 0.0
+
+    @property
+    def available(self):
+        return self.indices.size > 0
+
+
+def entries_reference(derivative: SymbolicDerivative, flat: np.ndarray, digits: int = 30,
+                      timeout: float | None = 10.0, max_points: int = 2000) -> EntriesReference:
+    """The reference entries at up to ``max_points`` of the rows of ``flat`` (evenly spread)."""
+    import sympy
+    start = time.perf_counter()
+    count = flat.shape[0]
+    indices = np.arange(count) if count <= max_points else np.unique(
+        np.linspace(0, count - 1, max_points).round().astype(int))
+    empty = np.zeros((0, len(derivative.partials or ())))
+    if derivative.partials is None:
+        return EntriesReference(digits, np.zeros(0, dtype=int), empty, empty, empty,
+                                reason=f"no reference: SymPy has no exact derivative ({derivative.reason})")
+    high = np.full((len(indices), len(derivative.partials)), np.nan)
+    low = np.zeros_like(high)
+    trusted = np.zeros(high.shape, dtype=int)
+    try:
+        with time_limit(timeout):
+            replacements, reduced = sympy.cse(derivative.partials)
+            function = sympy.lambdify(derivative.symbols, derivative.partials,
+                                      modules=[{"DiracDelta": lambda *a: mpmath.mpf(0) if a[0] else mpmath.nan},
+                                               "mpmath"],
+                                      cse=lambda exprs: (replacements, reduced))
+            for row, index in enumerate(indices):
+                args = [mpmath.mpf(float(v)) for v in flat[index]]      # exactly the binary64 inputs
+                first = _mp_entries(function, args, digits + GUARD_DIGITS, high.shape[1])
+                check = _mp_entries(function, args, digits + CHECK_DIGITS, high.shape[1])
+                with mpmath.workdps(digits + CHECK_DIGITS):
+                    for k, (a, b) in enumerate(zip(first, check)):
+                        if a is None or b is None:
+                            continue
+                        high[row, k] = float(b)
+                        low[row, k] = float(b - mpmath.mpf(high[row, k])) if mpmath.isfinite(b) else 0.0
+                        trusted[row, k] = _agreement(a, b, digits)
+    except TimedOut as stop:
+        return EntriesReference(digits, np.zeros(0, dtype=int), empty, empty, empty,
+                                reason=f"the reference timed out after {stop.seconds:g} s",
+                                seconds=time.perf_counter() - start)
+    note = "" if count == len(indices) else f"the reference is computed at {len(indices):,} of the {count:,} points"
+    return EntriesReference(digits, indices, high, low, trusted, note=note, seconds=time.perf_counter() - start)
+
+
+def _mp_entries(function, args, dps, count):
+    """The entries at ``dps`` digits; None for an entry that is undefined or not real there
+    (all of them when the generated code fails at the point: 1/0 raises in mpmath)."""
+    with mpmath.workdps(dps):
+        try:
+            values = function(*args)
+        except (ZeroDivisionError, ValueError, OverflowError, TypeError):
+            return [None] * count
+        return [_real_or_none(v) for v in values]
+
+
+def _real_or_none(value):
+    if isinstance(value, mpmath.mpc):
+        return mpmath.mpf(value.real) if value.imag == 0 else None
+    try:
+        value = mpmath.mpf(value)
+    except (TypeError, ValueError):
+        return None
+    return value if mpmath.isfinite(value) else None

@@ -53,8 +53,9 @@ def _dirac(argument, *order):
     return np.where(a == 0, np.nan, 0.0)[()]
 
 
-def differentiate(problem: Problem, timeout: float | None = 10.0) -> SymbolicDerivative:
-    """The gradient of ``problem`` by SymPy, stopped after ``timeout`` seconds."""
+def differentiate(problem: Problem, timeout: float | None = 10.0, task=None) -> SymbolicDerivative:
+    """The gradient of ``problem`` by SymPy, stopped after ``timeout`` seconds; with a
+    :class:`~diffcompare.kinds.Task`, its entries (Jacobian, vᵀJ, Jv or Hessian, flat)."""
     import sympy
 
     result = SymbolicDerivative()
@@ -63,13 +64,21 @@ def differentiate(problem: Problem, timeout: float | None = 10.0) -> SymbolicDer
     result.phase = "building f"
     try:
         with time_limit(timeout):
-            result.expression, result.symbols = problem.sympy_form()
+            if task is None:
+                result.expression, result.symbols = problem.sympy_form()
+                outputs = [result.expression]
+            else:
+                outputs, result.symbols = problem.sympy_outputs()
+                result.expression = outputs[0] if len(outputs) == 1 else sympy.Matrix(outputs)
             result.phase = "diff"
             start = time.perf_counter()
-            result.partials = [sympy.diff(result.expression, s) for s in result.symbols]
+            if task is None:
+                result.partials = [sympy.diff(result.expression, s) for s in result.symbols]
+            else:
+                result.partials = task.symbolic_entries(outputs, result.symbols)
             result.diff_seconds = time.perf_counter() - start
             result.phase = "counting operations"
-            result.size_f = int(sympy.count_ops(result.expression))
+            result.size_f = int(sum(sympy.count_ops(o) for o in outputs))
             result.size_raw = int(sum(sympy.count_ops(p) for p in result.partials))
             result.phase = "code generation"
             start = time.perf_counter()

@@ -1,0 +1,396 @@
+"""Every method for every kind of derivative (gradient, Jacobian, vᵀJ, Jv, Hessian), at
+one point or many. Each returns an :class:`~diffcompare.estimate.Estimate` whose values
+are an array of shape ``(points,) + task.entry_shape``.
+
+Points are evaluated all at once when f is elementwise in scalar variables (a batch of
+points is then an array per variable, in NumPy, the engine and SymPy's generated code);
+otherwise one point after another. SymPy's generated code is always vectorised, since
+its entries are formulas in the scalar inputs.
+
+>>> from diffcompare.problem import make_problem
+>>> from diffcompare.kinds import make_task
+>>> from diffcompare.points import single
+>>> p = make_problem("[x*y, x + y]", {"x": 2, "y": 5})
+>>> t = make_task(p, "vjp", [1.0, 10.0])
+>>> autograd_entries(p, t, single(p), batches=1).values      # one backward(v): v·J = [y + 10, x + 10]
+array([[15., 12.]])
+>>> fd_entries(p, t, single(p), "central", batches=1).values.round(8)
+array([[15., 12.]])
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import autograd as ag
+from .autograd.quiet import quietly
+from .estimate import FAILED, NOT_APPLICABLE, OK, TIMED_OUT, Estimate
+from .expression import NotInWorld
+from .finite_differences import EPS, SCHEMES, STENCILS
+from .kinds import Task
+from .points import Points
+from .problem import Problem
+from .timing import measure
+
+HESSIAN_STEP = EPS ** (1 / 4)     # second differences balance h² truncation against eps/h² rounding
+MIXED_STEP = EPS ** (1 / 3)       # central differences of an exact gradient
+
+
+def vectorisable(problem: Problem) -> bool:
+    """True when a batch of points can go through f at once: text, scalar variables, and
+    every operation element by element."""
+    return problem.is_text and problem.function.elementwise and not problem.has_arrays
+
+
+def outputs(problem: Problem, task: Task, flat: np.ndarray, world: str = "numpy") -> np.ndarray:
+    """f's outputs at the rows of ``flat`` (real, or complex for the complex step): (points, m)."""
+    count = flat.shape[0]
+    if vectorisable(problem):
+        values = {name: flat[:, j] for j, name in enumerate(problem.variables)}
+        out = np.asarray(quietly(problem.evaluate, world, values))
+        if out.ndim == len(task.output_shape):          # f did not depend on the batch: a constant
+            return np.broadcast_to(out.reshape(1, task.m), (count, task.m))
+        return out.reshape(task.m, count).T
+    return np.stack([np.ravel(quietly(problem.evaluate, world, problem.split(row))) for row in flat])
+
+
+def _estimate(method, family, compute, batches, evaluations=None, **details):
+    """Run ``compute`` once for the values (failures become the method's result), then time it."""
+    try:
+        values = quietly(compute)
+    except NotInWorld as error:
+        return Estimate(method, family, status=NOT_APPLICABLE, reason=f"f is not complex-safe: {error}",
+                        details=details)
+    except Exception as error:
+        return Estimate(method, family, status=FAILED, reason=f"{type(error).__name__}: {error}", details=details)
+    timing = measure(lambda: quietly(compute), batches=batches) if batches else None
+    return Estimate(method, family, values, evaluations=evaluations, timing=timing, details=details)
+
+
+# -- reverse mode, by the engine ---------------------------------------------------------------
+
+def _engine_inputs(problem: Problem, flat: np.ndarray, batched: bool):
+    """Leaves and the values f takes: one leaf per variable holding every point (batched),
+    or one leaf holding the point's flat inputs, split into the variables."""
+    if batched:
+        leaves = [ag.tensor(flat[:, j], requires_grad=True) for j in range(flat.shape[1])]
+        return leaves, dict(zip(problem.variables, leaves))
+    leaf = ag.tensor(flat[0], requires_grad=True)
+    return [leaf], problem.split(leaf)
+
+
+def _engine_outputs(problem: Problem, task: Task, values, count: int):
+    """f on engine tensors, as an (m, points) tensor."""
+    out = problem.evaluate("engine", values)
+    if not isinstance(out, ag.Tensor):
+        out = ag.tensor(np.float64(out))
+    if out.ndim == len(task.output_shape):
+        out = out.reshape(task.m, 1)
+        return out.expand(task.m, count) if count != 1 else out
+    return out.reshape(task.m, count)
+
+
+def _flat_grads(grads, leaves, batched: bool) -> np.ndarray:
+    """Gradients with respect to the leaves as (points, n) floats (None -> 0)."""
+    arrays = [np.zeros(leaf.shape) if g is None else g.detach().numpy() for g, leaf in zip(grads, leaves)]
+    return np.stack(arrays, axis=1) if batched else arrays[0].reshape(1, -1)
+
+
+def _one_autograd(problem: Problem, task: Task, flat: np.ndarray, batched: bool) -> np.ndarray:
+    """The task by the engine's backward(), as a user of PyTorch would write it."""
+    count = flat.shape[0]
+    leaves, values = _engine_inputs(problem, flat, batched)
+    out = _engine_outputs(problem, task, values, count)
+    if not out.requires_grad:
+        return np.zeros((count,) + task.entry_shape)
+    if task.kind == "gradient":
+        return _flat_grads(ag.grad(out, leaves, ag.ones_like(out), allow_unused=True), leaves, batched)
+    if task.kind == "vjp":
+        # the lecture point: ONE backward with v as the gradient argument; J is never formed
+        v = ag.tensor(np.repeat(task.vector[:, None], count, axis=1))
+        out.backward(v)
+        return _flat_grads([leaf.grad for leaf in leaves], leaves, batched)
+    if task.kind == "jacobian":
+        rows = [_flat_grads(ag.grad(out[i], leaves, ag.ones_like(out[i]), retain_graph=True, allow_unused=True),
+                            leaves, batched) for i in range(task.m)]
+        return np.stack(rows, axis=1)
+    if task.kind == "jvp":
+        # the double-vjp trick: u ↦ uᵀJ is linear in u, and its vjp with v is Jv
+        u = ag.zeros_like(out, requires_grad=True)
+        g = ag.grad(out, leaves, u, create_graph=True, allow_unused=True)
+        pairs = [(gi, leaf) for gi, leaf in zip(g, leaves) if gi is not None]
+        directions = _split_direction(task.vector, leaves, batched, count)
+        used = [directions[i] for i, gi in enumerate(g) if gi is not None]
+        if not pairs or not any(gi.requires_grad for gi, _ in pairs):
+            return np.zeros((count, task.m))
+        (jv,) = ag.grad([gi for gi, _ in pairs], [u], used, allow_unused=True)
+        return np.zeros((count, task.m)) if jv is None else jv.detach().numpy().T
+    # hessian: gradient with create_graph=True, then one backward per gradient entry
+    g = ag.grad(out, leaves, ag.ones_like(out), create_graph=True, allow_unused=True)
+    g = [gi if gi is not None else ag.zeros_like(leaf) for gi, leaf in zip(g, leaves)]
+    entries = g if batched else [g[0][j] for j in range(task.n)]
+    rows = []
+    for entry in entries:
+        if entry.requires_grad:
+            second = ag.grad(entry, leaves, ag.ones_like(entry), retain_graph=True, allow_unused=True)
+            rows.append(_flat_grads(second, leaves, batched))
+        else:
+            rows.append(np.zeros((count, task.n)))
+    return np.stack(rows, axis=1)
+
+
+def _split_direction(vector, leaves, batched, count):
+    if batched:
+        return [ag.tensor(np.full(count, c)) for c in vector]
+    return [ag.tensor(vector)]
+
+
+def _one_functional(problem: Problem, task: Task, flat: np.ndarray) -> np.ndarray:
+    """The task by ``ag.functional`` (jacobian, jvp, hessian) at one point, f taking the flat inputs."""
+    def func(t):
+        out = problem.evaluate("engine", problem.split(t))
+        out = out if isinstance(out, ag.Tensor) else ag.tensor(np.float64(out))
+        return out.reshape(-1) if task.kind != "hessian" else out.reshape(())
+    x = ag.tensor(flat[0])
+    if task.kind == "jacobian":
+        value = ag.functional.jacobian(func, x)
+    elif task.kind == "jvp":
+        value = ag.functional.jvp(func, x, ag.tensor(task.vector))[1]
+    elif task.kind == "vjp":
+        value = ag.functional.vjp(func, x, ag.tensor(task.vector))[1]
+    else:
+        value = ag.functional.hessian(func, x)
+    return value.detach().numpy().reshape((1,) + task.entry_shape)
+
+
+def _per_point(one, flat):
+    return np.concatenate([one(flat[p:p + 1]) for p in range(flat.shape[0])])
+
+
+AUTOGRAD_WORK = {
+    "gradient": "1 forward, 1 backward()",
+    "jacobian": "1 forward, m backward passes (one per output row)",
+    "vjp": "1 forward, 1 backward(v): J is never formed",
+    "jvp": "1 forward, 2 backward passes (the double-vjp trick)",
+    "hessian": "1 forward, 1 backward(create_graph=True), then n backward passes through it",
+}
+FUNCTIONAL_CALLS = {"jacobian": "ag.functional.jacobian", "jvp": "ag.functional.jvp", "vjp": "ag.functional.vjp",
+                    "hessian": "ag.functional.hessian"}
+
+
+def autograd_entries(problem: Problem, task: Task, points: Points, batches: int = 5) -> Estimate:
+    batched = vectorisable(problem) and len(points) > 1
+    if batched:
+        def compute():
+            return _one_autograd(problem, task, points.flat, True)
+    else:
+        def compute():
+            return _per_point(lambda row: _one_autograd(problem, task, row, False), points.flat)
+    work = AUTOGRAD_WORK[task.kind].replace("m backward", f"{task.m} backward").replace("n backward", f"{task.n} backward")
+    return _estimate("autograd", "autograd", compute, batches, evaluations=1, work=work,
+                     forms_jacobian=task.kind == "jacobian", vectorised=batched or len(points) == 1)
+
+
+def autograd_jacobian_vjp(problem: Problem, task: Task, points: Points, batches: int = 5) -> Estimate:
+    """vᵀJ the long way, for contrast: the full Jacobian by m backward passes, then vᵀJ."""
+    full = Task("jacobian", task.n, task.m, task.output_shape, task.input_labels)
+    batched = vectorisable(problem) and len(points) > 1
+
+    def compute():
+        if batched:
+            jacobian = _one_autograd(problem, full, points.flat, True)
+        else:
+            jacobian = _per_point(lambda row: _one_autograd(problem, full, row, False), points.flat)
+        return np.einsum("m,pmn->pn", task.vector, jacobian)
+    return _estimate("autograd-full-J", "autograd", compute, batches, evaluations=1,
+                     work=f"1 forward, {task.m} backward passes to form J, then vᵀJ", forms_jacobian=True,
+                     vectorised=batched or len(points) == 1)
+
+
+def functional_entries(problem: Problem, task: Task, points: Points, batches: int = 5) -> Estimate:
+    call = FUNCTIONAL_CALLS[task.kind]
+    return _estimate("autograd-functional", "autograd",
+                     lambda: _per_point(lambda row: _one_functional(problem, task, row), points.flat), batches,
+                     evaluations=1, work=f"{call}, point by point", forms_jacobian=task.kind in ("jacobian", "hessian"),
+                     vectorised=len(points) == 1)
+
+
+# -- SymPy ----------------------------------------------------------------------------------------
+
+def symbolic_entries(problem: Problem, task: Task, points: Points, derivative, batches: int = 5) -> Estimate:
+    """SymPy's entries (Matrix.jacobian, hessian, vᵀJ, Jv) as the NumPy code lambdify
+    generated, on every point at once."""
+    details = {"size_f": derivative.size_f, "size_raw": derivative.size_raw, "size_cse": derivative.size_cse,
+               "diff_seconds": derivative.diff_seconds, "codegen_seconds": derivative.codegen_seconds,
+               "work": {"gradient": "diff, cse, generated code", "jacobian": "Matrix.jacobian, cse, generated code",
+                        "vjp": "the full J (Matrix.jacobian), then vᵀJ", "jvp": "the full J, then Jv",
+                        "hessian": "hessian, cse, generated code"}[task.kind],
+               "forms_jacobian": task.kind in ("jacobian", "vjp", "jvp"), "vectorised": True}
+    if derivative.status != OK:
+        status = TIMED_OUT if derivative.status == "timed out" else (
+            NOT_APPLICABLE if derivative.status == "unavailable" else FAILED)
+        return Estimate("symbolic", "symbolic", status=status, reason=derivative.reason,
+                        setup_seconds=derivative.setup_seconds, details=details)
+    columns = [points.flat[:, j] for j in range(points.flat.shape[1])]
+    count = len(points)
+
+    def compute():
+        raw = derivative.function(*columns)
+        entries = [np.broadcast_to(np.asarray(v), (count,)) for v in raw]
+        values = np.stack(entries, axis=1)
+        if np.iscomplexobj(values):      # SymPy's acosh(1/2) = iπ/3 is not a real derivative
+            values = np.where(values.imag == 0, values.real, np.nan)
+        return values.astype(np.float64).reshape((count,) + task.entry_shape)
+    estimate = _estimate("symbolic", "symbolic", compute, batches, evaluations=1, **details)
+    estimate.setup_seconds = derivative.setup_seconds
+    return estimate
+
+
+# -- finite differences ---------------------------------------------------------------------------
+
+def nominal_steps(scheme_name: str, x: np.ndarray, direction_scale: float = 1.0) -> np.ndarray:
+    """The step of a scheme at each x (vectorised :func:`finite_differences.nominal_step`)."""
+    scheme = SCHEMES[scheme_name]
+    scale = np.maximum(1.0, np.abs(x))
+    if scheme_name == "complex-step":
+        return scheme.step_factor * scale / direction_scale
+    if not scheme.scaled:
+        h = np.full_like(x, 2.0 ** round(math.log2(scheme.step_factor)), dtype=np.float64)
+        floor = 2.0 ** np.round(np.log2(4096 * np.spacing(np.abs(x)) + 1e-300))
+        return np.where(x != 0, np.maximum(h, floor), h) / direction_scale
+    return 2.0 ** np.round(np.log2(scheme.step_factor * scale / direction_scale))
+
+
+def _directional(problem, task, flat, direction, h, scheme_name, base):
+    """(points, m): the derivative of f along ``direction`` (n,) by one scheme with
+    steps ``h`` (points,). ``base``: f at the points, for one-sided schemes."""
+    if scheme_name == "complex-step":
+        moved = flat + 1j * h[:, None] * direction[None, :]
+        return outputs(problem, task, moved, "complex").imag / h[:, None]
+    stencil = STENCILS[scheme_name]
+    unit = np.flatnonzero(direction)
+    if len(unit) == 1 and direction[unit[0]] == 1.0:          # a coordinate: the step actually taken
+        x = flat[:, unit[0]]
+        if scheme_name == "forward":
+            h_taken = (x + h) - x
+        elif scheme_name == "backward":
+            h_taken = x - (x - h)
+        else:
+            h_taken = ((x + h) - (x - h)) / 2
+    else:
+        h_taken = h
+    total = np.zeros((flat.shape[0], task.m))
+    for offset, weight in stencil:
+        if offset == 0:
+            values = base
+        else:
+            values = outputs(problem, task, flat + (offset * h)[:, None] * direction[None, :])
+        total = total + weight * values
+    return total / h_taken[:, None]
+
+
+def fd_entries(problem: Problem, task: Task, points: Points, scheme_name: str, step: float | None = None,
+               batches: int = 5, step_scale: float = 1.0) -> Estimate:
+    """The task by one finite-difference scheme: one column of J per input (gradient,
+    Jacobian, and vᵀJ from that J), or one difference along v (Jv). ``step_scale``
+    multiplies every nominal step (the error model runs the scheme at half the step)."""
+    scheme = SCHEMES[scheme_name]
+    flat = points.flat
+    count, n = flat.shape
+    if task.kind == "jvp":
+        size = float(np.max(np.abs(task.vector))) or 1.0
+        directions = [task.vector]
+        x_scale = np.max(np.abs(flat), axis=1)
+        steps = [np.full(count, step) if step else step_scale * nominal_steps(scheme_name, x_scale, size)]
+    else:
+        directions = list(np.eye(n))
+        steps = [np.full(count, step) if step else step_scale * nominal_steps(scheme_name, flat[:, j])
+                 for j in range(n)]
+    one_sided = scheme_name in ("forward", "backward")
+
+    def compute():
+        base = outputs(problem, task, flat) if one_sided else None
+        columns = [_directional(problem, task, flat, d, h, scheme_name, base) for d, h in zip(directions, steps)]
+        if task.kind == "jvp":
+            return columns[0]
+        jacobian = np.stack(columns, axis=2)                 # (points, m, n)
+        if task.kind == "gradient":
+            return jacobian[:, 0, :]
+        if task.kind == "vjp":
+            return np.einsum("m,pmn->pn", task.vector, jacobian)
+        return jacobian
+    per_direction = {"forward": 1, "backward": 1, "central": 2, "five-point": 4, "complex-step": 1, "richardson": 6}
+    evaluations = per_direction[scheme_name] * len(directions) + one_sided
+    work = (f"{evaluations} evaluations of f along v" if task.kind == "jvp" else
+            f"{evaluations} evaluations of f ({len(directions)} columns of J)"
+            + (", then vᵀJ" if task.kind == "vjp" else ""))
+    h_shown = float(np.median(steps[0]))
+    return _estimate(scheme_name, "finite differences", compute, batches, evaluations=evaluations,
+                     formula=scheme.formula, order=scheme.order, step=h_shown, work=work,
+                     forms_jacobian=task.kind != "jvp", vectorised=vectorisable(problem) or count == 1)
+
+
+def hessian_by_differences(problem: Problem, task: Task, points: Points, step: float | None = None,
+                           batches: int = 5, step_scale: float = 1.0) -> Estimate:
+    """Second differences of f: (f(x+h) - 2f(x) + f(x-h)) / h² on the diagonal, the
+    four-point cross difference off it."""
+    flat = points.flat
+    count, n = flat.shape
+    h = np.stack([np.full(count, step) if step else
+                  step_scale * 2.0 ** np.round(np.log2(HESSIAN_STEP * np.maximum(1.0, np.abs(flat[:, j]))))
+                  for j in range(n)], axis=1)
+    eye = np.eye(n)
+
+    def f(moved):
+        return outputs(problem, task, moved)[:, 0]
+
+    def compute():
+        centre = f(flat)
+        hessian = np.empty((count, n, n))
+        plus = [f(flat + h[:, [i]] * eye[i]) for i in range(n)]
+        minus = [f(flat - h[:, [i]] * eye[i]) for i in range(n)]
+        for i in range(n):
+            hessian[:, i, i] = (plus[i] - 2 * centre + minus[i]) / h[:, i] ** 2
+            for j in range(i + 1, n):
+                di, dj = h[:, [i]] * eye[i], h[:, [j]] * eye[j]
+                cross = (f(flat + di + dj) - f(flat + di - dj) - f(flat - di + dj) + f(flat - di - dj))
+                hessian[:, i, j] = hessian[:, j, i] = cross / (4 * h[:, i] * h[:, j])
+        return hessian
+    evaluations = 1 + 2 * n + 2 * n * (n - 1)
+    return _estimate("second-differences", "finite differences", compute, batches, evaluations=evaluations,
+                     formula="(f(x+h) - 2f(x) + f(x-h)) / h²; cross terms from 4 points", order=2,
+                     step=float(np.median(h)), work=f"{evaluations} evaluations of f",
+                     forms_jacobian=True, vectorised=vectorisable(problem) or count == 1)
+
+
+def hessian_mixed(problem: Problem, task: Task, points: Points, step: float | None = None,
+                  batches: int = 5, step_scale: float = 1.0) -> Estimate:
+    """Central differences of the engine's exact gradient: column j of H is
+    (∇f(x + h e_j) - ∇f(x - h e_j)) / 2h. Not symmetric by construction."""
+    flat = points.flat
+    count, n = flat.shape
+    gradient_task = Task("gradient", n, 1, task.output_shape, task.input_labels)
+    batched = vectorisable(problem) and count > 1
+
+    def gradient(moved):
+        if batched:
+            return _one_autograd(problem, gradient_task, moved, True)
+        return _per_point(lambda row: _one_autograd(problem, gradient_task, row, False), moved)
+
+    def compute():
+        columns = []
+        for j in range(n):
+            x = flat[:, j]
+            h = np.full(count, step) if step else step_scale * 2.0 ** np.round(
+                np.log2(MIXED_STEP * np.maximum(1.0, np.abs(x))))
+            move = np.zeros_like(flat)
+            move[:, j] = h
+            taken = ((x + h) - (x - h)) / 2
+            columns.append((gradient(flat + move) - gradient(flat - move)) / (2 * taken[:, None]))
+        return np.stack(columns, axis=2)
+    return _estimate("mixed", "finite differences", compute, batches, evaluations=2 * n,
+                     formula="(∇f(x+h e_j) - ∇f(x-h e_j)) / 2h, ∇f by autograd", order=2,
+                     step=None, work=f"{2 * n} gradients by autograd", forms_jacobian=True,
+                     vectorised=batched or count == 1)

@@ -1,0 +1,445 @@
+"""Beyond one gradient: the Jacobian, vᵀJ, Jv or Hessian of f, at one point or many,
+by every method, each entry measured against the exact reference.
+
+>>> s = survey("[x*y, sin(x)*z, exp(y)]", at={"x": 1, "y": 2, "z": 3}, kind="vjp",
+...            vector=[0.1, 1.0, 0.0001], repeat=1)
+>>> s.method("autograd").verdict, s.method("central").verdict, s.exit_status
+('pass', 'pass', 0)
+>>> s.method("autograd").estimate.details["work"]
+'1 forward, 1 backward(v): J is never formed'
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from .accuracy import FLOOR_ULPS, NO_FORMULA_ULPS, SAFETY, UNIT_ROUNDOFF, WALK_MAX_OPS, rounding_bound
+from .comparison import FAIL, MAX_DIGITS, NOT_JUDGED, PASS, Note
+from .derivatives import (autograd_entries, autograd_jacobian_vjp, fd_entries, functional_entries,
+                          hessian_by_differences, hessian_mixed, outputs, symbolic_entries)
+from .estimate import FAILED, OK
+from .finite_differences import FD_METHODS, SCHEMES, STENCILS
+from .kinds import Task, make_task
+from .points import Points, box_centre, grid_points, parse_box, random_points, single
+from .problem import InputError, make_problem
+from .reference import EntriesReference, entries_reference
+from .symbolic import differentiate
+
+MAX_REFERENCE_POINTS = 2000     # exact references (and error statistics) at most at this many points
+MAX_WALKS = 4000                # rounding-bound walks of SymPy formulas per report
+
+METHODS_FOR = {
+    "gradient": ("autograd", "symbolic") + FD_METHODS,
+    "jacobian": ("autograd", "autograd-functional", "symbolic", "forward", "central", "complex-step"),
+    "vjp": ("autograd", "autograd-full-J", "symbolic", "forward", "central", "complex-step"),
+    "jvp": ("autograd", "autograd-functional", "symbolic", "forward", "central", "complex-step"),
+    "hessian": ("autograd", "autograd-functional", "symbolic", "second-differences", "mixed"),
+}
+ALL_METHODS = {"gradient": METHODS_FOR["gradient"],
+               "jacobian": METHODS_FOR["jacobian"][:3] + FD_METHODS,
+               "vjp": METHODS_FOR["vjp"][:3] + ("autograd-functional",) + FD_METHODS,
+               "jvp": METHODS_FOR["jvp"][:3] + FD_METHODS,
+               "hessian": METHODS_FOR["hessian"]}
+
+
+@dataclass
+class MethodSummary:
+    """One method over every entry and point: errors where the reference is known, the
+    band each entry was held to, and the verdict."""
+    estimate: object
+    abs_error: np.ndarray | None = None     # (reference points, entries)
+    rel_error: np.ndarray | None = None
+    tolerance: np.ndarray | None = None
+    band_source: str = ""
+    verdict: str = NOT_JUDGED
+    reason: str = ""
+    worst: dict | None = None               # the entry and point with the largest error
+    outside: int = 0                        # entries outside the band
+    symmetry: float | None = None           # Hessians: max |H - Hᵀ| / max |H|
+
+    @property
+    def name(self):
+        return self.estimate.method
+
+    def statistic(self, which: str):
+        errors = self.rel_error
+        if errors is None:
+            return None
+        finite = errors[np.isfinite(errors)]
+        if finite.size == 0:
+            return None
+        return float({"max": np.max, "median": np.median}[which](finite))
+
+    @property
+    def max_abs_error(self):
+        if self.abs_error is None:
+            return None
+        finite = self.abs_error[np.isfinite(self.abs_error)]
+        return float(finite.max()) if finite.size else None
+
+    @property
+    def digits(self):
+        worst = self.statistic("max")
+        if worst is None:
+            return None
+        return MAX_DIGITS if worst == 0 else max(0.0, min(MAX_DIGITS, -math.log10(worst)))
+
+
+@dataclass
+class Survey:
+    """Everything a report of a Jacobian, vᵀJ, Jv, Hessian or many-point run shows."""
+    problem: object
+    task: Task
+    points: Points
+    reference: EntriesReference
+    methods: list
+    notes: list = field(default_factory=list)
+    derivative: object = None
+    settings: dict = field(default_factory=dict)
+    special: dict = field(default_factory=dict)     # reference row -> why it is not judged
+
+    @property
+    def exit_status(self) -> int:
+        """0 when every applicable method is within its expected accuracy, 1 otherwise."""
+        return 1 if any(m.verdict in (FAIL, FAILED) for m in self.methods) else 0
+
+    def method(self, name) -> MethodSummary:
+        for m in self.methods:
+            if m.name == name:
+                return m
+        raise KeyError(name)
+
+    def agreements(self) -> dict:
+        """Digits to which autograd agrees with every other method, worst entry and point."""
+        try:
+            base = self.method("autograd").estimate
+        except KeyError:
+            return {}
+        if not base.has_values:
+            return {}
+        return {m.name: _agreement(base.values, m.estimate.values) for m in self.methods
+                if m.name != "autograd" and m.estimate.has_values}
+
+    def render(self, format: str = "text", width: int | None = None) -> str:
+        """The report as text (rich), json, markdown or latex."""
+        from .render_survey import render
+        return render(self, format, width=width)
+
+    def to_dict(self) -> dict:
+        from .render_survey import as_dict
+        return as_dict(self)
+
+
+def _agreement(a: np.ndarray, b: np.ndarray) -> float:
+    with np.errstate(invalid="ignore", divide="ignore"):
+        scale = np.maximum(np.abs(a), np.abs(b))
+        both = np.isfinite(a) & np.isfinite(b)
+        if not both.all() and (np.isfinite(a) != np.isfinite(b)).any():
+            return 0.0
+        diff = np.where(both & (scale > 0), np.abs(a - b) / np.where(scale > 0, scale, 1), 0.0)
+    worst = float(diff.max()) if diff.size else 0.0
+    return MAX_DIGITS if worst == 0 else max(0.0, min(MAX_DIGITS, -math.log10(worst)))
+
+
+def parse_methods_for(kind: str, methods) -> tuple:
+    """The methods to run for ``kind``: the default set, or the user's list, checked."""
+    from .expression import nearest
+    if methods is None:
+        return METHODS_FOR[kind]
+    names = [m.strip() for m in (methods.split(",") if isinstance(methods, str) else methods) if m.strip()]
+    allowed = ALL_METHODS[kind]
+    if not names:
+        raise InputError(f"no method given; for the {kind} choose from {', '.join(allowed)}")
+    for name in names:
+        if name not in allowed:
+            hint = nearest(name, allowed)
+            raise InputError(f"method {name!r} does not compute the {kind}" + (f" (did you mean {hint!r}?)" if hint else "")
+                             + f"; choose from {', '.join(allowed)}")
+    return tuple(dict.fromkeys(names))
+
+
+def make_points(problem, points=None, seed: int = 0, box=None, grid: bool = False) -> Points:
+    """One point, or ``points`` random points in ``box`` (or a grid of about that many)."""
+    if points is None:
+        if box is not None or grid:
+            raise InputError("--box and --grid choose many points: give their number with --points N")
+        return single(problem)
+    if box is None:
+        raise InputError("--points needs a region: --box x=-2:2,y=0.1:3 (NAME=LOW:HIGH for each variable that varies)")
+    if not isinstance(seed, int) or isinstance(seed, bool):
+        raise InputError(f"the seed must be an integer, not {seed!r}")
+    return grid_points(problem, box, points) if grid else random_points(problem, box, points, seed)
+
+
+def survey(f, at=None, kind: str | None = None, vector=None, points=None, seed: int = 0, box=None,
+           grid: bool = False, methods=None, digits: int = 30, repeat: int = 5, step: float | None = None,
+           symbolic_timeout: float | None = 10.0) -> Survey:
+    """Every method for the ``kind`` of derivative of ``f`` at ``at`` (or at many points)."""
+    box = parse_box(box) if box is not None else None
+    at = dict(at or {})
+    problem = make_problem(f, box_centre(box, at) if box else at)
+    task = make_task(problem, kind, vector)
+    names = parse_methods_for(task.kind, methods)
+    where = make_points(problem, points, seed, box, grid)
+    notes = []
+
+    derivative = differentiate(problem, symbolic_timeout, task)
+    notes.extend(Note("symbolic", text) for text in derivative.notes)
+    estimates = [_run(name, problem, task, where, derivative, repeat, step) for name in names]
+    reference = entries_reference(derivative, where.flat, digits, symbolic_timeout, MAX_REFERENCE_POINTS)
+    if reference.reason:
+        notes.append(Note("reference", reference.reason))
+    if reference.note:
+        notes.append(Note("reference", reference.note))
+    low_trust = int(np.sum(reference.trusted < 17)) if reference.available else 0
+    if low_trust:
+        notes.append(Note("reference", f"{low_trust} reference entries are trusted to fewer than 17 digits"))
+
+    special = _special_points(problem, where, reference)
+    for why in sorted(set(special.values()))[:5]:
+        count = sum(1 for w in special.values() if w == why)
+        notes.append(Note("kink" if why.startswith("non-differentiable") else "domain",
+                          f"{why}" + (f" ({count} points)" if len(where) > 1 else "")))
+    bands = _Bands(problem, task, where, reference, derivative, special)
+    summaries = []
+    for estimate in estimates:
+        summary = MethodSummary(estimate)
+        if estimate.has_values and task.kind == "hessian":
+            summary.symmetry = _asymmetry(estimate.values)
+        if estimate.has_values and reference.available:
+            _measure(summary, reference, task)
+            summary.tolerance, summary.band_source = bands.of(estimate, step)
+        _judge(summary, reference, special, len(where), task.entry_labels())
+        summaries.append(summary)
+    settings = {"kind": task.kind, "methods": list(names), "digits": digits, "repeat": repeat, "step": step,
+                "symbolic_timeout": symbolic_timeout, "points": len(where), "seed": seed if points else None,
+                "grid": grid}
+    return Survey(problem, task, where, reference, summaries, notes, derivative, settings, special)
+
+
+def _run(name, problem, task, where, derivative, repeat, step):
+    if name == "autograd":
+        return autograd_entries(problem, task, where, repeat)
+    if name == "autograd-functional":
+        return functional_entries(problem, task, where, repeat)
+    if name == "autograd-full-J":
+        return autograd_jacobian_vjp(problem, task, where, repeat)
+    if name == "symbolic":
+        return symbolic_entries(problem, task, where, derivative, repeat)
+    if name == "second-differences":
+        return hessian_by_differences(problem, task, where, step, repeat)
+    if name == "mixed":
+        return hessian_mixed(problem, task, where, step, repeat)
+    return fd_entries(problem, task, where, name, step, repeat)
+
+
+def _asymmetry(values: np.ndarray) -> float:
+    difference = np.abs(values - np.swapaxes(values, 1, 2))
+    scale = np.max(np.abs(values)) if np.isfinite(values).all() else np.nan
+    if not np.isfinite(difference).all():
+        return math.nan
+    return float(difference.max() / scale) if scale else 0.0
+
+
+def _measure(summary: MethodSummary, reference: EntriesReference, task: Task):
+    values = summary.estimate.values.reshape(summary.estimate.values.shape[0], -1)[reference.indices]
+    with np.errstate(invalid="ignore", over="ignore"):
+        # (value - high) is exact when the two are close; then subtract the low part
+        error = np.abs((values - reference.high) - reference.low)
+        error = np.where(np.isfinite(reference.high) & ~np.isfinite(values), np.inf, error)
+        magnitude = np.abs(reference.high)
+        relative = np.where(magnitude > 0, error / np.where(magnitude > 0, magnitude, 1.0),
+                            np.where(error == 0, 0.0, np.inf))
+    summary.abs_error, summary.rel_error = error, relative
+    judged = np.isfinite(reference.high)
+    if judged.any():
+        score = np.where(judged, np.nan_to_num(relative, nan=np.inf, posinf=np.inf), -1.0)
+        row, entry = np.unravel_index(int(np.argmax(score)), score.shape)
+        summary.worst = {"point": int(reference.indices[row]), "entry": task.entry_labels()[entry],
+                         "value": float(values[row, entry]), "reference": float(reference.high[row, entry]),
+                         "abs_error": float(error[row, entry]), "rel_error": float(relative[row, entry])}
+
+
+class _Bands:
+    """The accuracy each method can be expected to reach, entry by entry (see README:
+    exact methods by SymPy's formula's rounding bound; finite differences by their
+    truncation estimated from the same scheme at half the step, plus f's rounding / h)."""
+
+    def __init__(self, problem, task, where, reference, derivative, special):
+        self.problem, self.task, self.where, self.reference = problem, task, where, reference
+        self.derivative = derivative
+        if not reference.available:
+            return
+        self.flat = where.flat[reference.indices]
+        self.magnitude = np.abs(np.nan_to_num(reference.high))
+        self.exact, self.exact_source = self._exact()
+        self.f = np.abs(outputs(problem, task, self.flat))                  # (rows, m)
+        self.f_error = np.maximum(self._walks(self._f_outputs()), 2 * UNIT_ROUNDOFF * self.f)
+
+    def _f_outputs(self):
+        try:
+            return self.problem.sympy_outputs()[0]
+        except Exception:
+            return None
+
+    def _walks(self, formulas) -> np.ndarray:
+        """Rounding bounds of ``formulas`` at the reference points; 0 where unknown."""
+        rows = self.flat.shape[0]
+        if formulas is None:
+            return np.zeros((rows, 1))
+        out = np.zeros((rows, len(formulas)))
+        if rows * len(formulas) > MAX_WALKS:
+            return out
+        import sympy
+        small = [sympy.count_ops(e) <= WALK_MAX_OPS for e in formulas]
+        symbols = self.derivative.symbols
+        for r in range(rows):
+            point = dict(zip(symbols, map(float, self.flat[r])))
+            for k, formula in enumerate(formulas):
+                if small[k]:
+                    bound = rounding_bound(formula, point)
+                    out[r, k] = bound if bound is not None else np.nan
+                else:
+                    out[r, k] = np.nan
+        return out
+
+    def _exact(self):
+        ulp = np.spacing(self.magnitude)
+        normwise = FLOOR_ULPS * UNIT_ROUNDOFF * self.magnitude.max(axis=1, keepdims=True)
+        floor = FLOOR_ULPS * ulp + normwise
+        walks = self._walks(self.derivative.partials) if self.derivative.partials is not None else None
+        if walks is None or not np.isfinite(walks).any() or (walks == 0).all() and self.flat.shape[0] * walks.shape[1] > MAX_WALKS:
+            return NO_FORMULA_ULPS * ulp + floor, (f"{NO_FORMULA_ULPS} ulp of each entry + {FLOOR_ULPS} ulp of the "
+                                                   f"largest (no formula walked)")
+        walks = np.where(np.isfinite(walks), walks, NO_FORMULA_ULPS * ulp)
+        return SAFETY * walks + floor, (f"{SAFETY:g} × the rounding bound of SymPy's formula for each entry, "
+                                        f"+ {FLOOR_ULPS} ulp of the entry and of the largest entry")
+
+    def of(self, estimate, step):
+        """(tolerance per reference point and entry, where it came from)."""
+        if not self.reference.available:
+            return None, ""
+        if estimate.family != "finite differences":
+            return self.exact, self.exact_source
+        name = estimate.method
+        rows = self.reference.indices
+        half = replace(self.where, flat=self.flat)
+        base = estimate.values.reshape(estimate.values.shape[0], -1)[rows]
+        finer = self._at_half_step(name, half, step)
+        if finer is None:
+            return None, ""
+        order = estimate.details.get("order", 2)
+        with np.errstate(invalid="ignore", over="ignore"):
+            truncation = np.abs(base - finer) * 2 ** order / (2 ** order - 1)
+        rounding = self._fd_rounding(name, half, step)
+        tolerance = SAFETY * (truncation + rounding) + (self.exact if name == "complex-step" else 0)
+        what = "exact band + " if name == "complex-step" else ""
+        return tolerance, (f"{what}{SAFETY:g} × (truncation, estimated from the same scheme at half the step, "
+                           f"+ f's rounding / h)")
+
+    def _at_half_step(self, name, points, step):
+        task, problem = self.task, self.problem
+        half = step / 2 if step else None
+        if name == "second-differences":
+            out = hessian_by_differences(problem, task, points, half, batches=0, step_scale=0.5)
+        elif name == "mixed":
+            out = hessian_mixed(problem, task, points, half, batches=0, step_scale=0.5)
+        else:
+            out = fd_entries(problem, task, points, name, half, batches=0, step_scale=0.5)
+        return out.values.reshape(out.values.shape[0], -1) if out.has_values else None
+
+    def _fd_rounding(self, name, points, step):
+        """Σ|weights| × (f's rounding at the point) / h, entry by entry."""
+        task = self.task
+        steps = _steps(name, task, points, step)              # (rows, directions)
+        f_error = self.f_error                                # (rows, m)
+        if name == "complex-step":
+            return np.zeros_like(self.magnitude)
+        if name == "second-differences":
+            h = steps
+            outer = f_error[:, :1, None] / (h[:, :, None] * h[:, None, :])
+            diagonal = 4 * f_error[:, :1] / h ** 2
+            outer[:, np.arange(task.n), np.arange(task.n)] = diagonal
+            return outer.reshape(outer.shape[0], -1)
+        if name == "mixed":
+            gradient_scale = np.abs(self.exact).max(axis=1, keepdims=True) / SAFETY
+            return np.repeat(16 * UNIT_ROUNDOFF * self.f[:, :1] + gradient_scale, task.size, axis=1) / np.repeat(
+                steps, task.n, axis=1)
+        weight = sum(abs(w) for _, w in STENCILS[name])
+        if task.kind == "jvp":
+            return weight * f_error / steps[:, :1]
+        per_entry = weight * f_error[:, :, None] / steps[:, None, :]  # (rows, m, n)
+        if task.kind == "vjp":
+            return np.einsum("m,rmn->rn", np.abs(task.vector), per_entry)
+        return per_entry.reshape(per_entry.shape[0], -1)
+
+
+def _steps(name, task, points, step):
+    """The steps the method takes at each point: (points, directions)."""
+    from .derivatives import HESSIAN_STEP, MIXED_STEP, nominal_steps
+    flat = points.flat
+    if step:
+        count = 1 if task.kind == "jvp" else flat.shape[1]
+        return np.full((flat.shape[0], count), float(step))
+    if name in ("second-differences", "mixed"):
+        factor = HESSIAN_STEP if name == "second-differences" else MIXED_STEP
+        return 2.0 ** np.round(np.log2(factor * np.maximum(1.0, np.abs(flat))))
+    if task.kind == "jvp":
+        size = float(np.max(np.abs(task.vector))) or 1.0
+        return nominal_steps(name, np.max(np.abs(flat), axis=1), size)[:, None]
+    return np.stack([nominal_steps(name, flat[:, j]) for j in range(flat.shape[1])], axis=1)
+
+
+def _special_points(problem, where: Points, reference: EntriesReference) -> dict:
+    """Reference rows at which f meets a kink or leaves its domain: row -> why."""
+    found = {}
+    rows = reference.indices if reference.available else np.arange(min(len(where), MAX_REFERENCE_POINTS))
+    for r, index in enumerate(rows):
+        moved = replace(problem, point=problem.split(where.flat[index]))
+        events = moved.events()
+        if events:
+            event = events[0]
+            if event.kind == "kink":
+                found[r] = f"non-differentiable point: {event.function}: {event.text}"
+            else:
+                found[r] = event.text
+    return found
+
+
+def _judge(summary: MethodSummary, reference: EntriesReference, special: dict, count: int, labels: list):
+    estimate = summary.estimate
+    if estimate.status != OK:
+        summary.verdict, summary.reason = estimate.status, estimate.reason
+        return
+    if not reference.available:
+        summary.verdict, summary.reason = NOT_JUDGED, reference.reason or "no reference"
+        return
+    if summary.tolerance is None:
+        summary.verdict, summary.reason = NOT_JUDGED, "no error band for this method here"
+        return
+    judged = np.isfinite(reference.high)
+    for row in special:
+        judged[row] = False
+    if not judged.any():
+        why = next(iter(special.values()), "the reference is undefined at every entry")
+        summary.verdict, summary.reason = NOT_JUDGED, why
+        return
+    slack = np.abs(np.nan_to_num(reference.high)) * 10.0 ** -reference.trusted.astype(float)
+    with np.errstate(invalid="ignore"):
+        outside = judged & ~(summary.abs_error <= summary.tolerance + slack)
+    summary.outside = int(outside.sum())
+    if summary.outside:
+        ratio = np.where(outside, summary.abs_error / np.maximum(summary.tolerance, 1e-300), -1.0)
+        row, entry = np.unravel_index(int(np.argmax(np.nan_to_num(ratio, nan=np.inf))), ratio.shape)
+        where_text = f" at point {reference.indices[row]}" if count > 1 else ""
+        summary.verdict = FAIL
+        summary.reason = (f"{summary.outside} of {int(judged.sum())} entries outside the expected accuracy; worst "
+                          f"entry {labels[entry]}{where_text}: error {summary.abs_error[row, entry]:.2g} > expected "
+                          f"{summary.tolerance[row, entry]:.2g} ({summary.band_source})")
+        return
+    summary.verdict = PASS
+    skipped = len(special)
+    summary.reason = "within the expected accuracy" + (f" ({skipped} special points not judged)" if skipped else "")
