@@ -91,8 +91,26 @@ def build_parser() -> argparse.ArgumentParser:
                                   formatter_class=argparse.RawDescriptionHelpFormatter)
     compare.add_argument("expression", metavar="EXPR",
                          help='the function, e.g. "sin(x)*exp(y)"; - reads it from standard input')
-    compare.add_argument("--at", action="append", required=True, metavar="NAME=VALUE[,NAME=VALUE...]",
-                         help="the point: a value for every variable (repeatable)")
+    compare.add_argument("--at", action="append", metavar="NAME=VALUE[,NAME=VALUE...]",
+                         help="the point: a value for every variable (repeatable); vectors and matrices in "
+                              "brackets: x=[1.2,1.2,1.2], A=[[2,1],[1,3]]")
+    what = compare.add_argument_group("what to compute (default: the gradient of a scalar f, the Jacobian of a "
+                                      "vector f such as [x*y, sin(x)*z])")
+    what.add_argument("--vjp", metavar="V", help="the vector-Jacobian product vᵀJ with v = V (comma-separated, one "
+                                                 "number per output): autograd's single backward(v)")
+    what.add_argument("--jvp", metavar="V", help="the Jacobian-vector product Jv, the derivative along v = V "
+                                                 "(one number per input)")
+    what.add_argument("--order", type=int, choices=(1, 2), default=1,
+                      help="2: the Hessian of a scalar f (double backward, SymPy's hessian, second differences)")
+    what.add_argument("--kind", choices=("gradient", "jacobian", "vjp", "jvp", "hessian"),
+                      help="name the quantity explicitly (--vjp, --jvp and --order 2 imply it)")
+    many = compare.add_argument_group("many points (the report summarises the errors: max, median, worst point)")
+    many.add_argument("--points", type=int, metavar="N", help="evaluate at N points in the --box")
+    many.add_argument("--box", metavar="NAME=LOW:HIGH[,...]",
+                      help="the region, e.g. x=-2:2,y=0.1:3; variables outside it keep their --at value")
+    many.add_argument("--seed", type=int, default=0, metavar="S", help="random seed of the points (default 0)")
+    many.add_argument("--grid", action="store_true",
+                      help="a regular grid of about N points over the box instead of random points")
     compare.add_argument("--methods", metavar="LIST", help="comma-separated methods to run (default: all)")
     compare.add_argument("--digits", type=int, default=30, metavar="N",
                          help="significant digits of the reference (default 30)")
@@ -125,8 +143,11 @@ def run_compare(args) -> int:
     if args.expression == "-":
         args.expression = sys.stdin.read().strip()
     try:
+        kind, vector = _what(args)
+        if not args.at and not args.box:
+            raise InputError("give the point with --at NAME=VALUE (or a region with --box and --points)")
         point = {}
-        for text in args.at:
+        for text in args.at or ():
             for name, value in parse_point(text).items():
                 if name in point:
                     raise InputError(f"--at gives {name} twice")
@@ -134,7 +155,9 @@ def run_compare(args) -> int:
         from diffcompare.pipeline import compare
         comparison = compare(args.expression, point, methods=args.methods, digits=args.digits,
                              repeat=args.repeat, step=args.step,
-                             symbolic_timeout=args.symbolic_timeout if args.symbolic_timeout > 0 else None)
+                             symbolic_timeout=args.symbolic_timeout if args.symbolic_timeout > 0 else None,
+                             kind=kind, vector=vector, points=args.points, seed=args.seed, box=args.box,
+                             grid=args.grid)
     except ExpressionError as error:
         return fail("compare", f"in EXPR: {error}")
     except InputError as error:
@@ -150,12 +173,26 @@ def run_compare(args) -> int:
         print(f"wrote {args.output} ({args.format})", file=sys.stderr)
     elif args.format == "text":
         from rich.console import Console
-        from diffcompare.render import print_report
         # a pipe or file has no width: give the table room instead of rich's 80 columns
-        print_report(comparison, Console(highlight=False, width=None if sys.stdout.isatty() else 130))
+        comparison.print_report(Console(highlight=False, width=None if sys.stdout.isatty() else 130))
     else:
         sys.stdout.write(comparison.render(args.format))
     return comparison.exit_status
+
+
+def _what(args):
+    """(kind, vector) from --kind, --vjp, --jvp and --order, checked for conflicts."""
+    from diffcompare.problem import InputError
+    chosen = [name for name, given in (("--vjp", args.vjp), ("--jvp", args.jvp), ("--order 2", args.order == 2))
+              if given]
+    if len(chosen) > 1:
+        raise InputError(f"{' and '.join(chosen)} ask for different things: give one of them")
+    implied = {"--vjp": "vjp", "--jvp": "jvp", "--order 2": "hessian"}.get(chosen[0]) if chosen else None
+    if args.kind and implied and args.kind != implied:
+        raise InputError(f"--kind {args.kind} contradicts {chosen[0]}")
+    if args.kind in ("vjp", "jvp") and not implied:
+        raise InputError(f"--kind {args.kind} needs the vector: give it with --{args.kind} V")
+    return args.kind or implied, args.vjp or args.jvp
 
 
 def run_functions(args) -> int:

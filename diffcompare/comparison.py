@@ -187,3 +187,8 @@ class Comparison:
         from .render import as_dict
         return as_dict(self)
 
+    def print_report(self, console) -> None:
+        """Print the report on a rich console (colour when it supports it)."""
+        from .render import print_report
+        print_report(self, console)
+

@@ -213,7 +213,7 @@ def functional_entries(problem: Problem, task: Task, points: Points, batches: in
     call = FUNCTIONAL_CALLS[task.kind]
     return _estimate("autograd-functional", "autograd",
                      lambda: _per_point(lambda row: _one_functional(problem, task, row), points.flat), batches,
-                     evaluations=1, work=f"{call}, point by point", forms_jacobian=task.kind in ("jacobian", "hessian"),
+                     evaluations=1, work=call, forms_jacobian=task.kind in ("jacobian", "hessian"),
                      vectorised=len(points) == 1)
 
 

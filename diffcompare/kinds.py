@@ -12,7 +12,7 @@ or the Hessian — each a flat array of entries with a label per entry.
 >>> make_task(p, "hessian", None)
 Traceback (most recent call last):
 ...
-diffcompare.problem.InputError: a Hessian needs a scalar f, but f has 3 outputs; compare its Jacobian (the default), or a Hessian of one output such as [x*y, sin(x)*z, exp(y)][0]
+diffcompare.problem.InputError: a Hessian needs a scalar f, but f has 3 outputs; compare its Jacobian (the default), or the Hessian of one output such as [x*y, sin(x)*z, exp(y)][0]
 """
 
 from __future__ import annotations
@@ -139,7 +139,7 @@ def make_task(problem: Problem, kind: str | None, vector=None) -> Task:
         name = "a gradient" if kind == "gradient" else "a Hessian"
         text = getattr(problem.function, "text", problem.label)
         raise InputError(f"{name} needs a scalar f, but f has {m} outputs; compare its Jacobian (the default), "
-                         f"or {name[2:]} of one output such as {text}[0]")
+                         f"or the {name[2:]} of one output such as {text}[0]")
     if kind in ("vjp", "jvp"):
         if vector is None:
             raise InputError(f"{kind} needs a vector v: give --{kind} with "

@@ -17,6 +17,7 @@ from .comparison import Comparison, MethodResult, Note, judge, measure
 from .finite_differences import FD_METHODS, STENCILS, finite_difference_gradient, stencil_crossing
 from .function_table import ROWS
 from .methods import autograd_gradient, symbolic_gradient
+from .kinds import output_shape
 from .problem import InputError, make_problem
 from .reference import exact_reference
 from .symbolic import differentiate
@@ -51,8 +52,9 @@ def parse_methods(methods) -> tuple:
     return tuple(dict.fromkeys(names))
 
 
-def compare(f, at, methods=None, digits: int = DEFAULT_DIGITS, repeat: int = 5, step: float | None = None,
-            symbolic_timeout: float | None = DEFAULT_TIMEOUT) -> Comparison:
+def compare(f, at=None, methods=None, digits: int = DEFAULT_DIGITS, repeat: int = 5, step: float | None = None,
+            symbolic_timeout: float | None = DEFAULT_TIMEOUT, kind: str | None = None, vector=None,
+            points: int | None = None, seed: int = 0, box=None, grid: bool = False):
     """Differentiate ``f`` (expression text, or a Python callable written with
     :mod:`diffcompare.functions`) at the point ``at`` by every method in ``methods`` and
     measure each against the exact reference.
@@ -61,8 +63,44 @@ def compare(f, at, methods=None, digits: int = DEFAULT_DIGITS, repeat: int = 5, 
     method; ``step``: a finite-difference step for every scheme instead of each scheme's
     own; ``symbolic_timeout``: seconds allowed to SymPy (the derivative, and separately the
     reference), None for no limit.
+
+    ``kind``: "gradient" (the default for a scalar f), "jacobian" (the default for a
+    vector f), "vjp" or "jvp" (with ``vector``: v of vᵀJ or Jv) or "hessian". Values in
+    ``at`` may be vectors and matrices (lists). ``points``: the number of random points in
+    ``box`` ({"x": (-2, 2)} or "x=-2:2,y=0.1:3"; variables outside it keep their value in
+    ``at``), drawn with ``seed``, or on a grid with ``grid=True``.
+
+    One scalar f of scalar variables at one point gives a :class:`Comparison` (partial by
+    partial, with ULPs); everything else a :class:`~diffcompare.survey.Survey` (entry by
+    entry, error statistics over the points). Both render to every format and have the
+    same ``exit_status``.
+
+    >>> s = compare("sum(100*(x[1:]-x[:-1]**2)**2 + (1-x[:-1])**2)", at={"x": [1.2, 1.2, 1.2]}, kind="hessian",
+    ...             repeat=1)
+    >>> s.method("autograd").estimate.values[0].tolist()     # the Rosenbrock Hessian by double backward
+    [[1250.0, -480.0, 0.0], [-480.0, 1450.0, -480.0], [0.0, -480.0, 200.0]]
     """
+    if kind not in (None, "gradient") or vector is not None or points is not None or box is not None or grid:
+        return _survey(f, at, methods, digits, repeat, step, symbolic_timeout, kind, vector, points, seed, box, grid)
+    problem = make_problem(f, at)
+    try:
+        vector_valued = output_shape(problem) != ()
+    except InputError:
+        vector_valued = False       # f fails at the point: the gradient report says how
+    if problem.has_arrays or vector_valued:
+        return _survey(f, at, methods, digits, repeat, step, symbolic_timeout, kind, vector, points, seed, box, grid)
     methods = parse_methods(methods)
+    _check_settings(digits, repeat, step, symbolic_timeout)
+    return _gradient(problem, methods, digits, repeat, step, symbolic_timeout)
+
+
+def _survey(f, at, methods, digits, repeat, step, symbolic_timeout, kind, vector, points, seed, box, grid):
+    from .survey import survey
+    _check_settings(digits, repeat, step, symbolic_timeout)
+    return survey(f, at, kind, vector, points, seed, box, grid, methods, digits, repeat, step, symbolic_timeout)
+
+
+def _check_settings(digits, repeat, step, symbolic_timeout):
     if not isinstance(digits, int) or isinstance(digits, bool) or not 16 <= digits <= 1000:
         raise InputError(f"digits must be an integer from 16 to 1000, not {digits!r}")
     if not isinstance(repeat, int) or isinstance(repeat, bool) or not 1 <= repeat <= 1000:
@@ -72,7 +110,9 @@ def compare(f, at, methods=None, digits: int = DEFAULT_DIGITS, repeat: int = 5, 
     if symbolic_timeout is not None and not (isinstance(symbolic_timeout, (int, float)) and symbolic_timeout > 0):
         raise InputError(f"symbolic timeout must be a positive number of seconds, not {symbolic_timeout!r}")
 
-    problem = make_problem(f, at)
+
+def _gradient(problem, methods, digits, repeat, step, symbolic_timeout) -> Comparison:
+    """The gradient of a scalar f of scalar variables at one point, partial by partial."""
     notes = []
     events = problem.events()
     kinks = [e for e in events if e.kind == "kink"]

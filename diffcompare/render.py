@@ -301,7 +301,8 @@ def markdown(c) -> str:
 def _tex(text: str) -> str:
     replacements = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
                     "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
-                    "∂": r"$\partial$", "µ": r"$\mu$", "—": "---", "×": r"$\times$", "→": r"$\to$"}
+                    "∂": r"$\partial$", "µ": r"$\mu$", "—": "---", "×": r"$\times$", "→": r"$\to$",
+                    "∇": r"$\nabla$", "ᵀ": r"$^\top$", "²": r"$^2$", "≈": r"$\approx$", "±": r"$\pm$"}
     return "".join(replacements.get(ch, ch) for ch in text)
 
 

@@ -132,6 +132,11 @@ class Survey:
         from .render_survey import as_dict
         return as_dict(self)
 
+    def print_report(self, console) -> None:
+        """Print the report on a rich console (colour when it supports it)."""
+        from .render_survey import print_report
+        print_report(self, console)
+
 
 def _agreement(a: np.ndarray, b: np.ndarray) -> float:
     with np.errstate(invalid="ignore", divide="ignore"):
