@@ -10,9 +10,11 @@ differences) and compare each against an exact high-precision reference.
 __version__ = "0.1.0"
 
 
-def compare(f, at, **options):
-    """Differentiate ``f`` at ``at`` by every method and compare with the exact reference
-    (see :func:`diffcompare.pipeline.compare`, imported lazily to keep start-up quick)."""
+def compare(f, at=None, **options):
+    """Differentiate ``f`` at ``at`` by every method and compare with the exact reference:
+    the gradient, or with ``kind=`` the Jacobian, vᵀJ, Jv or Hessian, at one point or at
+    ``points=`` many (see :func:`diffcompare.pipeline.compare`, imported lazily to keep
+    start-up quick)."""
     from .pipeline import compare as run
     return run(f, at, **options)
 

@@ -63,6 +63,13 @@ def _estimate(method, family, compute, batches, evaluations=None, **details):
     except NotInWorld as error:
         return Estimate(method, family, status=NOT_APPLICABLE, reason=f"f is not complex-safe: {error}",
                         details=details)
+    except TypeError as error:
+        if method != "complex-step":
+            return Estimate(method, family, status=FAILED, reason=f"TypeError: {error}", details=details)
+        # a callable comparing values (if x < 0, while norm(y) < 1000) or calling a
+        # function with no complex form: the complex step does not apply
+        return Estimate(method, family, status=NOT_APPLICABLE,
+                        reason=f"f is not complex-safe: it failed on complex arguments ({error})", details=details)
     except Exception as error:
         return Estimate(method, family, status=FAILED, reason=f"{type(error).__name__}: {error}", details=details)
     timing = measure(lambda: quietly(compute), batches=batches) if batches else None

@@ -185,6 +185,13 @@ def survey(f, at=None, kind: str | None = None, vector=None, points=None, seed: 
     """Every method for the ``kind`` of derivative of ``f`` at ``at`` (or at many points)."""
     box = parse_box(box) if box is not None else None
     at = dict(at or {})
+    if box and isinstance(f, str):
+        from .expression import parse
+        variables = parse(f).variables
+        unknown = [name for name in box if name not in variables]
+        if unknown:
+            raise InputError(f"--box gives {unknown[0]!r}, which is not a variable of f "
+                             f"(its variables: {', '.join(variables)})")
     problem = make_problem(f, box_centre(box, at) if box else at)
     task = make_task(problem, kind, vector)
     names = parse_methods_for(task.kind, methods)

@@ -1,0 +1,76 @@
+"""Properties over random vector functions built from the function table: the engine's
+vector-Jacobian product (one backward(v)) equals vᵀ times SymPy's Jacobian, and its
+Hessian (double backward) is symmetric and equals SymPy's — to 1e-12 of the size of the
+terms involved."""
+
+import mpmath
+import numpy as np
+import sympy
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+import diffcompare
+from diffcompare.function_table import CALLABLE
+from diffcompare.problem import InputError
+
+SMOOTH = sorted(name for name, row in CALLABLE.items()
+                if row.arity == 1 and row.kink is None and not row.structural and row.domain == "all reals")
+leaves = st.sampled_from(["x", "y", "z", "0.5", "2", "x", "y", "z"])
+
+
+def extend(children):
+    return st.one_of(
+        st.builds(lambda f, a: f"{f}({a})", st.sampled_from(SMOOTH), children),
+        st.builds(lambda a, op, b: f"({a} {op} {b})", children, st.sampled_from(["+", "-", "*"]), children),
+        st.builds(lambda a, n: f"({a})**{n}", children, st.sampled_from(["2", "3"])),
+    )
+
+
+expressions = st.recursive(leaves, extend, max_leaves=5)
+coordinates = st.floats(min_value=-2, max_value=2, allow_nan=False).map(lambda v: round(v, 3))
+weights = st.floats(min_value=-3, max_value=3, allow_nan=False)
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def exact(expr, subs):
+    with mpmath.workdps(40):
+        return mpmath.mpf(sympy.Float(expr.evalf(40, subs=subs), 40)._mpf_)
+
+
+@SETTINGS
+@given(st.lists(expressions, min_size=2, max_size=3), st.tuples(coordinates, coordinates, coordinates),
+       st.lists(weights, min_size=3, max_size=3))
+def test_one_backward_v_equals_v_transpose_times_the_sympy_jacobian(outputs, point, v):
+    text = "[" + ", ".join(f"{o} + 0*x + 0*y + 0*z" for o in outputs) + "]"
+    at = dict(zip("xyz", point))
+    v = v[:len(outputs)]
+    try:
+        s = diffcompare.compare(text, at=at, kind="vjp", vector=v, methods="autograd", repeat=1)
+    except InputError:
+        assume(False)
+    got = s.method("autograd").estimate.values[0]
+    assume(np.isfinite(got).all() and np.abs(got).max() < 1e8)
+    fs, symbols = s.problem.sympy_outputs()
+    jacobian = sympy.Matrix(fs).jacobian(symbols)
+    subs = {sym: sympy.Rational(at[sym.name]) for sym in symbols}      # the problem's order: first appearance
+    for j in range(3):
+        terms = [mpmath.mpf(v[i]) * exact(jacobian[i, j], subs) for i in range(len(outputs))]
+        reference = float(mpmath.fsum(terms))
+        scale = float(mpmath.fsum(abs(t) for t in terms))
+        assert abs(got[j] - reference) <= 1e-12 * scale + 1e-300, (text, at, j, got[j], reference)
+
+
+@SETTINGS
+@given(expressions, st.tuples(coordinates, coordinates, coordinates))
+def test_the_double_backward_hessian_is_symmetric_and_equals_sympys(expression, point):
+    text = f"{expression} + 0*x + 0*y + 0*z"
+    at = dict(zip("xyz", point))
+    s = diffcompare.compare(text, at=at, kind="hessian", methods="autograd,symbolic", repeat=1)
+    hessian = s.method("autograd").estimate.values[0]
+    assume(np.isfinite(hessian).all() and np.abs(hessian).max() < 1e8)
+    (f,), symbols = s.problem.sympy_outputs()
+    subs = {sym: sympy.Rational(at[sym.name]) for sym in symbols}
+    reference = np.array([[float(exact(sympy.diff(f, a, b), subs)) for b in symbols] for a in symbols])
+    scale = max(1.0, np.abs(reference).max())
+    assert np.abs(hessian - hessian.T).max() <= 1e-12 * scale, (text, at)
+    assert np.abs(hessian - reference).max() <= 1e-12 * scale, (text, at, hessian, reference)
