@@ -139,31 +139,40 @@ def derivative_magnitudes(problem, orders=tuple(range(2, 10)), timeout: float | 
     return out
 
 
-def path_bound(problem, max_nodes: int = 2000, max_perturbed: int = 200) -> dict | None:
+def path_bound(problem, max_nodes: int = 2000, max_perturbed: int = 200, output: int | None = None) -> dict | None:
     """A first-order bound on the rounding a backward pass over f's program must expect,
     per variable: unit roundoff times (a) the sum over every chain-rule path of the
     product of the local derivatives' magnitudes — the size of the terms the pass adds
     up, which may cancel — and (b) each intermediate value's own rounding carried to the
     gradient (by perturbing it), for programs of up to ``max_perturbed`` operations.
-    Text problems only; None when unavailable.
+    Text problems only; None when unavailable. ``output``: which element of a vector f
+    written as a list [f0, f1, ...] of scalar expressions.
 
     >>> from diffcompare.problem import make_problem
     >>> b = path_bound(make_problem("(y/y)**3", {"y": 0.006}))   # paths of ±500 that cancel
     >>> 1000 <= b["y"] / UNIT_ROUNDOFF < 1100
     True
     """
-    if not problem.is_text or len(problem.function.program) > max_nodes or not problem.function.elementwise:
+    if not problem.is_text or len(problem.function.program) > max_nodes or problem.has_arrays:
         return None
     program = problem.function.program
+    if output is not None:
+        last = program[-1]
+        if last[0] != "call" or last[1].name != "vector" or output >= last[2] \
+                or sum(1 for i in program if i[0] == "call" and i[1].structural) != 1:
+            return None
+        program = program[:-1]          # the list's elements stay on the stack: seed the one asked for
+    elif not problem.function.elementwise:
+        return None
     with mpmath.workdps(40):
         try:
-            gradient, magnitude, calls = _sweep(program, problem)
+            gradient, magnitude, calls = _sweep(program, problem, output=output)
             bound = {name: UNIT_ROUNDOFF * magnitude[name] for name in problem.variables}
             if len(calls) <= max_perturbed:
                 delta = mpmath.mpf(10) ** -25
                 for index in calls:
                     try:
-                        moved, _, _ = _sweep(program, problem, index, delta)
+                        moved, _, _ = _sweep(program, problem, index, delta, output)
                     except (TypeError, ValueError, ZeroDivisionError):
                         continue        # a perturbation that leaves the reals says nothing here
                     for name in problem.variables:
@@ -174,7 +183,7 @@ def path_bound(problem, max_nodes: int = 2000, max_perturbed: int = 200) -> dict
     return out if all(math.isfinite(v) for v in out.values()) else None
 
 
-def _sweep(program, problem, perturbed=None, delta=0):
+def _sweep(program, problem, perturbed=None, delta=0, output=None):
     """Forward through the program in mpmath (the value of node ``perturbed`` scaled by
     1 + delta), then backward: the gradient, the sum of path magnitudes per variable, and
     the indices of the calls whose value depends on a variable."""
@@ -210,7 +219,8 @@ def _sweep(program, problem, perturbed=None, delta=0):
         stack.append(len(values) - 1)
     adjoint = [mpmath.mpf(0)] * len(values)
     size = [mpmath.mpf(0)] * len(values)
-    adjoint[-1] = size[-1] = mpmath.mpf(1)
+    seed = -1 if output is None else stack[output]
+    adjoint[seed] = size[seed] = mpmath.mpf(1)
     gradient = {name: mpmath.mpf(0) for name in problem.variables}
     magnitude = dict(gradient)
     for index in range(len(values) - 1, -1, -1):

@@ -232,15 +232,18 @@ def entries_reference(derivative: SymbolicDerivative, flat: np.ndarray, digits: 
     trusted = np.zeros(high.shape, dtype=int)
     try:
         with time_limit(timeout):
-            replacements, reduced = sympy.cse(derivative.partials)
-            function = sympy.lambdify(derivative.symbols, derivative.partials,
-                                      modules=[{"DiracDelta": lambda *a: mpmath.mpf(0) if a[0] else mpmath.nan},
-                                               "mpmath"],
-                                      cse=lambda exprs: (replacements, reduced))
+            try:
+                replacements, reduced = sympy.cse(derivative.partials)
+                function = sympy.lambdify(derivative.symbols, derivative.partials,
+                                          modules=[{"DiracDelta": lambda *a: mpmath.mpf(0) if a[0] else mpmath.nan},
+                                                   "mpmath"],
+                                          cse=lambda exprs: (replacements, reduced))
+            except Exception:           # SymPy cannot print it for mpmath (zoo, say): evalf each entry
+                function = None
             for row, index in enumerate(indices):
                 args = [mpmath.mpf(float(v)) for v in flat[index]]      # exactly the binary64 inputs
-                first = _mp_entries(function, args, digits + GUARD_DIGITS, high.shape[1])
-                check = _mp_entries(function, args, digits + CHECK_DIGITS, high.shape[1])
+                first = _mp_entries(function, args, digits + GUARD_DIGITS, derivative)
+                check = _mp_entries(function, args, digits + CHECK_DIGITS, derivative)
                 with mpmath.workdps(digits + CHECK_DIGITS):
                     for k, (a, b) in enumerate(zip(first, check)):
                         if a is None or b is None:
@@ -256,15 +259,21 @@ def entries_reference(derivative: SymbolicDerivative, flat: np.ndarray, digits: 
     return EntriesReference(digits, indices, high, low, trusted, note=note, seconds=time.perf_counter() - start)
 
 
-def _mp_entries(function, args, dps, count):
-    """The entries at ``dps`` digits; None for an entry that is undefined or not real there
-    (all of them when the generated code fails at the point: 1/0 raises in mpmath)."""
-    with mpmath.workdps(dps):
-        try:
-            values = function(*args)
-        except (ZeroDivisionError, ValueError, OverflowError, TypeError):
-            return [None] * count
-        return [_real_or_none(v) for v in values]
+def _mp_entries(function, args, dps, derivative):
+    """The entries at ``dps`` digits; None for an entry that is undefined or not real there.
+    Where the generated code fails as a whole (1/0 raises in mpmath; a complex
+    intermediate reaches atan2), each entry is evaluated on its own by ``evalf``."""
+    if function is not None:
+        with mpmath.workdps(dps):
+            try:
+                return [_real_or_none(v) for v in function(*args)]
+            except Exception:
+                pass
+    if len(derivative.partials) > 100:
+        return [None] * len(derivative.partials)
+    import sympy
+    subs = {s: sympy.Rational(*float(a).as_integer_ratio()) for s, a in zip(derivative.symbols, args)}
+    return [_evaluate(entry, subs, dps)[0] for entry in derivative.partials]
 
 
 def _real_or_none(value):

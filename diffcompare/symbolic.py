@@ -47,6 +47,12 @@ class SymbolicDerivative:
         return sum(parts) if parts else None
 
 
+def _np_erf(x):
+    # lambdify would print erf as math.erf, which takes one number, not an array of points
+    from .autograd.ops import _np_erf as erf
+    return erf(x)
+
+
 def _dirac(argument, *order):
     """DiracDelta in generated code: 0 away from 0, undefined (nan) at 0."""
     a = np.asarray(argument, dtype=float)
@@ -88,7 +94,7 @@ def differentiate(problem: Problem, timeout: float | None = 10.0, task=None) -> 
             # the numpy module object, not "numpy": lambdify would run `from numpy import *`,
             # which loads every lazy NumPy submodule (~0.13 s)
             result.function = sympy.lambdify(result.symbols, result.partials,
-                                             modules=[{"DiracDelta": _dirac}, np],
+                                             modules=[{"DiracDelta": _dirac, "erf": _np_erf}, np],
                                              cse=lambda exprs: (replacements, reduced))
             result.codegen_seconds = time.perf_counter() - start
             result.phase = ""
