@@ -243,10 +243,21 @@ def symbolic_entries(problem: Problem, task: Task, points: Points, derivative, b
     columns = [points.flat[:, j] for j in range(points.flat.shape[1])]
     count = len(points)
 
+    def at_once():
+        return np.stack([np.broadcast_to(np.asarray(v), (count,)) for v in derivative.function(*columns)], axis=1)
+
+    def one_by_one():
+        return np.array([np.ravel(derivative.function(*row)) for row in points.flat])
+
+    try:        # SymPy's NumPy code for Max(a, 1) cannot broadcast a constant: then point by point
+        quietly(at_once)
+        evaluate = at_once
+    except (ValueError, TypeError):
+        evaluate = one_by_one
+        details["vectorised"] = count == 1
+
     def compute():
-        raw = derivative.function(*columns)
-        entries = [np.broadcast_to(np.asarray(v), (count,)) for v in raw]
-        values = np.stack(entries, axis=1)
+        values = evaluate()
         if np.iscomplexobj(values):      # SymPy's acosh(1/2) = iπ/3 is not a real derivative
             values = np.where(values.imag == 0, values.real, np.nan)
         return values.astype(np.float64).reshape((count,) + task.entry_shape)
