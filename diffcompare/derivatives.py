@@ -79,13 +79,13 @@ def _estimate(method, family, compute, batches, evaluations=None, **details):
 # -- reverse mode, by the engine ---------------------------------------------------------------
 
 def _engine_inputs(problem: Problem, flat: np.ndarray, batched: bool):
-    """Leaves and the values f takes: one leaf per variable holding every point (batched),
-    or one leaf holding the point's flat inputs, split into the variables."""
+    """One leaf per variable: holding every point (batched, scalar variables), or the
+    variable's value at the one point (a number, vector or matrix), as a user would write."""
     if batched:
         leaves = [ag.tensor(flat[:, j], requires_grad=True) for j in range(flat.shape[1])]
-        return leaves, dict(zip(problem.variables, leaves))
-    leaf = ag.tensor(flat[0], requires_grad=True)
-    return [leaf], problem.split(leaf)
+    else:
+        leaves = [ag.tensor(value, requires_grad=True) for value in problem.split(flat[0]).values()]
+    return leaves, dict(zip(problem.variables, leaves))
 
 
 def _engine_outputs(problem: Problem, task: Task, values, count: int):
@@ -102,13 +102,20 @@ def _engine_outputs(problem: Problem, task: Task, values, count: int):
 def _flat_grads(grads, leaves, batched: bool) -> np.ndarray:
     """Gradients with respect to the leaves as (points, n) floats (None -> 0)."""
     arrays = [np.zeros(leaf.shape) if g is None else g.detach().numpy() for g, leaf in zip(grads, leaves)]
-    return np.stack(arrays, axis=1) if batched else arrays[0].reshape(1, -1)
+    if batched:
+        return np.stack(arrays, axis=1)
+    return np.concatenate([np.ravel(a) for a in arrays]).reshape(1, -1)
 
 
 def _one_autograd(problem: Problem, task: Task, flat: np.ndarray, batched: bool) -> np.ndarray:
     """The task by the engine's backward(), as a user of PyTorch would write it."""
     count = flat.shape[0]
     leaves, values = _engine_inputs(problem, flat, batched)
+    if task.kind == "gradient" and not batched:         # the common case, with nothing in between
+        out = problem.evaluate("engine", values)
+        if not (isinstance(out, ag.Tensor) and out.requires_grad):
+            return np.zeros((1, task.n))
+        return _flat_grads(ag.grad(out.reshape(()) if out.ndim else out, leaves, allow_unused=True), leaves, False)
     out = _engine_outputs(problem, task, values, count)
     if not out.requires_grad:
         return np.zeros((count,) + task.entry_shape)
@@ -137,7 +144,7 @@ def _one_autograd(problem: Problem, task: Task, flat: np.ndarray, batched: bool)
     # hessian: gradient with create_graph=True, then one backward per gradient entry
     g = ag.grad(out, leaves, ag.ones_like(out), create_graph=True, allow_unused=True)
     g = [gi if gi is not None else ag.zeros_like(leaf) for gi, leaf in zip(g, leaves)]
-    entries = g if batched else [g[0][j] for j in range(task.n)]
+    entries = g if batched else [gi.reshape(-1)[j] for gi in g for j in range(gi.numel())]
     rows = []
     for entry in entries:
         if entry.requires_grad:
@@ -149,9 +156,15 @@ def _one_autograd(problem: Problem, task: Task, flat: np.ndarray, batched: bool)
 
 
 def _split_direction(vector, leaves, batched, count):
+    """v as one tensor per leaf (v is laid out like the flat inputs)."""
     if batched:
         return [ag.tensor(np.full(count, c)) for c in vector]
-    return [ag.tensor(vector)]
+    out, offset = [], 0
+    for leaf in leaves:
+        size = leaf.numel()
+        out.append(ag.tensor(np.asarray(vector[offset:offset + size]).reshape(leaf.shape)))
+        offset += size
+    return out
 
 
 def _one_functional(problem: Problem, task: Task, flat: np.ndarray) -> np.ndarray:
