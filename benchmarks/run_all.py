@@ -14,10 +14,12 @@ import numpy as np
 
 import compare_wall_time
 import deep_chain_memory
+import many_points_gradient
 import mlp_gradient
 import per_op_overhead
 import richardson_accuracy
 import rosenbrock_gradient
+import rosenbrock_methods
 import unused_features_cost
 from common import RESULTS, load_torch
 
@@ -37,7 +39,8 @@ def main():
     )
     sections = [per_op_overhead.main(), rosenbrock_gradient.main([]), mlp_gradient.main(),
                 deep_chain_memory.main(["--ops", "100000" if args.quick else "1000000"]),
-                unused_features_cost.main(), compare_wall_time.main([]), richardson_accuracy.main()]
+                unused_features_cost.main(), compare_wall_time.main([]), richardson_accuracy.main(),
+                rosenbrock_methods.main([]), many_points_gradient.main([])]
     RESULTS.write_text(header + "\n".join(sections))
     print(f"written to {RESULTS}")
 

@@ -28,3 +28,13 @@ def test_readme_compare_example_reports_as_documented():
 def test_readme_main_command_is_the_squire_trapp_comparison():
     assert 'diffcompare compare "exp(x)/sqrt(sin(x)**3 + cos(x)**3)" --at x=1.5' in README
     assert "4.05342789389862065771418792561" in README
+
+
+def test_readme_survey_example_reports_as_documented():
+    blocks = re.findall(r"```python\n(.*?)```", README, re.S)
+    namespace = {}
+    exec(compile(next(b for b in blocks if "kind=\"hessian\"" in b), "README.md", "exec"), namespace)
+    # the Rosenbrock Hessian by hand at (1.2, 1.0, 0.8): tridiagonal
+    expected = [[1200 * 1.44 - 400 + 2, -480, 0], [-480, 202 + 1200 - 320, -400], [0, -400, 200]]
+    assert namespace["hessian"].method("autograd").estimate.values[0].tolist() == expected
+    assert namespace["vjp"].exit_status == 0 and namespace["many"].method("central").verdict == "pass"
