@@ -100,9 +100,9 @@ def main(argv=None):
                   "symbolic setup (diff + cse + lambdify)"], rows,
                  notes=["ratios are time / the hand-written NumPy forward of f on the same x (PyTorch: its own "
                         "forward and backward, one thread, for context)",
-                        "at small n every array operation costs its Python overhead (~5 µs per op in the engine, "
-                        "about the same in PyTorch), so the ratio to a 4 µs NumPy forward is large; it falls to a "
-                        "small constant once the arithmetic dominates",
+                        "at small n the fixed cost of each recorded operation (a few µs, in the engine as in "
+                        "PyTorch) dominates a 4 µs NumPy forward, so the ratio is large; it falls to a small "
+                        "constant once the arithmetic dominates",
                         "autograd: the tool's method as `compare` runs it (one forward on engine tensors, one "
                         "backward); central FD: 2n evaluations of f, timed directly up to n = 1,000 and as "
                         "2n × one evaluation beyond",

@@ -35,9 +35,10 @@ Runnable examples live in examples/ (python examples/backward_basics.py).
 """
 
 COMPARE_DESCRIPTION = """\
-Differentiate EXPR at one point by reverse-mode AD (autograd), SymPy (symbolic) and six
-finite-difference schemes, and measure each against SymPy's exact derivative evaluated
-by mpmath at the exact binary64 point (the float nearest to 0.1, not 1/10).
+Differentiate EXPR by reverse-mode AD (autograd), SymPy (symbolic) and finite
+differences, and measure each against SymPy's exact derivative evaluated by mpmath at
+the exact binary64 point (the float nearest to 0.1, not 1/10). The gradient by default;
+the Jacobian of a vector f; vᵀJ, Jv or the Hessian on request; at one point or many.
 
 Each row shows the value, absolute and relative error, correct digits, the distance in
 ULPs from the correctly rounded reference, function evaluations, time per gradient
@@ -51,11 +52,16 @@ examples:
   diffcompare compare "exp(x)/sqrt(sin(x)**3 + cos(x)**3)" --at x=1.5
   diffcompare compare "sin(x)*exp(y) + log(1 + z**2)" --at x=1,y=0.5,z=2 --format json
   diffcompare compare "abs(x) + relu(y)" --at x=0,y=0 --methods autograd,forward,backward
+  diffcompare compare "[x*y, sin(x)*z, exp(y)]" --at x=1,y=2,z=3 --vjp 0.1,1.0,0.0001
+  diffcompare compare "sum(100*(x[1:]-x[:-1]**2)**2 + (1-x[:-1])**2)" --at x=[1.2,1.2,1.2] --order 2
+  diffcompare compare "sin(x)*exp(y)" --box x=-2:2,y=0.1:3 --points 100000 --seed 1
 
 the expression language:
   numbers (2, 1.5, 1e-3), variables, + - * / ** (or ^), unary minus, parentheses,
   pi, e, and the functions listed by `diffcompare functions` (sin, exp, log1p,
-  sigmoid, atan2, hypot, min, max, ...). Nothing is ever passed to eval.
+  sigmoid, atan2, hypot, min, max, ...); vectors [a, b], subscripts x[0], x[1:],
+  A[0, 1], the matrix product @, sum, prod, mean, dot, norm. Nothing is ever passed
+  to eval.
 
 methods (--methods, comma-separated; default all):
   autograd      the engine: one forward pass, one backward()
@@ -66,6 +72,10 @@ methods (--methods, comma-separated; default all):
   five-point    4th-order central stencil         h ~ eps^(1/5) max(1,|x|)
   complex-step  Im f(x+ih) / h                    h = 1e-20 max(1,|x|)
   richardson    central differences at h, h/2, h/4 extrapolated to h -> 0
+  for a Jacobian, vjp or jvp also: autograd-functional (ag.functional.jacobian/jvp),
+  autograd-full-J (vjp: J by one backward per output, then v^T J); for a Hessian:
+  autograd (double backward), autograd-functional, symbolic, second-differences, mixed
+  (central differences of the engine's gradient)
 
 exit status: 0 every applicable method within its expected accuracy, 1 one is not,
 2 bad input, 3 an internal error.

@@ -21,6 +21,7 @@ array([[15., 12.]])
 from __future__ import annotations
 
 import math
+import time
 
 import numpy as np
 
@@ -32,7 +33,7 @@ from .finite_differences import EPS, SCHEMES, STENCILS
 from .kinds import Task
 from .points import Points
 from .problem import Problem
-from .timing import measure
+from .timing import Timing, measure
 
 HESSIAN_STEP = EPS ** (1 / 4)     # second differences balance h² truncation against eps/h² rounding
 MIXED_STEP = EPS ** (1 / 3)       # central differences of an exact gradient
@@ -56,10 +57,15 @@ def outputs(problem: Problem, task: Task, flat: np.ndarray, world: str = "numpy"
     return np.stack([np.ravel(quietly(problem.evaluate, world, problem.split(row))) for row in flat])
 
 
+LONG_CALL = 0.2     # seconds: a first run this long is its own timing (no repeats)
+
+
 def _estimate(method, family, compute, batches, evaluations=None, **details):
     """Run ``compute`` once for the values (failures become the method's result), then time it."""
     try:
+        start = time.perf_counter()
         values = quietly(compute)
+        first = time.perf_counter() - start
     except NotInWorld as error:
         return Estimate(method, family, status=NOT_APPLICABLE, reason=f"f is not complex-safe: {error}",
                         details=details)
@@ -72,8 +78,52 @@ def _estimate(method, family, compute, batches, evaluations=None, **details):
                         reason=f"f is not complex-safe: it failed on complex arguments ({error})", details=details)
     except Exception as error:
         return Estimate(method, family, status=FAILED, reason=f"{type(error).__name__}: {error}", details=details)
-    timing = measure(lambda: quietly(compute), batches=batches) if batches else None
+    if not batches:
+        timing = None
+    elif first >= LONG_CALL:
+        timing = Timing(first, 0.0, 1, 1)
+    else:
+        timing = measure(lambda: quietly(compute), batches=batches)
     return Estimate(method, family, values, evaluations=evaluations, timing=timing, details=details)
+
+
+def predicted_seconds(name: str, problem: Problem, task: Task, points: Points) -> tuple:
+    """(seconds, what) a method would take, from one evaluation of f (or one backward
+    pass) timed here: finite differences grow like n evaluations, a Jacobian by reverse
+    mode like m backward passes, a Hessian like n."""
+    n, m, count = task.n, task.m, len(points)
+    batched = vectorisable(problem)
+    sample = points.flat if batched else points.flat[:1]
+    per_point = 1 if batched else count
+
+    def timed(call):
+        start = time.perf_counter()
+        try:
+            quietly(call)
+        except Exception:
+            return 0.0          # the method will report the failure itself
+        return time.perf_counter() - start
+
+    if name in SCHEMES or name == "second-differences":
+        one = timed(lambda: outputs(problem, task, sample)) * per_point
+        if name == "second-differences":
+            evaluations = 1 + 2 * n * n
+        else:
+            columns = 1 if task.kind == "jvp" else n
+            evaluations = {"forward": 1, "backward": 1, "central": 2, "five-point": 4, "complex-step": 2,
+                           "richardson": 6}[name] * columns
+        return evaluations * one, f"{evaluations:,} evaluations of f"
+    passes = {"jacobian": m, "hessian": n, "vjp": m if name == "autograd-full-J" else 1}.get(task.kind, 2)
+    if name == "mixed":
+        passes = 2 * n
+    if passes <= 2 or name == "symbolic":
+        return 0.0, ""
+    gradient_task = Task("gradient", n, 1, (), task.input_labels)
+    sum_problem = problem if m == 1 else None
+    if sum_problem is None:
+        return passes * timed(lambda: outputs(problem, task, sample)) * per_point * 20, f"{passes:,} backward passes"
+    one = timed(lambda: _per_point(lambda row: _one_autograd(problem, gradient_task, row, False), sample[:1]))
+    return passes * one * count, f"{passes:,} backward passes"
 
 
 # -- reverse mode, by the engine ---------------------------------------------------------------
@@ -294,16 +344,24 @@ def nominal_steps(scheme_name: str, x: np.ndarray, direction_scale: float = 1.0)
     return 2.0 ** np.round(np.log2(scheme.step_factor * scale / direction_scale))
 
 
+def _moved(flat, direction, step):
+    """The points moved by ``step`` (points,) along ``direction``: an input's index (a
+    coordinate axis, without an n × n identity) or a vector."""
+    if isinstance(direction, (int, np.integer)):
+        moved = flat.astype(np.result_type(flat, step), copy=True)
+        moved[:, direction] += step
+        return moved
+    return flat + step[:, None] * direction[None, :]
+
+
 def _directional(problem, task, flat, direction, h, scheme_name, base):
-    """(points, m): the derivative of f along ``direction`` (n,) by one scheme with
-    steps ``h`` (points,). ``base``: f at the points, for one-sided schemes."""
+    """(points, m): the derivative of f along ``direction`` (an input's index, or a vector)
+    by one scheme with steps ``h`` (points,). ``base``: f at the points, for one-sided schemes."""
     if scheme_name == "complex-step":
-        moved = flat + 1j * h[:, None] * direction[None, :]
-        return outputs(problem, task, moved, "complex").imag / h[:, None]
+        return outputs(problem, task, _moved(flat, direction, 1j * h), "complex").imag / h[:, None]
     stencil = STENCILS[scheme_name]
-    unit = np.flatnonzero(direction)
-    if len(unit) == 1 and direction[unit[0]] == 1.0:          # a coordinate: the step actually taken
-        x = flat[:, unit[0]]
+    if isinstance(direction, (int, np.integer)):             # a coordinate: the step actually taken
+        x = flat[:, direction]
         if scheme_name == "forward":
             h_taken = (x + h) - x
         elif scheme_name == "backward":
@@ -317,7 +375,7 @@ def _directional(problem, task, flat, direction, h, scheme_name, base):
         if offset == 0:
             values = base
         else:
-            values = outputs(problem, task, flat + (offset * h)[:, None] * direction[None, :])
+            values = outputs(problem, task, _moved(flat, direction, offset * h))
         total = total + weight * values
     return total / h_taken[:, None]
 
@@ -336,7 +394,7 @@ def fd_entries(problem: Problem, task: Task, points: Points, scheme_name: str, s
         x_scale = np.max(np.abs(flat), axis=1)
         steps = [np.full(count, step) if step else step_scale * nominal_steps(scheme_name, x_scale, size)]
     else:
-        directions = list(np.eye(n))
+        directions = list(range(n))
         steps = [np.full(count, step) if step else step_scale * nominal_steps(scheme_name, flat[:, j])
                  for j in range(n)]
     one_sided = scheme_name in ("forward", "backward")

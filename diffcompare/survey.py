@@ -19,8 +19,8 @@ import numpy as np
 from .accuracy import FLOOR_ULPS, NO_FORMULA_ULPS, SAFETY, UNIT_ROUNDOFF, WALK_MAX_OPS, rounding_bound
 from .comparison import FAIL, MAX_DIGITS, NOT_JUDGED, PASS, Note
 from .derivatives import (autograd_entries, autograd_jacobian_vjp, fd_entries, functional_entries,
-                          hessian_by_differences, hessian_mixed, outputs, symbolic_entries)
-from .estimate import FAILED, OK
+                          hessian_by_differences, hessian_mixed, outputs, predicted_seconds, symbolic_entries)
+from .estimate import FAILED, OK, TIMED_OUT, Estimate
 from .finite_differences import FD_METHODS, SCHEMES, STENCILS
 from .kinds import Task, make_task
 from .points import Points, box_centre, grid_points, parse_box, random_points, single
@@ -30,6 +30,7 @@ from .symbolic import differentiate
 
 MAX_REFERENCE_POINTS = 2000     # exact references (and error statistics) at most at this many points
 MAX_WALKS = 4000                # rounding-bound walks of SymPy formulas per report
+METHOD_BUDGET = 60.0            # seconds: a method predicted to take longer is not run
 MAX_PATH_POINTS = 50            # chain-rule path bounds (one mpmath sweep per output and point)
 
 METHODS_FOR = {
@@ -238,6 +239,15 @@ def survey(f, at=None, kind: str | None = None, vector=None, points=None, seed: 
 
 
 def _run(name, problem, task, where, derivative, repeat, step):
+    seconds, what = predicted_seconds(name, problem, task, where)
+    if name in FD_METHODS + ("second-differences", "mixed"):
+        seconds *= 3            # its band runs the scheme again at h/2 and h/4
+    if seconds > METHOD_BUDGET:
+        family = "finite differences" if name in FD_METHODS + ("second-differences", "mixed") else (
+            "symbolic" if name == "symbolic" else "autograd")
+        return Estimate(name, family, status=TIMED_OUT,
+                        reason=f"not run: {what} would take about {seconds:,.0f} s, more than the "
+                               f"{METHOD_BUDGET:g} s allowed to one method")
     if name == "autograd":
         return autograd_entries(problem, task, where, repeat)
     if name == "autograd-functional":
