@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from .accuracy import FLOOR_ULPS, NO_FORMULA_ULPS, SAFETY, UNIT_ROUNDOFF, WALK_MAX_OPS, rounding_bound
+from .autograd.quiet import quietly
 from .comparison import FAIL, MAX_DIGITS, NOT_JUDGED, PASS, Note
 from .derivatives import (autograd_entries, autograd_jacobian_vjp, fd_entries, functional_entries,
                           hessian_by_differences, hessian_mixed, outputs, predicted_seconds, symbolic_entries)
@@ -188,7 +189,13 @@ def make_points(problem, points=None, seed: int = 0, box=None, grid: bool = Fals
 def survey(f, at=None, kind: str | None = None, vector=None, points=None, seed: int = 0, box=None,
            grid: bool = False, methods=None, digits: int = 30, repeat: int = 5, step: float | None = None,
            symbolic_timeout: float | None = 10.0) -> Survey:
-    """Every method for the ``kind`` of derivative of ``f`` at ``at`` (or at many points)."""
+    """Every method for the ``kind`` of derivative of ``f`` at ``at`` (or at many points).
+    Non-finite values are results here (nan, inf, overflow), so NumPy does not warn about them."""
+    return quietly(_survey, f, at, kind, vector, points, seed, box, grid, methods, digits, repeat, step,
+                   symbolic_timeout)
+
+
+def _survey(f, at, kind, vector, points, seed, box, grid, methods, digits, repeat, step, symbolic_timeout):
     box = parse_box(box) if box is not None else None
     at = dict(at or {})
     if box and isinstance(f, str):
