@@ -74,3 +74,31 @@ def test_the_double_backward_hessian_is_symmetric_and_equals_sympys(expression, 
     scale = max(1.0, np.abs(reference).max())
     assert np.abs(hessian - hessian.T).max() <= 1e-12 * scale, (text, at)
     assert np.abs(hessian - reference).max() <= 1e-12 * scale, (text, at, hessian, reference)
+
+
+ANY_UNARY = sorted(name for name, row in CALLABLE.items() if row.arity == 1 and not row.structural)
+hostile = st.sampled_from([0.0, 1e-300, -1e-300, 1e8, 700.0, -700.0, 1.0, -1.0, 0.5])
+any_expressions = st.recursive(
+    leaves, lambda children: st.one_of(
+        st.builds(lambda f, a: f"{f}({a})", st.sampled_from(ANY_UNARY), children),
+        st.builds(lambda a, op, b: f"({a} {op} {b})", children, st.sampled_from(["+", "-", "*", "/"]), children),
+        st.builds(lambda a, b: f"min({a}, {b})", children, children)), max_leaves=5)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(any_expressions, min_size=1, max_size=3), st.tuples(hostile, hostile, hostile),
+       st.sampled_from(["jacobian", "vjp", "jvp", "hessian"]))
+def test_any_vector_function_at_hostile_points_reports_without_crashing(outputs, point, kind):
+    """Domain errors, overflow, kinks and tiny values are results: every format renders."""
+    text = "[" + ", ".join(f"{o} + 0*x + 0*y + 0*z" for o in outputs) + "]"
+    if kind == "hessian":
+        text = f"{outputs[0]} + 0*x + 0*y + 0*z"
+    vector = {"vjp": [1.0] * len(outputs), "jvp": [1.0, -1.0, 0.5]}.get(kind)
+    try:
+        s = diffcompare.compare(text, at=dict(zip("xyz", point)), kind=kind, vector=vector, repeat=1,
+                                symbolic_timeout=5)
+    except InputError:
+        return
+    for format in ("text", "json", "markdown", "latex"):
+        assert s.render(format)
+    assert s.exit_status in (0, 1)
