@@ -118,11 +118,10 @@ def predicted_seconds(name: str, problem: Problem, task: Task, points: Points) -
         passes = 2 * n
     if passes <= 2 or name == "symbolic":
         return 0.0, ""
-    gradient_task = Task("gradient", n, 1, (), task.input_labels)
-    sum_problem = problem if m == 1 else None
-    if sum_problem is None:
-        return passes * timed(lambda: outputs(problem, task, sample)) * per_point * 20, f"{passes:,} backward passes"
-    one = timed(lambda: _per_point(lambda row: _one_autograd(problem, gradient_task, row, False), sample[:1]))
+    # one forward and one backward pass, timed at one point
+    one_pass = (Task("gradient", n, 1, task.output_shape, task.input_labels) if m == 1 else
+                Task("vjp", n, m, task.output_shape, task.input_labels, np.ones(m)))
+    one = timed(lambda: _one_autograd(problem, one_pass, points.flat[:1], False))
     return passes * one * count, f"{passes:,} backward passes"
 
 

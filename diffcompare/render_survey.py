@@ -11,8 +11,8 @@ import json
 import numpy as np
 
 from . import __version__
-from .render import (FORMATS, SCHEMA_VERSION, _VERDICT_STYLE, _grouped_reasons, _json_number, _summary, _tex, number,
-                     seconds, small)
+from .render import (FORMATS, SCHEMA_VERSION, _VERDICT_STYLE, _grouped_reasons, _json_number, _summary, _tex, seconds,
+                     small)
 
 MAX_ENTRY_ROWS = 36         # larger results show the worst entries only
 

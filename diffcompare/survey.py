@@ -22,7 +22,7 @@ from .comparison import FAIL, MAX_DIGITS, NOT_JUDGED, PASS, Note
 from .derivatives import (autograd_entries, autograd_jacobian_vjp, fd_entries, functional_entries,
                           hessian_by_differences, hessian_mixed, outputs, predicted_seconds, symbolic_entries)
 from .estimate import FAILED, OK, TIMED_OUT, Estimate
-from .finite_differences import FD_METHODS, SCHEMES, STENCILS
+from .finite_differences import FD_METHODS, STENCILS
 from .kinds import Task, make_task
 from .points import Points, box_centre, grid_points, parse_box, random_points, single
 from .problem import InputError, make_problem
