@@ -147,8 +147,41 @@ def agreement(a: Estimate, b: Estimate) -> float | None:
     return worst
 
 
+class Report:
+    """What every report shares: its methods, the exit status, and rendering by the
+    renderer module named in ``_renderer`` (which only formats)."""
+    methods: list
+    _renderer = "render"
+
+    @property
+    def exit_status(self) -> int:
+        """0 when every applicable method is within its expected accuracy, 1 otherwise."""
+        return 1 if any(m.verdict in (FAIL, FAILED) for m in self.methods) else 0
+
+    def method(self, name):
+        for m in self.methods:
+            if m.name == name:
+                return m
+        raise KeyError(name)
+
+    def _module(self):
+        import importlib
+        return importlib.import_module(f"diffcompare.{self._renderer}")
+
+    def render(self, format: str = "text", width: int | None = None) -> str:
+        """The report as text (rich), json, markdown or latex."""
+        return self._module().render(self, format, width=width)
+
+    def to_dict(self) -> dict:
+        return self._module().as_dict(self)
+
+    def print_report(self, console) -> None:
+        """Print the report on a rich console (colour when it supports it)."""
+        self._module().print_report(self, console)
+
+
 @dataclass
-class Comparison:
+class Comparison(Report):
     """Everything a report shows; renderers only format it."""
     problem: object
     value: float                            # f at the point, binary64
@@ -158,17 +191,6 @@ class Comparison:
     derivative: object = None               # SymbolicDerivative
     settings: dict = field(default_factory=dict)
 
-    @property
-    def exit_status(self) -> int:
-        """0 when every applicable method is within its expected accuracy, 1 otherwise."""
-        return 1 if any(m.verdict in (FAIL, FAILED) for m in self.methods) else 0
-
-    def method(self, name) -> MethodResult:
-        for m in self.methods:
-            if m.name == name:
-                return m
-        raise KeyError(name)
-
     def agreements(self) -> dict:
         """Digits of agreement of autograd with every other method that has values."""
         try:
@@ -177,18 +199,3 @@ class Comparison:
             return {}
         return {m.name: agreement(base, m.estimate) for m in self.methods
                 if m.name != "autograd" and m.estimate.has_values}
-
-    def render(self, format: str = "text", width: int | None = None) -> str:
-        """The report as text (rich), json, markdown or latex."""
-        from .render import render
-        return render(self, format, width=width)
-
-    def to_dict(self) -> dict:
-        from .render import as_dict
-        return as_dict(self)
-
-    def print_report(self, console) -> None:
-        """Print the report on a rich console (colour when it supports it)."""
-        from .render import print_report
-        print_report(self, console)
-

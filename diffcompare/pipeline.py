@@ -27,8 +27,9 @@ DEFAULT_DIGITS = 30
 DEFAULT_TIMEOUT = 10.0
 
 
-def parse_methods(methods) -> tuple:
-    """Method names from a comma-separated string or a list; checked.
+def parse_methods(methods, allowed=METHODS, default=None, what: str = "") -> tuple:
+    """Method names from a comma-separated string or a list, checked against ``allowed``
+    (``what`` says what they compute, for the message); None gives ``default``.
 
     >>> parse_methods("autograd, central")
     ('autograd', 'central')
@@ -39,16 +40,17 @@ def parse_methods(methods) -> tuple:
     """
     from .expression import nearest
     if methods is None:
-        return METHODS
+        return default or allowed
     names = [m.strip() for m in (methods.split(",") if isinstance(methods, str) else methods)]
     names = [m for m in names if m]
     if not names:
-        raise InputError(f"no method given; choose from {', '.join(METHODS)}")
+        raise InputError(f"no method given; choose from {', '.join(allowed)}")
     for name in names:
-        if name not in METHODS:
-            hint = nearest(name, METHODS)
-            raise InputError(f"unknown method {name!r}" + (f" (did you mean {hint!r}?)" if hint else "")
-                             + f"; choose from {', '.join(METHODS)}")
+        if name not in allowed:
+            hint = nearest(name, allowed)
+            problem = f"method {name!r} does not compute {what}" if what else f"unknown method {name!r}"
+            raise InputError(problem + (f" (did you mean {hint!r}?)" if hint else "")
+                             + f"; choose from {', '.join(allowed)}")
     return tuple(dict.fromkeys(names))
 
 

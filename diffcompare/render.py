@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 import math
+import sys
 
 from . import __version__
 
@@ -141,18 +142,20 @@ def _exact_decimal(v: float) -> str:
     return str(Decimal(v))
 
 
-def render(c, format: str = "text", width: int | None = None) -> str:
+def render(c, format: str = "text", width: int | None = None, module=None) -> str:
+    """The report in ``format``, by the renderers of ``module`` (this one by default)."""
+    module = module or sys.modules[__name__]
     if format == "json":
-        return json.dumps(as_dict(c), indent=2, ensure_ascii=False)
+        return json.dumps(module.as_dict(c), indent=2, ensure_ascii=False)
     if format == "markdown":
-        return markdown(c)
+        return module.markdown(c)
     if format == "latex":
-        return latex_report(c)
+        return module.latex_report(c)
     if format == "text":
         from rich.console import Console
         buffer = io.StringIO()
         console = Console(file=buffer, width=width or 120, color_system=None, highlight=False)
-        print_report(c, console)
+        module.print_report(c, console)
         return buffer.getvalue()
     raise ValueError(f"unknown format {format!r}; choose from {', '.join(FORMATS)}")
 

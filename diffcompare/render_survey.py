@@ -5,32 +5,20 @@ Markdown and LaTeX. They only format.
 
 from __future__ import annotations
 
-import io
-import json
+import sys
 
 import numpy as np
 
 from . import __version__
-from .render import (FORMATS, SCHEMA_VERSION, _VERDICT_STYLE, _grouped_reasons, _json_number, _summary, _tex, seconds,
+from .render import render as render_report
+from .render import (SCHEMA_VERSION, _VERDICT_STYLE, _grouped_reasons, _json_number, _summary, _tex, seconds,
                      small)
 
 MAX_ENTRY_ROWS = 36         # larger results show the worst entries only
 
 
 def render(s, format: str = "text", width: int | None = None) -> str:
-    if format == "json":
-        return json.dumps(as_dict(s), indent=2, ensure_ascii=False)
-    if format == "markdown":
-        return markdown(s)
-    if format == "latex":
-        return latex_report(s)
-    if format == "text":
-        from rich.console import Console
-        buffer = io.StringIO()
-        console = Console(file=buffer, width=width or 120, color_system=None, highlight=False)
-        print_report(s, console)
-        return buffer.getvalue()
-    raise ValueError(f"unknown format {format!r}; choose from {', '.join(FORMATS)}")
+    return render_report(s, format, width, module=sys.modules[__name__])
 
 
 def _point_text(problem, flat_row) -> str:

@@ -18,7 +18,7 @@ import numpy as np
 
 from .accuracy import FLOOR_ULPS, NO_FORMULA_ULPS, SAFETY, UNIT_ROUNDOFF, WALK_MAX_OPS, rounding_bound
 from .autograd.quiet import quietly
-from .comparison import FAIL, MAX_DIGITS, NOT_JUDGED, PASS, Note
+from .comparison import FAIL, MAX_DIGITS, NOT_JUDGED, PASS, Note, Report
 from .derivatives import (autograd_entries, autograd_jacobian_vjp, fd_entries, functional_entries,
                           hessian_by_differences, hessian_mixed, outputs, predicted_seconds, symbolic_entries)
 from .estimate import FAILED, OK, TIMED_OUT, Estimate
@@ -92,7 +92,7 @@ class MethodSummary:
 
 
 @dataclass
-class Survey:
+class Survey(Report):
     """Everything a report of a Jacobian, vᵀJ, Jv, Hessian or many-point run shows."""
     problem: object
     task: Task
@@ -103,17 +103,7 @@ class Survey:
     derivative: object = None
     settings: dict = field(default_factory=dict)
     special: dict = field(default_factory=dict)     # reference row -> why it is not judged
-
-    @property
-    def exit_status(self) -> int:
-        """0 when every applicable method is within its expected accuracy, 1 otherwise."""
-        return 1 if any(m.verdict in (FAIL, FAILED) for m in self.methods) else 0
-
-    def method(self, name) -> MethodSummary:
-        for m in self.methods:
-            if m.name == name:
-                return m
-        raise KeyError(name)
+    _renderer = "render_survey"
 
     def agreements(self) -> dict:
         """Digits to which autograd agrees with every other method, worst entry and point."""
@@ -125,20 +115,6 @@ class Survey:
             return {}
         return {m.name: _agreement(base.values, m.estimate.values) for m in self.methods
                 if m.name != "autograd" and m.estimate.has_values}
-
-    def render(self, format: str = "text", width: int | None = None) -> str:
-        """The report as text (rich), json, markdown or latex."""
-        from .render_survey import render
-        return render(self, format, width=width)
-
-    def to_dict(self) -> dict:
-        from .render_survey import as_dict
-        return as_dict(self)
-
-    def print_report(self, console) -> None:
-        """Print the report on a rich console (colour when it supports it)."""
-        from .render_survey import print_report
-        print_report(self, console)
 
 
 def _agreement(a: np.ndarray, b: np.ndarray) -> float:
@@ -158,19 +134,8 @@ def _agreement(a: np.ndarray, b: np.ndarray) -> float:
 
 def parse_methods_for(kind: str, methods) -> tuple:
     """The methods to run for ``kind``: the default set, or the user's list, checked."""
-    from .expression import nearest
-    if methods is None:
-        return METHODS_FOR[kind]
-    names = [m.strip() for m in (methods.split(",") if isinstance(methods, str) else methods) if m.strip()]
-    allowed = ALL_METHODS[kind]
-    if not names:
-        raise InputError(f"no method given; for the {kind} choose from {', '.join(allowed)}")
-    for name in names:
-        if name not in allowed:
-            hint = nearest(name, allowed)
-            raise InputError(f"method {name!r} does not compute the {kind}" + (f" (did you mean {hint!r}?)" if hint else "")
-                             + f"; choose from {', '.join(allowed)}")
-    return tuple(dict.fromkeys(names))
+    from .pipeline import parse_methods
+    return parse_methods(methods, ALL_METHODS[kind], METHODS_FOR[kind], f"the {kind}")
 
 
 def make_points(problem, points=None, seed: int = 0, box=None, grid: bool = False) -> Points:
