@@ -276,7 +276,8 @@ class _Bands:
         self.magnitude = np.abs(np.nan_to_num(reference.high))
         self.exact, self.exact_source = self._exact()
         self.f = np.abs(outputs(problem, task, self.flat))                  # (rows, m)
-        self.f_error = np.maximum(self._walks(self._f_outputs()), 2 * UNIT_ROUNDOFF * self.f)
+        walks = self._walks(self._f_outputs())
+        self.f_error = 2 * UNIT_ROUNDOFF * self.f if walks is None else np.fmax(walks, 2 * UNIT_ROUNDOFF * self.f)
 
     def _f_outputs(self):
         try:
@@ -284,14 +285,13 @@ class _Bands:
         except Exception:
             return None
 
-    def _walks(self, formulas) -> np.ndarray:
-        """Rounding bounds of ``formulas`` at the reference points; 0 where unknown."""
+    def _walks(self, formulas) -> np.ndarray | None:
+        """Rounding bounds of ``formulas`` at the reference points (nan where a formula is
+        too large or the walk fails); None without formulas or beyond MAX_WALKS."""
         rows = self.flat.shape[0]
-        if formulas is None:
-            return np.zeros((rows, 1))
+        if formulas is None or rows * len(formulas) > MAX_WALKS:
+            return None
         out = np.zeros((rows, len(formulas)))
-        if rows * len(formulas) > MAX_WALKS:
-            return out
         import sympy
         small = [sympy.count_ops(e) <= WALK_MAX_OPS for e in formulas]
         symbols = self.derivative.symbols
@@ -309,8 +309,8 @@ class _Bands:
         ulp = np.spacing(self.magnitude)
         normwise = FLOOR_ULPS * UNIT_ROUNDOFF * self.magnitude.max(axis=1, keepdims=True)
         floor = FLOOR_ULPS * ulp + normwise
-        walks = self._walks(self.derivative.partials) if self.derivative.partials is not None else None
-        if walks is None or not np.isfinite(walks).any() or (walks == 0).all() and self.flat.shape[0] * walks.shape[1] > MAX_WALKS:
+        walks = self._walks(self.derivative.partials)
+        if walks is None or not np.isfinite(walks).any():
             return NO_FORMULA_ULPS * ulp + floor, (f"{NO_FORMULA_ULPS} ulp of each entry + {FLOOR_ULPS} ulp of the "
                                                    f"largest (no formula walked)")
         walks = np.where(np.isfinite(walks), walks, NO_FORMULA_ULPS * ulp)
