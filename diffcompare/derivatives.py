@@ -69,14 +69,11 @@ def _estimate(method, family, compute, batches, evaluations=None, **details):
     except NotInWorld as error:
         return Estimate(method, family, status=NOT_APPLICABLE, reason=f"f is not complex-safe: {error}",
                         details=details)
-    except TypeError as error:
-        if method != "complex-step":
-            return Estimate(method, family, status=FAILED, reason=f"TypeError: {error}", details=details)
-        # a callable comparing values (if x < 0, while norm(y) < 1000) or calling a
-        # function with no complex form: the complex step does not apply
-        return Estimate(method, family, status=NOT_APPLICABLE,
-                        reason=f"f is not complex-safe: it failed on complex arguments ({error})", details=details)
     except Exception as error:
+        if method == "complex-step" and isinstance(error, TypeError):
+            # a callable comparing values (if x < 0) or calling a function with no complex form
+            return Estimate(method, family, status=NOT_APPLICABLE,
+                            reason=f"f is not complex-safe: it failed on complex arguments ({error})", details=details)
         return Estimate(method, family, status=FAILED, reason=f"{type(error).__name__}: {error}", details=details)
     if not batches:
         timing = None
@@ -343,6 +340,22 @@ def nominal_steps(scheme_name: str, x: np.ndarray, direction_scale: float = 1.0)
     return 2.0 ** np.round(np.log2(scheme.step_factor * scale / direction_scale))
 
 
+def method_steps(name: str, task: Task, flat: np.ndarray, step: float | None = None, scale: float = 1.0) -> np.ndarray:
+    """The steps a finite-difference method takes: (points, directions) — one direction
+    (v) for Jv, one per input otherwise. ``step`` overrides them; ``scale`` multiplies them."""
+    count, n = flat.shape
+    directions = 1 if task.kind == "jvp" and name in SCHEMES else n
+    if step:
+        return np.full((count, directions), float(step))
+    if name in ("second-differences", "mixed"):
+        factor = HESSIAN_STEP if name == "second-differences" else MIXED_STEP
+        return scale * 2.0 ** np.round(np.log2(factor * np.maximum(1.0, np.abs(flat))))
+    if task.kind == "jvp":
+        size = float(np.max(np.abs(task.vector))) or 1.0
+        return scale * nominal_steps(name, np.max(np.abs(flat), axis=1), size)[:, None]
+    return scale * np.stack([nominal_steps(name, flat[:, j]) for j in range(n)], axis=1)
+
+
 def _moved(flat, direction, step):
     """The points moved by ``step`` (points,) along ``direction``: an input's index (a
     coordinate axis, without an n × n identity) or a vector."""
@@ -387,15 +400,9 @@ def fd_entries(problem: Problem, task: Task, points: Points, scheme_name: str, s
     scheme = SCHEMES[scheme_name]
     flat = points.flat
     count, n = flat.shape
-    if task.kind == "jvp":
-        size = float(np.max(np.abs(task.vector))) or 1.0
-        directions = [task.vector]
-        x_scale = np.max(np.abs(flat), axis=1)
-        steps = [np.full(count, step) if step else step_scale * nominal_steps(scheme_name, x_scale, size)]
-    else:
-        directions = list(range(n))
-        steps = [np.full(count, step) if step else step_scale * nominal_steps(scheme_name, flat[:, j])
-                 for j in range(n)]
+    directions = [task.vector] if task.kind == "jvp" else list(range(n))
+    all_steps = method_steps(scheme_name, task, flat, step, step_scale)
+    steps = list(all_steps.T)
     one_sided = scheme_name in ("forward", "backward")
 
     def compute():
@@ -414,9 +421,8 @@ def fd_entries(problem: Problem, task: Task, points: Points, scheme_name: str, s
     work = (f"{evaluations} evaluations of f along v" if task.kind == "jvp" else
             f"{evaluations} evaluations of f ({len(directions)} columns of J)"
             + (", then vᵀJ" if task.kind == "vjp" else ""))
-    h_shown = float(np.median(steps[0]))
     return _estimate(scheme_name, "finite differences", compute, batches, evaluations=evaluations,
-                     formula=scheme.formula, order=scheme.order, step=h_shown, work=work,
+                     formula=scheme.formula, order=scheme.order, steps=all_steps, work=work,
                      forms_jacobian=task.kind != "jvp", vectorised=vectorisable(problem) or count == 1)
 
 
@@ -426,9 +432,7 @@ def hessian_by_differences(problem: Problem, task: Task, points: Points, step: f
     four-point cross difference off it."""
     flat = points.flat
     count, n = flat.shape
-    h = np.stack([np.full(count, step) if step else
-                  step_scale * 2.0 ** np.round(np.log2(HESSIAN_STEP * np.maximum(1.0, np.abs(flat[:, j]))))
-                  for j in range(n)], axis=1)
+    h = method_steps("second-differences", task, flat, step, step_scale)
     eye = np.eye(n)
 
     def f(moved):
@@ -449,7 +453,7 @@ def hessian_by_differences(problem: Problem, task: Task, points: Points, step: f
     evaluations = 1 + 2 * n + 2 * n * (n - 1)
     return _estimate("second-differences", "finite differences", compute, batches, evaluations=evaluations,
                      formula="(f(x+h) - 2f(x) + f(x-h)) / h²; cross terms from 4 points", order=2,
-                     step=float(np.median(h)), work=f"{evaluations} evaluations of f",
+                     steps=h, work=f"{evaluations} evaluations of f",
                      forms_jacobian=True, vectorised=vectorisable(problem) or count == 1)
 
 
@@ -467,12 +471,12 @@ def hessian_mixed(problem: Problem, task: Task, points: Points, step: float | No
             return _one_autograd(problem, gradient_task, moved, True)
         return _per_point(lambda row: _one_autograd(problem, gradient_task, row, False), moved)
 
+    steps = method_steps("mixed", task, flat, step, step_scale)
+
     def compute():
         columns = []
         for j in range(n):
-            x = flat[:, j]
-            h = np.full(count, step) if step else step_scale * 2.0 ** np.round(
-                np.log2(MIXED_STEP * np.maximum(1.0, np.abs(x))))
+            x, h = flat[:, j], steps[:, j]
             move = np.zeros_like(flat)
             move[:, j] = h
             taken = ((x + h) - (x - h)) / 2
@@ -480,5 +484,5 @@ def hessian_mixed(problem: Problem, task: Task, points: Points, step: float | No
         return np.stack(columns, axis=2)
     return _estimate("mixed", "finite differences", compute, batches, evaluations=2 * n,
                      formula="(∇f(x+h e_j) - ∇f(x-h e_j)) / 2h, ∇f by autograd", order=2,
-                     step=None, work=f"{2 * n} gradients by autograd", forms_jacobian=True,
+                     steps=steps, work=f"{2 * n} gradients by autograd", forms_jacobian=True,
                      vectorised=batched or count == 1)

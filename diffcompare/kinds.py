@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .autograd.quiet import quietly
-from .problem import InputError, Problem, parse_number, parse_value
+from .problem import InputError, Problem, parse_value
 
 KINDS = ("gradient", "jacobian", "vjp", "jvp", "hessian")
 DESCRIPTIONS = {
@@ -115,8 +115,7 @@ def parse_vector(text, length: int, what: str) -> np.ndarray:
         text = [part for part in text.split(",") if part.strip()]
     if isinstance(text, (int, float)) and not isinstance(text, bool):
         text = [text]
-    value = parse_value(what, text) if isinstance(text, (str, list, tuple, np.ndarray)) else parse_number(what, text)
-    vector = np.ravel(np.asarray(value, dtype=np.float64))
+    vector = np.ravel(np.asarray(parse_value(what, text), dtype=np.float64))
     if vector.size != length:
         raise InputError(f"{what} has {vector.size} element{'s' * (vector.size != 1)}, but it needs {length}")
     return vector

@@ -267,6 +267,12 @@ def print_report(c, console) -> None:
     if agreements:
         console.print("agreement with autograd (digits): " + ", ".join(
             f"{k} {v:.1f}" for k, v in agreements.items() if v is not None))
+    print_verdicts(c, console)
+
+
+def print_verdicts(c, console) -> None:
+    """The end of every terminal report: reasons, notes and the one-line summary."""
+    from rich.text import Text
     for verdict, names, reason in _grouped_reasons(c):
         console.print(Text(f"{', '.join(names)}: {reason}", style=_VERDICT_STYLE.get(verdict, "")))
     for note in c.notes:
@@ -292,13 +298,15 @@ def markdown(c) -> str:
     for row in rows:
         out.append("| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |")
     out.append("")
-    for verdict, names, reason in _grouped_reasons(c):
-        out.append(f"- **{', '.join(names)}** ({verdict}): {reason}")
-    for note in c.notes:
-        out.append(f"- note: {note.text}")
-    out.append("")
-    out.append(f"**{_summary(c)}**")
+    out += markdown_verdicts(c)
     return "\n".join(out) + "\n"
+
+
+def markdown_verdicts(c) -> list:
+    """The end of every Markdown report: reasons, notes and the summary."""
+    out = [f"- **{', '.join(names)}** ({verdict}): {reason}" for verdict, names, reason in _grouped_reasons(c)]
+    out += [f"- note: {note.text}" for note in c.notes]
+    return out + ["", f"**{_summary(c)}**"]
 
 
 def _tex(text: str) -> str:

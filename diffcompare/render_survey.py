@@ -11,7 +11,7 @@ import numpy as np
 
 from . import __version__
 from .render import render as render_report
-from .render import (SCHEMA_VERSION, _VERDICT_STYLE, _grouped_reasons, _json_number, _summary, _tex, seconds,
+from .render import (SCHEMA_VERSION, _VERDICT_STYLE, _json_number, _tex, markdown_verdicts, print_verdicts, seconds,
                      small)
 
 MAX_ENTRY_ROWS = 36         # larger results show the worst entries only
@@ -163,11 +163,7 @@ def print_report(s, console) -> None:
     if agreements:
         console.print(Text("agreement with autograd (digits, worst entry" + (" and point" if len(s.points) > 1 else "")
                            + "): " + ", ".join(f"{k} {v:.1f}" for k, v in agreements.items())))
-    for verdict, names, reason in _grouped_reasons(s):
-        console.print(Text(f"{', '.join(names)}: {reason}", style=_VERDICT_STYLE.get(verdict, "")))
-    for note in s.notes:
-        console.print(Text(f"note: {note.text}", style="yellow" if note.kind in ("kink", "domain") else "dim"))
-    console.print(Text(_summary(s), style="bold red" if s.exit_status else "bold green"))
+    print_verdicts(s, console)
 
 
 def as_dict(s) -> dict:
@@ -233,11 +229,7 @@ def markdown(s) -> str:
     agreements = s.agreements()
     if agreements:
         out.append("- agreement with autograd (digits): " + ", ".join(f"{k} {v:.1f}" for k, v in agreements.items()))
-    for verdict, names, reason in _grouped_reasons(s):
-        out.append(f"- **{', '.join(names)}** ({verdict}): {reason}")
-    for note in s.notes:
-        out.append(f"- note: {note.text}")
-    out += ["", f"**{_summary(s)}**"]
+    out += markdown_verdicts(s)
     return "\n".join(out) + "\n"
 
 

@@ -363,7 +363,7 @@ class _Bands:
         with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
             first, second = np.abs(base - finer), np.abs(finer - finest)
             truncation = first * 2 ** order / (2 ** order - 1)
-            rounding = self._fd_rounding(name, half, step)
+            rounding = self._fd_rounding(name, half, estimate.details["steps"][rows])
             tolerance = SAFETY * (truncation + rounding) + self.exact
             # in the asymptotic regime halving h divides the difference by about 2^order; far
             # from it (f varies faster than the step resolves) no band can be derived
@@ -385,10 +385,10 @@ class _Bands:
             out = fd_entries(problem, task, points, name, smaller, batches=0, step_scale=scale)
         return out.values.reshape(out.values.shape[0], -1) if out.has_values else None
 
-    def _fd_rounding(self, name, points, step):
-        """Σ|weights| × (f's rounding at the point) / h, entry by entry."""
+    def _fd_rounding(self, name, points, steps):
+        """Σ|weights| × (f's rounding at the point) / h, entry by entry; ``steps`` are the
+        method's at the reference points, (rows, directions)."""
         task = self.task
-        steps = _steps(name, task, points, step)              # (rows, directions)
         f_error = self.f_error                                # (rows, m)
         if name == "complex-step":
             return np.zeros_like(self.magnitude)
@@ -420,22 +420,6 @@ class _Bands:
         if task.kind == "vjp":
             return np.einsum("m,rmn->rn", np.abs(task.vector), per_entry) + moved
         return per_entry.reshape(per_entry.shape[0], -1) + moved
-
-
-def _steps(name, task, points, step):
-    """The steps the method takes at each point: (points, directions)."""
-    from .derivatives import HESSIAN_STEP, MIXED_STEP, nominal_steps
-    flat = points.flat
-    if step:
-        count = 1 if task.kind == "jvp" else flat.shape[1]
-        return np.full((flat.shape[0], count), float(step))
-    if name in ("second-differences", "mixed"):
-        factor = HESSIAN_STEP if name == "second-differences" else MIXED_STEP
-        return 2.0 ** np.round(np.log2(factor * np.maximum(1.0, np.abs(flat))))
-    if task.kind == "jvp":
-        size = float(np.max(np.abs(task.vector))) or 1.0
-        return nominal_steps(name, np.max(np.abs(flat), axis=1), size)[:, None]
-    return np.stack([nominal_steps(name, flat[:, j]) for j in range(flat.shape[1])], axis=1)
 
 
 def _special_points(problem, where: Points, reference: EntriesReference) -> dict:
