@@ -193,7 +193,7 @@ def _survey(f, at, kind, vector, points, seed, box, grid, methods, digits, repea
         count = sum(1 for w in special.values() if w == why)
         notes.append(Note("kink" if why.startswith("non-differentiable") else "domain",
                           f"{why}" + (f" ({count} points)" if len(where) > 1 else "")))
-    bands = _Bands(problem, task, where, reference, derivative, special)
+    bands = _Bands(problem, task, where, reference, derivative)
     summaries = []
     for estimate in estimates:
         summary = MethodSummary(estimate)
@@ -267,7 +267,7 @@ class _Bands:
     exact methods by SymPy's formula's rounding bound; finite differences by their
     truncation estimated from the same scheme at half the step, plus f's rounding / h)."""
 
-    def __init__(self, problem, task, where, reference, derivative, special):
+    def __init__(self, problem, task, where, reference, derivative):
         self.problem, self.task, self.where, self.reference = problem, task, where, reference
         self.derivative = derivative
         if not reference.available:
