@@ -155,6 +155,8 @@ class Function:
                 saved.append(SavedTensor(t, is_output=t.grad_fn is ctx))
         ctx._saved = saved
         ctx._to_save = ()
+        if STATE.recorder is not None:
+            STATE.recorder(ctx, args, kwargs, tuple(fresh))
         return fresh[0] if single else tuple(fresh)
 
 

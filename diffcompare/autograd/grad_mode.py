@@ -27,6 +27,7 @@ class _State:
     grad_enabled = True
     anomaly_enabled = False
     anomaly_check_nan = True
+    recorder = None      # graph.recording: sees every node as it is recorded
 
 
 STATE = _State()

@@ -12,6 +12,7 @@ walk is a loop, never recursion, so a graph a million nodes deep is fine.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import traceback
 import warnings
@@ -189,6 +190,28 @@ def edge_of(t):
         acc = AccumulateGrad(t)
         t._accum = weakref.ref(acc)
     return (acc, 0)
+
+
+@contextlib.contextmanager
+def recording(callback):
+    """Call ``callback(node, inputs, params, outputs)`` for every node recorded in the block:
+    the node, the arguments it was called with (tensors and constants), its keyword
+    parameters and its output tensors. ``diffcompare.explain`` reads the graph this way.
+
+    >>> from diffcompare import autograd as ag
+    >>> seen = []
+    >>> x = ag.tensor(2.0, requires_grad=True)
+    >>> with recording(lambda node, inputs, params, outputs: seen.append(node.name())):
+    ...     y = (x * x).sin()
+    >>> seen
+    ['MulBackward0', 'SinBackward0']
+    """
+    previous = STATE.recorder
+    STATE.recorder = callback
+    try:
+        yield
+    finally:
+        STATE.recorder = previous
 
 
 # --- the backward walk ----------------------------------------------------------------------

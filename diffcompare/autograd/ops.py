@@ -187,6 +187,8 @@ def _record(cls, args, params, out):
             if isinstance(a, Tensor) and (a._data.shape != shape or a._data.dtype != dtype):
                 node.meta = tuple([(t._data.shape, t._data.dtype) if isinstance(t, Tensor) else None for t in args])
                 break
+    if STATE.recorder is not None:
+        STATE.recorder(node, args, params, (result,))
     return result
 
 
