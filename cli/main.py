@@ -83,6 +83,50 @@ exit status: 0 every applicable method within its expected accuracy, 1 one is no
 
 FUNCTIONS_DESCRIPTION = "List every function and constant the expression language knows."
 
+EXPLAIN_DESCRIPTION = """\
+Show what backward() does, node by node. First the graph the engine recorded for EXPR
+at the point (grad_fn names as PyTorch prints them: MulBackward0, AccumulateGrad, ...)
+with each node's value; then the backward pass in the order the engine runs it: the
+gradient arriving at each node (its adjoint, summed when a value is used twice), the
+node's local derivative as SymPy writes it, and the vector-Jacobian product it sends to
+each input. It ends with the gradient beside SymPy's derivative and its value.
+
+For a vector EXPR give v with --vjp: the walk carries the vector vᵀJ backward and
+never forms J -- that is what y.backward(v) computes.
+"""
+
+EXPLAIN_EPILOG = """\
+examples:
+  diffcompare explain "sin(x)*x" --at x=2
+  diffcompare explain "[x*y, sin(x)*z, exp(y)]" --at x=1,y=2,z=3 --vjp 0.1,1.0,0.0001
+  diffcompare explain "exp(x)/sqrt(sin(x)**3 + cos(x)**3)" --at x=1.5 --format markdown
+  diffcompare explain "sum(x**2)" --at x=[2,3,4] --check
+
+--check compares every node's backward rule with a reference: SymPy's derivative of the
+function the node computes, or Richardson differences of the node's own forward. The
+first node whose rule disagrees is named (exit status 1). In Python the same check finds
+a wrong custom ag.Function:  diffcompare.explain(f, at={"x": 0.5}, check=True).first_wrong
+
+exit status: 0 explained (and, with --check, every rule agrees), 1 a backward rule is
+wrong, 2 bad input.
+"""
+
+GRAPH_DESCRIPTION = """\
+The backward graph of EXPR at the point as Graphviz DOT text (always available), as
+plain text, or drawn to SVG/PNG when the graphviz Python package and its `dot` program
+are installed (pip install "diffcompare[graph]" and your system's graphviz). Each node
+shows its op, value and gradient; leaves are filled boxes; edges point the way
+gradients flow and carry what is sent.
+"""
+
+GRAPH_EPILOG = """\
+examples:
+  diffcompare graph "sin(x)*x" --at x=2                  # DOT text on stdout
+  diffcompare graph "sin(x)*x" --at x=2 | dot -Tsvg > g.svg
+  diffcompare graph "sin(x)*x" --at x=2 --output g.png   # needs graphviz
+  diffcompare graph "sin(x)*x" --at x=2 --format text
+"""
+
 
 def build_parser() -> argparse.ArgumentParser:
     from diffcompare import __version__
@@ -135,10 +179,38 @@ def build_parser() -> argparse.ArgumentParser:
                          help="report format (default text: a table in the terminal)")
     compare.add_argument("--output", metavar="FILE", help="write the report to FILE instead of the terminal")
 
-    parser.compare_parser = compare          # protect_expressions reads its options
+    explain = commands.add_parser("explain", help="the backward pass step by step, node by node",
+                                  description=EXPLAIN_DESCRIPTION, epilog=EXPLAIN_EPILOG,
+                                  formatter_class=argparse.RawDescriptionHelpFormatter)
+    _expression_arguments(explain)
+    explain.add_argument("--check", action="store_true",
+                         help="check every node's backward rule against a reference and name the first wrong one")
+    explain.add_argument("--format", choices=("text", "json", "markdown", "latex"), default="text",
+                         help="text: a tree and a table in the terminal; markdown/latex: the walk as a table "
+                              "for slides; json: every number")
+    explain.add_argument("--output", metavar="FILE", help="write to FILE instead of the terminal")
+
+    graph = commands.add_parser("graph", help="the backward graph as Graphviz DOT, text, SVG or PNG",
+                                description=GRAPH_DESCRIPTION, epilog=GRAPH_EPILOG,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    _expression_arguments(graph)
+    graph.add_argument("--format", choices=("dot", "text", "svg", "png"),
+                       help="default: dot, or what --output's extension says (.svg, .png, .dot, .txt)")
+    graph.add_argument("--output", metavar="FILE", help="write to FILE instead of standard output")
+
+    parser.expression_parsers = {"compare": compare, "explain": explain, "graph": graph}
     commands.add_parser("functions", help="list the functions the expression language knows",
                         description=FUNCTIONS_DESCRIPTION)
     return parser
+
+
+def _expression_arguments(command):
+    """EXPR, --at and --vjp, as every command on one expression at one point takes them."""
+    command.add_argument("expression", metavar="EXPR",
+                         help='the function, e.g. "sin(x)*exp(y)"; - reads it from standard input')
+    command.add_argument("--at", action="append", metavar="NAME=VALUE[,NAME=VALUE...]", required=True,
+                         help="the point: a value for every variable (repeatable); vectors in brackets: x=[2,3,4]")
+    command.add_argument("--vjp", metavar="V", help="for a vector EXPR: the v of backward(v), one number per output")
 
 
 def fail(command: str, message: str) -> int:
@@ -148,7 +220,7 @@ def fail(command: str, message: str) -> int:
 
 def run_compare(args) -> int:
     from diffcompare.expression import ExpressionError
-    from diffcompare.problem import InputError, parse_point
+    from diffcompare.problem import InputError
 
     if args.expression == "-":
         args.expression = sys.stdin.read().strip()
@@ -156,12 +228,7 @@ def run_compare(args) -> int:
         kind, vector = _what(args)
         if not args.at and not args.box:
             raise InputError("give the point with --at NAME=VALUE (or a region with --box and --points)")
-        point = {}
-        for text in args.at or ():
-            for name, value in parse_point(text).items():
-                if name in point:
-                    raise InputError(f"--at gives {name} twice")
-                point[name] = value
+        point = _point(args)
         from diffcompare.pipeline import compare
         comparison = compare(args.expression, point, methods=args.methods, digits=args.digits,
                              repeat=args.repeat, step=args.step,
@@ -173,21 +240,106 @@ def run_compare(args) -> int:
     except InputError as error:
         return fail("compare", str(error))
 
+    return _show(comparison, args, "compare")
+
+
+def _show(report, args, command) -> int:
+    """Print ``report`` in args.format, or write it to args.output; its exit status."""
     if args.output:
-        text = comparison.render(args.format)
-        try:
-            with open(args.output, "w", encoding="utf-8") as handle:
-                handle.write(text)
-        except OSError as error:
-            return fail("compare", f"cannot write {args.output}: {error.strerror}")
+        status = _write(args.output, report.render(args.format), command)
+        if status:
+            return status
         print(f"wrote {args.output} ({args.format})", file=sys.stderr)
     elif args.format == "text":
         from rich.console import Console
         # a pipe or file has no width: give the table room instead of rich's 80 columns
-        comparison.print_report(Console(highlight=False, width=None if sys.stdout.isatty() else 130))
+        report.print_report(Console(highlight=False, width=None if sys.stdout.isatty() else 130))
     else:
-        sys.stdout.write(comparison.render(args.format))
-    return comparison.exit_status
+        sys.stdout.write(report.render(args.format))
+    return report.exit_status
+
+
+def _write(path, content, command) -> int:
+    try:
+        with open(path, "wb" if isinstance(content, bytes) else "w", **({} if isinstance(content, bytes)
+                                                                          else {"encoding": "utf-8"})) as handle:
+            handle.write(content)
+    except OSError as error:
+        return fail(command, f"cannot write {path}: {error.strerror}")
+    return 0
+
+
+def _point(args) -> dict:
+    """The --at values (repeatable) as one mapping; a name given twice is an error."""
+    from diffcompare.problem import InputError, parse_point
+    point = {}
+    for text in args.at or ():
+        for name, value in parse_point(text).items():
+            if name in point:
+                raise InputError(f"--at gives {name} twice")
+            point[name] = value
+    return point
+
+
+def _explanation(args, command):
+    """(Explanation, None) or (None, exit status) after printing the error."""
+    from diffcompare.expression import ExpressionError
+    from diffcompare.problem import InputError
+
+    if args.expression == "-":
+        args.expression = sys.stdin.read().strip()
+    try:
+        from diffcompare.explain import explain
+        return explain(args.expression, _point(args), vector=args.vjp, check=getattr(args, "check", False),
+                       label=args.expression.strip()), None
+    except ExpressionError as error:
+        return None, fail(command, f"in EXPR: {error}")
+    except InputError as error:
+        return None, fail(command, str(error))
+
+
+def run_explain(args) -> int:
+    explanation, status = _explanation(args, "explain")
+    if explanation is None:
+        return status
+    return _show(explanation, args, "explain")
+
+
+GRAPH_EXTENSIONS = {".dot": "dot", ".gv": "dot", ".txt": "text", ".svg": "svg", ".png": "png"}
+
+
+def run_graph(args) -> int:
+    import os
+
+    form = args.format
+    if form is None:
+        extension = os.path.splitext(args.output or "")[1].lower()
+        if args.output and extension not in GRAPH_EXTENSIONS:
+            return fail("graph", f"cannot tell the format from {args.output!r}: give --format "
+                                 f"(dot, text, svg, png) or a file ending in {', '.join(GRAPH_EXTENSIONS)}")
+        form = GRAPH_EXTENSIONS.get(extension, "dot")
+    explanation, status = _explanation(args, "graph")
+    if explanation is None:
+        return status
+    from diffcompare.render_explain import dot, draw, plain_tree
+
+    if form in ("svg", "png"):
+        content, problem = draw(explanation, form)
+        if content is None:
+            sys.stdout.write(plain_tree(explanation))
+            return fail("graph", f"cannot draw {form.upper()}: {problem}. The graph as text is above; "
+                                 "--format dot gives DOT text for any Graphviz viewer")
+        if not args.output:
+            return fail("graph", f"{form.upper()} is binary: give --output FILE")
+    else:
+        content = dot(explanation) if form == "dot" else plain_tree(explanation)
+    if args.output:
+        status = _write(args.output, content, "graph")
+        if not status:
+            print(f"wrote {args.output} ({form})", file=sys.stderr)
+        return status
+    sys.stdout.write(content)
+    return 0
 
 
 def _what(args):
@@ -225,7 +377,7 @@ def protect_expressions(argv, parser):
     option. A leading space keeps it an argument (the expression parser ignores spaces).
     Option values stay as they are."""
     options = set()
-    for action in parser.compare_parser._actions:
+    for action in parser.expression_parsers[argv[0]]._actions:
         options.update(action.option_strings)
     out = list(argv)
     for i, arg in enumerate(out):
@@ -240,7 +392,7 @@ def protect_expressions(argv, parser):
 def main(argv=None) -> int:
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv[:1] == ["compare"]:
+    if argv[:1] and argv[0] in parser.expression_parsers:
         argv = protect_expressions(argv, parser)
     args = parser.parse_args(argv)
     try:
@@ -248,6 +400,10 @@ def main(argv=None) -> int:
             return run_compare(args)
         if args.command == "functions":
             return run_functions(args)
+        if args.command == "explain":
+            return run_explain(args)
+        if args.command == "graph":
+            return run_graph(args)
     except KeyboardInterrupt:
         return 130
     except Exception as error:      # a bug: say so in one line rather than a traceback

@@ -223,7 +223,8 @@ def _seed(output, vector):
     if vector is None:
         if size != 1:
             raise InputError(f"f has {size} outputs: backward() on a vector needs the vector v of vᵀJ "
-                             f"(--vjp with {size} numbers, or vector= in Python)")
+                             f"(--vjp with {size} numbers, or vector= in Python); without it PyTorch says "
+                             f"'grad can be implicitly created only for scalar outputs'")
         return None
     v = parse_vector(vector, size, "the vector v (--vjp)")
     return v.reshape(np.shape(output._data))

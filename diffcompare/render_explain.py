@@ -290,3 +290,17 @@ def dot(e) -> str:
                 out.append(f"  n{step.number} -> n{edge.target} [label={_dot_quote(values(edge.sent, 4))}];")
     out.append("}")
     return "\n".join(out) + "\n"
+
+
+def draw(e, format: str):
+    """(the drawing as bytes, None), or (None, why not) when Graphviz is missing."""
+    try:
+        import graphviz
+    except ImportError:
+        return None, 'the graphviz Python package is not installed (pip install "diffcompare[graph]")'
+    try:
+        return graphviz.Source(dot(e)).pipe(format=format), None
+    except graphviz.ExecutableNotFound:
+        return None, "Graphviz's dot program is not on PATH (install graphviz with your system's package manager)"
+    except Exception as error:          # a Graphviz failure is reported, never a traceback
+        return None, f"Graphviz failed: {type(error).__name__}: {error}"
