@@ -104,6 +104,8 @@ VAR, CONST, KEY, CALL = "var", "const", "key", "call"
 # worlds whose arrays hold Python objects (SymPy expressions, mpmath numbers): the
 # element-by-element rows are mapped over them
 OBJECT_WORLDS = ("sympy", "mpmath")
+# worlds that read another world's column: float32 is NumPy with single-precision constants
+COLUMNS = {"float32": "numpy"}
 
 
 @dataclass(frozen=True)
@@ -131,6 +133,7 @@ class Expression:
         """
         stack = []
         push = stack.append
+        column_of = COLUMNS.get(world, world)
         for instruction in self.program:
             kind = instruction[0]
             if kind == VAR:
@@ -143,7 +146,7 @@ class Expression:
                 row, nargs, column = instruction[1], instruction[2], instruction[3]
                 args = stack[len(stack) - nargs:] if nargs else []
                 del stack[len(stack) - nargs:]
-                function = getattr(row, world)
+                function = getattr(row, column_of)
                 if function is None:
                     raise NotInWorld(row, world)
                 if world in OBJECT_WORLDS and not row.structural and any(isinstance(a, _ndarray) for a in args):
@@ -179,6 +182,9 @@ def constant(world: str, value: float):
         return mpmath.mpf(value)
     if world == "complex":
         return complex(value)
+    if world == "float32":
+        import numpy
+        return numpy.float32(value)
     import numpy
     # the engine takes NumPy scalars as constants (x ** 3 records PowBackward0, as in
     # PyTorch); NumPy's rules keep 1/0 = inf and (-8) ** (1/3) = nan, as in every world

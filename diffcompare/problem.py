@@ -236,7 +236,8 @@ class Problem:
         return out
 
     def evaluate(self, world: str, values: Mapping, observe=None):
-        """f at ``values`` (a mapping variable -> value in ``world``)."""
+        """f at ``values`` (a mapping variable -> value in ``world``); the world
+        "float32" is NumPy in single precision (number literals too)."""
         if self.is_text:
             return self.function.evaluate(world, values, observe)
         token = OBSERVER.set(observe)

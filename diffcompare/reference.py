@@ -93,23 +93,23 @@ def _from_sympy(problem, derivative, digits):
     subs = {s: sympy.Rational(v.numerator, v.denominator)
             for s, v in zip(derivative.symbols, exact_point(problem).values())}
     reference = Reference("sympy", digits, {})
-    value, why = _evaluate(derivative.expression, subs, digits)
+    value, why = evaluate_exactly(derivative.expression, subs, digits)
     if value is None:
         for name in problem.variables:
             reference.values[name], reference.undefined[name] = None, f"f itself is {why}"
         return reference
     for name, partial in zip(problem.variables, derivative.partials):
-        value, why = _evaluate(partial, subs, digits + GUARD_DIGITS)
+        value, why = evaluate_exactly(partial, subs, digits + GUARD_DIGITS)
         if value is None:
             reference.values[name], reference.undefined[name] = None, why
             continue
-        check, _ = _evaluate(partial, subs, digits + CHECK_DIGITS)
+        check, _ = evaluate_exactly(partial, subs, digits + CHECK_DIGITS)
         reference.values[name] = value
         reference.trusted_digits[name] = _agreement(value, check, digits)
     return reference
 
 
-def _evaluate(expr, subs, dps):
+def evaluate_exactly(expr, subs, dps):
     """(mpf, "") or (None, why): evalf at the exact point; where evalf leaves a special
     value unevaluated (Heaviside(0) inside a product, say), substitute exactly and retry."""
     why = ""
@@ -273,7 +273,7 @@ def _mp_entries(function, args, dps, derivative):
         return [None] * len(derivative.partials)
     import sympy
     subs = {s: sympy.Rational(*float(a).as_integer_ratio()) for s, a in zip(derivative.symbols, args)}
-    return [_evaluate(entry, subs, dps)[0] for entry in derivative.partials]
+    return [evaluate_exactly(entry, subs, dps)[0] for entry in derivative.partials]
 
 
 def _real_or_none(value):
