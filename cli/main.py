@@ -21,6 +21,10 @@ EPILOG = """\
 examples:
   diffcompare compare "exp(x)/sqrt(sin(x)**3 + cos(x)**3)" --at x=1.5
   diffcompare compare "sin(x)*exp(y) + log(1 + z**2)" --at x=1,y=0.5,z=2 --format json
+  diffcompare explain "sin(x)*x" --at x=2          # backward() node by node
+  diffcompare graph "sin(x)*x" --at x=2 --output g.svg
+  diffcompare steps "exp(x)/sqrt(sin(x)**3 + cos(x)**3)" --at x=1.5
+  diffcompare swell logistic --n 1..12
   diffcompare functions            # what the expression language knows
 
 The engine is usable from Python too:
@@ -138,6 +142,36 @@ examples:
   diffcompare steps "exp(x)/sqrt(sin(x)**3 + cos(x)**3)" --at x=1.5 --plot steps.png
 """
 
+SWELL_DESCRIPTION = """\
+Expression swell, measured. For a family of functions f_n and each n: the size of f,
+of SymPy's raw derivative, of the derivative after common-subexpression elimination
+(cse), and of the engine's recorded graph; and the time of each phase (sympy.diff,
+cse + lambdify, one call of the generated code, the engine's forward and backward
+pass). Raw symbolic derivatives grow much faster than f; cse tames them but does not
+bound them; reverse mode stays within a small constant of f.
+
+families:
+  logistic     the logistic map's n-th iterate, l_{k+1} = 4 l_k (1 - l_k)
+  sines        sin(x1) * sin(x2) * ... * sin(xn), gradient in n variables
+  nested-sin   sin(sin(...sin(x)...)), n times
+  rosenbrock   the n-dimensional Rosenbrock function, gradient in n variables
+  mlp          a tanh MLP on a scalar input, n layers of width 3 (fixed weights)
+  template     your own: --template EXPR iterated n times, y the previous iterate
+               (y starts as x), e.g. --template "sin(y) * x + y"
+"""
+
+SWELL_EPILOG = """\
+examples:
+  diffcompare swell logistic --n 1..12
+  diffcompare swell mlp --n 1..6 --format markdown
+  diffcompare swell nested-sin --n 1..256..x2 --plot swell.png
+  diffcompare swell template --template "sin(y) * x + y" --n 1..8
+
+--n takes a range (1..12), a range with a step (2..20..2), a doubling range (1..256..x2)
+or a list (1,2,4,8). SymPy gets --timeout seconds per n; once it runs out, larger n are
+measured on the engine alone.
+"""
+
 GRAPH_EPILOG = """\
 examples:
   diffcompare graph "sin(x)*x" --at x=2                  # DOT text on stdout
@@ -230,6 +264,20 @@ def build_parser() -> argparse.ArgumentParser:
                        help="text: tables and a character plot per precision")
     steps.add_argument("--output", metavar="FILE", help="write the report to FILE instead of the terminal")
     steps.add_argument("--plot", metavar="FILE.png", help='also draw the curves to a PNG (needs matplotlib: '
+                                                           'pip install "diffcompare[plot]")')
+
+    swell = commands.add_parser("swell", help="expression swell: sizes and times of symbolic vs reverse mode as n grows",
+                                description=SWELL_DESCRIPTION, epilog=SWELL_EPILOG,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    swell.add_argument("family", metavar="FAMILY",
+                       help="logistic, sines, nested-sin, rosenbrock, mlp or template")
+    swell.add_argument("--n", default="1..8", metavar="RANGE", help="the values of n (default 1..8)")
+    swell.add_argument("--template", metavar="EXPR", help="for the template family: the step, with y the previous iterate")
+    swell.add_argument("--timeout", type=float, default=10.0, metavar="S",
+                       help="seconds SymPy gets per n (default 10)")
+    swell.add_argument("--format", choices=("text", "json", "markdown", "latex"), default="text")
+    swell.add_argument("--output", metavar="FILE", help="write the report to FILE instead of the terminal")
+    swell.add_argument("--plot", metavar="FILE.png", help='also draw sizes and times to a PNG (needs matplotlib: '
                                                            'pip install "diffcompare[plot]")')
 
     parser.expression_parsers = {"compare": compare, "explain": explain, "graph": graph, "steps": steps}
@@ -358,6 +406,26 @@ def run_steps(args) -> int:
     return status
 
 
+def run_swell(args) -> int:
+    from diffcompare.expression import ExpressionError
+    from diffcompare.problem import InputError
+
+    if args.timeout <= 0:
+        return fail("swell", f"--timeout must be a positive number of seconds, not {args.timeout:g}")
+    try:
+        from diffcompare.swell import swell
+        report = swell(args.family, args.n, template=args.template, timeout=args.timeout)
+    except ExpressionError as error:
+        return fail("swell", f"in --template: {error}")
+    except InputError as error:
+        return fail("swell", str(error))
+    status = _show(report, args, "swell")
+    if args.plot:
+        status = status or _plot(lambda: __import__("diffcompare.plots").plots.swell_png(report, args.plot),
+                                 args.plot, "swell")
+    return status
+
+
 def _plot(draw, path, command) -> int:
     from diffcompare.plots import PlotUnavailable
     try:
@@ -469,6 +537,8 @@ def main(argv=None) -> int:
             return run_graph(args)
         if args.command == "steps":
             return run_steps(args)
+        if args.command == "swell":
+            return run_swell(args)
     except KeyboardInterrupt:
         return 130
     except Exception as error:      # a bug: say so in one line rather than a traceback
