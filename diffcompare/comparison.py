@@ -158,6 +158,20 @@ class Report:
         """0 when every applicable method is within its expected accuracy, 1 otherwise."""
         return 1 if any(m.verdict in (FAIL, FAILED) for m in self.methods) else 0
 
+    def verdicts(self) -> str:
+        """One line for scripts and examples: each method's verdict and its largest
+        relative error against the exact reference, then the exit status.
+
+        >>> from diffcompare import compare
+        >>> compare("x**3", at={"x": 2}, methods="autograd,central", repeat=1).verdicts()
+        'autograd pass (0), central pass (...) — exit status 0'
+        """
+        parts = []
+        for m in self.methods:
+            worst = _largest_relative_error(m)
+            parts.append(f"{m.name} {m.verdict}" + ("" if worst is None else f" ({worst:.1g})"))
+        return ", ".join(parts) + f" — exit status {self.exit_status}"
+
     def method(self, name):
         for m in self.methods:
             if m.name == name:
@@ -178,6 +192,14 @@ class Report:
     def print_report(self, console) -> None:
         """Print the report on a rich console (colour when it supports it)."""
         self._module().print_report(self, console)
+
+
+def _largest_relative_error(m):
+    """The largest relative error of a method's entries against the reference, or None."""
+    if hasattr(m, "statistic"):                 # a survey's MethodSummary
+        return m.statistic("max")
+    errors = [p.rel_error for p in m.partials.values() if p.rel_error is not None]
+    return max(errors) if errors else None
 
 
 @dataclass

@@ -30,3 +30,13 @@ after = [t.item() for t in (x, w, b)]
 for old, new, t in zip(before, after, (x, w, b)):
     assert abs(new - (old - 0.01 * t.grad.item())) < 1e-12
 print("after one SGD step: x, w, b =", [round(v, 6) for v in after])
+
+# The same loss three ways (autograd, SymPy, finite differences) against the exact
+# reference, at the values the SGD step started from.
+import diffcompare  # noqa: E402
+
+point = dict(zip("xwb", before))
+report = diffcompare.compare("(x*w + b - 2)**2", at=point, repeat=1)
+print("three-way comparison:", report.verdicts())
+assert report.exit_status == 0
+assert abs(report.method("symbolic").estimate.values["w"] - residual * before[0]) < 1e-12

@@ -42,3 +42,18 @@ for step in range(50):
     optimizer.step()
 print("loss after 50 more steps", round(loss.item(), 6))
 assert loss.item() < first
+
+# Three ways, where they apply: MSELoss as a function of the network's 10 outputs o and
+# the targets t. Its gradient in o is what backward() sends into the last Linear layer;
+# retain_grad() keeps it on the output tensor to be compared.
+import diffcompare  # noqa: E402
+
+output_tensor = net(input_tensor)
+output_tensor.retain_grad()
+criterion(output_tensor, target_tensor).backward()
+point = {"o": output_tensor.detach().numpy().ravel().tolist(), "t": target_tensor.numpy().ravel().tolist()}
+report = diffcompare.compare("mean((o - t)**2)", at=point, repeat=1)
+print("three-way comparison of the loss gradient:", report.verdicts())
+assert report.exit_status == 0
+into_last_layer = report.method("symbolic").estimate.values[0][:10]     # the o entries, by SymPy
+assert abs(into_last_layer - output_tensor.grad.numpy().ravel()).max() < 1e-12

@@ -29,3 +29,14 @@ assert X.grad.shape == (2, 2) and w.grad.shape == (2, 1)
 r = (y.detach().numpy() - target.numpy())
 assert abs(w.grad.numpy() - X.detach().numpy().T @ r).max() < 1e-12
 assert abs(X.grad.numpy() - r @ w.detach().numpy().T).max() < 1e-12
+
+# Three ways: the corrected loss as an expression of the matrices X (2x2) and w (2x1).
+import diffcompare  # noqa: E402
+
+report = diffcompare.compare("mean((X @ w - [[3], [5]])**2)",
+                             at={"X": X.detach().numpy().tolist(), "w": w.detach().numpy().tolist()}, repeat=1)
+print("three-way comparison:", report.verdicts())
+assert report.exit_status == 0
+# the survey's values: one row per point, the entries X[0,0], X[0,1], X[1,0], X[1,1], w[0,0], w[1,0]
+by_autograd = report.method("autograd").estimate.values[0]
+assert abs(by_autograd - [*X.grad.numpy().ravel(), *w.grad.numpy().ravel()]).max() < 1e-12

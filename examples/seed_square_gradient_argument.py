@@ -39,3 +39,11 @@ try:
     ag.grad(z, x, grad_outputs=ag.ones_like(z))
 except RuntimeError as error:
     print("second pass without retain_graph:", str(error).split(".")[0] + ".")
+
+# Three ways: y.backward(v) is the vector-Jacobian product vᵀJ with J = diag(2x).
+import diffcompare  # noqa: E402
+
+report = diffcompare.compare("x**2", at={"x": [2.0, 3.0, 4.0]}, kind="vjp", vector=[1.0, 1.0, 1.0], repeat=1)
+print("three-way comparison of vᵀJ:", report.verdicts())
+assert report.exit_status == 0
+assert report.method("autograd").estimate.values[0].tolist() == [4.0, 6.0, 8.0]
