@@ -371,7 +371,7 @@ def _explanation(args, command):
     if args.expression == "-":
         args.expression = sys.stdin.read().strip()
     try:
-        from diffcompare.explain import explain
+        from diffcompare.backward_pass import explain
         return explain(args.expression, _point(args), vector=args.vjp, check=getattr(args, "check", False),
                        label=args.expression.strip()), None
     except ExpressionError as error:
@@ -392,7 +392,7 @@ def run_steps(args) -> int:
     from diffcompare.problem import InputError
 
     try:
-        from diffcompare.step_sweep import step_sweep
+        from diffcompare.step_errors import step_sweep
         sweep = step_sweep(args.expression, _point(args), variable=args.var, per_decade=args.per_decade,
                            label=args.expression.strip())
     except ExpressionError as error:
@@ -401,8 +401,8 @@ def run_steps(args) -> int:
         return fail("steps", str(error))
     status = _show(sweep, args, "steps")
     if args.plot:
-        status = status or _plot(lambda: __import__("diffcompare.plots").plots.steps_png(sweep, args.plot),
-                                 args.plot, "steps")
+        from diffcompare.plots import steps_png
+        status = status or _plot(lambda: steps_png(sweep, args.plot), args.plot, "steps")
     return status
 
 
@@ -413,7 +413,7 @@ def run_swell(args) -> int:
     if args.timeout <= 0:
         return fail("swell", f"--timeout must be a positive number of seconds, not {args.timeout:g}")
     try:
-        from diffcompare.swell import swell
+        from diffcompare.expression_swell import swell
         report = swell(args.family, args.n, template=args.template, timeout=args.timeout)
     except ExpressionError as error:
         return fail("swell", f"in --template: {error}")
@@ -421,8 +421,8 @@ def run_swell(args) -> int:
         return fail("swell", str(error))
     status = _show(report, args, "swell")
     if args.plot:
-        status = status or _plot(lambda: __import__("diffcompare.plots").plots.swell_png(report, args.plot),
-                                 args.plot, "swell")
+        from diffcompare.plots import swell_png
+        status = status or _plot(lambda: swell_png(report, args.plot), args.plot, "swell")
     return status
 
 

@@ -21,20 +21,20 @@ def compare(f, at=None, **options):
 
 def explain(f, at, vector=None, check=False, label=None):
     """The backward pass of ``f`` at ``at`` node by node; with ``check=True``, the first
-    node whose backward rule is wrong (see :func:`diffcompare.explain.explain`)."""
-    from .explain import explain as run
+    node whose backward rule is wrong (see :func:`diffcompare.backward_pass.explain`)."""
+    from .backward_pass import explain as run
     return run(f, at, vector=vector, check=check, label=label)
 
 
 def step_sweep(f, at, variable=None, per_decade=1):
-    """Finite-difference error against the step size (see :mod:`diffcompare.step_sweep`)."""
-    from .step_sweep import step_sweep as run
+    """Finite-difference error against the step size (see :mod:`diffcompare.step_errors`)."""
+    from .step_errors import step_sweep as run
     return run(f, at, variable=variable, per_decade=per_decade)
 
 
 def swell(family, ns, template=None, timeout=10.0):
-    """Expression swell of a family of functions (see :mod:`diffcompare.swell`)."""
-    from .swell import swell as run
+    """Expression swell of a family of functions (see :mod:`diffcompare.expression_swell`)."""
+    from .expression_swell import swell as run
     return run(family, ns, template=template, timeout=timeout)
 
 

@@ -1,6 +1,6 @@
-"""Renderers of an :class:`~diffcompare.explain.Explanation`: the graph as a tree and the
+"""Renderers of an :class:`~diffcompare.backward_pass.Explanation`: the graph as a tree and the
 backward walk as a table (terminal, Markdown, LaTeX), JSON, Graphviz DOT and plain text.
-They only format; everything shown was computed by ``diffcompare.explain``."""
+They only format; everything shown was computed by ``diffcompare.backward_pass``."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Renderers of a :class:`~diffcompare.step_sweep.StepSweep`: the error table, the best
+"""Renderers of a :class:`~diffcompare.step_errors.StepSweep`: the error table, the best
 and predicted steps, a character plot per precision (terminal), Markdown and JSON."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import sys
 import numpy as np
 
 from .render import _json_number, render as render_report
-from .step_sweep import DTYPES, SCHEMES
+from .step_errors import DTYPES, SCHEMES
 
 SCHEMA_VERSION = 1
 MARKERS = {"forward": "f", "central": "c", "five-point": "5", "complex-step": "i"}
@@ -48,7 +48,7 @@ SUMMARY_HEADERS = ["scheme", "precision", "best h", "error there", "predicted h*
 
 
 def _summary_rows(s):
-    from .step_sweep import RULES_OF_THUMB
+    from .step_errors import RULES_OF_THUMB
     for c in s.curves:
         ratio = "—"
         if c.predicted_h and math.isfinite(c.best_h):

@@ -1,4 +1,4 @@
-"""Renderers of a :class:`~diffcompare.swell.SwellReport`: sizes and phase times per n
+"""Renderers of a :class:`~diffcompare.expression_swell.SwellReport`: sizes and phase times per n
 (terminal table with a character plot of the sizes, Markdown, LaTeX, JSON)."""
 
 from __future__ import annotations
