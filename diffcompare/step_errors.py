@@ -89,7 +89,9 @@ def sweep_steps(per_decade: int = 1, smallest: int = 20) -> np.ndarray:
     [0.1, 0.01, 0.001]
     """
     count = (smallest - 1) * per_decade + 1
-    return 10.0 ** -np.linspace(1, smallest, count)
+    exponents = [1 + k / per_decade for k in range(count)]
+    # powers of ten read from their decimal text: 1e-5 itself, not 10.0 ** -5's neighbour
+    return np.array([float(f"1e-{int(e)}") if e == int(e) else 10.0 ** -e for e in exponents])
 
 
 def step_sweep(f, at, variable: str | None = None, per_decade: int = 1, timeout: float = 10.0,

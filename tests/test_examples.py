@@ -24,3 +24,10 @@ def test_seed_bugs_are_shown_as_clear_errors():
     assert "as written: grad can be implicitly created only for scalar outputs" in square
     assert "autograd.grad as written: grad can be implicitly created only for scalar outputs" in square
     assert "x.grad = tensor([1.0240e+02, 1.0240e+03, 1.0240e-01])" in run("seed_vjp_doubling.py")
+
+
+def test_audit_example_names_the_wrong_node():
+    out = subprocess.run([sys.executable, str(Path(EXAMPLES[0]).parent / "audit_wrong_backward.py")],
+                         capture_output=True, text=True, timeout=120).stdout
+    assert "gradcheck: Jacobian mismatch" in out
+    assert "compare: autograd fail" in out and "explain --check: step" in out and "SwishBackward" in out

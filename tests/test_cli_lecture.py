@@ -1,0 +1,99 @@
+"""End to end: `diffcompare explain`, `graph`, `steps` and `swell` — output structure,
+exit codes, files written, and one-line errors without tracebacks."""
+
+import json
+import math
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+
+def run(*args, cwd=None, stdin=None):
+    exe = shutil.which("diffcompare")
+    command = [exe, *args] if exe else [sys.executable, "-m", "diffcompare.cli.main", *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=cwd, input=stdin)
+
+
+def test_explain_text_shows_tree_walk_and_gradient(tmp_path):
+    result = run("explain", "sin(x)*x", "--at", "x=2", "--check", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    for piece in ("MulBackward0  x*sin(x)", "AccumulateGrad  x = 2  (leaf, requires_grad)",
+                  "∂/∂a sin(a) = cos(a)", "(from 1) + ", "x*cos(x) + sin(x)", "every node's backward rule agrees"):
+        assert piece in out, piece
+
+
+def test_explain_json_vjp(tmp_path):
+    result = run("explain", "[x*y, sin(x)*z, exp(y)]", "--at", "x=1,y=2,z=3", "--vjp", "0.1,1.0,0.0001",
+                 "--format", "json", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["seed"] == [0.1, 1.0, 0.0001] and len(data["steps"]) == 8
+    assert data["gradient"]["x"] == pytest.approx(0.2 + 3 * math.cos(1), rel=1e-15)
+
+
+def test_explain_markdown_and_latex_to_files(tmp_path):
+    for form, marker in (("markdown", "| step | node |"), ("latex", r"\begin{tabular}")):
+        path = tmp_path / f"walk.{form}"
+        result = run("explain", "-x**2", "--at", "x=3", "--format", form, "--output", str(path), cwd=tmp_path)
+        assert result.returncode == 0, result.stderr
+        assert marker in path.read_text(encoding="utf-8")
+
+
+def test_graph_dot_text_and_drawings(tmp_path):
+    dot = run("graph", "x*y + sin(x)", "--at", "x=1,y=2", cwd=tmp_path)
+    assert dot.returncode == 0 and dot.stdout.startswith("digraph backward {")
+    assert dot.stdout.count(" -> ") == 5
+    text = run("graph", "x*y + sin(x)", "--at", "x=1,y=2", "--output", str(tmp_path / "g.txt"), cwd=tmp_path)
+    assert text.returncode == 0 and "AddBackward0" in (tmp_path / "g.txt").read_text(encoding="utf-8")
+    png = run("graph", "x*y + sin(x)", "--at", "x=1,y=2", "--output", str(tmp_path / "g.png"), cwd=tmp_path)
+    if png.returncode == 0:                      # graphviz and its dot program are installed
+        assert (tmp_path / "g.png").read_bytes()[:4] == b"\x89PNG"
+    else:                                        # the fallback: the graph as text and why
+        assert png.returncode == 2 and "AddBackward0" in png.stdout and "cannot draw PNG" in png.stderr
+        assert "Traceback" not in png.stderr
+
+
+def test_steps_text_json_and_plot(tmp_path):
+    result = run("steps", "exp(x)/sqrt(sin(x)**3 + cos(x)**3)", "--at", "x=1.5", "--format", "json", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert {(c["scheme"], c["dtype"]) for c in data["curves"]} == {
+        (s, d) for s in ("forward", "central", "five-point", "complex-step") for d in ("float64", "float32")}
+    text = run("steps", "sin(x)", "--at", "x=1", cwd=tmp_path)
+    assert text.returncode == 0 and "log10 h (h shrinks to the right)" in text.stdout
+    plot = run("steps", "sin(x)", "--at", "x=1", "--plot", str(tmp_path / "s.png"), "--format", "json", cwd=tmp_path)
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        assert plot.returncode == 2 and "matplotlib" in plot.stderr
+    else:
+        assert plot.returncode == 0 and (tmp_path / "s.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_swell_table(tmp_path):
+    result = run("swell", "logistic", "--n", "1..5", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "raw derivative" in result.stdout and "the engine's graph ×" in result.stdout
+    data = json.loads(run("swell", "nested-sin", "--n", "1,2,4", "--format", "json", cwd=tmp_path).stdout)
+    assert [row["graph_nodes"] for row in data["rows"]] == [2, 3, 5]
+
+
+@pytest.mark.parametrize("args, message", [
+    (("explain", "[x, y]", "--at", "x=1,y=2"), "implicitly created only for scalar outputs"),
+    (("explain", "sin(x", "--at", "x=1"), "in EXPR"),
+    (("explain", "x*y", "--at", "x=1"), "'y' has no value"),
+    (("graph", "x*y", "--at", "x=1,y=2", "--output", "g.pdf"), "cannot tell the format"),
+    (("steps", "x*y", "--at", "x=1,y=2"), "--var"),
+    (("steps", "log(x)", "--at", "x=-1"), "outside the real domain"),
+    (("swell", "logistc"), "did you mean 'logistic'"),
+    (("swell", "logistic", "--n", "9..1"), "down to"),
+    (("swell", "logistic", "--timeout", "0"), "positive"),
+    (("swell", "template", "--template", "sin(y"), "in --template"),
+])
+def test_bad_input_exits_2_without_traceback(tmp_path, args, message):
+    result = run(*args, cwd=tmp_path)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert message in result.stderr and "Traceback" not in result.stderr

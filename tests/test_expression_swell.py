@@ -1,0 +1,82 @@
+"""swell: sizes of f, SymPy's derivative, cse and the engine's graph as n grows; sizes
+checked against counts derived by hand."""
+
+import json
+
+import pytest
+
+import diffcompare
+from diffcompare.expression_swell import parse_ns
+from diffcompare.problem import InputError
+
+
+def test_logistic_sizes_by_hand():
+    r = diffcompare.swell("logistic", "1..6")
+    # count_ops of l_n = 4 l (1 - l): s_1 = 3 (two products, one subtraction), s_{n+1} = 2 s_n + 2
+    sizes = [3]
+    for _ in range(5):
+        sizes.append(2 * sizes[-1] + 2)
+    assert [row.size_f for row in r.rows] == sizes
+    # the engine: three nodes per iterate (1 - l, 4 l, the product) and the leaf
+    assert [row.graph_nodes for row in r.rows] == [3 * n + 1 for n in range(1, 7)]
+    ratios = [row.size_raw / row.size_f for row in r.rows]
+    assert all(b > a for a, b in zip(ratios, ratios[1:]))          # the raw derivative outgrows f
+    assert r.rows[-1].size_cse < r.rows[-1].size_raw / 10           # cse tames it
+    assert all(row.agreement < 1e-12 for row in r.rows)
+
+
+def test_nested_sin_and_sines():
+    nested = diffcompare.swell("nested-sin", [1, 2, 4, 8])
+    assert [row.size_f for row in nested.rows] == [1, 2, 4, 8]
+    assert [row.graph_nodes for row in nested.rows] == [2, 3, 5, 9]
+    sines = diffcompare.swell("sines", [1, 2, 4, 8])
+    # f: n sines and n - 1 products; each partial: n - 1 sines, a cosine, n - 1 products
+    assert [row.size_f for row in sines.rows] == [2 * n - 1 for n in (1, 2, 4, 8)]
+    assert [row.size_raw for row in sines.rows] == [n * (2 * n - 1) for n in (1, 2, 4, 8)]
+    assert all(row.agreement < 1e-14 for row in sines.rows)
+
+
+def test_rosenbrock_mlp_and_template_run():
+    for family, ns, template in (("rosenbrock", "2..4", None), ("mlp", "1..2", None),
+                                 ("template", "1..3", "sin(y) * x + y")):
+        r = diffcompare.swell(family, ns, template=template)
+        assert all(row.symbolic == "ok" and row.agreement < 1e-12 for row in r.rows), family
+
+
+def test_sympy_budget_stops_sympy_not_the_engine():
+    r = diffcompare.swell("logistic", "1..14..x2", timeout=0.05)     # n = 1, 2, 4, 8
+    assert r.rows[-1].graph_nodes == 25 and r.rows[-1].backward_seconds is not None
+    assert any(row.symbolic.startswith("skipped") for row in r.rows) or r.rows[-1].symbolic.startswith("timed out")
+    assert r.notes and "budget" in r.notes[0]
+
+
+def test_formats_and_png(tmp_path):
+    r = diffcompare.swell("nested-sin", "1..4")
+    data = json.loads(r.render("json"))
+    assert data["report"] == "swell" and [row["n"] for row in data["rows"]] == [1, 2, 3, 4]
+    assert "the engine's graph ×" in r.render("text", width=200)
+    assert r.render("markdown").count("\n| ") == 5
+    pytest.importorskip("matplotlib")
+    from diffcompare.plots import swell_png
+    swell_png(r, tmp_path / "swell.png")
+    assert (tmp_path / "swell.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_parse_ns():
+    assert parse_ns("2..10..2") == [2, 4, 6, 8, 10]
+    assert parse_ns("1..64..x2") == [1, 2, 4, 8, 16, 32, 64]
+    for bad, message in (("5..1", "down to"), ("0..3", "at least 1"), ("a..b", "expected a range"),
+                         ("1..8..x1", "at least 2"), ("1..1000000", "at most")):
+        with pytest.raises(InputError, match=message):
+            parse_ns(bad)
+
+
+@pytest.mark.parametrize("family, template, message", [
+    ("logistc", None, "did you mean 'logistic'"),
+    ("template", None, "needs --template"),
+    ("template", "sin(x)", "does not use y"),
+    ("logistic", "sin(y)", "for the template family"),
+])
+def test_bad_requests(family, template, message):
+    with pytest.raises(InputError, match=message):
+        diffcompare.swell(family, "1..2", template=template)
