@@ -38,3 +38,13 @@ def test_readme_survey_example_reports_as_documented():
     expected = [[1200 * 1.44 - 400 + 2, -480, 0], [-480, 202 + 1200 - 320, -400], [0, -400, 200]]
     assert namespace["hessian"].method("autograd").estimate.values[0].tolist() == expected
     assert namespace["vjp"].exit_status == 0 and namespace["many"].method("central").verdict == "pass"
+
+
+def test_readme_wrong_backward_example_names_the_node():
+    blocks = re.findall(r"```python\n(.*?)```", README, re.S)
+    namespace = {}
+    exec(compile(next(b for b in blocks if "class Swish" in b), "README.md", "exec"), namespace)
+    walk = namespace["walk"]
+    assert walk.first_wrong.name == "SwishBackward" and walk.exit_status == 1
+    comment = re.search(r"# SwishBackward (.*)", README).group(1)
+    assert comment == walk.first_wrong.detail
