@@ -25,6 +25,7 @@ True
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -128,7 +129,7 @@ def explain(f, at, vector=None, check: bool = False, label: str | None = None) -
     ('WrongCubeBackward', 1)
     """
     from . import autograd as ag
-    from .autograd.graph import _collect, _seq_key, recording
+    from .autograd.graph import AccumulateGrad, _collect, _seq_key, recording
 
     problem = make_problem(f, at, label)
     leaves = {name: ag.tensor(np.array(problem.point[name], dtype=np.float64), requires_grad=True)
@@ -162,10 +163,10 @@ def explain(f, at, vector=None, check: bool = False, label: str | None = None) -
     # output tensor of every node (and every leaf), the graph kept for the steps below
     tensors, owners = [], []
     for node in nodes:
-        if type(node).__name__ == "AccumulateGrad":
+        if isinstance(node, AccumulateGrad):
             tensors.append(node.variable)
             owners.append((node, 0))
-        else:
+        elif node in records:           # not: a node recorded before f ran (a tensor f closed over)
             for index, t in enumerate(records[node][2]):
                 if isinstance(t, ag.Tensor) and t.grad_fn is node:
                     tensors.append(t)
@@ -180,20 +181,23 @@ def explain(f, at, vector=None, check: bool = False, label: str | None = None) -
     steps = []
     for node in nodes:
         name = type(node).__name__
-        if name == "AccumulateGrad":
+        if isinstance(node, AccumulateGrad):
             variable = leaf_name.get(id(node.variable), "leaf")
             step = Step(number[node], name, variable, np.array(node.variable._data))
+        elif node not in records:
+            step = Step(number[node], name, "(recorded before f ran)", np.array(math.nan))
         else:
             outputs = records[node][2]
             value = np.array(outputs[0]._data) if len(outputs) == 1 else np.array([o._data for o in outputs])
-            step = Step(number[node], name, labels.get(id(outputs[0]), name.removesuffix("Backward0").removesuffix("Backward").lower()), value,
+            plain = name.removesuffix("Backward0").removesuffix("Backward").lower()
+            step = Step(number[node], name, labels.get(id(outputs[0]), plain), value,
                         rule=getattr(node, "formula", None))
         step.adjoint = _joined(adjoints.get(node, {}), node)
         steps.append(step)
 
     sympy_rows = _table_rows(calls, records)
     for node, step in zip(nodes, steps):
-        if step.is_leaf or step.adjoint is None:
+        if step.is_leaf or step.adjoint is None or node not in records:
             continue
         incoming = adjoints[node]
         grads_in = incoming[0] if node.n_outputs == 1 else [incoming.get(i) for i in range(node.n_outputs)]
@@ -203,7 +207,7 @@ def explain(f, at, vector=None, check: bool = False, label: str | None = None) -
             step.edges.append(Edge(number.get(target) if target is not None else None, g))
             if target is not None and g is not None:
                 steps[number[target] - 1].contributions.append((step.number, g))
-        _local_derivatives(step, node, sympy_rows.get(node), records[node])
+        _local_derivatives(step, node, sympy_rows.get(node))
 
     # what reaches each leaf's AccumulateGrad is what backward() adds to its .grad
     at_leaf = {id(node.variable): step.adjoint for node, step in zip(nodes, steps) if step.is_leaf}
@@ -257,7 +261,9 @@ def _labels(problem, calls) -> dict:
     found = []
     try:
         symbols = np.array([sympy.Symbol(label, real=True) for label in problem.input_labels], dtype=object)
-        problem.evaluate("sympy", problem.split(symbols), lambda row, args, result, column: found.append(result))
+        with warnings.catch_warnings():     # tensors f closed over become SymPy numbers: no need to say so
+            warnings.simplefilter("ignore")
+            problem.evaluate("sympy", problem.split(symbols), lambda row, args, result, column: found.append(result))
     except Exception:       # f does not run on symbols (a custom Function): labels are op names
         return {}
     if len(found) != len(calls):
@@ -286,7 +292,7 @@ def _table_rows(calls, records) -> dict:
     return rows
 
 
-def _local_derivatives(step, node, table_row, record):
+def _local_derivatives(step, node, table_row):
     """SymPy's local derivative of the node's function for each input, evaluated, and the
     reference VJP of the engine's incoming adjoint (for table functions that act element
     by element); kinks are marked."""
@@ -375,7 +381,8 @@ def _symbolic_gradient(problem, seed) -> dict:
     from .budget import TimedOut, time_limit
 
     try:
-        with time_limit(10.0):
+        with time_limit(10.0), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
             outputs, symbols = problem.sympy_outputs()
             weights = [1] if seed is None else [sympy.Float(float(v), 17) for v in np.ravel(seed)]
             if len(weights) != len(outputs):
@@ -409,8 +416,9 @@ def _check(explanation, nodes, records, sympy_rows):
             continue
         if step.check == "kink":
             continue
-        if step.adjoint is None:
-            step.check, step.detail = "not checked", "no gradient reaches this node"
+        if step.adjoint is None or node not in records:
+            step.check, step.detail = "not checked", ("no gradient reaches this node" if node in records
+                                                      else "recorded before f ran: its inputs are unknown")
             continue
         if step.source == "sympy":
             _compare_full(step, SYMPY_TOLERANCE, errors=None)
