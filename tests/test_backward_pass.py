@@ -188,3 +188,13 @@ def test_dot_and_plain_text_graph():
 def test_bad_requests_are_clear_errors(f, at, vector, message):
     with pytest.raises((InputError, ValueError), match=message):
         diffcompare.explain(f, at=at, vector=vector)
+
+
+def test_nodes_recorded_before_f_ran_are_shown_not_checked():
+    w = ag.tensor(2.0, requires_grad=True)
+    scaled = w * 3                                       # recorded outside f
+    e = diffcompare.explain(lambda x: (x * scaled).sin(), at={"x": 0.5}, check=True)
+    outside = [s for s in e.steps if s.label == "(recorded before f ran)"]
+    assert len(outside) == 1 and outside[0].check == "not checked"
+    assert float(e.gradient["x"]) == pytest.approx(6 * math.cos(3), rel=1e-15)   # d/dx sin(6x) at 0.5
+    assert e.first_wrong is None
