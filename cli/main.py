@@ -363,67 +363,66 @@ def _point(args) -> dict:
     return point
 
 
-def _explanation(args, command):
-    """(Explanation, None) or (None, exit status) after printing the error."""
+def _build(command, build, where="EXPR"):
+    """(report, None) from ``build()``, or (None, exit status 2) after printing what was wrong."""
     from diffcompare.expression import ExpressionError
     from diffcompare.problem import InputError
-
-    if args.expression == "-":
-        args.expression = sys.stdin.read().strip()
     try:
-        from diffcompare.backward_pass import explain
-        return explain(args.expression, _point(args), vector=args.vjp, check=getattr(args, "check", False),
-                       label=args.expression.strip()), None
+        return build(), None
     except ExpressionError as error:
-        return None, fail(command, f"in EXPR: {error}")
+        return None, fail(command, f"in {where}: {error}")
     except InputError as error:
         return None, fail(command, str(error))
 
 
+def _explanation(args, command):
+    if args.expression == "-":
+        args.expression = sys.stdin.read().strip()
+
+    def build():
+        from diffcompare.backward_pass import explain
+        return explain(args.expression, _point(args), vector=args.vjp, check=getattr(args, "check", False),
+                       label=args.expression.strip())
+    return _build(command, build)
+
+
+def _show_and_plot(report, args, command, draw_png) -> int:
+    """Show the report; with --plot, also draw it to a PNG."""
+    status = _show(report, args, command)
+    if args.plot and not status:
+        status = _plot(lambda: draw_png(report, args.plot), args.plot, command)
+    return status
+
+
 def run_explain(args) -> int:
     explanation, status = _explanation(args, "explain")
-    if explanation is None:
-        return status
-    return _show(explanation, args, "explain")
+    return status if explanation is None else _show(explanation, args, "explain")
 
 
 def run_steps(args) -> int:
-    from diffcompare.expression import ExpressionError
-    from diffcompare.problem import InputError
-
-    try:
+    def build():
         from diffcompare.step_errors import step_sweep
-        sweep = step_sweep(args.expression, _point(args), variable=args.var, per_decade=args.per_decade,
-                           label=args.expression.strip())
-    except ExpressionError as error:
-        return fail("steps", f"in EXPR: {error}")
-    except InputError as error:
-        return fail("steps", str(error))
-    status = _show(sweep, args, "steps")
-    if args.plot:
-        from diffcompare.plots import steps_png
-        status = status or _plot(lambda: steps_png(sweep, args.plot), args.plot, "steps")
-    return status
+        return step_sweep(args.expression, _point(args), variable=args.var, per_decade=args.per_decade,
+                          label=args.expression.strip())
+    sweep, status = _build("steps", build)
+    if sweep is None:
+        return status
+    from diffcompare.plots import steps_png
+    return _show_and_plot(sweep, args, "steps", steps_png)
 
 
 def run_swell(args) -> int:
-    from diffcompare.expression import ExpressionError
-    from diffcompare.problem import InputError
-
     if args.timeout <= 0:
         return fail("swell", f"--timeout must be a positive number of seconds, not {args.timeout:g}")
-    try:
+
+    def build():
         from diffcompare.expression_swell import swell
-        report = swell(args.family, args.n, template=args.template, timeout=args.timeout)
-    except ExpressionError as error:
-        return fail("swell", f"in --template: {error}")
-    except InputError as error:
-        return fail("swell", str(error))
-    status = _show(report, args, "swell")
-    if args.plot:
-        from diffcompare.plots import swell_png
-        status = status or _plot(lambda: swell_png(report, args.plot), args.plot, "swell")
-    return status
+        return swell(args.family, args.n, template=args.template, timeout=args.timeout)
+    report, status = _build("swell", build, where="--template")
+    if report is None:
+        return status
+    from diffcompare.plots import swell_png
+    return _show_and_plot(report, args, "swell", swell_png)
 
 
 def _plot(draw, path, command) -> int:

@@ -141,10 +141,6 @@ class SwellReport(Report):
     methods: list = field(default_factory=list)
     _renderer = "render_swell"
 
-    @property
-    def exit_status(self) -> int:
-        return 0
-
 
 def parse_ns(text) -> list:
     """The values of n: "1..12", "1..64..x2" (doubling), "1,2,4,8" or a list.

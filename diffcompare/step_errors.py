@@ -29,16 +29,11 @@ import numpy as np
 
 from .autograd.quiet import quietly
 from .comparison import Report
+from .finite_differences import STENCILS
 from .problem import InputError, SymbolicUnavailable, make_problem
 
 SCHEMES = ("forward", "central", "five-point", "complex-step")
 DTYPES = {"float64": (np.float64, np.complex128), "float32": (np.float32, np.complex64)}
-# f'(x) ≈ Σ weight · f(x + offset·h) / h
-STENCILS = {
-    "forward": ((0, -1.0), (1, 1.0)),
-    "central": ((1, 0.5), (-1, -0.5)),
-    "five-point": ((-2, 1 / 12), (-1, -8 / 12), (1, 8 / 12), (2, -1 / 12)),
-}
 RULES_OF_THUMB = {"forward": ("√ε", 1 / 2), "central": ("ε^(1/3)", 1 / 3), "five-point": ("ε^(1/5)", 1 / 5),
                   "complex-step": ("any h ≤ √ε", 1 / 2)}
 GRADCHECK_STEP = 1e-6     # PyTorch gradcheck's default eps
@@ -70,10 +65,6 @@ class StepSweep(Report):
     notes: list = field(default_factory=list)
     methods: list = field(default_factory=list)
     _renderer = "render_steps"
-
-    @property
-    def exit_status(self) -> int:
-        return 0
 
     def curve(self, scheme: str, dtype: str) -> Curve:
         for c in self.curves:
