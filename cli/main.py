@@ -525,19 +525,11 @@ def main(argv=None) -> int:
     if argv[:1] and argv[0] in parser.expression_parsers:
         argv = protect_expressions(argv, parser)
     args = parser.parse_args(argv)
+    runners = {"compare": run_compare, "functions": run_functions, "explain": run_explain, "graph": run_graph,
+               "steps": run_steps, "swell": run_swell}
     try:
-        if args.command == "compare":
-            return run_compare(args)
-        if args.command == "functions":
-            return run_functions(args)
-        if args.command == "explain":
-            return run_explain(args)
-        if args.command == "graph":
-            return run_graph(args)
-        if args.command == "steps":
-            return run_steps(args)
-        if args.command == "swell":
-            return run_swell(args)
+        if args.command in runners:
+            return runners[args.command](args)
     except KeyboardInterrupt:
         return 130
     except Exception as error:      # a bug: say so in one line rather than a traceback
