@@ -104,8 +104,9 @@ VAR, CONST, KEY, CALL = "var", "const", "key", "call"
 # worlds whose arrays hold Python objects (SymPy expressions, mpmath numbers): the
 # element-by-element rows are mapped over them
 OBJECT_WORLDS = ("sympy", "mpmath")
-# worlds that read another world's column: float32 is NumPy with single-precision constants
-COLUMNS = {"float32": "numpy"}
+# worlds that read another world's column with single-precision constants: NumPy and the
+# engine in float32
+COLUMNS = {"float32": "numpy", "engine-float32": "engine"}
 
 
 @dataclass(frozen=True)
@@ -182,7 +183,7 @@ def constant(world: str, value: float):
         return mpmath.mpf(value)
     if world == "complex":
         return complex(value)
-    if world == "float32":
+    if world in ("float32", "engine-float32"):
         import numpy
         return numpy.float32(value)
     import numpy

@@ -13,7 +13,7 @@ walks the whole table and checks that the worlds agree with each other.
 >>> ROWS["sin"].arity, ROWS["atan2"].arity
 (1, 2)
 >>> sorted(name for name, row in ROWS.items() if row.complex is None)
-['abs', 'max', 'min', 'relu', 'sign']
+['abs', 'clamp', 'max', 'min', 'relu', 'sign']
 """
 
 from __future__ import annotations
@@ -182,12 +182,21 @@ def _engine_const(value):
 
 
 def _as_tensor(v):
-    return v if isinstance(v, Tensor) else as_tensor(np.float64(v))
+    # a single-precision constant stays single: float32 runs are not promoted to float64
+    return v if isinstance(v, Tensor) else as_tensor(v if isinstance(v, np.floating) else np.float64(v))
 
 
 def _on_tensors(func):
     """Engine functions take tensors; a number argument (max(x, 0)) becomes a constant tensor."""
     return lambda *args: func(*map(_as_tensor, args))
+
+
+def _engine_clamp(x, lo, hi):
+    """Bounds given as numbers clamp as PyTorch's clamp(x, min, max) does (ClampBackward1);
+    bounds that are tensors receive gradient too (ClampBackward0)."""
+    if isinstance(lo, Tensor) or isinstance(hi, Tensor):
+        return _ag.clamp(_as_tensor(x), _as_tensor(lo), _as_tensor(hi))
+    return _ag.clamp(_as_tensor(x), lo, hi)
 
 
 def _zero_at(x):
@@ -351,6 +360,17 @@ _row("max", 2, np.maximum, None, lambda a, b: sp.Max(a, b), lambda a, b: max(a, 
      not_complex_safe="max is not analytic (it compares values)",
      engine_convention="a tie sends half the gradient to each side (PyTorch)",
      sympy_convention="d/da Max(a, b) = Heaviside(a - b), Heaviside(0) = 1/2")
+
+_row("clamp", 3, np.clip, None, lambda x, lo, hi: sp.Min(sp.Max(x, lo), hi), lambda x, lo, hi: min(max(x, lo), hi),
+     _engine_clamp, "x limited to [lo, hi]: max(lo, min(x, hi)) for lo ≤ hi",
+     samples=((0.5, 0.0, 1.0), (-1.3, -1.0, 2.0), (2.5, 0.0, 1.0)),
+     kink=lambda x, lo, hi: (np.asarray(x) == np.asarray(lo)) | (np.asarray(x) == np.asarray(hi)),
+     kink_note="clamp has a kink at each bound", piece=lambda x, lo, hi: (_sign_of_difference(x, lo),
+                                                                          _sign_of_difference(x, hi)),
+     not_complex_safe="clamp is not analytic (it compares values)",
+     engine_convention="clamp'(x) = 1 at a bound given as a number: the bounds are inclusive (PyTorch)",
+     sympy_convention="d/dx Min(Max(x, lo), hi) = Heaviside(x - lo) Heaviside(hi - x) away from lo = hi, "
+                      "Heaviside(0) = 1/2")
 
 # -- arrays: reductions, products and the bracket syntax ----------------------------------------
 # These rows act on whole arrays (NumPy arrays, engine tensors, and in SymPy and mpmath

@@ -94,7 +94,7 @@ def test_rows_without_a_complex_form_say_why():
             assert "not analytic" in row.not_complex_safe
 
 
-@pytest.mark.parametrize("name", ["relu", "abs", "sign", "min", "max", "hypot", "sqrt", "cbrt"])
+@pytest.mark.parametrize("name", ["relu", "abs", "sign", "min", "max", "clamp", "hypot", "sqrt", "cbrt"])
 def test_kinks_are_recognised_and_explained(name):
     row = ROWS[name]
     args = (0.0,) * row.arity
