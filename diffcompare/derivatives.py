@@ -124,19 +124,23 @@ def predicted_seconds(name: str, problem: Problem, task: Task, points: Points) -
 
 # -- reverse mode, by the engine ---------------------------------------------------------------
 
-def _engine_inputs(problem: Problem, flat: np.ndarray, batched: bool):
+ENGINE_WORLDS = {"float64": "engine", "float32": "engine-float32"}
+
+
+def _engine_inputs(problem: Problem, flat: np.ndarray, batched: bool, dtype: str = "float64"):
     """One leaf per variable: holding every point (batched, scalar variables), or the
     variable's value at the one point (a number, vector or matrix), as a user would write."""
     if batched:
-        leaves = [ag.tensor(flat[:, j], requires_grad=True) for j in range(flat.shape[1])]
+        leaves = [ag.tensor(flat[:, j].astype(dtype), requires_grad=True) for j in range(flat.shape[1])]
     else:
-        leaves = [ag.tensor(value, requires_grad=True) for value in problem.split(flat[0]).values()]
+        leaves = [ag.tensor(np.asarray(value, dtype=dtype), requires_grad=True)
+                  for value in problem.split(flat[0]).values()]
     return leaves, dict(zip(problem.variables, leaves))
 
 
-def _engine_outputs(problem: Problem, task: Task, values, count: int):
+def _engine_outputs(problem: Problem, task: Task, values, count: int, dtype: str = "float64"):
     """f on engine tensors, as an (m, points) tensor."""
-    out = problem.evaluate("engine", values)
+    out = problem.evaluate(ENGINE_WORLDS[dtype], values)
     if not isinstance(out, ag.Tensor):
         out = ag.tensor(np.float64(out))
     if out.ndim == len(task.output_shape):
@@ -153,16 +157,17 @@ def _flat_grads(grads, leaves, batched: bool) -> np.ndarray:
     return np.concatenate([np.ravel(a) for a in arrays]).reshape(1, -1)
 
 
-def _one_autograd(problem: Problem, task: Task, flat: np.ndarray, batched: bool) -> np.ndarray:
-    """The task by the engine's backward(), as a user of PyTorch would write it."""
+def _one_autograd(problem: Problem, task: Task, flat: np.ndarray, batched: bool, dtype: str = "float64") -> np.ndarray:
+    """The task by the engine's backward(), as a user of PyTorch would write it, in
+    ``dtype`` (float64 or float32: leaves, constants and every intermediate)."""
     count = flat.shape[0]
-    leaves, values = _engine_inputs(problem, flat, batched)
+    leaves, values = _engine_inputs(problem, flat, batched, dtype)
     if task.kind == "gradient" and not batched:         # the common case, with nothing in between
-        out = problem.evaluate("engine", values)
+        out = problem.evaluate(ENGINE_WORLDS[dtype], values)
         if not (isinstance(out, ag.Tensor) and out.requires_grad):
             return np.zeros((1, task.n))
         return _flat_grads(ag.grad(out.reshape(()) if out.ndim else out, leaves, allow_unused=True), leaves, False)
-    out = _engine_outputs(problem, task, values, count)
+    out = _engine_outputs(problem, task, values, count, dtype)
     if not out.requires_grad:
         return np.zeros((count,) + task.entry_shape)
     if task.kind == "gradient":

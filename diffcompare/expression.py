@@ -24,12 +24,13 @@ from __future__ import annotations
 
 import difflib
 import re
+from operator import attrgetter as _attrgetter
 from dataclasses import dataclass
 from typing import Callable, Mapping
 
 import numpy as _np
 
-from .function_table import CALLABLE, CONSTANTS, OPERATORS, ROWS
+from .function_table import CALLABLE, CONSTANTS, EXTRA_WORLDS, OPERATORS, ROWS
 
 _ndarray = _np.ndarray
 
@@ -135,6 +136,7 @@ class Expression:
         stack = []
         push = stack.append
         column_of = COLUMNS.get(world, world)
+        lookup = EXTRA_WORLDS.get(column_of) or _attrgetter(column_of)
         for instruction in self.program:
             kind = instruction[0]
             if kind == VAR:
@@ -147,7 +149,7 @@ class Expression:
                 row, nargs, column = instruction[1], instruction[2], instruction[3]
                 args = stack[len(stack) - nargs:] if nargs else []
                 del stack[len(stack) - nargs:]
-                function = getattr(row, column_of)
+                function = lookup(row)
                 if function is None:
                     raise NotInWorld(row, world)
                 if world in OBJECT_WORLDS and not row.structural and any(isinstance(a, _ndarray) for a in args):
@@ -183,6 +185,8 @@ def constant(world: str, value: float):
         return mpmath.mpf(value)
     if world == "complex":
         return complex(value)
+    if world == "torch":
+        return value            # a Python float: PyTorch keeps the tensors' dtype
     if world in ("float32", "engine-float32"):
         import numpy
         return numpy.float32(value)

@@ -238,6 +238,16 @@ _UNIT = ((0.3,), (-0.6,), (0.85,))
 
 # kink/convention texts are shown in reports at non-differentiable points
 ROWS: dict[str, Row] = {}
+# worlds defined outside the table, registered by their module when it is imported (the
+# torch world, only when PyTorch is installed): world -> (row -> its function, or None)
+EXTRA_WORLDS: dict[str, Callable] = {}
+
+
+def implementation(row: Row, world: str):
+    """``row``'s function in ``world`` (a column, or a registered extra world); None
+    where the row has no meaning there."""
+    extra = EXTRA_WORLDS.get(world)
+    return extra(row) if extra is not None else getattr(row, world)
 
 
 def _row(name, arity, numpy, complex, sympy, mpmath, engine, doc, **kw):

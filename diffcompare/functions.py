@@ -30,7 +30,7 @@ import math
 import numpy as np
 
 from .autograd.tensor import Tensor
-from .function_table import CALLABLE
+from .function_table import CALLABLE, implementation as implementation_in
 from .problem import OBSERVER
 
 __all__ = sorted(CALLABLE) + ["pi", "e", "world_of"]
@@ -40,8 +40,8 @@ e = math.e
 
 
 def world_of(*args) -> str:
-    """The world a call runs in, by its arguments: engine tensors win over SymPy objects,
-    which win over mpmath numbers, then complex numbers, then real NumPy.
+    """The world a call runs in, by its arguments: engine (or PyTorch) tensors win over
+    SymPy objects, which win over mpmath numbers, then complex numbers, then real NumPy.
 
     >>> world_of(1.0), world_of(1.0, 2j), world_of(np.ones(3))
     ('numpy', 'complex', 'numpy')
@@ -52,6 +52,8 @@ def world_of(*args) -> str:
         if isinstance(arg, Tensor):
             return "engine"
         module = type(arg).__module__ or ""
+        if module.startswith("torch"):
+            return "torch"
         if module.startswith("sympy"):
             world = "sympy"
         elif module.startswith("mpmath"):
@@ -71,9 +73,10 @@ def _dispatching(row):
             raise TypeError(f"{row.name}() takes {row.arity} argument{'s' * (row.arity != 1)} "
                             f"({len(args)} given)")
         world = world_of(*args)
-        implementation = getattr(row, world)
+        implementation = implementation_in(row, world)
         if implementation is None:
-            raise TypeError(f"{row.name}() has no complex form: {row.not_complex_safe}")
+            raise TypeError(f"{row.name}() has no {world} form" + (f": {row.not_complex_safe}" if world == "complex"
+                                                                    else ""))
         if world == "mpmath":
             import mpmath
             args = [mpmath.mpf(a) if isinstance(a, (int, float)) else a for a in args]
