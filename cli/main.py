@@ -25,6 +25,7 @@ examples:
   diffcompare graph "sin(x)*x" --at x=2 --output g.svg
   diffcompare steps "exp(x)/sqrt(sin(x)**3 + cos(x)**3)" --at x=1.5
   diffcompare swell logistic --n 1..12
+  diffcompare audit examples/audit_suite.toml      # is each gradient right? CI reports
   diffcompare functions            # what the expression language knows
 
 The engine is usable from Python too:
@@ -180,6 +181,62 @@ examples:
   diffcompare graph "sin(x)*x" --at x=2 --format text
 """
 
+AUDIT_DESCRIPTION = """\
+Audit gradients: is autograd right, at every point that matters? For each case of
+SUITE (a TOML file) and each point -- the case's explicit points, --points random ones
+in its domain, and adversarial ones the audit adds (0, ±1, tiny values, the domain's
+edges, the kinks of abs/relu/max/min/clamp) -- three comparisons:
+
+  autograd vs the exact reference   the verdict on the gradient, within a tolerance
+                                    derived from the dtype's ε (or the case's own)
+  FD vs the exact reference         were gradcheck's finite differences trustworthy
+                                    here? if not, why: float32 rounding, cancellation,
+                                    a kink inside the stencil, truncation
+  autograd vs FD                    what a plain gradcheck would have said
+
+so that the report says "autograd is wrong at x=...", "FD is unreliable here", or
+"all agree"; a wrong gradient names the node whose backward rule is wrong.
+
+A suite file:
+
+  [defaults]
+  random = 20                       # random points per case (--points overrides)
+
+  [[case]]
+  name = "rosenbrock"
+  expression = "100*(y - x**2)**2 + (1 - x)**2"
+  domain = { x = [-2, 2], y = [-1, 3] }
+  at = [{ x = 1, y = 1 }]           # explicit points (optional)
+
+  [[case]]
+  name = "my op"
+  function = "my_ops:layer"         # module:function, imported from the suite's folder;
+  domain = { x = [-3, 3] }          # written with diffcompare.functions, or an
+  check = "gradient"                # ag.Function subclass with its own backward
+  dtype = "float32"                 # gradient, jacobian or hessian; float64 or float32
+  tolerance = { rtol = 1e-5 }       # autograd vs exact (default: 128 ε of the dtype)
+  reference = "x * sigmoid(x)"      # the exact formula, when SymPy cannot trace f
+"""
+
+AUDIT_EPILOG = """\
+examples:
+  diffcompare audit examples/audit_suite.toml
+  diffcompare audit examples/audit_suite.toml --points 100 --seed 1 --jobs 2
+  diffcompare audit suite.toml --report audit.xml --report audit.json   # JUnit for CI, and JSON
+  diffcompare audit suite.toml --engine torch       # PyTorch's autograd under audit
+  diffcompare audit suite.toml --scheduler tcp://10.0.0.5:8786          # a Dask cluster
+
+reports (--report FILE, by its extension): .json (report "audit", schema_version 1),
+.md (Markdown), .xml (JUnit: one testcase per case; a wrong gradient is a failure with
+the worst point and every method's values; a case that cannot run is an error).
+
+exit status: 0 every gradient is right; 1 a gradient is wrong; 2 bad input (the
+suite cannot be read, or a case names an unknown function, a module that fails to
+import, ...: each bad case is reported and the others still run).
+"""
+
+REPORT_FORMATS = {".json": "json", ".md": "markdown", ".markdown": "markdown", ".xml": "junit"}
+
 
 def build_parser() -> argparse.ArgumentParser:
     from diffcompare import __version__
@@ -279,6 +336,26 @@ def build_parser() -> argparse.ArgumentParser:
     swell.add_argument("--output", metavar="FILE", help="write the report to FILE instead of the terminal")
     swell.add_argument("--plot", metavar="FILE.png", help='also draw sizes and times to a PNG (needs matplotlib: '
                                                            'pip install "diffcompare[plot]")')
+
+    audit = commands.add_parser("audit", help="audit gradients: cases from a TOML suite, many points, CI reports",
+                                description=AUDIT_DESCRIPTION, epilog=AUDIT_EPILOG,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    audit.add_argument("suite", metavar="SUITE.toml", help="the suite of cases (see above)")
+    audit.add_argument("--points", type=int, metavar="N",
+                       help="random points per case in its domain (default: the case's 'random', else 10)")
+    audit.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the random points (default 0)")
+    audit.add_argument("--no-adversarial", dest="adversarial", action="store_false",
+                       help="only the explicit and random points")
+    audit.add_argument("--engine", choices=("diffcompare", "torch"), default="diffcompare",
+                       help="whose autograd is audited: diffcompare's engine (default) or PyTorch's "
+                            '(pip install "diffcompare[torch]")')
+    audit.add_argument("--jobs", type=int, default=1, metavar="N", help="processes on this machine (default 1)")
+    audit.add_argument("--scheduler", metavar="ADDRESS",
+                       help='a Dask scheduler (tcp://host:8786) to run the cases on (pip install "diffcompare[dask]")')
+    audit.add_argument("--report", action="append", metavar="FILE",
+                       help="also write the report to FILE: .json, .md or .xml (JUnit); repeatable")
+    audit.add_argument("--format", choices=("text", "json", "markdown", "junit"), default="text",
+                       help="what to print (default: the rich summary)")
 
     parser.expression_parsers = {"compare": compare, "explain": explain, "graph": graph, "steps": steps}
     commands.add_parser("functions", help="list the functions the expression language knows",
@@ -397,6 +474,55 @@ def _show_and_plot(report, args, command, draw_png) -> int:
 def run_explain(args) -> int:
     explanation, status = _explanation(args, "explain")
     return status if explanation is None else _show(explanation, args, "explain")
+
+
+def run_audit(args) -> int:
+    import os
+    from diffcompare.problem import InputError
+    reports = []
+    for path in args.report or ():
+        extension = os.path.splitext(path)[1].lower()
+        if extension not in REPORT_FORMATS:
+            return fail("audit", f"--report {path}: the extension says the format; use .json, .md or .xml (JUnit)")
+        reports.append((path, REPORT_FORMATS[extension]))
+    try:
+        from diffcompare.audit_suite import read_suite
+        from diffcompare.gradient_audit import run_cases
+        suite = read_suite(args.suite)
+        with _progress(len(suite.cases)) as progress:
+            report = run_cases(suite.cases, random=args.points, seed=args.seed, engine=args.engine, jobs=args.jobs,
+                               scheduler=args.scheduler, adversarial=args.adversarial, progress=progress)
+    except InputError as error:
+        return fail("audit", str(error))
+    for path, format in reports:
+        status = _write(path, report.render(format), "audit")
+        if status:
+            return status
+        print(f"wrote {path} ({format})", file=sys.stderr)
+    if args.format == "text":
+        from rich.console import Console
+        report.print_report(Console(highlight=False, width=None if sys.stdout.isatty() else 130))
+    else:
+        sys.stdout.write(report.render(args.format))
+    return report.exit_status
+
+
+def _progress(cases: int):
+    """A progress bar on the terminal's standard error (none in CI or a pipe)."""
+    import contextlib
+    import os
+    if not sys.stderr.isatty() or os.environ.get("CI"):
+        return contextlib.nullcontext(None)
+
+    @contextlib.contextmanager
+    def bar():
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+        with Progress(TextColumn("auditing"), BarColumn(), MofNCompleteColumn(), TextColumn("batches"),
+                      TimeElapsedColumn(), console=Console(stderr=True), transient=True) as progress:
+            task = progress.add_task("audit", total=cases)
+            yield lambda done, total: progress.update(task, completed=done, total=total)
+    return bar()
 
 
 def run_steps(args) -> int:
@@ -526,7 +652,7 @@ def main(argv=None) -> int:
         argv = protect_expressions(argv, parser)
     args = parser.parse_args(argv)
     runners = {"compare": run_compare, "functions": run_functions, "explain": run_explain, "graph": run_graph,
-               "steps": run_steps, "swell": run_swell}
+               "steps": run_steps, "swell": run_swell, "audit": run_audit}
     try:
         if args.command in runners:
             return runners[args.command](args)

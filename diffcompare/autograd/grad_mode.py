@@ -18,11 +18,14 @@ False
 from __future__ import annotations
 
 import functools
+import threading
 import warnings
 
 
-class _State:
-    """Module-level flags, read on every operation: kept as plain attributes for speed."""
+class _State(threading.local):
+    """The flags, read on every operation. Per thread, as in PyTorch: no_grad in one
+    thread (an audit's worker, say) leaves the others recording. The class attributes
+    are every thread's starting values."""
 
     grad_enabled = True
     anomaly_enabled = False
