@@ -38,9 +38,16 @@ def swell(family, ns, template=None, timeout=10.0):
     return run(family, ns, template=template, timeout=timeout)
 
 
+def audit(fn, domain=None, points=None, **options):
+    """Audit autograd's gradient (Jacobian, Hessian) of ``fn`` over ``domain`` and at
+    ``points`` against the exact reference (see :func:`diffcompare.gradient_audit.audit`)."""
+    from .gradient_audit import audit as run
+    return run(fn, domain=domain, points=points, **options)
+
+
 def __getattr__(name):
     # submodules on first use: diffcompare.functions, diffcompare.autograd, ...
     import importlib
-    if name in ("functions", "autograd", "expression", "function_table"):
+    if name in ("functions", "autograd", "expression", "function_table", "testing"):
         return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module 'diffcompare' has no attribute {name!r}")

@@ -1,0 +1,55 @@
+"""Gradient assertions for any test suite: :func:`assert_gradients` audits ``fn`` at the
+given points against the exact reference and raises an ``AssertionError`` that names
+the wrong entry, every method's value and the tolerance.
+
+>>> from diffcompare.functions import sin
+>>> assert_gradients(lambda x, y: sin(x) * y, at={"x": 0.5, "y": 2.0})
+>>> assert_gradients("x * abs(x) + y", at=[{"x": 1.5, "y": 0.0}, {"x": -2.0, "y": 1.0}])
+"""
+
+from __future__ import annotations
+
+from .gradient_audit import FAILING, audit, format_point
+
+
+def assert_gradients(fn, at, check: str = "gradient", dtype: str = "float64", domain=None, random: int = 0,
+                     seed: int = 0, tolerance: dict | None = None, reference: str | None = None,
+                     engine: str = "diffcompare"):
+    """Raise AssertionError unless autograd's ``check`` (gradient, jacobian, hessian) of
+    ``fn`` agrees with the exact reference at every point of ``at`` (a mapping or a list
+    of them) — and, with ``domain`` and ``random``, at random and adversarial points
+    too. Points where f is not differentiable or undefined are not held against it
+    (:func:`diffcompare.audit` returns the whole report).
+
+    >>> from diffcompare import autograd as ag
+    >>> class Cube(ag.Function):
+    ...     @staticmethod
+    ...     def forward(ctx, x):
+    ...         ctx.save_for_backward(x)
+    ...         return x ** 3
+    ...     @staticmethod
+    ...     def backward(ctx, grad):
+    ...         (x,) = ctx.saved_tensors
+    ...         return grad * 2 * x ** 2            # should be 3 x²
+    >>> assert_gradients(Cube, at={"x": 1.5})
+    Traceback (most recent call last):
+    ...
+    AssertionError: autograd's gradient of Cube is wrong at x=1.5: ∂f/∂x: autograd 4.5, exact 6.75, FD 6.75; ...
+    """
+    if domain is None and random:
+        raise ValueError("random points need a domain, e.g. domain={'x': (-2, 2)}")
+    report = audit(fn, domain=domain, points=at, check=check, dtype=dtype, random=random, seed=seed,
+                   adversarial=domain is not None, tolerance=tolerance, reference=reference, engine=engine)
+    case = report.cases[0]
+    if case.status == "error":
+        raise ValueError(f"cannot audit {case.source}: {case.error}")
+    failing = [p for p in case.points if p.verdict in FAILING]
+    if failing:
+        worst = max(failing, key=lambda p: p.autograd_error if p.autograd_error is not None else float("inf"))
+        lines = [f"autograd's {check} of {case.name} is wrong at {format_point(worst.point)}: {worst.reason}",
+                 f"  autograd: {worst.autograd}", f"  exact:    {worst.reference}", f"  FD:       {worst.fd}",
+                 f"  tolerance: {case.tolerance['source']}",
+                 f"  wrong at {len(failing)} of {len(case.points)} points"]
+        if case.wrong_node:
+            lines.append(f"  wrong backward rule: {case.wrong_node}")
+        raise AssertionError("\n".join(lines))
