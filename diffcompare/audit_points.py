@@ -75,13 +75,17 @@ def audit_points(problem: Problem, domain: dict, explicit: list, random: int, se
 
 
 def _unique(flat, origins):
-    seen, keep = set(), []
+    """Each point once, with every origin that led to it ("adversarial: x = 0; kink of abs ...")."""
+    first, keep, merged = {}, [], []
     for i, row in enumerate(flat):
         key = row.tobytes()
-        if key not in seen:
-            seen.add(key)
+        if key in first:
+            merged[first[key]] += f"; {origins[i]}"
+        else:
+            first[key] = len(keep)
             keep.append(i)
-    return AuditPoints(flat[keep], [origins[i] for i in keep])
+            merged.append(origins[i])
+    return AuditPoints(flat[keep], merged)
 
 
 def _adversarial(names, domain, centre, dtype):

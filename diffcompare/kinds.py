@@ -121,10 +121,10 @@ def parse_vector(text, length: int, what: str) -> np.ndarray:
     return vector
 
 
-def make_task(problem: Problem, kind: str | None, vector=None) -> Task:
+def make_task(problem: Problem, kind: str | None, vector=None, shape: tuple | None = None) -> Task:
     """The Task for ``problem``: ``kind`` None picks the gradient for a scalar f and the
-    Jacobian for a vector f."""
-    shape = output_shape(problem)
+    Jacobian for a vector f. ``shape``: f's output shape when known (else f is evaluated)."""
+    shape = output_shape(problem) if shape is None else shape
     m = int(np.prod(shape)) if shape else 1
     n = len(problem.input_labels)
     if kind is None:

@@ -82,6 +82,21 @@ def _column(row):
 EXTRA_WORLDS["torch"] = _column
 
 
+def output_shape(problem) -> tuple:
+    """The shape of f's value at the point, evaluated on torch tensors (for functions
+    written with torch itself, which NumPy cannot run)."""
+    t = _load()
+    values = {n: t.tensor(np.asarray(v, dtype=np.float64)) for n, v in problem.point.items()}
+    try:
+        with t.no_grad():
+            value = problem.evaluate("torch", values)
+    except Exception as error:
+        from .problem import InputError
+        raise InputError(f"{problem.label} cannot be evaluated on torch tensors at the point: "
+                         f"{type(error).__name__}: {error}") from None
+    return tuple(value.shape) if isinstance(value, t.Tensor) else ()
+
+
 def torch_autograd(problem, task, flat: np.ndarray, dtype: str = "float64") -> np.ndarray:
     """The task (gradient, Jacobian or Hessian) by PyTorch's autograd at each row of
     ``flat``, one point at a time: (points,) + task.entry_shape."""

@@ -1,0 +1,364 @@
+"""Gradient audits: the example suite's verdicts, hand-derived values at the wrong
+points, adversarial and kink points, bad cases, reports (JUnit parsed, JSON round
+trip), the same report from one process, two and a Dask cluster, the pytest helper,
+and the PyTorch engine."""
+
+import json
+import math
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+from xml.etree import ElementTree
+
+import numpy as np
+import pytest
+
+from diffcompare.audit_points import audit_points
+from diffcompare.audit_suite import Case, make_case, parse_suite, read_suite
+from diffcompare.gradient_audit import (AGREE, FD_UNRELIABLE, NONDIFF, WRONG, AuditReport, run_cases)
+from diffcompare.problem import InputError, make_problem
+from diffcompare.testing import assert_gradients
+
+EXAMPLES = pathlib.Path(__file__).resolve().parent.parent / "examples"
+SUITE = EXAMPLES / "audit_suite.toml"
+
+
+def run(*args, cwd=None):
+    exe = shutil.which("diffcompare")
+    command = [exe, *args] if exe else [sys.executable, "-m", "diffcompare.cli.main", *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=cwd)
+
+
+@pytest.fixture(scope="module")
+def example():
+    return run_cases(read_suite(str(SUITE)).cases)
+
+
+def without_times(data: dict) -> dict:
+    data = dict(data, seconds=None)
+    data["cases"] = [dict(c, seconds=None) for c in data["cases"]]
+    return data
+
+
+# -- the example suite --------------------------------------------------------------------------
+
+def test_example_suite_verdicts_and_exit_status(example):
+    status = {c.name: c.status for c in example.cases}
+    assert status == {"rosenbrock": "pass", "softmax jacobian": "pass", "hessian": "pass",
+                      "swish, right backward": "pass", "swish, wrong backward": "fail",
+                      "softsign, wrong for x < 0": "fail", "float32 smooth": "pass", "kinks": "pass"}
+    assert example.exit_status == 1
+    for case in example.cases:
+        if case.status == "pass" and case.dtype == "float64" and case.name != "kinks":
+            assert case.counts[AGREE] == len(case.points), case.name
+
+
+def test_wrong_custom_op_is_named(example):
+    case = example.case("swish, wrong backward")
+    assert case.wrong_node.split(": ")[0].endswith("WrongSwishBackward")
+    assert case.verdict.startswith("autograd is wrong at")
+
+
+def test_softsign_is_wrong_exactly_for_negative_inputs(example):
+    """d/dx x/(1+|x|) = 1/(1+|x|)²; the backward computes 1/(1+x)²: equal for x ≥ 0 only."""
+    case = example.case("softsign, wrong for x < 0")
+    judged = [p for p in case.points if p.verdict != NONDIFF]
+    assert judged
+    for p in judged:
+        x, y = p.point["x"], p.point["y"]
+        exact = y / (1 + abs(x)) ** 2
+        assert p.reference[0] == pytest.approx(exact, rel=1e-14)
+        assert p.reference[1] == pytest.approx(x / (1 + abs(x)), rel=1e-14)
+        if x < 0 and 1 + x != 1 + abs(x):        # at x = -1e-151 both round to 1: no error to see
+            assert p.verdict == WRONG, p
+            if x != -1:
+                assert p.autograd[0] == pytest.approx(y / (1 + x) ** 2, rel=1e-12)
+        else:
+            assert p.verdict == AGREE, p
+    assert any(p.point["x"] < 0 for p in judged) and any(p.point["x"] > 0 for p in judged)
+    # the kink of abs at 0 was found and not held against the gradient
+    assert any(p.verdict == NONDIFF and p.point["x"] == 0 for p in case.points)
+
+
+def test_float32_false_alarms_of_plain_gradcheck_are_classified(example):
+    case = example.case("float32 smooth")
+    unreliable = [p for p in case.points if p.verdict == FD_UNRELIABLE]
+    assert unreliable and case.status == "pass"
+    assert case.gradcheck["false alarms"] >= len(unreliable) // 2
+    for p in unreliable:
+        assert p.reason.startswith("float32 rounding")
+    # autograd in float32 is held to 128 ε(float32) and meets it
+    assert case.tolerance["rtol"] == 128 * float(np.finfo(np.float32).eps)
+    assert case.worst["autograd"]["relative_error"] < 1e-5
+
+
+def test_kinks_are_expected_disagreements(example):
+    case = example.case("kinks")
+    kinks = [p for p in case.points if p.verdict == NONDIFF]
+    origins = {p.origin for p in case.points}
+    assert any("kink of relu at x = 0.5" in o for o in origins)
+    assert any("kink of max" in o for o in origins)
+    assert kinks and all("kink" in p.reason for p in kinks)
+    assert case.status == "pass"
+
+
+# -- points -------------------------------------------------------------------------------------
+
+def test_adversarial_points_stay_in_the_domain():
+    p = make_problem("log(x) * y", {"x": 1.0, "y": 0.0})
+    points = audit_points(p, {"x": (0.5, 3.0), "y": (-1.0, 1.0)}, [], random=0, seed=0)
+    assert (points.flat[:, 0] >= 0.5).all() and (points.flat[:, 0] <= 3).all()
+    xs = {row[0] for row in points.flat}
+    assert {0.5, 1.0, 3.0} <= xs and 0.0 not in xs and -1.0 not in xs
+    ys = {row[1] for row in points.flat}
+    assert {0.0, 1.0, -1.0, 2.0 ** -500, -2.0 ** -500} <= ys
+
+
+def test_kinks_of_clamp_and_min_are_found_on_the_kink():
+    p = make_problem("clamp(2*x, -1, 1) + min(x, y)", {"x": 0.0, "y": 0.3})
+    points = audit_points(p, {"x": (-2.0, 2.0), "y": (-1.0, 1.0)}, [], random=0, seed=0)
+    kinks = {o: row for o, row in zip(points.origins, points.flat) if "kink of" in o}
+    xs = sorted(row[0] for o, row in kinks.items() if "clamp" in o)
+    assert xs == [-0.5, 0.5]                           # 2x = ∓1
+    mins = [row for o, row in kinks.items() if "min" in o]
+    assert any(row[0] == row[1] for row in mins)       # x = y
+
+
+def test_float32_points_are_float32_values():
+    p = make_problem("x * y", {"x": 0.0, "y": 0.0})
+    points = audit_points(p, {"x": (-1.0, 1.0), "y": (-1.0, 1.0)}, [{"x": 0.1, "y": 0.2}], random=5, seed=0,
+                          dtype="float32")
+    assert (points.flat.astype(np.float32).astype(np.float64) == points.flat).all()
+
+
+# -- bad input ----------------------------------------------------------------------------------
+
+BAD_SUITE = """
+[[case]]
+name = "good"
+expression = "x**3"
+domain = { x = [-1, 1] }
+
+[[case]]
+name = "typo"
+expression = "sinn(x)"
+domain = { x = [0, 1] }
+
+[[case]]
+name = "no module"
+function = "no_such_module_here:f"
+domain = { x = [0, 1] }
+
+[[case]]
+name = "no function"
+function = "audit_ops:swissh_layer"
+domain = { x = [0, 1] }
+
+[[case]]
+name = "key"
+expresion = "x"
+
+[[case]]
+name = "no domain"
+expression = "x * y"
+domain = { x = [0, 1] }
+
+[[case]]
+name = "vector f"
+expression = "[x, x**2]"
+domain = { x = [0, 1] }
+"""
+
+
+def test_bad_cases_are_reported_and_the_others_still_run():
+    suite = parse_suite(BAD_SUITE, search_path=str(EXAMPLES))
+    report = run_cases(suite.cases, random=3)
+    status = {c.name: c.status for c in report.cases}
+    assert status["good"] == "pass"
+    assert all(status[n] == "error" for n in status if n != "good")
+    errors = {c.name: c.error for c in report.cases}
+    assert "did you mean 'sin'" in errors["typo"]
+    assert "cannot import module 'no_such_module_here'" in errors["no module"]
+    assert "did you mean 'swish_layer'" in errors["no function"]
+    assert "did you mean 'expression'" in errors["key"]
+    assert "'y' has no domain" in errors["no domain"]
+    assert "a gradient needs a scalar f" in errors["vector f"]
+    assert report.exit_status == 2
+
+
+@pytest.mark.parametrize("text, message", [
+    ("[[case]\nname = 1", "is not valid TOML"),
+    ("title = 'x'", "unknown table 'title'"),
+    ("[defaults]\ncheck = 'gradient'", "has no cases"),
+])
+def test_unreadable_suites(text, message):
+    with pytest.raises(InputError, match=message):
+        parse_suite(text)
+
+
+def test_cli_bad_input_exits_2_without_traceback(tmp_path):
+    suite = tmp_path / "bad.toml"
+    suite.write_text(BAD_SUITE.replace("audit_ops:swissh_layer", "math:nope"))
+    result = run("audit", str(suite), "--points", "2", cwd=tmp_path)
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr + result.stdout
+    assert "exit status 2" in result.stdout and "pass" in result.stdout
+    for args, message in [((str(tmp_path / "missing.toml"),), "cannot read the suite"),
+                          ((str(suite), "--report", "out.txt"), "the extension says the format"),
+                          ((str(suite), "--jobs", "0"), "--jobs must be an integer from 1"),
+                          ((str(suite), "--points", "-1"), "--points must be an integer")]:
+        result = run("audit", *args, cwd=tmp_path)
+        assert result.returncode == 2 and message in result.stderr, (args, result.stderr)
+        assert "Traceback" not in result.stderr
+
+
+# -- reports ------------------------------------------------------------------------------------
+
+def test_junit_xml_parses_with_one_testcase_per_case(example):
+    root = ElementTree.fromstring(example.render("junit"))
+    suite = root.find("testsuite")
+    cases = suite.findall("testcase")
+    assert [c.get("name") for c in cases] == [c.name for c in example.cases]
+    assert int(suite.get("tests")) == 8 and int(suite.get("failures")) == 2 and int(suite.get("errors")) == 0
+    failed = {c.get("name"): c.find("failure") for c in cases if c.find("failure") is not None}
+    assert set(failed) == {"swish, wrong backward", "softsign, wrong for x < 0"}
+    for failure in failed.values():
+        assert failure.get("message").startswith("autograd is wrong at x=")
+        assert "exact:" in failure.text and "autograd:" in failure.text and "tolerance" in failure.text
+
+
+def test_junit_reports_bad_input_as_errors():
+    report = run_cases(parse_suite(BAD_SUITE, search_path=str(EXAMPLES)).cases, random=2)
+    suite = ElementTree.fromstring(report.render("junit")).find("testsuite")
+    assert int(suite.get("errors")) == 6
+    assert all(c.find("error") is not None for c in suite.findall("testcase") if c.get("name") != "good")
+
+
+def test_json_round_trips(example):
+    data = json.loads(example.render("json"))
+    assert data["report"] == "audit" and data["schema_version"] == 1 and data["exit_status"] == 1
+    again = AuditReport.from_dict(data)
+    assert json.loads(again.render("json")) == data
+    assert again.case("softsign, wrong for x < 0").points[0].point == example.case("softsign, wrong for x < 0").points[0].point
+
+
+def test_markdown_and_text(example):
+    markdown = example.render("markdown")
+    assert markdown.startswith("# Gradient audit") and "| swish, wrong backward |" in markdown
+    text = example.render("text", width=160)
+    assert "wrong backward rule: step" in text and "exit status 1: a gradient is wrong" in text
+    assert "[exp(x)/(exp(x) + exp(y)), exp(y)/(exp(x) + exp(y))]" in text     # not eaten as markup
+
+
+def test_cli_writes_every_report(tmp_path):
+    result = run("audit", str(SUITE), "--points", "5", "--report", "a.xml", "--report", "a.json", "--report",
+                 "a.md", cwd=tmp_path)
+    assert result.returncode == 1, result.stderr
+    ElementTree.parse(tmp_path / "a.xml")
+    assert json.loads((tmp_path / "a.json").read_text())["exit_status"] == 1
+    assert (tmp_path / "a.md").read_text().startswith("# Gradient audit")
+
+
+# -- schedules ----------------------------------------------------------------------------------
+
+MANY = [Case("many points", expression="sin(x) * exp(y) + relu(x - y)", domain={"x": (-2, 2), "y": (-2, 2)}),
+        Case("wrong op", function="audit_ops:softsign_scaled", domain={"x": (-3, 3), "y": (0.5, 2)},
+             search_path=str(EXAMPLES))]
+
+
+def test_same_report_from_one_and_two_processes_with_several_batches():
+    one = run_cases(MANY, random=300, seed=3)
+    assert len(one.cases[0].points) > 256                # more than one batch
+    two = run_cases(MANY, random=300, seed=3, jobs=2)
+    assert without_times(one.to_dict()) == without_times(two.to_dict())
+    assert one.exit_status == two.exit_status == 1
+
+
+def test_same_report_from_a_dask_cluster():
+    distributed = pytest.importorskip("distributed")
+    one = run_cases(MANY, random=40, seed=5)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster:
+        remote = run_cases(MANY, random=40, seed=5, scheduler=cluster.scheduler_address)
+    assert without_times(one.to_dict()) == without_times(remote.to_dict())
+    assert remote.seconds["where"].startswith("Dask scheduler")
+
+
+def test_unreachable_scheduler_is_bad_input():
+    pytest.importorskip("distributed")
+    with pytest.raises(InputError, match="cannot reach the Dask scheduler"):
+        run_cases(MANY[:1], random=1, scheduler="tcp://127.0.0.1:9")
+
+
+# -- Python API and pytest helper ---------------------------------------------------------------
+
+def test_assert_gradients_names_entry_values_and_tolerance():
+    from diffcompare import autograd as ag
+
+    class Cube(ag.Function):
+        @staticmethod
+        def forward(ctx, x, y):
+            ctx.save_for_backward(x, y)
+            return x ** 3 * y
+
+        @staticmethod
+        def backward(ctx, grad):
+            x, y = ctx.saved_tensors
+            return grad * 2 * x ** 2 * y, grad * x ** 3          # ∂/∂x should be 3x²y
+
+    with pytest.raises(AssertionError) as caught:
+        assert_gradients(Cube, at={"x": 1.5, "y": 2.0})
+    message = str(caught.value)
+    assert "∂f/∂x" in message and "x=1.5, y=2.0" in message
+    assert "autograd 9," in message and "exact 13.5," in message and "FD 13.5" in message   # 2x²y, 3x²y
+    assert "tolerance" in message and "128 ε(float64)" in message
+    assert "CubeBackward" in message
+
+
+def test_assert_gradients_passes_right_functions_and_rejects_bad_calls():
+    from diffcompare.functions import exp, sin
+    assert_gradients(lambda x, y: sin(x) * exp(y), at=[{"x": 0.3, "y": 1.0}, {"x": -2.0, "y": 0.5}])
+    assert_gradients("[x*y, sin(x)]", at={"x": 0.5, "y": 2.0}, check="jacobian")
+    assert_gradients("x**2 * y", at={"x": 0.5, "y": 2.0}, check="hessian", domain={"x": (-1, 1), "y": (-1, 3)},
+                     random=5)
+    with pytest.raises(ValueError, match="has no domain"):
+        assert_gradients("x * y", at={"x": 1.0})
+
+
+def test_audit_api_returns_the_cli_report_object():
+    import diffcompare
+    report = diffcompare.audit("x**2", domain={"x": (-1, 1)}, random=4)
+    assert isinstance(report, AuditReport) and report.exit_status == 0
+    assert report.cases[0].tolerance["source"].startswith("rtol 2.84e-14 (128 ε(float64)")
+
+
+def test_case_tolerance_override_is_reported_with_its_source():
+    case = make_case({"expression": "exp(x)", "domain": {"x": [0, 1]}, "tolerance": {"rtol": 1e-20}}, "tight")
+    report = run_cases([case], random=5)
+    assert report.cases[0].tolerance["source"].startswith("rtol 1e-20 (the suite)")
+
+
+# -- PyTorch ------------------------------------------------------------------------------------
+
+def test_torch_engine_audits_torch_functions():
+    torch = pytest.importorskip("torch")
+    report = run_cases([Case("text", expression="sin(x) * exp(y) + relu(x)", domain={"x": (-2, 2), "y": (-1, 1)}),
+                        Case("torch code", function=_torch_code, domain={"x": (-2, 2)},
+                             reference="x * tanh(x)")], random=5, engine="torch")
+    assert [c.status for c in report.cases] == ["pass", "pass"]
+    assert report.cases[0].engine == "torch"
+    assert torch.__version__
+
+
+def _torch_code(x):
+    import torch
+    return x * torch.tanh(x)
+
+
+def test_torch_engine_without_torch_is_a_clear_error(monkeypatch):
+    import diffcompare.torch_world as world
+    monkeypatch.setattr(world, "available", lambda: False)
+    with pytest.raises(InputError, match="--engine torch needs PyTorch"):
+        run_cases(MANY[:1], random=1, engine="torch")
