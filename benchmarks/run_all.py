@@ -12,6 +12,7 @@ import time
 import common  # noqa: F401  (thread pins before NumPy)
 import numpy as np
 
+import audit_scaling
 import compare_wall_time
 import deep_chain_memory
 import many_points_gradient
@@ -40,7 +41,7 @@ def main():
     sections = [per_op_overhead.main(), rosenbrock_gradient.main([]), mlp_gradient.main(),
                 deep_chain_memory.main(["--ops", "100000" if args.quick else "1000000"]),
                 unused_features_cost.main(), compare_wall_time.main([]), richardson_accuracy.main(),
-                rosenbrock_methods.main([]), many_points_gradient.main([])]
+                rosenbrock_methods.main([]), many_points_gradient.main([]), audit_scaling.main([])]
     RESULTS.write_text(header + "\n".join(sections))
     print(f"written to {RESULTS}")
 

@@ -518,10 +518,12 @@ def _progress(cases: int):
     def bar():
         from rich.console import Console
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+        # refreshed on each update, not by a thread: --jobs forks worker processes
         with Progress(TextColumn("auditing"), BarColumn(), MofNCompleteColumn(), TextColumn("batches"),
-                      TimeElapsedColumn(), console=Console(stderr=True), transient=True) as progress:
+                      TimeElapsedColumn(), console=Console(stderr=True), transient=True,
+                      auto_refresh=False) as progress:
             task = progress.add_task("audit", total=cases)
-            yield lambda done, total: progress.update(task, completed=done, total=total)
+            yield lambda done, total: progress.update(task, completed=done, total=total, refresh=True)
     return bar()
 
 

@@ -40,10 +40,10 @@ def runner(jobs: int = 1, scheduler: str | None = None):
     else:
         import multiprocessing
         from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-        # forkserver: workers start from a clean process (no threads of ours to inherit),
-        # with the audit already imported
-        context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(["diffcompare.gradient_audit"])
+        # fork where there is one: workers start at once with everything imported (this
+        # process runs no threads of its own: the progress bar refreshes without one)
+        methods = multiprocessing.get_all_start_methods()
+        context = multiprocessing.get_context("fork" if "fork" in methods else None)
         with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
             yield lambda cases, settings, progress: _drive(
                 lambda *a: pool.submit(run_batch, *a),

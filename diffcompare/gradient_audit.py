@@ -362,9 +362,27 @@ def _gradcheck_differences(problem, task, flat, dtype, engine):
 
 
 def _special(problem, flat, engine) -> dict:
-    """Rows at kinks: row -> what the kink is."""
+    """Rows at kinks: row -> what the kink is. An elementwise expression is screened at
+    every row at once; only the rows on a kink are evaluated again, one by one, for the text."""
+    from .derivatives import vectorisable
+    rows = range(len(flat))
+    if vectorisable(problem) and len(flat) > 1:
+        hits = np.zeros(len(flat), dtype=bool)
+
+        def observe(row, args, result, column):
+            if row.kink is not None:
+                try:
+                    hits[:] |= np.broadcast_to(np.asarray(row.kink(*args), dtype=bool), hits.shape)
+                except (TypeError, ValueError):
+                    hits[:] = True          # cannot tell: look at every row
+        try:
+            quietly(problem.evaluate, "numpy", dict(zip(problem.variables, flat.T)), observe)
+            rows = np.flatnonzero(hits)
+        except Exception:
+            pass
     found = {}
-    for i, row in enumerate(flat):
+    for i in rows:
+        row = flat[i]
         moved = replace(problem, point=problem.split(row))
         for event in moved.events():
             if event.kind == "kink":
