@@ -48,3 +48,17 @@ def test_readme_wrong_backward_example_names_the_node():
     assert walk.first_wrong.name == "SwishBackward" and walk.exit_status == 1
     comment = re.search(r"# SwishBackward (.*)", README).group(1)
     assert comment == walk.first_wrong.detail
+
+
+def test_readme_audit_example_reports_as_documented():
+    blocks = re.findall(r"```python\n(.*?)```", README, re.S)
+    block = next(b for b in blocks if "diffcompare.audit(" in b)
+    namespace = {}
+    exec(compile(block.replace("print(", "shown = ("), "README.md", "exec"), namespace)
+    case = namespace["report"].cases[0]
+    documented = re.search(r"# (all agree at .*)", block).group(1).strip()
+    assert case.verdict == documented
+    # x·|x| has the derivative 2|x| everywhere but its kink at 0, where it is not judged
+    kinks = [p for p in case.points if p.verdict.startswith("non-differentiable")]
+    assert [p.point["x"] for p in kinks] == [0.0]
+    assert all(p.autograd[0] == 2 * abs(p.point["x"]) for p in case.points if p not in kinks)
