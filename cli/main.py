@@ -404,7 +404,7 @@ def run_compare(args) -> int:
 
 def _show(report, args, command) -> int:
     """Print ``report`` in args.format, or write it to args.output; its exit status."""
-    if args.output:
+    if getattr(args, "output", None):
         status = _write(args.output, report.render(args.format), command)
         if status:
             return status
@@ -499,12 +499,7 @@ def run_audit(args) -> int:
         if status:
             return status
         print(f"wrote {path} ({format})", file=sys.stderr)
-    if args.format == "text":
-        from rich.console import Console
-        report.print_report(Console(highlight=False, width=None if sys.stdout.isatty() else 130))
-    else:
-        sys.stdout.write(report.render(args.format))
-    return report.exit_status
+    return _show(report, args, "audit")
 
 
 def _progress(cases: int):

@@ -31,7 +31,8 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import asdict, dataclass, field, replace
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -221,16 +222,13 @@ class _Clock:
     def __init__(self):
         self.seconds = {}
 
+    @contextmanager
     def __call__(self, stage):
-        clock = self
-
-        class Timer:
-            def __enter__(self):
-                self.start = time.perf_counter()
-
-            def __exit__(self, *exc):
-                clock.seconds[stage] = clock.seconds.get(stage, 0.0) + time.perf_counter() - self.start
-        return Timer()
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.seconds[stage] = self.seconds.get(stage, 0.0) + time.perf_counter() - start
 
 
 def _audit_points(result, case, problem, reference_problem, task, flat, origins, engine, settings, clock):
@@ -676,6 +674,3 @@ def audit(fn, domain=None, points=None, check: str = "gradient", dtype: str = "f
     case = make_case(entry, label)
     return run_cases([case], random=random, seed=seed, engine=engine, adversarial=adversarial)
 
-
-def as_plain(report: AuditReport) -> dict:
-    return {"cases": [asdict(c) for c in report.cases], "settings": report.settings, "seconds": report.seconds}
