@@ -40,7 +40,9 @@ def time_limit(seconds: float | None):
         raise TimedOut(seconds)
 
     previous = signal.signal(signal.SIGALRM, on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    # the alarm repeats until the block ends: an exception raised while a gc callback or a
+    # __del__ runs is printed and dropped by Python, and a one-shot alarm would then be lost
+    signal.setitimer(signal.ITIMER_REAL, seconds, max(0.01, seconds / 4))
     try:
         yield
     finally:

@@ -81,3 +81,28 @@ def test_parse_ns():
 def test_bad_requests(family, template, message):
     with pytest.raises(InputError, match=message):
         diffcompare.swell(family, "1..2", template=template)
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")   # the dropped first alarm
+def test_a_time_out_swallowed_by_a_gc_callback_is_raised_again():
+    """Python drops an exception raised inside a gc callback; the budget's alarm repeats."""
+    import gc
+    import time
+
+    from diffcompare.budget import TimedOut, time_limit
+
+    def slow_callback(phase, info):
+        if phase == "start":
+            end = time.perf_counter() + 0.08
+            while time.perf_counter() < end:       # the first alarm fires in here and is lost
+                pass
+    gc.callbacks.append(slow_callback)
+    try:
+        with pytest.raises(TimedOut):
+            with time_limit(0.05):
+                gc.collect()
+                deadline = time.perf_counter() + 5
+                while time.perf_counter() < deadline:
+                    sum(range(100))
+    finally:
+        gc.callbacks.remove(slow_callback)
