@@ -285,9 +285,7 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("--symbolic-timeout", type=float, default=10.0, metavar="S",
                          help="seconds allowed to SymPy's derivative, and again to the reference "
                               "(default 10; 0 for no limit)")
-    compare.add_argument("--format", choices=("text", "json", "markdown", "latex"), default="text",
-                         help="report format (default text: a table in the terminal)")
-    compare.add_argument("--output", metavar="FILE", help="write the report to FILE instead of the terminal")
+    _report_arguments(compare, "report format (default text: a table in the terminal)")
 
     explain = commands.add_parser("explain", help="the backward pass step by step, node by node",
                                   description=EXPLAIN_DESCRIPTION, epilog=EXPLAIN_EPILOG,
@@ -295,10 +293,8 @@ def build_parser() -> argparse.ArgumentParser:
     _expression_arguments(explain)
     explain.add_argument("--check", action="store_true",
                          help="check every node's backward rule against a reference and name the first wrong one")
-    explain.add_argument("--format", choices=("text", "json", "markdown", "latex"), default="text",
-                         help="text: a tree and a table in the terminal; markdown/latex: the walk as a table "
-                              "for slides; json: every number")
-    explain.add_argument("--output", metavar="FILE", help="write to FILE instead of the terminal")
+    _report_arguments(explain, "text: a tree and a table in the terminal; markdown/latex: the walk as a table "
+                               "for slides; json: every number")
 
     graph = commands.add_parser("graph", help="the backward graph as Graphviz DOT, text, SVG or PNG",
                                 description=GRAPH_DESCRIPTION, epilog=GRAPH_EPILOG,
@@ -317,11 +313,7 @@ def build_parser() -> argparse.ArgumentParser:
     steps.add_argument("--var", metavar="NAME", help="the variable to differentiate by (needed when f has several)")
     steps.add_argument("--per-decade", type=int, default=1, metavar="K",
                        help="steps per decade of h (default 1: h = 1e-1, 1e-2, ..., 1e-20)")
-    steps.add_argument("--format", choices=("text", "json", "markdown", "latex"), default="text",
-                       help="text: tables and a character plot per precision")
-    steps.add_argument("--output", metavar="FILE", help="write the report to FILE instead of the terminal")
-    steps.add_argument("--plot", metavar="FILE.png", help='also draw the curves to a PNG (needs matplotlib: '
-                                                           'pip install "diffcompare[plot]")')
+    _report_arguments(steps, "text: tables and a character plot per precision", plot="the curves")
 
     swell = commands.add_parser("swell", help="expression swell: sizes and times of symbolic vs reverse mode as n grows",
                                 description=SWELL_DESCRIPTION, epilog=SWELL_EPILOG,
@@ -332,10 +324,7 @@ def build_parser() -> argparse.ArgumentParser:
     swell.add_argument("--template", metavar="EXPR", help="for the template family: the step, with y the previous iterate")
     swell.add_argument("--timeout", type=float, default=10.0, metavar="S",
                        help="seconds SymPy gets per n (default 10)")
-    swell.add_argument("--format", choices=("text", "json", "markdown", "latex"), default="text")
-    swell.add_argument("--output", metavar="FILE", help="write the report to FILE instead of the terminal")
-    swell.add_argument("--plot", metavar="FILE.png", help='also draw sizes and times to a PNG (needs matplotlib: '
-                                                           'pip install "diffcompare[plot]")')
+    _report_arguments(swell, "text: tables and a character plot", plot="sizes and times")
 
     audit = commands.add_parser("audit", help="audit gradients: cases from a TOML suite, many points, CI reports",
                                 description=AUDIT_DESCRIPTION, epilog=AUDIT_EPILOG,
@@ -361,6 +350,15 @@ def build_parser() -> argparse.ArgumentParser:
     commands.add_parser("functions", help="list the functions the expression language knows",
                         description=FUNCTIONS_DESCRIPTION)
     return parser
+
+
+def _report_arguments(command, format_help: str, plot: str | None = None):
+    """--format, --output and (for reports with a picture) --plot, as the report commands take them."""
+    command.add_argument("--format", choices=("text", "json", "markdown", "latex"), default="text", help=format_help)
+    command.add_argument("--output", metavar="FILE", help="write the report to FILE instead of the terminal")
+    if plot:
+        command.add_argument("--plot", metavar="FILE.png",
+                             help=f'also draw {plot} to a PNG (needs matplotlib: pip install "diffcompare[plot]")')
 
 
 def _expression_arguments(command):

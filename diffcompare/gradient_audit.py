@@ -216,6 +216,13 @@ def tolerance(case: Case) -> dict:
                       f"({atol_from})"}
 
 
+def autograd_bound(reference, rtol: float, atol: float) -> np.ndarray:
+    """The largest |autograd - exact| allowed per entry: rtol × (|entry| + largest entry
+    at the point) + atol (see :func:`tolerance`)."""
+    magnitude = np.abs(reference)
+    return rtol * (magnitude + magnitude.max()) + atol
+
+
 class _Clock:
     """Seconds per stage: the methods (autograd, fd, reference) against the machinery."""
 
@@ -410,7 +417,7 @@ def _classify(labels, autograd, fd, ref_high, ref_low, kink, failure, tol, dtype
         magnitude = np.abs(ref_high)
         ag_error = np.abs((autograd - ref_high) - ref_low)
         fd_error = np.abs((fd - ref_high) - ref_low)
-        ag_bound = tol["rtol"] * (magnitude + magnitude.max()) + tol["atol"]
+        ag_bound = autograd_bound(ref_high, tol["rtol"], tol["atol"])
         ag_bad = ~(ag_error <= ag_bound)
         fd_bad = ~(fd_error <= GRADCHECK_ATOL + GRADCHECK_RTOL * magnitude)
         # errors relative to the largest entry at the point (a near-zero entry's own relative
@@ -487,7 +494,7 @@ def _recheck_precision(result, problem, task, engine, dtype):
     if other == "float32":
         flat = flat.astype(np.float32).astype(np.float64)
     values, _ = _autograd(problem, task, flat, other, engine)
-    rtol64 = TOLERANCE_ULPS * EPS["float64"]
+    rtol64, atol64 = TOLERANCE_ULPS * EPS["float64"], TINY_NORMAL["float64"]
     for i, row in zip(suspects, values):
         p = result.points[i]
         ref = np.array([np.nan if r is None else r for r in p.reference])
@@ -496,8 +503,7 @@ def _recheck_precision(result, problem, task, engine, dtype):
             there = np.abs(row - ref).max()
             here = np.abs(mine - ref).max()
             if other == "float64":
-                rounding = bool(np.all(np.abs(row - ref) <= rtol64 * (np.abs(ref) + np.abs(ref).max())
-                                       + 4 * np.spacing(np.abs(ref))))
+                rounding = bool(np.all(np.abs(row - ref) <= autograd_bound(ref, rtol64, atol64)))
             else:
                 rounding = bool(there >= ROUNDING_RATIO * here)
         if rounding:

@@ -35,11 +35,6 @@ def _worst(case, method) -> str:
     return "inf" if error is None or not math.isfinite(error) else f"{error:.1e}"
 
 
-def _counts(case) -> str:
-    shown = [(n, v) for v, n in ((v, case.counts.get(v, 0)) for v in case.counts) if n]
-    return ", ".join(f"{v} {n}" for n, v in shown) if shown else "—"
-
-
 def print_report(report, console) -> None:
     from rich.markup import escape
     from rich.table import Table
