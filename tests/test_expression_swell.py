@@ -43,6 +43,7 @@ def test_rosenbrock_mlp_and_template_run():
         assert all(row.symbolic == "ok" and row.agreement < 1e-12 for row in r.rows), family
 
 
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")   # an alarm a gc callback drops
 def test_sympy_budget_stops_sympy_not_the_engine():
     # n = 14 takes SymPy seconds (a million-operation derivative): it cannot finish in 0.05 s
     r = diffcompare.swell("logistic", "14,15", timeout=0.05)
