@@ -23,7 +23,7 @@ METHODS = ("autograd", "fd", "reference")
 
 
 def cases(count):
-    from diffcompare.audit_suite import Case
+    from diffcompare.auditing.suite import Case
     return [Case(f"case {k}", expression=TEMPLATES[k % len(TEMPLATES)].format(a=1 + k // len(TEMPLATES)),
                  domain={"x": (-2.0, 2.0), "y": (-1.5, 1.5)}) for k in range(count)]
 
@@ -35,7 +35,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     from sympy.core.cache import clear_cache
 
-    from diffcompare.gradient_audit import run_cases
+    from diffcompare.auditing.audit import run_cases
     suite = cases(args.cases)
     run_cases(suite[:2], random=2, adversarial=False)               # imports and caches warmed alike
     timings, reports = {}, {}

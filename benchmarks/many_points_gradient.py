@@ -21,11 +21,11 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--points", type=int, default=1_000_000)
     args = parser.parse_args(argv)
-    from diffcompare.derivatives import autograd_entries, fd_entries, outputs, symbolic_entries
-    from diffcompare.kinds import make_task
-    from diffcompare.points import box_centre, random_points
-    from diffcompare.problem import make_problem
-    from diffcompare.symbolic import differentiate
+    from diffcompare.methods.entries import autograd_entries, fd_entries, outputs, symbolic_entries
+    from diffcompare.problem.tasks import make_task
+    from diffcompare.problem.points import box_centre, random_points
+    from diffcompare.problem.problem import make_problem
+    from diffcompare.methods.symbolic import differentiate
 
     box = {"x": (-2.0, 2.0), "y": (-1.0, 1.0), "z": (-3.0, 3.0)}
     problem = make_problem(TEXT, box_centre(box, {}))

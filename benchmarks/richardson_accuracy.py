@@ -16,8 +16,8 @@ import mpmath
 import numpy as np
 
 from common import table
-from diffcompare.finite_differences import finite_difference_gradient
-from diffcompare.problem import make_problem
+from diffcompare.methods.finite_differences import finite_difference_gradient
+from diffcompare.problem.problem import make_problem
 
 FUNCTIONS = [
     ("exp(x)/sqrt(sin(x)**3 + cos(x)**3)", 1.5),       # Squire & Trapp (1998)

@@ -29,11 +29,11 @@ def numpy_forward(x):
 
 
 def measure(n, budget, skip_symbolic):
-    from diffcompare.derivatives import autograd_entries, fd_entries, outputs, symbolic_entries
-    from diffcompare.kinds import make_task
-    from diffcompare.points import single
-    from diffcompare.problem import make_problem
-    from diffcompare.symbolic import differentiate
+    from diffcompare.methods.entries import autograd_entries, fd_entries, outputs, symbolic_entries
+    from diffcompare.problem.tasks import make_task
+    from diffcompare.problem.points import single
+    from diffcompare.problem.problem import make_problem
+    from diffcompare.methods.symbolic import differentiate
 
     x = np.random.default_rng(0).uniform(-1.5, 1.5, n)
     problem = make_problem(TEXT, {"x": x})

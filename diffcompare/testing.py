@@ -2,14 +2,15 @@
 given points against the exact reference and raises an ``AssertionError`` that names
 the wrong entry, every method's value and the tolerance.
 
->>> from diffcompare.functions import sin
+>>> from diffcompare.language.functions import sin
 >>> assert_gradients(lambda x, y: sin(x) * y, at={"x": 0.5, "y": 2.0})
 >>> assert_gradients("x * abs(x) + y", at=[{"x": 1.5, "y": 0.0}, {"x": -2.0, "y": 1.0}])
 """
 
 from __future__ import annotations
 
-from .gradient_audit import FAILING, audit, format_point
+from diffcompare.auditing.audit import audit
+from diffcompare.auditing.results import FAILING, format_point
 
 
 def assert_gradients(fn, at, check: str = "gradient", dtype: str = "float64", domain=None, random: int = 0,

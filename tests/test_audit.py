@@ -15,10 +15,11 @@ from xml.etree import ElementTree
 import numpy as np
 import pytest
 
-from diffcompare.audit_points import audit_points
-from diffcompare.audit_suite import Case, make_case, parse_suite, read_suite
-from diffcompare.gradient_audit import (AGREE, FD_UNRELIABLE, NONDIFF, WRONG, AuditReport, run_cases)
-from diffcompare.problem import InputError, make_problem
+from diffcompare.auditing.points import audit_points
+from diffcompare.auditing.suite import Case, make_case, parse_suite, read_suite
+from diffcompare.auditing.audit import run_cases
+from diffcompare.auditing.results import AGREE, FD_UNRELIABLE, NONDIFF, WRONG, AuditReport
+from diffcompare.problem.problem import InputError, make_problem
 from diffcompare.testing import assert_gradients
 
 EXAMPLES = pathlib.Path(__file__).resolve().parent.parent / "examples"
@@ -370,7 +371,7 @@ def _torch_code(x):
 
 
 def test_torch_engine_without_torch_is_a_clear_error(monkeypatch):
-    import diffcompare.torch_world as world
+    import diffcompare.language.torch_world as world
     monkeypatch.setattr(world, "available", lambda: False)
     with pytest.raises(InputError, match="--engine torch needs PyTorch"):
         run_cases(MANY[:1], random=1, engine="torch")

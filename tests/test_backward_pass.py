@@ -10,7 +10,7 @@ import pytest
 import diffcompare
 from diffcompare import autograd as ag
 from diffcompare.functions import exp, sigmoid, sin
-from diffcompare.problem import InputError
+from diffcompare.problem.problem import InputError
 
 
 def test_walk_of_sin_x_times_x():
@@ -169,7 +169,7 @@ def test_formats_carry_the_walk():
 
 
 def test_dot_and_plain_text_graph():
-    from diffcompare.render_explain import dot, plain_tree
+    from diffcompare.render.explain import dot, plain_tree
     e = diffcompare.explain("x*y + sin(x)", at={"x": 1.0, "y": 2.0})
     text = dot(e)
     assert text.startswith("digraph backward {") and text.rstrip().endswith("}")

@@ -11,8 +11,8 @@ import sympy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from diffcompare.expression import MAX_LENGTH, MAX_NESTING, MAX_NODES, ExpressionError, parse
-from diffcompare.function_table import KNOWN_NAMES
+from diffcompare.language.expression import MAX_LENGTH, MAX_NESTING, MAX_NODES, ExpressionError, parse
+from diffcompare.language.table import KNOWN_NAMES
 
 
 def value(text, **values):

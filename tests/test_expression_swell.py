@@ -6,8 +6,8 @@ import json
 import pytest
 
 import diffcompare
-from diffcompare.expression_swell import parse_ns
-from diffcompare.problem import InputError
+from diffcompare.lecture.swell import parse_ns
+from diffcompare.problem.problem import InputError
 
 
 def test_logistic_sizes_by_hand():
@@ -59,7 +59,7 @@ def test_formats_and_png(tmp_path):
     assert "the engine's graph ×" in r.render("text", width=200)
     assert r.render("markdown").count("\n| ") == 5
     pytest.importorskip("matplotlib")
-    from diffcompare.plots import swell_png
+    from diffcompare.render.plots import swell_png
     swell_png(r, tmp_path / "swell.png")
     assert (tmp_path / "swell.png").read_bytes()[:4] == b"\x89PNG"
 
@@ -90,7 +90,7 @@ def test_a_time_out_swallowed_by_a_gc_callback_is_raised_again():
     import gc
     import time
 
-    from diffcompare.budget import TimedOut, time_limit
+    from diffcompare.methods.budget import TimedOut, time_limit
 
     def slow_callback(phase, info):
         if phase == "start":

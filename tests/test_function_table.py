@@ -9,8 +9,8 @@ import pytest
 import sympy
 
 from diffcompare import autograd as ag
-from diffcompare.expression import parse
-from diffcompare.function_table import CALLABLE, CONSTANTS, KNOWN_NAMES, ROWS
+from diffcompare.language.expression import parse
+from diffcompare.language.table import CALLABLE, CONSTANTS, KNOWN_NAMES, ROWS
 
 REQUIRED = ("sin cos tan asin acos atan atan2 sinh cosh tanh asinh acosh atanh exp expm1 log log1p log2 log10 "
             "sqrt cbrt abs sign sigmoid softplus relu erf hypot min max pow").split()

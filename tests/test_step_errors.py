@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import diffcompare
-from diffcompare.problem import InputError
+from diffcompare.problem.problem import InputError
 
 SQUIRE_TRAPP = "exp(x)/sqrt(sin(x)**3 + cos(x)**3)"
 
@@ -83,7 +83,7 @@ def test_formats(sweep):
 
 def test_png_is_written_when_matplotlib_is_installed(sweep, tmp_path):
     pytest.importorskip("matplotlib")
-    from diffcompare.plots import steps_png
+    from diffcompare.render.plots import steps_png
     path = tmp_path / "steps.png"
     steps_png(sweep, path)
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -91,7 +91,7 @@ def test_png_is_written_when_matplotlib_is_installed(sweep, tmp_path):
 
 def test_png_without_matplotlib_is_a_clear_error(sweep, tmp_path, monkeypatch):
     import sys
-    from diffcompare.plots import PlotUnavailable, steps_png
+    from diffcompare.render.plots import PlotUnavailable, steps_png
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     with pytest.raises(PlotUnavailable, match=r'pip install "diffcompare\[plot\]"'):
         steps_png(sweep, tmp_path / "x.png")

@@ -10,8 +10,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import diffcompare
-from diffcompare.function_table import CALLABLE
-from diffcompare.problem import InputError
+from diffcompare.language.table import CALLABLE
+from diffcompare.problem.problem import InputError
 
 SMOOTH = sorted(name for name, row in CALLABLE.items()
                 if row.arity == 1 and row.kink is None and not row.structural and row.domain == "all reals")

@@ -1,0 +1,104 @@
+"""Gradient audits: is autograd's gradient right, at every point that matters?
+
+A gradient checker (PyTorch's gradcheck, JAX's check_grads, SciPy's check_grad)
+compares autograd with finite differences only: when the two disagree nobody knows
+which one is wrong, and float32 or a kink raise false alarms. An audit measures both
+against the exact reference (SymPy's derivative evaluated by mpmath at the exact point)
+and so can say, point by point, which method is wrong and why:
+
+- **autograd vs the reference** — the verdict on the gradient, against a tolerance
+  derived from the dtype's ε and the size of the entries (or the case's own);
+- **FD vs the reference** — whether the finite differences were trustworthy there
+  (gradcheck's own central differences, h = 1e-6 in the case's dtype, held to
+  gradcheck's own tolerance); if not, why: float32 rounding, cancellation, a kink
+  inside the stencil, or truncation;
+- **autograd vs FD** — what a plain gradcheck would have said.
+
+A wrong gradient names the node whose backward rule is wrong (the check of
+:func:`diffcompare.lecture.explain.explain`). Cases run in parallel processes
+(``jobs``) or on a Dask cluster (``scheduler``), in batches of points whose results do
+not depend on how they were scheduled.
+
+>>> from diffcompare.auditing.suite import Case
+>>> report = run_cases([Case("smooth", expression="sin(x) * exp(y)", domain={"x": (-2, 2), "y": (-1, 1)})],
+...                    random=5)
+>>> case = report.cases[0]
+>>> case.status, case.counts["all agree"] == len(case.points), report.exit_status
+('pass', True, 0)
+"""
+
+from __future__ import annotations
+
+import time
+
+from diffcompare.auditing.batch import SYMBOLIC_TIMEOUT, merge
+from diffcompare.auditing.results import AuditReport
+from diffcompare.auditing.runners import runner
+from diffcompare.auditing.suite import make_case
+from diffcompare.language import torch_world
+from diffcompare.problem.problem import InputError
+
+# torch.autograd.gradcheck's defaults: the plain check an audit reports beside its own
+
+
+def run_cases(cases: list, random: int | None = None, seed: int = 0, engine: str = "diffcompare", jobs: int = 1,
+              scheduler: str | None = None, adversarial: bool = True, symbolic_timeout: float = SYMBOLIC_TIMEOUT,
+              progress=None) -> AuditReport:
+    """Audit ``cases`` (:class:`~diffcompare.auditing.suite.Case`) and return the report.
+
+    ``random``: random points per case (None: each case's own, else 10); ``seed``: their
+    seed; ``engine``: "diffcompare" or "torch"; ``jobs``: processes on this machine;
+    ``scheduler``: the address of a Dask scheduler instead; ``progress(done, total)``
+    is called as batches finish.
+    """
+    if engine not in ("diffcompare", "torch"):
+        raise InputError(f"unknown engine {engine!r}; choose diffcompare or torch")
+    if engine == "torch":
+        if not torch_world.available():
+            raise InputError("--engine torch needs PyTorch: pip install 'diffcompare[torch]' (torch==2.13.0)")
+    if not isinstance(seed, int) or isinstance(seed, bool):
+        raise InputError(f"the seed must be an integer, not {seed!r}")
+    if random is not None and (not isinstance(random, int) or isinstance(random, bool) or not 0 <= random <= 1_000_000):
+        raise InputError(f"--points must be an integer from 0 to 1,000,000, not {random!r}")
+    settings = {"random": random, "seed": seed, "engine": engine, "adversarial": adversarial,
+                "symbolic_timeout": symbolic_timeout}
+    start = time.perf_counter()
+    with runner(jobs, scheduler) as run:
+        batches = run(cases, settings, progress)
+    by_case = {}
+    for batch in batches:
+        by_case.setdefault(batch.index, []).append(batch)
+    results = [merge(by_case[i]) for i in range(len(cases))]
+    shown = {k: v for k, v in settings.items() if k != "symbolic_timeout"}
+    where = f"Dask scheduler {scheduler}" if scheduler else f"{jobs} process{'es' * (jobs != 1)}"
+    return AuditReport(results, shown, {"wall": time.perf_counter() - start, "where": where})
+
+
+def audit(fn, domain=None, points=None, check: str = "gradient", dtype: str = "float64", random: int = 0,
+          seed: int = 0, adversarial: bool = True, tolerance: dict | None = None, reference: str | None = None,
+          engine: str = "diffcompare", name: str | None = None) -> AuditReport:
+    """Audit the gradient (or Jacobian, Hessian) of ``fn`` — expression text, a Python
+    callable written with :mod:`diffcompare.language.functions`, an ``ag.Function`` subclass or
+    "module:function" — over ``domain`` ({"x": (-2, 2)}) and at ``points`` (a mapping or a
+    list of mappings). Returns the same :class:`AuditReport` as ``diffcompare audit``.
+
+    >>> report = audit("x * abs(x)", domain={"x": (-1, 1)}, points=[{"x": 0.5}])
+    >>> report.cases[0].status, report.cases[0].counts["non-differentiable point: disagreement expected"]
+    ('pass', 1)
+    """
+    entry = {"check": check, "dtype": dtype}
+    if isinstance(fn, str) and ":" not in fn:
+        entry["expression"] = fn
+    else:
+        entry["function"] = fn
+    if domain is not None:
+        entry["domain"] = {k: list(v) for k, v in domain.items()}
+    if points is not None:
+        entry["at"] = [points] if isinstance(points, dict) else list(points)
+    if tolerance:
+        entry["tolerance"] = dict(tolerance)
+    if reference is not None:
+        entry["reference"] = reference
+    label = name or (fn if isinstance(fn, str) else getattr(fn, "__name__", "f"))
+    case = make_case(entry, label)
+    return run_cases([case], random=random, seed=seed, engine=engine, adversarial=adversarial)

@@ -1,0 +1,168 @@
+"""One unit of an audit's work: a batch of a case's points, run through autograd, gradcheck's
+finite differences and the exact reference, each point classified; and the merging of a
+case's batches."""
+
+from __future__ import annotations
+
+import math
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+
+from diffcompare.auditing.classify import classify
+from diffcompare.auditing.diagnose import wrong_node
+from diffcompare.auditing.evaluate import autograd_values, gradcheck_differences, plain, special_points
+from diffcompare.auditing.points import audit_points
+from diffcompare.auditing.precision import recheck_precision
+from diffcompare.auditing.results import WRONG, CaseResult, PointResult
+from diffcompare.auditing.suite import Case, resolve
+from diffcompare.auditing.summary import summarise
+from diffcompare.auditing.tolerance import tolerance
+from diffcompare.autograd.quiet import quietly
+from diffcompare.judge.reference import entries_reference
+from diffcompare.language.expression import parse
+from diffcompare.methods.symbolic import differentiate
+from diffcompare.methods.torch_autograd import output_shape
+from diffcompare.problem.problem import InputError, make_problem
+from diffcompare.problem.tasks import make_task
+
+BATCH = 256                     # points per unit of work (fixed, so schedules cannot change results)
+
+
+DEFAULT_RANDOM = 10
+
+
+SYMBOLIC_TIMEOUT = 10.0
+
+
+REFERENCE_DIGITS = 20
+
+
+@dataclass
+class Batch:
+    """What one unit of work returns: a case's points from ``start`` on, and how many
+    points the case has in all."""
+    index: int
+    start: int
+    total: int
+    case: CaseResult
+
+
+def run_batch(index: int, case: Case, start: int, settings: dict) -> Batch:
+    """The audit of points ``start`` .. ``start + BATCH`` of ``case`` (its first call
+    also tells how many points there are)."""
+    return quietly(_run_batch, index, case, start, settings)
+
+
+def _run_batch(index, case, start, settings):
+    clock = _Clock()
+    engine = settings.get("engine", "diffcompare")
+    result = CaseResult(case.name, case.source, case.check, case.dtype, engine, "pass", "")
+    if case.error:
+        return Batch(index, start, 0, _bad(result, case.error))
+    try:
+        f, variables = resolve(case)
+        nominal = {**{n: (lo + hi) / 2 for n, (lo, hi) in case.domain.items()}, **(case.at[0] if case.at else {})}
+        problem = make_problem(f, {v: nominal[v] for v in variables}, label=case.source)
+        shape = None
+        if engine == "torch":
+            shape = output_shape(problem)
+        task = make_task(problem, case.check, shape=shape)
+        reference_problem = problem
+        if case.reference is not None:      # f's variables in f's order, whatever order the formula names them
+            reference_problem = replace(problem, function=parse(case.reference), label=case.reference)
+    except InputError as error:
+        return Batch(index, start, 0, _bad(result, str(error)))
+    result.variables, result.entries = list(variables), task.entry_labels()
+    random = settings.get("random")
+    random = random if random is not None else (case.random if case.random is not None else DEFAULT_RANDOM)
+    with clock("points"):
+        # kinks are looked for in the reference formula when there is one (f may be torch code)
+        points = audit_points(reference_problem, case.domain, case.at, random, settings.get("seed", 0), case.dtype,
+                              settings.get("adversarial", True))
+    flat = points.flat[start:start + BATCH]
+    origins = points.origins[start:start + BATCH]
+    result.tolerance = tolerance(case)
+    if len(flat):
+        _audit_points(result, case, problem, reference_problem, task, flat, origins, engine, settings, clock)
+    result.seconds = clock.seconds
+    return Batch(index, start, len(points), result)
+
+
+def _bad(result: CaseResult, why: str) -> CaseResult:
+    result.status, result.error, result.verdict = "error", why, f"bad input: {why.splitlines()[0]}"
+    return result
+
+
+class _Clock:
+    """Seconds per stage: the methods (autograd, fd, reference) against the machinery."""
+
+    def __init__(self):
+        self.seconds = {}
+
+    @contextmanager
+    def __call__(self, stage):
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.seconds[stage] = self.seconds.get(stage, 0.0) + time.perf_counter() - start
+
+
+def _audit_points(result, case, problem, reference_problem, task, flat, origins, engine, settings, clock):
+    dtype = case.dtype
+    with clock("autograd"):
+        autograd, autograd_errors = autograd_values(problem, task, flat, dtype, engine)
+    with clock("fd"):
+        fd, f_size = gradcheck_differences(problem, task, flat, dtype, engine)
+    with clock("reference"):
+        derivative = differentiate(reference_problem, settings.get("symbolic_timeout", SYMBOLIC_TIMEOUT), task)
+        reference = entries_reference(derivative, flat, REFERENCE_DIGITS, settings.get("symbolic_timeout",
+                                                                                       SYMBOLIC_TIMEOUT), len(flat))
+    if not reference.available:
+        result.notes.append(reference.reason)
+    with clock("classify"):
+        special = special_points(problem, flat, engine)
+        tol = result.tolerance
+        for i, row in enumerate(flat):
+            point = dict(zip(problem.variables, map(float, row)))
+            ref_high = reference.high[i] if reference.available else None
+            ref_low = reference.low[i] if reference.available else None
+            verdict, reason, gc, errors = classify(
+                task.entry_labels(), autograd[i], fd[i], ref_high, ref_low, special.get(i), autograd_errors.get(i),
+                tol, dtype, f_size[i], problem, point)
+            result.points.append(PointResult(origins[i], point, verdict, reason, gc, plain(autograd[i]),
+                                             plain(fd[i]), None if ref_high is None else plain(ref_high),
+                                             *errors))
+    with clock("autograd"):
+        recheck_precision(result, problem, task, engine, dtype)
+    failing = [p for p in result.points if p.verdict == WRONG]
+    if failing and engine == "diffcompare" and task.kind != "hessian":
+        with clock("diagnosis"):
+            # the largest finite error: an infinite one (1/0 in a backward) is a poor place to replay
+            finite = [p for p in failing if p.autograd_error is not None and math.isfinite(p.autograd_error)]
+            worst = max(finite or failing, key=lambda p: p.autograd_error if p.autograd_error is not None else 0.0)
+            result.wrong_node = wrong_node(problem, task, worst)
+
+
+def merge(batches: list) -> CaseResult:
+    """One case's result from its batches (in order of their first point)."""
+    batches = sorted(batches, key=lambda b: b.start)
+    first = batches[0].case
+    if first.status == "error":
+        return first
+    case = replace(first, points=[p for b in batches for p in b.case.points],
+                   notes=list(dict.fromkeys(n for b in batches for n in b.case.notes)))
+    seconds = {}
+    for b in batches:
+        for stage, s in b.case.seconds.items():
+            seconds[stage] = seconds.get(stage, 0.0) + s
+    case.seconds = seconds
+    nodes = [(b.case.points, b.case.wrong_node) for b in batches if b.case.wrong_node]
+    if nodes:
+        # the node named at the batch holding the worst wrong point
+        def worst_error(points):
+            return max((p.autograd_error or 0.0) for p in points if p.verdict == WRONG)
+        case.wrong_node = max(nodes, key=lambda pair: worst_error(pair[0]))[1]
+    summarise(case)
+    return case

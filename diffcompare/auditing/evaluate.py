@@ -1,0 +1,132 @@
+"""The methods an audit runs at a batch of points, in the case's dtype and engine: autograd,
+f itself, gradcheck's central differences (eps 1e-6, divided as PyTorch divides it), and
+the kinks near each point."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from diffcompare.auditing.tolerance import GRADCHECK_EPS
+from diffcompare.autograd.quiet import quietly
+from diffcompare.language.torch_world import load
+from diffcompare.language.worlds import FLOAT32, NUMPY, TORCH
+from diffcompare.methods.entries import outputs, run_autograd, vectorisable
+from diffcompare.methods.torch_autograd import torch_autograd
+
+
+def plain(values):
+    return [None if v is None or not np.isfinite(v) else float(v) for v in np.ravel(values)]
+
+
+def autograd_values(problem, task, flat, dtype, engine):
+    """(values (points, entries), {row: why autograd failed there})."""
+    if engine == "torch":
+
+        def one(row):
+            return torch_autograd(problem, task, row[None, :], dtype).reshape(1, -1)
+    else:
+        def one(row):
+            return run_autograd(problem, task, row[None, :], False, dtype).reshape(1, -1)
+    if engine != "torch" and vectorisable(problem) and len(flat) > 1:
+        try:
+            return run_autograd(problem, task, flat, True, dtype).reshape(len(flat), -1).astype(np.float64), {}
+        except Exception:
+            pass                    # some point raises: find out which, one at a time
+    values, failures = np.full((len(flat), task.size), np.nan), {}
+    for i, row in enumerate(flat):
+        try:
+            values[i] = one(row)
+        except Exception as error:   # a user's backward may raise anything
+            failures[i] = f"autograd raised {type(error).__name__}: {first_line(error)}"
+    return values, failures
+
+
+def first_line(error):
+    lines = str(error).strip().splitlines()
+    return lines[0] if lines else ""
+
+
+def f_values(problem, task, flat, dtype, engine):
+    """f at the rows of ``flat`` computed in ``dtype``: (points, m), nan where f raises."""
+    if engine == "torch":
+        torch = load()
+        out = np.full((len(flat), task.m), np.nan)
+        with torch.no_grad():
+            for i, row in enumerate(flat):
+                values = {n: torch.tensor(np.asarray(v, dtype=dtype)) for n, v in problem.split(row).items()}
+                try:
+                    y = problem.evaluate(TORCH, values)
+                    out[i] = np.ravel(y.double().numpy() if isinstance(y, torch.Tensor) else float(y))
+                except Exception:
+                    pass
+        return out
+    world = NUMPY if dtype == "float64" else FLOAT32
+    moved = flat.astype(dtype)
+    try:
+        return outputs(problem, task, moved, world).astype(np.float64)
+    except Exception:
+        out = np.full((len(flat), task.m), np.nan)
+        for i in range(len(flat)):
+            try:
+                out[i] = outputs(problem, task, moved[i:i + 1], world)[0]
+            except Exception:
+                pass
+        return out
+
+
+def gradcheck_differences(problem, task, flat, dtype, engine):
+    """gradcheck's numerical entries: (f(x + eps e_j) - f(x - eps e_j)) / 2 eps with
+    x ± eps rounded to ``dtype`` as PyTorch does (for a Hessian, differences of autograd's
+    gradient, as gradgradcheck). Also the size of f the differences saw, per point."""
+    typed = flat.astype(dtype)
+    eps = np.asarray(GRADCHECK_EPS, dtype=dtype)
+    columns, sizes = [], np.zeros(len(flat))
+    for j in range(flat.shape[1]):
+        plus, minus = typed.copy(), typed.copy()
+        plus[:, j] = typed[:, j] + eps
+        minus[:, j] = typed[:, j] - eps
+        if task.kind == "hessian":
+            gradient_task = replace(task, kind="gradient")
+            high = autograd_values(problem, gradient_task, plus.astype(np.float64), dtype, engine)[0]
+            low = autograd_values(problem, gradient_task, minus.astype(np.float64), dtype, engine)[0]
+        else:
+            high = f_values(problem, task, plus.astype(np.float64), dtype, engine)
+            low = f_values(problem, task, minus.astype(np.float64), dtype, engine)
+            sizes = np.fmax(sizes, np.nanmax(np.abs(np.concatenate([high, low], axis=1)), axis=1))
+        columns.append((high - low) / (2 * GRADCHECK_EPS))
+    entries = np.stack(columns, axis=-1)                    # (points, m, n): the Jacobian's columns
+    if task.kind == "hessian":
+        entries = np.swapaxes(entries, 1, 2)                 # column j of H is d(grad)/dx_j
+    return entries.reshape(len(flat), -1), sizes
+
+
+def special_points(problem, flat, engine) -> dict:
+    """Rows at kinks: row -> what the kink is. An elementwise expression is screened at
+    every row at once; only the rows on a kink are evaluated again, one by one, for the text."""
+    rows = range(len(flat))
+    if vectorisable(problem) and len(flat) > 1:
+        hits = np.zeros(len(flat), dtype=bool)
+
+        def observe(row, args, result, column):
+            if row.kink is not None:
+                try:
+                    hits[:] |= np.broadcast_to(np.asarray(row.kink(*args), dtype=bool), hits.shape)
+                except (TypeError, ValueError):
+                    hits[:] = True          # cannot tell: look at every row
+        try:
+            quietly(problem.evaluate, NUMPY, dict(zip(problem.variables, flat.T)), observe)
+            rows = np.flatnonzero(hits)
+        except Exception:
+            pass
+    found = {}
+    for i in rows:
+        row = flat[i]
+        moved = replace(problem, point=problem.split(row))
+        for event in moved.events():
+            if event.kind == "kink":
+                args = ", ".join(f"{a:.6g}" for a in event.arguments)
+                found[i] = f"{event.function}({args}): {event.text}"
+                break
+    return found

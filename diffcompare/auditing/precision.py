@@ -1,0 +1,51 @@
+"""The precision re-run: an error over the tolerance is rounding when the same rules make
+it about 1/ε(float32)/ε(float64) times larger in the other precision; a wrong rule errs
+alike in both."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from diffcompare.auditing.evaluate import autograd_values
+from diffcompare.auditing.results import ROUNDING_LOSS, WRONG
+from diffcompare.auditing.tolerance import EPS, TINY_NORMAL, TOLERANCE_ULPS, autograd_bound
+
+# float32 error / float64 error beyond which an error is rounding: ε(float32)/ε(float64) is 5.4e8,
+# and a rule wrong by δ relative has a ratio of about 1 + 1.2e-7/δ (so only δ < 1e-10 passes as rounding)
+ROUNDING_RATIO = 1e3
+
+
+def recheck_precision(result, problem, task, engine, dtype):
+    """Points where autograd misses its tolerance: is a rule wrong, or did rounding lose
+    the digits? The same rules in the other precision decide. A wrong rule errs the same
+    in both; rounding error scales with ε. A float32 case is re-run in float64 (right
+    there: rounding); a float64 case in float32 (an error over 1000 times larger there:
+    rounding, as ε(float32)/ε(float64) = 5.4e8)."""
+    suspects = [i for i, p in enumerate(result.points)
+                if p.verdict == WRONG and p.autograd_error is not None and math.isfinite(p.autograd_error)]
+    if not suspects:
+        return
+    other = "float64" if dtype == "float32" else "float32"
+    flat = np.array([[result.points[i].point[n] for n in problem.variables] for i in suspects])
+    if other == "float32":
+        flat = flat.astype(np.float32).astype(np.float64)
+    values, _ = autograd_values(problem, task, flat, other, engine)
+    rtol64, atol64 = TOLERANCE_ULPS * EPS["float64"], TINY_NORMAL["float64"]
+    for i, row in zip(suspects, values):
+        p = result.points[i]
+        ref = np.array([np.nan if r is None else r for r in p.reference])
+        mine = np.array([np.nan if a is None else a for a in p.autograd])
+        with np.errstate(invalid="ignore"):
+            there = np.abs(row - ref).max()
+            here = np.abs(mine - ref).max()
+            if other == "float64":
+                rounding = bool(np.all(np.abs(row - ref) <= autograd_bound(ref, rtol64, atol64)))
+            else:
+                rounding = bool(there >= ROUNDING_RATIO * here)
+        if rounding:
+            p.verdict = ROUNDING_LOSS
+            p.reason = (f"{p.reason.split(';')[0]}; in {other} the same rules err {there:.2g} against {here:.2g} "
+                        f"here: the error scales with ε, so it is rounding (a cancellation in the formula), "
+                        f"not a wrong rule")

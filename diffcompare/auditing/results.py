@@ -1,0 +1,129 @@
+"""The audit's results as data: the verdict of a point, a case's result, the report of every
+case, and their plain (JSON) form read back."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from diffcompare.judge.report import Report
+
+AGREE = "all agree"
+
+
+WRONG = "autograd is wrong"
+
+
+FD_UNRELIABLE = "FD is unreliable here"
+
+
+NONDIFF = "non-differentiable point: disagreement expected"
+
+
+UNDEFINED = "undefined here"
+
+
+ROUNDING_LOSS = "autograd loses accuracy to rounding"
+
+
+UNVERIFIED = "autograd and FD agree (no exact reference)"
+
+
+DISAGREE = "autograd and FD disagree (no exact reference)"
+
+
+VERDICTS = (AGREE, WRONG, FD_UNRELIABLE, NONDIFF, UNDEFINED, ROUNDING_LOSS, UNVERIFIED, DISAGREE)
+
+
+FAILING = (WRONG, DISAGREE)
+
+
+@dataclass
+class PointResult:
+    """One point of one case: each method's entries, the verdict and why."""
+    origin: str
+    point: dict
+    verdict: str
+    reason: str
+    gradcheck: str                  # what a plain gradcheck would have said: "pass", "fail", "—"
+    autograd: list
+    fd: list
+    reference: list                 # nearest binary64 of the exact entries (None where undefined)
+    autograd_error: float | None = None     # largest |autograd - exact| / |exact| over the entries
+    fd_error: float | None = None
+
+
+@dataclass
+class CaseResult:
+    name: str
+    source: str
+    check: str
+    dtype: str
+    engine: str
+    status: str                     # "pass", "fail" or "error" (bad input)
+    verdict: str
+    error: str = ""
+    variables: list = field(default_factory=list)
+    entries: list = field(default_factory=list)
+    tolerance: dict = field(default_factory=dict)
+    points: list = field(default_factory=list)
+    counts: dict = field(default_factory=dict)
+    gradcheck: dict = field(default_factory=dict)   # false alarms / misses of the plain check
+    worst: dict = field(default_factory=dict)       # method -> the worst point and entry
+    wrong_node: str = ""
+    notes: list = field(default_factory=list)
+    seconds: dict = field(default_factory=dict)     # where the time went (not part of the result)
+
+
+@dataclass
+class AuditReport(Report):
+    """Every case's result; ``exit_status`` 0 when all pass, 1 when a gradient is wrong,
+    2 when a case could not be run (bad input)."""
+    cases: list
+    settings: dict = field(default_factory=dict)
+    seconds: dict = field(default_factory=dict)
+
+    @property
+    def methods(self):
+        return []
+
+    @property
+    def exit_status(self) -> int:
+        statuses = {c.status for c in self.cases}
+        return 2 if "error" in statuses else (1 if "fail" in statuses else 0)
+
+    def case(self, name: str) -> CaseResult:
+        for c in self.cases:
+            if c.name == name:
+                return c
+        raise KeyError(name)
+
+    def verdicts(self) -> str:
+        """One line per case: name, status and verdict; then the exit status."""
+        lines = [f"{c.name}: {c.status} — {c.verdict}" for c in self.cases]
+        return "\n".join(lines + [f"exit status {self.exit_status}"])
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "AuditReport":
+        """The report back from its JSON form (:meth:`to_dict`)."""
+        cases = []
+        for c in data["cases"]:
+            c = dict(c)
+            c["points"] = [PointResult(**{k: from_plain(v) for k, v in p.items()}) for p in c["points"]]
+            cases.append(CaseResult(**{k: (from_plain(v) if k != "points" else v) for k, v in c.items()}))
+        return cls(cases, data.get("settings", {}), data.get("seconds", {}))
+
+
+def format_point(point: dict) -> str:
+    """``x=-0.5, y=2``: the point as a user would type it (shortest round-trip digits)."""
+    return ", ".join(f"{n}={v!r}" for n, v in point.items())
+
+
+def from_plain(value):
+    """The inverse of the JSON encoding of non-finite floats ("nan", "inf", "-inf")."""
+    if isinstance(value, dict):
+        return {k: from_plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [from_plain(v) for v in value]
+    if value in ("nan", "inf", "-inf"):
+        return float(value)
+    return value

@@ -1,0 +1,88 @@
+"""Where an audit's units of work run: here, one after another (``jobs=1``); in
+``jobs`` processes on this machine; or on a Dask distributed cluster (``scheduler``,
+the optional extra ``dask[distributed]``). A unit is one batch of one case's points;
+the first batch of a case tells how many points it has, and the others follow. The
+results do not depend on where or in which order units ran.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+from diffcompare.auditing.batch import BATCH, run_batch
+from diffcompare.problem.problem import InputError
+
+MAX_JOBS = 256
+
+
+class _Done:
+    """A finished unit, for the serial runner (the interface of a future)."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def result(self):
+        return self.value
+
+
+@contextmanager
+def runner(jobs: int = 1, scheduler: str | None = None):
+    """A function ``run(cases, settings, progress) -> [Batch]`` using the chosen workers."""
+    if not isinstance(jobs, int) or isinstance(jobs, bool) or not 1 <= jobs <= MAX_JOBS:
+        raise InputError(f"--jobs must be an integer from 1 to {MAX_JOBS}, not {jobs!r}")
+    if scheduler is not None:
+        with _dask(scheduler) as run:
+            yield run
+    elif jobs == 1:
+        yield lambda cases, settings, progress: _drive(lambda *a: _Done(run_batch(*a)),
+                                                       lambda pending: (set(pending), set()),
+                                                       cases, settings, progress)
+    else:
+        import multiprocessing
+        from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+        # fork where there is one: workers start at once with everything imported (this
+        # process runs no threads of its own: the progress bar refreshes without one)
+        methods = multiprocessing.get_all_start_methods()
+        context = multiprocessing.get_context("fork" if "fork" in methods else None)
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+            yield lambda cases, settings, progress: _drive(
+                lambda *a: pool.submit(run_batch, *a),
+                lambda pending: wait(pending, return_when=FIRST_COMPLETED), cases, settings, progress)
+
+
+@contextmanager
+def _dask(address: str):
+    try:
+        from distributed import Client, wait
+    except ImportError:
+        raise InputError("--scheduler needs Dask: pip install 'diffcompare[dask]' (dask[distributed])") from None
+    try:
+        client = Client(address, timeout="10s")
+    except (OSError, TimeoutError, ValueError) as error:
+        raise InputError(f"cannot reach the Dask scheduler at {address!r}: {error}") from None
+    try:
+        yield lambda cases, settings, progress: _drive(
+            lambda *a: client.submit(run_batch, *a, pure=False),
+            lambda pending: wait(list(pending), return_when="FIRST_COMPLETED"), cases, settings, progress)
+    finally:
+        client.close()
+
+
+def _drive(submit, wait, cases, settings, progress):
+    """Submit every case's first batch, then the rest of each case's batches as its first
+    reports the number of points; collect every batch."""
+    pending = {submit(i, case, 0, settings) for i, case in enumerate(cases)}
+    total, results = len(pending), []
+    while pending:
+        done, not_done = wait(pending)
+        pending = set(not_done)
+        for future in done:
+            batch = future.result()
+            results.append(batch)
+            if batch.start == 0:
+                for start in range(BATCH, batch.total, BATCH):
+                    pending.add(submit(batch.index, cases[batch.index], start, settings))
+                    total += 1
+            if progress is not None:
+                progress(len(results), total)
+    return results

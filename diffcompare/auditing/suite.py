@@ -1,0 +1,321 @@
+"""Audit suites: the cases a gradient audit checks, read from TOML.
+
+A case is an expression (text) or a Python function ``module:function`` — written with
+:mod:`diffcompare.language.functions`, or an ``ag.Function`` subclass with its own backward —
+with a domain per variable (a box ``[low, high]``) and/or explicit points, what to
+check (gradient, jacobian, hessian), the dtype (float64, float32) and optional
+tolerances. A bad case is kept with the reason (``Case.error``): the other cases still run.
+
+>>> suite = parse_suite('''
+... [[case]]
+... name = "rosenbrock"
+... expression = "100*(y - x**2)**2 + (1 - x)**2"
+... domain = { x = [-2, 2], y = [-1, 3] }
+... at = [{ x = 1, y = 1 }]
+...
+... [[case]]
+... name = "typo"
+... expression = "sinn(x)"
+... domain = { x = [0, 1] }
+... ''')
+>>> [(c.name, c.check, c.dtype, c.domain) for c in suite.cases][0]
+('rosenbrock', 'gradient', 'float64', {'x': (-2.0, 2.0), 'y': (-1.0, 3.0)})
+>>> suite.cases[1].error
+"in expression: unknown function 'sinn' — did you mean 'sin'? (column 1)\\n  sinn(x)\\n  ^"
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import os
+import sys
+from dataclasses import dataclass, field
+
+from diffcompare.autograd.function import Function
+from diffcompare.language.expression import ExpressionError, nearest, parse
+from diffcompare.problem.problem import InputError, parse_number
+
+CHECKS = ("gradient", "jacobian", "hessian")
+DTYPES = ("float64", "float32")
+CASE_KEYS = ("name", "expression", "function", "reference", "domain", "at", "check", "dtype", "tolerance",
+             "random")
+TOLERANCE_KEYS = ("rtol", "atol")
+SUITE_KEYS = ("case", "defaults")
+DEFAULT_KEYS = ("check", "dtype", "tolerance", "random")
+MAX_EXPLICIT_POINTS = 100_000
+
+
+@dataclass
+class Case:
+    """One function to audit, and how. ``function`` is "module:function" (imported from
+    ``search_path`` first) or, from Python, the callable itself."""
+    name: str
+    expression: str | None = None
+    function: object = None
+    domain: dict = field(default_factory=dict)      # variable -> (low, high)
+    at: list = field(default_factory=list)          # explicit points: [{variable: value}]
+    check: str = "gradient"
+    dtype: str = "float64"
+    tolerance: dict = field(default_factory=dict)   # rtol / atol of autograd against the reference
+    reference: str | None = None                    # the exact formula, when f cannot be traced
+    random: int | None = None                       # random points in the domain (--points overrides)
+    error: str = ""                                 # why the case cannot run (bad input)
+    search_path: str | None = None
+
+    @property
+    def source(self) -> str:
+        if self.expression is not None:
+            return self.expression
+        if isinstance(self.function, str):
+            return self.function
+        if self.function is not None:
+            return f"{getattr(self.function, '__module__', '?')}:{getattr(self.function, '__qualname__', 'f')}"
+        return ""
+
+
+@dataclass
+class Suite:
+    path: str
+    cases: list
+
+
+def read_suite(path: str) -> Suite:
+    """The suite in the TOML file ``path``; InputError when it cannot be read at all."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as error:
+        raise InputError(f"cannot read the suite {path}: {error.strerror}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError(f"{path} is not UTF-8 text: an audit suite is a TOML file") from None
+    return parse_suite(text, path, os.path.dirname(os.path.abspath(path)))
+
+
+def _toml():
+    try:
+        import tomllib
+    except ModuleNotFoundError:           # Python 3.10
+        import tomli as tomllib
+    return tomllib
+
+
+def parse_suite(text: str, path: str = "<suite>", search_path: str | None = None) -> Suite:
+    """The suite in TOML ``text``; ``module:function`` is imported from ``search_path``."""
+    tomllib = _toml()
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise InputError(f"{path} is not valid TOML: {error}") from None
+    unknown = [k for k in data if k not in SUITE_KEYS]
+    if unknown:
+        raise InputError(f"{path}: unknown table {unknown[0]!r}{_hint(unknown[0], SUITE_KEYS)}; a suite has "
+                         f"[defaults] and [[case]] tables")
+    defaults = data.get("defaults", {})
+    if not isinstance(defaults, dict):
+        raise InputError(f"{path}: [defaults] must be a table")
+    bad = [k for k in defaults if k not in DEFAULT_KEYS]
+    if bad:
+        raise InputError(f"{path}: [defaults] has {bad[0]!r}{_hint(bad[0], DEFAULT_KEYS)}; it may set "
+                         f"{', '.join(DEFAULT_KEYS)}")
+    entries = data.get("case", [])
+    if not isinstance(entries, list) or not entries:
+        raise InputError(f"{path} has no cases: add [[case]] tables, each with an expression or a function")
+    cases = []
+    for number, entry in enumerate(entries, 1):
+        if not isinstance(entry, dict):
+            cases.append(Case(f"case {number}", error=f"case {number} is not a table"))
+            continue
+        cases.append(make_case({**defaults, **entry}, f"case {number}", search_path))
+    names = [c.name for c in cases]
+    for i, case in enumerate(cases):
+        if not case.error and names.count(case.name) > 1:
+            case.name = f"{case.name} ({i + 1})"           # JUnit and JSON readers need unique names
+    return Suite(path, cases)
+
+
+def make_case(entry: dict, fallback_name: str = "case", search_path: str | None = None) -> Case:
+    """A Case from one suite entry (a mapping); problems become ``Case.error``."""
+    name = entry.get("name", fallback_name)
+    case = Case(str(name), search_path=search_path)
+    try:
+        _fill(case, entry)
+        resolve(case)
+    except (InputError, ExpressionError) as error:
+        case.error = str(error)
+    return case
+
+
+def _fill(case: Case, entry: dict):
+    unknown = [k for k in entry if k not in CASE_KEYS]
+    if unknown:
+        raise InputError(f"unknown key {unknown[0]!r}{_hint(unknown[0], CASE_KEYS)}; a case may have "
+                         f"{', '.join(CASE_KEYS)}")
+    expression, function = entry.get("expression"), entry.get("function")
+    if (expression is None) == (function is None):
+        raise InputError("give exactly one of expression = \"...\" (text) or function = \"module:function\"")
+    if expression is not None and not isinstance(expression, str):
+        raise InputError("expression must be text, e.g. expression = \"sin(x) * y\"")
+    if isinstance(function, str) and ":" not in function:
+        raise InputError(f"function = {function!r}: write module:function, e.g. function = \"my_ops:swish\"")
+    case.expression, case.function = expression, function
+    reference = entry.get("reference")
+    if reference is not None and not isinstance(reference, str):
+        raise InputError("reference must be an expression (text) giving f exactly")
+    case.reference = reference
+    case.check = _choice(entry.get("check", "gradient"), CHECKS, "check")
+    case.dtype = _choice(entry.get("dtype", "float64"), DTYPES, "dtype")
+    case.domain = _domain(entry.get("domain", {}))
+    case.at = _explicit_points(entry.get("at", []))
+    case.tolerance = _tolerance(entry.get("tolerance", {}))
+    random = entry.get("random")
+    if random is not None and (not isinstance(random, int) or isinstance(random, bool) or not 0 <= random <= 1_000_000):
+        raise InputError(f"random = {random!r}: the number of random points is an integer from 0 to 1,000,000")
+    case.random = random
+
+
+def _choice(value, allowed, what):
+    if value not in allowed:
+        raise InputError(f"{what} = {value!r}{_hint(str(value), allowed)}; choose from {', '.join(allowed)}")
+    return value
+
+
+def _domain(domain) -> dict:
+    if not isinstance(domain, dict):
+        raise InputError("domain must be a table of bounds, e.g. domain = { x = [-2, 2], y = [0.1, 3] }")
+    box = {}
+    for name, bounds in domain.items():
+        if not (isinstance(bounds, list) and len(bounds) == 2):
+            raise InputError(f"domain {name} = {bounds!r}: give [low, high], e.g. {name} = [-2, 2]")
+        low, high = (parse_number(name, b) for b in bounds)
+        if not low < high:
+            raise InputError(f"domain {name} = [{low:g}, {high:g}]: the low bound must be below the high one")
+        box[name] = (low, high)
+    return box
+
+
+def _explicit_points(points) -> list:
+    if isinstance(points, dict):
+        points = [points]
+    if not isinstance(points, list) or len(points) > MAX_EXPLICIT_POINTS:
+        raise InputError("at must be a list of points, e.g. at = [{ x = 1, y = 2 }, { x = -1, y = 0.5 }]")
+    out = []
+    for k, point in enumerate(points, 1):
+        if not isinstance(point, dict) or not point:
+            raise InputError(f"at: point {k} must be a table of values, e.g. {{ x = 1, y = 2 }}")
+        out.append({name: parse_number(name, value) for name, value in point.items()})
+    return out
+
+
+def _tolerance(tolerance) -> dict:
+    if not isinstance(tolerance, dict):
+        raise InputError("tolerance must be a table, e.g. tolerance = { rtol = 1e-10, atol = 1e-12 }")
+    out = {}
+    for key, value in tolerance.items():
+        if key not in TOLERANCE_KEYS:
+            raise InputError(f"tolerance has {key!r}{_hint(key, TOLERANCE_KEYS)}; it may set rtol and atol")
+        number = parse_number(f"tolerance {key}", value)
+        if number < 0:
+            raise InputError(f"tolerance {key} = {value!r} must not be negative")
+        out[key] = number
+    return out
+
+
+def _hint(name, candidates) -> str:
+    found = nearest(name, candidates)
+    return f" (did you mean {found!r}?)" if found else ""
+
+
+def resolve(case: Case):
+    """(f, variables): the expression text or the callable, and its variables in order.
+    Checks that every variable has a domain or explicit values; raises InputError."""
+    if case.expression is not None:
+        f = case.expression
+        try:
+            variables = parse(f).variables
+        except ExpressionError as error:
+            raise InputError(f"in expression: {error}") from None
+        if not variables:
+            raise InputError(f"{f!r} has no variables: there is nothing to differentiate")
+    else:
+        f = load_function(case.function, case.search_path)
+        variables = _parameters(f, case.function)
+    if case.reference is not None:
+        try:
+            ref_variables = parse(case.reference).variables
+        except ExpressionError as error:
+            raise InputError(f"in reference: {error}") from None
+        extra = [v for v in ref_variables if v not in variables]
+        if extra:
+            raise InputError(f"reference uses {extra[0]!r}, which is not a variable of f ({', '.join(variables)})")
+    for name in list(case.domain) + [n for p in case.at for n in p]:
+        if name not in variables:
+            raise InputError(f"{name!r} is not a variable of f{_hint(name, variables)}; its variables: "
+                             f"{', '.join(variables)}")
+    for k, point in enumerate(case.at, 1):
+        missing = [v for v in variables if v not in point and v not in case.domain]
+        if missing:
+            raise InputError(f"at: point {k} has no value for {missing[0]!r} and it has no domain")
+    if not case.at:
+        missing = [v for v in variables if v not in case.domain]
+        if missing:
+            raise InputError(f"variable {missing[0]!r} has no domain: add domain = {{ {missing[0]} = [low, high] }} "
+                             f"or explicit points at = [{{ {missing[0]} = ... }}]")
+    return f, variables
+
+
+def load_function(spec, search_path: str | None = None):
+    """The callable named by ``"module:function"`` (or a callable as it is). An
+    ``ag.Function`` subclass stands for its ``apply``."""
+    if isinstance(spec, type) and issubclass(spec, Function):
+        return spec.apply
+    if callable(spec):
+        return spec
+    module_name, _, attribute = str(spec).partition(":")
+    if not module_name or not attribute:
+        raise InputError(f"function = {spec!r}: write module:function, e.g. function = \"my_ops:swish\"")
+    added = search_path is not None and search_path not in sys.path
+    if added:
+        sys.path.insert(0, search_path)
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as error:      # a module may raise anything while importing
+        where = f" (looked in {search_path} and the Python path)" if search_path else ""
+        raise InputError(f"cannot import module {module_name!r}{where}: {type(error).__name__}: {error}") from None
+    finally:
+        if added:
+            sys.path.remove(search_path)
+    found = module
+    for part in attribute.split("."):
+        if not hasattr(found, part):
+            names = [n for n in dir(module) if not n.startswith("_")]
+            raise InputError(f"module {module_name!r} has no {attribute!r}{_hint(part, names)}")
+        found = getattr(found, part)
+    if isinstance(found, type) and issubclass(found, Function):
+        return found.apply
+    if not callable(found):
+        raise InputError(f"{spec} is a {type(found).__name__}, not a function")
+    return found
+
+
+def _parameters(f, spec) -> tuple:
+    """The variables of a callable: its positional parameters (of forward, after ctx,
+    for an ag.Function)."""
+    owner = getattr(f, "__self__", None)
+    target = owner.forward if isinstance(owner, type) and getattr(f, "__name__", "") == "apply" else f
+    try:
+        parameters = list(inspect.signature(target).parameters.values())
+    except (TypeError, ValueError):
+        raise InputError(f"{spec}: cannot read its parameters; define it with def") from None
+    if target is not f:
+        parameters = parameters[1:]                         # ctx
+    names = [p.name for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+             and p.default is p.empty]
+    if not names:
+        raise InputError(f"{spec} takes no positional parameters: nothing to differentiate")
+    if any(p.kind == p.VAR_POSITIONAL for p in parameters):
+        raise InputError(f"{spec} takes *args: name its parameters so the suite can give their domains")
+    return tuple(names)
+

@@ -1,0 +1,71 @@
+"""A case's summary: its verdict, the counts of each verdict, what a plain gradcheck would
+have said, the worst point of each method."""
+
+from __future__ import annotations
+
+import math
+
+from diffcompare.auditing.results import (
+    AGREE,
+    DISAGREE,
+    FAILING,
+    FD_UNRELIABLE,
+    NONDIFF,
+    ROUNDING_LOSS,
+    UNDEFINED,
+    UNVERIFIED,
+    VERDICTS,
+    WRONG,
+    CaseResult,
+    format_point,
+)
+
+
+def summarise(case: CaseResult):
+    """Counts, worst points, the plain gradcheck's record and the verdict, from the points."""
+    points = case.points
+    case.counts = {v: sum(1 for p in points if p.verdict == v) for v in VERDICTS}
+    case.gradcheck = {
+        "false alarms": sum(1 for p in points if p.gradcheck == "fail" and p.verdict in (AGREE, FD_UNRELIABLE,
+                                                                                        ROUNDING_LOSS)),
+        "missed": sum(1 for p in points if p.gradcheck == "pass" and p.verdict == WRONG),
+    }
+    case.worst = {}
+    for method, attribute in (("autograd", "autograd_error"), ("fd", "fd_error")):
+        judged = [p for p in points if getattr(p, attribute) is not None]
+        if judged:
+            p = max(judged, key=lambda q: getattr(q, attribute))
+            case.worst[method] = {"relative_error": getattr(p, attribute), "point": p.point, "origin": p.origin}
+    failing = [p for p in points if p.verdict in FAILING]
+    total = len(points)
+    if failing:
+        case.status = "fail"
+        worst = max(failing, key=lambda p: p.autograd_error if p.autograd_error is not None else math.inf)
+        what = WRONG if any(p.verdict == WRONG for p in failing) else DISAGREE
+        case.verdict = f"{what} at {len(failing)} of {total} points; worst at {format_point(worst.point)}: {worst.reason}"
+        return
+    case.status = "pass"
+    parts = [f"all agree at {case.counts[AGREE]} of {total} points" if case.counts[AGREE] else
+             f"no point where all three could be compared ({total} points)"]
+    if case.counts[ROUNDING_LOSS]:
+        parts.append(f"autograd loses accuracy to rounding at {case.counts[ROUNDING_LOSS]} (not a wrong rule: "
+                     f"the error scales with the precision)")
+    if case.counts[FD_UNRELIABLE]:
+        causes = {}
+        for p in points:
+            if p.verdict == FD_UNRELIABLE:
+                cause = p.reason.split(" (")[0].split(":")[0]
+                causes[cause] = causes.get(cause, 0) + 1
+        parts.append(f"FD is unreliable at {case.counts[FD_UNRELIABLE]} (" +
+                     ", ".join(f"{c} ×{n}" for c, n in causes.items()) + ")")
+    if case.counts[NONDIFF]:
+        parts.append(f"{case.counts[NONDIFF]} non-differentiable point{'s' * (case.counts[NONDIFF] != 1)}: "
+                     f"disagreement expected")
+    if case.counts[UNDEFINED]:
+        parts.append(f"undefined at {case.counts[UNDEFINED]}")
+    if case.counts[UNVERIFIED]:
+        parts.append(f"no exact reference at {case.counts[UNVERIFIED]}: autograd and FD agree there")
+    if case.gradcheck["false alarms"]:
+        parts.append(f"a plain gradcheck would have raised {case.gradcheck['false alarms']} false alarm"
+                     f"{'s' * (case.gradcheck['false alarms'] != 1)}")
+    case.verdict = "; ".join(parts)

@@ -1,0 +1,666 @@
+"""Entry point of the ``diffcompare`` command.
+
+Imports of the library stay inside the commands so that ``diffcompare --help`` is quick.
+The command line only parses arguments, calls the library and picks a renderer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+
+DESCRIPTION = """\
+Differentiate a function three ways side by side -- reverse-mode automatic
+differentiation (diffcompare's own PyTorch-like engine), symbolic differentiation
+(SymPy) and finite differences -- and see each method's value, its error against an
+exact high-precision reference, whether the methods agree, and what each cost.
+"""
+
+EPILOG = """\
+examples:
+  diffcompare compare "exp(x)/sqrt(sin(x)**3 + cos(x)**3)" --at x=1.5
+  diffcompare compare "sin(x)*exp(y) + log(1 + z**2)" --at x=1,y=0.5,z=2 --format json
+  diffcompare explain "sin(x)*x" --at x=2          # backward() node by node
+  diffcompare graph "sin(x)*x" --at x=2 --output g.svg
+  diffcompare steps "exp(x)/sqrt(sin(x)**3 + cos(x)**3)" --at x=1.5
+  diffcompare swell logistic --n 1..12
+  diffcompare audit examples/audit_suite.toml      # is each gradient right? CI reports
+  diffcompare functions            # what the expression language knows
+
+The engine is usable from Python too:
+
+  from diffcompare import autograd as ag
+  x = ag.tensor([2.0, 3.0, 4.0], requires_grad=True)
+  y = x ** 2
+  y.backward(ag.tensor([1.0, 0.1, 0.01]))   # the vector-Jacobian product v^T J
+  print(x.grad)                              # tensor([4.0000, 0.6000, 0.0800])
+
+Runnable examples live in examples/ (python examples/backward_basics.py).
+"""
+
+COMPARE_DESCRIPTION = """\
+Differentiate EXPR by reverse-mode AD (autograd), SymPy (symbolic) and finite
+differences, and measure each against SymPy's exact derivative evaluated by mpmath at
+the exact binary64 point (the float nearest to 0.1, not 1/10). The gradient by default;
+the Jacobian of a vector f; vᵀJ, Jv or the Hessian on request; at one point or many.
+
+Each row shows the value, absolute and relative error, correct digits, the distance in
+ULPs from the correctly rounded reference, function evaluations, time per gradient
+(median of repeated runs; one-off setup apart) and a verdict against the accuracy that
+method can be expected to reach here: a few ULPs times the conditioning for the exact
+methods, truncation plus rounding for each finite-difference scheme.
+"""
+
+COMPARE_EPILOG = """\
+examples:
+  diffcompare compare "exp(x)/sqrt(sin(x)**3 + cos(x)**3)" --at x=1.5
+  diffcompare compare "sin(x)*exp(y) + log(1 + z**2)" --at x=1,y=0.5,z=2 --format json
+  diffcompare compare "abs(x) + relu(y)" --at x=0,y=0 --methods autograd,forward,backward
+  diffcompare compare "[x*y, sin(x)*z, exp(y)]" --at x=1,y=2,z=3 --vjp 0.1,1.0,0.0001
+  diffcompare compare "sum(100*(x[1:]-x[:-1]**2)**2 + (1-x[:-1])**2)" --at x=[1.2,1.2,1.2] --order 2
+  diffcompare compare "sin(x)*exp(y)" --box x=-2:2,y=0.1:3 --points 100000 --seed 1
+
+the expression language:
+  numbers (2, 1.5, 1e-3), variables, + - * / ** (or ^), unary minus, parentheses,
+  pi, e, and the functions listed by `diffcompare functions` (sin, exp, log1p,
+  sigmoid, atan2, hypot, min, max, ...); vectors [a, b], subscripts x[0], x[1:],
+  A[0, 1], the matrix product @, sum, prod, mean, dot, norm. Nothing is ever passed
+  to eval.
+
+methods (--methods, comma-separated; default all):
+  autograd      the engine: one forward pass, one backward()
+  symbolic      sympy.diff, then lambdify(..., cse=True) to NumPy
+  forward       (f(x+h) - f(x)) / h               h ~ sqrt(eps) max(1,|x|)
+  backward      (f(x) - f(x-h)) / h               h ~ sqrt(eps) max(1,|x|)
+  central       (f(x+h) - f(x-h)) / 2h            h ~ eps^(1/3) max(1,|x|)
+  five-point    4th-order central stencil         h ~ eps^(1/5) max(1,|x|)
+  complex-step  Im f(x+ih) / h                    h = 1e-20 max(1,|x|)
+  richardson    central differences at h, h/2, h/4 extrapolated to h -> 0
+  for a Jacobian, vjp or jvp also: autograd-functional (ag.functional.jacobian/jvp),
+  autograd-full-J (vjp: J by one backward per output, then v^T J); for a Hessian:
+  autograd (double backward), autograd-functional, symbolic, second-differences, mixed
+  (central differences of the engine's gradient)
+
+exit status: 0 every applicable method within its expected accuracy, 1 one is not,
+2 bad input, 3 an internal error.
+"""
+
+FUNCTIONS_DESCRIPTION = "List every function and constant the expression language knows."
+
+EXPLAIN_DESCRIPTION = """\
+Show what backward() does, node by node. First the graph the engine recorded for EXPR
+at the point (grad_fn names as PyTorch prints them: MulBackward0, AccumulateGrad, ...)
+with each node's value; then the backward pass in the order the engine runs it: the
+gradient arriving at each node (its adjoint, summed when a value is used twice), the
+node's local derivative as SymPy writes it, and the vector-Jacobian product it sends to
+each input. It ends with the gradient beside SymPy's derivative and its value.
+
+For a vector EXPR give v with --vjp: the walk carries the vector vᵀJ backward and
+never forms J -- that is what y.backward(v) computes.
+"""
+
+EXPLAIN_EPILOG = """\
+examples:
+  diffcompare explain "sin(x)*x" --at x=2
+  diffcompare explain "[x*y, sin(x)*z, exp(y)]" --at x=1,y=2,z=3 --vjp 0.1,1.0,0.0001
+  diffcompare explain "exp(x)/sqrt(sin(x)**3 + cos(x)**3)" --at x=1.5 --format markdown
+  diffcompare explain "sum(x**2)" --at x=[2,3,4] --check
+
+--check compares every node's backward rule with a reference: SymPy's derivative of the
+function the node computes, or Richardson differences of the node's own forward. The
+first node whose rule disagrees is named (exit status 1). In Python the same check finds
+a wrong custom ag.Function:  diffcompare.explain(f, at={"x": 0.5}, check=True).first_wrong
+
+exit status: 0 explained (and, with --check, every rule agrees), 1 a backward rule is
+wrong, 2 bad input.
+"""
+
+GRAPH_DESCRIPTION = """\
+The backward graph of EXPR at the point as Graphviz DOT text (always available), as
+plain text, or drawn to SVG/PNG when the graphviz Python package and its `dot` program
+are installed (pip install "diffcompare[graph]" and your system's graphviz). Each node
+shows its op, value and gradient; leaves are filled boxes; edges point the way
+gradients flow and carry what is sent.
+"""
+
+STEPS_DESCRIPTION = """\
+The finite-difference error against the step size, h = 1e-1 ... 1e-20, for forward,
+central, five-point and complex-step differences in float64 and float32: the V-shaped
+curves of truncation error (falling with h) against rounding error (rising as h
+shrinks). Each scheme's best h is set beside the optimum its error model predicts from
+f and its derivatives at the point, and beside the rules of thumb sqrt(eps), eps^(1/3),
+eps^(1/5). The complex step has no subtraction, so no rounding wall.
+
+The float32 columns show why gradient checks fail in single precision: the best any
+difference can do there is about 1e-4, and at gradcheck's h = 1e-6 far worse.
+"""
+
+STEPS_EPILOG = """\
+examples:
+  diffcompare steps "exp(x)/sqrt(sin(x)**3 + cos(x)**3)" --at x=1.5
+  diffcompare steps "sin(x)*exp(y)" --at x=1,y=0.5 --var y --per-decade 4
+  diffcompare steps "exp(x)/sqrt(sin(x)**3 + cos(x)**3)" --at x=1.5 --plot steps.png
+"""
+
+SWELL_DESCRIPTION = """\
+Expression swell, measured. For a family of functions f_n and each n: the size of f,
+of SymPy's raw derivative, of the derivative after common-subexpression elimination
+(cse), and of the engine's recorded graph; and the time of each phase (sympy.diff,
+cse + lambdify, one call of the generated code, the engine's forward and backward
+pass). Raw symbolic derivatives grow much faster than f; cse tames them but does not
+bound them; reverse mode stays within a small constant of f.
+
+families:
+  logistic     the logistic map's n-th iterate, l_{k+1} = 4 l_k (1 - l_k)
+  sines        sin(x1) * sin(x2) * ... * sin(xn), gradient in n variables
+  nested-sin   sin(sin(...sin(x)...)), n times
+  rosenbrock   the n-dimensional Rosenbrock function, gradient in n variables
+  mlp          a tanh MLP on a scalar input, n layers of width 3 (fixed weights)
+  template     your own: --template EXPR iterated n times, y the previous iterate
+               (y starts as x), e.g. --template "sin(y) * x + y"
+"""
+
+SWELL_EPILOG = """\
+examples:
+  diffcompare swell logistic --n 1..12
+  diffcompare swell mlp --n 1..6 --format markdown
+  diffcompare swell nested-sin --n 1..256..x2 --plot swell.png
+  diffcompare swell template --template "sin(y) * x + y" --n 1..8
+
+--n takes a range (1..12), a range with a step (2..20..2), a doubling range (1..256..x2)
+or a list (1,2,4,8). SymPy gets --timeout seconds per n; once it runs out, larger n are
+measured on the engine alone.
+"""
+
+GRAPH_EPILOG = """\
+examples:
+  diffcompare graph "sin(x)*x" --at x=2                  # DOT text on stdout
+  diffcompare graph "sin(x)*x" --at x=2 | dot -Tsvg > g.svg
+  diffcompare graph "sin(x)*x" --at x=2 --output g.png   # needs graphviz
+  diffcompare graph "sin(x)*x" --at x=2 --format text
+"""
+
+AUDIT_DESCRIPTION = """\
+Audit gradients: is autograd right, at every point that matters? For each case of
+SUITE (a TOML file) and each point -- the case's explicit points, --points random ones
+in its domain, and adversarial ones the audit adds (0, ±1, tiny values, the domain's
+edges, the kinks of abs/relu/max/min/clamp) -- three comparisons:
+
+  autograd vs the exact reference   the verdict on the gradient, within a tolerance
+                                    derived from the dtype's ε (or the case's own)
+  FD vs the exact reference         were gradcheck's finite differences trustworthy
+                                    here? if not, why: float32 rounding, cancellation,
+                                    a kink inside the stencil, truncation
+  autograd vs FD                    what a plain gradcheck would have said
+
+so that the report says "autograd is wrong at x=...", "FD is unreliable here", or
+"all agree"; a wrong gradient names the node whose backward rule is wrong.
+
+A suite file:
+
+  [defaults]
+  random = 20                       # random points per case (--points overrides)
+
+  [[case]]
+  name = "rosenbrock"
+  expression = "100*(y - x**2)**2 + (1 - x)**2"
+  domain = { x = [-2, 2], y = [-1, 3] }
+  at = [{ x = 1, y = 1 }]           # explicit points (optional)
+
+  [[case]]
+  name = "my op"
+  function = "my_ops:layer"         # module:function, imported from the suite's folder;
+  domain = { x = [-3, 3] }          # written with diffcompare.language.functions, or an
+  check = "gradient"                # ag.Function subclass with its own backward
+  dtype = "float32"                 # gradient, jacobian or hessian; float64 or float32
+  tolerance = { rtol = 1e-5 }       # autograd vs exact (default: 128 ε of the dtype)
+  reference = "x * sigmoid(x)"      # the exact formula, when SymPy cannot trace f
+"""
+
+AUDIT_EPILOG = """\
+examples:
+  diffcompare audit examples/audit_suite.toml
+  diffcompare audit examples/audit_suite.toml --points 100 --seed 1 --jobs 2
+  diffcompare audit suite.toml --report audit.xml --report audit.json   # JUnit for CI, and JSON
+  diffcompare audit suite.toml --engine torch       # PyTorch's autograd under audit
+  diffcompare audit suite.toml --scheduler tcp://10.0.0.5:8786          # a Dask cluster
+
+reports (--report FILE, by its extension): .json (report "audit", schema_version 1),
+.md (Markdown), .xml (JUnit: one testcase per case; a wrong gradient is a failure with
+the worst point and every method's values; a case that cannot run is an error).
+
+exit status: 0 every gradient is right; 1 a gradient is wrong; 2 bad input (the
+suite cannot be read, or a case names an unknown function, a module that fails to
+import, ...: each bad case is reported and the others still run).
+"""
+
+REPORT_FORMATS = {".json": "json", ".md": "markdown", ".markdown": "markdown", ".xml": "junit"}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from diffcompare.version import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="diffcompare",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"diffcompare {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    compare = commands.add_parser("compare", help="compare the methods on one expression at one point",
+                                  description=COMPARE_DESCRIPTION, epilog=COMPARE_EPILOG,
+                                  formatter_class=argparse.RawDescriptionHelpFormatter)
+    compare.add_argument("expression", metavar="EXPR",
+                         help='the function, e.g. "sin(x)*exp(y)"; - reads it from standard input')
+    compare.add_argument("--at", action="append", metavar="NAME=VALUE[,NAME=VALUE...]",
+                         help="the point: a value for every variable (repeatable); vectors and matrices in "
+                              "brackets: x=[1.2,1.2,1.2], A=[[2,1],[1,3]]")
+    what = compare.add_argument_group("what to compute (default: the gradient of a scalar f, the Jacobian of a "
+                                      "vector f such as [x*y, sin(x)*z])")
+    what.add_argument("--vjp", metavar="V", help="the vector-Jacobian product vᵀJ with v = V (comma-separated, one "
+                                                 "number per output): autograd's single backward(v)")
+    what.add_argument("--jvp", metavar="V", help="the Jacobian-vector product Jv, the derivative along v = V "
+                                                 "(one number per input)")
+    what.add_argument("--order", type=int, choices=(1, 2), default=1,
+                      help="2: the Hessian of a scalar f (double backward, SymPy's hessian, second differences)")
+    what.add_argument("--kind", choices=("gradient", "jacobian", "vjp", "jvp", "hessian"),
+                      help="name the quantity explicitly (--vjp, --jvp and --order 2 imply it)")
+    many = compare.add_argument_group("many points (the report summarises the errors: max, median, worst point)")
+    many.add_argument("--points", type=int, metavar="N", help="evaluate at N points in the --box")
+    many.add_argument("--box", metavar="NAME=LOW:HIGH[,...]",
+                      help="the region, e.g. x=-2:2,y=0.1:3; variables outside it keep their --at value")
+    many.add_argument("--seed", type=int, default=0, metavar="S", help="random seed of the points (default 0)")
+    many.add_argument("--grid", action="store_true",
+                      help="a regular grid of about N points over the box instead of random points")
+    compare.add_argument("--methods", metavar="LIST", help="comma-separated methods to run (default: all)")
+    compare.add_argument("--digits", type=int, default=30, metavar="N",
+                         help="significant digits of the reference (default 30)")
+    compare.add_argument("--repeat", type=int, default=5, metavar="N",
+                         help="timing batches per method; the median is shown (default 5)")
+    compare.add_argument("--step", type=float, metavar="H",
+                         help="one finite-difference step for every scheme instead of each scheme's own")
+    compare.add_argument("--symbolic-timeout", type=float, default=10.0, metavar="S",
+                         help="seconds allowed to SymPy's derivative, and again to the reference "
+                              "(default 10; 0 for no limit)")
+    _report_arguments(compare, "report format (default text: a table in the terminal)")
+
+    explain = commands.add_parser("explain", help="the backward pass step by step, node by node",
+                                  description=EXPLAIN_DESCRIPTION, epilog=EXPLAIN_EPILOG,
+                                  formatter_class=argparse.RawDescriptionHelpFormatter)
+    _expression_arguments(explain)
+    explain.add_argument("--check", action="store_true",
+                         help="check every node's backward rule against a reference and name the first wrong one")
+    _report_arguments(explain, "text: a tree and a table in the terminal; markdown/latex: the walk as a table "
+                               "for slides; json: every number")
+
+    graph = commands.add_parser("graph", help="the backward graph as Graphviz DOT, text, SVG or PNG",
+                                description=GRAPH_DESCRIPTION, epilog=GRAPH_EPILOG,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    _expression_arguments(graph)
+    graph.add_argument("--format", choices=("dot", "text", "svg", "png"),
+                       help="default: dot, or what --output's extension says (.svg, .png, .dot, .txt)")
+    graph.add_argument("--output", metavar="FILE", help="write to FILE instead of standard output")
+
+    steps = commands.add_parser("steps", help="finite-difference error against the step size (float64, float32)",
+                                description=STEPS_DESCRIPTION, epilog=STEPS_EPILOG,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    steps.add_argument("expression", metavar="EXPR", help='the function, e.g. "sin(x)*exp(y)"')
+    steps.add_argument("--at", action="append", metavar="NAME=VALUE[,NAME=VALUE...]", required=True,
+                       help="the point: a value for every variable (repeatable)")
+    steps.add_argument("--var", metavar="NAME", help="the variable to differentiate by (needed when f has several)")
+    steps.add_argument("--per-decade", type=int, default=1, metavar="K",
+                       help="steps per decade of h (default 1: h = 1e-1, 1e-2, ..., 1e-20)")
+    _report_arguments(steps, "text: tables and a character plot per precision", plot="the curves")
+
+    swell = commands.add_parser("swell", help="expression swell: sizes and times of symbolic vs reverse mode as n grows",
+                                description=SWELL_DESCRIPTION, epilog=SWELL_EPILOG,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    swell.add_argument("family", metavar="FAMILY",
+                       help="logistic, sines, nested-sin, rosenbrock, mlp or template")
+    swell.add_argument("--n", default="1..8", metavar="RANGE", help="the values of n (default 1..8)")
+    swell.add_argument("--template", metavar="EXPR", help="for the template family: the step, with y the previous iterate")
+    swell.add_argument("--timeout", type=float, default=10.0, metavar="S",
+                       help="seconds SymPy gets per n (default 10)")
+    _report_arguments(swell, "text: tables and a character plot", plot="sizes and times")
+
+    audit = commands.add_parser("audit", help="audit gradients: cases from a TOML suite, many points, CI reports",
+                                description=AUDIT_DESCRIPTION, epilog=AUDIT_EPILOG,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    audit.add_argument("suite", metavar="SUITE.toml", help="the suite of cases (see above)")
+    audit.add_argument("--points", type=int, metavar="N",
+                       help="random points per case in its domain (default: the case's 'random', else 10)")
+    audit.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the random points (default 0)")
+    audit.add_argument("--no-adversarial", dest="adversarial", action="store_false",
+                       help="only the explicit and random points")
+    audit.add_argument("--engine", choices=("diffcompare", "torch"), default="diffcompare",
+                       help="whose autograd is audited: diffcompare's engine (default) or PyTorch's "
+                            '(pip install "diffcompare[torch]")')
+    audit.add_argument("--jobs", type=int, default=1, metavar="N", help="processes on this machine (default 1)")
+    audit.add_argument("--scheduler", metavar="ADDRESS",
+                       help='a Dask scheduler (tcp://host:8786) to run the cases on (pip install "diffcompare[dask]")')
+    audit.add_argument("--report", action="append", metavar="FILE",
+                       help="also write the report to FILE: .json, .md or .xml (JUnit); repeatable")
+    audit.add_argument("--format", choices=("text", "json", "markdown", "junit"), default="text",
+                       help="what to print (default: the rich summary)")
+
+    parser.expression_parsers = {"compare": compare, "explain": explain, "graph": graph, "steps": steps}
+    commands.add_parser("functions", help="list the functions the expression language knows",
+                        description=FUNCTIONS_DESCRIPTION)
+    return parser
+
+
+def _report_arguments(command, format_help: str, plot: str | None = None):
+    """--format, --output and (for reports with a picture) --plot, as the report commands take them."""
+    command.add_argument("--format", choices=("text", "json", "markdown", "latex"), default="text", help=format_help)
+    command.add_argument("--output", metavar="FILE", help="write the report to FILE instead of the terminal")
+    if plot:
+        command.add_argument("--plot", metavar="FILE.png",
+                             help=f'also draw {plot} to a PNG (needs matplotlib: pip install "diffcompare[plot]")')
+
+
+def _expression_arguments(command):
+    """EXPR, --at and --vjp, as every command on one expression at one point takes them."""
+    command.add_argument("expression", metavar="EXPR",
+                         help='the function, e.g. "sin(x)*exp(y)"; - reads it from standard input')
+    command.add_argument("--at", action="append", metavar="NAME=VALUE[,NAME=VALUE...]", required=True,
+                         help="the point: a value for every variable (repeatable); vectors in brackets: x=[2,3,4]")
+    command.add_argument("--vjp", metavar="V", help="for a vector EXPR: the v of backward(v), one number per output")
+
+
+def fail(command: str, message: str) -> int:
+    print(f"diffcompare {command}: error: {message}", file=sys.stderr)
+    return 2
+
+
+def run_compare(args) -> int:
+    from diffcompare.language.expression import ExpressionError
+    from diffcompare.problem.problem import InputError
+
+    if args.expression == "-":
+        args.expression = sys.stdin.read().strip()
+    try:
+        kind, vector = _what(args)
+        if not args.at and not args.box:
+            raise InputError("give the point with --at NAME=VALUE (or a region with --box and --points)")
+        point = _point(args)
+        from diffcompare.judge.compare import compare
+        comparison = compare(args.expression, point, methods=args.methods, digits=args.digits,
+                             repeat=args.repeat, step=args.step,
+                             symbolic_timeout=args.symbolic_timeout if args.symbolic_timeout > 0 else None,
+                             kind=kind, vector=vector, points=args.points, seed=args.seed, box=args.box,
+                             grid=args.grid)
+    except ExpressionError as error:
+        return fail("compare", f"in EXPR: {error}")
+    except InputError as error:
+        return fail("compare", str(error))
+
+    return _show(comparison, args, "compare")
+
+
+def _show(report, args, command) -> int:
+    """Print ``report`` in args.format, or write it to args.output; its exit status."""
+    if getattr(args, "output", None):
+        status = _write(args.output, report.render(args.format), command)
+        if status:
+            return status
+        print(f"wrote {args.output} ({args.format})", file=sys.stderr)
+    elif args.format == "text":
+        from rich.console import Console
+        # a pipe or file has no width: give the table room instead of rich's 80 columns
+        report.print_report(Console(highlight=False, width=None if sys.stdout.isatty() else 130))
+    else:
+        sys.stdout.write(report.render(args.format))
+    return report.exit_status
+
+
+def _write(path, content, command) -> int:
+    try:
+        with open(path, "wb" if isinstance(content, bytes) else "w", **({} if isinstance(content, bytes)
+                                                                          else {"encoding": "utf-8"})) as handle:
+            handle.write(content)
+    except OSError as error:
+        return fail(command, f"cannot write {path}: {error.strerror}")
+    return 0
+
+
+def _point(args) -> dict:
+    """The --at values (repeatable) as one mapping; a name given twice is an error."""
+    from diffcompare.problem.problem import InputError, parse_point
+    point = {}
+    for text in args.at or ():
+        for name, value in parse_point(text).items():
+            if name in point:
+                raise InputError(f"--at gives {name} twice")
+            point[name] = value
+    return point
+
+
+def _build(command, build, where="EXPR"):
+    """(report, None) from ``build()``, or (None, exit status 2) after printing what was wrong."""
+    from diffcompare.language.expression import ExpressionError
+    from diffcompare.problem.problem import InputError
+    try:
+        return build(), None
+    except ExpressionError as error:
+        return None, fail(command, f"in {where}: {error}")
+    except InputError as error:
+        return None, fail(command, str(error))
+
+
+def _explanation(args, command):
+    if args.expression == "-":
+        args.expression = sys.stdin.read().strip()
+
+    def build():
+        from diffcompare.lecture.explain import explain
+        return explain(args.expression, _point(args), vector=args.vjp, check=getattr(args, "check", False),
+                       label=args.expression.strip())
+    return _build(command, build)
+
+
+def _show_and_plot(report, args, command, draw_png) -> int:
+    """Show the report; with --plot, also draw it to a PNG."""
+    status = _show(report, args, command)
+    if args.plot and not status:
+        status = _plot(lambda: draw_png(report, args.plot), args.plot, command)
+    return status
+
+
+def run_explain(args) -> int:
+    explanation, status = _explanation(args, "explain")
+    return status if explanation is None else _show(explanation, args, "explain")
+
+
+def run_audit(args) -> int:
+    import os
+
+    from diffcompare.problem.problem import InputError
+    reports = []
+    for path in args.report or ():
+        extension = os.path.splitext(path)[1].lower()
+        if extension not in REPORT_FORMATS:
+            return fail("audit", f"--report {path}: the extension says the format; use .json, .md or .xml (JUnit)")
+        reports.append((path, REPORT_FORMATS[extension]))
+    try:
+        from diffcompare.auditing.audit import run_cases
+        from diffcompare.auditing.suite import read_suite
+        suite = read_suite(args.suite)
+        with _progress(len(suite.cases)) as progress:
+            report = run_cases(suite.cases, random=args.points, seed=args.seed, engine=args.engine, jobs=args.jobs,
+                               scheduler=args.scheduler, adversarial=args.adversarial, progress=progress)
+    except InputError as error:
+        return fail("audit", str(error))
+    for path, format in reports:
+        status = _write(path, report.render(format), "audit")
+        if status:
+            return status
+        print(f"wrote {path} ({format})", file=sys.stderr)
+    return _show(report, args, "audit")
+
+
+def _progress(cases: int):
+    """A progress bar on the terminal's standard error (none in CI or a pipe)."""
+    import contextlib
+    import os
+    if not sys.stderr.isatty() or os.environ.get("CI"):
+        return contextlib.nullcontext(None)
+
+    @contextlib.contextmanager
+    def bar():
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+        # refreshed on each update, not by a thread: --jobs forks worker processes
+        with Progress(TextColumn("auditing"), BarColumn(), MofNCompleteColumn(), TextColumn("batches"),
+                      TimeElapsedColumn(), console=Console(stderr=True), transient=True,
+                      auto_refresh=False) as progress:
+            task = progress.add_task("audit", total=cases)
+            yield lambda done, total: progress.update(task, completed=done, total=total, refresh=True)
+    return bar()
+
+
+def run_steps(args) -> int:
+    def build():
+        from diffcompare.lecture.steps import step_sweep
+        return step_sweep(args.expression, _point(args), variable=args.var, per_decade=args.per_decade,
+                          label=args.expression.strip())
+    sweep, status = _build("steps", build)
+    if sweep is None:
+        return status
+    from diffcompare.render.plots import steps_png
+    return _show_and_plot(sweep, args, "steps", steps_png)
+
+
+def run_swell(args) -> int:
+    if args.timeout <= 0:
+        return fail("swell", f"--timeout must be a positive number of seconds, not {args.timeout:g}")
+
+    def build():
+        from diffcompare.lecture.swell import swell
+        return swell(args.family, args.n, template=args.template, timeout=args.timeout)
+    report, status = _build("swell", build, where="--template")
+    if report is None:
+        return status
+    from diffcompare.render.plots import swell_png
+    return _show_and_plot(report, args, "swell", swell_png)
+
+
+def _plot(draw, path, command) -> int:
+    from diffcompare.render.plots import PlotUnavailable
+    try:
+        draw()
+    except PlotUnavailable as error:
+        return fail(command, str(error))
+    print(f"wrote {path} (png)", file=sys.stderr)
+    return 0
+
+
+GRAPH_EXTENSIONS = {".dot": "dot", ".gv": "dot", ".txt": "text", ".svg": "svg", ".png": "png"}
+
+
+def run_graph(args) -> int:
+    import os
+
+    form = args.format
+    if form is None:
+        extension = os.path.splitext(args.output or "")[1].lower()
+        if args.output and extension not in GRAPH_EXTENSIONS:
+            return fail("graph", f"cannot tell the format from {args.output!r}: give --format "
+                                 f"(dot, text, svg, png) or a file ending in {', '.join(GRAPH_EXTENSIONS)}")
+        form = GRAPH_EXTENSIONS.get(extension, "dot")
+    explanation, status = _explanation(args, "graph")
+    if explanation is None:
+        return status
+    from diffcompare.render.explain import dot, draw, plain_tree
+
+    if form in ("svg", "png"):
+        content, problem = draw(explanation, form)
+        if content is None:
+            sys.stdout.write(plain_tree(explanation))
+            return fail("graph", f"cannot draw {form.upper()}: {problem}. The graph as text is above; "
+                                 "--format dot gives DOT text for any Graphviz viewer")
+        if not args.output:
+            return fail("graph", f"{form.upper()} is binary: give --output FILE")
+    else:
+        content = dot(explanation) if form == "dot" else plain_tree(explanation)
+    if args.output:
+        status = _write(args.output, content, "graph")
+        if not status:
+            print(f"wrote {args.output} ({form})", file=sys.stderr)
+        return status
+    sys.stdout.write(content)
+    return 0
+
+
+def _what(args):
+    """(kind, vector) from --kind, --vjp, --jvp and --order, checked for conflicts."""
+    from diffcompare.problem.problem import InputError
+    chosen = [name for name, given in (("--vjp", args.vjp), ("--jvp", args.jvp), ("--order 2", args.order == 2))
+              if given]
+    if len(chosen) > 1:
+        raise InputError(f"{' and '.join(chosen)} ask for different things: give one of them")
+    implied = {"--vjp": "vjp", "--jvp": "jvp", "--order 2": "hessian"}.get(chosen[0]) if chosen else None
+    if args.kind and implied and args.kind != implied:
+        raise InputError(f"--kind {args.kind} contradicts {chosen[0]}")
+    if args.kind in ("vjp", "jvp") and not implied:
+        raise InputError(f"--kind {args.kind} needs the vector: give it with --{args.kind} V")
+    return args.kind or implied, args.vjp or args.jvp
+
+
+def run_functions(args) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    from diffcompare.language.table import CALLABLE, CONSTANTS
+
+    table = Table(box=None, header_style="bold")
+    for header in ("name", "arity", "meaning", "domain", "complex step"):
+        table.add_column(header)
+    for row in list(CALLABLE.values()) + list(CONSTANTS.values()):
+        table.add_row(row.name, str(row.arity), row.doc, row.domain,
+                      "yes" if row.complex is not None else f"no: {row.not_complex_safe}")
+    Console(highlight=False).print(table)
+    return 0
+
+
+def protect_expressions(argv, parser):
+    """An expression may start with a minus ("-x**2"); argparse would take it for an
+    option. A leading space keeps it an argument (the expression parser ignores spaces).
+    Option values stay as they are."""
+    options = set()
+    for action in parser.expression_parsers[argv[0]]._actions:
+        options.update(action.option_strings)
+    out = list(argv)
+    for i, arg in enumerate(out):
+        looks_like_option = re.fullmatch(r"--[A-Za-z][A-Za-z0-9-]*(=.*)?", arg) is not None
+        if arg.startswith("-") and arg != "-" and arg.split("=")[0] not in options and not looks_like_option:
+            previous = out[i - 1] if i else ""
+            if previous not in options or previous in ("-h", "--help"):
+                out[i] = " " + arg
+    return out
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] and argv[0] in parser.expression_parsers:
+        argv = protect_expressions(argv, parser)
+    args = parser.parse_args(argv)
+    runners = {"compare": run_compare, "functions": run_functions, "explain": run_explain, "graph": run_graph,
+               "steps": run_steps, "swell": run_swell, "audit": run_audit}
+    try:
+        if args.command in runners:
+            return runners[args.command](args)
+    except KeyboardInterrupt:
+        return 130
+    except Exception as error:      # a bug: say so in one line rather than a traceback
+        print(f"diffcompare: internal error: {type(error).__name__}: {error} (please report it)", file=sys.stderr)
+        return 3
+    parser.print_help()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,303 @@
+"""What accuracy each method can be expected to reach at this point, so that a verdict
+can say "within its band" or "wrong, and by how much".
+
+- Exact methods (autograd, symbolic, and the complex step): the rounding error of
+  evaluating the derivative in binary64, bounded to first order twice over and summed:
+  by walking SymPy's derivative formula at the point (each operation adds half an ulp of
+  its result, and each input's error is carried by the operation's own derivative), and
+  along f's chain-rule paths as a backward pass meets them (:func:`path_bound`); then
+  multiplied by a safety factor.
+- Finite differences: each scheme's truncation error (its stencil's Taylor series, with
+  the derivatives of f computed by mpmath) plus its rounding error (f's own rounding at
+  the stencil's points divided by the step, times the stencil's sum of weights).
+
+>>> import sympy
+>>> x = sympy.Symbol("x", real=True)
+>>> bound = rounding_bound(sympy.exp(x) - 1, {x: 1e-8})      # cancellation: ~eps·e^x
+>>> 1e-16 < bound < 1e-15
+True
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import mpmath
+
+from diffcompare.language.expression import CONST, VAR
+from diffcompare.language.worlds import MPMATH
+from diffcompare.methods.budget import TimedOut, time_limit
+from diffcompare.methods.finite_differences import EPS, STENCILS
+
+UNIT_ROUNDOFF = EPS / 2
+SAFETY = 4.0                    # bands are this many times the first-order estimate
+FLOOR_ULPS = 4                  # an exact method may always be this many ulps off
+NO_FORMULA_ULPS = 64            # ... and this many times the input conditioning without a formula
+WALK_MAX_OPS = 4000             # larger formulas are not walked (too slow to be worth it)
+
+
+@dataclass
+class Band:
+    """The expected absolute error of one method for one partial, and where it came from."""
+    tolerance: float
+    source: str
+
+
+def rounding_bound(expr, point: dict, dps: int = 30) -> float | None:
+    """First-order bound on the absolute rounding error of evaluating ``expr`` in binary64
+    at ``point`` (symbol -> float), or None when it cannot be computed."""
+    import sympy
+    if sympy.count_ops(expr) > WALK_MAX_OPS:
+        return None
+    value, error = {}, {}
+    with mpmath.workdps(dps):
+        try:
+            for node in sympy.postorder_traversal(expr):
+                if node in value:
+                    continue
+                v, e = _node_bound(node, value, error, point)
+                value[node], error[node] = v, e
+        except Exception:
+            return None
+        result = error[expr]
+        return float(result) if mpmath.isfinite(result) else None
+
+
+_MPMATH_FORMS = {}      # SymPy function class -> its mpmath form, compiled once
+
+
+def _node_bound(node, value, error, point):
+    import sympy
+    u = mpmath.mpf(UNIT_ROUNDOFF)
+    if node.is_Symbol:
+        return mpmath.mpf(point[node]), mpmath.mpf(0)
+    if node.is_Integer:
+        v = mpmath.mpf(int(node))
+        return v, (mpmath.mpf(0) if abs(v) < 2 ** 53 else u * abs(v))
+    if node.is_Float:
+        return mpmath.mpf(node._mpf_), mpmath.mpf(0)      # literals are the binary64 values
+    if node.is_Rational or node.is_NumberSymbol or node is sympy.I:
+        v = mpmath.mpf(sympy.Float(node, 40)._mpf_) if node is not sympy.I else mpmath.mpc(0, 1)
+        return v, u * abs(v)
+    args = node.args
+    vals = [value[a] for a in args]
+    errs = [error[a] for a in args]
+    if node.is_Add:
+        v = mpmath.fsum(vals)
+        return v, mpmath.fsum(errs) + u * mpmath.fsum(abs(a) for a in vals)
+    if node.is_Mul:
+        v = mpmath.fprod(vals)
+        carried = mpmath.fsum(e * abs(mpmath.fprod(vals[:i] + vals[i + 1:])) for i, e in enumerate(errs))
+        return v, carried + u * (len(vals) - 1) * abs(v)
+    if node.is_Pow:
+        b, p = vals
+        v = b ** p
+        carried = abs(p * b ** (p - 1)) * errs[0] if b != 0 else (errs[0] if p == 1 else mpmath.mpf(0))
+        if errs[1]:
+            carried += abs(v * mpmath.log(abs(b))) * errs[1] if b != 0 else 0
+        return v, carried + u * abs(v) * (1 if p in (2, -1, 0.5) else 2)
+    # a function: carry each argument's error by the function's own derivative
+    func = _MPMATH_FORMS.get((node.func, len(args)))
+    if func is None:
+        dummies = sympy.symbols(f"a0:{len(args)}", real=True)
+        func = _MPMATH_FORMS[(node.func, len(args))] = sympy.lambdify(dummies, node.func(*dummies), modules=mpmath)
+    v = func(*vals)
+    carried = mpmath.mpf(0)
+    for i, e in enumerate(errs):
+        if e:
+            def along(t, i=i):
+                moved = list(vals)
+                moved[i] = t
+                return func(*moved)
+            carried += abs(mpmath.diff(along, vals[i])) * e
+    return v, carried + 2 * u * abs(v)       # library functions: within about one ulp
+
+
+def derivative_magnitudes(problem, orders=tuple(range(2, 10)), timeout: float | None = 5.0) -> dict:
+    """|∂^k f/∂x_i^k| at the point for each variable and order k, by mpmath; missing where
+    mpmath cannot compute them (or at a point where they do not exist)."""
+    f = problem.world_function(MPMATH)
+    names = problem.variables
+    out = {name: {} for name in names}
+    try:
+        with time_limit(timeout), mpmath.workdps(30):
+            at = [mpmath.mpf(problem.point[n]) for n in names]
+            for i, name in enumerate(names):
+                def along(t, i=i):
+                    moved = list(at)
+                    moved[i] = t
+                    return f(*moved)
+                for k in orders:
+                    try:
+                        value = mpmath.diff(along, at[i], k)
+                    except Exception:
+                        break
+                    if not isinstance(value, mpmath.mpf) or not mpmath.isfinite(value):
+                        break
+                    out[name][k] = float(abs(value))
+    except TimedOut:
+        pass
+    return out
+
+
+def path_bound(problem, max_nodes: int = 2000, max_perturbed: int = 200, output: int | None = None) -> dict | None:
+    """A first-order bound on the rounding a backward pass over f's program must expect,
+    per variable: unit roundoff times (a) the sum over every chain-rule path of the
+    product of the local derivatives' magnitudes — the size of the terms the pass adds
+    up, which may cancel — and (b) each intermediate value's own rounding carried to the
+    gradient (by perturbing it), for programs of up to ``max_perturbed`` operations.
+    Text problems only; None when unavailable. ``output``: which element of a vector f
+    written as a list [f0, f1, ...] of scalar expressions.
+
+    >>> from diffcompare.problem.problem import make_problem
+    >>> b = path_bound(make_problem("(y/y)**3", {"y": 0.006}))   # paths of ±500 that cancel
+    >>> 1000 <= b["y"] / UNIT_ROUNDOFF < 1100
+    True
+    """
+    if not problem.is_text or len(problem.function.program) > max_nodes or problem.has_arrays:
+        return None
+    program = problem.function.program
+    if output is not None:
+        last = program[-1]
+        if last[0] != "call" or last[1].name != "vector" or output >= last[2] \
+                or sum(1 for i in program if i[0] == "call" and i[1].structural) != 1:
+            return None
+        program = program[:-1]          # the list's elements stay on the stack: seed the one asked for
+    elif not problem.function.elementwise:
+        return None
+    with mpmath.workdps(40):
+        try:
+            gradient, magnitude, calls = _sweep(program, problem, output=output)
+            bound = {name: UNIT_ROUNDOFF * magnitude[name] for name in problem.variables}
+            if len(calls) <= max_perturbed:
+                delta = mpmath.mpf(10) ** -25
+                for index in calls:
+                    try:
+                        moved, _, _ = _sweep(program, problem, index, delta, output)
+                    except (TypeError, ValueError, ZeroDivisionError):
+                        continue        # a perturbation that leaves the reals says nothing here
+                    for name in problem.variables:
+                        bound[name] += UNIT_ROUNDOFF * abs(moved[name] - gradient[name]) / delta
+            out = {name: float(value) for name, value in bound.items()}
+        except Exception:
+            return None
+    return out if all(math.isfinite(v) for v in out.values()) else None
+
+
+def _sweep(program, problem, perturbed=None, delta=0, output=None):
+    """Forward through the program in mpmath (the value of node ``perturbed`` scaled by
+    1 + delta), then backward: the gradient, the sum of path magnitudes per variable, and
+    the indices of the calls whose value depends on a variable."""
+    names, parents_of, locals_of, values, stack, calls, varies = [], [], [], [], [], [], []
+    for instruction in program:
+        name, parents, locals_, depends = None, (), (), False
+        if instruction[0] == VAR:
+            name, depends = instruction[1], True
+            value = mpmath.mpf(problem.point[name])
+        elif instruction[0] == CONST:
+            value = mpmath.mpf(instruction[1])
+        else:
+            row, nargs = instruction[1], instruction[2]
+            parents = tuple(stack[len(stack) - nargs:]) if nargs else ()
+            del stack[len(stack) - nargs:]
+            args = [values[i] for i in parents]
+            value = row.mpmath(*args)
+            # only arguments that depend on a variable carry a derivative (the exponent of
+            # (-2)**2 has none, and a real one would not exist)
+            locals_ = tuple(_local_derivative(row, args, k) if varies[p] else mpmath.mpf(0)
+                            for k, p in enumerate(parents))
+            depends = any(varies[p] for p in parents)
+            if depends:
+                calls.append(len(values))
+        varies.append(depends)
+        if len(values) == perturbed:
+            value = value * (1 + delta)
+        names.append(name)
+        parents_of.append(parents)
+        locals_of.append(locals_)
+        values.append(value)
+        stack.append(len(values) - 1)
+    adjoint = [mpmath.mpf(0)] * len(values)
+    size = [mpmath.mpf(0)] * len(values)
+    seed = -1 if output is None else stack[output]
+    adjoint[seed] = size[seed] = mpmath.mpf(1)
+    gradient = {name: mpmath.mpf(0) for name in problem.variables}
+    magnitude = dict(gradient)
+    for index in range(len(values) - 1, -1, -1):
+        name = names[index]
+        if name is not None:
+            gradient[name] += adjoint[index]
+            magnitude[name] += size[index]
+        for parent, local in zip(parents_of[index], locals_of[index]):
+            adjoint[parent] += adjoint[index] * local
+            size[parent] += size[index] * abs(local)
+    return gradient, magnitude, calls
+
+
+_DERIVATIVES = {}
+
+
+def _local_derivative(row, args, k):
+    """∂row/∂args[k] at args, in mpmath: SymPy's derivative of the row, compiled once."""
+    key = (row.name, k)
+    func = _DERIVATIVES.get(key)
+    if func is None:
+        import sympy
+        dummies = sympy.symbols(f"a0:{row.arity}", real=True)
+        func = _DERIVATIVES[key] = sympy.lambdify(dummies, sympy.diff(row.sympy(*dummies), dummies[k]),
+                                                  modules=[{"DiracDelta": lambda *a: mpmath.mpf(0)}, mpmath])
+    return mpmath.mpf(func(*args))
+
+
+def exact_band(reference_value, formula_bound, paths=None, conditioning=None) -> Band:
+    """The band of an exact method (autograd, symbolic): a few ulps times the conditioning,
+    where the conditioning comes from the derivative formula's rounding bound and the
+    chain-rule paths' magnitudes (see :func:`path_bound`)."""
+    ref = abs(float(reference_value))
+    floor = FLOOR_ULPS * _ulp(ref)
+    parts = [(text, p) for text, p in (("rounding bound of the derivative formula", formula_bound),
+                                       ("rounding along the chain-rule paths", paths)) if p is not None]
+    if parts:
+        total = SAFETY * sum(p for _, p in parts)
+        source = " + ".join(f"{text} {p:.2g}" for text, p in parts)
+        return Band(max(total, floor), f"{SAFETY:g} × ({source}), at least {FLOOR_ULPS} ulp")
+    kappa = max(1.0, conditioning or 1.0)
+    return Band(max(NO_FORMULA_ULPS * kappa * _ulp(ref), floor),
+                f"{NO_FORMULA_ULPS} ulp × input conditioning {kappa:.3g} (no formula to bound rounding)")
+
+
+def fd_band(scheme: str, h: float, magnitudes: dict, f_error: float, largest_f: float,
+            exact: Band | None) -> Band | None:
+    """The band of one finite-difference scheme with step ``h``; None when the derivatives
+    it needs are unknown (at a kink, say). ``f_error`` bounds the rounding of f at the
+    point; ``largest_f`` is the largest |f| the stencil met (each value is rounded).
+
+    Truncation is the Taylor series of the stencil, term by term: the k-th moment of its
+    weights times h^(k-1) |f^(k)| for k = 2..9; rounding is the sum of |weights| times
+    the rounding of each f value, over h."""
+    if scheme == "complex-step":
+        # Im f(x + ih) / h = f' - h²/3! f''' + h⁴/5! f⁽⁵⁾ - ...
+        if exact is None or any(k not in magnitudes for k in (3, 5, 7, 9)):
+            return None
+        truncation = sum(h ** (k - 1) / math.factorial(k) * magnitudes[k] for k in (3, 5, 7, 9))
+        return Band(exact.tolerance + SAFETY * truncation,
+                    f"as the exact methods, plus truncation {truncation:.2g}")
+    stencil = STENCILS[scheme]
+    if 2 not in magnitudes:
+        return None
+    truncation = 0.0
+    for k in range(2, 10):
+        moment = abs(sum(w * o ** k for o, w in stencil)) / math.factorial(k)
+        if moment > 1e-12:
+            if k not in magnitudes:
+                return None
+            truncation += moment * h ** (k - 1) * magnitudes[k]
+    weight = sum(abs(w) for _, w in stencil)
+    rounding = weight * (f_error + 2 * UNIT_ROUNDOFF * largest_f) / h
+    return Band(SAFETY * (truncation + rounding),
+                f"{SAFETY:g} × (truncation {truncation:.2g} + rounding {rounding:.2g}) with h = {h:.3g}")
+
+
+def _ulp(x: float) -> float:
+    return math.ulp(x) if x else math.ulp(0.0)

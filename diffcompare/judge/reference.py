@@ -1,0 +1,287 @@
+"""The reference every error is measured against: SymPy's exact derivative evaluated by
+mpmath (``evalf``) at the exact binary64 point, to ``digits`` significant digits.
+
+Each value is computed at two working precisions and the digits on which they agree
+are the ones trusted. When SymPy has no derivative (a callable with control flow on
+values, or a time-out), the reference is mpmath's high-precision numerical derivative
+of f, labelled as such.
+
+>>> from diffcompare.problem.problem import make_problem
+>>> from diffcompare.methods.symbolic import differentiate
+>>> p = make_problem("exp(x)/sqrt(sin(x)**3 + cos(x)**3)", {"x": 1.5})
+>>> r = exact_reference(p, differentiate(p), digits=30)
+>>> r.source, r.text("x", 25)
+('sympy', '4.053427893898620657714188')
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+
+from diffcompare.language.worlds import MPMATH
+from diffcompare.methods.budget import TimedOut, time_limit
+from diffcompare.methods.symbolic import SymbolicDerivative
+from diffcompare.problem.problem import Problem
+
+GUARD_DIGITS = 5        # the first evaluation carries this many extra digits
+CHECK_DIGITS = 20       # the second, this many
+
+
+@dataclass
+class Reference:
+    source: str                     # "sympy" (exact derivative) or "mpmath" (numerical derivative)
+    digits: int                     # requested significant digits
+    values: dict                    # variable -> mpmath.mpf, or None where undefined
+    undefined: dict = field(default_factory=dict)    # variable -> why there is no value
+    trusted_digits: dict = field(default_factory=dict)
+    note: str = ""
+    seconds: float = 0.0
+
+    @property
+    def label(self):
+        if self.source == "sympy":
+            return f"SymPy's exact derivative evaluated with mpmath to {self.digits} digits"
+        return f"mpmath's numerical derivative of f at {self.digits}+ digits (SymPy gave no exact derivative)"
+
+    def text(self, name, digits=None):
+        """The value as decimal text with ``digits`` (default: the trusted) significant digits."""
+        value = self.values.get(name)
+        if value is None:
+            return None
+        shown = digits or max(1, self.trusted_digits.get(name, self.digits))
+        with self.precision():
+            if value and abs(mpmath.mag(value)) > 100_000:
+                # decimal digits of exp(exp(exp(10))) would take forever: give the power of ten
+                sign = "-" if value < 0 else ""
+                return f"{sign}10^({mpmath.nstr(mpmath.log10(abs(value)), 12)})"
+            return mpmath.nstr(value, shown, strip_zeros=False, min_fixed=-6, max_fixed=8)
+
+    def precision(self):
+        """A working precision (decimal digits) that holds the reference values exactly."""
+        return mpmath.workdps(self.digits + CHECK_DIGITS)
+
+
+def exact_point(problem: Problem) -> dict:
+    """The point as exact rationals: the binary64 values themselves, not their decimal text."""
+    return {name: Fraction(value) for name, value in problem.point.items()}
+
+
+def exact_reference(problem: Problem, derivative: SymbolicDerivative, digits: int = 30,
+                    timeout: float | None = 10.0) -> Reference:
+    """The reference gradient at ``problem.point``."""
+    start = time.perf_counter()
+    try:
+        with time_limit(timeout):
+            if derivative.partials is not None:
+                reference = _from_sympy(problem, derivative, digits)
+            else:
+                reference = _numerical(problem, digits, derivative.reason or derivative.status)
+    except TimedOut as stop:
+        reference = Reference("sympy" if derivative.partials is not None else "mpmath", digits,
+                              {name: None for name in problem.variables},
+                              {name: f"the reference timed out after {stop.seconds:g} s" for name in problem.variables})
+    reference.seconds = time.perf_counter() - start
+    return reference
+
+
+def _from_sympy(problem, derivative, digits):
+    import sympy
+    subs = {s: sympy.Rational(v.numerator, v.denominator)
+            for s, v in zip(derivative.symbols, exact_point(problem).values())}
+    reference = Reference("sympy", digits, {})
+    value, why = evaluate_exactly(derivative.expression, subs, digits)
+    if value is None:
+        for name in problem.variables:
+            reference.values[name], reference.undefined[name] = None, f"f itself is {why}"
+        return reference
+    for name, partial in zip(problem.variables, derivative.partials):
+        value, why = evaluate_exactly(partial, subs, digits + GUARD_DIGITS)
+        if value is None:
+            reference.values[name], reference.undefined[name] = None, why
+            continue
+        check, _ = evaluate_exactly(partial, subs, digits + CHECK_DIGITS)
+        reference.values[name] = value
+        reference.trusted_digits[name] = _agreement(value, check, digits)
+    return reference
+
+
+def evaluate_exactly(expr, subs, dps):
+    """(mpf, "") or (None, why): evalf at the exact point; where evalf leaves a special
+    value unevaluated (Heaviside(0) inside a product, say), substitute exactly and retry."""
+    why = ""
+    for attempt in ("evalf", "substitute"):
+        try:
+            result = (expr.evalf(dps, subs=subs) if attempt == "evalf"
+                      else expr.xreplace(subs).doit().evalf(dps))
+        except (ArithmeticError, ValueError, TypeError) as error:
+            why = f"undefined here: SymPy cannot evaluate it ({type(error).__name__}: {error})"
+            continue
+        value, why = _as_real(result, dps)
+        if value is not None:
+            return value, ""
+    return None, why or "undefined here"
+
+
+def _as_real(result, dps):
+    """(mpf, "") for a finite real number, else (None, why)."""
+    import sympy
+    if isinstance(result, sympy.Number) and result.is_finite and result.is_real:
+        with mpmath.workdps(dps + CHECK_DIGITS):
+            return mpmath.mpf(sympy.Float(result, dps + CHECK_DIGITS)._mpf_), ""
+    if result is sympy.nan:
+        return None, "undefined here (SymPy gives nan)"
+    if result in (sympy.zoo, sympy.oo, -sympy.oo):
+        return None, f"infinite here (SymPy gives {result})"
+    if result.is_number:
+        real, imag = result.as_real_imag()
+        if imag.is_number and imag.evalf(5) != 0:
+            return None, f"not real here: SymPy gives {sympy.sstr(result.evalf(6))} (outside the real domain)"
+        text = sympy.sstr(result.evalf(6))
+        return None, f"undefined here: SymPy leaves {text}"
+    return None, f"not a number: {sympy.sstr(result)}"
+
+
+def _agreement(a, b, digits):
+    """Significant digits on which two evaluations agree (capped at ``digits``)."""
+    if b is None:
+        return 0
+    with mpmath.workdps(digits + CHECK_DIGITS):
+        if a == b:
+            return digits
+        scale = max(abs(a), abs(b))
+        if scale == 0:
+            return digits
+        return max(0, min(digits, int(-mpmath.log10(abs(a - b) / scale))))
+
+
+def _numerical(problem, digits, why):
+    f = problem.world_function(MPMATH)
+    point = exact_point(problem)
+    reference = Reference("mpmath", digits, {}, note=why)
+    names = problem.variables
+    with mpmath.workdps(digits + GUARD_DIGITS):
+        try:
+            probe = f(*[mpmath.mpf(v.numerator) / v.denominator for v in point.values()])
+        except Exception as error:
+            probe = error
+    if not isinstance(probe, mpmath.mpf):
+        why_not = (f"f failed on mpmath numbers ({type(probe).__name__}: {probe})" if isinstance(probe, Exception)
+                   else f"f returned {type(probe).__name__} for mpmath numbers, so it computes in lower precision "
+                        "(math.sin instead of diffcompare.language.functions.sin?)")
+        reference.values = {name: None for name in names}
+        reference.undefined = {name: f"no high-precision reference: {why_not}" for name in names}
+        return reference
+    for i, name in enumerate(names):
+        orders = tuple(1 if j == i else 0 for j in range(len(names)))
+        results = []
+        for dps in (digits + GUARD_DIGITS, digits + CHECK_DIGITS):
+            with mpmath.workdps(dps):
+                at = [mpmath.mpf(v.numerator) / v.denominator for v in point.values()]
+                try:
+                    results.append(mpmath.diff(f, at, orders) if len(names) > 1 else mpmath.diff(f, at[0]))
+                except Exception as error:
+                    results.append(error)
+        first, check = results
+        if isinstance(first, Exception) or not isinstance(first, mpmath.mpf) or not mpmath.isfinite(first):
+            reference.values[name] = None
+            reference.undefined[name] = (f"mpmath could not differentiate f here: {first}"
+                                         if isinstance(first, Exception) else f"not a finite real number: {first}")
+            continue
+        reference.values[name] = first
+        reference.trusted_digits[name] = _agreement(first, check if isinstance(check, mpmath.mpf) else None, digits)
+    return reference
+
+
+@dataclass
+class EntriesReference:
+    """The exact entries (Jacobian, vᵀJ, Jv, Hessian; flat) at some of the points: SymPy's
+    entries run by mpmath at two working precisions, kept as a double-double (``high`` +
+    ``low``) so that binary64 errors can be measured exactly in NumPy."""
+    digits: int
+    indices: np.ndarray             # which points (rows of the points' array) have a reference
+    high: np.ndarray                # (len(indices), entries): nearest binary64, nan where undefined
+    low: np.ndarray                 # the remainder: value = high + low to ~32 digits
+    trusted: np.ndarray             # digits on which the two precisions agree
+    reason: str = ""                # why there is no reference, when there is none
+    note: str = ""
+    seconds: float = 0.0
+
+    @property
+    def available(self):
+        return self.indices.size > 0
+
+
+def entries_reference(derivative: SymbolicDerivative, flat: np.ndarray, digits: int = 30,
+                      timeout: float | None = 10.0, max_points: int = 2000) -> EntriesReference:
+    """The reference entries at up to ``max_points`` of the rows of ``flat`` (evenly spread)."""
+    import sympy
+    start = time.perf_counter()
+    count = flat.shape[0]
+    indices = np.arange(count) if count <= max_points else np.unique(
+        np.linspace(0, count - 1, max_points).round().astype(int))
+    empty = np.zeros((0, len(derivative.partials or ())))
+    if derivative.partials is None:
+        return EntriesReference(digits, np.zeros(0, dtype=int), empty, empty, empty,
+                                reason=f"no reference: SymPy has no exact derivative ({derivative.reason})")
+    high = np.full((len(indices), len(derivative.partials)), np.nan)
+    low = np.zeros_like(high)
+    trusted = np.zeros(high.shape, dtype=int)
+    try:
+        with time_limit(timeout):
+            try:
+                replacements, reduced = sympy.cse(derivative.partials)
+                function = sympy.lambdify(derivative.symbols, derivative.partials,
+                                          modules=[{"DiracDelta": lambda *a: mpmath.mpf(0) if a[0] else mpmath.nan},
+                                                   "mpmath"],
+                                          cse=lambda exprs: (replacements, reduced))
+            except Exception:           # SymPy cannot print it for mpmath (zoo, say): evalf each entry
+                function = None
+            for row, index in enumerate(indices):
+                args = [mpmath.mpf(float(v)) for v in flat[index]]      # exactly the binary64 inputs
+                first = _mp_entries(function, args, digits + GUARD_DIGITS, derivative)
+                check = _mp_entries(function, args, digits + CHECK_DIGITS, derivative)
+                with mpmath.workdps(digits + CHECK_DIGITS):
+                    for k, (a, b) in enumerate(zip(first, check)):
+                        if a is None or b is None:
+                            continue
+                        high[row, k] = float(b)
+                        low[row, k] = float(b - mpmath.mpf(high[row, k])) if mpmath.isfinite(b) else 0.0
+                        trusted[row, k] = _agreement(a, b, digits)
+    except TimedOut as stop:
+        return EntriesReference(digits, np.zeros(0, dtype=int), empty, empty, empty,
+                                reason=f"the reference timed out after {stop.seconds:g} s",
+                                seconds=time.perf_counter() - start)
+    note = "" if count == len(indices) else f"the reference is computed at {len(indices):,} of the {count:,} points"
+    return EntriesReference(digits, indices, high, low, trusted, note=note, seconds=time.perf_counter() - start)
+
+
+def _mp_entries(function, args, dps, derivative):
+    """The entries at ``dps`` digits; None for an entry that is undefined or not real there.
+    Where the generated code fails as a whole (1/0 raises in mpmath; a complex
+    intermediate reaches atan2), each entry is evaluated on its own by ``evalf``."""
+    if function is not None:
+        with mpmath.workdps(dps):
+            try:
+                return [_real_or_none(v) for v in function(*args)]
+            except Exception:
+                pass
+    if len(derivative.partials) > 100:
+        return [None] * len(derivative.partials)
+    import sympy
+    subs = {s: sympy.Rational(*float(a).as_integer_ratio()) for s, a in zip(derivative.symbols, args)}
+    return [evaluate_exactly(entry, subs, dps)[0] for entry in derivative.partials]
+
+
+def _real_or_none(value):
+    if isinstance(value, mpmath.mpc):
+        return mpmath.mpf(value.real) if value.imag == 0 else None
+    try:
+        value = mpmath.mpf(value)
+    except (TypeError, ValueError):
+        return None
+    return value if mpmath.isfinite(value) else None

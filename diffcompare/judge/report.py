@@ -1,0 +1,76 @@
+"""What every report shares (its methods, the exit status, a one-line summary) and how it
+is rendered: each renderer module of :mod:`diffcompare.render` registers itself here for
+the report type it formats, so that ``report.render("markdown")`` works while the stages
+that compute reports never import a renderer.
+"""
+
+from __future__ import annotations
+
+from diffcompare.judge.verdicts import FAIL
+from diffcompare.methods.estimate import FAILED
+
+RENDERERS: dict = {}     # a report type's name -> its renderer (a module: render, as_dict, print_report)
+
+
+def register_renderer(report_type: str, renderer) -> None:
+    """Make ``renderer`` (a module with ``render``, ``as_dict`` and ``print_report``) the
+    renderer of the reports of type ``report_type`` and of its subclasses."""
+    RENDERERS[report_type] = renderer
+
+
+class Report:
+    """What every report shares: its methods, the exit status, and its renderings by the
+    renderer registered for its type (renderers only format)."""
+    methods: list
+
+    @property
+    def exit_status(self) -> int:
+        """0 when every applicable method is within its expected accuracy, 1 otherwise."""
+        return 1 if any(m.verdict in (FAIL, FAILED) for m in self.methods) else 0
+
+    def verdicts(self) -> str:
+        """One line for scripts and examples: each method's verdict and its largest
+        relative error against the exact reference, then the exit status.
+
+        >>> from diffcompare import compare
+        >>> compare("x**3", at={"x": 2}, methods="autograd,central", repeat=1).verdicts()
+        'autograd pass (0), central pass (...) — exit status 0'
+        """
+        parts = []
+        for m in self.methods:
+            worst = largest_relative_error(m)
+            parts.append(f"{m.name} {m.verdict}" + ("" if worst is None else f" ({worst:.1g})"))
+        return ", ".join(parts) + f" — exit status {self.exit_status}"
+
+    def method(self, name):
+        for m in self.methods:
+            if m.name == name:
+                return m
+        raise KeyError(name)
+
+    def renderer(self):
+        """The renderer registered for this report's type (or for a parent type)."""
+        for cls in type(self).__mro__:
+            if cls.__name__ in RENDERERS:
+                return RENDERERS[cls.__name__]
+        raise LookupError(f"no renderer is registered for a {type(self).__name__} "
+                          "(importing diffcompare.render registers them)")
+
+    def render(self, format: str = "text", width: int | None = None) -> str:
+        """The report as text (rich), json, markdown or latex."""
+        return self.renderer().render(self, format, width=width)
+
+    def to_dict(self) -> dict:
+        return self.renderer().as_dict(self)
+
+    def print_report(self, console) -> None:
+        """Print the report on a rich console (colour when it supports it)."""
+        self.renderer().print_report(self, console)
+
+
+def largest_relative_error(m):
+    """The largest relative error of a method's entries against the reference, or None."""
+    if hasattr(m, "statistic"):                 # a survey's MethodSummary
+        return m.statistic("max")
+    errors = [p.rel_error for p in m.partials.values() if p.rel_error is not None]
+    return max(errors) if errors else None

@@ -1,0 +1,412 @@
+"""The expression language: Python-like arithmetic over the function table, parsed by
+diffcompare's own parser (never ``eval``, never ``sympify`` on the text).
+
+The parser is iterative (shunting-yard), so no input can exhaust Python's stack, and it
+turns text into a postfix program that every world (NumPy, complex, SymPy, mpmath, the
+autograd engine) runs with a small stack machine.
+
+>>> f = parse("exp(x) / sqrt(sin(x)^3 + cos(x)**3)")
+>>> f.variables
+('x',)
+>>> round(float(f.evaluate("numpy", {"x": 1.5})), 6)
+4.49778
+>>> float(parse("-x**2").evaluate("numpy", {"x": 3.0}))
+-9.0
+>>> parse("sinn(x) + 1")
+Traceback (most recent call last):
+...
+diffcompare.language.expression.ExpressionError: unknown function 'sinn' — did you mean 'sin'? (column 1)
+  sinn(x) + 1
+  ^
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+from operator import attrgetter as _attrgetter
+from typing import Callable, Mapping
+
+import numpy as _np
+
+from diffcompare.language.table import CALLABLE, CONSTANTS, EXTRA_WORLDS, OPERATORS, ROWS
+from diffcompare.language.worlds import COLUMN_OF, COMPLEX, MPMATH, OBJECT_WORLDS, SINGLE_PRECISION, SYMPY, TORCH
+
+_ndarray = _np.ndarray
+
+# Hard limits, checked while reading, before anything can grow: far beyond what a person
+# types, well within what SymPy's recursive algorithms and Python's own parser (used by
+# lambdify) survive.
+MAX_LENGTH = 1_000_000      # characters
+MAX_NODES = 10_000          # numbers, variables, operators and calls
+MAX_NESTING = 100           # open parentheses, pending unary minuses and ** chains
+MAX_NUMBER_LENGTH = 100     # characters in one number literal
+
+_TOKEN = re.compile(r"""
+    (?P<space>\s+)
+  | (?P<number>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)
+  | (?P<name>[A-Za-z_][A-Za-z0-9_]*)
+  | (?P<op>\*\*|[-+*/^(),@\[\]])
+""", re.VERBOSE)
+
+# a subscript: integers and slices of integer constants, e.g. [0], [1:], [:-1], [::2], [0, 1:]
+_INDEX_ITEM = r"\s*(?:-?\d+\s*)?(?::\s*(?:-?\d+\s*)?){0,2}"
+_SUBSCRIPT = re.compile(rf"\[({_INDEX_ITEM}(?:,{_INDEX_ITEM})*)\]")
+
+_HINTS = {
+    "=": "'=' cannot appear in an expression; give values with --at (e.g. --at x=1.5)",
+    ":": "':' belongs inside a subscript, as in x[1:] or x[:-1]",
+    "{": "braces are not part of the expression language; use parentheses",
+    "%": "'%' (remainder) is not supported",
+    "!": "'!' is not supported; there is no factorial",
+    "<": "comparisons are not supported; use min, max, relu, abs or sign",
+    ">": "comparisons are not supported; use min, max, relu, abs or sign",
+    "&": "logical operators are not supported",
+    "|": "logical operators are not supported; for an absolute value write abs(x)",
+}
+
+# binary operator -> (precedence, right-associative)
+_BINARY = {"+": (1, False), "-": (1, False), "*": (2, False), "/": (2, False), "@": (2, False), "**": (4, True)}
+_UNARY_PRECEDENCE = 3    # -x**2 is -(x**2), as in Python
+
+
+class ExpressionError(ValueError):
+    """Text that is not a valid expression: says what is wrong, where (1-based column) and,
+    for a misspelt name, the nearest known one."""
+
+    def __init__(self, message: str, text: str = "", column: int | None = None):
+        self.message, self.text, self.column = message, text, column
+        super().__init__(self._render())
+
+    def _render(self):
+        if self.column is None:
+            return self.message
+        start = max(0, self.column - 1 - 60)
+        shown = self.text[start:start + 120].replace("\n", " ").replace("\t", " ")
+        prefix = "…" if start else ""
+        suffix = "…" if start + 120 < len(self.text) else ""
+        caret = " " * (len(prefix) + self.column - 1 - start) + "^"
+        return f"{self.message} (column {self.column})\n  {prefix}{shown}{suffix}\n  {caret}"
+
+
+def nearest(name: str, candidates) -> str | None:
+    """The closest spelling among ``candidates``, if any is close.
+
+    >>> nearest("sinn", CALLABLE), nearest("exmp1", CALLABLE), nearest("zzz", CALLABLE)
+    ('sin', 'expm1', None)
+    """
+    found = difflib.get_close_matches(name, list(candidates), n=1, cutoff=0.6)
+    return found[0] if found else None
+
+
+# Postfix instructions, each ending with its column: (VAR, name, column), (CONST, float value,
+# literal text, column), (KEY, subscript, text, column) and (CALL, row, nargs, column)
+VAR, CONST, KEY, CALL = "var", "const", "key", "call"
+
+
+@dataclass(frozen=True)
+class Expression:
+    """A parsed expression: the text, its postfix ``program``, its variables in order of
+    first appearance, and the table rows it uses (the named functions and constants, and
+    the rows that act on whole arrays: ``@``, subscripts, vectors)."""
+
+    @property
+    def elementwise(self) -> bool:
+        """True when every operation acts element by element, so that arrays of points
+        can be evaluated at once."""
+        return not any(ROWS[name].structural for name in self.functions if name in ROWS)
+    text: str
+    program: tuple
+    variables: tuple
+    functions: frozenset
+
+    def evaluate(self, world: str, values: Mapping[str, object], observe: Callable | None = None):
+        """Run the program in ``world`` (a column of the function table) with ``values``
+        for the variables. ``observe(row, args, result, column)`` sees every call.
+
+        >>> parse("max(x, 2) * pi").evaluate("mpmath", {"x": 1})
+        mpf('6.2831853071795862')
+        """
+        stack = []
+        push = stack.append
+        column_of = COLUMN_OF.get(world, world)
+        lookup = EXTRA_WORLDS.get(column_of) or _attrgetter(column_of)
+        for instruction in self.program:
+            kind = instruction[0]
+            if kind == VAR:
+                push(values[instruction[1]])
+            elif kind == CONST:
+                push(constant(world, instruction[1]))
+            elif kind == KEY:
+                push(instruction[1])
+            else:
+                row, nargs, column = instruction[1], instruction[2], instruction[3]
+                args = stack[len(stack) - nargs:] if nargs else []
+                del stack[len(stack) - nargs:]
+                function = lookup(row)
+                if function is None:
+                    raise NotInWorld(row, world)
+                if world in OBJECT_WORLDS and not row.structural and any(isinstance(a, _ndarray) for a in args):
+                    result = _np.frompyfunc(function, nargs, 1)(*args)
+                else:
+                    result = function(*args)
+                if observe is not None:
+                    observe(row, args, result, column)
+                push(result)
+        return stack[0]
+
+    def __str__(self):
+        return self.text
+
+
+class NotInWorld(Exception):
+    """A row has no meaning in a world (abs has no analytic complex extension)."""
+
+    def __init__(self, row, world):
+        self.row, self.world = row, world
+        super().__init__(row.not_complex_safe or f"{row.name} has no {world} form")
+
+
+def constant(world: str, value: float):
+    """A number literal in ``world``: exactly the binary64 value the other worlds use."""
+    if world == SYMPY:
+        import sympy
+        if value.is_integer() and abs(value) < 2 ** 53:
+            return sympy.Integer(int(value))
+        return sympy.Float(value, 17)      # 17 digits print back to the same double
+    if world == MPMATH:
+        import mpmath
+        return mpmath.mpf(value)
+    if world == COMPLEX:
+        return complex(value)
+    if world == TORCH:
+        return value            # a Python float: PyTorch keeps the tensors' dtype
+    if world in SINGLE_PRECISION:
+        import numpy
+        return numpy.float32(value)
+    import numpy
+    # the engine takes NumPy scalars as constants (x ** 3 records PowBackward0, as in
+    # PyTorch); NumPy's rules keep 1/0 = inf and (-8) ** (1/3) = nan, as in every world
+    return numpy.float64(value)
+
+
+def _describe(kind, text):
+    return {"number": f"the number {text}", "name": f"'{text}'", "op": f"'{text}'"}.get(kind, repr(text))
+
+
+def parse(text: str) -> Expression:
+    """Parse ``text`` into an :class:`Expression`, or raise :class:`ExpressionError`.
+
+    >>> parse("2^x + log1p(y)").variables
+    ('x', 'y')
+    >>> parse("2x")
+    Traceback (most recent call last):
+    ...
+    diffcompare.language.expression.ExpressionError: missing operator between the number 2 and 'x' — write 2*x? (column 2)
+      2x
+       ^
+    """
+    if not isinstance(text, str):
+        raise ExpressionError(f"an expression must be text, not {type(text).__name__}")
+    if len(text) > MAX_LENGTH:
+        raise ExpressionError(f"expression too long: {len(text):,} characters (the limit is {MAX_LENGTH:,})")
+    if not text.strip():
+        raise ExpressionError("empty expression: write one such as sin(x)*exp(y)")
+
+    def fail(message, column):
+        raise ExpressionError(message, text, column)
+
+    output = []                 # postfix program
+    operators = []              # (kind, payload, column): "binary"/"unary" with the symbol, or "(" with
+                                # the called row (None for plain parentheses)
+    arg_counts = []             # one per open call
+    variables = {}
+    functions = set()
+    expect_operand = True
+    previous = None             # (kind, text, column) of the last token
+
+    def emit(item):
+        output.append(item)
+        if len(output) > MAX_NODES:
+            fail(f"expression too large: more than {MAX_NODES:,} numbers, names and operators", item_column(item))
+
+    def item_column(item):
+        return item[-1]
+
+    def pop_operator():
+        kind, payload, column = operators.pop()
+        if kind == "binary":
+            emit((CALL, OPERATORS[payload], 2, column))
+        else:
+            emit((CALL, ROWS["neg"], 1, column))
+
+    position = 0
+    length = len(text)
+    while position < length:
+        match = _TOKEN.match(text, position)
+        column = position + 1
+        if match is None:
+            char = text[position]
+            hint = _HINTS.get(char)
+            fail(hint or f"unexpected character {char!r}", column)
+        position = match.end()
+        kind = match.lastgroup
+        token = match.group()
+        if kind == "space":
+            continue
+        if token == "^":
+            token = "**"
+
+        if expect_operand:
+            if kind == "number":
+                if len(token) > MAX_NUMBER_LENGTH:
+                    fail(f"number too long: {len(token)} characters (the limit is {MAX_NUMBER_LENGTH})", column)
+                value = float(token)
+                if value == float("inf"):
+                    fail(f"the number {token} is beyond the largest float64 (about 1.8e308)", column)
+                emit((CONST, value, token, column))
+                expect_operand = False
+            elif kind == "name":
+                following = _TOKEN.match(text, position)
+                while following is not None and following.lastgroup == "space":
+                    following = _TOKEN.match(text, following.end())
+                is_call = following is not None and following.group() == "("
+                if is_call:
+                    row = CALLABLE.get(token)
+                    if row is None:
+                        if token in CONSTANTS:
+                            fail(f"'{token}' is a constant, not a function", column)
+                        suggestion = nearest(token, CALLABLE)
+                        fail(f"unknown function '{token}'" + (f" — did you mean '{suggestion}'?" if suggestion
+                             else f"; known functions: {', '.join(sorted(CALLABLE))}"), column)
+                    functions.add(row.name)
+                    operators.append(("(", row, column))       # a call's parenthesis carries its row
+                    arg_counts.append(1)
+                    _check_nesting(operators, fail, column)
+                    position = following.end()
+                    previous = ("op", "(", following.start() + 1)
+                    continue
+                elif token in CONSTANTS:
+                    functions.add(token)
+                    emit((CALL, CONSTANTS[token], 0, column))
+                    expect_operand = False
+                elif token in CALLABLE:
+                    arity = CALLABLE[token].arity
+                    fail(f"'{token}' is a function: call it as {token}({', '.join('xy'[:arity])})", column)
+                else:
+                    variables.setdefault(token, column)
+                    emit((VAR, token, column))
+                    expect_operand = False
+            elif token == "(":
+                operators.append(("(", None, column))
+                _check_nesting(operators, fail, column)
+            elif token == "[":                                 # a vector [a, b, ...]
+                operators.append(("[", ROWS["vector"], column))
+                arg_counts.append(1)
+                _check_nesting(operators, fail, column)
+            elif token == "-":
+                operators.append(("unary", "-", column))
+                _check_nesting(operators, fail, column)
+            elif token == "+":
+                pass                                           # unary plus changes nothing
+            elif token == ")" and previous is not None and previous[1] == "(" and operators[-1][1] is not None:
+                row = operators[-1][1]
+                fail(f"{row.name} takes {row.arity} argument{'s' * (row.arity != 1)}, got none", column)
+            elif token == "]" and previous is not None and previous[1] == "[":
+                fail("an empty vector []: write its elements, e.g. [x, y]", column)
+            else:
+                after = f"after {_describe(previous[0], previous[1])}" if previous else "at the start"
+                fail(f"expected a number, a variable, a function call or '(' {after}, found {_describe(kind, token)}",
+                     column)
+        else:
+            if token in _BINARY:
+                precedence, right = _BINARY[token]
+                while operators:
+                    top_kind, top_payload, _ = operators[-1]
+                    if top_kind == "binary":
+                        top_precedence = _BINARY[top_payload][0]
+                    elif top_kind == "unary":
+                        top_precedence = _UNARY_PRECEDENCE
+                    else:
+                        break
+                    if top_precedence > precedence or (top_precedence == precedence and not right):
+                        pop_operator()
+                    else:
+                        break
+                operators.append(("binary", token, column))
+                _check_nesting(operators, fail, column)
+                expect_operand = True
+            elif token == "[":                                 # a subscript of what came before
+                match = _SUBSCRIPT.match(text, match.start())
+                if match is None:
+                    fail("a subscript holds integer constants and slices, e.g. x[0], x[1:], x[:-1], A[0, 1]", column)
+                position = match.end()
+                emit((KEY, _subscript(match.group(1), fail, column), match.group(), column))
+                emit((CALL, ROWS["index"], 2, column))
+                token = match.group()
+            elif token in (")", ",", "]"):
+                while operators and operators[-1][0] not in ("(", "["):
+                    pop_operator()
+                if not operators:
+                    fail({")": "unmatched ')'", "]": "unmatched ']'"}.get(
+                        token, "',' outside a function call's arguments or a vector"), column)
+                opener, _, open_column = operators[-1]
+                if token != "," and opener != {")": "(", "]": "["}[token]:
+                    fail(f"'{opener}' at column {open_column} is closed by '{token}'", column)
+                if token == ",":
+                    if operators[-1][1] is None:
+                        fail("',' inside parentheses that are not a function call", column)
+                    arg_counts[-1] += 1
+                    expect_operand = True
+                elif token == "]":
+                    _, row, open_column = operators.pop()
+                    emit((CALL, row, arg_counts.pop(), open_column))
+                else:
+                    _, row, call_column = operators.pop()
+                    if row is not None:
+                        nargs = arg_counts.pop()
+                        if nargs != row.arity:
+                            fail(f"{row.name} takes {row.arity} argument{'s' * (row.arity != 1)}, got {nargs}",
+                                 call_column)
+                        emit((CALL, row, nargs, call_column))
+            else:
+                before = _describe(previous[0], previous[1])
+                suggestion = f" — write {previous[1]}*{token}?" if kind in ("name", "number") else ""
+                fail(f"missing operator between {before} and {_describe(kind, token)}{suggestion}", column)
+        previous = (kind, token, column)
+
+    if expect_operand:
+        after = _describe(previous[0], previous[1]) if previous else "the start"
+        fail(f"expression ends after {after}: expected a number, a variable or '('", len(text.rstrip()) + 1)
+    while operators:
+        kind, payload, column = operators[-1]
+        if kind in ("(", "["):
+            fail(f"'{kind}' is never closed", column)
+        pop_operator()
+    functions.update(item[1].name for item in output if item[0] == CALL and item[1].structural)
+    return Expression(text, tuple(output), tuple(variables), frozenset(functions))
+
+
+def _subscript(text, fail, column):
+    """The key of a subscript's text (between the brackets): an int, a slice, or a tuple."""
+    items = []
+    for item in text.split(","):
+        parts = [p.strip() for p in item.split(":")]
+        if len(parts) == 1:
+            if not parts[0]:
+                fail("an empty subscript item: write an integer, e.g. x[0]", column)
+            items.append(int(parts[0]))
+        else:
+            bounds = [int(p) if p else None for p in parts]
+            if len(bounds) == 3 and bounds[2] == 0:
+                fail("a slice step cannot be zero", column)
+            items.append(slice(*bounds))
+    return items[0] if len(items) == 1 else tuple(items)
+
+
+def _check_nesting(operators, fail, column):
+    if len(operators) > MAX_NESTING:
+        fail(f"expression nested too deeply: more than {MAX_NESTING} open parentheses, unary minuses or "
+             f"chained powers", column)
+

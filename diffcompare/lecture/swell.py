@@ -1,0 +1,266 @@
+"""Expression swell made measurable: for a family of functions f_n, the size of f, of
+SymPy's raw derivative, of the derivative after common-subexpression elimination and of
+the engine's recorded graph, and the time of every phase, as n grows.
+
+The lecture point: raw symbolic derivatives grow much faster than f (the logistic map's
+iterates double in size as trees; their derivatives grow faster still), ``cse`` tames
+but does not bound them, and reverse mode stays within a small constant of f — the
+engine's graph has one node per operation actually performed.
+
+Sizes are SymPy's ``count_ops`` (operations in the expression written out as a tree) and
+the engine's node count (operations performed once each, shared values shared).
+
+>>> report = swell("nested-sin", [1, 2, 4])
+>>> [row.size_f for row in report.rows], [row.graph_nodes for row in report.rows]
+([1, 2, 4], [2, 3, 5])
+>>> report.rows[-1].agreement < 1e-14      # engine and SymPy gradients agree
+True
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from diffcompare import autograd as ag
+from diffcompare.autograd.graph import _collect
+from diffcompare.autograd.quiet import quietly
+from diffcompare.judge.report import Report
+from diffcompare.language import functions as F
+from diffcompare.language.expression import nearest, parse
+from diffcompare.language.worlds import ENGINE
+from diffcompare.methods.symbolic import differentiate
+from diffcompare.problem.problem import InputError, make_problem
+
+MAX_N = 100_000
+
+
+def _logistic(n):
+    def f(x):
+        y = x
+        for _ in range(n):
+            y = 4 * y * (1 - y)
+        return y
+    return f, {"x": 0.3}
+
+
+def _sines(n):
+    def f(*xs):
+        out = F.sin(xs[0])
+        for x in xs[1:]:
+            out = out * F.sin(x)
+        return out
+    return f, {f"x{i}": 0.5 + 0.1 * i for i in range(1, n + 1)}
+
+
+def _nested_sin(n):
+    def f(x):
+        for _ in range(n):
+            x = F.sin(x)
+        return x
+    return f, {"x": 0.7}
+
+
+def _rosenbrock(n):
+    def f(*xs):
+        total = 0
+        for a, b in zip(xs[:-1], xs[1:]):
+            total = total + 100 * (b - a * a) ** 2 + (1 - a) ** 2
+        return total
+    return f, {f"x{i}": 1.2 - 0.05 * i for i in range(1, max(n, 2) + 1)}
+
+
+def _mlp(n):
+    """n tanh layers of width 3 on a scalar input, fixed weights (seed 0), summed output."""
+    rng = np.random.default_rng(0)
+    layers = [(rng.normal(0, 0.8, (3, 3 if k else 1)).tolist(), rng.normal(0, 0.1, 3).tolist()) for k in range(n)]
+
+    def f(x):
+        h = [x]
+        for weights, biases in layers:
+            h = [F.tanh(sum((w * v for w, v in zip(row, h)), b)) for row, b in zip(weights, biases)]
+        return h[0] + h[1] + h[2]
+    return f, {"x": 0.5}
+
+
+FAMILIES = {
+    "logistic": (_logistic, "the logistic map's n-th iterate: l₀ = x, l_{k+1} = 4 l_k (1 - l_k)"),
+    "sines": (_sines, "the product of n sines, sin(x₁)·sin(x₂)···sin(x_n), its gradient in n variables"),
+    "nested-sin": (_nested_sin, "sin(sin(...sin(x)...)), n times"),
+    "rosenbrock": (_rosenbrock, "the n-dimensional Rosenbrock function, its gradient in n variables"),
+    "mlp": (_mlp, "a tanh MLP on a scalar input: n layers of width 3, fixed weights"),
+    "template": (None, "your template, iterated n times: y is the previous iterate (y₀ = x)"),
+}
+
+
+def _template(text):
+    """The family of a user's template: y_{k+1} = template(y_k, x, ...), y₀ = x."""
+
+    expression = parse(text)
+    if "y" not in expression.variables:
+        raise InputError(f"the template {text!r} does not use y, the previous iterate: without it nothing is "
+                         f"iterated (e.g. \"sin(y) * x + y\")")
+    others = [v for v in expression.variables if v != "y"]
+    names = ["x"] + [v for v in others if v != "x"]
+
+    def family(n):
+        def f(*args):
+            values = dict(zip(names, args))
+            y = values["x"]
+            world = F.world_of(*args)
+            for _ in range(n):
+                y = expression.evaluate(world, {**values, "y": y})
+            return y
+        return f, {name: 0.5 for name in names}
+    return family
+
+
+@dataclass
+class SwellRow:
+    n: int
+    size_f: int | None = None
+    size_raw: int | None = None
+    size_cse: int | None = None
+    graph_nodes: int | None = None
+    diff_seconds: float | None = None
+    codegen_seconds: float | None = None
+    evaluate_seconds: float | None = None
+    forward_seconds: float | None = None
+    backward_seconds: float | None = None
+    agreement: float | None = None      # max relative difference of the engine's and SymPy's gradients
+    symbolic: str = "ok"                # ok, or why SymPy has no numbers for this n
+
+
+@dataclass
+class SwellReport(Report):
+    family: str
+    description: str
+    rows: list
+    timeout: float
+    notes: list = field(default_factory=list)
+    methods: list = field(default_factory=list)
+
+
+def parse_ns(text) -> list:
+    """The values of n: "1..12", "1..64..x2" (doubling), "1,2,4,8" or a list.
+
+    >>> parse_ns("1..5"), parse_ns("1..16..x2"), parse_ns("3, 5")
+    ([1, 2, 3, 4, 5], [1, 2, 4, 8, 16], [3, 5])
+    """
+    if isinstance(text, (list, tuple, range)):
+        ns = [int(n) for n in text]
+    else:
+        text = str(text).strip()
+        match = re.fullmatch(r"(\d+)\s*\.\.\s*(\d+)(?:\s*\.\.\s*(x?)(\d+))?", text)
+        if match:
+            low, high = int(match.group(1)), int(match.group(2))
+            if low > high:
+                raise InputError(f"--n {text}: the range runs from {low} down to {high}; write {high}..{low}")
+            if match.group(3):
+                factor = int(match.group(4))
+                if factor < 2:
+                    raise InputError(f"--n {text}: a growth factor must be at least 2 (x2 doubles n)")
+                ns, n = [], low
+                while n <= high:
+                    ns.append(n)
+                    n *= factor
+            else:
+                step = int(match.group(4) or 1)
+                if step < 1:
+                    raise InputError(f"--n {text}: the step must be at least 1")
+                ns = list(range(low, high + 1, step))
+        elif re.fullmatch(r"\d+(\s*,\s*\d+)*", text):
+            ns = [int(part) for part in text.split(",")]
+        else:
+            raise InputError(f"--n {text!r}: expected a range such as 1..12, 1..64..x2 (doubling) or a list 1,2,4,8")
+    if not ns or min(ns) < 1:
+        raise InputError("--n: every n must be a whole number of at least 1")
+    if max(ns) > MAX_N:
+        raise InputError(f"--n: n up to {MAX_N} at most")
+    return ns
+
+
+def swell(family: str, ns, template: str | None = None, timeout: float = 10.0) -> SwellReport:
+    """Measure expression swell for ``family`` (one of FAMILIES) at every n of ``ns``.
+    SymPy gets ``timeout`` seconds per n; after it runs out, larger n skip SymPy (the
+    engine goes on)."""
+    if family not in FAMILIES:
+        hint = nearest(family, FAMILIES)
+        raise InputError(f"unknown family {family!r}" + (f" (did you mean {hint!r}?)" if hint else "")
+                         + f"; choose from {', '.join(FAMILIES)}")
+    if family == "template":
+        if not template:
+            raise InputError('the template family needs --template EXPR, e.g. --template "sin(y) * x + y"')
+        build = _template(template)
+    else:
+        if template:
+            raise InputError(f"--template is for the template family, not {family}")
+        build = FAMILIES[family][0]
+    description = FAMILIES[family][1] + (f": y ← {template}" if template else "")
+    report = SwellReport(family, description, [], timeout)
+    sympy_stopped = None
+    for n in parse_ns(ns):
+        f, point = build(n)
+        problem = make_problem(f, point, label=f"{family} n={n}")
+        row = SwellRow(n)
+        engine_gradient = _engine(problem, row)
+        if sympy_stopped is not None:
+            row.symbolic = f"skipped: SymPy {sympy_stopped}"
+        else:
+            _symbolic(problem, row, timeout, engine_gradient)
+            if row.symbolic != "ok":
+                sympy_stopped = f"{row.symbolic} at n={n}"
+        report.rows.append(row)
+    if sympy_stopped:
+        report.notes.append(f"SymPy {sympy_stopped}; larger n were not given to SymPy (budget {timeout:g} s per n)")
+    return report
+
+
+def _best_of(call, repeat=3):
+    best = math.inf
+    for _ in range(repeat):
+        start = time.perf_counter()
+        call()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def _engine(problem, row):
+    """Graph size and the best-of-3 times of one forward and one backward pass; the gradient."""
+
+    def leaves():
+        return {n: ag.tensor(float(v), requires_grad=True) for n, v in problem.point.items()}
+
+    def forward():
+        return quietly(problem.evaluate, ENGINE, leaves())
+    out = forward()
+    row.graph_nodes = len(_collect([out.grad_fn])) if out.grad_fn is not None else 0
+    row.forward_seconds = _best_of(forward)
+    best = math.inf
+    for _ in range(3):
+        values = leaves()
+        out = quietly(problem.evaluate, ENGINE, values)
+        start = time.perf_counter()
+        out.backward()
+        best = min(best, time.perf_counter() - start)
+    row.backward_seconds = best
+    return np.array([float(t.grad.item()) if t.grad is not None else 0.0 for t in values.values()])
+
+
+def _symbolic(problem, row, timeout, engine_gradient):
+
+    d = differentiate(problem, timeout=timeout)
+    row.size_f, row.size_raw, row.size_cse = d.size_f, d.size_raw, d.size_cse
+    row.diff_seconds, row.codegen_seconds = d.diff_seconds, d.codegen_seconds
+    if d.status != "ok":
+        row.symbolic = d.reason or d.status
+        return
+    args = [float(v) for v in problem.point.values()]
+    gradient = np.asarray(quietly(d.function, *args), dtype=np.float64).reshape(-1)
+    row.evaluate_seconds = _best_of(lambda: quietly(d.function, *args))
+    scale = max(float(np.max(np.abs(gradient))), 1e-300)
+    row.agreement = float(np.max(np.abs(gradient - engine_gradient))) / scale

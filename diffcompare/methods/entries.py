@@ -1,0 +1,494 @@
+"""Every method for every kind of derivative (gradient, Jacobian, vᵀJ, Jv, Hessian), at
+one point or many. Each returns an :class:`~diffcompare.methods.estimate.Estimate` whose values
+are an array of shape ``(points,) + task.entry_shape``.
+
+Points are evaluated all at once when f is elementwise in scalar variables (a batch of
+points is then an array per variable, in NumPy, the engine and SymPy's generated code);
+otherwise one point after another. SymPy's generated code is always vectorised, since
+its entries are formulas in the scalar inputs.
+
+>>> from diffcompare.problem.problem import make_problem
+>>> from diffcompare.problem.tasks import make_task
+>>> from diffcompare.problem.points import single
+>>> p = make_problem("[x*y, x + y]", {"x": 2, "y": 5})
+>>> t = make_task(p, "vjp", [1.0, 10.0])
+>>> autograd_entries(p, t, single(p), batches=1).values      # one backward(v): v·J = [y + 10, x + 10]
+array([[15., 12.]])
+>>> fd_entries(p, t, single(p), "central", batches=1).values.round(8)
+array([[15., 12.]])
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+
+from diffcompare import autograd as ag
+from diffcompare.autograd.quiet import quietly
+from diffcompare.language.expression import NotInWorld
+from diffcompare.language.worlds import COMPLEX, ENGINE, ENGINE_FLOAT32, NUMPY
+from diffcompare.methods.estimate import FAILED, NOT_APPLICABLE, OK, TIMED_OUT, Estimate
+from diffcompare.methods.finite_differences import EPS, SCHEMES, STENCILS
+from diffcompare.methods.timing import Timing, measure
+from diffcompare.problem.points import Points
+from diffcompare.problem.problem import Problem
+from diffcompare.problem.tasks import Task
+
+HESSIAN_STEP = EPS ** (1 / 4)     # second differences balance h² truncation against eps/h² rounding
+MIXED_STEP = EPS ** (1 / 3)       # central differences of an exact gradient
+
+
+def vectorisable(problem: Problem) -> bool:
+    """True when a batch of points can go through f at once: text, scalar variables, and
+    every operation element by element."""
+    return problem.is_text and problem.function.elementwise and not problem.has_arrays
+
+
+def outputs(problem: Problem, task: Task, flat: np.ndarray, world: str = NUMPY) -> np.ndarray:
+    """f's outputs at the rows of ``flat`` (real, or complex for the complex step): (points, m)."""
+    count = flat.shape[0]
+    if vectorisable(problem):
+        values = {name: flat[:, j] for j, name in enumerate(problem.variables)}
+        out = np.asarray(quietly(problem.evaluate, world, values))
+        if out.ndim == len(task.output_shape):          # f did not depend on the batch: a constant
+            return np.broadcast_to(out.reshape(1, task.m), (count, task.m))
+        return out.reshape(task.m, count).T
+    return np.stack([np.ravel(quietly(problem.evaluate, world, problem.split(row))) for row in flat])
+
+
+LONG_CALL = 0.2     # seconds: a first run this long is its own timing (no repeats)
+
+
+def _estimate(method, family, compute, batches, evaluations=None, **details):
+    """Run ``compute`` once for the values (failures become the method's result), then time it."""
+    try:
+        start = time.perf_counter()
+        values = quietly(compute)
+        first = time.perf_counter() - start
+    except NotInWorld as error:
+        return Estimate(method, family, status=NOT_APPLICABLE, reason=f"f is not complex-safe: {error}",
+                        details=details)
+    except Exception as error:
+        if method == "complex-step" and isinstance(error, TypeError):
+            # a callable comparing values (if x < 0) or calling a function with no complex form
+            return Estimate(method, family, status=NOT_APPLICABLE,
+                            reason=f"f is not complex-safe: it failed on complex arguments ({error})", details=details)
+        return Estimate(method, family, status=FAILED, reason=f"{type(error).__name__}: {error}", details=details)
+    if not batches:
+        timing = None
+    elif first >= LONG_CALL:
+        timing = Timing(first, 0.0, 1, 1)
+    else:
+        timing = measure(lambda: quietly(compute), batches=batches)
+    return Estimate(method, family, values, evaluations=evaluations, timing=timing, details=details)
+
+
+def predicted_seconds(name: str, problem: Problem, task: Task, points: Points) -> tuple:
+    """(seconds, what) a method would take, from one evaluation of f (or one backward
+    pass) timed here: finite differences grow like n evaluations, a Jacobian by reverse
+    mode like m backward passes, a Hessian like n."""
+    n, m, count = task.n, task.m, len(points)
+    batched = vectorisable(problem)
+    sample = points.flat if batched else points.flat[:1]
+    per_point = 1 if batched else count
+
+    def timed(call):
+        start = time.perf_counter()
+        try:
+            quietly(call)
+        except Exception:
+            return 0.0          # the method will report the failure itself
+        return time.perf_counter() - start
+
+    if name in SCHEMES or name == "second-differences":
+        one = timed(lambda: outputs(problem, task, sample)) * per_point
+        if name == "second-differences":
+            evaluations = 1 + 2 * n * n
+        else:
+            columns = 1 if task.kind == "jvp" else n
+            evaluations = {"forward": 1, "backward": 1, "central": 2, "five-point": 4, "complex-step": 2,
+                           "richardson": 6}[name] * columns
+        return evaluations * one, f"{evaluations:,} evaluations of f"
+    passes = {"jacobian": m, "hessian": n, "vjp": m if name == "autograd-full-J" else 1}.get(task.kind, 2)
+    if name == "mixed":
+        passes = 2 * n
+    if passes <= 2 or name == "symbolic":
+        return 0.0, ""
+    # one forward and one backward pass, timed at one point
+    one_pass = (Task("gradient", n, 1, task.output_shape, task.input_labels) if m == 1 else
+                Task("vjp", n, m, task.output_shape, task.input_labels, np.ones(m)))
+    one = timed(lambda: run_autograd(problem, one_pass, points.flat[:1], False))
+    return passes * one * count, f"{passes:,} backward passes"
+
+
+# -- reverse mode, by the engine ---------------------------------------------------------------
+
+ENGINE_WORLDS = {"float64": ENGINE, "float32": ENGINE_FLOAT32}
+
+
+def _engine_inputs(problem: Problem, flat: np.ndarray, batched: bool, dtype: str = "float64"):
+    """One leaf per variable: holding every point (batched, scalar variables), or the
+    variable's value at the one point (a number, vector or matrix), as a user would write."""
+    if batched:
+        leaves = [ag.tensor(flat[:, j].astype(dtype), requires_grad=True) for j in range(flat.shape[1])]
+    else:
+        leaves = [ag.tensor(np.asarray(value, dtype=dtype), requires_grad=True)
+                  for value in problem.split(flat[0]).values()]
+    return leaves, dict(zip(problem.variables, leaves))
+
+
+def _engine_outputs(problem: Problem, task: Task, values, count: int, dtype: str = "float64"):
+    """f on engine tensors, as an (m, points) tensor."""
+    out = problem.evaluate(ENGINE_WORLDS[dtype], values)
+    if not isinstance(out, ag.Tensor):
+        out = ag.tensor(np.float64(out))
+    if out.ndim == len(task.output_shape):
+        out = out.reshape(task.m, 1)
+        return out.expand(task.m, count) if count != 1 else out
+    return out.reshape(task.m, count)
+
+
+def _flat_grads(grads, leaves, batched: bool) -> np.ndarray:
+    """Gradients with respect to the leaves as (points, n) floats (None -> 0)."""
+    arrays = [np.zeros(leaf.shape) if g is None else g.detach().numpy() for g, leaf in zip(grads, leaves)]
+    if batched:
+        return np.stack(arrays, axis=1)
+    return np.concatenate([np.ravel(a) for a in arrays]).reshape(1, -1)
+
+
+def run_autograd(problem: Problem, task: Task, flat: np.ndarray, batched: bool, dtype: str = "float64") -> np.ndarray:
+    """The task by the engine's backward(), as a user of PyTorch would write it, in
+    ``dtype`` (float64 or float32: leaves, constants and every intermediate)."""
+    count = flat.shape[0]
+    leaves, values = _engine_inputs(problem, flat, batched, dtype)
+    if task.kind == "gradient" and not batched:         # the common case, with nothing in between
+        out = problem.evaluate(ENGINE_WORLDS[dtype], values)
+        if not (isinstance(out, ag.Tensor) and out.requires_grad):
+            return np.zeros((1, task.n))
+        return _flat_grads(ag.grad(out.reshape(()) if out.ndim else out, leaves, allow_unused=True), leaves, False)
+    out = _engine_outputs(problem, task, values, count, dtype)
+    if not out.requires_grad:
+        return np.zeros((count,) + task.entry_shape)
+    if task.kind == "gradient":
+        return _flat_grads(ag.grad(out, leaves, ag.ones_like(out), allow_unused=True), leaves, batched)
+    if task.kind == "vjp":
+        # the lecture point: ONE backward with v as the gradient argument; J is never formed
+        v = ag.tensor(np.repeat(task.vector[:, None], count, axis=1))
+        out.backward(v)
+        return _flat_grads([leaf.grad for leaf in leaves], leaves, batched)
+    if task.kind == "jacobian":
+        rows = [_flat_grads(ag.grad(out[i], leaves, ag.ones_like(out[i]), retain_graph=True, allow_unused=True),
+                            leaves, batched) for i in range(task.m)]
+        return np.stack(rows, axis=1)
+    if task.kind == "jvp":
+        # the double-vjp trick: u ↦ uᵀJ is linear in u, and its vjp with v is Jv
+        u = ag.zeros_like(out, requires_grad=True)
+        g = ag.grad(out, leaves, u, create_graph=True, allow_unused=True)
+        pairs = [(gi, leaf) for gi, leaf in zip(g, leaves) if gi is not None]
+        directions = _split_direction(task.vector, leaves, batched, count)
+        used = [directions[i] for i, gi in enumerate(g) if gi is not None]
+        if not pairs or not any(gi.requires_grad for gi, _ in pairs):
+            return np.zeros((count, task.m))
+        (jv,) = ag.grad([gi for gi, _ in pairs], [u], used, allow_unused=True)
+        return np.zeros((count, task.m)) if jv is None else jv.detach().numpy().T
+    # hessian: gradient with create_graph=True, then one backward per gradient entry
+    g = ag.grad(out, leaves, ag.ones_like(out), create_graph=True, allow_unused=True)
+    g = [gi if gi is not None else ag.zeros_like(leaf) for gi, leaf in zip(g, leaves)]
+    entries = g if batched else [gi.reshape(-1)[j] for gi in g for j in range(gi.numel())]
+    rows = []
+    for entry in entries:
+        if entry.requires_grad:
+            second = ag.grad(entry, leaves, ag.ones_like(entry), retain_graph=True, allow_unused=True)
+            rows.append(_flat_grads(second, leaves, batched))
+        else:
+            rows.append(np.zeros((count, task.n)))
+    return np.stack(rows, axis=1)
+
+
+def _split_direction(vector, leaves, batched, count):
+    """v as one tensor per leaf (v is laid out like the flat inputs)."""
+    if batched:
+        return [ag.tensor(np.full(count, c)) for c in vector]
+    out, offset = [], 0
+    for leaf in leaves:
+        size = leaf.numel()
+        out.append(ag.tensor(np.asarray(vector[offset:offset + size]).reshape(leaf.shape)))
+        offset += size
+    return out
+
+
+def _one_functional(problem: Problem, task: Task, flat: np.ndarray) -> np.ndarray:
+    """The task by ``ag.functional`` (jacobian, jvp, hessian) at one point, f taking the flat inputs."""
+    def func(t):
+        out = problem.evaluate(ENGINE, problem.split(t))
+        out = out if isinstance(out, ag.Tensor) else ag.tensor(np.float64(out))
+        return out.reshape(-1) if task.kind != "hessian" else out.reshape(())
+    x = ag.tensor(flat[0])
+    if task.kind == "jacobian":
+        value = ag.functional.jacobian(func, x)
+    elif task.kind == "jvp":
+        value = ag.functional.jvp(func, x, ag.tensor(task.vector))[1]
+    elif task.kind == "vjp":
+        value = ag.functional.vjp(func, x, ag.tensor(task.vector))[1]
+    else:
+        value = ag.functional.hessian(func, x)
+    return value.detach().numpy().reshape((1,) + task.entry_shape)
+
+
+def per_point(one, flat):
+    return np.concatenate([one(flat[p:p + 1]) for p in range(flat.shape[0])])
+
+
+AUTOGRAD_WORK = {
+    "gradient": "1 forward, 1 backward()",
+    "jacobian": "1 forward, m backward passes (one per output row)",
+    "vjp": "1 forward, 1 backward(v): J is never formed",
+    "jvp": "1 forward, 2 backward passes (the double-vjp trick)",
+    "hessian": "1 forward, 1 backward(create_graph=True), then n backward passes through it",
+}
+FUNCTIONAL_CALLS = {"jacobian": "ag.functional.jacobian", "jvp": "ag.functional.jvp", "vjp": "ag.functional.vjp",
+                    "hessian": "ag.functional.hessian"}
+
+
+def autograd_entries(problem: Problem, task: Task, points: Points, batches: int = 5) -> Estimate:
+    batched = vectorisable(problem) and len(points) > 1
+    if batched:
+        def compute():
+            return run_autograd(problem, task, points.flat, True)
+    else:
+        def compute():
+            return per_point(lambda row: run_autograd(problem, task, row, False), points.flat)
+    work = AUTOGRAD_WORK[task.kind].replace("m backward", f"{task.m} backward").replace("n backward", f"{task.n} backward")
+    return _estimate("autograd", "autograd", compute, batches, evaluations=1, work=work,
+                     forms_jacobian=task.kind == "jacobian", vectorised=batched or len(points) == 1)
+
+
+def autograd_jacobian_vjp(problem: Problem, task: Task, points: Points, batches: int = 5) -> Estimate:
+    """vᵀJ the long way, for contrast: the full Jacobian by m backward passes, then vᵀJ."""
+    full = Task("jacobian", task.n, task.m, task.output_shape, task.input_labels)
+    batched = vectorisable(problem) and len(points) > 1
+
+    def compute():
+        if batched:
+            jacobian = run_autograd(problem, full, points.flat, True)
+        else:
+            jacobian = per_point(lambda row: run_autograd(problem, full, row, False), points.flat)
+        return np.einsum("m,pmn->pn", task.vector, jacobian)
+    return _estimate("autograd-full-J", "autograd", compute, batches, evaluations=1,
+                     work=f"1 forward, {task.m} backward passes to form J, then vᵀJ", forms_jacobian=True,
+                     vectorised=batched or len(points) == 1)
+
+
+def functional_entries(problem: Problem, task: Task, points: Points, batches: int = 5) -> Estimate:
+    call = FUNCTIONAL_CALLS[task.kind]
+    return _estimate("autograd-functional", "autograd",
+                     lambda: per_point(lambda row: _one_functional(problem, task, row), points.flat), batches,
+                     evaluations=1, work=call, forms_jacobian=task.kind in ("jacobian", "hessian"),
+                     vectorised=len(points) == 1)
+
+
+# -- SymPy ----------------------------------------------------------------------------------------
+
+def symbolic_entries(problem: Problem, task: Task, points: Points, derivative, batches: int = 5) -> Estimate:
+    """SymPy's entries (Matrix.jacobian, hessian, vᵀJ, Jv) as the NumPy code lambdify
+    generated, on every point at once."""
+    details = {"size_f": derivative.size_f, "size_raw": derivative.size_raw, "size_cse": derivative.size_cse,
+               "diff_seconds": derivative.diff_seconds, "codegen_seconds": derivative.codegen_seconds,
+               "work": {"gradient": "diff, cse, generated code", "jacobian": "Matrix.jacobian, cse, generated code",
+                        "vjp": "the full J (Matrix.jacobian), then vᵀJ", "jvp": "the full J, then Jv",
+                        "hessian": "hessian, cse, generated code"}[task.kind],
+               "forms_jacobian": task.kind in ("jacobian", "vjp", "jvp"), "vectorised": True}
+    if derivative.status != OK:
+        status = TIMED_OUT if derivative.status == "timed out" else (
+            NOT_APPLICABLE if derivative.status == "unavailable" else FAILED)
+        return Estimate("symbolic", "symbolic", status=status, reason=derivative.reason,
+                        setup_seconds=derivative.setup_seconds, details=details)
+    columns = [points.flat[:, j] for j in range(points.flat.shape[1])]
+    count = len(points)
+
+    def at_once():
+        return np.stack([np.broadcast_to(np.asarray(v), (count,)) for v in derivative.function(*columns)], axis=1)
+
+    def one_by_one():
+        return np.array([np.ravel(derivative.function(*row)) for row in points.flat])
+
+    try:        # SymPy's NumPy code for Max(a, 1) cannot broadcast a constant: then point by point
+        quietly(at_once)
+        evaluate = at_once
+    except (ValueError, TypeError):
+        evaluate = one_by_one
+        details["vectorised"] = count == 1
+
+    def compute():
+        values = evaluate()
+        if np.iscomplexobj(values):      # SymPy's acosh(1/2) = iπ/3 is not a real derivative
+            values = np.where(values.imag == 0, values.real, np.nan)
+        return values.astype(np.float64).reshape((count,) + task.entry_shape)
+    estimate = _estimate("symbolic", "symbolic", compute, batches, evaluations=1, **details)
+    estimate.setup_seconds = derivative.setup_seconds
+    return estimate
+
+
+# -- finite differences ---------------------------------------------------------------------------
+
+def nominal_steps(scheme_name: str, x: np.ndarray, direction_scale: float = 1.0) -> np.ndarray:
+    """The step of a scheme at each x (vectorised :func:`finite_differences.nominal_step`)."""
+    scheme = SCHEMES[scheme_name]
+    scale = np.maximum(1.0, np.abs(x))
+    if scheme_name == "complex-step":
+        return scheme.step_factor * scale / direction_scale
+    if not scheme.scaled:
+        h = np.full_like(x, 2.0 ** round(math.log2(scheme.step_factor)), dtype=np.float64)
+        floor = 2.0 ** np.round(np.log2(4096 * np.spacing(np.abs(x)) + 1e-300))
+        return np.where(x != 0, np.maximum(h, floor), h) / direction_scale
+    return 2.0 ** np.round(np.log2(scheme.step_factor * scale / direction_scale))
+
+
+def method_steps(name: str, task: Task, flat: np.ndarray, step: float | None = None, scale: float = 1.0) -> np.ndarray:
+    """The steps a finite-difference method takes: (points, directions) — one direction
+    (v) for Jv, one per input otherwise. ``step`` overrides them; ``scale`` multiplies them."""
+    count, n = flat.shape
+    directions = 1 if task.kind == "jvp" and name in SCHEMES else n
+    if step:
+        return np.full((count, directions), float(step))
+    if name in ("second-differences", "mixed"):
+        factor = HESSIAN_STEP if name == "second-differences" else MIXED_STEP
+        return scale * 2.0 ** np.round(np.log2(factor * np.maximum(1.0, np.abs(flat))))
+    if task.kind == "jvp":
+        size = float(np.max(np.abs(task.vector))) or 1.0
+        return scale * nominal_steps(name, np.max(np.abs(flat), axis=1), size)[:, None]
+    return scale * np.stack([nominal_steps(name, flat[:, j]) for j in range(n)], axis=1)
+
+
+def _moved(flat, direction, step):
+    """The points moved by ``step`` (points,) along ``direction``: an input's index (a
+    coordinate axis, without an n × n identity) or a vector."""
+    if isinstance(direction, (int, np.integer)):
+        moved = flat.astype(np.result_type(flat, step), copy=True)
+        moved[:, direction] += step
+        return moved
+    return flat + step[:, None] * direction[None, :]
+
+
+def _directional(problem, task, flat, direction, h, scheme_name, base):
+    """(points, m): the derivative of f along ``direction`` (an input's index, or a vector)
+    by one scheme with steps ``h`` (points,). ``base``: f at the points, for one-sided schemes."""
+    if scheme_name == "complex-step":
+        return outputs(problem, task, _moved(flat, direction, 1j * h), COMPLEX).imag / h[:, None]
+    stencil = STENCILS[scheme_name]
+    if isinstance(direction, (int, np.integer)):             # a coordinate: the step actually taken
+        x = flat[:, direction]
+        if scheme_name == "forward":
+            h_taken = (x + h) - x
+        elif scheme_name == "backward":
+            h_taken = x - (x - h)
+        else:
+            h_taken = ((x + h) - (x - h)) / 2
+    else:
+        h_taken = h
+    total = np.zeros((flat.shape[0], task.m))
+    for offset, weight in stencil:
+        if offset == 0:
+            values = base
+        else:
+            values = outputs(problem, task, _moved(flat, direction, offset * h))
+        total = total + weight * values
+    return total / h_taken[:, None]
+
+
+def fd_entries(problem: Problem, task: Task, points: Points, scheme_name: str, step: float | None = None,
+               batches: int = 5, step_scale: float = 1.0) -> Estimate:
+    """The task by one finite-difference scheme: one column of J per input (gradient,
+    Jacobian, and vᵀJ from that J), or one difference along v (Jv). ``step_scale``
+    multiplies every nominal step (the error model runs the scheme at half the step)."""
+    scheme = SCHEMES[scheme_name]
+    flat = points.flat
+    count, n = flat.shape
+    directions = [task.vector] if task.kind == "jvp" else list(range(n))
+    all_steps = method_steps(scheme_name, task, flat, step, step_scale)
+    steps = list(all_steps.T)
+    one_sided = scheme_name in ("forward", "backward")
+
+    def compute():
+        base = outputs(problem, task, flat) if one_sided else None
+        columns = [_directional(problem, task, flat, d, h, scheme_name, base) for d, h in zip(directions, steps)]
+        if task.kind == "jvp":
+            return columns[0]
+        jacobian = np.stack(columns, axis=2)                 # (points, m, n)
+        if task.kind == "gradient":
+            return jacobian[:, 0, :]
+        if task.kind == "vjp":
+            return np.einsum("m,pmn->pn", task.vector, jacobian)
+        return jacobian
+    per_direction = {"forward": 1, "backward": 1, "central": 2, "five-point": 4, "complex-step": 1, "richardson": 6}
+    evaluations = per_direction[scheme_name] * len(directions) + one_sided
+    work = (f"{evaluations} evaluations of f along v" if task.kind == "jvp" else
+            f"{evaluations} evaluations of f ({len(directions)} columns of J)"
+            + (", then vᵀJ" if task.kind == "vjp" else ""))
+    return _estimate(scheme_name, "finite differences", compute, batches, evaluations=evaluations,
+                     formula=scheme.formula, order=scheme.order, steps=all_steps, work=work,
+                     forms_jacobian=task.kind != "jvp", vectorised=vectorisable(problem) or count == 1)
+
+
+def hessian_by_differences(problem: Problem, task: Task, points: Points, step: float | None = None,
+                           batches: int = 5, step_scale: float = 1.0) -> Estimate:
+    """Second differences of f: (f(x+h) - 2f(x) + f(x-h)) / h² on the diagonal, the
+    four-point cross difference off it."""
+    flat = points.flat
+    count, n = flat.shape
+    h = method_steps("second-differences", task, flat, step, step_scale)
+    eye = np.eye(n)
+
+    def f(moved):
+        return outputs(problem, task, moved)[:, 0]
+
+    def compute():
+        centre = f(flat)
+        hessian = np.empty((count, n, n))
+        plus = [f(flat + h[:, [i]] * eye[i]) for i in range(n)]
+        minus = [f(flat - h[:, [i]] * eye[i]) for i in range(n)]
+        for i in range(n):
+            hessian[:, i, i] = (plus[i] - 2 * centre + minus[i]) / h[:, i] ** 2
+            for j in range(i + 1, n):
+                di, dj = h[:, [i]] * eye[i], h[:, [j]] * eye[j]
+                cross = (f(flat + di + dj) - f(flat + di - dj) - f(flat - di + dj) + f(flat - di - dj))
+                hessian[:, i, j] = hessian[:, j, i] = cross / (4 * h[:, i] * h[:, j])
+        return hessian
+    evaluations = 1 + 2 * n + 2 * n * (n - 1)
+    return _estimate("second-differences", "finite differences", compute, batches, evaluations=evaluations,
+                     formula="(f(x+h) - 2f(x) + f(x-h)) / h²; cross terms from 4 points", order=2,
+                     steps=h, work=f"{evaluations} evaluations of f",
+                     forms_jacobian=True, vectorised=vectorisable(problem) or count == 1)
+
+
+def hessian_mixed(problem: Problem, task: Task, points: Points, step: float | None = None,
+                  batches: int = 5, step_scale: float = 1.0) -> Estimate:
+    """Central differences of the engine's exact gradient: column j of H is
+    (∇f(x + h e_j) - ∇f(x - h e_j)) / 2h. Not symmetric by construction."""
+    flat = points.flat
+    count, n = flat.shape
+    gradient_task = Task("gradient", n, 1, task.output_shape, task.input_labels)
+    batched = vectorisable(problem) and count > 1
+
+    def gradient(moved):
+        if batched:
+            return run_autograd(problem, gradient_task, moved, True)
+        return per_point(lambda row: run_autograd(problem, gradient_task, row, False), moved)
+
+    steps = method_steps("mixed", task, flat, step, step_scale)
+
+    def compute():
+        columns = []
+        for j in range(n):
+            x, h = flat[:, j], steps[:, j]
+            move = np.zeros_like(flat)
+            move[:, j] = h
+            taken = ((x + h) - (x - h)) / 2
+            columns.append((gradient(flat + move) - gradient(flat - move)) / (2 * taken[:, None]))
+        return np.stack(columns, axis=2)
+    return _estimate("mixed", "finite differences", compute, batches, evaluations=2 * n,
+                     formula="(∇f(x+h e_j) - ∇f(x-h e_j)) / 2h, ∇f by autograd", order=2,
+                     steps=steps, work=f"{2 * n} gradients by autograd", forms_jacobian=True,
+                     vectorised=batched or count == 1)

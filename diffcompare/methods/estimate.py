@@ -1,0 +1,28 @@
+"""What every method returns: the partial derivatives it found (or why it has none), the
+function evaluations it used and what it cost. Methods never format output."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from diffcompare.methods.timing import Timing
+
+# status values
+OK, NOT_APPLICABLE, TIMED_OUT, FAILED = "ok", "not applicable", "timed out", "failed"
+
+
+@dataclass
+class Estimate:
+    method: str                         # "autograd", "symbolic", "forward", "central", ...
+    family: str                         # "autograd", "symbolic" or "finite differences"
+    values: dict | None = None          # variable -> float (may be nan/inf)
+    status: str = OK
+    reason: str = ""
+    evaluations: int | None = None      # evaluations of f (finite differences)
+    setup_seconds: float | None = None  # one-off work before the first evaluation
+    timing: Timing | None = None        # per evaluation of the whole gradient
+    details: dict = field(default_factory=dict)   # steps, error estimates, formulas, sizes
+
+    @property
+    def has_values(self):
+        return self.status == OK and self.values is not None

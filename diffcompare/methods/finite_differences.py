@@ -1,0 +1,235 @@
+"""Finite differences: forward, backward, central, 5-point central, complex step, and
+Richardson-extrapolated central differences.
+
+Steps follow each scheme's balance of truncation against rounding, scaled by the
+variable (``h ≈ c·max(1, |x|)`` with c = √eps, eps^(1/3), eps^(1/5); 1e-20 for the
+complex step) and rounded to a power of two, so that ``x ± h`` and ``x ± 2h`` are exact
+in binary64; the step actually taken is ``(x + h) - x``.
+
+>>> from diffcompare.problem.problem import make_problem
+>>> p = make_problem("x**3", {"x": 2})
+>>> e = finite_difference_gradient(p, "central", batches=1)
+>>> abs(e.values["x"] - 12) < 1e-9, e.evaluations
+(True, 2)
+>>> finite_difference_gradient(p, "complex-step", batches=1).values
+{'x': 12.0}
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from diffcompare.autograd.quiet import quietly
+from diffcompare.language.expression import NotInWorld
+from diffcompare.language.worlds import COMPLEX
+from diffcompare.methods.estimate import FAILED, NOT_APPLICABLE, Estimate
+from diffcompare.methods.timing import measure
+from diffcompare.problem.problem import Problem
+
+EPS = float(np.finfo(np.float64).eps)
+SMALLEST_NORMAL = float(np.finfo(np.float64).tiny)
+
+
+@dataclass(frozen=True)
+class Scheme:
+    name: str
+    formula: str
+    order: int              # truncation error ~ h**order
+    step_factor: float      # h ≈ step_factor · max(1, |x|)
+    evaluations: str        # per variable, for the help text
+    scaled: bool = True
+
+
+SCHEMES = {
+    "forward": Scheme("forward", "(f(x+h) - f(x)) / h", 1, math.sqrt(EPS), "n + 1"),
+    "backward": Scheme("backward", "(f(x) - f(x-h)) / h", 1, math.sqrt(EPS), "n + 1"),
+    "central": Scheme("central", "(f(x+h) - f(x-h)) / 2h", 2, EPS ** (1 / 3), "2n"),
+    "five-point": Scheme("five-point", "(f(x-2h) - 8f(x-h) + 8f(x+h) - f(x+2h)) / 12h", 4, EPS ** (1 / 5), "4n"),
+    "complex-step": Scheme("complex-step", "Im f(x + ih) / h", 2, 1e-20, "n"),
+    # central differences at h, h/2, h/4 extrapolated to h -> 0 (order 6): h ≈ eps^(1/7), the
+    # balance of an order-6 truncation against rounding. Exact (power-of-two) steps make
+    # scaling by |x| unnecessary: the truncation depends on f's scale, not x's.
+    "richardson": Scheme("richardson", "central differences at h, h/2, h/4 extrapolated to h → 0", 6,
+                         EPS ** (1 / 7), "6n", scaled=False),
+}
+FD_METHODS = tuple(SCHEMES)
+
+
+def _richardson_stencil():
+    # (64 D(h/4) - 20 D(h/2) + D(h)) / 45 with D(s) = (f(x + s) - f(x - s)) / 2s
+    weights = {}
+    for scale, c in ((0.25, 64 / 45), (0.5, -20 / 45), (1.0, 1 / 45)):
+        weights[scale] = weights.get(scale, 0) + c / (2 * scale)
+        weights[-scale] = weights.get(-scale, 0) - c / (2 * scale)
+    return tuple(weights.items())
+
+
+# f'(x) ≈ Σ weight · f(x + offset·h) / h: the error model reads these
+STENCILS = {
+    "forward": ((0, -1.0), (1, 1.0)),
+    "backward": ((0, 1.0), (-1, -1.0)),
+    "central": ((1, 0.5), (-1, -0.5)),
+    "five-point": ((-2, 1 / 12), (-1, -8 / 12), (1, 8 / 12), (2, -1 / 12)),
+    "richardson": _richardson_stencil(),
+}
+
+
+def power_of_two(h: float) -> float:
+    """The power of two nearest to ``h`` (on a log scale)."""
+    return 2.0 ** round(math.log2(h))
+
+
+def nominal_step(scheme: Scheme, x: float) -> float:
+    if scheme.name == "complex-step":
+        return scheme.step_factor * max(1.0, abs(x))
+    scale = max(1.0, abs(x)) if scheme.scaled else 1.0
+    h = power_of_two(scheme.step_factor * scale)
+    if not scheme.scaled and x:     # the smallest step (h/4) stays far above the spacing of floats at x
+        h = max(h, power_of_two(4096 * math.ulp(x)))
+    return h
+
+
+def finite_difference_gradient(problem: Problem, scheme_name: str, step: float | None = None,
+                               batches: int = 5) -> Estimate:
+    """The gradient of ``problem`` by one finite-difference scheme."""
+    scheme = SCHEMES[scheme_name]
+    names = problem.variables
+    x0 = [problem.point[n] for n in names]
+    steps = {n: (step if step is not None else nominal_step(scheme, x)) for n, x in zip(names, x0)}
+    details = {"formula": scheme.formula, "order": scheme.order, "steps": dict(steps)}
+
+    if scheme.name == "complex-step":
+        def f_complex(*args):
+            return problem.evaluate(COMPLEX, dict(zip(names, args)))
+        try:
+            quietly(f_complex, *[complex(x) for x in x0])
+        except NotInWorld as error:
+            return Estimate(scheme.name, "finite differences", status=NOT_APPLICABLE,
+                            reason=f"f is not complex-safe: {error}", details=details)
+        except TypeError as error:      # a callable calling a function with no complex form
+            return Estimate(scheme.name, "finite differences", status=NOT_APPLICABLE,
+                            reason=f"f is not complex-safe: {error}", details=details)
+        except Exception as error:
+            return Estimate(scheme.name, "finite differences", status=FAILED,
+                            reason=f"f failed on complex arguments: {type(error).__name__}: {error}", details=details)
+
+        def gradient():
+            out, extra = {}, {}
+            for i, n in enumerate(names):
+                args = [complex(x) for x in x0]
+                args[i] = complex(x0[i], steps[n])
+                value = complex(np.asarray(f_complex(*args)).reshape(-1)[0])
+                out[n] = value.imag / steps[n] if math.isfinite(value.real) else math.nan
+                if value.imag and abs(value.imag) < SMALLEST_NORMAL:
+                    extra[n] = (f"Im f(x + ih) = {value.imag:.3g} for ∂f/∂{n} is subnormal: "
+                                "the complex step lost precision to underflow")
+            return out, extra
+        evaluations = len(names)
+    else:
+        f = problem.numpy_function()
+
+        largest = {n: 0.0 for n in names}      # max |f| over each variable's stencil: sets its rounding
+
+        def at(i, x):
+            args = list(x0)
+            args[i] = x
+            value = float(np.asarray(f(*args)).reshape(-1)[0])
+            if abs(value) > largest[names[i]]:
+                largest[names[i]] = abs(value)
+            return value
+
+        def gradient():
+            out, extra = {}, {}
+            base = float(np.asarray(f(*x0)).reshape(-1)[0]) if scheme.name in ("forward", "backward") else None
+            for i, n in enumerate(names):
+                if base is not None:
+                    largest[n] = max(largest[n], abs(base))
+                x, h = x0[i], steps[n]
+                if scheme.name == "forward":
+                    xp = x + h
+                    out[n] = (at(i, xp) - base) / (xp - x)
+                elif scheme.name == "backward":
+                    xm = x - h
+                    out[n] = (base - at(i, xm)) / (x - xm)
+                elif scheme.name == "central":
+                    xp, xm = x + h, x - h
+                    out[n] = (at(i, xp) - at(i, xm)) / (xp - xm)
+                elif scheme.name == "five-point":
+                    hh = ((x + h) - (x - h)) / 2
+                    out[n] = (at(i, x - 2 * h) - 8 * at(i, x - h) + 8 * at(i, x + h) - at(i, x + 2 * h)) / (12 * hh)
+                else:
+                    out[n], extra[n] = richardson(lambda t: at(i, t), x, h)
+            return out, extra
+        evaluations = {"forward": len(names) + 1, "backward": len(names) + 1, "central": 2 * len(names),
+                       "five-point": 4 * len(names), "richardson": 6 * len(names)}[scheme.name]
+    try:
+        values, extra = quietly(gradient)
+    except Exception as error:
+        return Estimate(scheme.name, "finite differences", status=FAILED,
+                        reason=f"{type(error).__name__}: {error}", details=details)
+    if extra and scheme.name == "complex-step":
+        details["caveats"] = sorted(set(extra.values()))
+    elif extra:
+        details["error_estimate"] = extra
+    if scheme.name != "complex-step":
+        details["largest_f"] = dict(largest)
+    timing = measure(lambda: quietly(gradient), batches=batches)
+    return Estimate(scheme.name, "finite differences", values, evaluations=evaluations, timing=timing,
+                    details=details)
+
+
+# how far each stencil reaches, in steps, to the left and to the right
+_REACH = {"forward": (0, 1), "backward": (1, 0), "central": (1, 1), "five-point": (2, 2), "richardson": (1, 1)}
+
+
+def stencil_crossing(problem: Problem, scheme_name: str, name: str, h: float) -> str | None:
+    """Why the stencil for ∂f/∂name cannot be trusted — it straddles a kink, jump, pole or
+    domain boundary of some call in f — or None.
+
+    >>> from diffcompare.problem.problem import make_problem
+    >>> stencil_crossing(make_problem("abs(x - 0.001)", {"x": 0}), "richardson", "x", 2.0 ** -6)
+    'the stencil [-0.015625, 0.015625] straddles a point where abs is not smooth (column 1)'
+    """
+    if scheme_name not in _REACH:
+        return None
+    left, right = _REACH[scheme_name]
+    x = problem.point[name]
+    centre, value = problem.pieces(problem.point)
+    for steps, sign in ((left, -1), (right, 1)):
+        if not steps:
+            continue
+        end = x + sign * steps * h
+        pieces, end_value = problem.pieces({**problem.point, name: end})
+        low, high = min(x, end), max(x, end)
+        span = f"the stencil [{x - left * h:.6g}, {x + right * h:.6g}]"
+        if math.isfinite(value) and not math.isfinite(end_value):
+            return f"{span} leaves the domain of f (f({name}={end:.6g}) = {end_value})"
+        for (function, column, here), (_, _, there) in zip(centre, pieces):
+            if here != there:
+                where = f" (column {column})" if column else ""
+                return f"{span} straddles a point where {function} is not smooth{where}"
+        if len(pieces) != len(centre):
+            return f"{span} takes a different path through f between {low:.6g} and {high:.6g}"
+    return None
+
+
+def richardson(f, x: float, h: float):
+    """f'(x) from central differences at h, h/2, h/4, extrapolated to h -> 0 (error
+    O(h^6)), and a conservative error estimate: the gap to the best 4th-order extrapolation.
+
+    >>> value, error = richardson(math.exp, 1.0, 2.0 ** -6)
+    >>> abs(value - math.e) < 1e-13, abs(value - math.e) < error < 1e-10
+    (True, True)
+    """
+    d = []
+    for k in range(3):
+        step = h / 2 ** k
+        xp, xm = x + step, x - step
+        d.append((f(xp) - f(xm)) / (xp - xm))
+    r01 = (4 * d[1] - d[0]) / 3
+    r12 = (4 * d[2] - d[1]) / 3
+    value = (16 * r12 - r01) / 15
+    return value, abs(value - r12)

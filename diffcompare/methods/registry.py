@@ -1,0 +1,59 @@
+"""The registry of methods: their names, which compute what (gradient, Jacobian, vᵀJ, Jv,
+Hessian), and the checking of a user's list of methods.
+
+>>> METHODS_FOR["vjp"][:2]
+('autograd', 'autograd-full-J')
+"""
+
+from __future__ import annotations
+
+from diffcompare.language.expression import nearest
+from diffcompare.methods.finite_differences import FD_METHODS
+from diffcompare.problem.problem import InputError
+
+METHODS = ("autograd", "symbolic") + FD_METHODS
+
+
+def parse_methods(methods, allowed=METHODS, default=None, what: str = "") -> tuple:
+    """Method names from a comma-separated string or a list, checked against ``allowed``
+    (``what`` says what they compute, for the message); None gives ``default``.
+
+    >>> parse_methods("autograd, central")
+    ('autograd', 'central')
+    >>> parse_methods("autograd,centrl")
+    Traceback (most recent call last):
+    ...
+    diffcompare.problem.problem.InputError: unknown method 'centrl' (did you mean 'central'?); choose from autograd, symbolic, forward, backward, central, five-point, complex-step, richardson
+    """
+    if methods is None:
+        return default or allowed
+    names = [m.strip() for m in (methods.split(",") if isinstance(methods, str) else methods)]
+    names = [m for m in names if m]
+    if not names:
+        raise InputError(f"no method given; choose from {', '.join(allowed)}")
+    for name in names:
+        if name not in allowed:
+            hint = nearest(name, allowed)
+            problem = f"method {name!r} does not compute {what}" if what else f"unknown method {name!r}"
+            raise InputError(problem + (f" (did you mean {hint!r}?)" if hint else "")
+                             + f"; choose from {', '.join(allowed)}")
+    return tuple(dict.fromkeys(names))
+
+
+METHODS_FOR = {
+    "gradient": ("autograd", "symbolic") + FD_METHODS,
+    "jacobian": ("autograd", "autograd-functional", "symbolic", "forward", "central", "complex-step"),
+    "vjp": ("autograd", "autograd-full-J", "symbolic", "forward", "central", "complex-step"),
+    "jvp": ("autograd", "autograd-functional", "symbolic", "forward", "central", "complex-step"),
+    "hessian": ("autograd", "autograd-functional", "symbolic", "second-differences", "mixed"),
+}
+ALL_METHODS = {"gradient": METHODS_FOR["gradient"],
+               "jacobian": METHODS_FOR["jacobian"][:3] + FD_METHODS,
+               "vjp": METHODS_FOR["vjp"][:3] + ("autograd-functional",) + FD_METHODS,
+               "jvp": METHODS_FOR["jvp"][:3] + FD_METHODS,
+               "hessian": METHODS_FOR["hessian"]}
+
+
+def parse_methods_for(kind: str, methods) -> tuple:
+    """The methods to run for ``kind``: the default set, or the user's list, checked."""
+    return parse_methods(methods, ALL_METHODS[kind], METHODS_FOR[kind], f"the {kind}")

@@ -1,0 +1,156 @@
+"""Symbolic differentiation by SymPy: ``diff``, the derivative's size raw and after
+``cse``, and NumPy code from ``lambdify(..., cse=True)`` — all inside a time budget,
+since symbolic derivatives can swell.
+
+>>> from diffcompare.problem.problem import make_problem
+>>> d = differentiate(make_problem("x**3 * y", {"x": 2, "y": 5}), timeout=10)
+>>> d.partials
+[3*x**2*y, x**3]
+>>> [float(v) for v in d.function(2.0, 5.0)]
+[60.0, 8.0]
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from diffcompare.methods.budget import TimedOut, can_interrupt, time_limit
+from diffcompare.problem.problem import Problem, SymbolicUnavailable
+
+PRETTY_MAX_OPS = 300      # larger derivatives are reported by size, not printed
+LATEX_MAX_OPS = 3000
+
+
+@dataclass
+class SymbolicDerivative:
+    """SymPy's gradient of one Problem and what producing it cost."""
+    status: str = "ok"                  # ok, timed out, unavailable, failed
+    reason: str = ""
+    expression: object = None           # f in SymPy
+    symbols: tuple = ()
+    partials: list | None = None        # one SymPy expression per variable
+    function: object = None             # NumPy function of the variables returning the partials
+    diff_seconds: float | None = None
+    codegen_seconds: float | None = None
+    size_f: int | None = None           # count_ops of f
+    size_raw: int | None = None         # count_ops of the gradient as differentiated
+    size_cse: int | None = None         # ... after common subexpression elimination
+    phase: str = ""                     # where a time-out struck
+    notes: list = field(default_factory=list)
+
+    @property
+    def setup_seconds(self):
+        parts = [t for t in (self.diff_seconds, self.codegen_seconds) if t is not None]
+        return sum(parts) if parts else None
+
+
+def _np_erf(x):
+    # lambdify would print erf as math.erf, which takes one number, not an array of points
+    from diffcompare.autograd.ops import _np_erf as erf
+    return erf(x)
+
+
+def _dirac(argument, *order):
+    """DiracDelta in generated code: 0 away from 0, undefined (nan) at 0."""
+    a = np.asarray(argument, dtype=float)
+    return np.where(a == 0, np.nan, 0.0)[()]
+
+
+def differentiate(problem: Problem, timeout: float | None = 10.0, task=None) -> SymbolicDerivative:
+    """The gradient of ``problem`` by SymPy, stopped after ``timeout`` seconds; with a
+    :class:`~diffcompare.problem.tasks.Task`, its entries (Jacobian, vᵀJ, Jv or Hessian, flat)."""
+    import sympy
+
+    result = SymbolicDerivative()
+    if timeout is not None and not can_interrupt():
+        result.notes.append("no time budget outside the main thread")
+    result.phase = "building f"
+    try:
+        with time_limit(timeout):
+            if task is None:
+                result.expression, result.symbols = problem.sympy_form()
+                outputs = [result.expression]
+            else:
+                outputs, result.symbols = problem.sympy_outputs()
+                result.expression = outputs[0] if len(outputs) == 1 else sympy.Matrix(outputs)
+            result.phase = "diff"
+            start = time.perf_counter()
+            if task is None:
+                result.partials = [sympy.diff(result.expression, s) for s in result.symbols]
+            else:
+                result.partials = task.symbolic_entries(outputs, result.symbols)
+            result.diff_seconds = time.perf_counter() - start
+            result.phase = "counting operations"
+            result.size_f = int(sum(sympy.count_ops(o) for o in outputs))
+            result.size_raw = int(sum(sympy.count_ops(p) for p in result.partials))
+            result.phase = "code generation"
+            start = time.perf_counter()
+            replacements, reduced = sympy.cse(result.partials)
+            result.size_cse = int(sum(sympy.count_ops(rhs) for _, rhs in replacements)
+                                  + sum(sympy.count_ops(r) for r in reduced))
+            # the numpy module object, not "numpy": lambdify would run `from numpy import *`,
+            # which loads every lazy NumPy submodule (~0.13 s)
+            result.function = sympy.lambdify(result.symbols, result.partials,
+                                             modules=[{"DiracDelta": _dirac, "erf": _np_erf}, np],
+                                             cse=lambda exprs: (replacements, reduced))
+            result.codegen_seconds = time.perf_counter() - start
+            result.phase = ""
+    except TimedOut as stop:
+        result.status, result.reason = "timed out", f"timed out after {stop.seconds:g} s (during {result.phase})"
+    except SymbolicUnavailable as error:
+        result.status, result.reason = "unavailable", str(error)
+    except RecursionError:
+        result.status, result.reason = "failed", f"SymPy ran out of recursion depth during {result.phase}"
+    except Exception as error:      # SymPy may fail in many ways on unusual input; say how
+        result.status, result.reason = "failed", f"SymPy failed during {result.phase}: {type(error).__name__}: {error}"
+    return result
+
+
+def display_form(expr):
+    """The expression with literal floats shown short (0.1, not 0.10000000000000001)."""
+    import sympy
+    floats = expr.atoms(sympy.Float)
+    if not floats:
+        return expr
+    try:
+        return expr.xreplace({f: _short_float(f) for f in floats})
+    except (TypeError, ValueError):     # rebuilding re-evaluates (Min of a nan): show it as it is
+        return expr
+
+
+def _short_float(f):
+    import sympy
+    text = repr(float(f))
+    digits = len(text.lower().split("e")[0].replace("-", "").replace(".", "").lstrip("0")) or 1
+    return sympy.Float(text, max(digits, 1))
+
+
+def _printed(printer, expr, limit):
+    """``printer`` applied to the display form, or None when the expression is too large
+    to be worth printing (or SymPy cannot print it)."""
+    import sympy
+    try:
+        if sympy.count_ops(expr) > limit:
+            return None
+        return printer(display_form(expr))
+    except (TypeError, ValueError, RecursionError):
+        return None
+
+
+def pretty(expr) -> str | None:
+    """Unicode pretty text."""
+    import sympy
+    return _printed(lambda e: sympy.pretty(e, use_unicode=True), expr, PRETTY_MAX_OPS)
+
+
+def one_line(expr) -> str | None:
+    import sympy
+    return _printed(sympy.sstr, expr, LATEX_MAX_OPS)
+
+
+def latex(expr) -> str | None:
+    import sympy
+    return _printed(sympy.latex, expr, LATEX_MAX_OPS)

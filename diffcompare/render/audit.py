@@ -1,0 +1,188 @@
+"""Renderers of an :class:`~diffcompare.auditing.results.AuditReport`: a rich summary
+(one row per case, then what was found), JSON (report "audit", ``schema_version`` 1),
+Markdown, and JUnit XML (one testcase per case; a wrong gradient is a failure with the
+worst point and the values, a case that could not run is an error) for CI systems.
+They only format.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from dataclasses import asdict
+from xml.etree import ElementTree
+
+from diffcompare.auditing.results import AGREE, FAILING, format_point
+from diffcompare.judge.report import register_renderer
+from diffcompare.render.common import json_number, render_report
+from diffcompare.version import __version__
+
+SCHEMA_VERSION = 1
+FORMATS = ("text", "json", "markdown", "junit")
+STATUS_STYLE = {"pass": "green", "fail": "bold red", "error": "bold yellow"}
+METHOD_NAMES = {"autograd": "autograd", "fd": "FD (gradcheck's)"}
+
+
+def render(report, format: str = "text", width: int | None = None) -> str:
+    if format == "junit":
+        return junit(report)
+    return render_report(report, format, width, sys.modules[__name__])
+
+
+def _worst(case, method) -> str:
+    worst = case.worst.get(method)
+    if not worst:
+        return "—"
+    error = worst["relative_error"]
+    return "inf" if error is None or not math.isfinite(error) else f"{error:.1e}"
+
+
+def print_report(report, console) -> None:
+    from rich.markup import escape
+    from rich.table import Table
+    settings = report.settings
+    random = settings.get("random")
+    console.print(f"[bold]gradient audit[/bold]: {len(report.cases)} case{'s' * (len(report.cases) != 1)}, "
+                  f"engine {settings.get('engine')}, random points per case: "
+                  f"{'each case its own' if random is None else random} (seed {settings.get('seed')}), "
+                  f"adversarial points {'on' if settings.get('adversarial', True) else 'off'}")
+    table = Table(show_lines=False, header_style="bold")
+    for column in ("case", "check", "dtype", "points", "worst autograd", "worst FD", "gradcheck alone", "verdict"):
+        table.add_column(column, justify="right" if column.startswith(("points", "worst")) else "left",
+                         overflow="fold")
+    for case in report.cases:
+        if case.status == "error":
+            table.add_row(escape(case.name), case.check, case.dtype, "—", "—", "—", "—", "[bold yellow]bad input[/]")
+            continue
+        alarms, missed = case.gradcheck.get("false alarms", 0), case.gradcheck.get("missed", 0)
+        alone = "; ".join(t for t in (f"{alarms} false alarm{'s' * (alarms != 1)}" if alarms else "",
+                                      f"{missed} missed" if missed else "") if t) or "right"
+        style = STATUS_STYLE[case.status]
+        table.add_row(escape(case.name), case.check, case.dtype, str(len(case.points)), _worst(case, "autograd"),
+                      _worst(case, "fd"), alone, f"[{style}]{case.status}[/]")
+    console.print(table)
+    console.print("[dim]worst: largest error against the exact reference, relative to the largest entry at the point; gradcheck alone: what comparing "
+                  "autograd with its finite differences (eps 1e-6, atol 1e-5, rtol 1e-3) would have said[/dim]")
+    for case in report.cases:
+        style = STATUS_STYLE[case.status]
+        console.print(f"\n[{style}]{case.status}[/] [bold]{escape(case.name)}[/bold] ({escape(case.source)})")
+        if case.status == "error":
+            console.print(f"  {case.error}", highlight=False, markup=False)
+            continue
+        console.print(f"  {case.verdict}", highlight=False, markup=False)
+        if case.wrong_node:
+            console.print(f"  wrong backward rule: {case.wrong_node}", highlight=False, markup=False)
+        console.print(f"  tolerance: {case.tolerance.get('source', '')}", style="dim", highlight=False, markup=False)
+        for line in _findings(case):
+            console.print(f"  {line}", highlight=False, markup=False)
+        for note in case.notes:
+            console.print(f"  note: {note}", style="dim", highlight=False, markup=False)
+    status = report.exit_status
+    meaning = {0: "every gradient is right", 1: "a gradient is wrong", 2: "a case could not be run (bad input)"}
+    console.print(f"\nexit status {status}: {meaning[status]}")
+
+
+MAX_FINDINGS = 6
+
+
+def _findings(case) -> list:
+    """The first points of each verdict other than "all agree", one line each."""
+    lines, shown = [], {}
+    for p in case.points:
+        if p.verdict == AGREE:
+            continue
+        shown[p.verdict] = shown.get(p.verdict, 0) + 1
+        if shown[p.verdict] <= 2 and len(lines) < MAX_FINDINGS:
+            lines.append(f"{p.verdict} at {format_point(p.point)} [{p.origin}]: {p.reason}")
+    hidden = sum(shown.values()) - len(lines)
+    if hidden > 0:
+        lines.append(f"… and {hidden} more such point{'s' * (hidden != 1)} (--report FILE.json has them all)")
+    return lines
+
+
+def _plain(value):
+    """Plain JSON data: non-finite floats become "nan", "inf", "-inf"."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, float):
+        return json_number(value)
+    return value
+
+
+
+def as_dict(report) -> dict:
+    return {"report": "audit", "schema_version": SCHEMA_VERSION, "diffcompare": __version__,
+            "exit_status": report.exit_status, "settings": _plain(report.settings),
+            "seconds": _plain(report.seconds),
+            "cases": [_plain(asdict(c)) for c in report.cases]}
+
+
+def _md(text) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def markdown(report) -> str:
+    lines = ["# Gradient audit", "",
+             "| case | check | dtype | points | worst autograd | worst FD | gradcheck alone | verdict |",
+             "|---|---|---|---:|---:|---:|---|---|"]
+    for c in report.cases:
+        if c.status == "error":
+            lines.append(f"| {_md(c.name)} | {c.check} | {c.dtype} | — | — | — | — | **bad input** |")
+            continue
+        alarms, missed = c.gradcheck.get("false alarms", 0), c.gradcheck.get("missed", 0)
+        alone = f"{alarms} false alarms, {missed} missed" if alarms or missed else "right"
+        lines.append(f"| {_md(c.name)} | {c.check} | {c.dtype} | {len(c.points)} | {_worst(c, 'autograd')} | "
+                     f"{_worst(c, 'fd')} | {alone} | **{c.status}** |")
+    for c in report.cases:
+        lines += ["", f"## {_md(c.name)}: {c.status}", "", f"`{_md(c.source)}`", ""]
+        if c.status == "error":
+            lines.append(f"Bad input: {_md(c.error)}")
+            continue
+        lines.append(_md(c.verdict))
+        if c.wrong_node:
+            lines += ["", f"Wrong backward rule: {_md(c.wrong_node)}"]
+        lines += ["", f"Tolerance: {_md(c.tolerance.get('source', ''))}"]
+        findings = _findings(c)
+        if findings:
+            lines += [""] + [f"- {_md(f)}" for f in findings]
+    lines += ["", f"Exit status {report.exit_status}.", ""]
+    return "\n".join(lines)
+
+
+def junit(report) -> str:
+    """JUnit XML: a testsuite per audit, a testcase per case."""
+    failures = sum(c.status == "fail" for c in report.cases)
+    errors = sum(c.status == "error" for c in report.cases)
+    wall = report.seconds.get("wall", 0.0)
+    suites = ElementTree.Element("testsuites", name="diffcompare audit", tests=str(len(report.cases)),
+                                 failures=str(failures), errors=str(errors), time=f"{wall:.3f}")
+    suite = ElementTree.SubElement(suites, "testsuite", name="diffcompare audit", tests=str(len(report.cases)),
+                                   failures=str(failures), errors=str(errors), skipped="0", time=f"{wall:.3f}")
+    for c in report.cases:
+        seconds = sum(c.seconds.values()) if c.seconds else 0.0
+        case = ElementTree.SubElement(suite, "testcase", classname=f"audit.{c.check}", name=c.name,
+                                      time=f"{seconds:.3f}")
+        if c.status == "error":
+            element = ElementTree.SubElement(case, "error", message=f"bad input: {c.error.splitlines()[0]}",
+                                             type="BadInput")
+            element.text = c.error
+        elif c.status == "fail":
+            worst = max((p for p in c.points if p.verdict in FAILING),
+                        key=lambda p: p.autograd_error if p.autograd_error is not None else math.inf)
+            element = ElementTree.SubElement(case, "failure", message=f"{worst.verdict} at {format_point(worst.point)}",
+                                             type="WrongGradient")
+            details = [c.verdict, f"worst point ({worst.origin}): {format_point(worst.point)}", worst.reason,
+                       f"autograd: {worst.autograd}", f"exact:    {worst.reference}", f"FD:       {worst.fd}",
+                       f"tolerance: {c.tolerance.get('source', '')}"]
+            if c.wrong_node:
+                details.append(f"wrong backward rule: {c.wrong_node}")
+            element.text = "\n".join(details)
+        out = ElementTree.SubElement(case, "system-out")
+        out.text = f"{c.source}\n{c.verdict}"
+    ElementTree.indent(suites)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ElementTree.tostring(suites, encoding="unicode") + "\n"
+
+
+register_renderer("AuditReport", sys.modules[__name__])

@@ -1,0 +1,311 @@
+"""Renderers of an :class:`~diffcompare.lecture.explain.Explanation`: the graph as a tree and the
+backward walk as a table (terminal, Markdown, LaTeX), JSON, Graphviz DOT and plain text.
+They only format; everything shown was computed by ``diffcompare.lecture.explain``."""
+
+from __future__ import annotations
+
+import sys
+
+from diffcompare.lazy import LazyModule
+
+np = LazyModule("numpy")
+from diffcompare.judge.report import register_renderer
+from diffcompare.render.common import render_report, tex
+
+SCHEMA_VERSION = 1
+CHECK_STYLE = {"ok": "green", "wrong": "bold red", "kink": "yellow", "not checked": "dim"}
+
+
+def render(e, format: str = "text", width: int | None = None) -> str:
+    return render_report(e, format, width, sys.modules[__name__])
+
+
+def values(v, digits: int | None = 6, most: int = 6) -> str:
+    """A number or a short array, compactly: 0.909297, [0.4, 0.4, -48]; ``digits`` None:
+    every digit needed to read the double back.
+
+    >>> values(np.array(2.0)), values(np.array([1/3, 2.0])), values(0.1, None), values(None)
+    ('2', '[0.333333, 2]', '0.1', '—')
+    """
+    if v is None:
+        return "—"
+    a = np.asarray(v, dtype=np.float64)
+
+    def one(x):
+        return repr(float(x)).removesuffix(".0") if digits is None else f"{x:.{digits}g}"
+    if a.ndim == 0:
+        return one(a)
+    flat = [one(x) for x in a.reshape(-1)[:most]]
+    more = ", …" if a.size > most else ""
+    if a.ndim == 1:
+        return "[" + ", ".join(flat) + more + "]"
+    return f"{'×'.join(map(str, a.shape))} [" + ", ".join(flat) + more + "]"
+
+
+def _point(e) -> str:
+    return ", ".join(f"{name}={values(e.point[name], None)}" for name in e.variables)
+
+
+def _heading(e) -> list:
+    lines = [f"f = {e.label}   at {_point(e)}", f"f = {values(e.output, None)}"]
+    if e.seed is not None:
+        lines.append(f"backward(v) with v = {values(e.seed, None, most=12)}: the walk carries vᵀJ, J is never formed")
+    return lines
+
+
+def _adjoint_text(step) -> str:
+    if step.number == 1:
+        return f"{values(step.adjoint)} (the seed)"
+    if len(step.contributions) > 1:
+        parts = " + ".join(f"{values(g)} (from {k})" for k, g in step.contributions)
+        return f"{parts} = {values(step.adjoint)}"
+    if step.contributions:
+        return f"{values(step.adjoint)} (from {step.contributions[0][0]})"
+    return values(step.adjoint)
+
+
+def _local_text(step) -> str:
+    lines = []
+    for edge in step.edges:
+        if edge.target is None:
+            continue
+        if edge.local:
+            lines.append(f"{edge.local} = {values(edge.local_value)}")
+    if not lines and step.rule:
+        lines.append(f"rule: {step.rule}")
+    return "\n".join(lines) if lines else ("—" if step.is_leaf else "(the op's own backward)")
+
+
+def _sends_text(step) -> str:
+    if step.is_leaf:
+        return f"into {step.label}.grad"
+    lines = [f"→ {edge.target}: {values(edge.sent)}" for edge in step.edges if edge.target is not None]
+    return "\n".join(lines) or "—"
+
+
+def _walk_rows(e):
+    for step in e.steps:
+        row = [str(step.number), step.name, step.label, values(step.value), _adjoint_text(step),
+               _local_text(step), _sends_text(step)]
+        if e.checked:
+            row.append(step.check + (f": {step.detail}" if step.detail else ""))
+        yield row
+
+
+def _walk_headers(e):
+    headers = ["step", "node", "computes", "value", "adjoint (incoming gradient)", "local derivative",
+               "sends (vector-Jacobian product)"]
+    return headers + (["check"] if e.checked else [])
+
+
+def _gradient_rows(e):
+    for name in e.variables:
+        text, value = e.symbolic.get(name, (None, None))
+        engine = e.gradient[name]
+        agree = "—"
+        if value is not None:
+            scale = float(np.max(np.abs(value))) or 1.0
+            gap = float(np.max(np.abs(np.asarray(engine) - value))) / scale
+            agree = "exact" if gap == 0 else f"{gap:.1e} relative"
+        yield [name, values(engine, None), text or "(too long to show)" if value is not None else "—",
+               values(value, None), agree]
+
+
+GRADIENT_HEADERS = ["variable", "autograd (the walk's result)", "SymPy's derivative", "its value", "difference"]
+
+
+def _tree(e):
+    """The graph from the output down, as (depth, step, repeated, last) in depth-first
+    order; ``last``: the final input of its parent. A node reached again is listed once
+    more, marked, without its inputs."""
+    out, seen, stack = [], set(), [(0, 1, True)]
+    while stack:
+        depth, number, last = stack.pop()
+        step = e.step(number)
+        out.append((depth, step, number in seen, last))
+        if number in seen:
+            continue
+        seen.add(number)
+        inputs = step.inputs
+        for k in range(len(inputs) - 1, -1, -1):
+            stack.append((depth + 1, inputs[k], k == len(inputs) - 1))
+    return out
+
+
+def _node_text(step, repeated: bool) -> str:
+    if repeated:
+        return f"{step.name} [step {step.number}, shown above]"
+    if step.is_leaf:
+        return f"{step.name}  {step.label} = {values(step.value)}  (leaf, requires_grad)  [step {step.number}]"
+    return f"{step.name}  {step.label} = {values(step.value)}  [step {step.number}]"
+
+
+def _check_summary(e) -> str:
+    wrong = e.first_wrong
+    if wrong is not None:
+        return (f"check: the backward rule of step {wrong.number}, {wrong.name} ({wrong.label}), is wrong: "
+                f"{wrong.detail}")
+    counts = {}
+    for step in e.steps:
+        counts[step.check] = counts.get(step.check, 0) + 1
+    told = ", ".join(f"{n} {k}" for k, n in counts.items())
+    return f"check: every node's backward rule agrees with the reference ({told})"
+
+
+def print_report(e, console) -> None:
+    from rich.markup import escape
+    from rich.table import Table
+    from rich.text import Text
+    from rich.tree import Tree
+
+    for line in _heading(e):
+        console.print(Text(line))
+    console.print()
+    console.print(f"[bold]the graph autograd recorded[/bold] {escape('(grad_fn of the output, then next_functions)')}")
+    branches = {}
+    for depth, step, repeated, _ in _tree(e):
+        label = Text(_node_text(step, repeated), style="dim" if repeated else "")
+        branches[depth] = Tree(label) if depth == 0 else branches[depth - 1].add(label)
+    root = branches[0]
+    console.print(root)
+    console.print()
+    console.print("[bold]the backward pass[/bold], one step per node in the order the engine runs them")
+    table = Table(show_lines=True, header_style="bold")
+    for header in _walk_headers(e):
+        table.add_column(header, overflow="fold")
+    for row in _walk_rows(e):
+        cells = [Text(cell) for cell in row]
+        if e.checked:
+            cells[-1].stylize(CHECK_STYLE.get(row[-1].split(":")[0], ""))
+        table.add_row(*cells)
+    console.print(table)
+    console.print()
+    grad = Table(header_style="bold", title="the gradient: the chain rule, made visible", title_justify="left")
+    for header in GRADIENT_HEADERS:
+        grad.add_column(header, overflow="fold")
+    for row in _gradient_rows(e):
+        grad.add_row(*map(Text, row))
+    console.print(grad)
+    for note in e.notes:
+        console.print(Text(f"note: {note}"))
+    if e.checked:
+        console.print(Text(_check_summary(e), style="bold red" if e.first_wrong else "green"))
+
+
+def as_dict(e) -> dict:
+    def arr(v):
+        return None if v is None else np.asarray(v, dtype=np.float64).tolist()
+    return {
+        "report": "explain", "schema_version": SCHEMA_VERSION,
+        "function": e.label, "point": {n: arr(e.point[n]) for n in e.variables},
+        "output": arr(e.output), "seed": arr(e.seed), "checked": e.checked,
+        "first_wrong": None if e.first_wrong is None else e.first_wrong.number,
+        "steps": [{
+            "step": s.number, "node": s.name, "computes": s.label, "leaf": s.is_leaf,
+            "value": arr(s.value), "adjoint": arr(s.adjoint),
+            "contributions": [{"from": k, "value": arr(g)} for k, g in s.contributions],
+            "sends": [{"to": edge.target, "value": arr(edge.sent), "local_derivative": edge.local,
+                       "local_value": arr(edge.local_value), "reference": arr(edge.reference)}
+                      for edge in s.edges],
+            "rule": s.rule, "reference_from": s.source or None, "check": s.check or None, "detail": s.detail or None,
+        } for s in e.steps],
+        "gradient": {n: arr(e.gradient[n]) for n in e.variables},
+        "symbolic": {n: {"derivative": t, "value": arr(v)} for n, (t, v) in e.symbolic.items()},
+        "notes": list(e.notes),
+    }
+
+
+def _md_cell(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", "<br>")
+
+
+def markdown(e) -> str:
+    out = [f"**f = `{e.label}`** at {_point(e)}", "", *[f"- {line}" for line in _heading(e)[1:]], "",
+           "**The recorded graph**", "", "```"]
+    out += plain_tree(e).splitlines()
+    out += ["```", "", "**The backward pass**", ""]
+    headers = _walk_headers(e)
+    out.append("| " + " | ".join(headers) + " |")
+    out.append("|" + "|".join("---" for _ in headers) + "|")
+    out += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in _walk_rows(e)]
+    out += ["", "**The gradient**", "", "| " + " | ".join(GRADIENT_HEADERS) + " |",
+            "|" + "|".join("---" for _ in GRADIENT_HEADERS) + "|"]
+    out += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in _gradient_rows(e)]
+    if e.checked:
+        out += ["", _check_summary(e)]
+    return "\n".join(out) + "\n"
+
+
+def latex_report(e) -> str:
+    """A LaTeX fragment: the walk as a booktabs table, local derivatives as mathematics."""
+    out = [f"% diffcompare explain: {e.label}", r"\begin{tabular}{rlllll}", r"\toprule",
+           r"step & node & value & adjoint & local derivative & sends \\", r"\midrule"]
+    for step in e.steps:
+        local = r"\\ ".join(f"${edge.local_latex}$" for edge in step.edges if edge.local_latex)
+        if not local:
+            local = tex(_local_text(step))
+        sends = "; ".join(f"$\\to$ {edge.target}: {tex(values(edge.sent))}"
+                          for edge in step.edges if edge.target is not None) or tex(_sends_text(step))
+        cells = [str(step.number), r"\texttt{" + tex(step.name) + "}", tex(values(step.value)),
+                 tex(_adjoint_text(step)), r"\begin{tabular}[t]{@{}l@{}}" + local + r"\end{tabular}", sends]
+        out.append(" & ".join(cells) + r" \\")
+    out += [r"\bottomrule", r"\end{tabular}"]
+    return "\n".join(out) + "\n"
+
+
+# --- the graph alone: DOT and plain text ----------------------------------------------------
+
+def plain_tree(e) -> str:
+    """The graph as indented text, output first (always available)."""
+    lines, open_levels = [], []
+    for depth, step, repeated, last in _tree(e):
+        del open_levels[max(depth - 1, 0):]
+        prefix = "".join("    " if done else "│   " for done in open_levels)
+        branch = ("└── " if last else "├── ") if depth else ""
+        if depth:
+            open_levels.append(last)
+        grad = "" if repeated else f"  grad {values(step.adjoint)}"
+        lines.append(prefix + branch + _node_text(step, repeated) + grad)
+    return "\n".join(lines) + "\n"
+
+
+def _dot_quote(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def dot(e) -> str:
+    """Graphviz DOT text of the backward graph: each node with its op, value and gradient,
+    leaves as filled boxes, edges the way gradients flow (labelled with what is sent)."""
+    out = ["digraph backward {", '  rankdir="TB";',
+           '  node [shape=box, style="rounded", fontname="Helvetica", fontsize=11];',
+           '  edge [fontname="Helvetica", fontsize=9];']
+    for step in e.steps:
+        text = f"{step.name}\\n{step.label}\\nvalue {values(step.value)}\\ngrad {values(step.adjoint)}"
+        extra = ', style="filled", fillcolor="lightblue"' if step.is_leaf else ""
+        if step.check == "wrong":
+            extra += ', color="red", penwidth=2'
+        label = '"' + text.replace('"', '\\"') + '"'
+        out.append(f"  n{step.number} [label={label}{extra}];")
+    for step in e.steps:
+        for edge in step.edges:
+            if edge.target is not None:
+                out.append(f"  n{step.number} -> n{edge.target} [label={_dot_quote(values(edge.sent, 4))}];")
+    out.append("}")
+    return "\n".join(out) + "\n"
+
+
+def draw(e, format: str):
+    """(the drawing as bytes, None), or (None, why not) when Graphviz is missing."""
+    try:
+        import graphviz
+    except ImportError:
+        return None, 'the graphviz Python package is not installed (pip install "diffcompare[graph]")'
+    try:
+        return graphviz.Source(dot(e)).pipe(format=format), None
+    except graphviz.ExecutableNotFound:
+        return None, "Graphviz's dot program is not on PATH (install graphviz with your system's package manager)"
+    except Exception as error:          # a Graphviz failure is reported, never a traceback
+        return None, f"Graphviz failed: {type(error).__name__}: {error}"
+
+
+register_renderer("Explanation", sys.modules[__name__])
