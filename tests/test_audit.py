@@ -19,7 +19,8 @@ from diffcompare.auditing.points import audit_points
 from diffcompare.auditing.suite import Case, make_case, parse_suite, read_suite
 from diffcompare.auditing.audit import run_cases
 from diffcompare.auditing.results import AGREE, FD_UNRELIABLE, NONDIFF, WRONG, AuditReport
-from diffcompare.problem.problem import InputError, make_problem
+from diffcompare.problem.errors import InputError
+from diffcompare.problem.problem import make_problem
 from diffcompare.testing import assert_gradients
 
 EXAMPLES = pathlib.Path(__file__).resolve().parent.parent / "examples"

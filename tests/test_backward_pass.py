@@ -10,7 +10,7 @@ import pytest
 import diffcompare
 from diffcompare import autograd as ag
 from diffcompare.functions import exp, sigmoid, sin
-from diffcompare.problem.problem import InputError
+from diffcompare.problem.errors import InputError
 
 
 def test_walk_of_sin_x_times_x():

@@ -10,7 +10,7 @@ import pytest
 
 import diffcompare
 from diffcompare.functions import cos, exp, sin, sqrt
-from diffcompare.problem.problem import InputError
+from diffcompare.problem.errors import InputError
 
 SQUIRE_TRAPP = "exp(x)/sqrt(sin(x)**3 + cos(x)**3)"
 # Squire & Trapp (1998), "Using complex variables to estimate derivatives of real functions"

@@ -37,7 +37,7 @@ def test_random_expressions_every_method_within_its_band(text, x, y):
     at = {name: value for name, value in (("x", x), ("y", y)) if name in text}
     try:
         c = diffcompare.compare(text, at=at, repeat=1, symbolic_timeout=5)
-    except diffcompare.problem.problem.InputError:
+    except diffcompare.problem.errors.InputError:
         assume(False)
     # inside the domain, away from kinks, with a finite derivative of moderate size
     assume(not any(n.kind in ("kink", "domain") for n in c.notes))
@@ -76,7 +76,7 @@ def test_any_expression_at_any_point_gives_a_report_never_a_crash(text, x, y):
     assume(at)
     try:
         c = diffcompare.compare(text, at=at, repeat=1, symbolic_timeout=2)
-    except diffcompare.problem.problem.InputError:
+    except diffcompare.problem.errors.InputError:
         return
     for fmt in ("text", "json", "markdown", "latex"):
         assert c.render(fmt)

@@ -7,7 +7,7 @@ import pytest
 
 import diffcompare
 from diffcompare.lecture.swell import parse_ns
-from diffcompare.problem.problem import InputError
+from diffcompare.problem.errors import InputError
 
 
 def test_logistic_sizes_by_hand():

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import diffcompare
-from diffcompare.problem.problem import InputError
+from diffcompare.problem.errors import InputError
 
 SQUIRE_TRAPP = "exp(x)/sqrt(sin(x)**3 + cos(x)**3)"
 

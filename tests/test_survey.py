@@ -10,7 +10,7 @@ import pytest
 import diffcompare
 from diffcompare import autograd as ag
 from diffcompare.functions import norm
-from diffcompare.problem.problem import InputError
+from diffcompare.problem.errors import InputError
 
 ROSENBROCK = "sum(100*(x[1:]-x[:-1]**2)**2 + (1-x[:-1])**2)"
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import diffcompare
 from diffcompare.language.table import CALLABLE
-from diffcompare.problem.problem import InputError
+from diffcompare.problem.errors import InputError
 
 SMOOTH = sorted(name for name, row in CALLABLE.items()
                 if row.arity == 1 and row.kink is None and not row.structural and row.domain == "all reals")

@@ -36,7 +36,7 @@ from diffcompare.auditing.results import AuditReport
 from diffcompare.auditing.runners import runner
 from diffcompare.auditing.suite import make_case
 from diffcompare.language import torch_world
-from diffcompare.problem.problem import InputError
+from diffcompare.problem.errors import InputError
 
 # torch.autograd.gradcheck's defaults: the plain check an audit reports beside its own
 

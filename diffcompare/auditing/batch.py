@@ -23,7 +23,8 @@ from diffcompare.judge.reference import entries_reference
 from diffcompare.language.expression import parse
 from diffcompare.methods.symbolic import differentiate
 from diffcompare.methods.torch_autograd import output_shape
-from diffcompare.problem.problem import InputError, make_problem
+from diffcompare.problem.errors import InputError
+from diffcompare.problem.problem import make_problem
 from diffcompare.problem.tasks import make_task
 
 BATCH = 256                     # points per unit of work (fixed, so schedules cannot change results)

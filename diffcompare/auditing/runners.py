@@ -10,7 +10,7 @@ from __future__ import annotations
 from contextlib import contextmanager
 
 from diffcompare.auditing.batch import BATCH, run_batch
-from diffcompare.problem.problem import InputError
+from diffcompare.problem.errors import InputError
 
 MAX_JOBS = 256
 

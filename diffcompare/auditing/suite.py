@@ -34,7 +34,8 @@ from dataclasses import dataclass, field
 
 from diffcompare.autograd.function import Function
 from diffcompare.language.expression import ExpressionError, nearest, parse
-from diffcompare.problem.problem import InputError, parse_number
+from diffcompare.problem.errors import InputError
+from diffcompare.problem.values import parse_number
 
 CHECKS = ("gradient", "jacobian", "hessian")
 DTYPES = ("float64", "float32")

@@ -21,7 +21,8 @@ from diffcompare.methods.exact import autograd_gradient, symbolic_gradient
 from diffcompare.methods.finite_differences import STENCILS, finite_difference_gradient, stencil_crossing
 from diffcompare.methods.registry import parse_methods
 from diffcompare.methods.symbolic import differentiate
-from diffcompare.problem.problem import InputError, make_problem
+from diffcompare.problem.errors import InputError
+from diffcompare.problem.problem import make_problem
 from diffcompare.problem.tasks import output_shape
 
 DEFAULT_DIGITS = 30

@@ -48,8 +48,9 @@ from diffcompare.methods.estimate import FAILED, OK, TIMED_OUT, Estimate
 from diffcompare.methods.finite_differences import FD_METHODS, STENCILS
 from diffcompare.methods.registry import parse_methods_for
 from diffcompare.methods.symbolic import differentiate
+from diffcompare.problem.errors import InputError
 from diffcompare.problem.points import Points, box_centre, grid_points, parse_box, random_points, single
-from diffcompare.problem.problem import InputError, make_problem
+from diffcompare.problem.problem import make_problem
 from diffcompare.problem.tasks import Task, make_task
 
 MAX_REFERENCE_POINTS = 2000     # exact references (and error statistics) at most at this many points

@@ -42,7 +42,8 @@ from diffcompare.language.worlds import ENGINE, SYMPY
 from diffcompare.methods.budget import TimedOut, time_limit
 from diffcompare.methods.finite_differences import SCHEMES, nominal_step, richardson
 from diffcompare.methods.symbolic import one_line
-from diffcompare.problem.problem import InputError, SymbolicUnavailable, make_problem
+from diffcompare.problem.errors import InputError, SymbolicUnavailable
+from diffcompare.problem.problem import make_problem
 from diffcompare.problem.tasks import parse_vector
 
 MAX_NODES = 2000              # a lecture graph; larger graphs are refused with the count

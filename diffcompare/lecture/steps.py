@@ -33,7 +33,8 @@ from diffcompare.judge.report import Report
 from diffcompare.language.worlds import COMPLEX, FLOAT32, NUMPY
 from diffcompare.methods.budget import TimedOut, time_limit
 from diffcompare.methods.finite_differences import STENCILS
-from diffcompare.problem.problem import InputError, SymbolicUnavailable, make_problem
+from diffcompare.problem.errors import InputError, SymbolicUnavailable
+from diffcompare.problem.problem import make_problem
 
 SCHEMES = ("forward", "central", "five-point", "complex-step")
 DTYPES = {"float64": (np.float64, np.complex128), "float32": (np.float32, np.complex64)}

@@ -34,7 +34,8 @@ from diffcompare.language import functions as F
 from diffcompare.language.expression import nearest, parse
 from diffcompare.language.worlds import ENGINE
 from diffcompare.methods.symbolic import differentiate
-from diffcompare.problem.problem import InputError, make_problem
+from diffcompare.problem.errors import InputError
+from diffcompare.problem.problem import make_problem
 
 MAX_N = 100_000
 

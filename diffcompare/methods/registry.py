@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from diffcompare.language.expression import nearest
 from diffcompare.methods.finite_differences import FD_METHODS
-from diffcompare.problem.problem import InputError
+from diffcompare.problem.errors import InputError
 
 METHODS = ("autograd", "symbolic") + FD_METHODS
 
@@ -23,7 +23,7 @@ def parse_methods(methods, allowed=METHODS, default=None, what: str = "") -> tup
     >>> parse_methods("autograd,centrl")
     Traceback (most recent call last):
     ...
-    diffcompare.problem.problem.InputError: unknown method 'centrl' (did you mean 'central'?); choose from autograd, symbolic, forward, backward, central, five-point, complex-step, richardson
+    diffcompare.problem.errors.InputError: unknown method 'centrl' (did you mean 'central'?); choose from autograd, symbolic, forward, backward, central, five-point, complex-step, richardson
     """
     if methods is None:
         return default or allowed

@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from diffcompare.methods.budget import TimedOut, can_interrupt, time_limit
-from diffcompare.problem.problem import Problem, SymbolicUnavailable
+from diffcompare.problem.errors import SymbolicUnavailable
+from diffcompare.problem.problem import Problem
 
 PRETTY_MAX_OPS = 300      # larger derivatives are reported by size, not printed
 LATEX_MAX_OPS = 3000

@@ -17,7 +17,7 @@ import numpy as np
 
 from diffcompare.language.torch_world import load
 from diffcompare.language.worlds import TORCH
-from diffcompare.problem.problem import InputError
+from diffcompare.problem.errors import InputError
 
 
 def output_shape(problem) -> tuple:

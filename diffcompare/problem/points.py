@@ -19,7 +19,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from diffcompare.problem.problem import InputError, Problem, parse_number
+from diffcompare.problem.errors import InputError
+from diffcompare.problem.problem import Problem
+from diffcompare.problem.values import parse_number
 
 MAX_POINTS = 10_000_000
 

@@ -8,175 +8,24 @@ and finds what is special about the point (kinks, domain errors).
 >>> make_problem("sin(x)", {"y": 1})
 Traceback (most recent call last):
 ...
-diffcompare.problem.problem.InputError: variable 'x' has no value: add x=... to --at (given: y)
+diffcompare.problem.errors.InputError: variable 'x' has no value: add x=... to --at (given: y)
 """
 
 from __future__ import annotations
 
 import inspect
 import math
-import re
 from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
 import numpy as np
 
 from diffcompare.autograd.quiet import quietly
-from diffcompare.language.expression import Expression, ExpressionError, nearest, parse
+from diffcompare.language.expression import Expression, nearest, parse
 from diffcompare.language.functions import OBSERVER
 from diffcompare.language.worlds import NUMPY, SYMPY
-
-
-class InputError(ValueError):
-    """Bad input other than expression syntax: values, variables, options."""
-
-
-def parse_number(name: str, text) -> float:
-    """A variable's value as binary64: the float nearest to the decimal text.
-
-    >>> parse_number("x", "0.1") == 0.1, parse_number("x", "-2e-3")
-    (True, -0.002)
-    """
-    if isinstance(text, bool):
-        raise InputError(f"{name}={text!r} is not a number")
-    if isinstance(text, (int, float, np.integer, np.floating)):
-        value = float(text)
-    else:
-        stripped = str(text).strip()
-        try:
-            value = float(stripped)
-        except ValueError:
-            raise InputError(f"{name}={stripped!r} is not a number: write a decimal such as {name}=1.5 or "
-                             f"{name}=-2e-3") from None
-        if stripped.lower().lstrip("+-") in ("nan", "inf", "infinity"):
-            value = math.nan
-    if not math.isfinite(value):
-        raise InputError(f"{name}={text}: the point must be a finite number")
-    return value
-
-
-_VALUE_TOKEN = re.compile(r"\s*(?:(\[)|(\])|(,)|([^\s\[\],]+))")
-
-
-def parse_value(name: str, value):
-    """A variable's value: a number (binary64) or a vector or matrix of them, given as
-    text ``"[1, 2.5]"``, ``"[[1, 0], [0, 2]]"`` or as Python lists or arrays.
-
-    >>> parse_value("x", "[1.2, 1.2, 1.2]")
-    array([1.2, 1.2, 1.2])
-    >>> parse_value("A", [[1, 0], [0, 2]]).shape
-    (2, 2)
-    >>> parse_value("x", "[1, [2]]")
-    Traceback (most recent call last):
-    ...
-    diffcompare.problem.problem.InputError: x=[1, [2]]: the rows have different lengths or depths; a matrix is a list of equal rows, e.g. [[1, 2], [3, 4]]
-    """
-    if isinstance(value, str) and value.strip().startswith("["):
-        value = _nested_lists(name, value.strip())
-    if isinstance(value, (list, tuple, np.ndarray)):
-        shown = value if not isinstance(value, np.ndarray) else value.tolist()
-        text = str(shown).replace("'", "")
-        try:
-            array = np.array(_map_nested(lambda v: parse_number(name, v), value), dtype=np.float64)
-        except InputError as error:
-            raise InputError(f"{name}={text}: {error}") from None
-        except ValueError:
-            raise InputError(f"{name}={text}: the rows have different lengths or depths; a matrix is a list of "
-                             f"equal rows, e.g. [[1, 2], [3, 4]]") from None
-        if array.size == 0:
-            raise InputError(f"{name}={text}: an empty vector has nothing to differentiate")
-        if array.ndim > 2:
-            raise InputError(f"{name}={text}: vectors and matrices only (at most 2 dimensions, not {array.ndim})")
-        return array
-    return parse_number(name, value)
-
-
-def _map_nested(func, value):
-    if isinstance(value, (list, tuple, np.ndarray)):
-        return [_map_nested(func, v) for v in value]
-    return func(value)
-
-
-def _nested_lists(name, text):
-    """``"[[1, 2], [3, 4]]"`` -> nested lists of number texts, without eval."""
-    stack, position, expect_item = [[]], 0, True
-    while position < len(text):
-        match = _VALUE_TOKEN.match(text, position)
-        if match is None or match.end() == position:
-            break
-        position = match.end()
-        opening, closing, comma, item = match.groups()
-        if opening:
-            if not expect_item:
-                raise InputError(f"{name}={text}: a ',' is missing before '['")
-            stack.append([])
-        elif closing:
-            if len(stack) == 1:
-                raise InputError(f"{name}={text}: unmatched ']'")
-            done = stack.pop()
-            stack[-1].append(done)
-            expect_item = False
-        elif comma:
-            if expect_item:
-                raise InputError(f"{name}={text}: a value is missing before ','")
-            expect_item = True
-        else:
-            if not expect_item:
-                raise InputError(f"{name}={text}: a ',' is missing before {item!r}")
-            stack[-1].append(item)
-            expect_item = False
-    if len(stack) != 1 or text[position:].strip():
-        raise InputError(f"{name}={text}: '[' is never closed" if len(stack) != 1 else
-                         f"{name}={text}: unexpected text after the value")
-    if len(stack[0]) != 1:
-        raise InputError(f"{name}={text}: write one vector, e.g. {name}=[1, 2, 3]")
-    return stack[0][0]
-
-
-def _top_level_parts(text):
-    """Split at the commas outside brackets: "x=[1,2],y=3" -> ["x=[1,2]", "y=3"]."""
-    parts, depth, start = [], 0, 0
-    for i, char in enumerate(text):
-        if char == "[":
-            depth += 1
-        elif char == "]":
-            depth -= 1
-        elif char == "," and depth == 0:
-            parts.append(text[start:i])
-            start = i + 1
-    parts.append(text[start:])
-    return parts
-
-
-def parse_point(text: str) -> dict:
-    """``"x=1.5,y=2"`` -> ``{"x": 1.5, "y": 2.0}``; vectors in brackets.
-
-    >>> parse_point("x=1.5, y=2")
-    {'x': 1.5, 'y': 2.0}
-    >>> parse_point("x=[1, 2], s=3")
-    {'x': array([1., 2.]), 's': 3.0}
-    >>> parse_point("x:1")
-    Traceback (most recent call last):
-    ...
-    diffcompare.problem.problem.InputError: --at 'x:1': write NAME=VALUE, e.g. x=1.5
-    """
-    point = {}
-    for part in _top_level_parts(str(text)):
-        part = part.strip()
-        if not part:
-            continue
-        name, sep, value = part.partition("=")
-        name = name.strip()
-        if not sep or not name:
-            raise InputError(f"--at {part!r}: write NAME=VALUE, e.g. x=1.5")
-        if not name.isidentifier():
-            raise InputError(f"--at {part!r}: {name!r} is not a variable name")
-        if name in point:
-            raise InputError(f"--at gives {name} twice")
-        point[name] = parse_value(name, value)
-    if not point:
-        raise InputError("--at needs at least one NAME=VALUE, e.g. --at x=1.5")
-    return point
+from diffcompare.problem.errors import InputError, SymbolicUnavailable
+from diffcompare.problem.values import parse_value
 
 
 @dataclass(frozen=True)
@@ -345,10 +194,6 @@ def _check_shapes(problem):
                          f"{_first_line(error)}") from None
 
 
-class SymbolicUnavailable(Exception):
-    """f cannot be expressed in SymPy (control flow on values, an unknown function...)."""
-
-
 def _first_line(error) -> str:
     text = str(error).strip().splitlines()
     return text[0] if text else type(error).__name__
@@ -432,5 +277,3 @@ def make_problem(function, at: Mapping, label: str | None = None) -> Problem:
     raise InputError(f"expected an expression (text) or a Python callable, not {type(function).__name__}")
 
 
-__all__ = ["Problem", "make_problem", "parse_point", "parse_number", "parse_value", "InputError", "ExpressionError", "Event",
-           "SymbolicUnavailable"]

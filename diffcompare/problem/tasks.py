@@ -12,7 +12,7 @@ or the Hessian — each a flat array of entries with a label per entry.
 >>> make_task(p, "hessian", None)
 Traceback (most recent call last):
 ...
-diffcompare.problem.problem.InputError: a Hessian needs a scalar f, but f has 3 outputs; compare its Jacobian (the default), or the Hessian of one output such as [x*y, sin(x)*z, exp(y)][0]
+diffcompare.problem.errors.InputError: a Hessian needs a scalar f, but f has 3 outputs; compare its Jacobian (the default), or the Hessian of one output such as [x*y, sin(x)*z, exp(y)][0]
 """
 
 from __future__ import annotations
@@ -24,7 +24,9 @@ import numpy as np
 from diffcompare.autograd.quiet import quietly
 from diffcompare.language.expression import nearest
 from diffcompare.language.worlds import NUMPY
-from diffcompare.problem.problem import InputError, Problem, parse_value
+from diffcompare.problem.errors import InputError
+from diffcompare.problem.problem import Problem
+from diffcompare.problem.values import parse_value
 
 KINDS = ("gradient", "jacobian", "vjp", "jvp", "hessian")
 DESCRIPTIONS = {

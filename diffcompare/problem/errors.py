@@ -1,0 +1,13 @@
+"""The errors of bad input: a value, a variable or an option that is wrong (an
+:class:`InputError`, exit status 2 on the command line), and a function SymPy cannot
+follow (:class:`SymbolicUnavailable`)."""
+
+from __future__ import annotations
+
+
+class InputError(ValueError):
+    """Bad input other than expression syntax: values, variables, options."""
+
+
+class SymbolicUnavailable(Exception):
+    """f cannot be expressed in SymPy (control flow on values, an unknown function...)."""
