@@ -7,15 +7,15 @@ that compute reports never import a renderer.
 from __future__ import annotations
 
 from diffcompare.judge.verdicts import FAIL
-from diffcompare.methods.estimate import FAILED
+from diffcompare.methods.status import FAILED
 
-RENDERERS: dict = {}     # a report type's name -> its renderer (a module: render, as_dict, print_report)
+RENDERERS: dict = {}     # a report type's name -> a function giving its renderer module
 
 
-def register_renderer(report_type: str, renderer) -> None:
-    """Make ``renderer`` (a module with ``render``, ``as_dict`` and ``print_report``) the
-    renderer of the reports of type ``report_type`` and of its subclasses."""
-    RENDERERS[report_type] = renderer
+def register_renderer(report_type: str, load) -> None:
+    """Make the module ``load()`` returns (with ``render``, ``as_dict`` and ``print_report``)
+    the renderer of the reports of type ``report_type`` and of its subclasses."""
+    RENDERERS[report_type] = load
 
 
 class Report:
@@ -52,7 +52,7 @@ class Report:
         """The renderer registered for this report's type (or for a parent type)."""
         for cls in type(self).__mro__:
             if cls.__name__ in RENDERERS:
-                return RENDERERS[cls.__name__]
+                return RENDERERS[cls.__name__]()
         raise LookupError(f"no renderer is registered for a {type(self).__name__} "
                           "(importing diffcompare.render registers them)")
 

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from diffcompare.methods.status import FAILED, NOT_APPLICABLE, OK, TIMED_OUT  # noqa: F401  (the statuses, with the estimate)
 from diffcompare.methods.timing import Timing
 
-# status values
-OK, NOT_APPLICABLE, TIMED_OUT, FAILED = "ok", "not applicable", "timed out", "failed"
 
 
 @dataclass

@@ -1,9 +1,47 @@
 """Renderers: every report as text, JSON, Markdown, LaTeX, JUnit or a plot. The only code
 that writes sentences for people; it never computes a derivative.
 
-Importing this package registers each renderer with the report type it formats (see
-:mod:`diffcompare.judge.report`); ``import diffcompare`` does that, and stays quick: no
-renderer imports NumPy, SymPy or rich before it runs.
+Importing this package (``import diffcompare`` does) tells each report type where its
+renderer is (see :mod:`diffcompare.judge.report`); a renderer module is imported the first
+time a report of its type is rendered, so that ``diffcompare --help`` stays quick.
 """
 
-from diffcompare.render import audit, compare, compare_entries, explain, steps, swell  # noqa: F401  (they register)
+from diffcompare.judge.report import register_renderer
+
+
+def _comparison():
+    from diffcompare.render import compare
+    return compare
+
+
+def _survey():
+    from diffcompare.render import compare_entries
+    return compare_entries
+
+
+def _audit():
+    from diffcompare.render import audit
+    return audit
+
+
+def _explanation():
+    from diffcompare.render import explain
+    return explain
+
+
+def _steps():
+    from diffcompare.render import steps
+    return steps
+
+
+def _swell():
+    from diffcompare.render import swell
+    return swell
+
+
+register_renderer("Comparison", _comparison)
+register_renderer("Survey", _survey)
+register_renderer("AuditReport", _audit)
+register_renderer("Explanation", _explanation)
+register_renderer("StepSweep", _steps)
+register_renderer("SwellReport", _swell)

@@ -13,7 +13,6 @@ from dataclasses import asdict
 from xml.etree import ElementTree
 
 from diffcompare.auditing.results import AGREE, FAILING, format_point
-from diffcompare.judge.report import register_renderer
 from diffcompare.render.common import json_number, render_report
 from diffcompare.version import __version__
 
@@ -184,5 +183,3 @@ def junit(report) -> str:
     ElementTree.indent(suites)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ElementTree.tostring(suites, encoding="unicode") + "\n"
 
-
-register_renderer("AuditReport", sys.modules[__name__])

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import sys
 
-from diffcompare.judge.report import register_renderer
 from diffcompare.render.common import (
     SCHEMA_VERSION,
     VERDICT_STYLE,
@@ -288,5 +287,3 @@ def latex_report(c) -> str:
     out.append(r"\end{center}")
     return "\n".join(out) + "\n"
 
-
-register_renderer("Comparison", sys.modules[__name__])

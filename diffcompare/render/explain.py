@@ -9,7 +9,6 @@ import sys
 from diffcompare.lazy import LazyModule
 
 np = LazyModule("numpy")
-from diffcompare.judge.report import register_renderer
 from diffcompare.render.common import render_report, tex
 
 SCHEMA_VERSION = 1
@@ -307,5 +306,3 @@ def draw(e, format: str):
     except Exception as error:          # a Graphviz failure is reported, never a traceback
         return None, f"Graphviz failed: {type(error).__name__}: {error}"
 
-
-register_renderer("Explanation", sys.modules[__name__])

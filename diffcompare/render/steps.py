@@ -10,7 +10,6 @@ from diffcompare.lazy import LazyModule
 
 np = LazyModule("numpy")
 
-from diffcompare.judge.report import register_renderer
 from diffcompare.render.common import json_number, md_table, render_report, tex
 from diffcompare.render.plots import terminal_plot
 
@@ -135,5 +134,3 @@ def latex_report(s) -> str:
     out += [r"\bottomrule", r"\end{tabular}"]
     return "\n".join(out) + "\n"
 
-
-register_renderer("StepSweep", sys.modules[__name__])

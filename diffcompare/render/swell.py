@@ -6,7 +6,6 @@ from __future__ import annotations
 import math
 import sys
 
-from diffcompare.judge.report import register_renderer
 from diffcompare.render.common import md_table, render_report, seconds, tex
 from diffcompare.render.plots import terminal_plot
 
@@ -104,5 +103,3 @@ def latex_report(r) -> str:
     out += [r"\bottomrule", r"\end{tabular}"]
     return "\n".join(out) + "\n"
 
-
-register_renderer("SwellReport", sys.modules[__name__])
