@@ -1,4 +1,4 @@
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent))  # the shared test helpers (op_catalogue)
+sys.path.insert(0, str(Path(__file__).parent / "autograd"))  # the engine tests' shared helpers (op_catalogue, differential)

@@ -23,7 +23,7 @@ from diffcompare.problem.errors import InputError
 from diffcompare.problem.problem import make_problem
 from diffcompare.testing import assert_gradients
 
-EXAMPLES = pathlib.Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "examples"
 SUITE = EXAMPLES / "audit_suite.toml"
 
 

@@ -3,7 +3,7 @@ None-ness, or an error's class and text) that is compared with the other library
 when PyTorch is installed (test_vs_torch.py) or with records PyTorch wrote earlier
 (fixtures/torch_reference.json, test_vs_torch_fixtures.py).
 
-Record the fixtures again with:  python tests/differential.py   (needs torch==2.13.0)
+Record the fixtures again with:  python tests/autograd/differential.py   (needs torch==2.13.0)
 """
 
 from __future__ import annotations
