@@ -24,6 +24,7 @@ import numpy as np
 
 from .grad_mode import STATE, no_grad
 from .graph import Node, SavedTensor, edge_of, init_node
+from .ops import sum_to
 from .tensor import Tensor
 
 
@@ -83,7 +84,6 @@ class FunctionCtx(Node):
 
 def _fit_custom_grad(g, shape, name, index):
     """A larger gradient that broadcasts to the input's shape is summed back; anything else is an error."""
-    from .ops import sum_to
 
     try:
         ok = np.broadcast_shapes(shape, g.shape) == tuple(g.shape)

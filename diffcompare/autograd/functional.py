@@ -17,6 +17,7 @@ import numpy as np
 
 from .backward import grad
 from .grad_mode import enable_grad
+from .ops import stack
 from .tensor import Tensor
 
 
@@ -154,7 +155,6 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
         blocks = []
         for k, t in enumerate(inputs):
             if rows[k]:
-                from .ops import stack
 
                 block = stack(rows[k]).reshape(out.shape + t.shape)
             else:

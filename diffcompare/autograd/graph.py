@@ -22,10 +22,11 @@ import numpy as np
 
 from . import gradients
 from .grad_mode import STATE
-from .quiet import _IGNORE as QUIET, reset_quiet, set_quiet
+from .quiet import IGNORE as QUIET, reset_quiet, set_quiet
 from .gradients import LAZY, IndexedGrad, add, is_own, merge
+from .tensor import Tensor
 
-_sequence = itertools.count()
+sequence = itertools.count()
 
 FREED_ERROR = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
@@ -69,7 +70,6 @@ class SavedTensor:
             return self.array
         if self.leaf is not None:
             return self.leaf
-        from .tensor import Tensor
 
         t = Tensor._make(self.array, True, self.grad_fn or node, self.counter)
         t._output_nr = self.output_nr
@@ -157,7 +157,7 @@ def init_node(node, edges, saved=None):
         node._saved = saved
     if STATE.anomaly_enabled:
         node._trace = traceback.format_stack()[:-3]
-    node.seq = next(_sequence)
+    node.seq = next(sequence)
     return node
 
 
@@ -172,7 +172,7 @@ class AccumulateGrad(Node):
 
     def __init__(self, variable):
         self.variable = variable
-        self.seq = next(_sequence)
+        self.seq = next(sequence)
         if STATE.anomaly_enabled:
             init_node(self, ())
 
@@ -220,7 +220,6 @@ def accumulate_into(tensor, grad, create_graph, fresh=False):
     """Add ``grad`` into ``tensor.grad`` as PyTorch does: a fresh tensor the first time, in
     place after that, out of place when the gradient itself is being differentiated.
     ``fresh``: the array is the walk's own, so it can be stored without a copy."""
-    from .tensor import Tensor
 
     if isinstance(grad, Tensor):
         if not create_graph:
@@ -243,7 +242,6 @@ def accumulate_into(tensor, grad, create_graph, fresh=False):
 
 
 def _to_tensor(g):
-    from .tensor import Tensor
 
     return g if isinstance(g, Tensor) else Tensor._make(np.asarray(g))
 
@@ -282,8 +280,9 @@ def _anomaly_error(node, index):
     return RuntimeError(f"Function '{type(node).__name__}' returned nan values in its {index}th output.")
 
 
-def _collect(roots):
-    """Every node reachable from ``roots``, found with an explicit stack."""
+def collect(roots):
+    """Every node reachable from ``roots``, found with an explicit stack (no recursion), in
+    the order found; ``sorted(..., key=sequence_key, reverse=True)`` is the order of the walk."""
     seen = set()
     order = []
     stack = [n for n in roots if n is not None]
@@ -307,8 +306,8 @@ def run_backward(roots, seeds, retain_graph, create_graph, targets=None, accumul
     ``accumulate=True`` and targets (``backward(inputs=...)``) only those leaves accumulate.
     Returns a dict edge -> gradient for the targets.
     """
-    nodes = _collect([edge[0] for edge in roots])
-    nodes.sort(key=_seq_key, reverse=True)
+    nodes = collect([edge[0] for edge in roots])
+    nodes.sort(key=sequence_key, reverse=True)
 
     reaching = executing = None
     captured = {}
@@ -432,7 +431,8 @@ def _before_apply(node, grads, create_graph, accumulate, targets, reaching, exec
     return grads if multi else grads[0]
 
 
-def _seq_key(node):
+def sequence_key(node):
+    """A node's place in the order of recording: later nodes are walked first."""
     return node.seq
 
 

@@ -7,6 +7,7 @@ import numbers
 import numpy as np
 
 from . import ops
+from .backward import backward
 from .tensor import Tensor
 
 
@@ -78,6 +79,22 @@ def _min(self, dim=None, keepdim=False):
     return ops.min(self, dim, keepdim)
 
 
+
+def tensor_backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    """Compute the gradient of this tensor w.r.t. the graph leaves and add it to their ``.grad``.
+
+    ``gradient`` is the vector v of the vector-Jacobian product vᵀJ; it may be omitted only
+    for a one-element tensor (v = 1). See :func:`diffcompare.autograd.backward`.
+
+    >>> from diffcompare import autograd as ag
+    >>> x = ag.tensor([2.0, 3.0, 4.0], requires_grad=True)
+    >>> (x ** 2).backward(ag.tensor([1.0, 0.1, 0.01]))
+    >>> x.grad
+    tensor([4.0000, 0.6000, 0.0800])
+    """
+    backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+
 BINARY = {
     "__add__": _add, "__radd__": _add, "add": _add,
     "__sub__": _sub, "__rsub__": _rsub, "sub": _sub,
@@ -92,6 +109,7 @@ BINARY = {
 }
 
 METHODS = {
+    "backward": tensor_backward,
     "__neg__": _neg, "neg": _neg, "__pos__": lambda a: a, "__abs__": ops.abs,
     "__getitem__": ops.getitem, "__setitem__": ops.setitem,
     "max": _max, "min": _min,
@@ -124,6 +142,6 @@ def bind():
     for name, func in {**BINARY, **METHODS}.items():
         setattr(Tensor, name, func)
     for name, func in INPLACE.items():
-        setattr(Tensor, name, ops._inplace_binary(func))
+        setattr(Tensor, name, ops.inplace_binary(func))
     for name, func in INPLACE_UNARY.items():
-        setattr(Tensor, name, ops._inplace_unary(func))
+        setattr(Tensor, name, ops.inplace_unary(func))

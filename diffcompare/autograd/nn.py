@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import warnings
 import math
 from collections import OrderedDict
 
@@ -85,7 +86,7 @@ class Module:
 
     def zero_grad(self, set_to_none=True):
         for p in self.parameters():
-            _zero_grad(p, set_to_none)
+            zero_grad_of(p, set_to_none)
 
     def train(self, mode=True):
         for m in self.modules():
@@ -116,7 +117,8 @@ class Module:
         return ""
 
 
-def _zero_grad(p, set_to_none):
+def zero_grad_of(p, set_to_none):
+    """Clear a parameter's gradient as ``zero_grad`` does: drop it, or zero it in place."""
     if p._grad is None:
         return
     if set_to_none:
@@ -209,7 +211,6 @@ def mse_loss(input, target, reduction="mean"):
     if not isinstance(target, Tensor):
         target = Tensor._make(np.asarray(target, dtype=input.dtype))
     if input.shape != target.shape:
-        import warnings
 
         warnings.warn(f"Using a target size ({tuple(target.shape)}) that is different to the input size "
                       f"({tuple(input.shape)}). This will likely lead to incorrect results due to broadcasting. "

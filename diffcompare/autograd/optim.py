@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .nn import _zero_grad
+from .nn import zero_grad_of
 
 
 class Optimizer:
@@ -34,7 +34,7 @@ class Optimizer:
     def zero_grad(self, set_to_none=True):
         for group in self.param_groups:
             for p in group["params"]:
-                _zero_grad(p, set_to_none)
+                zero_grad_of(p, set_to_none)
 
     def _with_grads(self):
         """(group, parameter, gradient array) for every parameter that has a gradient."""

@@ -9,11 +9,11 @@ import numpy as np
 try:  # NumPy >= 2
     from numpy._core.umath import _extobj_contextvar, _make_extobj
 
-    _IGNORE = _make_extobj(all="ignore")
+    IGNORE = _make_extobj(all="ignore")
     set_quiet, reset_quiet = _extobj_contextvar.set, _extobj_contextvar.reset
 
     def quietly(func, *args, **kwargs):
-        token = _extobj_contextvar.set(_IGNORE)
+        token = _extobj_contextvar.set(IGNORE)
         try:
             return func(*args, **kwargs)
         finally:
@@ -24,7 +24,7 @@ except ImportError:  # pragma: no cover - older NumPy
         with np.errstate(all="ignore"):
             return func(*args, **kwargs)
 
-    _IGNORE = None
+    IGNORE = None
 
     def set_quiet(_):
         state = np.errstate(all="ignore")

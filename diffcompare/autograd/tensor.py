@@ -16,6 +16,7 @@ tensor([2., 4.])
 from __future__ import annotations
 
 import warnings
+import weakref
 from array import array
 from typing import Any
 
@@ -23,6 +24,7 @@ import numpy as np
 
 
 from .dtypes import DEFAULT_DTYPE, int64
+from .printing import tensor_repr
 
 NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
@@ -277,7 +279,6 @@ class Tensor:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         if self.grad_fn is None or self._retains_grad:
             return
-        import weakref
 
         fn = self.grad_fn
         if fn._retained is None:
@@ -317,26 +318,9 @@ class Tensor:
             self._post_hooks = {}
         return _HookHandle(self._post_hooks, hook)
 
-    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        """Compute the gradient of this tensor w.r.t. the graph leaves and add it to their ``.grad``.
-
-        ``gradient`` is the vector v of the vector-Jacobian product vᵀJ; it may be omitted only
-        for a one-element tensor (v = 1). See :func:`diffcompare.autograd.backward`.
-
-        >>> from diffcompare import autograd as ag
-        >>> x = ag.tensor([2.0, 3.0, 4.0], requires_grad=True)
-        >>> (x ** 2).backward(ag.tensor([1.0, 0.1, 0.01]))
-        >>> x.grad
-        tensor([4.0000, 0.6000, 0.0800])
-        """
-        from .backward import backward
-
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     # -- display ----------------------------------------------------------------------------
     def __repr__(self):
-        from .printing import tensor_repr
-
         return tensor_repr(self)
 
     __str__ = __repr__

@@ -27,7 +27,7 @@ from typing import Callable
 import numpy as np
 
 from diffcompare.autograd import ops as _ag
-from diffcompare.autograd.ops import _np_erf, _np_sigmoid
+from diffcompare.autograd.ops import special
 from diffcompare.autograd.tensor import Tensor, as_tensor
 
 
@@ -356,7 +356,7 @@ _row("cbrt", 1, np.cbrt, _c_cbrt, _sp_cbrt, _mp_cbrt, _on_tensors(_ag.cbrt),
      torch=lambda t: lambda x: t.sign(x) * t.abs(x) ** (1 / 3))
 
 # -- activation functions and friends --------------------------------------------------------
-_row("sigmoid", 1, _np_sigmoid, lambda z: 1 / (1 + np.exp(-np.asarray(z, dtype=complex))),
+_row("sigmoid", 1, special.sigmoid, lambda z: 1 / (1 + np.exp(-np.asarray(z, dtype=complex))),
      lambda x: 1 / (1 + sp.exp(-x)), lambda x: 1 / (1 + mp.exp(-x)), _on_tensors(_ag.sigmoid),
      "logistic function 1 / (1 + exp(-x))")
 _row("softplus", 1, lambda x: np.logaddexp(0, x), _c_softplus, lambda x: sp.log(1 + sp.exp(x)),
@@ -375,7 +375,7 @@ _row("sign", 1, np.sign, None, lambda x: sp.sign(x), _mp_sign, _on_tensors(_ag.s
      "sign: -1, 0 or 1", kink=_zero_at, kink_zeros=_itself, kink_note="sign jumps at 0", piece=_sign_of,
      not_complex_safe="sign is not analytic (it compares values)",
      engine_convention="sign' = 0 everywhere (PyTorch)", sympy_convention="d/dx sign(x) = 2 DiracDelta(x), undefined at 0")
-_row("erf", 1, _np_erf, _c_erf, lambda x: sp.erf(x), lambda x: mp.erf(x), _on_tensors(_ag.erf), "error function")
+_row("erf", 1, special.erf, _c_erf, lambda x: sp.erf(x), lambda x: mp.erf(x), _on_tensors(_ag.erf), "error function")
 _row("hypot", 2, np.hypot, lambda a, b: np.sqrt(np.asarray(a, dtype=complex) ** 2 + np.asarray(b, dtype=complex) ** 2),
      lambda a, b: sp.sqrt(a ** 2 + b ** 2), lambda a, b: mp.hypot(a, b), _on_tensors(_ag.hypot),
      "sqrt(a² + b²) without overflow", samples=((0.7, 1.2), (-1.3, 0.4), (3.0, -4.0)),

@@ -32,7 +32,7 @@ import numpy as np
 
 from diffcompare import autograd as ag
 from diffcompare.autograd.function import FunctionCtx
-from diffcompare.autograd.graph import AccumulateGrad, _collect, _seq_key, recording
+from diffcompare.autograd.graph import AccumulateGrad, collect, recording, sequence_key
 from diffcompare.autograd.ops import Op, sum_to
 from diffcompare.autograd.quiet import quietly
 from diffcompare.autograd.tensor import Tensor
@@ -161,10 +161,10 @@ def explain(f, at, vector=None, check: bool = False, label: str | None = None) -
                          "(use diffcompare.language.functions or tensor operations, not math or float())")
     seed = _seed(output, vector)
 
-    nodes = _collect([output.grad_fn])
+    nodes = collect([output.grad_fn])
     if len(nodes) > MAX_NODES:
         raise InputError(f"the graph has {len(nodes)} nodes; explain shows at most {MAX_NODES}")
-    nodes.sort(key=_seq_key, reverse=True)
+    nodes.sort(key=sequence_key, reverse=True)
     number = {node: k + 1 for k, node in enumerate(nodes)}
     leaf_name = {id(t): name for name, t in leaves.items()}
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from diffcompare import autograd as ag
-from diffcompare.autograd.graph import _collect
+from diffcompare.autograd.graph import collect
 from diffcompare.autograd.quiet import quietly
 from diffcompare.judge.report import Report
 from diffcompare.language import functions as F
@@ -239,7 +239,7 @@ def _engine(problem, row):
     def forward():
         return quietly(problem.evaluate, ENGINE, leaves())
     out = forward()
-    row.graph_nodes = len(_collect([out.grad_fn])) if out.grad_fn is not None else 0
+    row.graph_nodes = len(collect([out.grad_fn])) if out.grad_fn is not None else 0
     row.forward_seconds = _best_of(forward)
     best = math.inf
     for _ in range(3):

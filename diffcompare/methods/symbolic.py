@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from diffcompare.autograd.ops import special   # erf on arrays: lambdify would print math.erf, one number at a time
 from diffcompare.methods.budget import TimedOut, can_interrupt, time_limit
 from diffcompare.problem.errors import SymbolicUnavailable
 from diffcompare.problem.problem import Problem
@@ -46,12 +47,6 @@ class SymbolicDerivative:
     def setup_seconds(self):
         parts = [t for t in (self.diff_seconds, self.codegen_seconds) if t is not None]
         return sum(parts) if parts else None
-
-
-def _np_erf(x):
-    # lambdify would print erf as math.erf, which takes one number, not an array of points
-    from diffcompare.autograd.ops import _np_erf as erf
-    return erf(x)
 
 
 def _dirac(argument, *order):
@@ -95,7 +90,7 @@ def differentiate(problem: Problem, timeout: float | None = 10.0, task=None) -> 
             # the numpy module object, not "numpy": lambdify would run `from numpy import *`,
             # which loads every lazy NumPy submodule (~0.13 s)
             result.function = sympy.lambdify(result.symbols, result.partials,
-                                             modules=[{"DiracDelta": _dirac, "erf": _np_erf}, np],
+                                             modules=[{"DiracDelta": _dirac, "erf": special.erf}, np],
                                              cse=lambda exprs: (replacements, reduced))
             result.codegen_seconds = time.perf_counter() - start
             result.phase = ""

@@ -1,0 +1,164 @@
+"""Arithmetic: ``+ - * /``, negation and powers, each op's forward beside its VJP."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..gradients import ScaledGrad, is_constant, scaled
+from ..quiet import quietly
+from ..tensor import Tensor
+from .dual import D, register
+from .recording import RESULT, Op, apply, array_of
+
+class AddBackward0(Op):
+    broadcasts = True
+    takes_scaled = True
+    forward = staticmethod(np.add)
+
+    def backward(self, g):
+        return g, g
+
+
+class SubBackward0(Op):
+    broadcasts = True
+    takes_scaled = True
+    forward = staticmethod(np.subtract)
+
+    def backward(self, g):
+        return g, (scaled(g, -1) if self.needs(1) else None)
+
+
+class RsubBackward1(Op):
+    """``c - x`` for a constant c."""
+    takes_scaled = True
+    forward = staticmethod(lambda x, c: np.subtract(c, x))
+
+    def backward(self, g):
+        return scaled(g, -1), None
+
+
+class MulBackward0(Op):
+    broadcasts = True
+    saves = (0, 1)
+    forward = staticmethod(np.multiply)
+
+    def backward(self, g, a, b):
+        return (g * b if self.needs(0) else None), (g * a if self.needs(1) else None)
+
+
+class MulScalarBackward(Op):
+    """``x * c`` for a number c: only c is kept (PyTorch records MulBackward0 and keeps it too)."""
+    takes_scaled = True
+    saves = (1,)
+    forward = staticmethod(np.multiply)
+
+    def backward(self, g, c):
+        return scaled(g, c), None
+
+
+MulScalarBackward.__name__ = "MulBackward0"
+
+
+class DivBackward0(Op):
+    broadcasts = True
+    saves = (0, 1)
+
+    @staticmethod
+    def forward(a, b):
+        return np.true_divide(a, b)
+
+    def backward(self, g, a, b):
+        return (g / b if self.needs(0) else None), (-g * a / (b * b) if self.needs(1) else None)
+
+
+class NegBackward0(Op):
+    takes_scaled = True
+    forward = staticmethod(np.negative)
+
+    def backward(self, g):
+        return (scaled(g, -1),)
+
+
+class PowBackward0(Op):
+    """``x ** e`` for a constant exponent e; e == 0 gives a zero gradient (not nan at x = 0)."""
+    takes_scaled = True
+    saves = (0,)
+
+    @staticmethod
+    def forward(x, exponent):
+        return np.power(x, exponent)
+
+    def backward(self, g, x):
+        e = self.exponent
+        if not isinstance(g, Tensor):   # plain backward: one new array, filled in place
+            if e == 0:
+                return (np.zeros_like(g),)
+            base = x if e == 2 else quietly(np.power, x, e - 1)
+            if is_constant(g):      # one pass: fold the constant gradient into the factor
+                return (base * (g.flat[0] * e),)
+            factor = e
+            if type(g) is ScaledGrad:
+                g, factor = g.values, e * g.factor
+            local = base * g
+            local *= factor
+            return (local,)
+        # differentiable backward: PyTorch's formula, so that every higher derivative stays
+        # connected to x (the derivative after a constant one is a materialised 0, not None)
+        grad = g * (e * pow(x, e - 1))
+        return (D.where(np.True_, D.zeros_like(g), grad) if e == 0 else grad,)
+
+
+class PowBackward1(Op):
+    """``a ** b`` with both tensors: d/da = b a^(b-1) (0 where b == 0), d/db = a^b log a (0 where
+    a == 0 and b >= 0)."""
+    broadcasts = True
+    saves = (0, 1, RESULT)
+
+    @staticmethod
+    def forward(a, b):
+        return np.power(a, b)
+
+    def backward(self, g, a, b, r):
+        ga = gb = None
+        if self.needs(0):
+            ga = D.where(array_of(b) == 0, 0.0, g * b * D.pow(a, b - 1))
+        if self.needs(1):
+            gb = g * D.where((array_of(a) == 0) & (array_of(b) >= 0), 0.0, r * D.log(a))
+        return ga, gb
+
+
+class PowBackward2(Op):
+    """``c ** x`` for a constant base c."""
+    saves = (RESULT,)
+
+    @staticmethod
+    def forward(x, base):
+        return np.power(base, x)
+
+    def backward(self, g, r):
+        c = self.base
+        if c == 0:
+            return (D.zeros_like(g),)   # PyTorch masks 0**x (x >= 0): no 0 * -inf
+        return (g * r * math.log(c) if c > 0 else g * r * math.nan,)
+
+
+
+
+
+
+def pow(x, exponent):
+    """``x ** exponent``; either side may be a number."""
+    if isinstance(exponent, Tensor):
+        if isinstance(x, Tensor):
+            return apply(PowBackward1, (x, exponent))
+        return apply(PowBackward2, (exponent,), {"base": x})
+    return apply(PowBackward0, (x,), {"exponent": exponent})
+
+
+
+square = lambda x: pow(x, 2)  # noqa: E731 - PyTorch records x.square() as PowBackward0
+
+
+register(pow=pow)

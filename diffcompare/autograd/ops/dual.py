@@ -1,0 +1,54 @@
+"""The dual namespace ``D``: one spelling for arrays and tensors. Backward rules call
+``D.exp(x)``, ``D.where(...)``, ...: NumPy when every argument is an array (plain backward),
+the differentiable op when one is a tensor (``create_graph=True``), so one formula serves
+both. Each op family registers its tensor forms here when it is imported.
+
+>>> import numpy as np
+>>> from diffcompare.autograd.ops.dual import D
+>>> float(D.exp(np.float64(0.0)))
+1.0
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..tensor import Tensor
+from . import special
+
+TENSOR_FORMS: dict = {}     # name -> the differentiable op, registered by the op families
+
+
+def register(**forms) -> None:
+    """Make ``forms`` (name -> op on tensors) the tensor side of ``D.name``."""
+    TENSOR_FORMS.update(forms)
+
+
+def _pick(np_func, name):
+    def f(*args):
+        for a in args:
+            if isinstance(a, Tensor):
+                return TENSOR_FORMS[name](*args)
+        return np_func(*args)
+    f.__name__ = name
+    return f
+
+
+class _Dual:
+    """Functions that take arrays or tensors and return the same kind."""
+
+
+D = _Dual()
+for _name, _np_func in {
+    "exp": np.exp, "log": np.log, "sqrt": np.sqrt, "sin": np.sin, "cos": np.cos, "sinh": np.sinh,
+    "cosh": np.cosh, "sigmoid": special.sigmoid, "abs": np.abs, "pow": np.power, "where": np.where,
+    "expand": np.broadcast_to, "unsqueeze": np.expand_dims, "permute": np.transpose, "moveaxis": np.moveaxis,
+    "cast": lambda a, dtype: a.astype(dtype),
+    "cumsum": lambda a, dim: np.cumsum(a, axis=dim),
+    "prod": lambda a, dim: np.prod(a, axis=dim),
+    "mean": lambda a, axis, keep: np.mean(a, axis=axis, keepdims=keep),
+}.items():
+    setattr(D, _name, _pick(_np_func, _name))
+TENSOR_FORMS["zeros_like"] = lambda t: Tensor._make(np.zeros_like(t._data))
+D.zeros_like = _pick(np.zeros_like, "zeros_like")
+del _name, _np_func

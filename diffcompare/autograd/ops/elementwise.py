@@ -1,0 +1,257 @@
+"""Elementwise functions: the table of one-input functions (forward, saved values, VJP,
+read like PyTorch's derivatives.yaml), and softplus, clamp, maximum/minimum, atan2, hypot and
+where."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..tensor import Tensor
+from . import special
+from .dual import D, register
+from .recording import RESULT, Op, apply, array_of
+
+def unary_op(name, cls):
+    def op(x):
+        return apply(cls, (x,))
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = (f"Elementwise {name}(x), recorded as {cls.__name__}; its vector-Jacobian product is "
+                  f"{cls.formula}.\n\n    >>> from diffcompare import autograd as ag\n"
+                  f"    >>> ag.{name}(ag.tensor([0.5], requires_grad=True)).grad_fn\n"
+                  f"    <{cls.__name__} object at ...>\n    ")
+    return op
+
+
+def _elementwise(np_func, name, saves, vjp, formula):
+    """Make a one-input elementwise op class from its forward and its VJP ``vjp(g, *saved)``."""
+
+    def backward(self, g, *saved):
+        return (vjp(g, *saved),)
+
+    return type(name, (Op,), {"forward": staticmethod(np_func), "backward": backward, "saves": saves,
+                              "formula": formula, "__doc__": f"VJP: {formula}."})
+
+
+_LN2, _LN10, _2_SQRT_PI = math.log(2.0), math.log(10.0), 2.0 / math.sqrt(math.pi)
+X, R = (0,), (RESULT,)
+
+# name -> (forward on arrays, saves, VJP, the VJP in words). Read it like derivatives.yaml.
+ELEMENTWISE = {
+    "exp":   (np.exp,     R, lambda g, r: g * r, "grad * result"),
+    "log":   (np.log,     X, lambda g, x: g / x, "grad / x"),
+    "log1p": (np.log1p,   X, lambda g, x: g / (x + 1), "grad / (x + 1)"),
+    "expm1": (np.expm1,   R, lambda g, r: g * (r + 1), "grad * (result + 1)"),
+    "log2":  (np.log2,    X, lambda g, x: g / (x * _LN2), "grad / (x ln 2)"),
+    "log10": (np.log10,   X, lambda g, x: g / (x * _LN10), "grad / (x ln 10)"),
+    "sqrt":  (np.sqrt,    R, lambda g, r: g / (2 * r), "grad / (2 result)"),
+    "cbrt":  (np.cbrt,    R, lambda g, r: g / (3 * r * r), "grad / (3 result^2)"),
+    "rsqrt": (lambda x: 1 / np.sqrt(x), R, lambda g, r: g * (-0.5 * r * r * r), "-grad result^3 / 2"),
+    "sin":   (np.sin,     X, lambda g, x: g * D.cos(x), "grad * cos(x)"),
+    "cos":   (np.cos,     X, lambda g, x: -g * D.sin(x), "-grad * sin(x)"),
+    "tan":   (np.tan,     R, lambda g, r: g * (1 + r * r), "grad * (1 + result^2)"),
+    "asin":  (np.arcsin,  X, lambda g, x: g / D.sqrt(1 - x * x), "grad / sqrt(1 - x^2)"),
+    "acos":  (np.arccos,  X, lambda g, x: -g / D.sqrt(1 - x * x), "-grad / sqrt(1 - x^2)"),
+    "atan":  (np.arctan,  X, lambda g, x: g / (1 + x * x), "grad / (1 + x^2)"),
+    "sinh":  (np.sinh,    X, lambda g, x: g * D.cosh(x), "grad * cosh(x)"),
+    "cosh":  (np.cosh,    X, lambda g, x: g * D.sinh(x), "grad * sinh(x)"),
+    "tanh":  (np.tanh,    R, lambda g, r: g * (1 - r * r), "grad * (1 - result^2)"),
+    "asinh": (np.arcsinh, X, lambda g, x: g / D.sqrt(x * x + 1), "grad / sqrt(x^2 + 1)"),
+    "acosh": (np.arccosh, X, lambda g, x: g / D.sqrt(x * x - 1), "grad / sqrt(x^2 - 1)"),
+    "atanh": (np.arctanh, X, lambda g, x: g / (1 - x * x), "grad / (1 - x^2)"),
+    "sigmoid": (special.sigmoid, R, lambda g, r: g * (r * (1 - r)), "grad * result (1 - result)"),
+    "relu":  (special.relu,   R, lambda g, r: D.where(array_of(r) > 0, g, 0.0), "grad where result > 0, else 0"),
+    "abs":   (np.abs,     X, lambda g, x: g * np.sign(array_of(x)), "grad * sign(x)"),
+    "sign":  (np.sign,    (), lambda g: D.zeros_like(g), "0"),
+    "floor": (np.floor,   (), lambda g: D.zeros_like(g), "0"),
+    "ceil":  (np.ceil,    (), lambda g: D.zeros_like(g), "0"),
+    "round": (np.round,   (), lambda g: D.zeros_like(g), "0"),
+    "erf":   (special.erf,    X, lambda g, x: g * (_2_SQRT_PI * D.exp(-(x * x))), "grad * 2/sqrt(pi) exp(-x^2)"),
+    "reciprocal": (lambda x: 1 / x, R, lambda g, r: -g * (r * r), "-grad * result^2"),
+}
+_GRAD_FN_NAMES = {"log1p": "Log1PBackward0", "expm1": "Expm1Backward0"}
+
+OP_CLASSES = {}
+for _name, (_fwd, _saves, _vjp, _formula) in ELEMENTWISE.items():
+    _cls_name = _GRAD_FN_NAMES.get(_name, _name.capitalize() + "Backward0")
+    OP_CLASSES[_name] = _elementwise(_fwd, _cls_name, _saves, _vjp, _formula)
+    globals()[_cls_name] = OP_CLASSES[_name]
+    globals()[_name] = unary_op(_name, OP_CLASSES[_name])
+
+
+
+class SoftplusBackward0(Op):
+    """softplus(x) = log(1 + exp(beta x)) / beta, linear above ``threshold``."""
+    saves = (0,)
+
+    @staticmethod
+    def forward(x, beta=1.0, threshold=20.0):
+        z = x * beta
+        return np.where(z > threshold, x, np.logaddexp(0, z) / beta).astype(np.asarray(x).dtype)
+
+    def backward(self, g, x):
+        z = x * self.beta
+        return (D.where(array_of(z) > self.threshold, g, g * D.sigmoid(z)),)
+
+
+def softplus(x, beta=1.0, threshold=20.0):
+    return apply(SoftplusBackward0, (x,), {"beta": beta, "threshold": threshold})
+
+
+class ClampBackward1(Op):
+    """clamp with constant bounds: the gradient passes where ``min <= x <= max`` (inclusive)."""
+    saves = (0,)
+
+    @staticmethod
+    def forward(x, min=None, max=None):
+        out = x
+        if min is not None:
+            out = np.maximum(out, min)
+        if max is not None:
+            out = np.minimum(out, max)
+        return out if out is not x else x.copy()
+
+    def backward(self, g, x):
+        x = array_of(x)
+        mask = np.ones(x.shape, dtype=bool)
+        if self.min is not None:
+            mask &= x >= self.min
+        if self.max is not None:
+            mask &= x <= self.max
+        return (D.where(mask, g, 0.0),)
+
+
+class ClampBackward0(Op):
+    """clamp with tensor bounds: ties go to x; a bound gets the gradient where it clamps."""
+    broadcasts = True
+    saves = (0, 1, 2)
+
+    @staticmethod
+    def forward(x, lo, hi):
+        out = x
+        if lo is not None:
+            out = np.maximum(out, lo)
+        if hi is not None:
+            out = np.minimum(out, hi)
+        return np.array(out, dtype=np.result_type(x))
+
+    def backward(self, g, x, lo, hi):
+        xa, la, ha = array_of(x), array_of(lo), array_of(hi)
+        below = (xa < la) if la is not None else np.zeros_like(xa, dtype=bool)
+        above = (xa > ha) if ha is not None else np.zeros_like(xa, dtype=bool)
+        if la is not None and ha is not None:
+            below = below & ~(la > ha)
+            above = above | (la > ha)
+        gx = D.where(below | above, 0.0, g)
+        glo = D.where(below, g, 0.0) if self.needs(1) else None
+        ghi = D.where(above, g, 0.0) if self.needs(2) else None
+        return gx, glo, ghi
+
+
+def clamp(x, min=None, max=None):
+    """Limit values to ``[min, max]``; bounds may be numbers or tensors.
+
+    >>> from diffcompare import autograd as ag
+    >>> x = ag.tensor([-1.0, 0.0, 1.0, 2.0], requires_grad=True)
+    >>> x.clamp(0, 1).sum().backward()
+    >>> x.grad
+    tensor([0., 1., 1., 0.])
+    """
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        return apply(ClampBackward0, (x, min, max))
+    return apply(ClampBackward1, (x,), {"min": min, "max": max})
+
+
+clip = clamp
+
+
+class MaximumBackward0(Op):
+    """Elementwise max; a tie sends half the gradient to each side."""
+    broadcasts = True
+    saves = (0, 1)
+    forward = staticmethod(np.maximum)
+
+    def backward(self, g, a, b):
+        a, b = array_of(a), array_of(b)
+        share_a = np.where(a > b, 1.0, np.where(a == b, 0.5, 0.0)).astype(g.dtype)
+        return (g * share_a if self.needs(0) else None), (g * (1 - share_a) if self.needs(1) else None)
+
+
+class MinimumBackward0(Op):
+    broadcasts = True
+    saves = (0, 1)
+    forward = staticmethod(np.minimum)
+
+    def backward(self, g, a, b):
+        a, b = array_of(a), array_of(b)
+        share_a = np.where(a < b, 1.0, np.where(a == b, 0.5, 0.0)).astype(g.dtype)
+        return (g * share_a if self.needs(0) else None), (g * (1 - share_a) if self.needs(1) else None)
+
+
+def maximum(a, b):
+    return apply(MaximumBackward0, (a, b))
+
+
+def minimum(a, b):
+    return apply(MinimumBackward0, (a, b))
+
+
+class Atan2Backward0(Op):
+    """atan2(y, x): d/dy = x / (x² + y²), d/dx = -y / (x² + y²); 0 at the origin."""
+    broadcasts = True
+    saves = (0, 1)
+    forward = staticmethod(np.arctan2)
+
+    def backward(self, g, y, x):
+        r2 = x * x + y * y
+        zero = array_of(r2) == 0
+        gy = D.where(zero, 0.0, g * x / r2) if self.needs(0) else None
+        gx = D.where(zero, 0.0, -g * y / r2) if self.needs(1) else None
+        return gy, gx
+
+
+def atan2(y, x):
+    return apply(Atan2Backward0, (y, x))
+
+
+class HypotBackward0(Op):
+    """hypot(a, b) = sqrt(a² + b²): d/da = a / result, d/db = b / result (nan at the origin, as PyTorch)."""
+    broadcasts = True
+    saves = (0, 1, RESULT)
+    forward = staticmethod(np.hypot)
+
+    def backward(self, g, a, b, r):
+        return (g * a / r if self.needs(0) else None), (g * b / r if self.needs(1) else None)
+
+
+def hypot(a, b):
+    return apply(HypotBackward0, (a, b))
+
+
+class WhereBackward0(Op):
+    """where(cond, a, b): the unselected side receives an exact 0 (whose product with an
+    infinite local derivative is nan: the well-known where-NaN trap, kept on purpose)."""
+    broadcasts = True
+    saves = (0,)
+
+    @staticmethod
+    def forward(cond, a, b):
+        return np.where(cond, a, b)
+
+    def backward(self, g, cond):
+        cond = array_of(cond)
+        return None, (D.where(cond, g, 0.0) if self.needs(1) else None), (D.where(cond, 0.0, g) if self.needs(2) else None)
+
+
+def where(condition, input, other):
+    """Pick ``input`` where ``condition`` holds, else ``other``."""
+    cond = condition._data if isinstance(condition, Tensor) else np.asarray(condition)
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        return Tensor._make(np.where(cond, input, other))
+    out = apply(WhereBackward0, (cond, input, other))
+    return out
+
+
+register(exp=exp, log=log, sqrt=sqrt, sin=sin, cos=cos, sinh=sinh, cosh=cosh, sigmoid=sigmoid, abs=abs,  # noqa: F821
+         where=where)  # noqa: F821  (exp ... abs are made from the table above)

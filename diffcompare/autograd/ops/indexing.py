@@ -1,0 +1,129 @@
+"""Indexing: ``x[index]`` (a view for basic indices, a gather otherwise) and ``x[index] =
+value``, with the gradient scattered back."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ..gradients import IndexedGrad
+from ..tensor import Tensor
+from .dual import D
+from .inplace import VIEW_OF_LEAF_INPLACE_ERROR, write_in_place
+from .recording import Op, apply, sum_to
+from .shape import record_view
+
+def _normalise_index(index):
+    """Turn tensors inside an index into arrays; report whether the index is basic (a view)."""
+    if not isinstance(index, tuple):
+        index = (index,)
+    parts, basic = [], True
+    for item in index:
+        if isinstance(item, Tensor):
+            item = item._data
+        if isinstance(item, (list, np.ndarray)):
+            item = np.asarray(item)
+            if item.dtype.kind not in "biu":
+                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+            basic = False
+        elif not (item is None or item is Ellipsis or isinstance(item, (slice, numbers.Integral))):
+            raise IndexError(f"only integers, slices (`:`), ellipsis (`...`), None and long or byte "
+                             f"tensors are valid indices (got {type(item).__name__})")
+        parts.append(item)
+    if basic and Ellipsis not in parts:
+        parts.append(Ellipsis)  # makes NumPy return a 0-d view rather than a scalar copy
+    return tuple(parts), basic
+
+
+class IndexBackward0(Op):
+    """x[index]: scatter the gradient back; repeated indices accumulate."""
+    saves = ("index",)
+
+    @staticmethod
+    def forward(x, index, in_shape):
+        return x[index]
+
+    def backward(self, g, index):
+        return (index_add_zeros(g, index, self.in_shape),)
+
+
+class SelectBackward0(Op):
+    """A basic index (ints, slices): the result is a view."""
+    takes_scaled = True
+    forward = staticmethod(lambda x, index, in_shape: x[index])
+
+    def backward(self, g):
+        if isinstance(g, Tensor):
+            return (index_add_zeros(g, self.index, self.in_shape, basic=True),)
+        return (IndexedGrad(g, self.index, self.in_shape),)
+
+
+class SliceBackward0(SelectBackward0):
+    pass
+
+
+class IndexPutBackward0(Op):
+    """zeros(shape) with ``g`` added at ``index``: the backward of indexing, itself differentiable.
+    ``g`` may be smaller than the indexed part (a scalar spread to several places)."""
+
+    @staticmethod
+    def forward(g, index, shape, basic, value_shape=None):
+        out = np.zeros(shape, dtype=g.dtype)
+        if basic:
+            out[index] = g
+        else:
+            np.add.at(out, index, g)
+        return out
+
+    def backward(self, g):
+        return (sum_to(g[self.index], self.value_shape),)
+
+
+def index_add_zeros(g, index, shape, basic=False):
+    if isinstance(g, Tensor):
+        return apply(IndexPutBackward0, (g,), {"index": index, "shape": shape, "basic": basic,
+                                               "value_shape": g.shape})
+    return IndexPutBackward0.forward(g, index, shape, basic)
+
+
+def getitem(x, index):
+    index, basic = _normalise_index(index)
+    if basic:
+        ints = [i for i in index if isinstance(i, numbers.Integral)]
+        cls = SelectBackward0 if ints else SliceBackward0
+        return record_view(cls, x, {"index": index, "in_shape": x.shape}, lambda a: a[index])
+    return apply(IndexBackward0, (x,), {"index": index, "in_shape": x.shape})
+
+
+class CopySlices(Op):
+    """x[index] = value recorded: the overwritten part of x gets no gradient, value gets that part."""
+
+    @staticmethod
+    def forward(x, value, index, **shapes):
+        out = np.array(x)
+        out[index] = value
+        return out
+
+    def backward(self, g):
+        mask = np.ones(self.in_shape, dtype=bool)
+        mask[self.index] = False
+        gx = D.where(mask, g, 0.0) if self.needs(0) else None
+        gv = sum_to(g[self.index], self.value_shape) if self.needs(1) else None
+        return gx, gv
+
+
+class IndexPutBackward0Setitem(CopySlices):
+    """x[advanced index] = value (PyTorch's node name: IndexPutBackward0)."""
+
+
+IndexPutBackward0Setitem.__name__ = "IndexPutBackward0"
+
+
+def setitem(x, index, value):
+    """``x[index] = value`` as an in-place operation recorded in the graph."""
+    index, basic = _normalise_index(index)
+    value_shape = value.shape if isinstance(value, Tensor) else np.shape(value)
+    cls = CopySlices if basic else IndexPutBackward0Setitem
+    return write_in_place(x, lambda src: apply(cls, (src, value), {
+        "index": index, "in_shape": x.shape, "value_shape": value_shape}), leaf_message=VIEW_OF_LEAF_INPLACE_ERROR)

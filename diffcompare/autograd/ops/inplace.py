@@ -1,0 +1,120 @@
+"""In-place operations (``x.add_(y)``, ``zero_``, ``fill_``, ``copy_``): the write, the version
+counter that makes saved copies of the old value stale, PyTorch's errors for leaves, and the
+history of a base written through a view."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..graph import SavedTensor, edge_of, init_node
+from ..grad_mode import STATE
+from ..tensor import Tensor
+from .dual import D
+from .recording import Op, apply, sum_to
+
+LEAF_INPLACE_ERROR = "a leaf Variable that requires grad is being used in an in-place operation."
+VIEW_OF_LEAF_INPLACE_ERROR = "a view of a leaf Variable that requires grad is being used in an in-place operation."
+
+
+def write_in_place(t, compute, leaf_message=LEAF_INPLACE_ERROR):
+    """Overwrite ``t`` with ``compute(t)`` and, when recording, make ``t`` the output of the
+    new node. ``compute`` runs on a snapshot of ``t`` so what the new node saves is the
+    value before the write; ``t``'s version counter goes up, which is how saved copies of
+    the old value notice they are stale."""
+    recording = STATE.grad_enabled
+    base = t._base
+    if recording:
+        if t.requires_grad_flag and t.grad_fn is None:
+            raise RuntimeError(VIEW_OF_LEAF_INPLACE_ERROR if base is not None else leaf_message)
+        if base is not None and base.requires_grad_flag and base.grad_fn is None:
+            raise RuntimeError(VIEW_OF_LEAF_INPLACE_ERROR)
+    if recording:
+        source = Tensor._make(np.array(t._data), t.requires_grad_flag, t.grad_fn)
+        source._output_nr = t._output_nr
+        source._accum = t._accum
+    else:
+        source = t
+    new = compute(source)
+    if new.shape != t.shape:
+        raise RuntimeError(f"output with shape {list(t.shape)} doesn't match the broadcast shape {list(new.shape)}")
+    if not t._data.flags.writeable:
+        raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
+                           "single memory location. Please clone() the tensor before performing the operation.")
+    np.copyto(t._data, new._data, casting="unsafe")
+    t._bump()
+    if recording and new.grad_fn is not None:
+        node = new.grad_fn
+        for s in node._saved or ():
+            if type(s) is SavedTensor and s.is_output:   # the output now lives in t
+                s.array, s.counter, s.version = t._data, t._counter(), t._version
+        if base is not None:
+            _rebase_view(t, base, new)
+        else:
+            t.grad_fn = node
+            t.requires_grad_flag = True
+            t._output_nr = new._output_nr
+            if t._retains_grad:
+                t._retains_grad = False
+                t.retain_grad()
+    return t
+
+
+class CopySlicesView(Op):
+    """An in-place change through a view: the base's gradient loses the view's part, which
+    goes to the new value instead."""
+
+    def backward(self, g):
+        mask = np.ones(self.in_shape, dtype=g.dtype)
+        self.view_fn(mask)[...] = 0
+        return (g * mask if self.needs(0) else None), (self.view_fn(g) if self.needs(1) else None)
+
+
+CopySlicesView.__name__ = "CopySlices"
+
+
+def _rebase_view(view, base, new):
+    """After ``view`` was overwritten by ``new``, make ``base``'s history include the change."""
+    node = object.__new__(CopySlicesView)
+    init_node(node, (edge_of(base), edge_of(new)))
+    node.in_shape, node.view_fn = base.shape, view._view_fn
+    base.grad_fn, base.requires_grad_flag, base._output_nr = node, True, 0
+    with_grad = view._view_fn(base)
+    view.grad_fn, view.requires_grad_flag = with_grad.grad_fn, True
+
+
+def inplace_binary(op):
+    def method(self, other):
+        return write_in_place(self, lambda src: op(src, other))
+    return method
+
+
+def inplace_unary(op):
+    def method(self, *args, **kwargs):
+        return write_in_place(self, lambda src: op(src, *args, **kwargs))
+    return method
+
+
+def zero_(t):
+    return fill_(t, 0)
+
+
+def fill_(t, value):
+    value = value._data if isinstance(value, Tensor) else value
+    return write_in_place(t, lambda src: Tensor._make(np.full(t.shape, value, dtype=t.dtype)))
+
+
+def copy_(t, src):
+    if isinstance(src, Tensor):
+        return write_in_place(t, lambda old: apply(CopyBackwards, (old, src), {"shape": t.shape, "src_shape": src.shape, "src_dtype": src.dtype}))
+    return write_in_place(t, lambda old: Tensor._make(np.broadcast_to(np.asarray(src, dtype=t.dtype), t.shape)))
+
+
+class CopyBackwards(Op):
+    """``t.copy_(src)``: all of the gradient goes to ``src`` (summed back to its shape)."""
+
+    @staticmethod
+    def forward(old, src, shape, src_shape, src_dtype):
+        return np.array(np.broadcast_to(src, shape), dtype=old.dtype)
+
+    def backward(self, g):
+        return None, (D.cast(sum_to(g, self.src_shape), self.src_dtype) if self.needs(1) else None)

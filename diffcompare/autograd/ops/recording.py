@@ -1,0 +1,191 @@
+"""How an op is recorded: the ``Op`` base class (a node whose ``backward`` is the op's VJP),
+``apply`` (run the forward on arrays, record a node when a tensor input requires grad), the
+broadcasting undone in backward (``sum_to``), and the checks of dimensions shared by the ops."""
+
+from __future__ import annotations
+
+import builtins
+import traceback
+
+import numpy as np
+
+from ..grad_mode import STATE
+from ..gradients import ScaledGrad
+from ..graph import FREED_ERROR, Node, SavedTensor, edge_of, sequence
+from ..quiet import IGNORE as QUIET, reset_quiet, set_quiet
+from ..tensor import Tensor
+from .dual import D
+
+RESULT = -1
+_max = builtins.max  # the names max, min, sum, abs, pow below are ops
+
+
+class Op(Node):
+    """A differentiable operation: ``forward`` on arrays, ``backward`` for its VJP."""
+
+    saves = ()          # what backward needs: input positions, RESULT, or parameter names
+    broadcasts = False  # elementwise op with NumPy broadcasting: gradients summed back to shape
+    fresh_results = True
+
+    def _apply(self, g, create_graph):
+        saved = self._saved
+        if saved is None:
+            if self._freed:
+                raise RuntimeError(FREED_ERROR)
+            grads = self.backward(g)
+        elif create_graph:
+            grads = self.backward(g, *self._unpack(True))
+        else:
+            values = []
+            for s in saved:
+                if type(s) is SavedTensor:
+                    if s.counter[0] != s.version:
+                        s.unpack(self, False)   # raises the "modified by an inplace operation" error
+                    values.append(s.array)
+                else:
+                    values.append(s)
+            grads = self.backward(g, *values)
+        meta = self.meta
+        if meta is not None:
+            grads = tuple([_fit(gi, m) for gi, m in zip(grads, meta)])
+        return grads
+
+    def needs(self, i):
+        """Whether input ``i`` wants a gradient (PyTorch's ``needs_input_grad``)."""
+        return self._next[i] is not None
+
+
+def _fit(g, meta):
+    """Sum a broadcast gradient back to the input's shape and dtype."""
+    if g is None or meta is None:
+        return g
+    if type(g) is ScaledGrad:
+        return ScaledGrad(_fit(g.values, meta), g.factor)
+    shape, dtype = meta
+    if g.shape != shape:
+        g = sum_to(g, shape)
+    if g.dtype != dtype:
+        g = D.cast(g, dtype)
+    return g
+
+
+def sum_to(g, shape):
+    """Sum ``g`` over the axes along which an array of ``shape`` was broadcast."""
+    shape = tuple(shape)
+    if g.shape == shape:
+        return g
+    lead = g.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(
+        lead + i for i, n in enumerate(shape) if n == 1 and g.shape[lead + i] != 1
+    )
+    if axes:
+        g = g.sum(axis=axes, keepdims=True)
+    return g.reshape(shape) if g.shape != shape else g
+
+
+def apply(cls, args, params=None):
+    """Run ``cls.forward`` on the arrays behind ``args`` and record a node if any tensor
+    argument requires grad. Non-tensor arguments are constants."""
+    arrays = []
+    needs_grad = False
+    for a in args:
+        if isinstance(a, Tensor):
+            arrays.append(a._data)
+            if a.requires_grad_flag:
+                needs_grad = True
+        else:
+            arrays.append(a)
+    token = set_quiet(QUIET)
+    try:
+        out = cls.forward(*arrays, **params) if params else cls.forward(*arrays)
+    except ValueError as error:
+        raise _shape_error(arrays) or error
+    finally:
+        reset_quiet(token)
+    if needs_grad and STATE.grad_enabled:
+        return _record(cls, args, params, out)
+    return Tensor._make(out)
+
+
+def _shape_error(arrays):
+    """PyTorch's words for operands whose shapes do not broadcast (None if they do)."""
+    shapes = [np.shape(a) for a in arrays if isinstance(a, np.ndarray)]
+    if not shapes:
+        return None
+    running = shapes[0]   # broadcast one operand at a time: "tensor a" is the shape so far
+    for shape in shapes[1:]:
+        ndim = _max(len(running), len(shape))
+        for k in range(1, ndim + 1):
+            a = running[-k] if k <= len(running) else 1
+            b = shape[-k] if k <= len(shape) else 1
+            if a != b and a != 1 and b != 1:
+                return RuntimeError(f"The size of tensor a ({a}) must match the size of tensor b ({b}) at "
+                                    f"non-singleton dimension {ndim - k}")
+        running = np.broadcast_shapes(running, shape)
+    return None
+
+
+def _record(cls, args, params, out):
+    if type(out) is not np.ndarray:
+        out = np.asarray(out)
+    node = object.__new__(cls)
+    nexts = []
+    nrs = None
+    for i, a in enumerate(args):
+        if isinstance(a, Tensor) and a.requires_grad_flag:
+            fn = a.grad_fn
+            if fn is None:
+                fn = edge_of(a)[0]
+            elif a._output_nr:
+                nrs = nrs or [0] * len(args)
+                nrs[i] = a._output_nr
+            nexts.append(fn)
+        else:
+            nexts.append(None)
+    node._next = tuple(nexts)
+    if nrs is not None:
+        node._nrs = tuple(nrs)
+    node.seq = next(sequence)
+    if STATE.anomaly_enabled:
+        node._trace = traceback.format_stack()[:-3]
+    if params:
+        node.__dict__.update(params)
+    result = Tensor._make(out, True, node)
+    saves = cls.saves
+    if saves:
+        saved = []
+        for i in saves:
+            if i == RESULT:
+                saved.append(SavedTensor(result, True))
+            elif type(i) is str:
+                saved.append(params[i])
+            else:
+                a = args[i]
+                saved.append(SavedTensor(a, False) if isinstance(a, Tensor) else a)
+        node._saved = saved
+    if cls.broadcasts:
+        # Gradients need fitting back only where an input's shape or dtype differs from the output's.
+        shape, dtype = out.shape, out.dtype
+        for a in args:
+            if isinstance(a, Tensor) and (a._data.shape != shape or a._data.dtype != dtype):
+                node.meta = tuple([(t._data.shape, t._data.dtype) if isinstance(t, Tensor) else None for t in args])
+                break
+    if STATE.recorder is not None:
+        STATE.recorder(node, args, params, (result,))
+    return result
+
+
+
+
+def check_dim(dim, ndim):
+    """``dim`` as a non-negative axis of an ``ndim``-dimensional tensor, or PyTorch's IndexError.
+    A 0-d tensor accepts dims -1 and 0, as in PyTorch."""
+    size = _max(ndim, 1)
+    if not -size <= dim < size:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-size}, {size - 1}], but got {dim})")
+    return dim % size if ndim else 0
+
+
+def array_of(v):
+    """The array behind a tensor (anything else as it is)."""
+    return v._data if isinstance(v, Tensor) else v

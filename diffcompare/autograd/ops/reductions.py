@@ -1,0 +1,399 @@
+"""Reductions: sum, mean, prod, max/min, var/std, norm, logsumexp, softmax and log_softmax,
+nll_loss, cumsum."""
+
+from __future__ import annotations
+
+import builtins
+import math
+from collections import namedtuple
+
+import numpy as np
+
+from ..tensor import Tensor
+from .dual import D, register
+from .elementwise import maximum, minimum
+from .indexing import index_add_zeros
+from .recording import RESULT, Op, apply, array_of, check_dim
+
+_max = builtins.max  # max and min below are ops
+
+def _dims(dim, ndim):
+    if dim is None:
+        return tuple(range(ndim))
+    if isinstance(dim, (list, tuple)):
+        return tuple(sorted(check_dim(d, ndim) for d in dim))
+    return (check_dim(dim, ndim),)
+
+
+def _keep_shape(shape, dims):
+    return tuple(1 if i in dims else n for i, n in enumerate(shape))
+
+
+
+def _expand_back(g, node):
+    """Bring a reduced gradient back to the input's shape: re-insert reduced dims, broadcast."""
+    if g.shape != node.keep_shape:
+        g = g.reshape(node.keep_shape)
+    return D.expand(g, node.in_shape)
+
+
+def _reduction(cls, x, dim, keepdim, **extra):
+    shape = x.shape
+    dims = _dims(dim, len(shape))
+    params = {"axis": dims if dim is not None else None, "keepdims": keepdim,
+              "in_shape": shape, "keep_shape": _keep_shape(shape, dims), **extra}
+    return apply(cls, (x,), params)
+
+
+class SumBackward0(Op):
+    @staticmethod
+    def forward(x, axis, keepdims, in_shape, keep_shape):
+        return np.sum(x, axis=axis, keepdims=keepdims)
+
+    def backward(self, g):
+        return (_expand_back(g, self),)
+
+
+class SumBackward1(SumBackward0):
+    pass
+
+
+class MeanBackward0(Op):
+    @staticmethod
+    def forward(x, axis, keepdims, in_shape, keep_shape):
+        return np.mean(x, axis=axis, keepdims=keepdims)
+
+    def backward(self, g):
+        count = math.prod(self.in_shape) // _max(1, math.prod(self.keep_shape))
+        return (_expand_back(g / count, self),)
+
+
+class MeanBackward1(MeanBackward0):
+    pass
+
+
+class ProdBackward0(Op):
+    """Product; zero-safe: with one zero only that element gets a gradient, with two none do."""
+    saves = (0, RESULT)
+
+    @staticmethod
+    def forward(x, axis, keepdims, in_shape, keep_shape):
+        return np.prod(x, axis=axis, keepdims=keepdims)
+
+    def backward(self, g, x, r):
+        g = _expand_back(g, self)
+        xa = array_of(x)
+        if not (xa == 0).any():
+            return (g * _expand_back(r, self) / x,)
+        return (g * _prod_of_others(x, self.axis),)
+
+
+class ProdBackward1(ProdBackward0):
+    pass
+
+
+def _prod_of_others(x, axis):
+    """For each element, the product of the other elements along ``axis`` (None: all)."""
+    if axis is None:
+        flat = x.reshape(-1)
+        n = flat.shape[0]
+        return _prod_of_others(flat, (0,)).reshape(x.shape) if n else x
+    (ax,) = axis
+    n = x.shape[ax]
+    moved = D.moveaxis(x, ax, -1)
+    eye = np.eye(n, dtype=bool)
+    # row i of the stack holds x with element i replaced by 1
+    stacked = D.where(eye, 1.0, D.unsqueeze(moved, -2))
+    others = D.prod(stacked, -1)
+    return D.moveaxis(others, -1, ax)
+
+
+class MaxBackward1(Op):
+    """max over all elements (or amax over dims): ties share the gradient evenly."""
+    saves = (0, RESULT)
+
+    @staticmethod
+    def forward(x, axis, keepdims, in_shape, keep_shape):
+        return np.max(x, axis=axis, keepdims=keepdims)
+
+    def backward(self, g, x, r):
+        mask = array_of(x) == _expand_back(array_of(r), self)
+        share = mask / mask.sum(axis=self.axis, keepdims=True)
+        return (_expand_back(g, self) * share.astype(array_of(x).dtype),)
+
+
+class MinBackward1(MaxBackward1):
+    forward = staticmethod(lambda x, axis, keepdims, in_shape, keep_shape: np.min(x, axis=axis, keepdims=keepdims))
+
+
+class AmaxBackward0(MaxBackward1):
+    pass
+
+
+class AminBackward0(MinBackward1):
+    pass
+
+
+class MaxBackward0(Op):
+    """max/min along a dim: the gradient goes to the one index returned."""
+    saves = ("index",)
+
+    @staticmethod
+    def forward(x, axis, keepdims, in_shape, keep_shape, index):
+        values = np.take_along_axis(x, index, axis=axis[0])
+        return values if keepdims else values.squeeze(axis[0])
+
+    def backward(self, g, index):
+        ax = self.axis[0]
+        positions = np.arange(self.in_shape[ax]).reshape([-1 if i == ax else 1 for i in range(len(self.in_shape))])
+        mask = positions == index
+        return (_expand_back(g, self) * mask.astype(g.dtype),)
+
+
+class MinBackward0(MaxBackward0):
+    pass
+
+
+MaxResult = namedtuple("max", ["values", "indices"])
+
+
+def _max_min(x, dim, keepdim, largest):
+    if isinstance(dim, Tensor):           # max(a, b): elementwise
+        return maximum(x, dim) if largest else minimum(x, dim)
+    if dim is None:
+        if x.numel() == 0:
+            raise RuntimeError("max(): Expected reduction dim to be specified for input.numel() == 0.")
+        return _reduction(MaxBackward1 if largest else MinBackward1, x, None, False)
+    ax = _dims(dim, x.ndim)[0]
+    index = (np.argmax if largest else np.argmin)(x._data, axis=ax)
+    index = np.expand_dims(index, ax)
+    values = _reduction(MaxBackward0 if largest else MinBackward0, x, ax, keepdim, index=index)
+    return MaxResult(values, Tensor._make(index if keepdim else index.squeeze(ax)))
+
+
+def max(x, dim=None, keepdim=False):
+    """Largest value; with ``dim`` a (values, indices) pair; with a tensor, elementwise maximum.
+
+    >>> from diffcompare import autograd as ag
+    >>> x = ag.tensor([1.0, 3.0, 3.0, 2.0], requires_grad=True)
+    >>> x.max().backward()
+    >>> x.grad
+    tensor([0.0000, 0.5000, 0.5000, 0.0000])
+    """
+    return _max_min(x, dim, keepdim, True)
+
+
+def min(x, dim=None, keepdim=False):
+    return _max_min(x, dim, keepdim, False)
+
+
+def amax(x, dim=None, keepdim=False):
+    return _reduction(AmaxBackward0, x, dim, keepdim)
+
+
+def amin(x, dim=None, keepdim=False):
+    return _reduction(AminBackward0, x, dim, keepdim)
+
+
+class VarBackward0(Op):
+    saves = (0,)
+
+    @staticmethod
+    def forward(x, axis, keepdims, in_shape, keep_shape, correction):
+        return np.var(x, axis=axis, keepdims=keepdims, ddof=correction)
+
+    def backward(self, g, x):
+        n = math.prod(self.in_shape) // _max(1, math.prod(self.keep_shape))
+        centred = x - D.mean(x, self.axis, True)
+        return (_expand_back(g, self) * centred * (2.0 / (n - self.correction)),)
+
+
+class StdBackward0(Op):
+    """d std = (x - mean) / ((N - correction) std); 0 where std is 0 (a constant input)."""
+    saves = (0, RESULT)
+
+    @staticmethod
+    def forward(x, axis, keepdims, in_shape, keep_shape, correction):
+        return np.std(x, axis=axis, keepdims=keepdims, ddof=correction)
+
+    def backward(self, g, x, r):
+        n = math.prod(self.in_shape) // _max(1, math.prod(self.keep_shape))
+        r = _expand_back(r, self)
+        centred = x - D.mean(x, self.axis, True)
+        return (D.where(array_of(r) == 0, 0.0, _expand_back(g, self) * centred / ((n - self.correction) * r)),)
+
+
+def _correction(unbiased, correction):
+    if correction is not None:
+        return correction
+    return 1 if unbiased in (None, True) else 0
+
+
+def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return _reduction(VarBackward0, x, dim, keepdim, correction=_correction(unbiased, correction))
+
+
+def std(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return _reduction(StdBackward0, x, dim, keepdim, correction=_correction(unbiased, correction))
+
+
+class LinalgVectorNormBackward0(Op):
+    """p-norm; the gradient at the zero vector is 0 (a sub-gradient), not nan."""
+    saves = (0, RESULT)
+
+    @staticmethod
+    def forward(x, axis, keepdims, in_shape, keep_shape, p):
+        ax = np.abs(x)
+        if p == math.inf:
+            return np.max(ax, axis=axis, keepdims=keepdims)
+        if p == 2:
+            return np.sqrt(np.sum(ax * ax, axis=axis, keepdims=keepdims))
+        if p == 1:
+            return np.sum(ax, axis=axis, keepdims=keepdims)
+        return np.sum(ax ** p, axis=axis, keepdims=keepdims) ** (1.0 / p)
+
+    def backward(self, g, x, r):
+        g = _expand_back(g, self)
+        r = _expand_back(r, self)
+        p, zero = self.p, array_of(r) == 0
+        if p == 2:
+            local = x / r
+        elif p == 1:
+            local = np.sign(array_of(x))
+        elif p == math.inf:
+            mask = np.abs(array_of(x)) == array_of(r)
+            local = np.sign(array_of(x)) * mask / mask.sum(axis=self.axis, keepdims=True)
+        else:
+            local = x * D.pow(D.abs(x), p - 2) / D.pow(r, p - 1)
+        return (D.where(zero, 0.0, g * local),)
+
+
+def norm(x, p=2, dim=None, keepdim=False):
+    """Vector p-norm over all elements or along ``dim`` (p = 'fro' means 2)."""
+    p = 2 if p in ("fro", None) else (math.inf if p in ("inf",) else p)
+    return _reduction(LinalgVectorNormBackward0, x, dim, keepdim, p=float(p))
+
+
+class LogsumexpBackward0(Op):
+    saves = (0, RESULT)
+
+    @staticmethod
+    def forward(x, axis, keepdims, in_shape, keep_shape):
+        m = np.max(x, axis=axis, keepdims=True)
+        m = np.where(np.isfinite(m), m, 0)  # all -inf (or inf) stays -inf (inf), not nan
+        out = np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True)) + m
+        return out if keepdims else np.squeeze(out, axis=axis)
+
+    def backward(self, g, x, r):
+        return (_expand_back(g, self) * D.exp(x - _expand_back(r, self)),)
+
+
+def logsumexp(x, dim, keepdim=False):
+    return _reduction(LogsumexpBackward0, x, dim, keepdim)
+
+
+class SoftmaxBackward0(Op):
+    saves = (RESULT,)
+
+    @staticmethod
+    def forward(x, dim):
+        e = np.exp(x - np.max(x, axis=dim, keepdims=True))
+        return e / np.sum(e, axis=dim, keepdims=True)
+
+    def backward(self, g, y):
+        return (y * (g - (g * y).sum(axis=self.dim, keepdims=True)),)
+
+
+class LogSoftmaxBackward0(Op):
+    saves = (RESULT,)
+
+    @staticmethod
+    def forward(x, dim):
+        shifted = x - np.max(x, axis=dim, keepdims=True)
+        return shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True))
+
+    def backward(self, g, y):
+        return (g - D.exp(y) * g.sum(axis=self.dim, keepdims=True),)
+
+
+class NllLossBackward0(Op):
+    """Negative log-likelihood of class indices: -logp[i, target[i]], reduced.
+    The gradient is -grad (scaled by 1/N for the mean) at the targets, 0 elsewhere."""
+
+    @staticmethod
+    def forward(logp, index, scale, reduction, in_shape):
+        picked = -logp[index]
+        if reduction == "none":
+            return picked
+        return np.asarray(picked.sum() * scale)
+
+    def backward(self, g):
+        return (index_add_zeros(-g * self.scale, self.index, self.in_shape),)
+
+
+def nll_loss(logp, target, reduction="mean"):
+    """Mean (or sum, or none) of -logp[i, target[i]] for log-probabilities (N, C) or (C,)."""
+    target = np.asarray(target._data if isinstance(target, Tensor) else target)
+    if target.dtype.kind not in "iu":
+        raise TypeError(f"nll_loss expects integer class indices as target, got dtype {target.dtype}")
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction (use 'mean', 'sum' or 'none')")
+    n_classes = logp.shape[-1]
+    if target.size and (target.min() < 0 or target.max() >= n_classes):
+        bad = int(target.max() if target.max() >= n_classes else target.min())
+        raise IndexError(f"Target {bad} is out of bounds: classes are 0..{n_classes - 1}")
+    if logp.ndim == 1:
+        index, count = (int(target),), 1
+    else:
+        if target.shape != (logp.shape[0],):
+            raise ValueError(f"Expected target of shape ({logp.shape[0]},) for input of shape {tuple(logp.shape)}, "
+                             f"got {tuple(target.shape)}")
+        index, count = (np.arange(logp.shape[0]), target), logp.shape[0]
+    scale = 1.0 / count if reduction == "mean" else 1.0
+    return apply(NllLossBackward0, (logp,), {"index": index, "scale": scale, "reduction": reduction,
+                                             "in_shape": logp.shape})
+
+
+def softmax(x, dim):
+    return apply(SoftmaxBackward0, (x,), {"dim": check_dim(dim, x.ndim)})
+
+
+def log_softmax(x, dim):
+    return apply(LogSoftmaxBackward0, (x,), {"dim": check_dim(dim, x.ndim)})
+
+
+class CumsumBackward0(Op):
+    forward = staticmethod(lambda x, dim: np.cumsum(x, axis=dim))
+
+    def backward(self, g):
+        # reversed cumulative sum: total - running sum + own term
+        return (g.sum(axis=self.dim, keepdims=True) - D.cumsum(g, self.dim) + g,)
+
+
+def cumsum(x, dim):
+    return apply(CumsumBackward0, (x,), {"dim": check_dim(dim, x.ndim)})
+
+
+def sum(x, dim=None, keepdim=False, dtype=None, *, axis=None, keepdims=None):
+    """Sum of all elements, or along ``dim`` (an int or a tuple).
+
+    >>> from diffcompare import autograd as ag
+    >>> ag.tensor([[1.0, 2.0], [3.0, 4.0]]).sum(1)
+    tensor([3., 7.])
+    """
+    dim, keepdim = (axis if dim is None else dim), (keepdims if keepdims is not None else keepdim)
+    if dtype is not None:
+        x = x.to(dtype)
+    return _reduction(SumBackward1 if dim is not None else SumBackward0, x, dim, keepdim)
+
+
+def mean(x, dim=None, keepdim=False, *, axis=None, keepdims=None):
+    dim, keepdim = (axis if dim is None else dim), (keepdims if keepdims is not None else keepdim)
+    return _reduction(MeanBackward1 if dim is not None else MeanBackward0, x, dim, keepdim)
+
+
+def prod(x, dim=None, keepdim=False):
+    return _reduction(ProdBackward1 if dim is not None else ProdBackward0, x, dim, keepdim)
+
+
+register(cumsum=cumsum, prod=lambda a, dim: prod(a, dim), mean=lambda a, axis, keep: mean(a, axis, keep))

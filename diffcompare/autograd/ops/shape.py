@@ -1,0 +1,256 @@
+"""Shapes and views: reshape, flatten, transpose, permute, squeeze/unsqueeze, expand, clone,
+``to``; and joining tensors: ``cat`` and ``stack``. Views share storage and version counter
+with their base."""
+
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from ..tensor import Tensor
+from .dual import D, register
+from .recording import Op, apply, check_dim, sum_to
+
+_max = builtins.max
+
+def record_view(cls, x, params, view_fn):
+    """Record a view op: the result shares storage and version counter with ``x``."""
+    out = apply(cls, (x,), params)
+    if out._data.base is not None:
+        out._vc = x._counter()
+        base = x._base if x._base is not None else x
+        out._base = base
+        out._view_fn = view_fn if x._base is None else _compose(x._view_fn, view_fn)
+    return out
+
+
+def _compose(first, second):
+    return lambda a: second(first(a))
+
+
+class ViewBackward0(Op):
+    forward = staticmethod(lambda x, shape, in_shape: np.reshape(x, shape))
+
+    def backward(self, g):
+        return (g.reshape(self.in_shape),)
+
+
+def reshape(x, *shape):
+    shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
+    try:
+        target = np.empty(x.shape, dtype=bool).reshape(shape).shape
+    except ValueError:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {x.numel()}") from None
+    return record_view(ViewBackward0, x, {"shape": target, "in_shape": x.shape}, lambda a: a.reshape(target))
+
+
+view = reshape
+
+
+def flatten(x, start_dim=0, end_dim=-1):
+    if x.ndim == 0:
+        return reshape(x, 1)
+    if x.ndim == 1:
+        return x  # as in PyTorch: nothing to flatten, the same tensor
+    s, e = check_dim(start_dim, x.ndim), check_dim(end_dim, x.ndim)
+    shape = x.shape[:s] + (-1,) + x.shape[e + 1:]
+    return reshape(x, shape)
+
+
+class TransposeBackward0(Op):
+    forward = staticmethod(lambda x, dim0, dim1: np.swapaxes(x, dim0, dim1))
+
+    def backward(self, g):
+        return (g.swapaxes(self.dim0, self.dim1),)
+
+
+class TBackward0(TransposeBackward0):
+    pass
+
+
+def transpose(x, dim0, dim1):
+    dim0, dim1 = check_dim(dim0, x.ndim), check_dim(dim1, x.ndim)
+    return record_view(TransposeBackward0, x, {"dim0": dim0, "dim1": dim1}, lambda a: a.swapaxes(dim0, dim1))
+
+
+swapaxes = transpose
+
+
+def t(x):
+    if x.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {x.ndim}D")
+    if x.ndim < 2:
+        return record_view(TBackward0, x, {"dim0": 0, "dim1": 0}, lambda a: a)
+    return record_view(TBackward0, x, {"dim0": 0, "dim1": 1}, lambda a: a.swapaxes(0, 1))
+
+
+class PermuteBackward0(Op):
+    forward = staticmethod(lambda x, dims, inverse: np.transpose(x, dims))
+
+    def backward(self, g):
+        return (permute(g, self.inverse) if isinstance(g, Tensor) else g.transpose(self.inverse),)
+
+
+def permute(x, *dims):
+    dims = tuple(dims[0]) if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims
+    if sorted(d % _max(1, x.ndim) for d in dims) != list(range(x.ndim)):
+        raise RuntimeError(f"permute: dims {list(dims)} must be an ordering of the tensor's {x.ndim} "
+                           f"dimensions (input.dim() = {x.ndim}, len(dims) = {len(dims)})")
+    dims = tuple(d % _max(1, x.ndim) for d in dims)
+    inverse = tuple(sorted(range(len(dims)), key=dims.__getitem__))
+    return record_view(PermuteBackward0, x, {"dims": dims, "inverse": inverse}, lambda a: D.permute(a, dims))
+
+
+def moveaxis(x, source, destination):
+    order = list(np.moveaxis(np.arange(x.ndim), source, destination))
+    return permute(x, order)
+
+
+class SqueezeBackward0(Op):
+    forward = staticmethod(lambda x, shape, in_shape: np.reshape(x, shape))
+
+    def backward(self, g):
+        return (g.reshape(self.in_shape),)
+
+
+class SqueezeBackward1(SqueezeBackward0):
+    pass
+
+
+class UnsqueezeBackward0(SqueezeBackward0):
+    pass
+
+
+def squeeze(x, dim=None):
+    if dim is None:
+        shape = tuple(n for n in x.shape if n != 1)
+        cls = SqueezeBackward0
+    else:
+        d = check_dim(dim, x.ndim)
+        shape = tuple(n for i, n in enumerate(x.shape) if not (i == d and n == 1))
+        cls = SqueezeBackward1
+    return record_view(cls, x, {"shape": shape, "in_shape": x.shape}, lambda a: a.reshape(shape))
+
+
+def unsqueeze(x, dim):
+    d = check_dim(dim, x.ndim + 1)
+    shape = x.shape[:d] + (1,) + x.shape[d:]
+    return record_view(UnsqueezeBackward0, x, {"shape": shape, "in_shape": x.shape}, lambda a: a.reshape(shape))
+
+
+class ExpandBackward0(Op):
+    forward = staticmethod(lambda x, shape, in_shape: np.broadcast_to(x, shape))
+
+    def backward(self, g):
+        return (sum_to(g, self.in_shape),)
+
+
+def expand(x, *sizes):
+    sizes = tuple(sizes[0]) if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)) else sizes
+    lead = len(sizes) - x.ndim
+    if lead < 0:
+        raise RuntimeError(f"expand: the number of sizes provided ({len(sizes)}) must be greater or equal to "
+                           f"the number of dimensions in the tensor ({x.ndim})")
+    shape = tuple(x.shape[i - lead] if (n == -1 and i >= lead) else n for i, n in enumerate(sizes))
+    try:
+        np.broadcast_shapes(x.shape, shape)
+    except ValueError:
+        raise RuntimeError(f"The expanded size of the tensor must match the existing size at non-singleton "
+                           f"dimensions. Target sizes: {list(sizes)}.  Tensor sizes: {list(x.shape)}") from None
+    return record_view(ExpandBackward0, x, {"shape": shape, "in_shape": x.shape}, lambda a: D.expand(a, shape))
+
+
+def expand_as(x, other):
+    return expand(x, other.shape)
+
+
+class CloneBackward0(Op):
+    forward = staticmethod(np.array)
+
+    def backward(self, g):
+        return (g,)
+
+
+def clone(x):
+    return apply(CloneBackward0, (x,))
+
+
+def contiguous(x):
+    return x
+
+
+class ToCopyBackward0(Op):
+    forward = staticmethod(lambda x, dtype, in_dtype: x.astype(dtype))
+
+    def backward(self, g):
+        return (D.cast(g, self.in_dtype),)
+
+
+def to(x, dtype=None, *args, **kwargs):
+    """A copy with another dtype (device arguments are accepted and ignored: CPU only)."""
+    if dtype is None or isinstance(dtype, str) and dtype in ("cpu", "cuda"):
+        dtype = kwargs.get("dtype")
+        if dtype is None:
+            return x
+    dtype = np.dtype(dtype)
+    if dtype == x.dtype:
+        return x
+    return apply(ToCopyBackward0, (x,), {"dtype": dtype, "in_dtype": x.dtype})
+
+
+
+class CatBackward0(Op):
+    @staticmethod
+    def forward(*arrays, dim, sizes):
+        return np.concatenate(arrays, axis=dim)
+
+    def backward(self, g):
+        out, start = [], 0
+        lead = (slice(None),) * (self.dim % g.ndim)
+        for n in self.sizes:
+            out.append(g[lead + (slice(start, start + n),)])
+            start += n
+        return tuple(out)
+
+
+def cat(tensors, dim=0):
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+    d = check_dim(dim, tensors[0].ndim)
+    first = tensors[0].shape
+    for number, t in enumerate(tensors[1:], 1):
+        if t.ndim != len(first):
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {len(first)} and {t.ndim}")
+        for axis, (a, b) in enumerate(zip(first, t.shape)):
+            if axis != d and a != b:
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size {a} but "
+                                   f"got size {b} for tensor number {number} in the list.")
+    return apply(CatBackward0, tuple(tensors), {"dim": d, "sizes": [t.shape[d] for t in tensors]})
+
+
+concatenate = cat
+
+
+class StackBackward0(Op):
+    @staticmethod
+    def forward(*arrays, dim):
+        return np.stack(arrays, axis=dim)
+
+    def backward(self, g):
+        lead = (slice(None),) * self.dim
+        return tuple(g[lead + (i,)] for i in range(len(self._next)))
+
+
+def stack(tensors, dim=0):
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    shapes = {tuple(t.shape) for t in tensors}
+    if len(shapes) > 1:
+        raise RuntimeError(f"stack expects each tensor to be equal size, but got {[list(t.shape) for t in tensors]}")
+    return apply(StackBackward0, tuple(tensors), {"dim": check_dim(dim, tensors[0].ndim + 1)})
+
+
+register(expand=expand, unsqueeze=unsqueeze, permute=permute, moveaxis=moveaxis, cast=to)
