@@ -38,10 +38,10 @@ from diffcompare.autograd.quiet import quietly
 from diffcompare.autograd.tensor import Tensor
 from diffcompare.judge.report import Report
 from diffcompare.language.expression import constant
+from diffcompare.language.printing import one_line
 from diffcompare.language.worlds import ENGINE, SYMPY
 from diffcompare.methods.budget import TimedOut, time_limit
 from diffcompare.methods.finite_differences import SCHEMES, nominal_step, richardson
-from diffcompare.methods.symbolic import one_line
 from diffcompare.problem.errors import InputError, SymbolicUnavailable
 from diffcompare.problem.problem import make_problem
 from diffcompare.problem.tasks import parse_vector

@@ -13,6 +13,7 @@ thread) the work runs unbounded and the report says so.
 from __future__ import annotations
 
 import signal
+import sys
 import threading
 from contextlib import contextmanager
 
@@ -39,6 +40,10 @@ def time_limit(seconds: float | None):
     def on_alarm(signum, frame):
         raise TimedOut(seconds)
 
+    # a time-out can interrupt mpmath.workdps between setting the precision and the block
+    # that restores it: the precision at the start is put back at the end
+    mpmath = sys.modules.get("mpmath")
+    precision = mpmath.mp.prec if mpmath is not None else None
     previous = signal.signal(signal.SIGALRM, on_alarm)
     # the alarm repeats until the block ends: an exception raised while a gc callback or a
     # __del__ runs is printed and dropped by Python, and a one-shot alarm would then be lost
@@ -48,3 +53,5 @@ def time_limit(seconds: float | None):
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+        if precision is not None:
+            mpmath.mp.prec = precision

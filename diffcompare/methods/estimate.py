@@ -9,7 +9,6 @@ from diffcompare.methods.status import FAILED, NOT_APPLICABLE, OK, TIMED_OUT  # 
 from diffcompare.methods.timing import Timing
 
 
-
 @dataclass
 class Estimate:
     method: str                         # "autograd", "symbolic", "forward", "central", ...

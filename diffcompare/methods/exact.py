@@ -15,9 +15,10 @@ import numpy as np
 
 from diffcompare import autograd as ag
 from diffcompare.autograd.quiet import quietly
+from diffcompare.language.printing import latex, one_line
 from diffcompare.language.worlds import ENGINE
 from diffcompare.methods.estimate import FAILED, NOT_APPLICABLE, OK, TIMED_OUT, Estimate
-from diffcompare.methods.symbolic import SymbolicDerivative, latex, one_line
+from diffcompare.methods.symbolic import SymbolicDerivative
 from diffcompare.methods.timing import measure
 from diffcompare.problem.problem import Problem
 

@@ -17,13 +17,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from diffcompare.autograd.ops import special   # erf on arrays: lambdify would print math.erf, one number at a time
+from diffcompare.autograd.ops import special  # erf on arrays: lambdify would print math.erf, one number at a time
 from diffcompare.methods.budget import TimedOut, can_interrupt, time_limit
 from diffcompare.problem.errors import SymbolicUnavailable
 from diffcompare.problem.problem import Problem
-
-PRETTY_MAX_OPS = 300      # larger derivatives are reported by size, not printed
-LATEX_MAX_OPS = 3000
 
 
 @dataclass
@@ -103,50 +100,3 @@ def differentiate(problem: Problem, timeout: float | None = 10.0, task=None) -> 
     except Exception as error:      # SymPy may fail in many ways on unusual input; say how
         result.status, result.reason = "failed", f"SymPy failed during {result.phase}: {type(error).__name__}: {error}"
     return result
-
-
-def display_form(expr):
-    """The expression with literal floats shown short (0.1, not 0.10000000000000001)."""
-    import sympy
-    floats = expr.atoms(sympy.Float)
-    if not floats:
-        return expr
-    try:
-        return expr.xreplace({f: _short_float(f) for f in floats})
-    except (TypeError, ValueError):     # rebuilding re-evaluates (Min of a nan): show it as it is
-        return expr
-
-
-def _short_float(f):
-    import sympy
-    text = repr(float(f))
-    digits = len(text.lower().split("e")[0].replace("-", "").replace(".", "").lstrip("0")) or 1
-    return sympy.Float(text, max(digits, 1))
-
-
-def _printed(printer, expr, limit):
-    """``printer`` applied to the display form, or None when the expression is too large
-    to be worth printing (or SymPy cannot print it)."""
-    import sympy
-    try:
-        if sympy.count_ops(expr) > limit:
-            return None
-        return printer(display_form(expr))
-    except (TypeError, ValueError, RecursionError):
-        return None
-
-
-def pretty(expr) -> str | None:
-    """Unicode pretty text."""
-    import sympy
-    return _printed(lambda e: sympy.pretty(e, use_unicode=True), expr, PRETTY_MAX_OPS)
-
-
-def one_line(expr) -> str | None:
-    import sympy
-    return _printed(sympy.sstr, expr, LATEX_MAX_OPS)
-
-
-def latex(expr) -> str | None:
-    import sympy
-    return _printed(sympy.latex, expr, LATEX_MAX_OPS)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sys
 
+from diffcompare.language.printing import latex, one_line, pretty
 from diffcompare.render.common import (
     SCHEMA_VERSION,
     VERDICT_STYLE,
@@ -35,10 +36,8 @@ def as_dict(c) -> dict:
     for m in c.methods:
         formulas = m.estimate.details.get("formulas", formulas) if m.name == "symbolic" else formulas
     if not formulas and d is not None and d.partials is not None:
-        from diffcompare.methods.symbolic import latex, one_line
         formulas = {n: {"text": one_line(p), "latex": latex(p)} for n, p in zip(problem.variables, d.partials)}
     if d is not None and d.partials is not None:
-        from diffcompare.methods.symbolic import pretty
         formulas = {n: dict(formulas.get(n, {}), pretty=pretty(p)) for n, p in zip(problem.variables, d.partials)}
     methods = []
     for m in c.methods:
@@ -178,7 +177,6 @@ def _formula_lines(c):
     d = c.derivative
     if d is None or d.partials is None:
         return []
-    from diffcompare.methods.symbolic import one_line
     lines = []
     for name, p in zip(c.problem.variables, d.partials):
         text = one_line(p)
@@ -268,7 +266,6 @@ def latex_report(c) -> str:
     out = [f"% diffcompare {__version__}: {p.label}", r"\begin{center}"]
     d = c.derivative
     if d is not None and d.partials is not None:
-        from diffcompare.methods.symbolic import latex
         for name, part in zip(p.variables, d.partials):
             formula = latex(part)
             if formula is not None:

@@ -258,3 +258,17 @@ def test_a_callable_that_raises_is_reported_not_crashed():
     assert "evaluating f in binary64 failed" in " ".join(n.text for n in c.notes)
     assert all(m.verdict in ("not judged", "not applicable") for m in c.methods)
     c.render("text")
+
+
+def test_a_time_out_inside_workdps_leaves_mpmath_precision_as_it_was():
+    # the alarm can fire after workdps raised the precision and before its block restores
+    # it; time_limit puts the precision back whatever was interrupted
+    import time
+
+    from diffcompare.methods.budget import TimedOut, time_limit
+    before = mpmath.mp.prec
+    with pytest.raises(TimedOut):
+        with time_limit(0.01):
+            mpmath.mp.dps = 60           # what an interrupted workdps leaves behind
+            time.sleep(1)
+    assert mpmath.mp.prec == before

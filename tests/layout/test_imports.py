@@ -17,7 +17,7 @@ PACKAGE = pathlib.Path(__file__).resolve().parents[2] / "diffcompare"
 STAGES = ("version", "lazy", "autograd", "language", "problem", "methods", "judge", "lecture", "auditing",
           "render", "functions", "testing", "cli", "__main__", "__init__")
 # modules on the CLI's start-up path, whose imports inside functions keep start-up quick
-LAZY_IMPORTERS = ("diffcompare", "diffcompare.cli.main", "diffcompare.render", "diffcompare.render.compare")
+LAZY_IMPORTERS = ("diffcompare", "diffcompare.cli.main", "diffcompare.render")
 
 
 def _modules() -> dict:

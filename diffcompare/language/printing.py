@@ -1,0 +1,59 @@
+"""SymPy expressions as text for people: one line, pretty (Unicode) or LaTeX, with literal
+floats shown short (0.1, not 0.10000000000000001); None when an expression is too large to
+be worth printing. SymPy is imported when a formula is first printed.
+
+>>> import sympy
+>>> x = sympy.Symbol("x")
+>>> one_line(sympy.Float(0.1) * sympy.sin(x)), latex(sympy.sqrt(x))
+('0.1*sin(x)', '\\\\sqrt{x}')
+"""
+
+from __future__ import annotations
+
+from diffcompare.lazy import LazyModule
+
+sp = LazyModule("sympy")
+
+PRETTY_MAX_OPS = 300      # larger derivatives are reported by size, not printed
+LATEX_MAX_OPS = 3000
+
+
+def display_form(expr):
+    """The expression with literal floats shown short (0.1, not 0.10000000000000001)."""
+    floats = expr.atoms(sp.Float)
+    if not floats:
+        return expr
+    try:
+        return expr.xreplace({f: _short_float(f) for f in floats})
+    except (TypeError, ValueError):     # rebuilding re-evaluates (Min of a nan): show it as it is
+        return expr
+
+
+def _short_float(f):
+    text = repr(float(f))
+    digits = len(text.lower().split("e")[0].replace("-", "").replace(".", "").lstrip("0")) or 1
+    return sp.Float(text, max(digits, 1))
+
+
+def _printed(printer, expr, limit):
+    """``printer`` applied to the display form, or None when the expression is too large
+    to be worth printing (or SymPy cannot print it)."""
+    try:
+        if sp.count_ops(expr) > limit:
+            return None
+        return printer(display_form(expr))
+    except (TypeError, ValueError, RecursionError):
+        return None
+
+
+def pretty(expr) -> str | None:
+    """Unicode pretty text."""
+    return _printed(lambda e: sp.pretty(e, use_unicode=True), expr, PRETTY_MAX_OPS)
+
+
+def one_line(expr) -> str | None:
+    return _printed(sp.sstr, expr, LATEX_MAX_OPS)
+
+
+def latex(expr) -> str | None:
+    return _printed(sp.latex, expr, LATEX_MAX_OPS)
