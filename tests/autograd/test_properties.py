@@ -1,15 +1,13 @@
 """Properties that hold for any input (hypothesis)."""
 
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import array_shapes, arrays
 
 from diffcompare import autograd as ag
 
 finite = st.floats(-10, 10, allow_nan=False, allow_infinity=False)
-settings.register_profile("ci", max_examples=60, deadline=None)
-settings.load_profile("ci")
 
 
 def vectors(n=st.integers(1, 6)):
