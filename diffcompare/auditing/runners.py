@@ -7,6 +7,8 @@ results do not depend on where or in which order units ran.
 
 from __future__ import annotations
 
+import re
+import socket
 from contextlib import contextmanager
 
 from diffcompare.auditing.batch import BATCH, run_batch
@@ -56,6 +58,9 @@ def _dask(address: str):
         from distributed import Client, wait
     except ImportError:
         raise InputError("--scheduler needs Dask: pip install 'diffcompare[dask]' (dask[distributed])") from None
+    refused = _refused(address)
+    if refused:
+        raise InputError(f"cannot reach the Dask scheduler at {address!r}: {refused}")
     try:
         client = Client(address, timeout="10s")
     except (OSError, TimeoutError, ValueError) as error:
@@ -66,6 +71,26 @@ def _dask(address: str):
             lambda pending: wait(list(pending), return_when="FIRST_COMPLETED"), cases, settings, progress)
     finally:
         client.close()
+
+
+def _refused(address: str) -> str | None:
+    """Why a TCP scheduler address refuses connections, found at once (a closed port answers
+    straight away, where Dask's client would retry for its whole time-out); None when it
+    accepts one, or when the address is not host:port over TCP.
+
+    >>> _refused("tcp://127.0.0.1:9") is not None     # the discard port, closed here
+    True
+    """
+    match = re.fullmatch(r"(?:tcp://)?\[?([^\[\]/]+?)\]?:(\d+)", address.strip())
+    if match is None:
+        return None
+    try:
+        socket.create_connection((match.group(1), int(match.group(2))), timeout=2).close()
+    except ConnectionRefusedError:
+        return "connection refused (no scheduler listens there)"
+    except OSError:
+        return None             # slow or unresolvable: Dask's own time-out decides
+    return None
 
 
 def _drive(submit, wait, cases, settings, progress):
