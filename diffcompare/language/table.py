@@ -65,8 +65,9 @@ class Row:
     samples: tuple = ((0.7,), (-1.3,), (2.5,))
     symbol: str | None = None            # the operator spelling, for operator rows
     kink: Callable | None = None
-    # the quantities that are 0 on the kinks, as a function of the arguments in any world
-    # (a SymPy expression for SymPy arguments), so that a kink can be searched for
+    # quantities whose zeros are the kinks, as a function of the arguments in any world (a
+    # SymPy expression for SymPy arguments), so that a kink can be searched for; None where
+    # the kinks are not the zeros of one quantity (atan2's half-line, hypot's point)
     kink_zeros: Callable | None = None
     kink_note: str = ""
     # which smooth piece the arguments lie on; a finite-difference stencil whose ends lie on
@@ -210,6 +211,15 @@ def _zero_at(x):
     return np.asarray(x) == 0
 
 
+def _pow_kink_zeros(a, b):
+    # a ** b has an infinite slope at a = 0 when b < 1 and b != 0: a constant b >= 1 has none
+    try:
+        exponent = float(b)
+    except (TypeError, ValueError):       # b varies
+        return [a]
+    return [a] if exponent < 1 and exponent != 0 else []
+
+
 def _itself(x):
     return [x]
 
@@ -288,7 +298,7 @@ _row("neg", 1, np.negative, np.negative, lambda a: -a, lambda a: -a, lambda a: -
 _row("pow", 2, np.power, np.power, _sp_pow, lambda a, b: a ** b, _ag.pow,
      "a ** b (also a ^ b): a power; a > 0 unless b is an integer", domain="a > 0, or b an integer",
      symbol="**", torch=lambda t: operator.pow, samples=((0.7, 2.5), (2.0, -1.5), (1.5, 3.0)),
-     kink=lambda a, b: (np.asarray(a) == 0) & (np.asarray(b) < 1) & (np.asarray(b) != 0), kink_zeros=lambda a, b: [a],
+     kink=lambda a, b: (np.asarray(a) == 0) & (np.asarray(b) < 1) & (np.asarray(b) != 0), kink_zeros=_pow_kink_zeros,
      kink_note="a ** b with a = 0 and b < 1 has an infinite slope in a", piece=_pow_piece)
 
 # -- constants --------------------------------------------------------------------------------
@@ -317,7 +327,6 @@ _row("atan2", 2, np.arctan2, _c_atan2, lambda y, x: sp.atan2(y, x), lambda y, x:
      _on_tensors(_ag.atan2), "atan2(y, x): the angle of the point (x, y)",
      domain="(x, y) ≠ (0, 0); jumps by 2π across x < 0, y = 0", samples=((0.7, 1.2), (-1.3, 0.4), (2.0, -0.5)),
      kink=lambda y, x: (np.asarray(x) == 0) & (np.asarray(y) == 0) | (np.asarray(y) == 0) & (np.asarray(x) < 0),
-     kink_zeros=lambda y, x: [y],
      kink_note="atan2 is not differentiable at the origin and jumps across the negative x axis",
      piece=_atan2_piece)
 _row("sinh", 1, np.sinh, np.sinh, lambda x: sp.sinh(x), lambda x: mp.sinh(x), _on_tensors(_ag.sinh),
@@ -379,7 +388,7 @@ _row("erf", 1, special.erf, _c_erf, lambda x: sp.erf(x), lambda x: mp.erf(x), _o
 _row("hypot", 2, np.hypot, lambda a, b: np.sqrt(np.asarray(a, dtype=complex) ** 2 + np.asarray(b, dtype=complex) ** 2),
      lambda a, b: sp.sqrt(a ** 2 + b ** 2), lambda a, b: mp.hypot(a, b), _on_tensors(_ag.hypot),
      "sqrt(a² + b²) without overflow", samples=((0.7, 1.2), (-1.3, 0.4), (3.0, -4.0)),
-     kink=lambda a, b: (np.asarray(a) == 0) & (np.asarray(b) == 0), kink_zeros=lambda a, b: [a, b],
+     kink=lambda a, b: (np.asarray(a) == 0) & (np.asarray(b) == 0),
      kink_note="hypot has a cone point at the origin", piece=_hypot_piece, engine_convention="nan at the origin (PyTorch)")
 _row("min", 2, np.minimum, None, lambda a, b: sp.Min(a, b), lambda a, b: min(a, b), _on_tensors(_ag.minimum),
      "the smaller of a and b", torch=lambda t: t.minimum, samples=((0.7, 1.2), (-1.3, 0.4), (3.0, -4.0)),
