@@ -1,7 +1,8 @@
 """Where an audit looks: the case's explicit points, random points in its domain, and
 adversarial points the audit adds itself — 0, ±1, tiny magnitudes and the domain's
 edges (its largest magnitudes), one variable at a time and all together, and the kinks
-of abs, relu, max, min and clamp found in f, located by bisection in binary64.
+of the functions f calls (where each lies is a fact of its row of the function table:
+abs, relu, max, min, clamp, sqrt, cbrt, asin, acosh, ...), located by bisection in binary64.
 
 Every point carries its origin, which reports print beside it.
 

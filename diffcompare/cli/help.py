@@ -176,7 +176,7 @@ AUDIT_DESCRIPTION = """\
 Audit gradients: is autograd right, at every point that matters? For each case of
 SUITE (a TOML file) and each point -- the case's explicit points, --points random ones
 in its domain, and adversarial ones the audit adds (0, ±1, tiny values, the domain's
-edges, the kinks of abs/relu/max/min/clamp) -- three comparisons:
+edges, the kinks of abs, relu, max, min, clamp, sqrt, ...) -- three comparisons:
 
   autograd vs the exact reference   the verdict on the gradient, within a tolerance
                                     derived from the dtype's ε (or the case's own)
