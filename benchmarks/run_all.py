@@ -1,6 +1,6 @@
 """Run every benchmark and write benchmarks/RESULTS.md.
 
-Run: python benchmarks/run_all.py [--quick]   (--quick: a 100,000-op deep chain)
+Run: python benchmarks/run_all.py [--quick] [--before REV]   (--quick: a 100,000-op deep chain)
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import per_op_overhead
 import richardson_accuracy
 import rosenbrock_gradient
 import rosenbrock_methods
+import startup_layout
 import unused_features_cost
 from common import RESULTS, load_torch
 
@@ -28,6 +29,7 @@ from common import RESULTS, load_torch
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="a shorter deep chain")
+    parser.add_argument("--before", metavar="REV", help="an earlier revision whose start-up and layout to show beside")
     args = parser.parse_args()
     torch = load_torch()
     header = (
@@ -41,7 +43,8 @@ def main():
     sections = [per_op_overhead.main(), rosenbrock_gradient.main([]), mlp_gradient.main(),
                 deep_chain_memory.main(["--ops", "100000" if args.quick else "1000000"]),
                 unused_features_cost.main(), compare_wall_time.main([]), richardson_accuracy.main(),
-                rosenbrock_methods.main([]), many_points_gradient.main([]), audit_scaling.main([])]
+                rosenbrock_methods.main([]), many_points_gradient.main([]), audit_scaling.main([]),
+                startup_layout.main(["--before", args.before] if args.before else [])]
     RESULTS.write_text(header + "\n".join(sections))
     print(f"written to {RESULTS}")
 

@@ -28,14 +28,8 @@ from diffcompare.problem.problem import make_problem
 from diffcompare.problem.tasks import make_task
 
 BATCH = 256                     # points per unit of work (fixed, so schedules cannot change results)
-
-
 DEFAULT_RANDOM = 10
-
-
 SYMBOLIC_TIMEOUT = 10.0
-
-
 REFERENCE_DIGITS = 20
 
 

@@ -8,32 +8,14 @@ from dataclasses import dataclass, field
 from diffcompare.judge.report import Report
 
 AGREE = "all agree"
-
-
 WRONG = "autograd is wrong"
-
-
 FD_UNRELIABLE = "FD is unreliable here"
-
-
 NONDIFF = "non-differentiable point: disagreement expected"
-
-
 UNDEFINED = "undefined here"
-
-
 ROUNDING_LOSS = "autograd loses accuracy to rounding"
-
-
 UNVERIFIED = "autograd and FD agree (no exact reference)"
-
-
 DISAGREE = "autograd and FD disagree (no exact reference)"
-
-
 VERDICTS = (AGREE, WRONG, FD_UNRELIABLE, NONDIFF, UNDEFINED, ROUNDING_LOSS, UNVERIFIED, DISAGREE)
-
-
 FAILING = (WRONG, DISAGREE)
 
 

@@ -9,11 +9,7 @@ from diffcompare.auditing.suite import Case
 
 GRADCHECK_EPS, GRADCHECK_ATOL, GRADCHECK_RTOL = 1e-6, 1e-5, 1e-3   # gradcheck's own defaults
 TOLERANCE_ULPS = 128            # ε's allowed to autograd: rounding in a few hundred operations
-
-
 EPS = {"float64": float(np.finfo(np.float64).eps), "float32": float(np.finfo(np.float32).eps)}
-
-
 TINY_NORMAL = {"float64": float(np.finfo(np.float64).tiny), "float32": float(np.finfo(np.float32).tiny)}
 
 

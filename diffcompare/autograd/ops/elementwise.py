@@ -13,7 +13,9 @@ from . import special
 from .dual import D, register
 from .recording import RESULT, Op, apply, array_of
 
+
 def unary_op(name, cls):
+    """The function of a one-input op class, with a docstring saying its VJP."""
     def op(x):
         return apply(cls, (x,))
     op.__name__ = op.__qualname__ = name
