@@ -1,31 +1,23 @@
-"""Custom engine ops for the golden audit suite: a cube with the right backward and one
-with a wrong backward (2x² instead of 3x²)."""
+"""Custom engine ops for the golden audit suite: a cube whose backward is right (3x²) and
+one whose backward is wrong (2x²)."""
 
 from diffcompare import autograd as ag
 
 
-class Cube(ag.Function):
-    @staticmethod
+def _cube(name: str, factor: float):
+    """A custom op computing x³ whose backward sends ``factor`` · x² · g."""
     def forward(ctx, x):
         ctx.save_for_backward(x)
         return x ** 3
 
-    @staticmethod
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
-        return g * 3 * x ** 2
+        return g * factor * x ** 2
+    return type(name, (ag.Function,), {"forward": staticmethod(forward), "backward": staticmethod(backward)})
 
 
-class WrongCube(ag.Function):
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return x ** 3
-
-    @staticmethod
-    def backward(ctx, g):
-        (x,) = ctx.saved_tensors
-        return g * 2 * x ** 2
+Cube = _cube("Cube", 3)
+WrongCube = _cube("WrongCube", 2)
 
 
 def cube_right(x):
