@@ -351,7 +351,8 @@ def run_graph(args) -> int:
     explanation, status = _explanation(args, "graph")
     if explanation is None:
         return status
-    from diffcompare.render.explain import dot, draw, plain_tree
+    from diffcompare.render.explain import plain_tree
+    from diffcompare.render.graph import dot, draw
 
     if form in ("svg", "png"):
         content, problem = draw(explanation, form)

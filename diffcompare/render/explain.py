@@ -113,7 +113,7 @@ def _gradient_rows(e):
 GRADIENT_HEADERS = ["variable", "autograd (the walk's result)", "SymPy's derivative", "its value", "difference"]
 
 
-def _tree(e):
+def tree_rows(e):
     """The graph from the output down, as (depth, step, repeated, last) in depth-first
     order; ``last``: the final input of its parent. A node reached again is listed once
     more, marked, without its inputs."""
@@ -131,7 +131,7 @@ def _tree(e):
     return out
 
 
-def _node_text(step, repeated: bool) -> str:
+def node_text(step, repeated: bool) -> str:
     if repeated:
         return f"{step.name} [step {step.number}, shown above]"
     if step.is_leaf:
@@ -162,8 +162,8 @@ def print_report(e, console) -> None:
     console.print()
     console.print(f"[bold]the graph autograd recorded[/bold] {escape('(grad_fn of the output, then next_functions)')}")
     branches = {}
-    for depth, step, repeated, _ in _tree(e):
-        label = Text(_node_text(step, repeated), style="dim" if repeated else "")
+    for depth, step, repeated, _ in tree_rows(e):
+        label = Text(node_text(step, repeated), style="dim" if repeated else "")
         branches[depth] = Tree(label) if depth == 0 else branches[depth - 1].add(label)
     root = branches[0]
     console.print(root)
@@ -252,57 +252,15 @@ def latex_report(e) -> str:
     return "\n".join(out) + "\n"
 
 
-# --- the graph alone: DOT and plain text ----------------------------------------------------
-
 def plain_tree(e) -> str:
     """The graph as indented text, output first (always available)."""
     lines, open_levels = [], []
-    for depth, step, repeated, last in _tree(e):
+    for depth, step, repeated, last in tree_rows(e):
         del open_levels[max(depth - 1, 0):]
         prefix = "".join("    " if done else "│   " for done in open_levels)
         branch = ("└── " if last else "├── ") if depth else ""
         if depth:
             open_levels.append(last)
         grad = "" if repeated else f"  grad {values(step.adjoint)}"
-        lines.append(prefix + branch + _node_text(step, repeated) + grad)
+        lines.append(prefix + branch + node_text(step, repeated) + grad)
     return "\n".join(lines) + "\n"
-
-
-def _dot_quote(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def dot(e) -> str:
-    """Graphviz DOT text of the backward graph: each node with its op, value and gradient,
-    leaves as filled boxes, edges the way gradients flow (labelled with what is sent)."""
-    out = ["digraph backward {", '  rankdir="TB";',
-           '  node [shape=box, style="rounded", fontname="Helvetica", fontsize=11];',
-           '  edge [fontname="Helvetica", fontsize=9];']
-    for step in e.steps:
-        text = f"{step.name}\\n{step.label}\\nvalue {values(step.value)}\\ngrad {values(step.adjoint)}"
-        extra = ', style="filled", fillcolor="lightblue"' if step.is_leaf else ""
-        if step.check == "wrong":
-            extra += ', color="red", penwidth=2'
-        label = '"' + text.replace('"', '\\"') + '"'
-        out.append(f"  n{step.number} [label={label}{extra}];")
-    for step in e.steps:
-        for edge in step.edges:
-            if edge.target is not None:
-                out.append(f"  n{step.number} -> n{edge.target} [label={_dot_quote(values(edge.sent, 4))}];")
-    out.append("}")
-    return "\n".join(out) + "\n"
-
-
-def draw(e, format: str):
-    """(the drawing as bytes, None), or (None, why not) when Graphviz is missing."""
-    try:
-        import graphviz
-    except ImportError:
-        return None, 'the graphviz Python package is not installed (pip install "diffcompare[graph]")'
-    try:
-        return graphviz.Source(dot(e)).pipe(format=format), None
-    except graphviz.ExecutableNotFound:
-        return None, "Graphviz's dot program is not on PATH (install graphviz with your system's package manager)"
-    except Exception as error:          # a Graphviz failure is reported, never a traceback
-        return None, f"Graphviz failed: {type(error).__name__}: {error}"
-

@@ -169,7 +169,8 @@ def test_formats_carry_the_walk():
 
 
 def test_dot_and_plain_text_graph():
-    from diffcompare.render.explain import dot, plain_tree
+    from diffcompare.render.explain import plain_tree
+    from diffcompare.render.graph import dot
     e = diffcompare.explain("x*y + sin(x)", at={"x": 1.0, "y": 2.0})
     text = dot(e)
     assert text.startswith("digraph backward {") and text.rstrip().endswith("}")

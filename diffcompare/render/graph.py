@@ -1,0 +1,47 @@
+"""The ``graph`` command's renderings of an explanation: the recorded graph alone as
+Graphviz DOT text, or drawn (SVG, PNG) by the optional Graphviz (the plain-text tree is
+:func:`diffcompare.render.explain.plain_tree`)."""
+
+from __future__ import annotations
+
+from diffcompare.render.explain import values
+
+
+def _dot_quote(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def dot(e) -> str:
+    """Graphviz DOT text of the backward graph: each node with its op, value and gradient,
+    leaves as filled boxes, edges the way gradients flow (labelled with what is sent)."""
+    out = ["digraph backward {", '  rankdir="TB";',
+           '  node [shape=box, style="rounded", fontname="Helvetica", fontsize=11];',
+           '  edge [fontname="Helvetica", fontsize=9];']
+    for step in e.steps:
+        text = f"{step.name}\\n{step.label}\\nvalue {values(step.value)}\\ngrad {values(step.adjoint)}"
+        extra = ', style="filled", fillcolor="lightblue"' if step.is_leaf else ""
+        if step.check == "wrong":
+            extra += ', color="red", penwidth=2'
+        label = '"' + text.replace('"', '\\"') + '"'
+        out.append(f"  n{step.number} [label={label}{extra}];")
+    for step in e.steps:
+        for edge in step.edges:
+            if edge.target is not None:
+                out.append(f"  n{step.number} -> n{edge.target} [label={_dot_quote(values(edge.sent, 4))}];")
+    out.append("}")
+    return "\n".join(out) + "\n"
+
+
+def draw(e, format: str):
+    """(the drawing as bytes, None), or (None, why not) when Graphviz is missing."""
+    try:
+        import graphviz
+    except ImportError:
+        return None, 'the graphviz Python package is not installed (pip install "diffcompare[graph]")'
+    try:
+        return graphviz.Source(dot(e)).pipe(format=format), None
+    except graphviz.ExecutableNotFound:
+        return None, "Graphviz's dot program is not on PATH (install graphviz with your system's package manager)"
+    except Exception as error:          # a Graphviz failure is reported, never a traceback
+        return None, f"Graphviz failed: {type(error).__name__}: {error}"
+
