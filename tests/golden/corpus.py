@@ -20,8 +20,9 @@ import re
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-SUITES = HERE / "suites"
-EXAMPLES = HERE.parents[1] / "examples"
+ROOT = HERE.parents[1]                  # commands run from the checkout's root, paths relative to it
+SUITES = Path("tests", "golden", "suites")
+EXAMPLES = Path("examples")
 EXPECTED = HERE / "expected.json"
 
 # Commands recorded again after the restructuring, on purpose, and why (the rest were
@@ -206,7 +207,8 @@ def normalise(value):
 
 def outcome(code: int, stdout: str, stderr: str) -> dict:
     """What is compared: the exit status, the output (as data when it is JSON) and the
-    error text, times left out."""
+    error text, times left out and the checkout's own path written <checkout>."""
+    stdout, stderr = (text.replace(str(ROOT), "<checkout>") for text in (stdout, stderr))
     try:
         out = normalise(json.loads(stdout))
     except ValueError:
@@ -221,6 +223,8 @@ def run(main, argv: list) -> dict:
     precision = mpmath.mp.prec
     environment = {k: os.environ.get(k) for k in ("COLUMNS", "NO_COLOR")}
     os.environ.update({"COLUMNS": "100", "NO_COLOR": "1"})
+    directory = os.getcwd()
+    os.chdir(ROOT)
     try:
         with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
             try:
@@ -228,6 +232,7 @@ def run(main, argv: list) -> dict:
             except SystemExit as exit:
                 code = exit.code if isinstance(exit.code, int) else (0 if exit.code is None else 2)
     finally:
+        os.chdir(directory)
         mpmath.mp.prec = precision
         for k, v in environment.items():
             if v is None:
