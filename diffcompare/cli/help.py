@@ -73,8 +73,14 @@ methods (--methods, comma-separated; default all):
   autograd (double backward), autograd-functional, symbolic, second-differences, mixed
   (central differences of the engine's gradient)
 
-exit status: 0 every applicable method within its expected accuracy, 1 one is not,
-2 bad input, 3 an internal error.
+verdicts: pass (within the expected accuracy), fail (outside it), inconclusive (the
+band is as large as the value: right and wrong look alike), not judged (a kink, f
+undefined here, a stencil across a singularity, no reference), or the method's own
+status (timed out, not applicable, failed).
+
+exit status: 0 every method that applies was judged and passed; 1 one failed; 4 nothing
+failed but something could not be decided (inconclusive, not judged, timed out); 2 bad
+input; 3 an internal error.
 """
 
 FUNCTIONS_DESCRIPTION = "List every function and constant the expression language knows."

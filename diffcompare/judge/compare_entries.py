@@ -29,7 +29,7 @@ from diffcompare.judge.accuracy import (
 from diffcompare.judge.comparison import MAX_DIGITS, Note
 from diffcompare.judge.reference import EntriesReference, entries_reference
 from diffcompare.judge.report import Report
-from diffcompare.judge.verdicts import FAIL, NOT_JUDGED, PASS
+from diffcompare.judge.verdicts import FAIL, INCONCLUSIVE, NOT_JUDGED, PASS, undecidable
 from diffcompare.language.expression import parse
 from diffcompare.methods.entries import (
     autograd_entries,
@@ -72,6 +72,7 @@ class MethodSummary:
     worst: dict | None = None               # the entry and point with the largest error
     outside: int = 0                        # entries outside the band
     symmetry: float | None = None           # Hessians: max |H - Hᵀ| / max |H|
+    incomplete: bool = False                # a pass over the judged entries, some skipped (kinks, unresolved)
 
     @property
     def name(self):
@@ -477,9 +478,22 @@ def _judge(summary: MethodSummary, reference: EntriesReference, special: dict, c
                           f"entry {labels[entry]}{where_text}: error {summary.abs_error[row, entry]:.2g} > expected "
                           f"{summary.tolerance[row, entry]:.2g} ({summary.band_source})")
         return
+    undecided = judged & undecidable(summary.tolerance + slack, np.nan_to_num(reference.high))
+    if undecided.any():
+        ratio = np.where(undecided, (summary.tolerance + slack) / np.maximum(np.abs(np.nan_to_num(reference.high)),
+                                                                            1e-300), -1.0)
+        row, entry = np.unravel_index(int(np.argmax(np.nan_to_num(ratio, nan=np.inf, posinf=np.inf))), ratio.shape)
+        where_text = f" at point {reference.indices[row]}" if count > 1 else ""
+        summary.verdict = INCONCLUSIVE
+        summary.reason = (f"{int(undecided.sum())} of {int(judged.sum())} entries have an expected accuracy as large "
+                          f"as their value, too wide to tell a right value from a wrong one; e.g. entry "
+                          f"{labels[entry]}{where_text}: expected {summary.tolerance[row, entry]:.2g} around "
+                          f"{float(reference.high[row, entry]):.2g} ({summary.band_source})")
+        return
     summary.verdict = PASS
     skipped = [f"{len(special)} special points" if special else "",
                f"{int(unresolved.sum())} entries where the step does not resolve f (h, h/2, h/4 do not converge)"
                if unresolved.any() else ""]
     skipped = "; ".join(s for s in skipped if s)
+    summary.incomplete = bool(skipped)
     summary.reason = "within the expected accuracy" + (f" (not judged: {skipped})" if skipped else "")

@@ -19,7 +19,7 @@ import mpmath
 from diffcompare.judge.accuracy import Band
 from diffcompare.judge.reference import Reference
 from diffcompare.judge.report import Report
-from diffcompare.judge.verdicts import FAIL, NOT_JUDGED, PASS
+from diffcompare.judge.verdicts import FAIL, INCONCLUSIVE, NOT_JUDGED, PASS, undecidable
 from diffcompare.methods.estimate import FAILED, OK, Estimate
 
 MAX_DIGITS = 17.0
@@ -89,10 +89,10 @@ def measure(value: float, reference: Reference, name: str) -> Partial:
 
 def judge(result: MethodResult, reference: Reference, kinks: list, crossings: list = (), domain: list = ()) -> None:
     """Set the verdict of one method from its partials' bands. ``crossings``: why a
-    finite-difference stencil cannot be trusted (it straddles a kink or pole); such a
-    method fails with that reason when it is also outside its band. ``domain``: how f
-    itself fails in binary64 at the point (log(-1), 1/0, overflow): then no method is
-    judged."""
+    finite-difference stencil cannot be trusted (it straddles a kink, a pole or a domain
+    edge): such a method is not judged, whatever its value. ``domain``: how f itself fails
+    in binary64 at the point (log(-1), 1/0, overflow): then no method is judged. A band as
+    large as the value it surrounds decides nothing: the method is inconclusive, never a pass."""
     estimate = result.estimate
     if domain and estimate.status in (OK, FAILED):
         result.verdict = NOT_JUDGED
@@ -105,12 +105,17 @@ def judge(result: MethodResult, reference: Reference, kinks: list, crossings: li
         result.verdict = NOT_JUDGED
         result.reason = "non-differentiable point: each method follows its own convention (see notes)"
         return
+    if crossings:
+        result.verdict = NOT_JUDGED
+        result.reason = "the stencil crosses a point where f is not smooth, so its value cannot be trusted: " + \
+            "; ".join(crossings)
+        return
     missing = [n for n in result.partials if reference.values.get(n) is None]
     if missing:
         result.verdict = NOT_JUDGED
         result.reason = f"∂f/∂{missing[0]}: {reference.undefined.get(missing[0], 'no reference value')}"
         return
-    failures = []
+    failures, undecided = [], []
     for name, partial in result.partials.items():
         if not math.isfinite(partial.value):
             failures.append(f"∂f/∂{name} = {partial.value} where the reference is finite")
@@ -118,17 +123,24 @@ def judge(result: MethodResult, reference: Reference, kinks: list, crossings: li
             continue
         if partial.band is None:
             continue
+        exact = float(reference.values[name])
         trusted = reference.trusted_digits.get(name, reference.digits)
-        slack = abs(float(reference.values[name])) * 10.0 ** -trusted
-        partial.within = partial.abs_error <= partial.band.tolerance + slack
+        tolerance = partial.band.tolerance + abs(exact) * 10.0 ** -trusted
+        partial.within = partial.abs_error <= tolerance
         if not partial.within:
             failures.append(f"∂f/∂{name}: error {partial.abs_error:.2g} exceeds the expected "
                             f"{partial.band.tolerance:.2g} ({partial.band.source})")
+        elif undecidable(tolerance, exact):
+            undecided.append(f"∂f/∂{name}: the expected accuracy {tolerance:.2g} is as large as the value {exact:.2g}")
     if failures:
         caveats = estimate.details.get("caveats", [])
-        result.verdict, result.reason = FAIL, "; ".join(failures + list(crossings) + list(caveats))
+        result.verdict, result.reason = FAIL, "; ".join(failures + list(caveats))
     elif all(p.band is None for p in result.partials.values()):
         result.verdict, result.reason = NOT_JUDGED, "no error band at this point (the derivatives it needs are unknown)"
+    elif undecided:
+        result.verdict = INCONCLUSIVE
+        result.reason = ("the band is too wide to tell a right value from a wrong one (" + "; ".join(undecided) +
+                         "); another step or another method could decide")
     else:
         result.verdict, result.reason = PASS, "within the expected accuracy"
 

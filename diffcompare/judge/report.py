@@ -6,8 +6,10 @@ that compute reports never import a renderer.
 
 from __future__ import annotations
 
-from diffcompare.judge.verdicts import FAIL
-from diffcompare.methods.status import FAILED
+from diffcompare.judge.verdicts import FAIL, PASS
+from diffcompare.methods.status import FAILED, NOT_APPLICABLE
+
+EXIT_PASSED, EXIT_FAILED, EXIT_UNDECIDED = 0, 1, 4    # 2: bad input and 3: an internal error, on the command line
 
 RENDERERS: dict = {}     # a report type's name -> a function giving its renderer module
 
@@ -25,8 +27,28 @@ class Report:
 
     @property
     def exit_status(self) -> int:
-        """0 when every applicable method is within its expected accuracy, 1 otherwise."""
-        return 1 if any(m.verdict in (FAIL, FAILED) for m in self.methods) else 0
+        """1 when a method is outside its expected accuracy (or failed); else 4 when
+        something asked for could not be decided (inconclusive, not judged, timed out, some
+        points or entries skipped, or no method passed); 0 only when every method that
+        applies was judged and passed. A method that does not apply to f (complex step
+        through a non-analytic function, SymPy on code it cannot follow) is listed and
+        does not count.
+
+        >>> from diffcompare import compare
+        >>> compare("x**3", at={"x": 2}, methods="autograd,central", repeat=1).exit_status
+        0
+        >>> compare("abs(x)", at={"x": 0}, methods="autograd,central", repeat=1).exit_status   # a kink
+        4
+        """
+        if not self.methods:            # lecture material (steps, swell) judges no method
+            return EXIT_PASSED
+        verdicts = [m.verdict for m in self.methods]
+        if any(v in (FAIL, FAILED) for v in verdicts):
+            return EXIT_FAILED
+        decided = [m for m in self.methods if m.verdict != NOT_APPLICABLE]
+        if not decided or any(m.verdict != PASS or getattr(m, "incomplete", False) for m in decided):
+            return EXIT_UNDECIDED
+        return EXIT_PASSED
 
     def verdicts(self) -> str:
         """One line for scripts and examples: each method's verdict and its largest

@@ -66,7 +66,7 @@ def render_report(c, format: str, width: int | None, module) -> str:
     raise ValueError(f"unknown format {format!r}; choose from {', '.join(FORMATS)}")
 
 
-VERDICT_STYLE = {"pass": "green", "fail": "bold red", "failed": "bold red", "not judged": "yellow",
+VERDICT_STYLE = {"pass": "green", "fail": "bold red", "failed": "bold red", "not judged": "yellow", "inconclusive": "yellow",
                   "not applicable": "dim", "timed out": "yellow"}
 
 

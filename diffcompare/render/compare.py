@@ -168,9 +168,12 @@ def _summary(c) -> str:
     if failed:
         return f"{len(failed)} method(s) outside the expected accuracy: " + "; ".join(
             f"{m.name}: {m.reason}" for m in failed)
+    undecided = [m.name for m in c.methods if m.verdict == "inconclusive"]
     if not judged:
-        return "no method could be judged at this point (see the notes)"
-    return f"all {len(judged)} judged method(s) within their expected accuracy"
+        return ("no method could be judged at this point (see the notes)" if not undecided else
+                f"no method passed: {', '.join(undecided)} inconclusive (band too wide to decide)")
+    return (f"all {len(judged)} judged method(s) within their expected accuracy" +
+            (f"; {', '.join(undecided)} inconclusive (band too wide to decide)" if undecided else ""))
 
 
 def _formula_lines(c):

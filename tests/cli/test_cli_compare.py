@@ -52,11 +52,12 @@ def test_a_wrong_method_exits_1(tmp_path):
     assert "exceeds the expected" in result.stdout
 
 
-def test_kink_and_domain_error_explained_exit_0(tmp_path):
+def test_kink_and_domain_error_explained_exit_4(tmp_path):
+    # explained, nothing crashed, nothing failed, and nothing could be judged: status 4, not 0
     result = run("compare", "abs(x)", "--at", "x=0", "--repeat", "1", cwd=tmp_path)
-    assert result.returncode == 0 and "kink" in result.stdout and "one-sided" in result.stdout
+    assert result.returncode == 4 and "kink" in result.stdout and "one-sided" in result.stdout
     result = run("compare", "log(x)", "--at", "x=-1", "--repeat", "1", "--format", "json", cwd=tmp_path)
-    assert result.returncode == 0
+    assert result.returncode == 4
     data = json.loads(result.stdout)
     assert data["reference"]["values"]["x"] is None and "not real" in data["reference"]["undefined"]["x"]
     assert data["value"] == "nan"

@@ -25,12 +25,16 @@ SUITES = Path("tests", "golden", "suites")
 EXAMPLES = Path("examples")
 EXPECTED = HERE / "expected.json"
 
-# Commands recorded again after the restructuring, on purpose, and why (the rest were
-# recorded on the revision before it and are unchanged):
+# The corpus's history. It was recorded on the revision before the package was restructured,
+# and the restructuring left every output unchanged but audit-02's, on purpose (the first
+# entry below). Later changes meant to alter what the tool says record it again and say why.
 RERECORDED = {
     "audit-02": "the audit's kink search reads the function table, so the kinks of sqrt, acosh, asin and cbrt "
                 "are searched too (before: only abs, relu, max, min and clamp): three points gain a 'kink of' "
                 "origin and cbrt's kink inside the domain, at x = 0.3, is found and visited",
+    "*": "the judge: a band as large as the value is inconclusive, never a pass; a stencil across a point where "
+         "f is not smooth is not judged, whatever its value; exit status 4 when nothing failed but something "
+         "could not be decided (56 passes became inconclusive, 13 passes and 10 fails not judged)",
 }
 
 # Keys of measured time, dropped before comparing: the median and spread of repeated runs

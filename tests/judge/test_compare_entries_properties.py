@@ -139,4 +139,4 @@ def test_any_vector_function_at_hostile_points_reports_without_crashing(outputs,
         return
     for format in ("text", "json", "markdown", "latex"):
         assert s.render(format)
-    assert s.exit_status in (0, 1)
+    assert s.exit_status in (0, 1, 4)
