@@ -1,0 +1,80 @@
+"""A verdict is a promise: no method is called a pass beside a value that is wrong by more
+than half the gradient, whatever the point. The exact derivatives here come from mpmath's
+own differentiation of the function written out in this file (nothing of the tool's)."""
+
+import math
+
+import mpmath
+import pytest
+
+import diffcompare
+
+# (expression, point, the same function for mpmath) at points where finite differences go
+# wrong: a pole inside the stencil, an argument so large that h is below sin's period's
+# resolution, a band that overflows
+HOSTILE = [
+    ("1/x", {"x": 1e-8}, lambda x: 1 / x),
+    ("100/y", {"y": 3.1451138893531055e-37}, lambda y: 100 / y),
+    ("sin(x)", {"x": 1e22}, mpmath.sin),
+    ("log(x)", {"x": 1e-300}, mpmath.log),
+    ("tan(x)", {"x": 1.5707963267948966}, mpmath.tan),
+    ("sqrt(x)", {"x": 5e-324}, mpmath.sqrt),
+    ("x**3 - 1/x", {"x": -2e-9}, lambda x: x ** 3 - 1 / x),
+]
+
+
+def exact_derivative(f, x):
+    """mpmath's differentiation at 100 digits, its step below 1e-25 and below |x| * 1e-25
+    (inside the domain of log and sqrt at their tiniest arguments)."""
+    with mpmath.workdps(100):
+        x = mpmath.mpf(x)
+        return mpmath.diff(f, x, h=min(abs(x), 1) * mpmath.mpf(10) ** -25 if x else None)
+
+
+@pytest.mark.parametrize("text, at, f", HOSTILE, ids=[h[0] for h in HOSTILE])
+def test_no_pass_beside_a_value_off_by_half_the_gradient(text, at, f):
+    (name, x), = at.items()
+    exact = float(exact_derivative(f, x))
+    c = diffcompare.compare(text, at=at, repeat=1)
+    for m in c.methods:
+        value = (m.estimate.values or {}).get(name)
+        if value is None or not math.isfinite(exact):
+            continue
+        wrong = not math.isfinite(value) or abs(value - exact) > 0.5 * abs(exact)
+        if wrong:
+            assert m.verdict != "pass", (m.name, value, exact, m.reason)
+    if any(m.verdict not in ("pass", "fail", "not applicable") for m in c.methods):
+        assert c.exit_status in (1, 4)          # never "all good" when something was not decided
+
+
+def test_a_stencil_across_the_pole_is_not_judged_and_says_why():
+    c = diffcompare.compare("1/x", at={"x": 1e-8}, methods="central,five-point,autograd", repeat=1)
+    for name in ("central", "five-point"):
+        m = c.method(name)
+        assert m.verdict == "not judged" and "stencil" in m.reason and "not smooth" in m.reason
+    assert c.method("autograd").verdict == "pass"
+    assert c.exit_status == 4
+
+
+def test_a_band_as_large_as_the_value_is_inconclusive_not_a_pass():
+    # at x = 1e22 the steps of finite differences are far below what binary64 resolves
+    # there (ulp(1e22) = 2^21): differences of f are rounding, their band is huge
+    c = diffcompare.compare("sin(x)", at={"x": 1e22}, methods="autograd,forward,central", repeat=1)
+    exact = float(exact_derivative(mpmath.sin, 1e22))
+    assert abs(c.method("autograd").estimate.values["x"] - exact) < 1e-15
+    for name in ("forward", "central"):
+        m = c.method(name)
+        assert m.verdict in ("inconclusive", "fail", "not judged"), (name, m.verdict, m.reason)
+        if m.verdict == "inconclusive":
+            assert "as large as the value" in m.reason
+    assert c.exit_status in (1, 4)
+
+
+def test_exit_status_zero_only_when_every_method_passed():
+    assert diffcompare.compare("x**3", at={"x": 2}, methods="autograd,central", repeat=1).exit_status == 0
+    # complex step does not apply to abs: listed, not counted
+    c = diffcompare.compare("abs(x) * y", at={"x": 1.5, "y": 2}, methods="autograd,complex-step", repeat=1)
+    assert c.method("complex-step").verdict == "not applicable" and c.exit_status == 0
+    # ... but when nothing applies, nothing was checked
+    c = diffcompare.compare("abs(x) * y", at={"x": 1.5, "y": 2}, methods="complex-step", repeat=1)
+    assert c.exit_status == 4
