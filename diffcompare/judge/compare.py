@@ -157,13 +157,18 @@ def _bands(problem, derivative, reference, estimates, value, timeout):
     magnitudes = derivative_magnitudes(problem, timeout=timeout) if wants_fd else {}
     paths = path_bound(problem) or {}
 
+    # f as binary64 evaluates it, operation by operation: SymPy's simplified f may have
+    # cancelled terms whose rounding the differences of f still carry
+    written = problem.sympy_as_written() if derivative.expression is not None else None
+    f_expr = written[0] if written and len(written) == 1 else derivative.expression
+
     def f_rounding(name, scheme, h, largest):
         """The rounding of f at the stencil's points (where f's terms may cancel)."""
         worst = None
-        if derivative.expression is not None:
+        if f_expr is not None:
             symbol = derivative.symbols[problem.variables.index(name)]
             for offset, _ in STENCILS[scheme]:
-                bound = rounding_bound(derivative.expression, {**point, symbol: problem.point[name] + offset * h})
+                bound = rounding_bound(f_expr, {**point, symbol: problem.point[name] + offset * h})
                 if bound is None:
                     worst = None
                     break

@@ -283,6 +283,11 @@ class _Bands:
         self.f_error = 2 * UNIT_ROUNDOFF * self.f if walks is None else np.fmax(walks, 2 * UNIT_ROUNDOFF * self.f)
 
     def _f_outputs(self):
+        """f's outputs as binary64 evaluates them (nothing simplified away), for the rounding
+        walks; SymPy's simplified outputs where f cannot be built that way."""
+        written = self.problem.sympy_as_written()
+        if written is not None:
+            return written
         try:
             return self.problem.sympy_outputs()[0]
         except Exception:

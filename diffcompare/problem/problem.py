@@ -46,6 +46,7 @@ class Problem:
     point: dict
     label: str
     _sympy: tuple | None = field(default=None, repr=False)
+    _written: list | None = field(default=None, repr=False)
 
     @property
     def is_text(self):
@@ -102,6 +103,27 @@ class Problem:
     def world_function(self, world):
         names = self.variables
         return lambda *args: self.evaluate(world, dict(zip(names, args)))
+
+    def sympy_as_written(self) -> list | None:
+        """f's outputs as SymPy expressions built operation by operation, nothing simplified
+        (``(sin(x) + y) - y`` keeps its y): what binary64 evaluation really rounds. In the
+        symbols of :meth:`sympy_outputs`; None where SymPy cannot build f.
+
+        >>> p = make_problem("(sin(x) + y) - y", {"x": 0.5, "y": 1e6})
+        >>> p.sympy_outputs()[0][0], p.sympy_as_written()[0]
+        (sin(x), -y + (y + sin(x)))
+        """
+        if self._written is None:
+            import sympy
+            try:
+                symbols = self.sympy_outputs()[1]
+                with sympy.evaluate(False):
+                    result = self.evaluate(SYMPY, self.split(np.array(symbols, dtype=object)))
+                self._written = [e if isinstance(e, sympy.Basic) else sympy.Float(float(e), 17)
+                                 for e in np.ravel(np.asarray(result, dtype=object))]
+            except Exception:       # SymPy cannot follow f, or builds it only by simplifying
+                self._written = []
+        return self._written or None
 
     def sympy_form(self):
         """(f as a SymPy expression, symbols) or raise SymbolicUnavailable with the reason."""
