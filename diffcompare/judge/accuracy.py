@@ -64,6 +64,17 @@ def rounding_bound(expr, point: dict, dps: int = 30) -> float | None:
         return float(result) if mpmath.isfinite(result) else None
 
 
+def _is_binary64(q) -> bool:
+    """Whether the rational ``q`` is exactly a binary64 number (a power-of-two denominator
+    and at most 53 significant bits)."""
+    p, d = abs(int(q.p)), int(q.q)
+    if d & (d - 1):
+        return False
+    while p and p % 2 == 0:
+        p //= 2
+    return p < 2 ** 53
+
+
 _MPMATH_FORMS = {}      # SymPy function class -> its mpmath form, compiled once
 
 
@@ -77,6 +88,8 @@ def _node_bound(node, value, error, point):
         return v, (mpmath.mpf(0) if abs(v) < 2 ** 53 else u * abs(v))
     if node.is_Float:
         return mpmath.mpf(node._mpf_), mpmath.mpf(0)      # literals are the binary64 values
+    if node.is_Rational and _is_binary64(node):
+        return mpmath.mpf(int(node.p)) / int(node.q), mpmath.mpf(0)   # a literal: the binary64 value itself
     if node.is_Rational or node.is_NumberSymbol or node is sympy.I:
         v = mpmath.mpf(sympy.Float(node, 40)._mpf_) if node is not sympy.I else mpmath.mpc(0, 1)
         return v, u * abs(v)

@@ -23,6 +23,7 @@ diffcompare.language.expression.ExpressionError: unknown function 'sinn' — did
 from __future__ import annotations
 
 import difflib
+import math
 import re
 from dataclasses import dataclass
 from operator import attrgetter as _attrgetter
@@ -174,7 +175,12 @@ def constant(world: str, value: float):
         import sympy
         if value.is_integer() and abs(value) < 2 ** 53:
             return sympy.Integer(int(value))
-        return sympy.Float(value, 17)      # 17 digits print back to the same double
+        if math.isfinite(value):
+            # the exact binary64 value as a rational: SymPy folds nothing into a rounded
+            # float (exp(x - 1.5) stays exp(x - 3/2), not 0.2231301601484*exp(x)); formulas
+            # print it short (language.printing)
+            return sympy.Rational(*value.as_integer_ratio())
+        return sympy.Float(value)
     if world == MPMATH:
         import mpmath
         return mpmath.mpf(value)

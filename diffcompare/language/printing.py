@@ -19,14 +19,29 @@ LATEX_MAX_OPS = 3000
 
 
 def display_form(expr):
-    """The expression with literal floats shown short (0.1, not 0.10000000000000001)."""
-    floats = expr.atoms(sp.Float)
+    """The expression with literal floats shown short (0.1, not 0.10000000000000001, nor
+    the exact rational 3602879701896397/36028797018963968 of the binary64 0.1)."""
+    floats = {f: _short_float(f) for f in expr.atoms(sp.Float)}
+    floats.update({q: _short_float(sp.Float(q, 17)) for q in expr.atoms(sp.Rational) if is_binary64_literal(q)})
     if not floats:
         return expr
     try:
-        return expr.xreplace({f: _short_float(f) for f in floats})
+        return expr.xreplace(floats)
     except (TypeError, ValueError):     # rebuilding re-evaluates (Min of a nan): show it as it is
         return expr
+
+
+def is_binary64_literal(q) -> bool:
+    """Whether the SymPy rational ``q`` is a binary64 number that is not a small fraction:
+    a power-of-two denominator above 1024 (0.1 as 3602879701896397/2**55; 3/2 and 1/4 stay).
+
+    >>> import sympy
+    >>> is_binary64_literal(sympy.Rational(*(0.1).as_integer_ratio())), is_binary64_literal(sympy.Rational(3, 2))
+    (True, False)
+    """
+    q = sp.Rational(q)
+    d = int(q.q)
+    return d > 1024 and d & (d - 1) == 0
 
 
 def _short_float(f):

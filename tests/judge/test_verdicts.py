@@ -89,3 +89,14 @@ def test_differences_are_priced_on_f_as_evaluated_not_as_simplified():
         if abs(x_value - math.cos(0.5)) < 1e-3:          # right to the accuracy differences reach here
             assert m.verdict != "fail", (m.name, x_value, m.reason)
     assert c.exit_status in (0, 4)
+
+
+def test_the_reference_keeps_binary64_literals_exact():
+    # SymPy used to fold exp(x - 1.5) into 0.22313016014843*exp(x), a rounded constant that
+    # the cancellation at x ≈ 1.5 amplified in every working precision alike
+    x = 1.5000019073486328
+    c = diffcompare.compare("(exp(x - 1.5) - 1)/(x - 1.5)", at={"x": x}, methods="autograd", repeat=1)
+    f = lambda t: (mpmath.exp(t - mpmath.mpf(1.5)) - 1) / (t - mpmath.mpf(1.5))   # noqa: E731
+    exact = exact_derivative(f, x)
+    with mpmath.workdps(40):
+        assert abs(c.reference.values["x"] - exact) < abs(exact) * mpmath.mpf(10) ** -25
