@@ -25,6 +25,8 @@ from dataclasses import dataclass
 
 import mpmath
 
+from diffcompare.autograd import ops
+
 from diffcompare.language.expression import CONST, VAR
 from diffcompare.language.worlds import MPMATH
 from diffcompare.methods.budget import TimedOut, time_limit
@@ -164,8 +166,8 @@ def path_bound(problem, max_nodes: int = 2000, max_perturbed: int = 200, output:
     written as a list [f0, f1, ...] of scalar expressions.
 
     >>> from diffcompare.problem.problem import make_problem
-    >>> b = path_bound(make_problem("(y/y)**3", {"y": 0.006}))   # paths of ±500 that cancel
-    >>> 1000 <= b["y"] / UNIT_ROUNDOFF < 1100
+    >>> b = path_bound(make_problem("(y/y)**3", {"y": 0.006}))   # paths of ±500 that cancel,
+    >>> 2000 <= b["y"] / UNIT_ROUNDOFF < 2100                    # added up where y is a leaf
     True
     """
     if not problem.is_text or len(problem.function.program) > max_nodes or problem.has_arrays:
@@ -181,13 +183,13 @@ def path_bound(problem, max_nodes: int = 2000, max_perturbed: int = 200, output:
         return None
     with mpmath.workdps(40):
         try:
-            gradient, magnitude, calls = _sweep(program, problem, output=output)
-            bound = {name: UNIT_ROUNDOFF * magnitude[name] for name in problem.variables}
+            gradient, magnitude, calls, accumulation = _sweep(program, problem, output=output)
+            bound = {name: UNIT_ROUNDOFF * (magnitude[name] + accumulation[name]) for name in problem.variables}
             if len(calls) <= max_perturbed:
                 delta = mpmath.mpf(10) ** -25
                 for index in calls:
                     try:
-                        moved, _, _ = _sweep(program, problem, index, delta, output)
+                        moved, _, _, _ = _sweep(program, problem, index, delta, output)
                     except (TypeError, ValueError, ZeroDivisionError):
                         continue        # a perturbation that leaves the reals says nothing here
                     for name in problem.variables:
@@ -200,9 +202,14 @@ def path_bound(problem, max_nodes: int = 2000, max_perturbed: int = 200, output:
 
 def _sweep(program, problem, perturbed=None, delta=0, output=None):
     """Forward through the program in mpmath (the value of node ``perturbed`` scaled by
-    1 + delta), then backward: the gradient, the sum of path magnitudes per variable, and
-    the indices of the calls whose value depends on a variable."""
+    1 + delta), then backward: the gradient, the sum of path magnitudes per variable, the
+    indices of the calls whose value depends on a variable, and per variable the rounding
+    (in units of u) of adding up the contributions a node's adjoint receives: recursive
+    summation of n terms errs by at most (n - 1) u times their magnitudes, carried to each
+    variable by the magnitudes of the paths from it to the node."""
     names, parents_of, locals_of, values, stack, calls, varies = [], [], [], [], [], [], []
+    reach = []          # per node: variable -> sum over paths from it of |local derivatives|
+    from_result = {}    # node -> the engine's VJP factor computed from the node's rounded result
     for instruction in program:
         name, parents, locals_, depends = None, (), (), False
         if instruction[0] == VAR:
@@ -223,7 +230,18 @@ def _sweep(program, problem, perturbed=None, delta=0, output=None):
             depends = any(varies[p] for p in parents)
             if depends:
                 calls.append(len(values))
+                factor = _engine_factor_of_result(row)
+                if factor is not None:
+                    from_result[len(values)] = factor
         varies.append(depends)
+        if name is not None:
+            reach.append({name: mpmath.mpf(1)})
+        else:
+            carried = {}
+            for parent, local in zip(parents, locals_):
+                for variable, amount in reach[parent].items():
+                    carried[variable] = carried.get(variable, 0) + abs(local) * amount
+            reach.append(carried)
         if len(values) == perturbed:
             value = value * (1 + delta)
         names.append(name)
@@ -233,22 +251,59 @@ def _sweep(program, problem, perturbed=None, delta=0, output=None):
         stack.append(len(values) - 1)
     adjoint = [mpmath.mpf(0)] * len(values)
     size = [mpmath.mpf(0)] * len(values)
+    received = [0] * len(values)        # how many contributions each node's adjoint adds up
     seed = -1 if output is None else stack[output]
     adjoint[seed] = size[seed] = mpmath.mpf(1)
     gradient = {name: mpmath.mpf(0) for name in problem.variables}
     magnitude = dict(gradient)
+    uses = dict.fromkeys(problem.variables, 0)     # a leaf adds up the gradients of all its uses
+    accumulation = {name: mpmath.mpf(0) for name in problem.variables}
     for index in range(len(values) - 1, -1, -1):
         name = names[index]
         if name is not None:
             gradient[name] += adjoint[index]
             magnitude[name] += size[index]
+            uses[name] += 1
+        elif received[index] > 1:
+            for variable, amount in reach[index].items():
+                accumulation[variable] += (received[index] - 1) * size[index] * amount
+        if index in from_result:
+            # the engine computes this op's local derivative from its result rounded to
+            # binary64 (sigmoid: r(1 - r), which is 0 once r rounds to 1): its error, in u
+            shift = _factor_shift(from_result[index], values[index])
+            for variable, amount in reach[parents_of[index][0]].items():
+                accumulation[variable] += size[index] * shift * amount
         for parent, local in zip(parents_of[index], locals_of[index]):
             adjoint[parent] += adjoint[index] * local
             size[parent] += size[index] * abs(local)
-    return gradient, magnitude, calls
+            received[parent] += 1
+    for name in problem.variables:
+        accumulation[name] += max(uses[name] - 1, 0) * magnitude[name]
+    return gradient, magnitude, calls, accumulation
 
 
 _DERIVATIVES = {}
+
+
+def _engine_factor_of_result(row):
+    """The engine's local derivative of a one-input op as a function of its result, for the
+    ops whose backward reads the saved result (exp, sqrt, tanh, sigmoid, ...); else None."""
+    entry = ops.ELEMENTWISE.get(row.name)
+    if entry is None or row.arity != 1 or entry[1] != (ops.RESULT,):
+        return None
+    vjp = entry[2]
+    return lambda r: vjp(mpmath.mpf(1), r)
+
+
+def _factor_shift(factor, value) -> mpmath.mpf:
+    """How far the factor moves when the result moves by one rounding (in units of u)."""
+    u = mpmath.mpf(UNIT_ROUNDOFF)
+    try:
+        base = factor(value)
+        moved = max(abs(factor(value * (1 + s * u)) - base) for s in (1, -1))
+        return moved / u if mpmath.isfinite(moved) else mpmath.mpf(0)
+    except (TypeError, ValueError, ZeroDivisionError, AttributeError):
+        return mpmath.mpf(0)
 
 
 def _local_derivative(row, args, k):

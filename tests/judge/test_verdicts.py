@@ -100,3 +100,20 @@ def test_the_reference_keeps_binary64_literals_exact():
     exact = exact_derivative(f, x)
     with mpmath.workdps(40):
         assert abs(c.reference.values["x"] - exact) < abs(exact) * mpmath.mpf(10) ** -25
+
+
+def test_adding_up_many_contributions_is_within_the_band():
+    # 35 copies of x*x send 70 contributions to x's gradient: recursive summation errs by
+    # up to (n - 1) u times their size, not u; the right value 2·35·0.7 = 49 must pass
+    c = diffcompare.compare(" + ".join(["x*x"] * 35), at={"x": 0.7}, methods="autograd,symbolic", repeat=1)
+    assert abs(c.method("autograd").estimate.values["x"] - 49) < 1e-12
+    assert c.method("autograd").verdict == "pass" and c.exit_status == 0
+
+
+@pytest.mark.parametrize("text, at", [("x + sigmoid(y)", {"x": 1, "y": 40}), ("expm1(x)", {"x": -40}),
+                                      ("tanh(x)", {"x": 20})])
+def test_pytorchs_saturating_formulas_are_not_called_wrong(text, at):
+    # the engine computes these derivatives from a result that rounds to ±1 (as PyTorch
+    # does) and gets 0 for a true value below 1e-16: right to the rounding of its formula
+    c = diffcompare.compare(text, at=at, methods="autograd", repeat=1)
+    assert c.method("autograd").verdict != "fail", c.method("autograd").reason
