@@ -17,7 +17,7 @@ from diffcompare.auditing.precision import recheck_precision
 from diffcompare.auditing.results import WRONG, CaseResult, PointResult
 from diffcompare.auditing.suite import Case, resolve
 from diffcompare.auditing.summary import summarise
-from diffcompare.auditing.tolerance import tolerance
+from diffcompare.auditing.tolerance import tolerance, with_paths
 from diffcompare.autograd.quiet import quietly
 from diffcompare.judge.reference import entries_reference
 from diffcompare.language.expression import parse
@@ -126,6 +126,12 @@ def _audit_points(result, case, problem, reference_problem, task, flat, origins,
             verdict, reason, gc, errors = classify(
                 task.entry_labels(), autograd[i], fd[i], ref_high, ref_low, special.get(i), autograd_errors.get(i),
                 tol, dtype, f_size[i], problem, point)
+            if verdict == WRONG and not autograd_errors.get(i):
+                widened = with_paths(tol, problem, task, point, dtype)
+                if widened is not None:         # judged again by the rounding its terms allow
+                    verdict, reason, gc, errors = classify(
+                        task.entry_labels(), autograd[i], fd[i], ref_high, ref_low, special.get(i), None,
+                        widened, dtype, f_size[i], problem, point)
             result.points.append(PointResult(origins[i], point, verdict, reason, gc, plain(autograd[i]),
                                              plain(fd[i]), None if ref_high is None else plain(ref_high),
                                              *errors))

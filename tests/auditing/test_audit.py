@@ -376,3 +376,19 @@ def test_torch_engine_without_torch_is_a_clear_error(monkeypatch):
     monkeypatch.setattr(world, "available", lambda: False)
     with pytest.raises(InputError, match="--engine torch needs PyTorch"):
         run_cases(MANY[:1], random=1, engine="torch")
+
+
+def test_exact_zeros_and_saturating_formulas_are_not_called_wrong(tmp_path):
+    # x/x: the exact gradient is 0, the engine's terms 1/x and -x/x² cancel to a rounding
+    # of their size; sigmoid and expm1 far out: the engine's formulas read a result rounded
+    # to 1 or -1 and give 0 for a true value below 1e-16, as PyTorch's do
+    suite = tmp_path / "zeros.toml"
+    suite.write_text('[defaults]\nrandom = 6\n\n'
+                     '[[case]]\nname = "x over x"\nexpression = "x/x"\ndomain = { x = [0.3, 3] }\n\n'
+                     '[[case]]\nname = "expm1"\nexpression = "expm1(x)"\ndomain = { x = [-45, -35] }\n\n'
+                     '[[case]]\nname = "sigmoid"\nexpression = "sigmoid(x)"\ndomain = { x = [35, 45] }\n')
+    report = run_cases(read_suite(str(suite)).cases, seed=3)
+    for case in report.cases:
+        assert case.status == "pass", (case.name, case.verdict)
+        assert case.counts[WRONG] == 0
+    assert report.exit_status == 0
