@@ -19,7 +19,7 @@ from diffcompare.auditing.suite import Case, resolve
 from diffcompare.auditing.summary import summarise
 from diffcompare.auditing.tolerance import tolerance, with_paths
 from diffcompare.autograd.quiet import quietly
-from diffcompare.judge.reference import entries_reference
+from diffcompare.judge.reference import entries_reference, numerical_entries_reference
 from diffcompare.language.expression import parse
 from diffcompare.methods.symbolic import differentiate
 from diffcompare.methods.torch_autograd import output_shape
@@ -114,6 +114,15 @@ def _audit_points(result, case, problem, reference_problem, task, flat, origins,
         derivative = differentiate(reference_problem, settings.get("symbolic_timeout", SYMBOLIC_TIMEOUT), task)
         reference = entries_reference(derivative, flat, REFERENCE_DIGITS, settings.get("symbolic_timeout",
                                                                                        SYMBOLIC_TIMEOUT), len(flat))
+    if not reference.available and task.kind == "gradient" and not problem.has_arrays and not task.output_shape:
+        # SymPy cannot follow f (a branch on the value): mpmath differentiates f itself
+        with clock("reference"):
+            numerical = numerical_entries_reference(reference_problem, flat, REFERENCE_DIGITS,
+                                                    settings.get("symbolic_timeout", SYMBOLIC_TIMEOUT),
+                                                    why=reference.reason.removeprefix("no reference: "))
+        if numerical.available:
+            result.notes.append(numerical.note)
+            reference = numerical
     if not reference.available:
         result.notes.append(reference.reason)
     with clock("classify"):

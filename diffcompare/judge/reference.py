@@ -17,7 +17,7 @@ of f, labelled as such.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
 import mpmath
@@ -258,6 +258,44 @@ def entries_reference(derivative: SymbolicDerivative, flat: np.ndarray, digits: 
                                 seconds=time.perf_counter() - start)
     note = "" if count == len(indices) else f"the reference is computed at {len(indices):,} of the {count:,} points"
     return EntriesReference(digits, indices, high, low, trusted, note=note, seconds=time.perf_counter() - start)
+
+
+def numerical_entries_reference(problem: Problem, flat: np.ndarray, digits: int = 30, timeout: float | None = 10.0,
+                                why: str = "") -> EntriesReference:
+    """The gradient at each row of ``flat`` by mpmath's numerical differentiation of f run
+    on mpmath numbers (the fallback of :func:`exact_reference`, point by point), for f that
+    SymPy cannot follow (a branch on the value); each entry trusted to the digits on which
+    two working precisions agree. Scalar f of scalar variables only."""
+    start = time.perf_counter()
+    count, n = flat.shape
+    empty = np.zeros((0, n))
+    high, low = np.full((count, n), np.nan), np.zeros((count, n))
+    trusted = np.zeros((count, n), dtype=int)
+    undefined = ""
+    try:
+        with time_limit(timeout):
+            for row in range(count):
+                moved = replace(problem, point=dict(zip(problem.variables, map(float, flat[row]))))
+                found = _numerical(moved, digits, why)
+                for k, name in enumerate(problem.variables):
+                    value = found.values.get(name)
+                    if value is None:
+                        undefined = undefined or found.undefined.get(name, "")
+                        continue
+                    with mpmath.workdps(digits + CHECK_DIGITS):
+                        high[row, k] = float(value)
+                        low[row, k] = float(value - mpmath.mpf(high[row, k]))
+                    trusted[row, k] = found.trusted_digits.get(name, digits)
+    except TimedOut as stop:
+        return EntriesReference(digits, np.zeros(0, dtype=int), empty, empty, empty,
+                                reason=f"the numerical reference timed out after {stop.seconds:g} s",
+                                seconds=time.perf_counter() - start)
+    if np.isnan(high).all():
+        return EntriesReference(digits, np.zeros(0, dtype=int), empty, empty, empty,
+                                reason=undefined or "no numerical reference", seconds=time.perf_counter() - start)
+    return EntriesReference(digits, np.arange(count), high, low, trusted,
+                            note=f"reference: mpmath's numerical derivative of f at {digits}+ digits ({why})",
+                            seconds=time.perf_counter() - start)
 
 
 def _mp_entries(function, args, dps, derivative):

@@ -392,3 +392,44 @@ def test_exact_zeros_and_saturating_formulas_are_not_called_wrong(tmp_path):
         assert case.status == "pass", (case.name, case.verdict)
         assert case.counts[WRONG] == 0
     assert report.exit_status == 0
+
+
+BRANCHY = '''
+import math
+
+from diffcompare import autograd as ag
+from diffcompare.functions import erf
+
+
+class OddErf(ag.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return ag.erf(x)
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return g * (2 / math.sqrt(math.pi)) * ag.exp(-x * x) * FACTOR
+
+
+def branchy(x):
+    if isinstance(x, ag.Tensor):
+        return OddErf.apply(x)
+    return erf(x) if x >= 0 else -erf(-x)       # SymPy cannot follow the branch
+'''
+
+
+@pytest.mark.parametrize("factor, status", [("(1 + 1e-6)", "fail"), ("1", "pass")])
+def test_a_function_sympy_cannot_follow_is_judged_against_mpmaths_derivative(tmp_path, factor, status):
+    # the backward is off by 1e-6 relative: far inside gradcheck's tolerance, far outside
+    # the audit's once mpmath differentiates f itself (the right backward passes)
+    module = f"branchy_{status}"                 # one module per case: Python keeps what it imported
+    (tmp_path / f"{module}.py").write_text(BRANCHY.replace("FACTOR", factor))
+    (tmp_path / "suite.toml").write_text(f'[[case]]\nname = "branchy"\nfunction = "{module}:branchy"\n'
+                                         'domain = { x = [-2, 2] }\nrandom = 5\n')
+    case = run_cases(read_suite(str(tmp_path / "suite.toml")).cases, seed=1).cases[0]
+    assert case.status == status, case.verdict
+    assert any("numerical derivative" in note for note in case.notes)
+    if status == "fail":
+        assert case.counts[WRONG] > 0
