@@ -122,6 +122,7 @@ def judge(result: MethodResult, reference: Reference, kinks: list, crossings: li
             partial.within = False
             continue
         if partial.band is None:
+            undecided.append(f"∂f/∂{name}: no expected accuracy here (the derivatives it needs are unknown)")
             continue
         exact = float(reference.values[name])
         trusted = reference.trusted_digits.get(name, reference.digits)
@@ -139,7 +140,7 @@ def judge(result: MethodResult, reference: Reference, kinks: list, crossings: li
         result.verdict, result.reason = NOT_JUDGED, "no error band at this point (the derivatives it needs are unknown)"
     elif undecided:
         result.verdict = INCONCLUSIVE
-        result.reason = ("the band is too wide to tell a right value from a wrong one (" + "; ".join(undecided) +
+        result.reason = ("a right value and a wrong one cannot be told apart here (" + "; ".join(undecided) +
                          "); another step or another method could decide")
     else:
         result.verdict, result.reason = PASS, "within the expected accuracy"

@@ -23,6 +23,17 @@ HOSTILE = [
 ]
 
 
+def test_a_partial_without_a_band_makes_no_pass():
+    # at x = 1e-300 the forward difference of log(tanh(x)) has no error band (its Taylor
+    # terms are unknown there); ∂f/∂y has one. The method was a pass on y alone, beside a
+    # value for x of 3.5e10 where the truth is 1e300
+    c = diffcompare.compare("log(tanh(x)) + y", at={"x": 1e-300, "y": 1.0}, methods="autograd,forward", repeat=1)
+    forward = c.method("forward")
+    exact = float(exact_derivative(lambda x: mpmath.log(mpmath.tanh(x)), 1e-300))
+    assert abs(forward.estimate.values["x"] - exact) > exact / 2
+    assert forward.verdict != "pass" and c.exit_status in (1, 4)
+
+
 def exact_derivative(f, x):
     """mpmath's differentiation at 100 digits, its step below 1e-25 and below |x| * 1e-25
     (inside the domain of log and sqrt at their tiniest arguments)."""
