@@ -22,6 +22,7 @@ import richardson_accuracy
 import rosenbrock_gradient
 import rosenbrock_methods
 import startup_layout
+import verdict_quality
 import unused_features_cost
 from common import RESULTS, load_torch
 
@@ -44,7 +45,7 @@ def main():
                 deep_chain_memory.main(["--ops", "100000" if args.quick else "1000000"]),
                 unused_features_cost.main(), compare_wall_time.main([]), richardson_accuracy.main(),
                 rosenbrock_methods.main([]), many_points_gradient.main([]), audit_scaling.main([]),
-                startup_layout.main(["--before", args.before] if args.before else [])]
+                verdict_quality.main([]), startup_layout.main(["--before", args.before] if args.before else [])]
     RESULTS.write_text(header + "\n".join(sections))
     print(f"written to {RESULTS}")
 
