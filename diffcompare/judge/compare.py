@@ -108,7 +108,9 @@ def _gradient(problem, methods, digits, repeat, step, symbolic_timeout) -> Compa
     if reference.source != "sympy":
         notes.append(Note("reference", f"reference: {reference.label}{why_not_symbolic}"))
     for name, trusted in reference.trusted_digits.items():
-        if trusted < 17:
+        if name in reference.uncertain:
+            notes.append(Note("reference", f"the reference for ∂f/∂{name} is uncertain: {reference.uncertain[name]}"))
+        elif trusted < 17:
             notes.append(Note("reference", f"the reference for ∂f/∂{name} is trusted to {trusted} digits only"))
 
     estimates = []

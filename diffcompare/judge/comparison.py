@@ -110,6 +110,11 @@ def judge(result: MethodResult, reference: Reference, kinks: list, crossings: li
         result.reason = "the stencil crosses a point where f is not smooth, so its value cannot be trusted: " + \
             "; ".join(crossings)
         return
+    uncertain = [n for n in result.partials if n in reference.uncertain]
+    if uncertain:
+        result.verdict = NOT_JUDGED
+        result.reason = f"reference uncertain for ∂f/∂{uncertain[0]}: {reference.uncertain[uncertain[0]]}"
+        return
     missing = [n for n in result.partials if reference.values.get(n) is None]
     if missing:
         result.verdict = NOT_JUDGED

@@ -41,6 +41,7 @@ class Reference:
     trusted_digits: dict = field(default_factory=dict)
     note: str = ""
     seconds: float = 0.0
+    uncertain: dict = field(default_factory=dict)    # variable -> how two routes to it disagree
 
     @property
     def label(self):
@@ -79,6 +80,7 @@ def exact_reference(problem: Problem, derivative: SymbolicDerivative, digits: in
         with time_limit(timeout):
             if derivative.partials is not None:
                 reference = _from_sympy(problem, derivative, digits)
+                _cross_check(problem, reference, digits)
             else:
                 reference = _numerical(problem, digits, derivative.reason or derivative.status)
     except TimedOut as stop:
@@ -87,6 +89,44 @@ def exact_reference(problem: Problem, derivative: SymbolicDerivative, digits: in
                               {name: f"the reference timed out after {stop.seconds:g} s" for name in problem.variables})
     reference.seconds = time.perf_counter() - start
     return reference
+
+
+CROSS_CHECK_DIGITS = 12     # the second route must be this sure of itself to contradict the first
+CROSS_CHECK_RTOL = 1e-6
+
+
+def _cross_check(problem, reference, digits):
+    """SymPy's value checked by a second, independent route: mpmath's numerical
+    differentiation of f itself, run on mpmath numbers (log1p there is mpmath's, where
+    SymPy's log(1 + y) at y = -1e-300 rounds to log(1) = 0 at any working precision).
+    Where that route is sure of itself (two precisions agree to 12 digits) and the two
+    disagree beyond 1e-6 relative, the reference is uncertain: trusted to no digit, and
+    the disagreement is said."""
+    try:
+        check = _numerical(problem, digits, "a check of SymPy's value")
+    except TimedOut:
+        return                      # the budget is spent: the check is skipped, not the reference
+    except Exception:
+        return
+    f = problem.world_function(MPMATH)
+    with mpmath.workdps(digits + CHECK_DIGITS):
+        try:
+            size = abs(f(*[mpmath.mpf(v) for v in problem.point.values()]))
+        except Exception:
+            return
+    for name in problem.variables:
+        a, b = reference.values.get(name), check.values.get(name)
+        trusted = check.trusted_digits.get(name, 0)
+        if a is None or b is None or trusted < CROSS_CHECK_DIGITS:
+            continue
+        with mpmath.workdps(digits + CHECK_DIGITS):
+            # what the numerical route cannot resolve: its digits of f's change along the variable
+            x = abs(mpmath.mpf(problem.point[name]))
+            noise = mpmath.mpf(10) ** -(trusted - 2) * (size / x if x else size)
+            if abs(a - b) > CROSS_CHECK_RTOL * abs(b) + noise:
+                reference.trusted_digits[name] = 0
+                reference.uncertain[name] = (f"SymPy's formula gives {mpmath.nstr(a, 8)}, mpmath's differentiation "
+                                             f"of f gives {mpmath.nstr(b, 8)}")
 
 
 def _from_sympy(problem, derivative, digits):
@@ -183,7 +223,10 @@ def _numerical(problem, digits, why):
             with mpmath.workdps(dps):
                 at = [mpmath.mpf(v.numerator) / v.denominator for v in point.values()]
                 try:
-                    results.append(mpmath.diff(f, at, orders) if len(names) > 1 else mpmath.diff(f, at[0]))
+                    # a step relative to the variable: mpmath's default step is absolute, and
+                    # at x = 1e-200 the differences of x**2 would vanish below it
+                    h = abs(at[i]) * mpmath.mpf(10) ** -(dps // 2) if at[i] else None
+                    results.append(mpmath.diff(f, at, orders, h=h) if len(names) > 1 else mpmath.diff(f, at[0], h=h))
                 except Exception as error:
                     results.append(error)
         first, check = results

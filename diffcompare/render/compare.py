@@ -88,6 +88,7 @@ def as_dict(c) -> dict:
             "digits": ref.digits,
             "values": {n: ref.text(n) for n in problem.variables},
             "trusted_digits": dict(ref.trusted_digits),
+            "uncertain": dict(ref.uncertain),
             "undefined": dict(ref.undefined),
             "seconds": ref.seconds,
         },

@@ -128,3 +128,18 @@ def test_pytorchs_saturating_formulas_are_not_called_wrong(text, at):
     # does) and gets 0 for a true value below 1e-16: right to the rounding of its formula
     c = diffcompare.compare(text, at=at, methods="autograd", repeat=1)
     assert c.method("autograd").verdict != "fail", c.method("autograd").reason
+
+
+def test_a_reference_the_second_route_contradicts_is_uncertain_not_trusted():
+    # SymPy writes log1p(y) as log(1 + y): at y = -1e-300, 1 + y is 1 at any working
+    # precision and its ∂f/∂x = -log1p(y)/x² comes out 0, though it is 1e-300. mpmath's
+    # differentiation of f itself (mpmath's log1p) says so: the reference is uncertain,
+    # and no method is failed (or passed) against it
+    c = diffcompare.compare("log1p(y) / x", at={"y": -1e-300, "x": 1.0}, methods="autograd,central", repeat=1)
+    exact = float(exact_derivative(lambda x: mpmath.log1p(mpmath.mpf(-1e-300)) / x, 1.0))
+    assert exact == pytest.approx(1e-300, rel=1e-12)
+    assert "x" in c.reference.uncertain and "1.0e-300" in c.reference.uncertain["x"]
+    assert all(m.verdict == "not judged" and "uncertain" in m.reason for m in c.methods)
+    assert c.exit_status == 4
+    # a reference both routes agree on stays trusted, even at 1e-200
+    assert diffcompare.compare("x**2", at={"x": 1e-200}, methods="autograd", repeat=1).reference.uncertain == {}
