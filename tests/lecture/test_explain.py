@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import diffcompare
+from custom_ops import Cube, WrongCube
 from diffcompare import autograd as ag
 from diffcompare.functions import exp, sigmoid, sin
 from diffcompare.problem.errors import InputError
@@ -64,25 +65,6 @@ def test_kinks_are_marked_not_failed():
     e = diffcompare.explain("abs(x) + relu(y)", at={"x": 0.0, "y": 0.0}, check=True)
     kinks = [s.name for s in e.steps if s.check == "kink"]
     assert sorted(kinks) == ["AbsBackward0", "ReluBackward0"] and e.exit_status == 0
-
-
-class WrongCube(ag.Function):
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return x ** 3
-
-    @staticmethod
-    def backward(ctx, grad):
-        (x,) = ctx.saved_tensors
-        return grad * 2 * x ** 2            # should be 3 x^2
-
-
-class Cube(WrongCube):
-    @staticmethod
-    def backward(ctx, grad):
-        (x,) = ctx.saved_tensors
-        return grad * 3 * x ** 2
 
 
 class WrongForNegatives(ag.Function):
