@@ -349,8 +349,10 @@ def fd_band(scheme: str, h: float, magnitudes: dict, f_error: float, largest_f: 
         if exact is None or any(k not in magnitudes for k in (3, 5, 7, 9)):
             return None
         truncation = sum(h ** (k - 1) / math.factorial(k) * magnitudes[k] for k in (3, 5, 7, 9))
-        return Band(exact.tolerance + SAFETY * truncation,
-                    f"as the exact methods, plus truncation {truncation:.2g}")
+        # f_error: the rounding of f's complex evaluation carried to Im f / h (NumPy's complex
+        # power and functions are not correctly rounded: (0.5+0j)**100 is not exact)
+        return Band(exact.tolerance + SAFETY * (truncation + f_error),
+                    f"as the exact methods, plus truncation {truncation:.2g} and complex rounding {f_error:.2g}")
     stencil = STENCILS[scheme]
     if 2 not in magnitudes:
         return None

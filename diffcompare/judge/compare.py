@@ -176,6 +176,10 @@ def _bands(problem, derivative, reference, estimates, value, timeout):
                     break
                 worst = max(worst or 0.0, bound)
         return worst if worst is not None else 8 * 2.0 ** -53 * largest
+    relative_rounding = 0.0             # of f's evaluation at the point, relative to |f|
+    if f_expr is not None and value and math.isfinite(value):
+        bound = rounding_bound(f_expr, point)
+        relative_rounding = bound / abs(value) if bound is not None and math.isfinite(bound) else 0.0
     for i, name in enumerate(problem.variables):
         ref = reference.values.get(name)
         if ref is None:
@@ -192,7 +196,10 @@ def _bands(problem, derivative, reference, estimates, value, timeout):
             else:
                 h = estimate.details["steps"][name]
                 largest = estimate.details.get("largest_f", {}).get(name, abs(value))
-                f_error = f_rounding(name, estimate.method, h, largest) if estimate.method in STENCILS else 0.0
+                if estimate.method in STENCILS:
+                    f_error = f_rounding(name, estimate.method, h, largest)
+                else:                       # complex step: f's relative rounding, carried to ∂f
+                    f_error = relative_rounding * abs(float(ref))
                 band = fd_band(estimate.method, h, m, f_error, largest, exact)
                 if band is not None:
                     bands[(estimate.method, name)] = band

@@ -44,7 +44,8 @@ RERECORDED = {
             "engine's formulas that read a rounded result: sigmoid at 40, expm1 at -40 and x + sigmoid(y) at "
             "y = 40 no longer fail autograd (inconclusive: the band is as large as the value)",
     "judge": "a partial without a band, a band compared with the exact magnitude, the reference checked by mpmath's "
-             "differentiation of f (JSON: reference.uncertain); no verdict in the corpus changed",
+             "differentiation of f (JSON: reference.uncertain), complex step's band with f's complex rounding; "
+             "no verdict in the corpus changed",
     "audit": "a point where autograd misses the audit's tolerance is judged again with the rounding of its terms "
              "along f's chain-rule paths (expressions, gradients); the tolerance's source says so",
 }

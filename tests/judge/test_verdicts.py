@@ -143,3 +143,13 @@ def test_a_reference_the_second_route_contradicts_is_uncertain_not_trusted():
     assert c.exit_status == 4
     # a reference both routes agree on stays trusted, even at 1e-200
     assert diffcompare.compare("x**2", at={"x": 1e-200}, methods="autograd", repeat=1).reference.uncertain == {}
+
+
+def test_the_complex_step_band_includes_numpys_complex_rounding():
+    # (0.5 + ih)**100 by NumPy's complex power is not exact: Im/h is off by about 8 ulp of
+    # the derivative 100 · 0.5**99, more than the exact methods' band alone allows
+    c = diffcompare.compare("x**100", at={"x": 0.5}, methods="complex-step", repeat=1)
+    step = c.method("complex-step")
+    exact = 100 * 0.5 ** 99
+    assert 2 * 2.0 ** -52 * exact < abs(step.estimate.values["x"] - exact) < 16 * 2.0 ** -52 * exact
+    assert step.verdict == "pass" and "complex rounding" in step.partials["x"].band.source
