@@ -24,6 +24,7 @@ ROOT = HERE.parents[1]                  # commands run from the checkout's root,
 SUITES = Path("tests", "golden", "suites")
 EXAMPLES = Path("examples")
 EXPECTED = HERE / "expected.json"
+MACHINE = HERE / "machine.json"         # the fingerprint of the machine the corpus was recorded on
 
 # The corpus's history. It was recorded on the revision before the package was restructured,
 # and the restructuring left every output unchanged but audit-02's, on purpose (the first
@@ -48,6 +49,9 @@ RERECORDED = {
              "no verdict in the corpus changed",
     "audit": "a point where autograd misses the audit's tolerance is judged again with the rounding of its terms "
              "along f's chain-rule paths (expressions, gradients); the tolerance's source says so",
+    "machine": "recorded on a machine whose sin, exp, ... differ in the last bit (machine.json holds its "
+               "fingerprint); outputs are compared in full on such a machine, judgements alone elsewhere; "
+               "no judgement changed",
 }
 
 # Keys of measured time, dropped before comparing: the median and spread of repeated runs
@@ -257,3 +261,63 @@ def run(main, argv: list) -> dict:
             else:
                 os.environ[k] = v
     return outcome(code or 0, stdout.getvalue(), stderr.getvalue())
+
+
+# Keys whose values are a report's judgements: what must hold on any machine.
+VERDICT_KEYS = {"verdict", "status", "outcome", "cause", "exit_status"}
+# Commands whose outcome depends on the machine's speed (a time budget of 0.05 s)
+TIMING_DEPENDENT = {"timeout-00", "timeout-01"}
+
+
+def fingerprint() -> str:
+    """A digest of this machine's elementary functions in binary64 and binary32.
+
+    NumPy's sin, exp, log, ... differ in the last bit from one CPU to another (SIMD code
+    paths), and finite differences magnify a last bit into the fourth digit. Outputs are
+    compared in full only on a machine with the recording's fingerprint; elsewhere the
+    judgements alone (see ``judgements``).
+    """
+    import hashlib
+
+    import numpy as np
+    digest = hashlib.sha256()
+    x = np.linspace(-3.7, 3.7, 97)
+    for dtype in (np.float64, np.float32):
+        v = x.astype(dtype)
+        for f in (np.sin, np.cos, np.tan, np.exp, np.expm1, np.tanh, np.sinh, np.cosh, np.arctan, np.cbrt):
+            digest.update(f(v).tobytes())
+        for f in (np.log, np.log1p, np.sqrt, np.arcsinh):
+            digest.update(f(np.abs(v) + dtype(0.1)).tobytes())
+        digest.update(np.power(np.abs(v) + dtype(0.5), dtype(1.37)).tobytes())
+    z = x + 0.3j
+    for f in (np.exp, np.sin, np.log, np.sqrt):
+        digest.update(f(z).tobytes())
+    return digest.hexdigest()[:16]
+
+
+def recorded_here() -> bool:
+    """Whether this machine computes elementary functions as the recording machine did."""
+    return MACHINE.exists() and json.loads(MACHINE.read_text()).get("fingerprint") == fingerprint()
+
+
+def judgements(outcome: dict) -> dict:
+    """What an outcome decided, the same on every machine: the exit status and, for JSON
+    output, every verdict, status and cause in the order the report gives them."""
+    found = []
+
+    def walk(value):
+        if isinstance(value, dict):
+            for key in sorted(value):
+                if key in VERDICT_KEYS and isinstance(value[key], (str, int)):
+                    found.append(f"{key}={value[key]}")
+                walk(value[key])
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+    walk(outcome.get("stdout"))
+    return {"exit": outcome["exit"], "judgements": found}
+
+
+def symbolic_status(outcome: dict) -> list:
+    """The status and reason of the symbolic method in a compare report."""
+    return [(m["status"], m["reason"]) for m in outcome["stdout"]["methods"] if m["name"] == "symbolic"]

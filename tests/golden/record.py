@@ -57,6 +57,7 @@ def main():
         print(f"{cid}: exit {expected[cid]['exit']}", file=sys.stderr)
     ordered = {cid: expected[cid] for cid, _ in corpus.COMMANDS if cid in expected}
     corpus.EXPECTED.write_text(json.dumps(ordered, indent=1, ensure_ascii=False, sort_keys=True) + "\n")
+    corpus.MACHINE.write_text(json.dumps({"fingerprint": corpus.fingerprint()}) + "\n")
     print(f"{len(ordered)} commands in {time.perf_counter() - start:.1f} s -> {corpus.EXPECTED}", file=sys.stderr)
 
 
