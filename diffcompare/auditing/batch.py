@@ -132,18 +132,18 @@ def _audit_points(result, case, problem, reference_problem, task, flat, origins,
             point = dict(zip(problem.variables, map(float, row)))
             ref_high = reference.high[i] if reference.available else None
             ref_low = reference.low[i] if reference.available else None
-            verdict, reason, gc, errors = classify(
+            verdict, cause, reason, gc, errors = classify(
                 task.entry_labels(), autograd[i], fd[i], ref_high, ref_low, special.get(i), autograd_errors.get(i),
                 tol, dtype, f_size[i], problem, point)
             if verdict == WRONG and not autograd_errors.get(i):
                 widened = with_paths(tol, problem, task, point, dtype)
                 if widened is not None:         # judged again by the rounding its terms allow
-                    verdict, reason, gc, errors = classify(
+                    verdict, cause, reason, gc, errors = classify(
                         task.entry_labels(), autograd[i], fd[i], ref_high, ref_low, special.get(i), None,
                         widened, dtype, f_size[i], problem, point)
             result.points.append(PointResult(origins[i], point, verdict, reason, gc, plain(autograd[i]),
                                              plain(fd[i]), None if ref_high is None else plain(ref_high),
-                                             *errors))
+                                             *errors, cause=cause))
     with clock("autograd"):
         recheck_precision(result, problem, task, engine, dtype)
     failing = [p for p in result.points if p.verdict == WRONG]

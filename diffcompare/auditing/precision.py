@@ -45,7 +45,7 @@ def recheck_precision(result, problem, task, engine, dtype):
             else:
                 rounding = bool(there >= ROUNDING_RATIO * here)
         if rounding:
-            p.verdict = ROUNDING_LOSS
+            p.verdict, p.cause = ROUNDING_LOSS, "rounding"
             p.reason = (f"{p.reason.split(';')[0]}; in {other} the same rules err {there:.2g} against {here:.2g} "
                         f"here: the error scales with ε, so it is rounding (a cancellation in the formula), "
                         f"not a wrong rule")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from diffcompare.judge.report import Report
+from diffcompare.judge.report import EXIT_FAILED, EXIT_PASSED, EXIT_UNDECIDED, Report
 
 AGREE = "all agree"
 WRONG = "autograd is wrong"
@@ -17,6 +17,12 @@ UNVERIFIED = "autograd and FD agree (no exact reference)"
 DISAGREE = "autograd and FD disagree (no exact reference)"
 VERDICTS = (AGREE, WRONG, FD_UNRELIABLE, NONDIFF, UNDEFINED, ROUNDING_LOSS, UNVERIFIED, DISAGREE)
 FAILING = (WRONG, DISAGREE)
+UNCHECKED = (NONDIFF, UNDEFINED, UNVERIFIED)     # autograd could not be held to the exact reference there
+
+# causes (codes) behind a point's verdict; render/ words them
+WITHIN, OUTSIDE, RAISED = "within", "outside", "raised"     # all agree; autograd outside its tolerance; it raised
+FD_KINK, FD_FLOAT32, FD_CANCELLATION, FD_TRUNCATION = "kink", "float32 rounding", "cancellation", "truncation"
+FD_CAUSES = (FD_KINK, FD_FLOAT32, FD_CANCELLATION, FD_TRUNCATION)
 
 
 @dataclass
@@ -32,6 +38,13 @@ class PointResult:
     reference: list                 # nearest binary64 of the exact entries (None where undefined)
     autograd_error: float | None = None     # largest |autograd - exact| / |exact| over the entries
     fd_error: float | None = None
+    cause: str = ""                 # the cause code behind the verdict (see FD_CAUSES, WITHIN, OUTSIDE, ...)
+
+    @property
+    def asked(self) -> bool:
+        """Whether the user asked for this point (explicit or random), rather than the
+        audit adding it (adversarial points, kinks it searched for)."""
+        return any(part.startswith(("explicit", "random")) for part in self.origin.split("; "))
 
 
 @dataclass
@@ -41,7 +54,7 @@ class CaseResult:
     check: str
     dtype: str
     engine: str
-    status: str                     # "pass", "fail" or "error" (bad input)
+    status: str                     # "pass", "fail", "undecided" (a point asked for not checked) or "error"
     verdict: str
     error: str = ""
     variables: list = field(default_factory=list)
@@ -59,7 +72,8 @@ class CaseResult:
 @dataclass
 class AuditReport(Report):
     """Every case's result; ``exit_status`` 0 when all pass, 1 when a gradient is wrong,
-    2 when a case could not be run (bad input)."""
+    2 when a case could not be run (bad input), 4 when nothing failed but a point asked
+    for could not be checked (a kink, undefined there, no exact reference)."""
     cases: list
     settings: dict = field(default_factory=dict)
     seconds: dict = field(default_factory=dict)
@@ -71,7 +85,11 @@ class AuditReport(Report):
     @property
     def exit_status(self) -> int:
         statuses = {c.status for c in self.cases}
-        return 2 if "error" in statuses else (1 if "fail" in statuses else 0)
+        if "error" in statuses:
+            return 2
+        if "fail" in statuses:
+            return EXIT_FAILED
+        return EXIT_UNDECIDED if "undecided" in statuses else EXIT_PASSED
 
     def case(self, name: str) -> CaseResult:
         for c in self.cases:

@@ -12,6 +12,7 @@ from diffcompare.auditing.results import (
     FD_UNRELIABLE,
     NONDIFF,
     ROUNDING_LOSS,
+    UNCHECKED,
     UNDEFINED,
     UNVERIFIED,
     VERDICTS,
@@ -44,7 +45,9 @@ def summarise(case: CaseResult):
         what = WRONG if any(p.verdict == WRONG for p in failing) else DISAGREE
         case.verdict = f"{what} at {len(failing)} of {total} points; worst at {format_point(worst.point)}: {worst.reason}"
         return
-    case.status = "pass"
+    unchecked = [p for p in points if p.asked and p.verdict in UNCHECKED]
+    checked = [p for p in points if p.verdict not in UNCHECKED]
+    case.status = "undecided" if unchecked or not checked else "pass"
     parts = [f"all agree at {case.counts[AGREE]} of {total} points" if case.counts[AGREE] else
              f"no point where all three could be compared ({total} points)"]
     if case.counts[ROUNDING_LOSS]:
@@ -54,8 +57,7 @@ def summarise(case: CaseResult):
         causes = {}
         for p in points:
             if p.verdict == FD_UNRELIABLE:
-                cause = p.reason.split(" (")[0].split(":")[0]
-                causes[cause] = causes.get(cause, 0) + 1
+                causes[p.cause] = causes.get(p.cause, 0) + 1
         parts.append(f"FD is unreliable at {case.counts[FD_UNRELIABLE]} (" +
                      ", ".join(f"{c} ×{n}" for c, n in causes.items()) + ")")
     if case.counts[NONDIFF]:
@@ -68,4 +70,6 @@ def summarise(case: CaseResult):
     if case.gradcheck["false alarms"]:
         parts.append(f"a plain gradcheck would have raised {case.gradcheck['false alarms']} false alarm"
                      f"{'s' * (case.gradcheck['false alarms'] != 1)}")
+    if unchecked:
+        parts.append(f"{len(unchecked)} of the points asked for could not be checked against the exact reference")
     case.verdict = "; ".join(parts)

@@ -227,7 +227,10 @@ reports (--report FILE, by its extension): .json (report "audit", schema_version
 .md (Markdown), .xml (JUnit: one testcase per case; a wrong gradient is a failure with
 the worst point and every method's values; a case that cannot run is an error).
 
-exit status: 0 every gradient is right; 1 a gradient is wrong; 2 bad input (the
-suite cannot be read, or a case names an unknown function, a module that fails to
-import, ...: each bad case is reported and the others still run).
+exit status: 0 every gradient is right at every point asked for; 1 a gradient is
+wrong; 4 nothing is wrong, but a point asked for (explicit or random) could not be
+checked against the exact reference (a kink, undefined there, no reference: the case is
+"undecided"; the adversarial and kink points the audit adds itself do not count); 2 bad
+input (the suite cannot be read, or a case names an unknown function, a module that
+fails to import, ...: each bad case is reported and the others still run).
 """

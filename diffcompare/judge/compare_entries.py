@@ -28,8 +28,9 @@ from diffcompare.judge.accuracy import (
 )
 from diffcompare.judge.comparison import MAX_DIGITS, Note
 from diffcompare.judge.reference import EntriesReference, entries_reference
-from diffcompare.judge.report import Report
-from diffcompare.judge.verdicts import FAIL, INCONCLUSIVE, NOT_JUDGED, PASS, undecidable
+from diffcompare.judge.report import Report, in_words
+from diffcompare.judge.policy import decide
+from diffcompare.judge.verdicts import DOMAIN, KINK, METHOD_STATUS, NO_BAND, NO_REFERENCE, NOT_JUDGED, Verdict
 from diffcompare.language.expression import parse
 from diffcompare.methods.entries import (
     autograd_entries,
@@ -67,16 +68,32 @@ class MethodSummary:
     rel_error: np.ndarray | None = None
     tolerance: np.ndarray | None = None
     band_source: str = ""
-    verdict: str = NOT_JUDGED
-    reason: str = ""
+    judgement: Verdict = field(default_factory=lambda: Verdict(NOT_JUDGED, NO_REFERENCE))
     worst: dict | None = None               # the entry and point with the largest error
-    outside: int = 0                        # entries outside the band
     symmetry: float | None = None           # Hessians: max |H - Hᵀ| / max |H|
-    incomplete: bool = False                # a pass over the judged entries, some skipped (kinks, unresolved)
 
     @property
     def name(self):
         return self.estimate.method
+
+    @property
+    def verdict(self) -> str:
+        return self.judgement.outcome
+
+    @property
+    def reason(self) -> str:
+        """Why the verdict is what it is, in words (:func:`diffcompare.render.verdicts.reason`)."""
+        return in_words(self.judgement)
+
+    @property
+    def incomplete(self) -> bool:
+        """A pass over the judged entries while some were skipped (kinks, domain errors)."""
+        return self.judgement.incomplete
+
+    @property
+    def outside(self) -> int:
+        """How many entries lie outside their band."""
+        return self.judgement.numbers.get("outside", 0)
 
     def statistic(self, which: str):
         errors = self.rel_error
@@ -192,10 +209,9 @@ def _survey(f, at, kind, vector, points, seed, box, grid, methods, digits, repea
         notes.append(Note("reference", f"{low_trust} reference entries are trusted to fewer than 17 digits"))
 
     special = _special_points(problem, where, reference)
-    for why in sorted(set(special.values()))[:5]:
-        count = sum(1 for w in special.values() if w == why)
-        notes.append(Note("kink" if why.startswith("non-differentiable") else "domain",
-                          f"{why}" + (f" ({count} points)" if len(where) > 1 else "")))
+    for cause, why in sorted(set(special.values()))[:5]:
+        count = sum(1 for w in special.values() if w == (cause, why))
+        notes.append(Note(cause, f"{why}" + (f" ({count} points)" if len(where) > 1 else "")))
     bands = _Bands(problem, task, where, reference, derivative)
     summaries = []
     for estimate in estimates:
@@ -429,7 +445,7 @@ class _Bands:
 
 
 def _special_points(problem, where: Points, reference: EntriesReference) -> dict:
-    """Reference rows at which f meets a kink or leaves its domain: row -> why."""
+    """Reference rows at which f meets a kink or leaves its domain: row -> (cause, why)."""
     found = {}
     rows = reference.indices if reference.available else np.arange(min(len(where), MAX_REFERENCE_POINTS))
     for r, index in enumerate(rows):
@@ -438,67 +454,39 @@ def _special_points(problem, where: Points, reference: EntriesReference) -> dict
         if events:
             event = events[0]
             if event.kind == "kink":
-                found[r] = f"non-differentiable point: {event.function}: {event.text}"
+                found[r] = (KINK, f"non-differentiable point: {event.function}: {event.text}")
             else:
-                found[r] = event.text
+                found[r] = (DOMAIN, event.text)
     return found
 
 
 def _judge(summary: MethodSummary, reference: EntriesReference, special: dict, count: int, labels: list):
+    """The verdict by the one policy (:func:`~diffcompare.judge.policy.decide`), after what
+    keeps a method from being judged at all."""
     estimate = summary.estimate
     every_point_special = special and len(special) == (reference.indices.size or min(count, MAX_REFERENCE_POINTS))
     if every_point_special and estimate.status in (OK, FAILED):
-        summary.verdict, summary.reason = NOT_JUDGED, next(iter(special.values()))
+        cause, why = next(iter(special.values()))
+        summary.judgement = Verdict(NOT_JUDGED, cause, detail=why)
         return
     if estimate.status != OK:
-        summary.verdict, summary.reason = estimate.status, estimate.reason
+        summary.judgement = Verdict(estimate.status, METHOD_STATUS, detail=estimate.reason)
         return
     if not reference.available:
-        summary.verdict, summary.reason = NOT_JUDGED, reference.reason or "no reference"
+        summary.judgement = Verdict(NOT_JUDGED, NO_REFERENCE, detail=reference.reason or "")
         return
     if summary.tolerance is None:
-        summary.verdict, summary.reason = NOT_JUDGED, "no error band for this method here"
+        summary.judgement = Verdict(NOT_JUDGED, NO_BAND)
         return
     judged = np.isfinite(reference.high)
     for row in special:
         judged[row] = False
-    unresolved = judged & np.isnan(summary.tolerance)
-    judged &= ~unresolved
-    if not judged.any():
-        why = next(iter(special.values()), "the reference is undefined at every entry")
-        summary.verdict, summary.reason = NOT_JUDGED, why
-        return
     slack = np.abs(np.nan_to_num(reference.high)) * 10.0 ** -reference.trusted.astype(float)
-    with np.errstate(invalid="ignore"):
-        outside = judged & ~(summary.abs_error <= summary.tolerance + slack)
-    summary.outside = int(outside.sum())
-    if summary.outside:
-        ratio = np.where(outside, summary.abs_error / np.maximum(summary.tolerance, 1e-300), -1.0)
-        row, entry = np.unravel_index(int(np.argmax(np.nan_to_num(ratio, nan=np.inf))), ratio.shape)
-        where_text = f" at point {reference.indices[row]}" if count > 1 else ""
-        summary.verdict = FAIL
-        if unresolved.any():
-            summary.band_source += f"; {int(unresolved.sum())} entries not judged: the step does not resolve f there"
-        summary.reason = (f"{summary.outside} of {int(judged.sum())} entries outside the expected accuracy; worst "
-                          f"entry {labels[entry]}{where_text}: error {summary.abs_error[row, entry]:.2g} > expected "
-                          f"{summary.tolerance[row, entry]:.2g} ({summary.band_source})")
-        return
-    undecided = judged & undecidable(summary.tolerance + slack, np.nan_to_num(reference.high))
-    if undecided.any():
-        ratio = np.where(undecided, (summary.tolerance + slack) / np.maximum(np.abs(np.nan_to_num(reference.high)),
-                                                                            1e-300), -1.0)
-        row, entry = np.unravel_index(int(np.argmax(np.nan_to_num(ratio, nan=np.inf, posinf=np.inf))), ratio.shape)
-        where_text = f" at point {reference.indices[row]}" if count > 1 else ""
-        summary.verdict = INCONCLUSIVE
-        summary.reason = (f"{int(undecided.sum())} of {int(judged.sum())} entries have an expected accuracy as large "
-                          f"as their value, too wide to tell a right value from a wrong one; e.g. entry "
-                          f"{labels[entry]}{where_text}: expected {summary.tolerance[row, entry]:.2g} around "
-                          f"{float(reference.high[row, entry]):.2g} ({summary.band_source})")
-        return
-    summary.verdict = PASS
-    skipped = [f"{len(special)} special points" if special else "",
-               f"{int(unresolved.sum())} entries where the step does not resolve f (h, h/2, h/4 do not converge)"
-               if unresolved.any() else ""]
-    skipped = "; ".join(s for s in skipped if s)
-    summary.incomplete = bool(skipped)
-    summary.reason = "within the expected accuracy" + (f" (not judged: {skipped})" if skipped else "")
+    values = estimate.values.reshape(estimate.values.shape[0], -1)[reference.indices]
+    verdict = decide(summary.abs_error, summary.tolerance + slack, reference.high, values, labels,
+                     rows=reference.indices if count > 1 else None, judged=judged, source=summary.band_source,
+                     skipped=len(special))
+    if verdict.outcome == NOT_JUDGED and verdict.cause == NO_REFERENCE and special:
+        cause, why = next(iter(special.values()))
+        verdict = Verdict(NOT_JUDGED, cause, verdict.numbers, why)
+    summary.judgement = verdict

@@ -18,8 +18,19 @@ import mpmath
 
 from diffcompare.judge.accuracy import Band
 from diffcompare.judge.reference import Reference
-from diffcompare.judge.report import Report
-from diffcompare.judge.verdicts import FAIL, INCONCLUSIVE, NOT_JUDGED, PASS, undecidable
+from diffcompare.judge.report import Report, in_words
+from diffcompare.judge.policy import decide
+from diffcompare.judge.verdicts import (
+    CROSSING,
+    DOMAIN,
+    FAIL,
+    KINK,
+    METHOD_STATUS,
+    NO_REFERENCE,
+    NOT_JUDGED,
+    REFERENCE_UNCERTAIN,
+    Verdict,
+)
 from diffcompare.methods.estimate import FAILED, OK, Estimate
 
 MAX_DIGITS = 17.0
@@ -58,12 +69,20 @@ class Partial:
 class MethodResult:
     estimate: Estimate
     partials: dict = field(default_factory=dict)
-    verdict: str = NOT_JUDGED
-    reason: str = ""
+    judgement: Verdict = field(default_factory=lambda: Verdict(NOT_JUDGED, NO_REFERENCE))
 
     @property
     def name(self):
         return self.estimate.method
+
+    @property
+    def verdict(self) -> str:
+        return self.judgement.outcome
+
+    @property
+    def reason(self) -> str:
+        """Why the verdict is what it is, in words (:func:`diffcompare.render.verdicts.reason`)."""
+        return in_words(self.judgement)
 
 
 @dataclass
@@ -88,68 +107,57 @@ def measure(value: float, reference: Reference, name: str) -> Partial:
 
 
 def judge(result: MethodResult, reference: Reference, kinks: list, crossings: list = (), domain: list = ()) -> None:
-    """Set the verdict of one method from its partials' bands. ``crossings``: why a
-    finite-difference stencil cannot be trusted (it straddles a kink, a pole or a domain
-    edge): such a method is not judged, whatever its value. ``domain``: how f itself fails
-    in binary64 at the point (log(-1), 1/0, overflow): then no method is judged. A band as
-    large as the value it surrounds decides nothing: the method is inconclusive, never a pass."""
+    """Set the verdict of one method from its partials' bands (:func:`~diffcompare.judge.policy.decide`).
+    ``crossings``: why a finite-difference stencil cannot be trusted (it straddles a kink,
+    a pole or a domain edge): such a method is not judged, whatever its value. ``domain``:
+    how f itself fails in binary64 at the point (log(-1), 1/0, overflow): then no method is
+    judged. A band as large as the value it surrounds decides nothing: the method is
+    inconclusive, never a pass."""
     estimate = result.estimate
     if domain and estimate.status in (OK, FAILED):
-        result.verdict = NOT_JUDGED
-        result.reason = "f is not finite in binary64 at this point: " + "; ".join(domain)
+        result.judgement = Verdict(NOT_JUDGED, DOMAIN, detail="; ".join(domain))
         return
     if estimate.status != OK:
-        result.verdict, result.reason = estimate.status, estimate.reason
+        result.judgement = Verdict(estimate.status, METHOD_STATUS, detail=estimate.reason)
         return
     if kinks:
-        result.verdict = NOT_JUDGED
-        result.reason = "non-differentiable point: each method follows its own convention (see notes)"
+        result.judgement = Verdict(NOT_JUDGED, KINK)
         return
     if crossings:
-        result.verdict = NOT_JUDGED
-        result.reason = "the stencil crosses a point where f is not smooth, so its value cannot be trusted: " + \
-            "; ".join(crossings)
+        result.judgement = Verdict(NOT_JUDGED, CROSSING, detail="; ".join(crossings))
         return
     uncertain = [n for n in result.partials if n in reference.uncertain]
     if uncertain:
-        result.verdict = NOT_JUDGED
-        result.reason = f"reference uncertain for ∂f/∂{uncertain[0]}: {reference.uncertain[uncertain[0]]}"
+        result.judgement = Verdict(NOT_JUDGED, REFERENCE_UNCERTAIN, {"entry": f"∂f/∂{uncertain[0]}"},
+                                   reference.uncertain[uncertain[0]])
         return
     missing = [n for n in result.partials if reference.values.get(n) is None]
     if missing:
-        result.verdict = NOT_JUDGED
-        result.reason = f"∂f/∂{missing[0]}: {reference.undefined.get(missing[0], 'no reference value')}"
+        result.judgement = Verdict(NOT_JUDGED, NO_REFERENCE, {"entry": f"∂f/∂{missing[0]}"},
+                                   reference.undefined.get(missing[0], ""))
         return
-    failures, undecided = [], []
-    for name, partial in result.partials.items():
-        if not math.isfinite(partial.value):
-            failures.append(f"∂f/∂{name} = {partial.value} where the reference is finite")
-            partial.within = False
-            continue
-        if partial.band is None:
-            undecided.append(f"∂f/∂{name}: no expected accuracy here (the derivatives it needs are unknown)")
-            continue
-        exact = float(reference.values[name])
+    names = list(result.partials)
+    errors, tolerance, exact, values = [], [], [], []
+    for name in names:
+        partial, ref = result.partials[name], reference.values[name]
         trusted = reference.trusted_digits.get(name, reference.digits)
-        tolerance = partial.band.tolerance + abs(exact) * 10.0 ** -trusted
-        partial.within = partial.abs_error <= tolerance
-        if not partial.within:
-            failures.append(f"∂f/∂{name}: error {partial.abs_error:.2g} exceeds the expected "
-                            f"{partial.band.tolerance:.2g} ({partial.band.source})")
-        elif undecidable(tolerance, abs(reference.values[name])):     # the exact magnitude: 2e-324 is not 0
-            undecided.append(f"∂f/∂{name}: the expected accuracy {tolerance:.2g} is as large as the value "
-                             f"{mpmath.nstr(reference.values[name], 2)}")
-    if failures:
-        caveats = estimate.details.get("caveats", [])
-        result.verdict, result.reason = FAIL, "; ".join(failures + list(caveats))
-    elif all(p.band is None for p in result.partials.values()):
-        result.verdict, result.reason = NOT_JUDGED, "no error band at this point (the derivatives it needs are unknown)"
-    elif undecided:
-        result.verdict = INCONCLUSIVE
-        result.reason = ("a right value and a wrong one cannot be told apart here (" + "; ".join(undecided) +
-                         "); another step or another method could decide")
-    else:
-        result.verdict, result.reason = PASS, "within the expected accuracy"
+        magnitude = float(abs(ref))
+        if magnitude == 0 and ref != 0:
+            magnitude = 5e-324              # the exact magnitude: 2e-324 is not 0
+        exact.append(math.copysign(magnitude, float(ref)) if ref != 0 else 0.0)
+        values.append(partial.value)
+        errors.append(partial.abs_error if partial.abs_error is not None else math.inf)
+        band = math.nan if partial.band is None else partial.band.tolerance + magnitude * 10.0 ** -trusted
+        # nan or inf where the reference is finite is wrong, band or no band
+        tolerance.append(band if math.isfinite(partial.value) or not math.isnan(band) else 0.0)
+    verdict = decide([errors], [tolerance], [exact], [values], [f"∂f/∂{n}" for n in names],
+                     source=next((p.band.source for p in result.partials.values() if p.band), ""))
+    for name, error, band in zip(names, errors, tolerance):
+        if not math.isnan(band):
+            result.partials[name].within = error <= band
+    if verdict.outcome == FAIL and estimate.details.get("caveats"):
+        verdict = Verdict(verdict.outcome, verdict.cause, verdict.numbers, "; ".join(estimate.details["caveats"]))
+    result.judgement = verdict
 
 
 def agreement(a: Estimate, b: Estimate) -> float | None:

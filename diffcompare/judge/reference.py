@@ -156,6 +156,7 @@ def _from_sympy(problem, derivative, digits):
 def evaluate_exactly(expr, subs, dps):
     """(mpf, "") or (None, why): evalf at the exact point; where evalf leaves a special
     value unevaluated (Heaviside(0) inside a product, say), substitute exactly and retry."""
+    import sympy
     why = ""
     for attempt in ("evalf", "substitute"):
         try:
@@ -164,6 +165,13 @@ def evaluate_exactly(expr, subs, dps):
         except (ArithmeticError, ValueError, TypeError) as error:
             why = f"undefined here: SymPy cannot evaluate it ({type(error).__name__}: {error})"
             continue
+        if attempt == "evalf" and isinstance(result, sympy.Float) and result._prec < 8:
+            # evalf could only bound it ("0.e-157": a cancellation it cannot resolve, such as
+            # 1 - 1/sqrt(1 - x²) at 0): the exact substitution may settle it
+            why = "SymPy's evalf could not resolve a cancellation"
+            settled = expr.xreplace(subs).doit()
+            if settled.is_number and settled.is_zero:
+                return mpmath.mpf(0), ""
         value, why = _as_real(result, dps)
         if value is not None:
             return value, ""

@@ -20,6 +20,11 @@ def register_renderer(report_type: str, load) -> None:
     RENDERERS[report_type] = load
 
 
+def in_words(verdict) -> str:
+    """A verdict's reason in one sentence, by the renderer registered for verdicts."""
+    return RENDERERS["Verdict"]().reason(verdict)
+
+
 class Report:
     """What every report shares: its methods, the exit status, and its renderings by the
     renderer registered for its type (renderers only format)."""

@@ -39,7 +39,13 @@ def _swell():
     return swell
 
 
+def _verdict():
+    from diffcompare.render import verdicts
+    return verdicts
+
+
 register_renderer("Comparison", _comparison)
+register_renderer("Verdict", _verdict)
 register_renderer("Survey", _survey)
 register_renderer("AuditReport", _audit)
 register_renderer("Explanation", _explanation)

@@ -18,7 +18,7 @@ from diffcompare.version import __version__
 
 SCHEMA_VERSION = 1
 FORMATS = ("text", "json", "markdown", "junit")
-STATUS_STYLE = {"pass": "green", "fail": "bold red", "error": "bold yellow"}
+STATUS_STYLE = {"pass": "green", "fail": "bold red", "undecided": "yellow", "error": "bold yellow"}
 METHOD_NAMES = {"autograd": "autograd", "fd": "FD (gradcheck's)"}
 
 
@@ -77,7 +77,8 @@ def print_report(report, console) -> None:
         for note in case.notes:
             console.print(f"  note: {note}", style="dim", highlight=False, markup=False)
     status = report.exit_status
-    meaning = {0: "every gradient is right", 1: "a gradient is wrong", 2: "a case could not be run (bad input)"}
+    meaning = {0: "every gradient is right", 1: "a gradient is wrong", 2: "a case could not be run (bad input)",
+               4: "nothing is wrong, but a point asked for could not be checked (see the cases marked undecided)"}
     console.print(f"\nexit status {status}: {meaning[status]}")
 
 
@@ -154,11 +155,13 @@ def junit(report) -> str:
     """JUnit XML: a testsuite per audit, a testcase per case."""
     failures = sum(c.status == "fail" for c in report.cases)
     errors = sum(c.status == "error" for c in report.cases)
+    skipped = sum(c.status == "undecided" for c in report.cases)
     wall = report.seconds.get("wall", 0.0)
     suites = ElementTree.Element("testsuites", name="diffcompare audit", tests=str(len(report.cases)),
                                  failures=str(failures), errors=str(errors), time=f"{wall:.3f}")
     suite = ElementTree.SubElement(suites, "testsuite", name="diffcompare audit", tests=str(len(report.cases)),
-                                   failures=str(failures), errors=str(errors), skipped="0", time=f"{wall:.3f}")
+                                   failures=str(failures), errors=str(errors), skipped=str(skipped),
+                                   time=f"{wall:.3f}")
     for c in report.cases:
         seconds = sum(c.seconds.values()) if c.seconds else 0.0
         case = ElementTree.SubElement(suite, "testcase", classname=f"audit.{c.check}", name=c.name,
@@ -178,6 +181,8 @@ def junit(report) -> str:
             if c.wrong_node:
                 details.append(f"wrong backward rule: {c.wrong_node}")
             element.text = "\n".join(details)
+        elif c.status == "undecided":
+            ElementTree.SubElement(case, "skipped", message=c.verdict)
         out = ElementTree.SubElement(case, "system-out")
         out.text = f"{c.source}\n{c.verdict}"
     ElementTree.indent(suites)

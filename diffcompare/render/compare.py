@@ -20,6 +20,7 @@ from diffcompare.render.common import (
     small,
     tex,
 )
+from diffcompare.render.verdicts import reason
 from diffcompare.version import __version__
 
 
@@ -47,7 +48,8 @@ def as_dict(c) -> dict:
             "family": e.family,
             "status": e.status,
             "verdict": m.verdict,
-            "reason": m.reason,
+            "reason": reason(m.judgement),
+            "judgement": m.judgement.as_dict(),
             "evaluations": e.evaluations,
             "setup_seconds": e.setup_seconds,
             "time": e.timing.as_dict() if e.timing else None,
@@ -158,8 +160,9 @@ def _grouped_reasons(c):
     """Methods that were not judged a pass, grouped by the reason given."""
     groups = {}
     for m in c.methods:
-        if m.verdict != "pass" and m.reason:
-            groups.setdefault((m.verdict, m.reason), []).append(m.name)
+        why = reason(m.judgement)
+        if m.verdict != "pass" and why:
+            groups.setdefault((m.verdict, why), []).append(m.name)
     return [(verdict, names, reason) for (verdict, reason), names in groups.items()]
 
 
@@ -168,7 +171,7 @@ def _summary(c) -> str:
     judged = [m for m in c.methods if m.verdict == "pass"]
     if failed:
         return f"{len(failed)} method(s) outside the expected accuracy: " + "; ".join(
-            f"{m.name}: {m.reason}" for m in failed)
+            f"{m.name}: {reason(m.judgement)}" for m in failed)
     undecided = [m.name for m in c.methods if m.verdict == "inconclusive"]
     if not judged:
         return ("no method could be judged at this point (see the notes)" if not undecided else

@@ -22,6 +22,7 @@ from diffcompare.render.common import (
     tex,
 )
 from diffcompare.render.compare import markdown_verdicts, print_verdicts
+from diffcompare.render.verdicts import reason
 from diffcompare.version import __version__
 
 MAX_ENTRY_ROWS = 36         # larger results show the worst entries only
@@ -184,7 +185,8 @@ def as_dict(s) -> dict:
     for m in s.methods:
         e = m.estimate
         item = {
-            "name": m.name, "family": e.family, "status": e.status, "verdict": m.verdict, "reason": m.reason,
+            "name": m.name, "family": e.family, "status": e.status, "verdict": m.verdict, "reason": reason(m.judgement),
+            "judgement": m.judgement.as_dict(),
             "errors": {"max_abs": json_number(m.max_abs_error), "max_rel": json_number(m.statistic("max")),
                        "median_rel": json_number(m.statistic("median")), "digits": m.digits,
                        "outside_band": m.outside},

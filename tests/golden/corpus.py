@@ -49,6 +49,11 @@ RERECORDED = {
              "no verdict in the corpus changed",
     "audit": "a point where autograd misses the audit's tolerance is judged again with the rounding of its terms "
              "along f's chain-rule paths (expressions, gradients); the tolerance's source says so",
+    "policy": "one verdict policy (judge/policy.py) for gradients, surveys and the audit; verdicts are data (JSON: "
+              "methods[].judgement: outcome, cause, numbers) and render/verdicts.py words them; SymPy's unresolved "
+              "zero (evalf's 0.e-157) settled by exact substitution: sigmoid(x)(1 - sigmoid(x)) at 0 passes (it "
+              "was inconclusive around 1e-153); a survey's entries without a band make it inconclusive (was a "
+              "pass with entries skipped; the exit status was and is 4)",
     "machine": "recorded on a machine whose sin, exp, ... differ in the last bit (machine.json holds its "
                "fingerprint); outputs are compared in full on such a machine, judgements alone elsewhere; "
                "no judgement changed",

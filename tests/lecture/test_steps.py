@@ -45,7 +45,11 @@ def test_best_step_within_a_decade_of_the_predicted_optimum(sweep, derivatives, 
                  "complex-step": math.sqrt(6 * eps * f1 / f3)}[scheme]
     curve = sweep.curve(scheme, dtype)
     assert curve.predicted_h == pytest.approx(predicted, rel=1e-12)
-    assert abs(math.log10(curve.best_h / predicted)) <= 1.0, (curve.best_h, predicted)
+    # where rounding dominates, the error at one step is luck (the two roundings of f may
+    # cancel or add, and each CPU's sin rounds its own way): the steps within a decade of
+    # the predicted optimum reach the best error within 10x
+    near = [e for h, e in zip(sweep.steps, curve.errors) if abs(math.log10(h / predicted)) <= 1.0]
+    assert min(near) <= 10 * curve.best_error, (near, curve.best_error, curve.best_h, predicted)
 
 
 def test_the_curves_are_v_shaped(sweep):
@@ -60,8 +64,9 @@ def test_the_curves_are_v_shaped(sweep):
 def test_float32_gradient_checks_fail_by_rounding(sweep):
     central32 = sweep.curve("central", "float32")
     k = list(sweep.steps).index(1e-6)
-    # rounding: ε|f| / (h |f'|) = 1.19e-7 · 4.50 / (1e-6 · 4.05) ≈ 0.13 at worst
-    assert 1e-3 < central32.errors[k] < 0.5
+    # rounding: ε|f| / (h |f'|) = 1.19e-7 · 4.50 / (1e-6 · 4.05) ≈ 0.13 at worst; at one step the
+    # two roundings may happen to cancel, so the median over h = 1e-5, 1e-6, 1e-7 is tested
+    assert 1e-3 < float(np.median(central32.errors[k - 1:k + 2])) < 0.5
     assert central32.best_error > 1e-6 > sweep.curve("central", "float64").best_error
     assert any("float32" in note and "gradcheck" in note for note in sweep.notes)
 

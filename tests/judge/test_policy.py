@@ -1,0 +1,114 @@
+"""The one verdict policy, on hand-built errors and bands, and its causes as the reports
+carry them (JSON ``judgement``), in compare and in the audit."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+import diffcompare
+from diffcompare.judge.policy import decide
+from diffcompare.judge.verdicts import CAUSES, Verdict
+from diffcompare.render.verdicts import reason
+
+LABELS = ["a", "b", "c"]
+
+
+def judge(errors, tolerance, exact, values=None, **kw):
+    values = exact if values is None else values
+    return decide(np.array([errors]), np.array([tolerance]), np.array([exact]), np.array([values]), LABELS, **kw)
+
+
+def test_the_worst_entry_is_the_one_furthest_outside_its_band():
+    # b is 10x outside its band, c 1000x: c is named, with its numbers
+    v = judge([0.0, 1e-11, 1e-9], [1e-12, 1e-12, 1e-12], [1.0, 2.0, 3.0])
+    assert (v.outcome, v.cause, v.numbers["entry"], v.numbers["outside"]) == ("fail", "outside", "c", 2)
+    assert v.numbers["error"] == 1e-9 and v.numbers["tolerance"] == 1e-12
+
+
+def test_nan_or_inf_where_the_reference_is_finite_fails():
+    v = judge([math.inf, 0.0, 0.0], [1e-12, 1e-12, 1e-12], [1.0, 2.0, 3.0], values=[math.nan, 2.0, 3.0])
+    assert (v.outcome, v.cause) == ("fail", "non-finite")
+
+
+def test_a_band_as_wide_as_the_value_is_inconclusive_never_a_pass():
+    # the error is tiny, but a value of the other sign would pass too
+    v = judge([1e-20, 0.0, 0.0], [0.5, 1e-12, 1e-12], [0.25, 2.0, 3.0])
+    assert (v.outcome, v.cause, v.numbers["entry"]) == ("inconclusive", "wide-band", "a")
+    v = judge([0.0, 0.0, 0.0], [math.inf, 1e-12, 1e-12], [0.25, 2.0, 3.0])
+    assert v.outcome == "inconclusive"
+    # an exact zero with a finite band is decidable: 0 has no sign to lose
+    assert judge([1e-17, 0.0, 0.0], [1e-15, 1e-12, 1e-12], [0.0, 2.0, 3.0]).outcome == "pass"
+
+
+def test_entries_without_a_band():
+    assert judge([0.0] * 3, [math.nan] * 3, [1.0, 2.0, 3.0]).cause == "no-band"
+    assert judge([0.0] * 3, [math.nan] * 3, [1.0, 2.0, 3.0]).outcome == "not judged"
+    v = judge([0.0] * 3, [math.nan, 1e-12, 1e-12], [1.0, 2.0, 3.0])
+    assert (v.outcome, v.cause, v.numbers["no_band"]) == ("inconclusive", "no-band", 1)
+
+
+def test_a_pass_that_skipped_points_is_incomplete():
+    v = judge([0.0] * 3, [1e-12] * 3, [1.0, 2.0, 3.0], skipped=2)
+    assert (v.outcome, v.incomplete) == ("pass", True)
+    assert not judge([0.0] * 3, [1e-12] * 3, [1.0, 2.0, 3.0]).incomplete
+    assert judge([0.0] * 3, [1e-12] * 3, [math.nan] * 3).cause == "no-reference"
+
+
+def test_every_cause_has_words():
+    for cause in CAUSES:
+        numbers = {"entry": "∂f/∂x", "value": 1.0, "exact": 2.0, "error": 1.0, "tolerance": 0.5, "outside": 1,
+                   "judged": 1, "wide": 1, "no_band": 1, "skipped": 0, "source": "a band"}
+        assert reason(Verdict("x", cause, numbers, "detail")).strip()
+
+
+@pytest.mark.parametrize("f, at, method, outcome, cause", [
+    ("1/x", "x=1e-8", "central", "not judged", "crossing"),       # the stencil straddles the pole
+    ("log(x)", "x=-1", "autograd", "not judged", "domain"),
+    ("abs(x)", "x=0", "autograd", "not judged", "kink"),
+    ("sin(x)", "x=1e22", "central", "inconclusive", "wide-band"),  # truncation as large as the value
+    ("x**3", "x=2", "autograd", "pass", "within"),
+])
+def test_compare_reports_carry_the_cause(f, at, method, outcome, cause, capsys):
+    from diffcompare.cli.main import main
+    main(["compare", f, "--at", at, "--repeat", "1", "--format", "json"])
+    data = json.loads(capsys.readouterr().out)
+    m = next(m for m in data["methods"] if m["name"] == method)
+    assert (m["verdict"], m["judgement"]["outcome"], m["judgement"]["cause"]) == (outcome, outcome, cause)
+
+
+def test_the_api_gives_the_verdict_as_data_and_in_words():
+    c = diffcompare.compare("x**3", at={"x": 2.0}, methods="autograd", repeat=1)
+    m = c.method("autograd")
+    assert m.judgement.outcome == m.verdict == "pass" and m.reason == "within the expected accuracy"
+
+
+def test_audit_points_asked_for_that_cannot_be_checked_make_the_case_undecided():
+    # abs at 0: a kink, at a point the user asked for: nothing is wrong, but nothing was
+    # checked there either: exit status 4, not 0
+    report = diffcompare.audit("abs(x) * y", points=[{"x": 0.0, "y": 2.0}, {"x": 1.5, "y": 2.0}])
+    case = report.cases[0]
+    assert case.status == "undecided" and report.exit_status == 4
+    assert [p.cause for p in case.points] == ["kink", "within"]
+    # the same function at smooth points only: every point checked
+    report = diffcompare.audit("abs(x) * y", points=[{"x": -0.5, "y": 2.0}, {"x": 1.5, "y": 2.0}])
+    assert report.cases[0].status == "pass" and report.exit_status == 0
+
+
+def test_kinks_the_audit_adds_itself_do_not_make_it_undecided():
+    report = diffcompare.audit("abs(x) * y", domain={"x": (-1, 1), "y": (1, 2)}, random=4, seed=1)
+    case = report.cases[0]
+    assert any(p.verdict.startswith("non-differentiable") for p in case.points)   # found by the kink search
+    assert not any(p.asked for p in case.points if p.verdict.startswith("non-differentiable"))
+    assert case.status == "pass" and report.exit_status == 0
+
+
+def test_audit_counts_fd_causes_from_codes():
+    report = diffcompare.audit("exp(x) * sin(3 * x)", domain={"x": (-3, 3)}, random=20, seed=0, dtype="float32")
+    case = report.cases[0]
+    causes = {p.cause for p in case.points if p.verdict == "FD is unreliable here"}
+    assert causes and causes <= {"kink", "float32 rounding", "cancellation", "truncation"}
+    assert "float32 rounding" in case.verdict
