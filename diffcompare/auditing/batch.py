@@ -114,12 +114,12 @@ def _audit_points(result, case, problem, reference_problem, task, flat, origins,
         derivative = differentiate(reference_problem, settings.get("symbolic_timeout", SYMBOLIC_TIMEOUT), task)
         reference = entries_reference(derivative, flat, REFERENCE_DIGITS, settings.get("symbolic_timeout",
                                                                                        SYMBOLIC_TIMEOUT), len(flat))
-    if not reference.available and task.kind == "gradient" and not problem.has_arrays and not task.output_shape:
+    if not reference.available and not problem.has_arrays:
         # SymPy cannot follow f (a branch on the value): mpmath differentiates f itself
         with clock("reference"):
             numerical = numerical_entries_reference(reference_problem, flat, REFERENCE_DIGITS,
                                                     settings.get("symbolic_timeout", SYMBOLIC_TIMEOUT),
-                                                    why=reference.reason.removeprefix("no reference: "))
+                                                    why=reference.reason.removeprefix("no reference: "), task=task)
         if numerical.available:
             result.notes.append(numerical.note)
             reference = numerical

@@ -18,7 +18,13 @@ from diffcompare.judge.comparison import Comparison, MethodResult, Note, judge, 
 from diffcompare.judge.reference import exact_reference
 from diffcompare.language.table import ROWS
 from diffcompare.methods.exact import autograd_gradient, symbolic_gradient
-from diffcompare.methods.finite_differences import STENCILS, finite_difference_gradient, stencil_crossing
+from diffcompare.judge.verdicts import CROSSING, FAIL, NOT_JUDGED, Verdict
+from diffcompare.methods.finite_differences import (
+    STENCILS,
+    finite_difference_gradient,
+    samples_cross,
+    stencil_crossing,
+)
 from diffcompare.methods.registry import parse_methods
 from diffcompare.methods.symbolic import differentiate
 from diffcompare.problem.errors import InputError
@@ -140,6 +146,8 @@ def _gradient(problem, methods, digits, repeat, step, symbolic_timeout) -> Compa
                 if why:
                     crossings.append(f"∂f/∂{name}: {why}")
         judge(result, reference, kinks, crossings, [e.text for e in events if e.kind == "domain"])
+        if result.verdict == FAIL and estimate.family == "finite differences":
+            _smoothness(result, problem)
         results.append(result)
 
     if kinks:
@@ -147,6 +155,21 @@ def _gradient(problem, methods, digits, repeat, step, symbolic_timeout) -> Compa
     settings = {"methods": list(methods), "digits": digits, "repeat": repeat, "step": step,
                 "symbolic_timeout": symbolic_timeout}
     return Comparison(problem, value, reference, results, notes, derivative, settings)
+
+
+def _smoothness(result, problem):
+    """A difference scheme outside its band: f's samples at h, h/2 and h/4 say whether f is
+    smooth across the stencil (a branch on the value inside it, which no function-table row
+    shows, makes them jump); if it is not, the value cannot be trusted: not judged."""
+    why = []
+    for name, partial in result.partials.items():
+        if partial.within is False and partial.band is not None:
+            found = samples_cross(problem, result.name, name, result.estimate.details["steps"][name],
+                                  partial.band.tolerance)
+            if found:
+                why.append(f"∂f/∂{name}: {found}")
+    if why:
+        result.judgement = Verdict(NOT_JUDGED, CROSSING, detail="; ".join(why))
 
 
 def _bands(problem, derivative, reference, estimates, value, timeout):

@@ -27,7 +27,7 @@ from diffcompare.judge.accuracy import (
     rounding_bound,
 )
 from diffcompare.judge.comparison import MAX_DIGITS, Note
-from diffcompare.judge.reference import EntriesReference, entries_reference
+from diffcompare.judge.reference import EntriesReference, entries_reference, numerical_entries_reference
 from diffcompare.judge.report import Report, in_words
 from diffcompare.judge.policy import decide
 from diffcompare.judge.verdicts import DOMAIN, KINK, METHOD_STATUS, NO_BAND, NO_REFERENCE, NOT_JUDGED, Verdict
@@ -58,6 +58,7 @@ MAX_REFERENCE_POINTS = 2000     # exact references (and error statistics) at mos
 MAX_WALKS = 4000                # rounding-bound walks of SymPy formulas per report
 METHOD_BUDGET = 60.0            # seconds: a method predicted to take longer is not run
 MAX_PATH_POINTS = 50            # chain-rule path bounds (one mpmath sweep per output and point)
+MAX_NUMERICAL_POINTS = 50       # mpmath's numerical reference, where SymPy cannot follow f (n² derivatives each)
 
 @dataclass
 class MethodSummary:
@@ -200,6 +201,12 @@ def _survey(f, at, kind, vector, points, seed, box, grid, methods, digits, repea
     notes.extend(Note("symbolic", text) for text in derivative.notes)
     estimates = [_run(name, problem, task, where, derivative, repeat, step) for name in names]
     reference = entries_reference(derivative, where.flat, digits, symbolic_timeout, MAX_REFERENCE_POINTS)
+    if not reference.available and derivative.partials is None and not problem.has_arrays:
+        # SymPy cannot follow f (a branch on the value): mpmath differentiates f itself
+        numerical = numerical_entries_reference(problem, where.flat[:MAX_NUMERICAL_POINTS], digits, symbolic_timeout,
+                                                why=reference.reason.removeprefix("no reference: "), task=task)
+        if numerical.available:
+            reference = numerical
     if reference.reason:
         notes.append(Note("reference", reference.reason))
     if reference.note:

@@ -315,31 +315,37 @@ def entries_reference(derivative: SymbolicDerivative, flat: np.ndarray, digits: 
 
 
 def numerical_entries_reference(problem: Problem, flat: np.ndarray, digits: int = 30, timeout: float | None = 10.0,
-                                why: str = "") -> EntriesReference:
-    """The gradient at each row of ``flat`` by mpmath's numerical differentiation of f run
-    on mpmath numbers (the fallback of :func:`exact_reference`, point by point), for f that
-    SymPy cannot follow (a branch on the value); each entry trusted to the digits on which
-    two working precisions agree. Scalar f of scalar variables only."""
+                                why: str = "", task=None) -> EntriesReference:
+    """The entries of ``task`` (the gradient when None; a Jacobian, vᵀJ, Jv or Hessian) at
+    each row of ``flat`` by mpmath's numerical differentiation of f run on mpmath numbers
+    (the fallback of :func:`exact_reference`, point by point), for f that SymPy cannot
+    follow (a branch on the value); each entry trusted to the digits on which two working
+    precisions agree. Scalar variables only."""
     start = time.perf_counter()
     count, n = flat.shape
-    empty = np.zeros((0, n))
-    high, low = np.full((count, n), np.nan), np.zeros((count, n))
-    trusted = np.zeros((count, n), dtype=int)
+    size = n if task is None else task.size
+    empty = np.zeros((0, size))
+    high, low = np.full((count, size), np.nan), np.zeros((count, size))
+    trusted = np.zeros((count, size), dtype=int)
     undefined = ""
     try:
         with time_limit(timeout):
             for row in range(count):
                 moved = replace(problem, point=dict(zip(problem.variables, map(float, flat[row]))))
-                found = _numerical(moved, digits, why)
-                for k, name in enumerate(problem.variables):
-                    value = found.values.get(name)
+                if task is None or task.kind == "gradient" and not task.output_shape:
+                    found = _numerical(moved, digits, why)
+                    entries = [(found.values.get(name), found.trusted_digits.get(name, digits),
+                                found.undefined.get(name, "")) for name in problem.variables]
+                else:
+                    entries = _numerical_task(moved, task, digits)
+                for k, (value, digits_trusted, why_not) in enumerate(entries):
                     if value is None:
-                        undefined = undefined or found.undefined.get(name, "")
+                        undefined = undefined or why_not
                         continue
                     with mpmath.workdps(digits + CHECK_DIGITS):
                         high[row, k] = float(value)
                         low[row, k] = float(value - mpmath.mpf(high[row, k]))
-                    trusted[row, k] = found.trusted_digits.get(name, digits)
+                    trusted[row, k] = digits_trusted
     except TimedOut as stop:
         return EntriesReference(digits, np.zeros(0, dtype=int), empty, empty, empty,
                                 reason=f"the numerical reference timed out after {stop.seconds:g} s",
@@ -350,6 +356,72 @@ def numerical_entries_reference(problem: Problem, flat: np.ndarray, digits: int 
     return EntriesReference(digits, np.arange(count), high, low, trusted,
                             note=f"reference: mpmath's numerical derivative of f at {digits}+ digits ({why})",
                             seconds=time.perf_counter() - start)
+
+
+def _numerical_task(problem: Problem, task, digits: int) -> list:
+    """[(value or None, trusted digits, why not)] for every entry of ``task`` at the point:
+    the Jacobian by first derivatives of each output, the Hessian by second derivatives
+    (mixed ones with one step for both variables), at two working precisions."""
+    f = problem.world_function(MPMATH)
+    names = problem.variables
+    point = exact_point(problem)
+    m = task.m
+
+    def component(k):
+        def one(*args):
+            out = f(*args)
+            if m == 1 and not task.output_shape:
+                return out
+            flat = list(np.asarray(out, dtype=object).reshape(-1))
+            return flat[k]
+        return one
+
+    def derivative(k, orders, dps):
+        with mpmath.workdps(dps):
+            at = [mpmath.mpf(v.numerator) / v.denominator for v in point.values()]
+            used = [i for i, o in enumerate(orders) if o]
+            scale = max(abs(at[i]) for i in used)
+            # the step relative to the variables (as for the gradient), coarser for order 2
+            h = scale * mpmath.mpf(10) ** -(dps // (1 + sum(orders))) if scale else None
+            return mpmath.diff(component(k), at, orders, h=h)
+
+    def entry(k, orders):
+        results = []
+        for dps in (digits + GUARD_DIGITS, digits + CHECK_DIGITS):
+            try:
+                results.append(derivative(k, orders, dps))
+            except Exception as error:      # f raised on mpmath numbers: no value there
+                results.append(error)
+        first, check = results
+        if not isinstance(first, mpmath.mpf) or not mpmath.isfinite(first):
+            return None, 0, (f"mpmath could not differentiate f here: {first}" if isinstance(first, Exception)
+                             else f"not a finite real number: {first}")
+        return first, _agreement(first, check if isinstance(check, mpmath.mpf) else None, digits), ""
+
+    def unit(*indices):
+        orders = [0] * len(names)
+        for i in indices:
+            orders[i] += 1
+        return tuple(orders)
+
+    if task.kind == "hessian":
+        return [entry(0, unit(i, j)) for i in range(len(names)) for j in range(len(names))]
+    jacobian = [[entry(k, unit(i)) for i in range(len(names))] for k in range(m)]
+    if task.kind in ("jacobian", "gradient"):
+        return [e for row in jacobian for e in row]
+    vector = [mpmath.mpf(float(v)) for v in np.asarray(task.vector, dtype=float).reshape(-1)]
+    if task.kind == "vjp":
+        pairs = [[(vector[k], jacobian[k][i]) for k in range(m)] for i in range(len(names))]
+    else:
+        pairs = [[(vector[i], jacobian[k][i]) for i in range(len(names))] for k in range(m)]
+    out = []
+    for terms in pairs:
+        if any(e[0] is None for _, e in terms):
+            out.append(next(e for _, e in terms if e[0] is None))
+            continue
+        with mpmath.workdps(digits + CHECK_DIGITS):
+            out.append((mpmath.fsum(w * e[0] for w, e in terms), min(e[1] for _, e in terms), ""))
+    return out
 
 
 def _mp_entries(function, args, dps, derivative):

@@ -139,11 +139,21 @@ def _engine_inputs(problem: Problem, flat: np.ndarray, batched: bool, dtype: str
     return leaves, dict(zip(problem.variables, leaves))
 
 
+def as_tensor(out, dtype: str = "float64"):
+    """What f returned on engine tensors, as one tensor: a list of tensors (a callable's
+    ``return [x * y, sin(x)]``) is stacked, keeping the graph; a number becomes a constant."""
+    if isinstance(out, ag.Tensor):
+        return out
+    if isinstance(out, (list, tuple)):
+        parts = [as_tensor(part, dtype) for part in out]
+        if any(part.requires_grad for part in parts):
+            return ag.stack(parts)
+    return ag.tensor(np.asarray(out, dtype=dtype))
+
+
 def _engine_outputs(problem: Problem, task: Task, values, count: int, dtype: str = "float64"):
     """f on engine tensors, as an (m, points) tensor."""
-    out = problem.evaluate(ENGINE_WORLDS[dtype], values)
-    if not isinstance(out, ag.Tensor):
-        out = ag.tensor(np.float64(out))
+    out = as_tensor(problem.evaluate(ENGINE_WORLDS[dtype], values), dtype)
     if out.ndim == len(task.output_shape):
         out = out.reshape(task.m, 1)
         return out.expand(task.m, count) if count != 1 else out
@@ -222,8 +232,7 @@ def _split_direction(vector, leaves, batched, count):
 def _one_functional(problem: Problem, task: Task, flat: np.ndarray) -> np.ndarray:
     """The task by ``ag.functional`` (jacobian, jvp, hessian) at one point, f taking the flat inputs."""
     def func(t):
-        out = problem.evaluate(ENGINE, problem.split(t))
-        out = out if isinstance(out, ag.Tensor) else ag.tensor(np.float64(out))
+        out = as_tensor(problem.evaluate(ENGINE, problem.split(t)))
         return out.reshape(-1) if task.kind != "hessian" else out.reshape(())
     x = ag.tensor(flat[0])
     if task.kind == "jacobian":

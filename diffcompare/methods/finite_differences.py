@@ -216,6 +216,48 @@ def stencil_crossing(problem: Problem, scheme_name: str, name: str, h: float) ->
     return None
 
 
+def samples_cross(problem: Problem, scheme_name: str, name: str, h: float, band: float) -> str | None:
+    """Why f's own samples show that the stencil for ∂f/∂name does not lie on one smooth
+    piece of f — or None. The scheme again at h/2 and h/4: on a smooth f its values move
+    by less than the expected accuracy ``band`` at h (truncation shrinks, rounding grows
+    2x and 4x); a branch on the value inside the stencil, which no function-table row
+    shows, makes them jump.
+
+    >>> from diffcompare.problem.problem import make_problem
+    >>> def f(x):
+    ...     return x * x if x > 0 else -x
+    >>> samples_cross(make_problem(f, {"x": 1e-3}), "five-point", "x", 7.4e-4, 1e-10)[:37]   # f' is 0.002
+    'the scheme gives 0.056 at h = 0.00074'
+    >>> samples_cross(make_problem(f, {"x": 0.5}), "five-point", "x", 7.4e-4, 1e-10) is None
+    True
+    """
+    if scheme_name not in STENCILS:
+        return None
+    f = problem.numpy_function()
+    names = problem.variables
+    x0 = [problem.point[n] for n in names]
+    i = names.index(name)
+
+    def scheme(step):
+        total = 0.0
+        for offset, weight in STENCILS[scheme_name]:
+            args = list(x0)
+            args[i] = x0[i] + offset * step
+            total += weight * float(np.asarray(f(*args)).reshape(-1)[0])
+        return total / step
+    try:
+        values = quietly(lambda: [scheme(h), scheme(h / 2), scheme(h / 4)])
+    except Exception:           # f fails inside the stencil: that is a crossing too
+        return "f fails at a point of the stencil at h/2 or h/4"
+    first, second = abs(values[0] - values[1]), abs(values[1] - values[2])
+    if not (math.isfinite(first) and math.isfinite(second)):
+        return "f is not finite at a point of the stencil at h/2 or h/4"
+    if first <= 3 * band and second <= 6 * band:
+        return None
+    return (f"the scheme gives {values[0]:.3g} at h = {h:.3g}, {values[1]:.3g} at h/2 and {values[2]:.3g} at h/4: "
+            f"f's samples across the stencil are not those of one smooth function")
+
+
 def richardson(f, x: float, h: float):
     """f'(x) from central differences at h, h/2, h/4, extrapolated to h -> 0 (error
     O(h^6)), and a conservative error estimate: the gap to the best 4th-order extrapolation.
