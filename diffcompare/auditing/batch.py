@@ -9,17 +9,21 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 
+import numpy as np
+
 from diffcompare.auditing.classify import classify
 from diffcompare.auditing.diagnose import wrong_node
-from diffcompare.auditing.evaluate import autograd_values, gradcheck_differences, plain, special_points
+from diffcompare.auditing.evaluate import autograd_values, f_values, gradcheck_differences, plain, special_points
 from diffcompare.auditing.points import audit_points
 from diffcompare.auditing.precision import recheck_precision
-from diffcompare.auditing.results import WRONG, CaseResult, PointResult
+from diffcompare.auditing.results import ROUNDING_LOSS, UNDEFINED, WRONG, CaseResult, PointResult
 from diffcompare.auditing.suite import Case, resolve
 from diffcompare.auditing.summary import summarise
 from diffcompare.auditing.tolerance import tolerance, with_paths
 from diffcompare.autograd.quiet import quietly
+from diffcompare.judge.accuracy import backward_extreme
 from diffcompare.judge.reference import entries_reference, numerical_entries_reference
+from diffcompare.judge.verdicts import DOMAIN
 from diffcompare.language.expression import parse
 from diffcompare.methods.symbolic import differentiate
 from diffcompare.methods.torch_autograd import output_shape
@@ -126,7 +130,16 @@ def _audit_points(result, case, problem, reference_problem, task, flat, origins,
     if not reference.available:
         result.notes.append(reference.reason)
     with clock("classify"):
+        undefined = set()
         special = special_points(problem, flat, engine)
+        # f itself not finite in the dtype (y/y at 0, overflow): nothing there can be judged,
+        # whatever SymPy's simplified f says (y/y is 1 to SymPy)
+        with np.errstate(all="ignore"):
+            f_at = f_values(problem, task, flat, dtype, engine)
+        for i in np.flatnonzero(~np.isfinite(f_at).all(axis=1)):
+            if int(i) not in special:
+                special[int(i)] = f"f is not finite in {dtype} here (f = {f_at[i][~np.isfinite(f_at[i])][0]:g})"
+                undefined.add(int(i))
         tol = result.tolerance
         for i, row in enumerate(flat):
             point = dict(zip(problem.variables, map(float, row)))
@@ -135,6 +148,17 @@ def _audit_points(result, case, problem, reference_problem, task, flat, origins,
             verdict, cause, reason, gc, errors = classify(
                 task.entry_labels(), autograd[i], fd[i], ref_high, ref_low, special.get(i), autograd_errors.get(i),
                 tol, dtype, f_size[i], problem, point)
+            if i in undefined:
+                verdict, cause = UNDEFINED, DOMAIN
+            if verdict == WRONG and not autograd_errors.get(i) and not np.isfinite(autograd[i]).all() \
+                    and task.kind == "gradient":
+                extreme = backward_extreme(replace(problem, point=point))
+                if extreme is not None and extreme > np.finfo(dtype).max:
+                    # the rules are right; the numbers they must hold do not fit in the dtype
+                    verdict, cause = ROUNDING_LOSS, "overflow"
+                    reason = (f"{reason}; the backward pass must hold magnitudes of {extreme:.2g}, beyond {dtype}'s "
+                              f"range: it overflows (inf - inf = nan) whatever the rules, as any engine following "
+                              f"them would")
             if verdict == WRONG and not autograd_errors.get(i):
                 widened = with_paths(tol, problem, task, point, dtype)
                 if widened is not None:         # judged again by the rounding its terms allow

@@ -200,7 +200,31 @@ def path_bound(problem, max_nodes: int = 2000, max_perturbed: int = 200, output:
     return out if all(math.isfinite(v) for v in out.values()) else None
 
 
-def _sweep(program, problem, perturbed=None, delta=0, output=None):
+def backward_extreme(problem) -> float | None:
+    """The largest magnitude a backward pass over f's program meets at the point — local
+    derivatives, adjoints and their products, in exact arithmetic — or None where
+    unavailable (text, elementwise programs only). Beyond the dtype's range it overflows
+    whatever the rules: ``((x + x)/(x*x)) / ((2x)/(x*x))`` at x = 3e-151 is 1, but the
+    adjoint of x*x is about 1e453.
+
+    >>> from diffcompare.problem.problem import make_problem
+    >>> backward_extreme(make_problem("((x + x)/(x*x)) / ((2*x)/(x*x))", {"x": 3e-151})) > 1e308
+    True
+    >>> backward_extreme(make_problem("sin(x) * x", {"x": 2.0})) < 10
+    True
+    """
+    if not problem.is_text or problem.has_arrays or not problem.function.elementwise:
+        return None
+    extremes = []
+    with mpmath.workdps(40):
+        try:
+            _sweep(problem.function.program, problem, extremes=extremes)
+        except Exception:
+            return None
+        return float(max(extremes)) if extremes else 0.0
+
+
+def _sweep(program, problem, perturbed=None, delta=0, output=None, extremes=None):
     """Forward through the program in mpmath (the value of node ``perturbed`` scaled by
     1 + delta), then backward: the gradient, the sum of path magnitudes per variable, the
     indices of the calls whose value depends on a variable, and per variable the rounding
@@ -277,6 +301,8 @@ def _sweep(program, problem, perturbed=None, delta=0, output=None):
             adjoint[parent] += adjoint[index] * local
             size[parent] += size[index] * abs(local)
             received[parent] += 1
+            if extremes is not None:        # what a backward pass holds: local derivatives and their products
+                extremes.append(max(abs(local), abs(adjoint[index] * local), abs(adjoint[index])))
     for name in problem.variables:
         accumulation[name] += max(uses[name] - 1, 0) * magnitude[name]
     return gradient, magnitude, calls, accumulation

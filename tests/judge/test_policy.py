@@ -112,3 +112,20 @@ def test_audit_counts_fd_causes_from_codes():
     causes = {p.cause for p in case.points if p.verdict == "FD is unreliable here"}
     assert causes and causes <= {"kink", "float32 rounding", "cancellation", "truncation"}
     assert "float32 rounding" in case.verdict
+
+
+def test_audit_point_where_f_itself_is_not_finite_is_undefined_not_wrong():
+    # y/y is 1 to SymPy, nan at y = 0 in binary64: autograd's nan there is no wrong rule
+    report = diffcompare.audit("y / y - x", points=[{"x": 1.0, "y": 0.0}])
+    point = report.cases[0].points[0]
+    assert (point.verdict, point.cause) == ("undefined here", "domain")
+    assert report.exit_status == 4
+
+
+def test_audit_backward_that_must_overflow_is_not_a_wrong_rule():
+    # f = 1 for x ≠ 0, but the adjoint of x*x at x = 3e-151 is about 1e453: every engine
+    # following these (right) rules overflows
+    report = diffcompare.audit("((x + x)/(x*x)) / ((2*x)/(x*x))", points=[{"x": 3e-151}, {"x": 0.5}])
+    tiny, ordinary = report.cases[0].points
+    assert (tiny.verdict, tiny.cause) == ("autograd loses accuracy to rounding", "overflow")
+    assert ordinary.verdict == "all agree" and report.exit_status == 0
