@@ -156,9 +156,9 @@ def _audit_points(result, case, problem, reference_problem, task, flat, origins,
                 if extreme is not None and extreme > np.finfo(dtype).max:
                     # the rules are right; the numbers they must hold do not fit in the dtype
                     verdict, cause = ROUNDING_LOSS, "overflow"
-                    reason = (f"{reason}; the backward pass must hold magnitudes of {extreme:.2g}, beyond {dtype}'s "
-                              f"range: it overflows (inf - inf = nan) whatever the rules, as any engine following "
-                              f"them would")
+                    reason = (f"{reason}; f's program must hold magnitudes of {extreme:.2g} on the way (an "
+                              f"intermediate or an adjoint), beyond {dtype}'s range: the chain rule meets inf and "
+                              f"gives nan or inf whatever the rules, as any engine following them would")
             if verdict == WRONG and not autograd_errors.get(i):
                 widened = with_paths(tol, problem, task, point, dtype)
                 if widened is not None:         # judged again by the rounding its terms allow

@@ -201,9 +201,10 @@ def path_bound(problem, max_nodes: int = 2000, max_perturbed: int = 200, output:
 
 
 def backward_extreme(problem) -> float | None:
-    """The largest magnitude a backward pass over f's program meets at the point — local
-    derivatives, adjoints and their products, in exact arithmetic — or None where
-    unavailable (text, elementwise programs only). Beyond the dtype's range it overflows
+    """The largest magnitude a pass over f's program meets at the point — intermediate
+    values, local derivatives, adjoints and their products, in exact arithmetic; inf where
+    an intermediate divides by zero — or None where unavailable (text, elementwise programs
+    only). Beyond the dtype's range it overflows
     whatever the rules: ``((x + x)/(x*x)) / ((2x)/(x*x))`` at x = 3e-151 is 1, but the
     adjoint of x*x is about 1e453.
 
@@ -219,6 +220,8 @@ def backward_extreme(problem) -> float | None:
     with mpmath.workdps(40):
         try:
             _sweep(problem.function.program, problem, extremes=extremes)
+        except ZeroDivisionError:       # an intermediate is 1/0 (f may still be finite: atan(x)/(1/y) at y = 0)
+            return math.inf
         except Exception:
             return None
         return float(max(extremes)) if extremes else 0.0
@@ -268,6 +271,8 @@ def _sweep(program, problem, perturbed=None, delta=0, output=None, extremes=None
             reach.append(carried)
         if len(values) == perturbed:
             value = value * (1 + delta)
+        if extremes is not None:
+            extremes.append(abs(value))
         names.append(name)
         parents_of.append(parents)
         locals_of.append(locals_)

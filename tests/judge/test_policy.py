@@ -129,3 +129,24 @@ def test_audit_backward_that_must_overflow_is_not_a_wrong_rule():
     tiny, ordinary = report.cases[0].points
     assert (tiny.verdict, tiny.cause) == ("autograd loses accuracy to rounding", "overflow")
     assert ordinary.verdict == "all agree" and report.exit_status == 0
+
+
+def test_audit_intermediate_division_by_zero_is_not_a_wrong_rule():
+    # atan(x)/(0.25/y) at y = 0: f = 0 in binary64 (atan(x)/inf), ∂f/∂y = 4 atan(x) exactly,
+    # but the chain rule meets 0.25/0 = inf and gives nan, whatever the rules
+    report = diffcompare.audit("atan(x) / (0.25 / y)", points=[{"x": 1.0, "y": 0.0}])
+    point = report.cases[0].points[0]
+    assert point.reference[1] == pytest.approx(4 * math.atan(1.0), rel=1e-15)
+    assert (point.verdict, point.cause) == ("autograd loses accuracy to rounding", "overflow")
+
+
+def test_audit_float32_infinity_that_float64_resolves_is_rounding():
+    # sqrt(1.5/x - sqrt(x)) where the argument is 0 in float32 but not at the binary32 point
+    # itself: float32 autograd gives -inf, float64 a value near the exact one
+    x = float(np.float32(1.3103706971044482))
+    report = diffcompare.audit("sqrt(1.5 / x - sqrt(x))", points=[{"x": x}], dtype="float32")
+    point = report.cases[0].points[0]
+    u = 1.5 / x - math.sqrt(x)          # in binary64: positive, and small
+    assert u > 0
+    assert point.verdict in ("autograd loses accuracy to rounding", "all agree")
+    assert point.verdict != "autograd is wrong"
