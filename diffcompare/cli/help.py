@@ -110,7 +110,8 @@ first node whose rule disagrees is named (exit status 1). In Python the same che
 a wrong custom ag.Function:  diffcompare.explain(f, at={"x": 0.5}, check=True).first_wrong
 
 exit status: 0 explained (and, with --check, every rule agrees), 1 a backward rule is
-wrong, 2 bad input.
+wrong, 4 with --check, no rule disagrees but a node could not be checked (a kink, where
+the conventions differ; a forward that cannot be replayed), 2 bad input.
 """
 
 GRAPH_DESCRIPTION = """\

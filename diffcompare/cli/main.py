@@ -59,9 +59,9 @@ def build_parser() -> argparse.ArgumentParser:
                          help="timing batches per method; the median is shown (default 5)")
     compare.add_argument("--step", type=float, metavar="H",
                          help="one finite-difference step for every scheme instead of each scheme's own")
-    compare.add_argument("--symbolic-timeout", type=float, default=10.0, metavar="S",
+    compare.add_argument("--symbolic-timeout", type=_seconds, default=10.0, metavar="S",
                          help="seconds allowed to SymPy's derivative, and again to the reference "
-                              "(default 10; 0 for no limit)")
+                              "(default 10; 0 or inf for no limit)")
     _report_arguments(compare, "report format (default text: a table in the terminal)")
 
     explain = commands.add_parser("explain", help="the backward pass step by step, node by node",
@@ -129,6 +129,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _seconds(text: str):
+    """A time budget in seconds: a positive number, or 0 or inf for no limit (None)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds (say 10, 0.5, or 0 for no limit)")
+    if value != value or value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds: give a positive number, "
+                                         f"or 0 or inf for no limit")
+    return None if value == 0 or value == float("inf") else value
+
+
 def _report_arguments(command, format_help: str, plot: str | None = None):
     """--format, --output and (for reports with a picture) --plot, as the report commands take them."""
     command.add_argument("--format", choices=("text", "json", "markdown", "latex"), default="text", help=format_help)
@@ -166,7 +178,7 @@ def run_compare(args) -> int:
         from diffcompare.judge.compare import compare
         comparison = compare(args.expression, point, methods=args.methods, digits=args.digits,
                              repeat=args.repeat, step=args.step,
-                             symbolic_timeout=args.symbolic_timeout if args.symbolic_timeout > 0 else None,
+                             symbolic_timeout=args.symbolic_timeout,
                              kind=kind, vector=vector, points=args.points, seed=args.seed, box=args.box,
                              grid=args.grid)
     except ExpressionError as error:

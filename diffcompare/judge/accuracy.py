@@ -379,7 +379,7 @@ def fd_band(scheme: str, h: float, magnitudes: dict, f_error: float, largest_f: 
         # Im f(x + ih) / h = f' - h²/3! f''' + h⁴/5! f⁽⁵⁾ - ...
         if exact is None or any(k not in magnitudes for k in (3, 5, 7, 9)):
             return None
-        truncation = sum(h ** (k - 1) / math.factorial(k) * magnitudes[k] for k in (3, 5, 7, 9))
+        truncation = sum(_term(h, k - 1, magnitudes[k] / math.factorial(k)) for k in (3, 5, 7, 9))
         # f_error: the rounding of f's complex evaluation carried to Im f / h (NumPy's complex
         # power and functions are not correctly rounded: (0.5+0j)**100 is not exact)
         return Band(exact.tolerance + SAFETY * (truncation + f_error),
@@ -393,11 +393,26 @@ def fd_band(scheme: str, h: float, magnitudes: dict, f_error: float, largest_f: 
         if moment > 1e-12:
             if k not in magnitudes:
                 return None
-            truncation += moment * h ** (k - 1) * magnitudes[k]
+            truncation += _term(h, k - 1, moment * magnitudes[k])
     weight = sum(abs(w) for _, w in stencil)
     rounding = weight * (f_error + 2 * UNIT_ROUNDOFF * largest_f) / h
     return Band(SAFETY * (truncation + rounding),
                 f"{SAFETY:g} × (truncation {truncation:.2g} + rounding {rounding:.2g}) with h = {h:.3g}")
+
+
+def _term(h: float, power: int, factor: float) -> float:
+    """factor · h^power, inf where it leaves the binary64 range (a step of 1e300; x = 1e42
+    with a step relative to x), 0 when factor is 0.
+
+    >>> _term(1e300, 8, 1.0), _term(1e300, 8, 0.0), _term(0.5, 2, 3.0)
+    (inf, 0.0, 0.75)
+    """
+    if factor == 0:
+        return 0.0
+    try:
+        return factor * h ** power
+    except OverflowError:
+        return math.inf
 
 
 def _ulp(x: float) -> float:

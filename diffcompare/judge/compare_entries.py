@@ -26,11 +26,20 @@ from diffcompare.judge.accuracy import (
     path_bound,
     rounding_bound,
 )
-from diffcompare.judge.comparison import MAX_DIGITS, Note
+from diffcompare.judge.comparison import MAX_DIGITS, MIN_TRUSTED_DIGITS, Note
 from diffcompare.judge.reference import EntriesReference, entries_reference, numerical_entries_reference
-from diffcompare.judge.report import Report, in_words
 from diffcompare.judge.policy import decide
-from diffcompare.judge.verdicts import DOMAIN, KINK, METHOD_STATUS, NO_BAND, NO_REFERENCE, NOT_JUDGED, Verdict
+from diffcompare.judge.report import Report, in_words
+from diffcompare.judge.verdicts import (
+    DOMAIN,
+    KINK,
+    METHOD_STATUS,
+    NO_BAND,
+    NO_REFERENCE,
+    NOT_JUDGED,
+    REFERENCE_UNCERTAIN,
+    Verdict,
+)
 from diffcompare.language.expression import parse
 from diffcompare.methods.entries import (
     autograd_entries,
@@ -488,6 +497,13 @@ def _judge(summary: MethodSummary, reference: EntriesReference, special: dict, c
     judged = np.isfinite(reference.high)
     for row in special:
         judged[row] = False
+    untrusted = judged & (reference.trusted < MIN_TRUSTED_DIGITS)
+    judged &= ~untrusted
+    if untrusted.any() and not judged.any():
+        summary.judgement = Verdict(NOT_JUDGED, REFERENCE_UNCERTAIN, {"untrusted": int(untrusted.sum())},
+                                    f"the reference is trusted to fewer than {MIN_TRUSTED_DIGITS} digits at "
+                                    f"{int(untrusted.sum())} entries (two working precisions disagree)")
+        return
     slack = np.abs(np.nan_to_num(reference.high)) * 10.0 ** -reference.trusted.astype(float)
     values = estimate.values.reshape(estimate.values.shape[0], -1)[reference.indices]
     verdict = decide(summary.abs_error, summary.tolerance + slack, reference.high, values, labels,

@@ -34,6 +34,7 @@ from diffcompare.judge.verdicts import (
 from diffcompare.methods.estimate import FAILED, OK, Estimate
 
 MAX_DIGITS = 17.0
+MIN_TRUSTED_DIGITS = 3      # a reference whose two working precisions agree on fewer digits judges nothing
 
 
 def ulp_distance(a: float, b: float) -> int:
@@ -130,6 +131,14 @@ def judge(result: MethodResult, reference: Reference, kinks: list, crossings: li
     if uncertain:
         result.judgement = Verdict(NOT_JUDGED, REFERENCE_UNCERTAIN, {"entry": f"∂f/∂{uncertain[0]}"},
                                    reference.uncertain[uncertain[0]])
+        return
+    untrusted = [n for n in result.partials if reference.values.get(n) is not None
+                 and reference.trusted_digits.get(n, reference.digits) < MIN_TRUSTED_DIGITS]
+    if untrusted:
+        name = untrusted[0]
+        result.judgement = Verdict(NOT_JUDGED, REFERENCE_UNCERTAIN, {"entry": f"∂f/∂{name}"},
+                                   f"the reference is trusted to {reference.trusted_digits[name]} digits only (two "
+                                   f"working precisions disagree)")
         return
     missing = [n for n in result.partials if reference.values.get(n) is None]
     if missing:

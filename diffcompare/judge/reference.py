@@ -138,6 +138,9 @@ def _from_sympy(problem, derivative, digits):
             for s, v in zip(derivative.symbols, exact_point(problem).values())}
     reference = Reference("sympy", digits, {})
     value, why = evaluate_exactly(derivative.expression, subs, digits)
+    if value is None and why.startswith(SYMPY_FAILED):
+        # SymPy itself failed (not f): mpmath differentiates f instead
+        return _numerical(problem, digits, f"SymPy could not evaluate its formula here ({why[len(SYMPY_FAILED):]})")
     if value is None:
         for name in problem.variables:
             reference.values[name], reference.undefined[name] = None, f"f itself is {why}"
@@ -153,6 +156,9 @@ def _from_sympy(problem, derivative, digits):
     return reference
 
 
+SYMPY_FAILED = "undefined here: SymPy cannot evaluate it ("
+
+
 def evaluate_exactly(expr, subs, dps):
     """(mpf, "") or (None, why): evalf at the exact point; where evalf leaves a special
     value unevaluated (Heaviside(0) inside a product, say), substitute exactly and retry."""
@@ -162,8 +168,10 @@ def evaluate_exactly(expr, subs, dps):
         try:
             result = (expr.evalf(dps, subs=subs) if attempt == "evalf"
                       else expr.xreplace(subs).doit().evalf(dps))
-        except (ArithmeticError, ValueError, TypeError) as error:
-            why = f"undefined here: SymPy cannot evaluate it ({type(error).__name__}: {error})"
+        except TimedOut:
+            raise
+        except Exception as error:      # SymPy's own failures too (AttributeError, RecursionError at 1e308)
+            why = f"{SYMPY_FAILED}{type(error).__name__}: {str(error)[:200]})"
             continue
         if attempt == "evalf" and isinstance(result, sympy.Float) and result._prec < 8:
             # evalf could only bound it ("0.e-157": a cancellation it cannot resolve, such as

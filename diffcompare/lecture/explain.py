@@ -36,12 +36,13 @@ from diffcompare.autograd.graph import AccumulateGrad, collect, recording, seque
 from diffcompare.autograd.ops import Op, sum_to
 from diffcompare.autograd.quiet import quietly
 from diffcompare.autograd.tensor import Tensor
-from diffcompare.judge.report import Report
+from diffcompare.judge.report import EXIT_FAILED, EXIT_PASSED, EXIT_UNDECIDED, Report
 from diffcompare.language.expression import constant
 from diffcompare.language.printing import one_line
 from diffcompare.language.worlds import ENGINE, SYMPY
 from diffcompare.methods.budget import TimedOut, time_limit
 from diffcompare.methods.finite_differences import SCHEMES, nominal_step, richardson
+from diffcompare.methods.symbolic import MPMATH_EXTRAS
 from diffcompare.problem.errors import InputError, SymbolicUnavailable
 from diffcompare.problem.problem import make_problem
 from diffcompare.problem.tasks import parse_vector
@@ -62,6 +63,9 @@ class Edge:
     local_value: np.ndarray | None = None
     local_latex: str | None = None
     reference: np.ndarray | None = None   # the reference VJP of the same incoming adjoint
+
+
+NO_GRADIENT = "no gradient reaches this node"
 
 
 @dataclass
@@ -111,7 +115,19 @@ class Explanation(Report):
 
     @property
     def exit_status(self) -> int:
-        return 1 if self.checked and self.first_wrong is not None else 0
+        """1 when --check finds a wrong backward rule; 4 when nothing is wrong but a node
+        could not be checked (a kink: the conventions differ; no reference); else 0."""
+        if not self.checked:
+            return EXIT_PASSED
+        if self.first_wrong is not None:
+            return EXIT_FAILED
+        return EXIT_UNDECIDED if self.unchecked else EXIT_PASSED
+
+    @property
+    def unchecked(self) -> list:
+        """Steps --check could not hold to the reference (a kink; a forward that cannot be
+        replayed); a node no gradient reaches has nothing to check."""
+        return [s for s in self.steps if s.check == "kink" or (s.check == "not checked" and s.detail != NO_GRADIENT)]
 
     def step(self, number: int) -> Step:
         return self.steps[number - 1]
@@ -361,7 +377,7 @@ def _evaluate_mp(expr, symbols, arrays) -> np.ndarray:
     import mpmath
     import sympy
 
-    function = sympy.lambdify(symbols, expr, "mpmath")
+    function = sympy.lambdify(symbols, expr, [MPMATH_EXTRAS, "mpmath"])
 
     def one(*values):
         with mpmath.workdps(30):
@@ -370,7 +386,8 @@ def _evaluate_mp(expr, symbols, arrays) -> np.ndarray:
                 return float(result) if not isinstance(result, mpmath.mpc) else math.nan
             except (ZeroDivisionError, ValueError, TypeError, OverflowError):
                 return math.nan
-    return np.asarray(np.frompyfunc(one, len(arrays), 1)(*arrays), dtype=np.float64)
+    with np.errstate(invalid="ignore"):         # nan where the formula is undefined: a result, not a warning
+        return np.asarray(np.frompyfunc(one, len(arrays), 1)(*arrays), dtype=np.float64)
 
 
 def _sum_to(g, shape):
@@ -419,7 +436,7 @@ def _check(explanation, nodes, records, sympy_rows):
         if step.check == "kink":
             continue
         if step.adjoint is None or node not in records:
-            step.check, step.detail = "not checked", ("no gradient reaches this node" if node in records
+            step.check, step.detail = "not checked", (NO_GRADIENT if node in records
                                                       else "recorded before f ran: its inputs are unknown")
             continue
         if step.source == "sympy":

@@ -30,10 +30,13 @@ def can_interrupt() -> bool:
     return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
 
 
+NO_LIMIT = 1e7          # seconds (115 days): a budget this long is no limit (the timer cannot hold 1e300)
+
+
 @contextmanager
 def time_limit(seconds: float | None):
     """Raise :class:`TimedOut` in the block after ``seconds`` (None: no limit)."""
-    if seconds is None or seconds <= 0 or not can_interrupt():
+    if seconds is None or seconds <= 0 or seconds >= NO_LIMIT or not can_interrupt():
         yield
         return
 
@@ -45,10 +48,11 @@ def time_limit(seconds: float | None):
     mpmath = sys.modules.get("mpmath")
     precision = mpmath.mp.prec if mpmath is not None else None
     previous = signal.signal(signal.SIGALRM, on_alarm)
-    # the alarm repeats until the block ends: an exception raised while a gc callback or a
-    # __del__ runs is printed and dropped by Python, and a one-shot alarm would then be lost
-    signal.setitimer(signal.ITIMER_REAL, seconds, max(0.01, seconds / 4))
     try:
+        # the alarm repeats until the block ends: an exception raised while a gc callback or a
+        # __del__ runs is printed and dropped by Python, and a one-shot alarm would then be lost.
+        # It is armed inside the try, so that however soon it fires, the finally disarms it
+        signal.setitimer(signal.ITIMER_REAL, seconds, max(0.01, seconds / 4))
         yield
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)

@@ -52,6 +52,16 @@ def _dirac(argument, *order):
     return np.where(a == 0, np.nan, 0.0)[()]
 
 
+def _mp_dirac(argument, *order):
+    """DiracDelta on mpmath numbers: 0 away from 0, undefined (nan) at 0."""
+    import mpmath
+    return mpmath.mpf(0) if argument != 0 else mpmath.nan
+
+
+# what SymPy's derivatives may hold that its mpmath printer leaves undefined (sign'(x) is 2 DiracDelta(x))
+MPMATH_EXTRAS = {"DiracDelta": _mp_dirac}
+
+
 def differentiate(problem: Problem, timeout: float | None = 10.0, task=None) -> SymbolicDerivative:
     """The gradient of ``problem`` by SymPy, stopped after ``timeout`` seconds; with a
     :class:`~diffcompare.problem.tasks.Task`, its entries (Jacobian, vᵀJ, Jv or Hessian, flat)."""

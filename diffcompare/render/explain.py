@@ -148,6 +148,9 @@ def _check_summary(e) -> str:
     for step in e.steps:
         counts[step.check] = counts.get(step.check, 0) + 1
     told = ", ".join(f"{n} {k}" for k, n in counts.items())
+    if e.unchecked:
+        return (f"check: no backward rule disagrees with the reference, but {len(e.unchecked)} node"
+                f"{'s' * (len(e.unchecked) != 1)} could not be checked ({told}; at a kink the conventions differ)")
     return f"check: every node's backward rule agrees with the reference ({told})"
 
 

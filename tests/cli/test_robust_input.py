@@ -1,0 +1,69 @@
+"""Hostile and extreme input: a clear error (exit 2) or an honest verdict, never a crash
+(exit 3), a traceback or a signal."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from diffcompare.cli.main import main
+
+
+def run(argv, capsys):
+    try:
+        code = main(argv)
+    except SystemExit as exit:
+        code = exit.code
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+@pytest.mark.parametrize("argv", [
+    ["compare", "x", "--at", "x=1e42"],                 # a step relative to x: h^k overflows in the band
+    ["compare", "x", "--at", "x=1", "--step", "1e300"],
+    ["compare", "log(x)", "--at", "x=1e300"],
+    ["compare", "sin(x)*x", "--at", "x=1e200"],
+])
+def test_extreme_points_and_steps_give_verdicts_not_crashes(argv, capsys):
+    code, out, err = run(argv + ["--repeat", "1", "--format", "json"], capsys)
+    assert code in (0, 4), err
+    assert "Traceback" not in err and json.loads(out)["exit_status"] == code
+
+
+@pytest.mark.parametrize("timeout, code", [("1e-5", (0, 4)), ("inf", (0,)), ("1e300", (0,)), ("0", (0,))])
+def test_symbolic_time_budgets_from_tiny_to_none(timeout, code, capsys):
+    got, out, err = run(["compare", "x**2", "--at", "x=1", "--symbolic-timeout", timeout, "--repeat", "1"], capsys)
+    assert got in code, err
+
+
+@pytest.mark.parametrize("timeout", ["-1", "nan", "soon"])
+def test_a_time_budget_that_is_not_one_is_refused(timeout, capsys):
+    code, out, err = run(["compare", "x", "--at", "x=1", "--symbolic-timeout", timeout], capsys)
+    assert code == 2 and "not a number of seconds" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("f, at", [("sign(x)", "x=1"), ("cbrt(x)", "x=2"), ("sign(x)*x", "x=3")])
+def test_explain_check_of_derivatives_holding_dirac_delta(f, at, capsys):
+    code, out, err = run(["explain", f, "--at", at, "--check"], capsys)
+    assert code == 0 and "agrees with the reference" in out, err
+
+
+def test_sympy_failing_on_its_own_formula_falls_back_and_says_so(capsys):
+    # SymPy raises AttributeError evaluating asin(sin(x))' at 1e308; mpmath cannot resolve a
+    # step there either: the reference is not trusted, and nothing is judged (4), no crash
+    code, out, err = run(["compare", "asin(sin(x))", "--at", "x=1e308", "--digits", "16", "--repeat", "1",
+                          "--format", "json"], capsys)
+    data = json.loads(out)
+    assert code == 4 and data["reference"]["source"] == "mpmath"
+    assert all(m["verdict"] != "fail" for m in data["methods"])
+
+
+def test_time_limit_armed_for_a_microsecond_never_escapes():
+    from diffcompare.methods.budget import TimedOut, time_limit
+    for _ in range(200):
+        try:
+            with time_limit(1e-6):
+                sum(range(1000))
+        except TimedOut:
+            pass
