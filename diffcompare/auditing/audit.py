@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import time
 
-from diffcompare.auditing.batch import SYMBOLIC_TIMEOUT, merge
+from diffcompare.auditing.batch import BATCH_TIMEOUT, SYMBOLIC_TIMEOUT, merge
 from diffcompare.auditing.results import AuditReport
 from diffcompare.auditing.runners import runner
 from diffcompare.auditing.suite import make_case
@@ -43,25 +43,28 @@ from diffcompare.problem.errors import InputError
 
 def run_cases(cases: list, random: int | None = None, seed: int = 0, engine: str = "diffcompare", jobs: int = 1,
               scheduler: str | None = None, adversarial: bool = True, symbolic_timeout: float = SYMBOLIC_TIMEOUT,
-              progress=None) -> AuditReport:
+              progress=None, timeout: float | None = BATCH_TIMEOUT) -> AuditReport:
     """Audit ``cases`` (:class:`~diffcompare.auditing.suite.Case`) and return the report.
 
     ``random``: random points per case (None: each case's own, else 10); ``seed``: their
     seed; ``engine``: "diffcompare" or "torch"; ``jobs``: processes on this machine;
     ``scheduler``: the address of a Dask scheduler instead; ``progress(done, total)``
-    is called as batches finish.
+    is called as batches finish; ``timeout``: seconds allowed to each batch of 256 points
+    of a case (None: no limit), after which the case is undecided.
     """
     if engine not in ("diffcompare", "torch"):
         raise InputError(f"unknown engine {engine!r}; choose diffcompare or torch")
     if engine == "torch":
         if not torch_world.available():
             raise InputError("--engine torch needs PyTorch: pip install 'diffcompare[torch]' (torch==2.13.0)")
-    if not isinstance(seed, int) or isinstance(seed, bool):
-        raise InputError(f"the seed must be an integer, not {seed!r}")
+    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2 ** 63:
+        raise InputError(f"the seed must be a whole number from 0 to 2^63 - 1, not {seed!r}")
+    if timeout is not None and not (isinstance(timeout, (int, float)) and timeout > 0):
+        raise InputError(f"the time budget must be a positive number of seconds (None: no limit), not {timeout!r}")
     if random is not None and (not isinstance(random, int) or isinstance(random, bool) or not 0 <= random <= 1_000_000):
         raise InputError(f"--points must be an integer from 0 to 1,000,000, not {random!r}")
     settings = {"random": random, "seed": seed, "engine": engine, "adversarial": adversarial,
-                "symbolic_timeout": symbolic_timeout}
+                "symbolic_timeout": symbolic_timeout, "timeout": timeout}
     start = time.perf_counter()
     with runner(jobs, scheduler) as run:
         batches = run(cases, settings, progress)
@@ -69,14 +72,14 @@ def run_cases(cases: list, random: int | None = None, seed: int = 0, engine: str
     for batch in batches:
         by_case.setdefault(batch.index, []).append(batch)
     results = [merge(by_case[i]) for i in range(len(cases))]
-    shown = {k: v for k, v in settings.items() if k != "symbolic_timeout"}
+    shown = {k: v for k, v in settings.items() if k not in ("symbolic_timeout", "timeout")}
     where = f"Dask scheduler {scheduler}" if scheduler else f"{jobs} process{'es' * (jobs != 1)}"
     return AuditReport(results, shown, {"wall": time.perf_counter() - start, "where": where})
 
 
 def audit(fn, domain=None, points=None, check: str = "gradient", dtype: str = "float64", random: int = 0,
           seed: int = 0, adversarial: bool = True, tolerance: dict | None = None, reference: str | None = None,
-          engine: str = "diffcompare", name: str | None = None) -> AuditReport:
+          engine: str = "diffcompare", name: str | None = None, timeout: float | None = BATCH_TIMEOUT) -> AuditReport:
     """Audit the gradient (or Jacobian, Hessian) of ``fn`` — expression text, a Python
     callable written with :mod:`diffcompare.language.functions`, an ``ag.Function`` subclass or
     "module:function" — over ``domain`` ({"x": (-2, 2)}) and at ``points`` (a mapping or a
@@ -101,4 +104,4 @@ def audit(fn, domain=None, points=None, check: str = "gradient", dtype: str = "f
         entry["reference"] = reference
     label = name or (fn if isinstance(fn, str) else getattr(fn, "__name__", "f"))
     case = make_case(entry, label)
-    return run_cases([case], random=random, seed=seed, engine=engine, adversarial=adversarial)
+    return run_cases([case], random=random, seed=seed, engine=engine, adversarial=adversarial, timeout=timeout)

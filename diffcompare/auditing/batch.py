@@ -24,6 +24,7 @@ from diffcompare.autograd.quiet import quietly
 from diffcompare.judge.accuracy import backward_extreme
 from diffcompare.judge.reference import entries_reference, numerical_entries_reference
 from diffcompare.judge.verdicts import DOMAIN
+from diffcompare.methods.budget import TimedOut, time_limit
 from diffcompare.language.expression import parse
 from diffcompare.methods.symbolic import differentiate
 from diffcompare.methods.torch_autograd import output_shape
@@ -47,10 +48,49 @@ class Batch:
     case: CaseResult
 
 
+BATCH_TIMEOUT = 600.0       # seconds for one batch of one case: user code that hangs stops here
+
+
+class UserExit(BaseException):
+    """User code called ``os._exit`` while the audit ran it."""
+
+
 def run_batch(index: int, case: Case, start: int, settings: dict) -> Batch:
     """The audit of points ``start`` .. ``start + BATCH`` of ``case`` (its first call
-    also tells how many points there are)."""
-    return quietly(_run_batch, index, case, start, settings)
+    also tells how many points there are). User code runs here: if it exits
+    (``sys.exit``, ``os._exit``, any ``BaseException``) or runs past the batch's time
+    budget, the case says so; the audit goes on, and never reads that as a pass."""
+    import os
+    real_exit = os._exit
+
+    def refuse_exit(code=0):
+        raise UserExit(code)
+    os._exit = refuse_exit
+    try:
+        with time_limit(settings.get("timeout", BATCH_TIMEOUT)):
+            return quietly(_run_batch, index, case, start, settings)
+    except TimedOut as stop:
+        result = CaseResult(case.name, case.source, case.check, case.dtype, settings.get("engine", "diffcompare"),
+                            "undecided", f"timed out: {BATCH} points took more than {stop.seconds:g} s (the audit's "
+                                         f"budget per batch of points); nothing was checked after that")
+        return Batch(index, start, 0, result)
+    except KeyboardInterrupt:
+        raise
+    except (UserExit, SystemExit) as exit:
+        how = "os._exit" if isinstance(exit, UserExit) else "sys.exit"
+        code = exit.args[0] if exit.args else 0
+        return Batch(index, start, 0, _bad(_result(case, settings), f"the function called {how}({code!r}) while "
+                                                                    f"the audit ran it: a function that exits cannot "
+                                                                    f"be audited"))
+    except BaseException as error:          # noqa: BLE001  (user code may raise anything)
+        return Batch(index, start, 0, _bad(_result(case, settings), f"the function raised {type(error).__name__} "
+                                                                    f"(a BaseException, not an Exception): {error}"))
+    finally:
+        os._exit = real_exit
+
+
+def _result(case, settings):
+    return CaseResult(case.name, case.source, case.check, case.dtype, settings.get("engine", "diffcompare"), "pass", "")
 
 
 def _run_batch(index, case, start, settings):
@@ -183,8 +223,8 @@ def merge(batches: list) -> CaseResult:
     """One case's result from its batches (in order of their first point)."""
     batches = sorted(batches, key=lambda b: b.start)
     first = batches[0].case
-    if first.status == "error":
-        return first
+    if first.status == "error" or (first.status == "undecided" and not first.points):
+        return first            # bad input, or the first batch ran out of time
     case = replace(first, points=[p for b in batches for p in b.case.points],
                    notes=list(dict.fromkeys(n for b in batches for n in b.case.notes)))
     seconds = {}
@@ -199,4 +239,7 @@ def merge(batches: list) -> CaseResult:
             return max((p.autograd_error or 0.0) for p in points if p.verdict == WRONG)
         case.wrong_node = max(nodes, key=lambda pair: worst_error(pair[0]))[1]
     summarise(case)
+    late = [b.case.verdict for b in batches[1:] if b.case.status == "undecided" and not b.case.points]
+    if late and case.status != "fail":      # a later batch ran out of time: not everything was checked
+        case.status, case.verdict = "undecided", f"{case.verdict}; {late[0]}"
     return case

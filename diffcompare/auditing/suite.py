@@ -282,9 +282,13 @@ def load_function(spec, search_path: str | None = None):
         sys.path.insert(0, search_path)
     try:
         module = importlib.import_module(module_name)
-    except Exception as error:      # a module may raise anything while importing
+    except KeyboardInterrupt:
+        raise
+    except BaseException as error:  # noqa: BLE001  (a module may raise anything while importing, sys.exit too)
         where = f" (looked in {search_path} and the Python path)" if search_path else ""
-        raise InputError(f"cannot import module {module_name!r}{where}: {type(error).__name__}: {error}") from None
+        what = f"it called sys.exit({error.code!r})" if isinstance(error, SystemExit) else \
+            f"{type(error).__name__}: {error}"
+        raise InputError(f"cannot import module {module_name!r}{where}: {what}") from None
     finally:
         if added:
             sys.path.remove(search_path)

@@ -116,6 +116,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="whose autograd is audited: diffcompare's engine (default) or PyTorch's "
                             '(pip install "diffcompare[torch]")')
     audit.add_argument("--jobs", type=int, default=1, metavar="N", help="processes on this machine (default 1)")
+    audit.add_argument("--timeout", type=_seconds, default=600.0, metavar="S",
+                       help="seconds allowed to each batch of 256 points of a case; a case that runs past it is "
+                            "undecided (exit 4) and the others go on (default 600; 0 or inf for no limit; not "
+                            "enforced on Dask's threads)")
     audit.add_argument("--scheduler", metavar="ADDRESS",
                        help='a Dask scheduler (tcp://host:8786) to run the cases on (pip install "diffcompare[dask]")')
     audit.add_argument("--report", action="append", metavar="FILE",
@@ -280,7 +284,8 @@ def run_audit(args) -> int:
         suite = read_suite(args.suite)
         with _progress(len(suite.cases)) as progress:
             report = run_cases(suite.cases, random=args.points, seed=args.seed, engine=args.engine, jobs=args.jobs,
-                               scheduler=args.scheduler, adversarial=args.adversarial, progress=progress)
+                               scheduler=args.scheduler, adversarial=args.adversarial, progress=progress,
+                               timeout=args.timeout)
     except InputError as error:
         return fail("audit", str(error))
     for path, format in reports:

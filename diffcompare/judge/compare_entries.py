@@ -177,8 +177,8 @@ def make_points(problem, points=None, seed: int = 0, box=None, grid: bool = Fals
         return single(problem)
     if box is None:
         raise InputError("--points needs a region: --box x=-2:2,y=0.1:3 (NAME=LOW:HIGH for each variable that varies)")
-    if not isinstance(seed, int) or isinstance(seed, bool):
-        raise InputError(f"the seed must be an integer, not {seed!r}")
+    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2 ** 63:
+        raise InputError(f"the seed must be a whole number from 0 to 2^63 - 1, not {seed!r}")
     return grid_points(problem, box, points) if grid else random_points(problem, box, points, seed)
 
 

@@ -43,17 +43,18 @@ MAX_LENGTH = 1_000_000      # characters
 MAX_NODES = 10_000          # numbers, variables, operators and calls
 MAX_NESTING = 100           # open parentheses, pending unary minuses and ** chains
 MAX_NUMBER_LENGTH = 100     # characters in one number literal
+MAX_INDEX_DIGITS = 18       # digits in one subscript
 
 _TOKEN = re.compile(r"""
     (?P<space>\s+)
   | (?P<number>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)
   | (?P<name>[A-Za-z_][A-Za-z0-9_]*)
   | (?P<op>\*\*|[-+*/^(),@\[\]])
-""", re.VERBOSE)
+""", re.VERBOSE | re.ASCII)     # ASCII digits only: 𝟏𝟎 and ١ are not numbers here
 
 # a subscript: integers and slices of integer constants, e.g. [0], [1:], [:-1], [::2], [0, 1:]
 _INDEX_ITEM = r"\s*(?:-?\d+\s*)?(?::\s*(?:-?\d+\s*)?){0,2}"
-_SUBSCRIPT = re.compile(rf"\[({_INDEX_ITEM}(?:,{_INDEX_ITEM})*)\]")
+_SUBSCRIPT = re.compile(rf"\[({_INDEX_ITEM}(?:,{_INDEX_ITEM})*)\]", re.ASCII)
 
 _HINTS = {
     "=": "'=' cannot appear in an expression; give values with --at (e.g. --at x=1.5)",
@@ -399,6 +400,8 @@ def _subscript(text, fail, column):
     items = []
     for item in text.split(","):
         parts = [p.strip() for p in item.split(":")]
+        if any(len(p.lstrip("-")) > MAX_INDEX_DIGITS for p in parts):
+            fail(f"a subscript of more than {MAX_INDEX_DIGITS} digits: no array is that large", column)
         if len(parts) == 1:
             if not parts[0]:
                 fail("an empty subscript item: write an integer, e.g. x[0]", column)

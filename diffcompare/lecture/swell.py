@@ -156,9 +156,11 @@ def parse_ns(text) -> list:
         ns = [int(n) for n in text]
     else:
         text = str(text).strip()
-        match = re.fullmatch(r"(\d+)\s*\.\.\s*(\d+)(?:\s*\.\.\s*(x?)(\d+))?", text)
+        match = re.fullmatch(r"(\d{1,9})\s*\.\.\s*(\d{1,9})(?:\s*\.\.\s*(x?)(\d{1,9}))?", text, re.ASCII)
         if match:
             low, high = int(match.group(1)), int(match.group(2))
+            if low < 1 or high > MAX_N:
+                raise InputError(f"--n {text}: every n must be a whole number of at least 1 and {MAX_N} at most")
             if low > high:
                 raise InputError(f"--n {text}: the range runs from {low} down to {high}; write {high}..{low}")
             if match.group(3):
@@ -174,10 +176,11 @@ def parse_ns(text) -> list:
                 if step < 1:
                     raise InputError(f"--n {text}: the step must be at least 1")
                 ns = list(range(low, high + 1, step))
-        elif re.fullmatch(r"\d+(\s*,\s*\d+)*", text):
+        elif re.fullmatch(r"\d{1,9}(\s*,\s*\d{1,9})*", text, re.ASCII):
             ns = [int(part) for part in text.split(",")]
         else:
-            raise InputError(f"--n {text!r}: expected a range such as 1..12, 1..64..x2 (doubling) or a list 1,2,4,8")
+            raise InputError(f"--n {text!r}: expected a range such as 1..12, 1..64..x2 (doubling) or a list 1,2,4,8 "
+                             f"(n from 1 to {MAX_N})")
     if not ns or min(ns) < 1:
         raise InputError("--n: every n must be a whole number of at least 1")
     if max(ns) > MAX_N:

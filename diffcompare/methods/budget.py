@@ -15,6 +15,7 @@ from __future__ import annotations
 import signal
 import sys
 import threading
+import time
 from contextlib import contextmanager
 
 
@@ -33,29 +34,63 @@ def can_interrupt() -> bool:
 NO_LIMIT = 1e7          # seconds (115 days): a budget this long is no limit (the timer cannot hold 1e300)
 
 
+_BUDGETS: list = []      # [deadline, seconds] of the budgets in force in the main thread, outermost first
+
+
 @contextmanager
 def time_limit(seconds: float | None):
-    """Raise :class:`TimedOut` in the block after ``seconds`` (None: no limit)."""
+    """Raise :class:`TimedOut` in the block after ``seconds`` (None: no limit). Budgets
+    nest: an inner one ends at its own deadline or its outer one's, whichever is first,
+    and when it ends the outer one is armed again for the time it has left.
+
+    >>> import time
+    >>> try:
+    ...     with time_limit(0.05):
+    ...         with time_limit(10):        # the reference's budget, inside a case's
+    ...             time.sleep(0.2)
+    ... except TimedOut as stop:
+    ...     print(stop.seconds)
+    0.05
+    """
     if seconds is None or seconds <= 0 or seconds >= NO_LIMIT or not can_interrupt():
         yield
         return
-
-    def on_alarm(signum, frame):
-        raise TimedOut(seconds)
 
     # a time-out can interrupt mpmath.workdps between setting the precision and the block
     # that restores it: the precision at the start is put back at the end
     mpmath = sys.modules.get("mpmath")
     precision = mpmath.mp.prec if mpmath is not None else None
-    previous = signal.signal(signal.SIGALRM, on_alarm)
+    budget = [time.monotonic() + seconds, seconds]
+    outermost = not _BUDGETS
+    previous = signal.signal(signal.SIGALRM, _on_alarm) if outermost else None
+    _BUDGETS.append(budget)
     try:
         # the alarm repeats until the block ends: an exception raised while a gc callback or a
         # __del__ runs is printed and dropped by Python, and a one-shot alarm would then be lost.
         # It is armed inside the try, so that however soon it fires, the finally disarms it
-        signal.setitimer(signal.ITIMER_REAL, seconds, max(0.01, seconds / 4))
+        _arm()
         yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        _BUDGETS.remove(budget)
+        if _BUDGETS:
+            _arm()
+        else:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
         if precision is not None:
             mpmath.mp.prec = precision
+
+
+def _arm():
+    """The timer set for the earliest deadline of the budgets in force."""
+    deadline, seconds = min(_BUDGETS)
+    signal.setitimer(signal.ITIMER_REAL, max(1e-6, deadline - time.monotonic()), max(0.01, seconds / 4))
+
+
+def _on_alarm(signum, frame):
+    now = time.monotonic()
+    expired = [b for b in _BUDGETS if b[0] <= now + 1e-3]
+    if expired:
+        raise TimedOut(min(expired)[1])
+    if _BUDGETS:                # early (the timer's resolution): wait for the earliest deadline again
+        _arm()

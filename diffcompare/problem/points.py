@@ -65,6 +65,9 @@ def parse_box(text) -> dict:
         low, high = parse_number(name, low), parse_number(name, high)
         if not low < high:
             raise InputError(f"--box {name}={low:g}:{high:g}: the low bound must be below the high one")
+        if not math.isfinite(high - low):
+            raise InputError(f"--box {name}={low:g}:{high:g}: the box is wider than binary64 can hold "
+                             f"(high - low overflows); narrow it, e.g. {name}=-1e300:1e300")
         box[name] = (low, high)
     if not box:
         raise InputError("--box needs at least one NAME=LOW:HIGH, e.g. --box x=-2:2")

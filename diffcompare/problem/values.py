@@ -26,6 +26,9 @@ def parse_number(name: str, text) -> float:
         value = float(text)
     else:
         stripped = str(text).strip()
+        if not stripped.isascii():      # float() reads ١ and 𝟏𝟎 as digits: a user would not mean that
+            raise InputError(f"{name}={stripped!r} is not a number: write it with the digits 0-9, "
+                             f"e.g. {name}=1.5 or {name}=-2e-3")
         try:
             value = float(stripped)
         except ValueError:

@@ -71,7 +71,8 @@ def print_report(report, console) -> None:
         console.print(f"  {case.verdict}", highlight=False, markup=False)
         if case.wrong_node:
             console.print(f"  wrong backward rule: {case.wrong_node}", highlight=False, markup=False)
-        console.print(f"  tolerance: {case.tolerance.get('source', '')}", style="dim", highlight=False, markup=False)
+        if case.tolerance.get("source"):
+            console.print(f"  tolerance: {case.tolerance['source']}", style="dim", highlight=False, markup=False)
         for line in _findings(case):
             console.print(f"  {line}", highlight=False, markup=False)
         for note in case.notes:

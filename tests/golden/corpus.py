@@ -55,7 +55,8 @@ RERECORDED = {
               "was inconclusive around 1e-153); a survey's entries without a band make it inconclusive (was a "
               "pass with entries skipped; the exit status was and is 4)",
     "robust": "log(x) at 1e300 no longer crashes (exit 3: an OverflowError in the difference band's h^k; now 4, "
-              "inconclusive); explain --check at a kink exits 4 (nothing was checked there), not 0",
+              "inconclusive); explain --check at a kink exits 4 (nothing was checked there), not 0; swell --n's error "
+              "names the range of n (bad-12)",
     "machine": "recorded on a machine whose sin, exp, ... differ in the last bit (machine.json holds its "
                "fingerprint); outputs are compared in full on such a machine, judgements alone elsewhere; "
                "no judgement changed",
