@@ -156,6 +156,9 @@ def derivative_magnitudes(problem, orders=tuple(range(2, 10)), timeout: float | 
     return out
 
 
+MAX_PERTURBED_WORK = 40_000     # perturbed calls × program length in path_bound's perturbation sweeps
+
+
 def path_bound(problem, max_nodes: int = 2000, max_perturbed: int = 200, output: int | None = None) -> dict | None:
     """A first-order bound on the rounding a backward pass over f's program must expect,
     per variable: unit roundoff times (a) the sum over every chain-rule path of the
@@ -185,7 +188,8 @@ def path_bound(problem, max_nodes: int = 2000, max_perturbed: int = 200, output:
         try:
             gradient, magnitude, calls, accumulation = _sweep(program, problem, output=output)
             bound = {name: UNIT_ROUNDOFF * (magnitude[name] + accumulation[name]) for name in problem.variables}
-            if len(calls) <= max_perturbed:
+            # one sweep per perturbed call: bounded work (a sum of 300 variables would take 300 sweeps of 600)
+            if len(calls) <= max_perturbed and len(calls) * len(program) <= MAX_PERTURBED_WORK:
                 delta = mpmath.mpf(10) ** -25
                 for index in calls:
                     try:

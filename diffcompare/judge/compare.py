@@ -17,8 +17,10 @@ from diffcompare.judge.compare_entries import survey
 from diffcompare.judge.comparison import Comparison, MethodResult, Note, judge, measure
 from diffcompare.judge.reference import exact_reference
 from diffcompare.language.table import ROWS
+from diffcompare.methods.entries import too_slow
 from diffcompare.methods.exact import autograd_gradient, symbolic_gradient
 from diffcompare.judge.verdicts import CROSSING, FAIL, NOT_JUDGED, Verdict
+from diffcompare.methods.budget import TimedOut, time_limit
 from diffcompare.methods.finite_differences import (
     STENCILS,
     finite_difference_gradient,
@@ -29,10 +31,12 @@ from diffcompare.methods.registry import parse_methods
 from diffcompare.methods.symbolic import differentiate
 from diffcompare.problem.errors import InputError
 from diffcompare.problem.problem import make_problem
-from diffcompare.problem.tasks import output_shape
+from diffcompare.problem.points import single
+from diffcompare.problem.tasks import Task, output_shape
 
 DEFAULT_DIGITS = 30
 DEFAULT_TIMEOUT = 10.0
+MAX_STENCIL_WALKS = 8       # variables up to which f's rounding is walked at every stencil point
 
 
 def compare(f, at=None, methods=None, digits: int = DEFAULT_DIGITS, repeat: int = 5, step: float | None = None,
@@ -126,12 +130,25 @@ def _gradient(problem, methods, digits, repeat, step, symbolic_timeout) -> Compa
         elif name == "symbolic":
             estimates.append(symbolic_gradient(problem, derivative, batches=repeat))
         else:
-            estimates.append(finite_difference_gradient(problem, name, step=step, batches=repeat))
+            # a scheme evaluates f about n times, and its timing repeats that: predicted first
+            task = Task("gradient", len(problem.variables), 1, (), problem.input_labels)
+            slow = too_slow(name, problem, task, single(problem), repeat + 1)
+            estimates.append(slow or finite_difference_gradient(problem, name, step=step, batches=repeat))
 
     value = problem.value()         # nan for a callable that raises: events() has said how
-    # no method is judged at a kink or where f fails in binary64: no bands to compute there
-    bands = {} if events else _bands(problem, derivative, reference, estimates, value, symbolic_timeout)
+    # no method is judged at a kink or where f fails in binary64: no bands to compute there.
+    # The bands walk f's formulas per variable (O(n²) for n variables): they get the symbolic
+    # budget too, and a method left without a band is inconclusive, not a hang
+    bands = {}
+    if not events:
+        try:
+            with time_limit(symbolic_timeout):
+                _bands(problem, derivative, reference, estimates, value, symbolic_timeout, bands)
+        except TimedOut:
+            notes.append(Note("reference", f"the expected accuracy ran out of time after {symbolic_timeout:g} s: "
+                                           f"methods without a band are not decided"))
     results = []
+    centre = problem.pieces(problem.point) if not kinks else None     # shared by every stencil check
     for estimate in estimates:
         result = MethodResult(estimate)
         if estimate.has_values:
@@ -142,7 +159,7 @@ def _gradient(problem, methods, digits, repeat, step, symbolic_timeout) -> Compa
         crossings = []
         if estimate.family == "finite differences" and estimate.has_values and not kinks:
             for name in problem.variables:
-                why = stencil_crossing(problem, estimate.method, name, estimate.details["steps"][name])
+                why = stencil_crossing(problem, estimate.method, name, estimate.details["steps"][name], centre)
                 if why:
                     crossings.append(f"∂f/∂{name}: {why}")
         judge(result, reference, kinks, crossings, [e.text for e in events if e.kind == "domain"])
@@ -172,9 +189,8 @@ def _smoothness(result, problem):
         result.judgement = Verdict(NOT_JUDGED, CROSSING, detail="; ".join(why))
 
 
-def _bands(problem, derivative, reference, estimates, value, timeout):
-    """(method, variable) -> Band."""
-    bands = {}
+def _bands(problem, derivative, reference, estimates, value, timeout, bands):
+    """Fill ``bands``: (method, variable) -> Band."""
     point = {}
     if derivative.partials is not None:
         point = dict(zip(derivative.symbols, (problem.point[n] for n in problem.variables)))
@@ -187,10 +203,17 @@ def _bands(problem, derivative, reference, estimates, value, timeout):
     written = problem.sympy_as_written() if derivative.expression is not None else None
     f_expr = written[0] if written and len(written) == 1 else derivative.expression
 
+    centre = {}
+
     def f_rounding(name, scheme, h, largest):
-        """The rounding of f at the stencil's points (where f's terms may cancel)."""
+        """The rounding of f at the stencil's points (where f's terms may cancel); with many
+        variables, at the point only (a walk per variable and stencil point is O(n²))."""
         worst = None
-        if f_expr is not None:
+        if f_expr is not None and len(problem.variables) > MAX_STENCIL_WALKS:
+            if "bound" not in centre:
+                centre["bound"] = rounding_bound(f_expr, point)
+            worst = centre["bound"]
+        elif f_expr is not None:
             symbol = derivative.symbols[problem.variables.index(name)]
             for offset, _ in STENCILS[scheme]:
                 bound = rounding_bound(f_expr, {**point, symbol: problem.point[name] + offset * h})
@@ -226,7 +249,6 @@ def _bands(problem, derivative, reference, estimates, value, timeout):
                 band = fd_band(estimate.method, h, m, f_error, largest, exact)
                 if band is not None:
                     bands[(estimate.method, name)] = band
-    return bands
 
 
 def _conventions(kinks, estimates):

@@ -50,11 +50,11 @@ from diffcompare.methods.entries import (
     hessian_mixed,
     outputs,
     per_point,
-    predicted_seconds,
     run_autograd,
     symbolic_entries,
+    too_slow,
 )
-from diffcompare.methods.estimate import FAILED, OK, TIMED_OUT, Estimate
+from diffcompare.methods.estimate import FAILED, OK
 from diffcompare.methods.finite_differences import FD_METHODS, STENCILS
 from diffcompare.methods.registry import parse_methods_for
 from diffcompare.methods.symbolic import differentiate
@@ -65,7 +65,6 @@ from diffcompare.problem.tasks import Task, make_task
 
 MAX_REFERENCE_POINTS = 2000     # exact references (and error statistics) at most at this many points
 MAX_WALKS = 4000                # rounding-bound walks of SymPy formulas per report
-METHOD_BUDGET = 60.0            # seconds: a method predicted to take longer is not run
 MAX_PATH_POINTS = 50            # chain-rule path bounds (one mpmath sweep per output and point)
 MAX_NUMERICAL_POINTS = 50       # mpmath's numerical reference, where SymPy cannot follow f (n² derivatives each)
 
@@ -246,15 +245,10 @@ def _survey(f, at, kind, vector, points, seed, box, grid, methods, digits, repea
 
 
 def _run(name, problem, task, where, derivative, repeat, step):
-    seconds, what = predicted_seconds(name, problem, task, where)
-    if name in FD_METHODS + ("second-differences", "mixed"):
-        seconds *= 3            # its band runs the scheme again at h/2 and h/4
-    if seconds > METHOD_BUDGET:
-        family = "finite differences" if name in FD_METHODS + ("second-differences", "mixed") else (
-            "symbolic" if name == "symbolic" else "autograd")
-        return Estimate(name, family, status=TIMED_OUT,
-                        reason=f"not run: {what} would take about {seconds:,.0f} s, more than the "
-                               f"{METHOD_BUDGET:g} s allowed to one method")
+    # a difference scheme's band runs it again at h/2 and h/4
+    slow = too_slow(name, problem, task, where, 3 if name in FD_METHODS + ("second-differences", "mixed") else 1)
+    if slow is not None:
+        return slow
     if name == "autograd":
         return autograd_entries(problem, task, where, repeat)
     if name == "autograd-functional":

@@ -123,6 +123,24 @@ def predicted_seconds(name: str, problem: Problem, task: Task, points: Points) -
     return passes * one * count, f"{passes:,} backward passes"
 
 
+METHOD_BUDGET = 60.0            # seconds: a method predicted to take longer is not run
+
+
+def too_slow(name: str, problem: Problem, task: Task, points: Points, factor: float = 1.0) -> Estimate | None:
+    """A "timed out" estimate for a method predicted (:func:`predicted_seconds`, times
+    ``factor`` for the runs its band adds) to take longer than METHOD_BUDGET; None when
+    it fits."""
+    seconds, what = predicted_seconds(name, problem, task, points)
+    seconds *= factor
+    if seconds <= METHOD_BUDGET:
+        return None
+    differences = name in SCHEMES or name in ("second-differences", "mixed")
+    family = "finite differences" if differences else ("symbolic" if name == "symbolic" else "autograd")
+    return Estimate(name, family, status=TIMED_OUT,
+                    reason=f"not run: {what} would take about {seconds:,.0f} s, more than the "
+                           f"{METHOD_BUDGET:g} s allowed to one method")
+
+
 # -- reverse mode, by the engine ---------------------------------------------------------------
 
 ENGINE_WORLDS = {"float64": ENGINE, "float32": ENGINE_FLOAT32}

@@ -185,9 +185,10 @@ def finite_difference_gradient(problem: Problem, scheme_name: str, step: float |
 _REACH = {"forward": (0, 1), "backward": (1, 0), "central": (1, 1), "five-point": (2, 2), "richardson": (1, 1)}
 
 
-def stencil_crossing(problem: Problem, scheme_name: str, name: str, h: float) -> str | None:
+def stencil_crossing(problem: Problem, scheme_name: str, name: str, h: float, centre=None) -> str | None:
     """Why the stencil for ∂f/∂name cannot be trusted — it straddles a kink, jump, pole or
-    domain boundary of some call in f — or None.
+    domain boundary of some call in f — or None. ``centre``: ``problem.pieces`` at the
+    point, when the caller has it (it is the same for every variable and scheme).
 
     >>> from diffcompare.problem.problem import make_problem
     >>> stencil_crossing(make_problem("abs(x - 0.001)", {"x": 0}), "richardson", "x", 2.0 ** -6)
@@ -197,7 +198,7 @@ def stencil_crossing(problem: Problem, scheme_name: str, name: str, h: float) ->
         return None
     left, right = _REACH[scheme_name]
     x = problem.point[name]
-    centre, value = problem.pieces(problem.point)
+    centre, value = centre if centre is not None else problem.pieces(problem.point)
     for steps, sign in ((left, -1), (right, 1)):
         if not steps:
             continue

@@ -64,7 +64,8 @@ class Problem:
     @property
     def input_labels(self) -> list:
         """One label per scalar input, in the flat order: x, v[0], v[1], A[0,1], ..."""
-        return [label for name in self.variables for label in _element_labels(name, self.shapes[name])]
+        shapes = self.shapes            # once: each call walks every variable
+        return [label for name in self.variables for label in _element_labels(name, shapes[name])]
 
     def flat_point(self) -> np.ndarray:
         """The point as one vector of float64, the variables' elements in order."""
@@ -74,8 +75,9 @@ class Problem:
         """The inverse of :meth:`flat_point` for one vector of any element type (floats,
         complex numbers, SymPy symbols, mpmath numbers): variable -> number or array."""
         out, offset = {}, 0
+        shapes = self.shapes            # once: each call walks every variable
         for name in self.variables:
-            shape = self.shapes[name]
+            shape = shapes[name]
             size = int(np.prod(shape)) if shape else 1
             out[name] = flat[offset:offset + size].reshape(shape) if shape else flat[offset]
             offset += size
