@@ -278,6 +278,9 @@ def _measure(summary: MethodSummary, reference: EntriesReference, task: Task):
         # (value - high) is exact when the two are close; then subtract the low part
         error = np.abs((values - reference.high) - reference.low)
         error = np.where(np.isfinite(reference.high) & ~np.isfinite(values), np.inf, error)
+        # an exact value beyond binary64 rounds to ±inf: the same infinity is right, anything else is not
+        beyond = np.isinf(reference.high)
+        error = np.where(beyond, np.where(values == reference.high, 0.0, np.inf), error)
         magnitude = np.abs(reference.high)
         relative = np.where(magnitude > 0, error / np.where(magnitude > 0, magnitude, 1.0),
                             np.where(error == 0, 0.0, np.inf))
@@ -488,7 +491,7 @@ def _judge(summary: MethodSummary, reference: EntriesReference, special: dict, c
     if summary.tolerance is None:
         summary.judgement = Verdict(NOT_JUDGED, NO_BAND)
         return
-    judged = np.isfinite(reference.high)
+    judged = ~np.isnan(reference.high)      # beyond binary64 (inf) is a value too: the right answer is ±inf
     for row in special:
         judged[row] = False
     untrusted = judged & (reference.trusted < MIN_TRUSTED_DIGITS)

@@ -47,12 +47,13 @@ def decide(errors, tolerance, exact, values, labels, rows=None, judged=None, sou
     is too wide; a non-zero exact value below the binary64 range is passed as the smallest
     subnormal) and the method's values. ``labels``: the entries' names; ``rows``: each
     row's point number (None for one point); ``judged``: the entries to judge (default:
-    where the exact value is finite); ``source``: where the band came from; ``skipped``:
+    where there is an exact value, infinite included: beyond binary64 it rounds to ±inf); ``source``: where the band came from; ``skipped``:
     points left out before (kinks, domain errors), counted in the numbers.
     """
     errors, tolerance, exact, values = (np.atleast_2d(np.asarray(a, dtype=float))
                                         for a in (errors, tolerance, exact, values))
-    judged = np.isfinite(exact) if judged is None else (np.atleast_2d(judged) & np.isfinite(exact))
+    # an exact value beyond binary64 (1.4e485) is still a value to judge against: only nan means none
+    judged = ~np.isnan(exact) if judged is None else (np.atleast_2d(judged) & ~np.isnan(exact))
     no_band = judged & np.isnan(tolerance)
     judged = judged & ~no_band
     counts = {"judged": int(judged.sum()), "no_band": int(no_band.sum()), "skipped": int(skipped), "source": source}
