@@ -15,17 +15,24 @@ from diffcompare.cli import help as texts
 REPORT_FORMATS = {".json": "json", ".md": "markdown", ".markdown": "markdown", ".xml": "junit"}
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, whose error lines show control characters instead of sending them."""
+
+    def error(self, message):
+        super().error(visible(message))
+
+
 def build_parser() -> argparse.ArgumentParser:
     from diffcompare.version import __version__
 
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="diffcompare",
         description=texts.DESCRIPTION,
         epilog=texts.EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"diffcompare {__version__}")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     compare = commands.add_parser("compare", help="compare the methods on one expression at one point",
                                   description=texts.COMPARE_DESCRIPTION, epilog=texts.COMPARE_EPILOG,
@@ -164,8 +171,20 @@ def _expression_arguments(command):
 
 
 def fail(command: str, message: str) -> int:
-    print(f"diffcompare {command}: error: {message}", file=sys.stderr)
+    """Say what was wrong in one line (control characters shown, never sent to the terminal:
+    an expression holding ESC ] 0 ; ... BEL would retitle it); exit status 2."""
+    print(f"diffcompare {command}: error: {visible(message)}", file=sys.stderr)
     return 2
+
+
+def visible(text: str) -> str:
+    r"""``text`` with control characters (but newlines) written as \xNN.
+
+    >>> visible("x+\x1b]0;pwned\x07")
+    'x+\\x1b]0;pwned\\x07'
+    """
+    return "".join(c if c == "\n" or (c >= " " and c != "\x7f" and not 0x80 <= ord(c) < 0xa0) else f"\\x{ord(c):02x}"
+                   for c in text)
 
 
 def run_compare(args) -> int:
@@ -201,21 +220,20 @@ def _show(report, args, command) -> int:
             return status
         print(f"wrote {args.output} ({args.format})", file=sys.stderr)
     elif args.format == "text":
-        from rich.console import Console
         # a pipe or file has no width: give the table room instead of rich's 80 columns
-        report.print_report(Console(highlight=False, width=None if sys.stdout.isatty() else 130))
+        report.print_report(_console(highlight=False, width=None if sys.stdout.isatty() else 130))
     else:
         sys.stdout.write(report.render(args.format))
     return report.exit_status
 
 
 def _write(path, content, command) -> int:
+    """Write ``content`` to ``path`` whole or not at all (see render.files.write_whole)."""
+    from diffcompare.render.files import write_whole
     try:
-        with open(path, "wb" if isinstance(content, bytes) else "w", **({} if isinstance(content, bytes)
-                                                                          else {"encoding": "utf-8"})) as handle:
-            handle.write(content)
+        write_whole(path, content)
     except OSError as error:
-        return fail(command, f"cannot write {path}: {error.strerror}")
+        return fail(command, f"cannot write {path}: {error.strerror or error}; nothing was written there")
     return 0
 
 
@@ -288,12 +306,15 @@ def run_audit(args) -> int:
                                timeout=args.timeout)
     except InputError as error:
         return fail("audit", str(error))
-    for path, format in reports:
-        status = _write(path, report.render(format), "audit")
-        if status:
-            return status
-        print(f"wrote {path} ({format})", file=sys.stderr)
-    return _show(report, args, "audit")
+    unwritten = 0
+    for path, format in reports:            # every report that can be written is, whatever the others do
+        if _write(path, report.render(format), "audit"):
+            unwritten += 1
+        else:
+            print(f"wrote {path} ({format})", file=sys.stderr)
+    status = _show(report, args, "audit")
+    # a wrong gradient (1) says more than a report that could not be written (2)
+    return status if status == 1 or not unwritten else 2
 
 
 def _progress(cases: int):
@@ -417,7 +438,7 @@ def run_functions(args) -> int:
     for row in list(CALLABLE.values()) + list(CONSTANTS.values()):
         table.add_row(row.name, str(row.arity), row.doc, row.domain,
                       "yes" if row.complex is not None else f"no: {row.not_complex_safe}")
-    Console(highlight=False).print(table)
+    _console(highlight=False).print(table)
     return 0
 
 
@@ -438,6 +459,26 @@ def protect_expressions(argv, parser):
     return out
 
 
+def _console(**options):
+    """A rich console on standard output whose closed pipe is reported by main (rich's own
+    answer is SystemExit(1), which would read as "a gradient is wrong")."""
+    from rich.console import Console
+
+    class _Console(Console):
+        def on_broken_pipe(self):
+            raise BrokenPipeError
+    return _Console(**options)
+
+
+def _silence_stdout():
+    """Point standard output at /dev/null, so that Python's flush at exit cannot fail again."""
+    import os
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
 def main(argv=None) -> int:
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -448,9 +489,23 @@ def main(argv=None) -> int:
                "steps": run_steps, "swell": run_swell, "audit": run_audit}
     try:
         if args.command in runners:
-            return runners[args.command](args)
+            import warnings
+            with warnings.catch_warnings():
+                # the reports say what went wrong (nan, overflow, a time-out) in their own words;
+                # NumPy's and SymPy's warnings would only repeat it, out of place
+                warnings.simplefilter("ignore")
+                return runners[args.command](args)
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # the reader went away (| head): nothing more can be said on standard output
+        _silence_stdout()
+        print("diffcompare: standard output was closed before the report was written", file=sys.stderr)
+        return 2
+    except OSError as error:        # standard output on a full device, say
+        _silence_stdout()
+        print(f"diffcompare: cannot write the report: {error.strerror or error}", file=sys.stderr)
+        return 2
     except Exception as error:      # a bug: say so in one line rather than a traceback
         print(f"diffcompare: internal error: {type(error).__name__}: {error} (please report it)", file=sys.stderr)
         return 3

@@ -8,6 +8,7 @@ They only format.
 from __future__ import annotations
 
 import math
+import re
 import sys
 from dataclasses import asdict
 from xml.etree import ElementTree
@@ -187,5 +188,12 @@ def junit(report) -> str:
         out = ElementTree.SubElement(case, "system-out")
         out.text = f"{c.source}\n{c.verdict}"
     ElementTree.indent(suites)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ElementTree.tostring(suites, encoding="unicode") + "\n"
+    xml = ElementTree.tostring(suites, encoding="unicode")
+    # XML 1.0 cannot hold most control characters, escaped or not (a case name with \x07):
+    # they are written as visible \xNN text, so the file stays well formed
+    xml = _XML_INVALID.sub(lambda m: f"\\x{ord(m.group()):02x}", xml)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + xml + "\n"
+
+
+_XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 

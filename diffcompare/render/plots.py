@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 from diffcompare.lazy import LazyModule
+from diffcompare.render.files import write_whole
 
 np = LazyModule("numpy")
 
@@ -61,8 +62,13 @@ def _pyplot():
 
 
 def _save(figure, path):
+    """The figure as PNG to exactly ``path`` (matplotlib would add .png to a name without
+    it, and write into /dev/full.png), whole or not at all."""
+    import io
     try:
-        figure.savefig(path, dpi=150, bbox_inches="tight")
+        buffer = io.BytesIO()
+        figure.savefig(buffer, format="png", dpi=150, bbox_inches="tight")
+        write_whole(path, buffer.getvalue())
     except OSError as error:
         raise PlotUnavailable(f"cannot write {path}: {error.strerror or error}") from None
     finally:
