@@ -24,8 +24,8 @@ from diffcompare.autograd.quiet import quietly
 from diffcompare.judge.accuracy import backward_extreme
 from diffcompare.judge.reference import entries_reference, numerical_entries_reference
 from diffcompare.judge.verdicts import DOMAIN
-from diffcompare.methods.budget import TimedOut, time_limit
 from diffcompare.language.expression import parse
+from diffcompare.methods.budget import TimedOut, time_limit
 from diffcompare.methods.symbolic import differentiate
 from diffcompare.methods.torch_autograd import output_shape
 from diffcompare.problem.errors import InputError

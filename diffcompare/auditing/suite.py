@@ -110,6 +110,8 @@ def parse_suite(text: str, path: str = "<suite>", search_path: str | None = None
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise InputError(f"{path} is not valid TOML: {error}") from None
+    except RecursionError:
+        raise InputError(f"{path}: arrays or tables nested too deep for a suite") from None
     unknown = [k for k in data if k not in SUITE_KEYS]
     if unknown:
         raise InputError(f"{path}: unknown table {unknown[0]!r}{_hint(unknown[0], SUITE_KEYS)}; a suite has "

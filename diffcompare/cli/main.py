@@ -427,7 +427,6 @@ def _what(args):
 
 
 def run_functions(args) -> int:
-    from rich.console import Console
     from rich.table import Table
 
     from diffcompare.language.table import CALLABLE, CONSTANTS

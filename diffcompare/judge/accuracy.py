@@ -26,7 +26,6 @@ from dataclasses import dataclass
 import mpmath
 
 from diffcompare.autograd import ops
-
 from diffcompare.language.expression import CONST, VAR
 from diffcompare.language.worlds import MPMATH
 from diffcompare.methods.budget import TimedOut, time_limit

@@ -16,11 +16,11 @@ from diffcompare.judge.accuracy import derivative_magnitudes, exact_band, fd_ban
 from diffcompare.judge.compare_entries import survey
 from diffcompare.judge.comparison import Comparison, MethodResult, Note, judge, measure
 from diffcompare.judge.reference import exact_reference
+from diffcompare.judge.verdicts import CROSSING, FAIL, NOT_JUDGED, Verdict
 from diffcompare.language.table import ROWS
+from diffcompare.methods.budget import TimedOut, time_limit
 from diffcompare.methods.entries import too_slow
 from diffcompare.methods.exact import autograd_gradient, symbolic_gradient
-from diffcompare.judge.verdicts import CROSSING, FAIL, NOT_JUDGED, Verdict
-from diffcompare.methods.budget import TimedOut, time_limit
 from diffcompare.methods.finite_differences import (
     STENCILS,
     finite_difference_gradient,
@@ -30,8 +30,8 @@ from diffcompare.methods.finite_differences import (
 from diffcompare.methods.registry import parse_methods
 from diffcompare.methods.symbolic import differentiate
 from diffcompare.problem.errors import InputError
-from diffcompare.problem.problem import make_problem
 from diffcompare.problem.points import single
+from diffcompare.problem.problem import make_problem
 from diffcompare.problem.tasks import Task, output_shape
 
 DEFAULT_DIGITS = 30

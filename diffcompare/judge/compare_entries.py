@@ -27,8 +27,8 @@ from diffcompare.judge.accuracy import (
     rounding_bound,
 )
 from diffcompare.judge.comparison import MAX_DIGITS, MIN_TRUSTED_DIGITS, Note
-from diffcompare.judge.reference import EntriesReference, entries_reference, numerical_entries_reference
 from diffcompare.judge.policy import decide
+from diffcompare.judge.reference import EntriesReference, entries_reference, numerical_entries_reference
 from diffcompare.judge.report import Report, in_words
 from diffcompare.judge.verdicts import (
     DOMAIN,

@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 import mpmath
 
 from diffcompare.judge.accuracy import Band
+from diffcompare.judge.policy import decide
 from diffcompare.judge.reference import Reference
 from diffcompare.judge.report import Report, in_words
-from diffcompare.judge.policy import decide
 from diffcompare.judge.verdicts import (
     CROSSING,
     DOMAIN,

@@ -535,8 +535,17 @@ _row_on_arrays("matmul", 2, _np_matmul, _np_matmul, _object_matmul(lambda t: sp.
                _object_matmul(lambda t: mp.fsum(t)), _on_tensors(_ag.matmul),
                "a @ b: matrix product (vector @ vector is the dot product)", symbol="@", torch=lambda t: operator.matmul,
                samples=_PAIRS + ((np.array([[1.5, -0.5], [0.25, 2.0]]), np.array([0.3, -0.7])),))
-_row_on_arrays("index", 2, lambda a, key: a[key], lambda a, key: a[key], lambda a, key: a[key],
-               lambda a, key: a[key], lambda a, key: _as_tensor(a)[key],
+def _select(a, key):
+    """a[key], refusing a slice that selects nothing (x[5:] of a 2-vector: a sum over it
+    would be a silent 0, and every method would agree on nothing)."""
+    result = a[key]
+    shape = tuple(getattr(result, "shape", ()))
+    if 0 in shape:
+        raise IndexError(f"the subscript selects no element of an array of shape {tuple(getattr(a, 'shape', ()))}")
+    return result
+
+
+_row_on_arrays("index", 2, _select, _select, _select, _select, lambda a, key: _select(_as_tensor(a), key),
                "x[i], x[i:j], A[i, j]: an element or a slice (integer constants)", syntax="x[...]",
                torch=lambda t: operator.getitem,
                samples=())

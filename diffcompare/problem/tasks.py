@@ -104,6 +104,10 @@ def output_shape(problem: Problem) -> tuple:
     except Exception as error:
         raise InputError(f"{problem.label} cannot be evaluated at the point: {type(error).__name__}: {error}") from None
     shape = np.shape(value)
+    if np.iscomplexobj(value) and np.any(np.imag(np.asarray(value, dtype=complex)) != 0):
+        raise InputError(f"{problem.label} returns a complex value at the point ({complex(np.ravel(value)[0])}): "
+                         f"the methods here differentiate real functions; return the real part, or split f into "
+                         f"its real and imaginary parts as two outputs")
     if len(shape) > 2:
         raise InputError(f"f's value has {len(shape)} dimensions; vectors and matrices only")
     return shape

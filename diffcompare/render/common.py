@@ -85,3 +85,13 @@ def md_table(headers, rows, left=()):
              "|" + "|".join(":---" if h in left else "---:" for h in headers) + "|"]
     lines += ["| " + " | ".join(str(c).replace("|", "\\|") for c in row) + " |" for row in rows]
     return lines
+
+
+def count(n) -> str:
+    """An operation count with thousands separators, or — where it was not counted (SymPy
+    ran out of time).
+
+    >>> count(12345), count(None)
+    ('12,345', '—')
+    """
+    return "—" if n is None else f"{n:,}"

@@ -13,6 +13,7 @@ from diffcompare.language.printing import latex, one_line, pretty
 from diffcompare.render.common import (
     SCHEMA_VERSION,
     VERDICT_STYLE,
+    count,
     json_number,
     number,
     render_report,
@@ -188,7 +189,7 @@ def _formula_lines(c):
     for name, p in zip(c.problem.variables, d.partials):
         text = one_line(p)
         lines.append(f"∂f/∂{name} = {text}" if text is not None else
-                     f"∂f/∂{name}: {d.size_raw:,} operations, too large to print")
+                     f"∂f/∂{name}: {count(d.size_raw)} operations, too large to print")
     return lines
 
 
@@ -205,7 +206,8 @@ def print_report(c, console) -> None:
         console.print(Text(line))
     d = c.derivative
     if d is not None and d.size_raw is not None:
-        console.print(f"size (count_ops): f {d.size_f}, derivative {d.size_raw}, after cse {d.size_cse}")
+        console.print(f"size (count_ops): f {count(d.size_f)}, derivative {count(d.size_raw)}, "
+                      f"after cse {count(d.size_cse)}")
     ref = c.reference
     console.print(Text(f"reference: {ref.label}", style="dim"))
     for name in p.variables:
@@ -231,8 +233,8 @@ def print_report(c, console) -> None:
 def print_verdicts(c, console) -> None:
     """The end of every terminal report: reasons, notes and the one-line summary."""
     from rich.text import Text
-    for verdict, names, reason in _grouped_reasons(c):
-        console.print(Text(f"{', '.join(names)}: {reason}", style=VERDICT_STYLE.get(verdict, "")))
+    for verdict, names, why in _grouped_reasons(c):
+        console.print(Text(f"{', '.join(names)}: {why}", style=VERDICT_STYLE.get(verdict, "")))
     for note in c.notes:
         console.print(Text(f"note: {note.text}", style="yellow" if note.kind in ("kink", "domain") else "dim"))
     console.print(Text(_summary(c), style="bold red" if c.exit_status else "bold green"))
@@ -262,7 +264,7 @@ def markdown(c) -> str:
 
 def markdown_verdicts(c) -> list:
     """The end of every Markdown report: reasons, notes and the summary."""
-    out = [f"- **{', '.join(names)}** ({verdict}): {reason}" for verdict, names, reason in _grouped_reasons(c)]
+    out = [f"- **{', '.join(names)}** ({verdict}): {why}" for verdict, names, why in _grouped_reasons(c)]
     out += [f"- note: {note.text}" for note in c.notes]
     return out + ["", f"**{_summary(c)}**"]
 

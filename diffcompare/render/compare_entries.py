@@ -14,6 +14,7 @@ np = LazyModule("numpy")
 from diffcompare.render.common import (
     SCHEMA_VERSION,
     VERDICT_STYLE,
+    count,
     json_number,
     md_table,
     render_report,
@@ -51,7 +52,8 @@ def _header(s) -> list:
         lines.append(s.points.how)
     d = s.derivative
     if d is not None and d.size_raw is not None:
-        lines.append(f"size (count_ops): f {d.size_f:,}, entries {d.size_raw:,}, after cse {d.size_cse:,}")
+        lines.append(f"size (count_ops): f {count(d.size_f)}, entries {count(d.size_raw)}, "
+                     f"after cse {count(d.size_cse)}")
     r = s.reference
     lines.append(f"reference: SymPy's exact entries evaluated with mpmath to {r.digits} digits" if r.available
                  else f"reference: none ({r.reason})")

@@ -67,3 +67,24 @@ def test_time_limit_armed_for_a_microsecond_never_escapes():
                 sum(range(1000))
         except TimedOut:
             pass
+
+
+def test_a_slice_that_selects_nothing_is_refused(capsys):
+    # sum over nothing would be a silent 0 on which every method agrees
+    code, out, err = run(["compare", "sum(x[5:])", "--at", "x=[1,2]"], capsys)
+    assert code == 2 and "selects no element" in err
+
+
+def test_a_suite_nested_too_deep_is_bad_input(tmp_path, capsys):
+    path = tmp_path / "deep.toml"
+    path.write_text('[[case]]\nname = "d"\nexpression = "x"\nextra = ' + "[" * 1000 + "]" * 1000 + "\n")
+    code, out, err = run(["audit", str(path)], capsys)
+    assert code == 2 and "nested too deep" in err
+
+
+def test_an_audit_of_a_complex_valued_function_is_bad_input_not_a_wrong_gradient(tmp_path, capsys):
+    (tmp_path / "cplx.py").write_text("def f(x):\n    return (x + 1j) * x\n")
+    path = tmp_path / "suite.toml"
+    path.write_text('[[case]]\nname = "c"\nfunction = "cplx:f"\ndomain = { x = [0, 1] }\n')
+    code, out, err = run(["audit", str(path), "--points", "2"], capsys)
+    assert code == 2 and "complex value" in out
