@@ -181,8 +181,8 @@ def path_bound(problem, max_nodes: int = 2000, max_perturbed: int = 200, output:
                 or sum(1 for i in program if i[0] == "call" and i[1].structural) != 1:
             return None
         program = program[:-1]          # the list's elements stay on the stack: seed the one asked for
-    elif not problem.function.elementwise:
-        return None
+    elif not problem.function.elementwise and problem.has_arrays:
+        return None             # reductions over scalars (mean(x) of a number) sweep as numbers
     with mpmath.workdps(40):
         try:
             gradient, magnitude, calls, accumulation = _sweep(program, problem, output=output)

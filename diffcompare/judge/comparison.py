@@ -160,7 +160,7 @@ def judge(result: MethodResult, reference: Reference, kinks: list, crossings: li
         # nan or inf where the reference is finite is wrong, band or no band
         tolerance.append(band if math.isfinite(partial.value) or not math.isnan(band) else 0.0)
     verdict = decide([errors], [tolerance], [exact], [values], [f"∂f/∂{n}" for n in names],
-                     source=next((p.band.source for p in result.partials.values() if p.band), ""))
+                     source=[p.band.source if p.band else "" for p in result.partials.values()])
     for name, error, band in zip(names, errors, tolerance):
         if not math.isnan(band):
             result.partials[name].within = error <= band

@@ -38,7 +38,7 @@ from diffcompare.judge.verdicts import (
 )
 
 
-def decide(errors, tolerance, exact, values, labels, rows=None, judged=None, source: str = "",
+def decide(errors, tolerance, exact, values, labels, rows=None, judged=None, source="",
            skipped: int = 0) -> Verdict:
     """The verdict on a method's entries.
 
@@ -47,7 +47,7 @@ def decide(errors, tolerance, exact, values, labels, rows=None, judged=None, sou
     is too wide; a non-zero exact value below the binary64 range is passed as the smallest
     subnormal) and the method's values. ``labels``: the entries' names; ``rows``: each
     row's point number (None for one point); ``judged``: the entries to judge (default:
-    where there is an exact value, infinite included: beyond binary64 it rounds to ±inf); ``source``: where the band came from; ``skipped``:
+    where there is an exact value, infinite included: beyond binary64 it rounds to ±inf); ``source``: where the band came from (one text, or one per entry); ``skipped``:
     points left out before (kinks, domain errors), counted in the numbers.
     """
     errors, tolerance, exact, values = (np.atleast_2d(np.asarray(a, dtype=float))
@@ -56,7 +56,9 @@ def decide(errors, tolerance, exact, values, labels, rows=None, judged=None, sou
     judged = ~np.isnan(exact) if judged is None else (np.atleast_2d(judged) & ~np.isnan(exact))
     no_band = judged & np.isnan(tolerance)
     judged = judged & ~no_band
-    counts = {"judged": int(judged.sum()), "no_band": int(no_band.sum()), "skipped": int(skipped), "source": source}
+    sources = source if isinstance(source, (list, tuple)) else None
+    counts = {"judged": int(judged.sum()), "no_band": int(no_band.sum()), "skipped": int(skipped),
+              "source": source if sources is None else next((t for t in sources if t), "")}
     if not judged.any():
         cause = NO_BAND if no_band.any() else NO_REFERENCE
         return Verdict(NOT_JUDGED, cause, counts)
@@ -66,24 +68,26 @@ def decide(errors, tolerance, exact, values, labels, rows=None, judged=None, sou
             ratio = np.where(outside, np.nan_to_num(errors / np.maximum(tolerance, 1e-300), nan=np.inf), -1.0)
             row, entry = np.unravel_index(int(np.argmax(ratio)), ratio.shape)
             cause = OUTSIDE if math.isfinite(values[row, entry]) else NON_FINITE
-            return Verdict(FAIL, cause, {**counts, **_entry(row, entry, errors, tolerance, exact, values, labels,
-                                                               rows), "outside": int(outside.sum())})
+            numbers = _entry(row, entry, errors, tolerance, exact, values, labels, rows, sources)
+            return Verdict(FAIL, cause, {**counts, **numbers, "outside": int(outside.sum())})
         wide = judged & undecidable(tolerance, exact)
         if wide.any():
             ratio = np.where(wide, np.nan_to_num(tolerance / np.maximum(np.abs(exact), 1e-300), nan=np.inf,
                                                  posinf=np.inf), -1.0)
             row, entry = np.unravel_index(int(np.argmax(ratio)), ratio.shape)
-            return Verdict(INCONCLUSIVE, WIDE_BAND, {**counts, **_entry(row, entry, errors, tolerance, exact, values,
-                                                                        labels, rows), "wide": int(wide.sum())})
+            numbers = _entry(row, entry, errors, tolerance, exact, values, labels, rows, sources)
+            return Verdict(INCONCLUSIVE, WIDE_BAND, {**counts, **numbers, "wide": int(wide.sum())})
     if no_band.any():
         row, entry = np.argwhere(no_band)[0]
-        return Verdict(INCONCLUSIVE, NO_BAND, {**counts, **_entry(row, entry, errors, tolerance, exact, values,
-                                                                   labels, rows)})
+        numbers = _entry(row, entry, errors, tolerance, exact, values, labels, rows, sources)
+        return Verdict(INCONCLUSIVE, NO_BAND, {**counts, **numbers})
     return Verdict(PASS, WITHIN, counts)
 
 
-def _entry(row, entry, errors, tolerance, exact, values, labels, rows) -> dict:
-    """The numbers of one entry: its name, point, value, exact value, error and band."""
-    return {"entry": labels[entry], "point": None if rows is None else int(rows[row]),
+def _entry(row, entry, errors, tolerance, exact, values, labels, rows, sources=None) -> dict:
+    """The numbers of one entry: its name, point, value, exact value, error and band (and
+    where that band came from, when each entry has its own)."""
+    own = {"source": sources[entry]} if sources is not None and sources[entry] else {}
+    return {**own, "entry": labels[entry], "point": None if rows is None else int(rows[row]),
             "value": float(values[row, entry]), "exact": float(exact[row, entry]),
             "error": float(errors[row, entry]), "tolerance": float(tolerance[row, entry])}

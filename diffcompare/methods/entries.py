@@ -114,13 +114,15 @@ def predicted_seconds(name: str, problem: Problem, task: Task, points: Points) -
     passes = {"jacobian": m, "hessian": n, "vjp": m if name == "autograd-full-J" else 1}.get(task.kind, 2)
     if name == "mixed":
         passes = 2 * n
-    if passes <= 2 or name == "symbolic":
-        return 0.0, ""
+    if name == "symbolic" or (passes <= 2 and (batched or count == 1)):
+        return 0.0, ""              # one vectorised pass, or one point: nothing to predict
+    passes = max(passes, 1)
     # one forward and one backward pass, timed at one point
     one_pass = (Task("gradient", n, 1, task.output_shape, task.input_labels) if m == 1 else
                 Task("vjp", n, m, task.output_shape, task.input_labels, np.ones(m)))
     one = timed(lambda: run_autograd(problem, one_pass, points.flat[:1], False))
-    return passes * one * count, f"{passes:,} backward passes"
+    return passes * one * count, (f"{passes:,} backward passes" + (f" at each of {count:,} points" if count > 1
+                                                                     else ""))
 
 
 METHOD_BUDGET = 60.0            # seconds: a method predicted to take longer is not run

@@ -57,6 +57,9 @@ RERECORDED = {
     "robust": "log(x) at 1e300 no longer crashes (exit 3: an OverflowError in the difference band's h^k; now 4, "
               "inconclusive); explain --check at a kink exits 4 (nothing was checked there), not 0; swell --n's error "
               "names the range of n (bad-12)",
+    "sources": "a verdict names the band source of its own worst entry (it named the first partial's); bands along "
+               "chain-rule paths also for reductions over numbers (mean(x) of a scalar); complex step inherits at "
+               "most 2^-30 of f's relative rounding (where f cancels, Im f(x + ih) does not); no judgement changed",
     "machine": "recorded on a machine whose sin, exp, ... differ in the last bit (machine.json holds its "
                "fingerprint); outputs are compared in full on such a machine, judgements alone elsewhere; "
                "no judgement changed",
