@@ -15,6 +15,7 @@ from diffcompare.auditing.tolerance import EPS, TINY_NORMAL, TOLERANCE_ULPS, aut
 # float32 error / float64 error beyond which an error is rounding: ε(float32)/ε(float64) is 5.4e8,
 # and a rule wrong by δ relative has a ratio of about 1 + 1.2e-7/δ (so only δ < 1e-10 passes as rounding)
 ROUNDING_RATIO = 1e3
+ROUNDING_MARGIN = 1e3       # how far float64's rounding may exceed float32's scaled by ε64/ε32
 
 
 def recheck_precision(result, problem, task, engine, dtype):
@@ -47,7 +48,11 @@ def recheck_precision(result, problem, task, engine, dtype):
                 rounding = bool(np.all(np.abs(row - ref) <= autograd_bound(ref, rtol64, atol64))) or \
                     bool(np.isfinite(there) and not there * ROUNDING_RATIO >= here)
             else:
-                rounding = bool(there >= ROUNDING_RATIO * here)
+                # rounding scales with ε: float64's error can be at most about ε64/ε32 of float32's
+                # (times a margin); a wrong rule's error does not shrink with ε (a rule off by 1e-9
+                # where the formula cancels: float32 errs 2e-7, float64 8.9e-12, a ratio of only 2e4)
+                rounding = bool(there >= ROUNDING_RATIO * here and
+                                here <= ROUNDING_MARGIN * there * EPS["float64"] / EPS["float32"])
         if rounding:
             p.verdict, p.cause = ROUNDING_LOSS, "rounding"
             p.reason = (f"{p.reason.split(';')[0]}; in {other} the same rules err {there:.2g} against {here:.2g} "
