@@ -398,6 +398,8 @@ def parse(text: str) -> Expression:
 def _subscript(text, fail, column):
     """The key of a subscript's text (between the brackets): an int, a slice, or a tuple."""
     items = []
+    if text.count(",") >= 2:
+        fail("a subscript has one or two items: variables are numbers, vectors and matrices", column)
     for item in text.split(","):
         parts = [p.strip() for p in item.split(":")]
         if any(len(p.lstrip("-")) > MAX_INDEX_DIGITS for p in parts):

@@ -66,6 +66,7 @@ class Edge:
 
 
 NO_GRADIENT = "no gradient reaches this node"
+MAX_CHECK_ELEMENTS = 5_000      # input elements explain --check replays (its memory grows as their square)
 
 
 @dataclass
@@ -157,6 +158,11 @@ def explain(f, at, vector=None, check: bool = False, label: str | None = None) -
     """
 
     problem = make_problem(f, at, label)
+    elements = problem.flat_point().size
+    if check and elements > MAX_CHECK_ELEMENTS:
+        raise InputError(f"--check replays every node against a reference of its own Jacobian, whose memory grows "
+                         f"with the square of the inputs: at most {MAX_CHECK_ELEMENTS:,} input elements (this f has "
+                         f"{elements:,}); without --check the walk has no such limit")
     leaves = {name: ag.tensor(np.array(problem.point[name], dtype=np.float64), requires_grad=True)
               for name in problem.variables}
     records = {}                   # node -> (inputs, params, outputs)

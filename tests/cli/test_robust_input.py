@@ -88,3 +88,14 @@ def test_an_audit_of_a_complex_valued_function_is_bad_input_not_a_wrong_gradient
     path.write_text('[[case]]\nname = "c"\nfunction = "cplx:f"\ndomain = { x = [0, 1] }\n')
     code, out, err = run(["audit", str(path), "--points", "2"], capsys)
     assert code == 2 and "complex value" in out
+
+
+def test_explain_check_refuses_inputs_whose_jacobians_would_not_fit(capsys):
+    values = ",".join(["0.5"] * 5001)
+    code, out, err = run(["explain", "sum(x**2)", "--at", f"x=[{values}]", "--check"], capsys)
+    assert code == 2 and "at most 5,000 input elements" in err
+
+
+def test_a_subscript_of_more_than_two_items_is_refused(capsys):
+    code, out, err = run(["compare", "x[0,0,0]", "--at", "x=[[1,2],[3,4]]"], capsys)
+    assert code == 2 and "one or two items" in err
