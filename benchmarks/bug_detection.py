@@ -120,4 +120,4 @@ def main(argv=None) -> str:
 
 
 if __name__ == "__main__":
-    print(main())
+    main()                      # table() prints each table
