@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import time
 
-from diffcompare.auditing.batch import BATCH_TIMEOUT, SYMBOLIC_TIMEOUT, merge
+from diffcompare.auditing.batch import AUDIT_TIMEOUT, SYMBOLIC_TIMEOUT, merge
 from diffcompare.auditing.results import AuditReport
 from diffcompare.auditing.runners import runner
 from diffcompare.auditing.suite import make_case
@@ -43,14 +43,14 @@ from diffcompare.problem.errors import InputError
 
 def run_cases(cases: list, random: int | None = None, seed: int = 0, engine: str = "diffcompare", jobs: int = 1,
               scheduler: str | None = None, adversarial: bool = True, symbolic_timeout: float = SYMBOLIC_TIMEOUT,
-              progress=None, timeout: float | None = BATCH_TIMEOUT) -> AuditReport:
+              progress=None, timeout: float | None = AUDIT_TIMEOUT) -> AuditReport:
     """Audit ``cases`` (:class:`~diffcompare.auditing.suite.Case`) and return the report.
 
     ``random``: random points per case (None: each case's own, else 10); ``seed``: their
     seed; ``engine``: "diffcompare" or "torch"; ``jobs``: processes on this machine;
     ``scheduler``: the address of a Dask scheduler instead; ``progress(done, total)``
-    is called as batches finish; ``timeout``: seconds allowed to each batch of 256 points
-    of a case (None: no limit), after which the case is undecided.
+    is called as batches finish; ``timeout``: seconds allowed to the whole audit (None:
+    no limit), after which the points not yet checked leave their cases undecided.
     """
     if engine not in ("diffcompare", "torch"):
         raise InputError(f"unknown engine {engine!r}; choose diffcompare or torch")
@@ -64,7 +64,8 @@ def run_cases(cases: list, random: int | None = None, seed: int = 0, engine: str
     if random is not None and (not isinstance(random, int) or isinstance(random, bool) or not 0 <= random <= 1_000_000):
         raise InputError(f"--points must be an integer from 0 to 1,000,000, not {random!r}")
     settings = {"random": random, "seed": seed, "engine": engine, "adversarial": adversarial,
-                "symbolic_timeout": symbolic_timeout, "timeout": timeout}
+                "symbolic_timeout": symbolic_timeout, "timeout": timeout,
+                "deadline": None if timeout is None else time.time() + timeout}
     start = time.perf_counter()
     with runner(jobs, scheduler) as run:
         batches = run(cases, settings, progress)
@@ -72,14 +73,14 @@ def run_cases(cases: list, random: int | None = None, seed: int = 0, engine: str
     for batch in batches:
         by_case.setdefault(batch.index, []).append(batch)
     results = [merge(by_case[i]) for i in range(len(cases))]
-    shown = {k: v for k, v in settings.items() if k not in ("symbolic_timeout", "timeout")}
+    shown = {k: v for k, v in settings.items() if k not in ("symbolic_timeout", "timeout", "deadline")}
     where = f"Dask scheduler {scheduler}" if scheduler else f"{jobs} process{'es' * (jobs != 1)}"
     return AuditReport(results, shown, {"wall": time.perf_counter() - start, "where": where})
 
 
 def audit(fn, domain=None, points=None, check: str = "gradient", dtype: str = "float64", random: int = 0,
           seed: int = 0, adversarial: bool = True, tolerance: dict | None = None, reference: str | None = None,
-          engine: str = "diffcompare", name: str | None = None, timeout: float | None = BATCH_TIMEOUT) -> AuditReport:
+          engine: str = "diffcompare", name: str | None = None, timeout: float | None = AUDIT_TIMEOUT) -> AuditReport:
     """Audit the gradient (or Jacobian, Hessian) of ``fn`` — expression text, a Python
     callable written with :mod:`diffcompare.language.functions`, an ``ag.Function`` subclass or
     "module:function" — over ``domain`` ({"x": (-2, 2)}) and at ``points`` (a mapping or a

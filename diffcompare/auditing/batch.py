@@ -48,7 +48,8 @@ class Batch:
     case: CaseResult
 
 
-BATCH_TIMEOUT = 600.0       # seconds for one batch of one case: user code that hangs stops here
+_POINTS: dict = {}          # the points of the case this process audits last
+AUDIT_TIMEOUT = 600.0       # seconds for a whole audit: user code that hangs, or 10^6 points, stop there
 
 
 class UserExit(BaseException):
@@ -58,21 +59,27 @@ class UserExit(BaseException):
 def run_batch(index: int, case: Case, start: int, settings: dict) -> Batch:
     """The audit of points ``start`` .. ``start + BATCH`` of ``case`` (its first call
     also tells how many points there are). User code runs here: if it exits
-    (``sys.exit``, ``os._exit``, any ``BaseException``) or runs past the batch's time
-    budget, the case says so; the audit goes on, and never reads that as a pass."""
+    (``sys.exit``, ``os._exit``, any ``BaseException``) or runs past the audit's time
+    budget (``settings["deadline"]``, wall-clock time shared by every worker), the case
+    says so; the audit goes on, and never reads that as a pass."""
     import os
     real_exit = os._exit
 
     def refuse_exit(code=0):
         raise UserExit(code)
     os._exit = refuse_exit
+    deadline = settings.get("deadline")
+    left = None if deadline is None else deadline - time.time()
     try:
-        with time_limit(settings.get("timeout", BATCH_TIMEOUT)):
+        if left is not None and left <= 0:
+            raise TimedOut(settings.get("timeout"))
+        with time_limit(left):
             return quietly(_run_batch, index, case, start, settings)
-    except TimedOut as stop:
+    except TimedOut:
         result = CaseResult(case.name, case.source, case.check, case.dtype, settings.get("engine", "diffcompare"),
-                            "undecided", f"timed out: {BATCH} points took more than {stop.seconds:g} s (the audit's "
-                                         f"budget per batch of points); nothing was checked after that")
+                            "undecided", f"timed out: the audit's time budget ({settings.get('timeout'):g} s) ran "
+                                         f"out before points {start} to {start + BATCH - 1} of this case were "
+                                         f"checked")
         return Batch(index, start, 0, result)
     except KeyboardInterrupt:
         raise
@@ -116,9 +123,16 @@ def _run_batch(index, case, start, settings):
     random = settings.get("random")
     random = random if random is not None else (case.random if case.random is not None else DEFAULT_RANDOM)
     with clock("points"):
-        # kinks are looked for in the reference formula when there is one (f may be torch code)
-        points = audit_points(reference_problem, case.domain, case.at, random, settings.get("seed", 0), case.dtype,
-                              settings.get("adversarial", True))
+        # kinks are looked for in the reference formula when there is one (f may be torch code); every
+        # batch of a case needs the same points: built once per process, not once per batch
+        key = (case.name, case.source, repr(case.domain), repr(case.at), case.reference, random,
+               settings.get("seed", 0), case.dtype, settings.get("adversarial", True))
+        points = _POINTS.get(key)
+        if points is None:
+            points = audit_points(reference_problem, case.domain, case.at, random, settings.get("seed", 0),
+                                  case.dtype, settings.get("adversarial", True))
+            _POINTS.clear()             # one case's points at a time: batches arrive case by case
+            _POINTS[key] = points
     flat = points.flat[start:start + BATCH]
     origins = points.origins[start:start + BATCH]
     result.tolerance = tolerance(case)

@@ -124,9 +124,9 @@ def build_parser() -> argparse.ArgumentParser:
                             '(pip install "diffcompare[torch]")')
     audit.add_argument("--jobs", type=int, default=1, metavar="N", help="processes on this machine (default 1)")
     audit.add_argument("--timeout", type=_seconds, default=600.0, metavar="S",
-                       help="seconds allowed to each batch of 256 points of a case; a case that runs past it is "
-                            "undecided (exit 4) and the others go on (default 600; 0 or inf for no limit; not "
-                            "enforced on Dask's threads)")
+                       help="seconds allowed to the whole audit; the cases whose points were not all checked "
+                            "by then are undecided (exit 4) (default 600; 0 or inf for no limit; on Dask's threads "
+                            "a batch already running is not interrupted)")
     audit.add_argument("--scheduler", metavar="ADDRESS",
                        help='a Dask scheduler (tcp://host:8786) to run the cases on (pip install "diffcompare[dask]")')
     audit.add_argument("--report", action="append", metavar="FILE",
