@@ -23,7 +23,7 @@ from diffcompare.problem.errors import InputError
 from diffcompare.problem.problem import Problem
 from diffcompare.problem.values import parse_number
 
-MAX_POINTS = 10_000_000
+MAX_POINTS = 2_000_000       # memory grows with the points (about 0.3 KB each with every method)
 
 
 @dataclass
