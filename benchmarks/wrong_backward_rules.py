@@ -127,116 +127,80 @@ CATALOGUE = KINDS + [branching(k) for k in KINDS]
 
 # -- the three engines ------------------------------------------------------------------
 
-class EngineOps:
+class FunctionOps:
+    """An engine whose custom rules subclass a PyTorch-style ``Function`` (diffcompare's
+    and PyTorch's share the interface): the square with a right and a wrong backward, and
+    the catalogue's rules."""
+
+    def __init__(self, function_base):
+        self.function_base = function_base
+
+        class Square(function_base):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x * x
+
+            @staticmethod
+            def backward(ctx, g):
+                (x,) = ctx.saved_tensors
+                return g * 2 * x
+
+        class WrongSquare(Square):
+            @staticmethod
+            def backward(ctx, g):
+                (x,) = ctx.saved_tensors
+                return g * x
+
+        self.square, self.wrong_square = Square.apply, WrongSquare.apply
+
+    def detach(self, x):
+        return x.detach()
+
+    def f32(self, x):
+        return x.float().double()
+
+    def rule(self, kind: Kind, wrong: bool):
+        ops = self
+        backward = kind.wrong if wrong else kind.right
+
+        class Rule(self.function_base):
+            @staticmethod
+            def forward(ctx, *xs):
+                ctx.save_for_backward(*xs)
+                return kind.forward(ops, *xs)
+
+            @staticmethod
+            def backward(ctx, g):
+                out = backward(ops, g, *ctx.saved_tensors)
+                return out[0] if len(out) == 1 else out
+
+        def f(*xs):
+            if kind.branch is not None and _value(xs[0]) <= kind.branch:
+                return 2 * xs[0] + sum(xs[1:])
+            return Rule.apply(*xs)
+        return _named(kind, f)
+
+
+class EngineOps(FunctionOps):
     """diffcompare's engine."""
 
     def __init__(self):
         from diffcompare import autograd as ag
         from diffcompare import functions as fn
-        self.ag, self.fn = ag, fn
+        super().__init__(ag.Function)
         self.sin, self.cos, self.exp, self.tanh, self.abs = fn.sin, fn.cos, fn.exp, fn.tanh, fn.abs
         self.where = ag.where
 
-        class Square(ag.Function):
-            @staticmethod
-            def forward(ctx, x):
-                ctx.save_for_backward(x)
-                return x * x
 
-            @staticmethod
-            def backward(ctx, g):
-                (x,) = ctx.saved_tensors
-                return g * 2 * x
-
-        class WrongSquare(Square):
-            @staticmethod
-            def backward(ctx, g):
-                (x,) = ctx.saved_tensors
-                return g * x
-
-        self.square, self.wrong_square = Square.apply, WrongSquare.apply
-
-    def detach(self, x):
-        return x.detach()
-
-    def f32(self, x):
-        return x.float().double()
-
-    def rule(self, kind: Kind, wrong: bool):
-        ag, ops = self.ag, self
-        backward = kind.wrong if wrong else kind.right
-
-        class Rule(ag.Function):
-            @staticmethod
-            def forward(ctx, *xs):
-                ctx.save_for_backward(*xs)
-                return kind.forward(ops, *xs)
-
-            @staticmethod
-            def backward(ctx, g):
-                out = backward(ops, g, *ctx.saved_tensors)
-                return out[0] if len(out) == 1 else out
-
-        def f(*xs):
-            if kind.branch is not None and _value(xs[0]) <= kind.branch:
-                return 2 * xs[0] + sum(xs[1:])
-            return Rule.apply(*xs)
-        return _named(kind, f)
-
-
-class TorchOps:
+class TorchOps(FunctionOps):
     """PyTorch."""
 
     def __init__(self, torch):
+        super().__init__(torch.autograd.Function)
         self.torch = torch
         self.sin, self.cos, self.exp, self.tanh, self.abs = torch.sin, torch.cos, torch.exp, torch.tanh, torch.abs
         self.where = torch.where
-
-        class Square(torch.autograd.Function):
-            @staticmethod
-            def forward(ctx, x):
-                ctx.save_for_backward(x)
-                return x * x
-
-            @staticmethod
-            def backward(ctx, g):
-                (x,) = ctx.saved_tensors
-                return g * 2 * x
-
-        class WrongSquare(Square):
-            @staticmethod
-            def backward(ctx, g):
-                (x,) = ctx.saved_tensors
-                return g * x
-
-        self.square, self.wrong_square = Square.apply, WrongSquare.apply
-
-    def detach(self, x):
-        return x.detach()
-
-    def f32(self, x):
-        return x.float().double()
-
-    def rule(self, kind: Kind, wrong: bool):
-        torch, ops = self.torch, self
-        backward = kind.wrong if wrong else kind.right
-
-        class Rule(torch.autograd.Function):
-            @staticmethod
-            def forward(ctx, *xs):
-                ctx.save_for_backward(*xs)
-                return kind.forward(ops, *xs)
-
-            @staticmethod
-            def backward(ctx, g):
-                out = backward(ops, g, *ctx.saved_tensors)
-                return out[0] if len(out) == 1 else out
-
-        def f(*xs):
-            if kind.branch is not None and _value(xs[0]) <= kind.branch:
-                return 2 * xs[0] + sum(xs[1:])
-            return Rule.apply(*xs)
-        return _named(kind, f)
 
 
 class JaxOps:

@@ -29,7 +29,7 @@ from diffcompare.judge.accuracy import (
 from diffcompare.judge.comparison import MAX_DIGITS, MIN_TRUSTED_DIGITS, Note
 from diffcompare.judge.policy import decide
 from diffcompare.judge.reference import EntriesReference, entries_reference, numerical_entries_reference
-from diffcompare.judge.report import Report, in_words
+from diffcompare.judge.report import JudgedMethod, Report
 from diffcompare.judge.verdicts import (
     DOMAIN,
     KINK,
@@ -69,7 +69,7 @@ MAX_PATH_POINTS = 50            # chain-rule path bounds (one mpmath sweep per o
 MAX_NUMERICAL_POINTS = 50       # mpmath's numerical reference, where SymPy cannot follow f (n² derivatives each)
 
 @dataclass
-class MethodSummary:
+class MethodSummary(JudgedMethod):
     """One method over every entry and point: errors where the reference is known, the
     band each entry was held to, and the verdict."""
     estimate: object
@@ -80,19 +80,6 @@ class MethodSummary:
     judgement: Verdict = field(default_factory=lambda: Verdict(NOT_JUDGED, NO_REFERENCE))
     worst: dict | None = None               # the entry and point with the largest error
     symmetry: float | None = None           # Hessians: max |H - Hᵀ| / max |H|
-
-    @property
-    def name(self):
-        return self.estimate.method
-
-    @property
-    def verdict(self) -> str:
-        return self.judgement.outcome
-
-    @property
-    def reason(self) -> str:
-        """Why the verdict is what it is, in words (:func:`diffcompare.render.verdicts.reason`)."""
-        return in_words(self.judgement)
 
     @property
     def incomplete(self) -> bool:

@@ -19,7 +19,7 @@ import mpmath
 from diffcompare.judge.accuracy import Band
 from diffcompare.judge.policy import decide
 from diffcompare.judge.reference import Reference
-from diffcompare.judge.report import Report, in_words
+from diffcompare.judge.report import JudgedMethod, Report
 from diffcompare.judge.verdicts import (
     CROSSING,
     DOMAIN,
@@ -67,23 +67,10 @@ class Partial:
 
 
 @dataclass
-class MethodResult:
+class MethodResult(JudgedMethod):
     estimate: Estimate
     partials: dict = field(default_factory=dict)
     judgement: Verdict = field(default_factory=lambda: Verdict(NOT_JUDGED, NO_REFERENCE))
-
-    @property
-    def name(self):
-        return self.estimate.method
-
-    @property
-    def verdict(self) -> str:
-        return self.judgement.outcome
-
-    @property
-    def reason(self) -> str:
-        """Why the verdict is what it is, in words (:func:`diffcompare.render.verdicts.reason`)."""
-        return in_words(self.judgement)
 
 
 @dataclass

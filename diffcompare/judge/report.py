@@ -25,6 +25,24 @@ def in_words(verdict) -> str:
     return RENDERERS["Verdict"]().reason(verdict)
 
 
+class JudgedMethod:
+    """What every method's result in a report shares: its name and its verdict, as data
+    (``judgement``) and in words."""
+
+    @property
+    def name(self):
+        return self.estimate.method
+
+    @property
+    def verdict(self) -> str:
+        return self.judgement.outcome
+
+    @property
+    def reason(self) -> str:
+        """Why the verdict is what it is, in words (:func:`diffcompare.render.verdicts.reason`)."""
+        return in_words(self.judgement)
+
+
 class Report:
     """What every report shares: its methods, the exit status, and its renderings by the
     renderer registered for its type (renderers only format)."""
