@@ -21,3 +21,16 @@ class Cube(WrongCube):
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
         return grad * 3 * x ** 2
+
+
+class DetachedSquare(ag.Function):
+    """x², whose backward reads x detached: the gradient is right, the second derivative lost."""
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad * 2 * x.detach()

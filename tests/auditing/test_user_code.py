@@ -6,8 +6,7 @@ from __future__ import annotations
 import textwrap
 
 import pytest
-
-from diffcompare.cli.main import main
+from cli_runner import run
 
 OPS = textwrap.dedent('''
     import os
@@ -49,14 +48,6 @@ def suite(tmp_path, *names):
     path = tmp_path / "suite.toml"
     path.write_text(cases)
     return str(path)
-
-
-def run(argv, capsys):
-    try:
-        code = main(argv)
-    except SystemExit as exit:
-        code = exit.code
-    return code, capsys.readouterr()
 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])

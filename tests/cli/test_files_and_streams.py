@@ -9,17 +9,10 @@ import sys
 from xml.etree import ElementTree
 
 import pytest
+from cli_runner import run
 
-from diffcompare.cli.main import main, visible
+from diffcompare.cli.main import visible
 from diffcompare.render.files import write_whole
-
-
-def run(argv, capsys):
-    try:
-        code = main(argv)
-    except SystemExit as exit:
-        code = exit.code
-    return code, capsys.readouterr()
 
 
 def test_a_write_cut_short_leaves_the_old_file(tmp_path, monkeypatch):

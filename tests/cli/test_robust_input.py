@@ -6,16 +6,11 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from diffcompare.cli.main import main
+from cli_runner import run as run_cli
 
 
 def run(argv, capsys):
-    try:
-        code = main(argv)
-    except SystemExit as exit:
-        code = exit.code
-    out = capsys.readouterr()
+    code, out = run_cli(argv, capsys)
     return code, out.out, out.err
 
 
