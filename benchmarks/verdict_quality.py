@@ -252,7 +252,7 @@ def main(argv=None) -> str:
             continue
         for m in c.methods:
             for k, v in enumerate(variables):
-                value = (m.estimate.values or {}).get(v) if m.estimate.has_values else None
+                value = m.values().get(v)
                 if value is None or isinstance(value, (list, tuple)):
                     continue
                 entries += 1
@@ -263,7 +263,7 @@ def main(argv=None) -> str:
                 # off by more than half, beyond the smallest binary64 (a true value that underflows
                 # to 0 is rightly 0)
                 off = not math.isfinite(value) or abs(mpmath.mpf(value) - true) > max(abs(true) / 2, 2.0 ** -1074)
-                band = m.partials[v].band.tolerance if v in getattr(m, "partials", {}) and m.partials[v].band else None
+                band = m.entry(v).tolerance if m.tolerance is not None else None
                 if off and true == 0:
                     broken_zero += 1             # a nonzero beside an exact 0: rounding of cancelling terms?
                 elif off:

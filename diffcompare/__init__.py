@@ -3,7 +3,7 @@ differences) and compare each against an exact high-precision reference.
 
 >>> import diffcompare
 >>> c = diffcompare.compare("x**2 * y", at={"x": 3, "y": 2}, methods="autograd,symbolic", repeat=1)
->>> c.method("autograd").estimate.values, c.exit_status
+>>> c.method("autograd").values(), c.exit_status
 ({'x': 12.0, 'y': 9.0}, 0)
 """
 

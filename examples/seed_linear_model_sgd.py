@@ -39,4 +39,4 @@ point = dict(zip("xwb", before))
 report = diffcompare.compare("(x*w + b - 2)**2", at=point, repeat=1)
 print("three-way comparison:", report.verdicts())
 assert report.exit_status == 0
-assert abs(report.method("symbolic").estimate.values["w"] - residual * before[0]) < 1e-12
+assert abs(report.method("symbolic").entry("w").value - residual * before[0]) < 1e-12

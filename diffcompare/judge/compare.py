@@ -1,48 +1,74 @@
-"""The pipeline behind ``compare``: one function, one point, every method side by side
-against the exact reference. Problem -> estimates and reference -> Comparison.
+"""The pipeline behind ``compare``: the gradient, Jacobian, vᵀJ, Jv or Hessian of f, at
+one point or at many, by every method, each entry measured against the exact reference
+and held to the band its method can be expected to reach. A gradient at one point is its
+one-point case. Problem -> estimates and reference -> bands -> verdicts -> Comparison.
 
 >>> c = compare("sin(x)*exp(y)", at={"x": 1, "y": 2}, repeat=1)
 >>> c.method("autograd").verdict, c.method("central").verdict, c.exit_status
 ('pass', 'pass', 0)
->>> c.reference.text("x", 20)          # e² cos 1
+>>> c.reference.text(0, 20)          # ∂f/∂x = e² cos 1
 '3.9923240484412714265'
+>>> s = compare("[x*y, sin(x)*z, exp(y)]", at={"x": 1, "y": 2, "z": 3}, kind="vjp",
+...             vector=[0.1, 1.0, 0.0001], repeat=1)
+>>> s.method("autograd").verdict, s.method("autograd").estimate.details["work"]
+('pass', '1 forward, 1 backward(v): J is never formed')
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
-from diffcompare.judge.accuracy import derivative_magnitudes, exact_band, fd_band, path_bound, rounding_bound
-from diffcompare.judge.compare_entries import survey
-from diffcompare.judge.comparison import Comparison, MethodResult, Note, judge, measure
-from diffcompare.judge.reference import exact_reference
-from diffcompare.judge.verdicts import CROSSING, FAIL, NOT_JUDGED, Verdict
+import numpy as np
+
+from diffcompare.autograd.quiet import quietly
+from diffcompare.judge.bands import MAX_PATH_POINTS, Bands
+from diffcompare.judge.comparison import MIN_TRUSTED_DIGITS, Comparison, MethodResult, Note, measure
+from diffcompare.judge.policy import decide
+from diffcompare.judge.reference import entries_reference, numerical_entries_reference
+from diffcompare.judge.verdicts import (
+    CROSSING,
+    DOMAIN,
+    FAIL,
+    KINK,
+    METHOD_STATUS,
+    NO_BAND,
+    NO_REFERENCE,
+    NOT_JUDGED,
+    REFERENCE_UNCERTAIN,
+    Verdict,
+)
+from diffcompare.language.expression import parse
 from diffcompare.language.table import ROWS
 from diffcompare.methods.budget import TimedOut, time_limit
-from diffcompare.methods.entries import too_slow
-from diffcompare.methods.exact import autograd_gradient, symbolic_gradient
-from diffcompare.methods.finite_differences import (
-    STENCILS,
-    finite_difference_gradient,
-    samples_cross,
-    stencil_crossing,
+from diffcompare.methods.entries import (
+    autograd_entries,
+    autograd_jacobian_vjp,
+    fd_entries,
+    functional_entries,
+    hessian_by_differences,
+    hessian_mixed,
+    symbolic_entries,
+    too_slow,
 )
-from diffcompare.methods.registry import parse_methods
+from diffcompare.methods.estimate import FAILED, OK
+from diffcompare.methods.finite_differences import FD_METHODS, samples_cross, stencil_crossing
+from diffcompare.methods.registry import parse_methods_for
 from diffcompare.methods.symbolic import differentiate
-from diffcompare.problem.errors import InputError
-from diffcompare.problem.points import single
+from diffcompare.problem.errors import FailsAtPoint, InputError
+from diffcompare.problem.points import Points, box_centre, grid_points, parse_box, random_points, single
 from diffcompare.problem.problem import make_problem
-from diffcompare.problem.tasks import Task, output_shape
+from diffcompare.problem.tasks import make_task, output_shape
 
 DEFAULT_DIGITS = 30
 DEFAULT_TIMEOUT = 10.0
-COMPLEX_ROUNDING_CAP = 2.0 ** -30     # the largest relative rounding complex step inherits from f
-MAX_STENCIL_WALKS = 8       # variables up to which f's rounding is walked at every stencil point
+MAX_REFERENCE_POINTS = 2000     # exact references (and error statistics) at most at this many points
+MAX_NUMERICAL_POINTS = 50       # mpmath's numerical reference, where SymPy cannot follow f (n² derivatives each)
 
 
 def compare(f, at=None, methods=None, digits: int = DEFAULT_DIGITS, repeat: int = 5, step: float | None = None,
             symbolic_timeout: float | None = DEFAULT_TIMEOUT, kind: str | None = None, vector=None,
-            points: int | None = None, seed: int = 0, box=None, grid: bool = False):
+            points: int | None = None, seed: int = 0, box=None, grid: bool = False) -> Comparison:
     """Differentiate ``f`` (expression text, or a Python callable written with
     :mod:`diffcompare.language.functions`) at the point ``at`` by every method in ``methods`` and
     measure each against the exact reference.
@@ -58,33 +84,18 @@ def compare(f, at=None, methods=None, digits: int = DEFAULT_DIGITS, repeat: int 
     ``box`` ({"x": (-2, 2)} or "x=-2:2,y=0.1:3"; variables outside it keep their value in
     ``at``), drawn with ``seed``, or on a grid with ``grid=True``.
 
-    One scalar f of scalar variables at one point gives a :class:`Comparison` (partial by
-    partial, with ULPs); everything else a :class:`~diffcompare.judge.compare_entries.Survey` (entry by
-    entry, error statistics over the points). Both render to every format and have the
-    same ``exit_status``.
+    The result is a :class:`~diffcompare.judge.comparison.Comparison`: for every method its
+    values, errors and ULPs entry by entry (a gradient's entries are its partials), the band
+    each entry was held to and the verdict; it renders to every format.
 
     >>> s = compare("sum(100*(x[1:]-x[:-1]**2)**2 + (1-x[:-1])**2)", at={"x": [1.2, 1.2, 1.2]}, kind="hessian",
     ...             repeat=1)
     >>> s.method("autograd").estimate.values[0].tolist()     # the Rosenbrock Hessian by double backward
     [[1250.0, -480.0, 0.0], [-480.0, 1450.0, -480.0], [0.0, -480.0, 200.0]]
     """
-    if kind not in (None, "gradient") or vector is not None or points is not None or box is not None or grid:
-        return _survey(f, at, methods, digits, repeat, step, symbolic_timeout, kind, vector, points, seed, box, grid)
-    problem = make_problem(f, at)
-    try:
-        vector_valued = output_shape(problem) != ()
-    except InputError:
-        vector_valued = False       # f fails at the point: the gradient report says how
-    if problem.has_arrays or vector_valued:
-        return _survey(f, at, methods, digits, repeat, step, symbolic_timeout, kind, vector, points, seed, box, grid)
-    methods = parse_methods(methods)
     _check_settings(digits, repeat, step, symbolic_timeout)
-    return _gradient(problem, methods, digits, repeat, step, symbolic_timeout)
-
-
-def _survey(f, at, methods, digits, repeat, step, symbolic_timeout, kind, vector, points, seed, box, grid):
-    _check_settings(digits, repeat, step, symbolic_timeout)
-    return survey(f, at, kind, vector, points, seed, box, grid, methods, digits, repeat, step, symbolic_timeout)
+    return quietly(_compare, f, at, kind, vector, points, seed, box, grid, methods, digits, repeat, step,
+                   symbolic_timeout)
 
 
 def _check_settings(digits, repeat, step, symbolic_timeout):
@@ -98,179 +109,300 @@ def _check_settings(digits, repeat, step, symbolic_timeout):
         raise InputError(f"symbolic timeout must be a positive number of seconds, not {symbolic_timeout!r}")
 
 
-def _gradient(problem, methods, digits, repeat, step, symbolic_timeout) -> Comparison:
-    """The gradient of a scalar f of scalar variables at one point, partial by partial."""
+def make_points(problem, points=None, seed: int = 0, box=None, grid: bool = False) -> Points:
+    """One point, or ``points`` random points in ``box`` (or a grid of about that many)."""
+    if points is None:
+        if box is not None or grid:
+            raise InputError("--box and --grid choose many points: give their number with --points N")
+        return single(problem)
+    if box is None:
+        raise InputError("--points needs a region: --box x=-2:2,y=0.1:3 (NAME=LOW:HIGH for each variable that varies)")
+    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2 ** 63:
+        raise InputError(f"the seed must be a whole number from 0 to 2^63 - 1, not {seed!r}")
+    return grid_points(problem, box, points) if grid else random_points(problem, box, points, seed)
+
+
+def _compare(f, at, kind, vector, points, seed, box, grid, methods, digits, repeat, step, symbolic_timeout):
+    box = parse_box(box) if box is not None else None
+    at = dict(at or {})
+    if box and isinstance(f, str):
+        variables = parse(f).variables
+        unknown = [name for name in box if name not in variables]
+        if unknown:
+            raise InputError(f"--box gives {unknown[0]!r}, which is not a variable of f "
+                             f"(its variables: {', '.join(variables)})")
+    problem = make_problem(f, box_centre(box, at) if box else at)
+    try:
+        shape = output_shape(problem)
+    except FailsAtPoint:
+        if kind not in (None, "gradient") or problem.has_arrays or points is not None:
+            raise
+        shape = ()          # a scalar f that fails at the point: the report says how (f's domain)
+    task = make_task(problem, kind, vector, shape)
+    names = parse_methods_for(task.kind, methods)
+    where = make_points(problem, points, seed, box, grid)
+    labels = task.entry_labels()
     notes = []
-    events = problem.events()
-    kinks = [e for e in events if e.kind == "kink"]
-    for event in events:
-        where = f" (column {event.column})" if event.column else ""
-        if event.kind == "kink":
-            args = ", ".join(f"{a:.17g}" for a in event.arguments)
-            notes.append(Note("kink", f"non-differentiable point: {event.function}({args}){where}: {event.text}"))
-        else:
-            notes.append(Note("domain", f"{event.text}{where}"))
 
-    derivative = differentiate(problem, symbolic_timeout)
-    # the symbolic row gives SymPy's trouble; without that row, a note does
-    why_not_symbolic = f": {derivative.reason}" if "symbolic" not in methods else ""
+    derivative = differentiate(problem, symbolic_timeout, task)
     notes.extend(Note("symbolic", text) for text in derivative.notes)
-    reference = exact_reference(problem, derivative, digits, symbolic_timeout)
-    if reference.source != "sympy":
-        notes.append(Note("reference", f"reference: {reference.label}{why_not_symbolic}"))
-    for name, trusted in reference.trusted_digits.items():
-        if name in reference.uncertain:
-            notes.append(Note("reference", f"the reference for ∂f/∂{name} is uncertain: {reference.uncertain[name]}"))
-        elif trusted < 17:
-            notes.append(Note("reference", f"the reference for ∂f/∂{name} is trusted to {trusted} digits only"))
+    estimates = [_run(name, problem, task, where, derivative, repeat, step) for name in names]
+    reference = _reference(problem, task, where, derivative, digits, symbolic_timeout)
+    notes.extend(_reference_notes(reference, labels, derivative, names))
 
-    estimates = []
-    for name in methods:
-        if name == "autograd":
-            estimates.append(autograd_gradient(problem, batches=repeat))
-        elif name == "symbolic":
-            estimates.append(symbolic_gradient(problem, derivative, batches=repeat))
-        else:
-            # a scheme evaluates f about n times, and its timing repeats that: predicted first
-            task = Task("gradient", len(problem.variables), 1, (), problem.input_labels)
-            slow = too_slow(name, problem, task, single(problem), repeat + 1)
-            estimates.append(slow or finite_difference_gradient(problem, name, step=step, batches=repeat))
-
-    value = problem.value()         # nan for a callable that raises: events() has said how
-    # no method is judged at a kink or where f fails in binary64: no bands to compute there.
-    # The bands walk f's formulas per variable (O(n²) for n variables): they get the symbolic
-    # budget too, and a method left without a band is inconclusive, not a hang
-    bands = {}
-    if not events:
+    special = _special_points(problem, where, reference)
+    for cause, why in sorted(set(special.values()))[:5]:
+        count = sum(1 for w in special.values() if w == (cause, why))
+        notes.append(Note(cause, f"{why}" + (f" ({count} points)" if len(where) > 1 else "")))
+    results = [MethodResult(e, labels=labels) for e in estimates]
+    bands = None
+    if reference.available and len(special) < reference.indices.size:
+        # the bands walk f's formulas (O(n²) for a gradient of n variables): they get the
+        # symbolic budget too, and a method left without a band is not decided, not a hang
         try:
             with time_limit(symbolic_timeout):
-                _bands(problem, derivative, reference, estimates, value, symbolic_timeout, bands)
+                bands = Bands(problem, task, where, reference, derivative, symbolic_timeout)
+                for result in results:
+                    if result.estimate.has_values:
+                        result.tolerance, result.band_source = bands.of(result.estimate, step)
         except TimedOut:
             notes.append(Note("reference", f"the expected accuracy ran out of time after {symbolic_timeout:g} s: "
                                            f"methods without a band are not decided"))
-    results = []
-    centre = problem.pieces(problem.point) if not kinks else None     # shared by every stencil check
-    for estimate in estimates:
-        result = MethodResult(estimate)
-        if estimate.has_values:
-            for name in problem.variables:
-                partial = measure(estimate.values[name], reference, name)
-                partial.band = bands.get((estimate.method, name))
-                result.partials[name] = partial
-        crossings = []
-        if estimate.family == "finite differences" and estimate.has_values and not kinks:
-            for name in problem.variables:
-                why = stencil_crossing(problem, estimate.method, name, estimate.details["steps"][name], centre)
-                if why:
-                    crossings.append(f"∂f/∂{name}: {why}")
-        judge(result, reference, kinks, crossings, [e.text for e in events if e.kind == "domain"])
+    for result in results:
+        estimate = result.estimate
+        if estimate.has_values and task.kind == "hessian":
+            result.symmetry = _asymmetry(estimate.values)
+        if estimate.has_values and reference.available:
+            measure(result, reference, labels)
+        crossings = _crossings(problem, task, where, reference, estimate) if not special else {}
+        _judge(result, reference, special, crossings, len(where), labels)
         if result.verdict == FAIL and estimate.family == "finite differences":
-            _smoothness(result, problem)
-        results.append(result)
+            _smoothness(result, problem, task, where)
+    if any(cause == KINK for cause, _ in special.values()) and len(where) == 1:
+        notes.extend(_conventions(problem, task, estimates))
+    settings = {"kind": task.kind, "methods": list(names), "digits": digits, "repeat": repeat, "step": step,
+                "symbolic_timeout": symbolic_timeout, "points": len(where), "seed": seed if points else None,
+                "grid": grid}
+    value = problem.value() if not problem.has_arrays and not task.output_shape else math.nan
+    return Comparison(problem, task, where, reference, results, notes, derivative, settings, special, value)
 
-    if kinks:
-        notes.extend(_conventions(kinks, estimates))
-    settings = {"methods": list(methods), "digits": digits, "repeat": repeat, "step": step,
-                "symbolic_timeout": symbolic_timeout}
-    return Comparison(problem, value, reference, results, notes, derivative, settings)
+
+def _reference(problem, task, where, derivative, digits, timeout):
+    """SymPy's exact entries (checked by a second route at one point); where SymPy cannot
+    follow f or evaluate its formula, mpmath's numerical derivative of f."""
+    reference = entries_reference(derivative, where.flat, digits, timeout, MAX_REFERENCE_POINTS, problem, task)
+    if not reference.available and (derivative.partials is None or reference.sympy_failed) \
+            and not problem.has_arrays:
+        why = reference.reason.removeprefix("no reference: ")
+        numerical = numerical_entries_reference(problem, where.flat[:MAX_NUMERICAL_POINTS], digits, timeout,
+                                                why=why, task=task)
+        if numerical.available or len(where) == 1:
+            reference = numerical
+    reference.names = list(problem.input_labels)
+    return reference
 
 
-def _smoothness(result, problem):
-    """A difference scheme outside its band: f's samples at h, h/2 and h/4 say whether f is
-    smooth across the stencil (a branch on the value inside it, which no function-table row
-    shows, makes them jump); if it is not, the value cannot be trusted: not judged."""
+def _reference_notes(reference, labels, derivative, names) -> list:
+    notes = []
+    if reference.source != "sympy" or not reference.available:
+        # the symbolic row gives SymPy's trouble; without that row, a note does
+        why_not = f": {derivative.reason}" if "symbolic" not in names and derivative.reason else ""
+        notes.append(Note("reference", (reference.note or reference.reason or f"reference: {reference.label}")
+                          + why_not))
+    elif reference.note:
+        notes.append(Note("reference", reference.note))
+    for k, why in reference.uncertain.items():
+        notes.append(Note("reference", f"the reference for {labels[k]} is uncertain: {why}"))
+    if reference.available:
+        low = (reference.trusted < 17) & ~np.isnan(reference.high)
+        for k in reference.uncertain:
+            low[0, k] = False
+        if len(reference.indices) == 1:
+            notes.extend(Note("reference", f"the reference for {labels[k]} is trusted to {reference.trusted[0, k]} "
+                                           f"digits only") for k in np.flatnonzero(low[0]))
+        elif low.any():
+            notes.append(Note("reference", f"{int(low.sum())} reference entries are trusted to fewer than 17 digits"))
+    return notes
+
+
+def _run(name, problem, task, where, derivative, repeat, step):
+    # a difference scheme's band runs it again at h/2 and h/4
+    slow = too_slow(name, problem, task, where, 3 if name in FD_METHODS + ("second-differences", "mixed") else 1)
+    if slow is not None:
+        return slow
+    if name == "autograd":
+        return autograd_entries(problem, task, where, repeat)
+    if name == "autograd-functional":
+        return functional_entries(problem, task, where, repeat)
+    if name == "autograd-full-J":
+        return autograd_jacobian_vjp(problem, task, where, repeat)
+    if name == "symbolic":
+        return symbolic_entries(problem, task, where, derivative, repeat)
+    if name == "second-differences":
+        return hessian_by_differences(problem, task, where, step, repeat)
+    if name == "mixed":
+        return hessian_mixed(problem, task, where, step, repeat)
+    return fd_entries(problem, task, where, name, step, repeat)
+
+
+def _asymmetry(values: np.ndarray) -> float:
+    difference = np.abs(values - np.swapaxes(values, 1, 2))
+    scale = np.max(np.abs(values)) if np.isfinite(values).all() else np.nan
+    if not np.isfinite(difference).all():
+        return math.nan
+    return float(difference.max() / scale) if scale else 0.0
+
+
+def _special_points(problem, where: Points, reference) -> dict:
+    """Reference rows at which f meets a kink or leaves its domain: row -> (cause, why)."""
+    found = {}
+    rows = reference.indices if reference.available else np.arange(min(len(where), MAX_REFERENCE_POINTS))
+    for r, index in enumerate(rows):
+        moved = replace(problem, point=problem.split(where.flat[index]))
+        events = moved.events()
+        if events:
+            event = events[0]
+            where_ = f" (column {event.column})" if event.column else ""
+            if event.kind == "kink":
+                args = ", ".join(f"{a:.17g}" if isinstance(a, float) else
+                                 np.array2string(np.asarray(a), precision=6, threshold=6) for a in event.arguments)
+                found[r] = (KINK, f"non-differentiable point: {event.function}({args}){where_}: {event.text}")
+            else:
+                found[r] = (DOMAIN, f"{event.text}{where_}")
+    return found
+
+
+def _crossings(problem, task, where, reference, estimate) -> dict:
+    """Reference rows at which a difference stencil straddles a point where some row of the
+    function table is not smooth (a pole, a kink, a domain edge): row -> why. Scalar
+    variables and coordinate directions only (not Jv), at up to MAX_PATH_POINTS points."""
+    if (estimate.family != "finite differences" or not estimate.has_values or not reference.available
+            or problem.has_arrays or task.kind not in ("gradient", "jacobian", "vjp")
+            or reference.indices.size > MAX_PATH_POINTS):
+        return {}
+    found = {}
+    for r, index in enumerate(reference.indices):
+        moved = replace(problem, point=problem.split(where.flat[index]))
+        centre = moved.pieces(moved.point)
+        why = []
+        for j, name in enumerate(problem.variables):
+            said = stencil_crossing(moved, estimate.method, name, float(estimate.details["steps"][index, j]), centre)
+            if said:
+                why.append(f"∂f/∂{name}: {said}")
+        if why:
+            found[r] = "; ".join(why)
+    return found
+
+
+def _smoothness(result, problem, task, where):
+    """A difference scheme outside its band at one point: f's samples at h, h/2 and h/4 say
+    whether f is smooth across the stencil (a branch on the value inside it, which no
+    function-table row shows, makes them jump); if it is not, the value cannot be
+    trusted: not judged."""
+    if len(where) != 1 or task.kind != "gradient" or problem.has_arrays or result.tolerance is None:
+        return
     why = []
-    for name, partial in result.partials.items():
-        if partial.within is False and partial.band is not None:
-            found = samples_cross(problem, result.name, name, result.estimate.details["steps"][name],
-                                  partial.band.tolerance)
-            if found:
-                why.append(f"∂f/∂{name}: {found}")
+    steps = result.estimate.details["steps"]
+    for k, name in enumerate(problem.variables):
+        band = float(result.tolerance[0, k])
+        if result.abs_error[0, k] <= band or math.isnan(band):
+            continue
+        found = samples_cross(problem, result.name, name, float(steps[0, k]), band)
+        if found:
+            why.append(f"∂f/∂{name}: {found}")
     if why:
         result.judgement = Verdict(NOT_JUDGED, CROSSING, detail="; ".join(why))
 
 
-def _bands(problem, derivative, reference, estimates, value, timeout, bands):
-    """Fill ``bands``: (method, variable) -> Band."""
-    point = {}
-    if derivative.partials is not None:
-        point = dict(zip(derivative.symbols, (problem.point[n] for n in problem.variables)))
-    wants_fd = any(e.family == "finite differences" and e.has_values for e in estimates)
-    magnitudes = derivative_magnitudes(problem, timeout=timeout) if wants_fd else {}
-    paths = path_bound(problem) or {}
-
-    # f as binary64 evaluates it, operation by operation: SymPy's simplified f may have
-    # cancelled terms whose rounding the differences of f still carry
-    written = problem.sympy_as_written() if derivative.expression is not None else None
-    f_expr = written[0] if written and len(written) == 1 else derivative.expression
-
-    centre = {}
-
-    def f_rounding(name, scheme, h, largest):
-        """The rounding of f at the stencil's points (where f's terms may cancel); with many
-        variables, at the point only (a walk per variable and stencil point is O(n²))."""
-        worst = None
-        if f_expr is not None and len(problem.variables) > MAX_STENCIL_WALKS:
-            if "bound" not in centre:
-                centre["bound"] = rounding_bound(f_expr, point)
-            worst = centre["bound"]
-        elif f_expr is not None:
-            symbol = derivative.symbols[problem.variables.index(name)]
-            for offset, _ in STENCILS[scheme]:
-                bound = rounding_bound(f_expr, {**point, symbol: problem.point[name] + offset * h})
-                if bound is None:
-                    worst = None
-                    break
-                worst = max(worst or 0.0, bound)
-        return worst if worst is not None else 8 * 2.0 ** -53 * largest
-    relative_rounding = 0.0             # of f's evaluation at the point, relative to |f|
-    if f_expr is not None and value and math.isfinite(value):
-        bound = rounding_bound(f_expr, point)
-        relative_rounding = bound / abs(value) if bound is not None and math.isfinite(bound) else 0.0
-        # f's relative rounding stands for NumPy's inexact complex functions (x**100); where f
-        # itself cancels (x + tan(pi) at 0) that ratio is huge, but Im f(x + ih) does not
-        # cancel with it (no subtraction): complex step's own strength
-        relative_rounding = min(relative_rounding, COMPLEX_ROUNDING_CAP)
-    for i, name in enumerate(problem.variables):
-        ref = reference.values.get(name)
-        if ref is None:
-            continue
-        formula = rounding_bound(derivative.partials[i], point) if derivative.partials is not None else None
-        m = magnitudes.get(name, {})
-        conditioning = 1 + abs(problem.point[name]) * m[2] / abs(float(ref)) if 2 in m and float(ref) else None
-        exact = exact_band(ref, formula, paths.get(name), conditioning)
-        for estimate in estimates:
-            if not estimate.has_values:
-                continue
-            if estimate.family != "finite differences":
-                bands[(estimate.method, name)] = exact
-            else:
-                h = estimate.details["steps"][name]
-                largest = estimate.details.get("largest_f", {}).get(name, abs(value))
-                if estimate.method in STENCILS:
-                    f_error = f_rounding(name, estimate.method, h, largest)
-                else:                       # complex step: f's relative rounding, carried to ∂f
-                    f_error = relative_rounding * abs(float(ref))
-                band = fd_band(estimate.method, h, m, f_error, largest, exact)
-                if band is not None:
-                    bands[(estimate.method, name)] = band
+def _judge(result: MethodResult, reference, special: dict, crossings: dict, count: int, labels: list):
+    """The verdict by the one policy (:func:`~diffcompare.judge.policy.decide`), after what
+    keeps a method from being judged at all."""
+    estimate = result.estimate
+    rows = reference.indices.size if reference.available else min(count, MAX_REFERENCE_POINTS)
+    if special and len(special) == rows and estimate.status in (OK, FAILED):
+        cause, why = next(iter(special.values()))
+        result.judgement = Verdict(NOT_JUDGED, cause, detail=why)
+        return
+    if estimate.status != OK:
+        result.judgement = Verdict(estimate.status, METHOD_STATUS, detail=estimate.reason)
+        return
+    if crossings and len(crossings) == rows:
+        result.judgement = Verdict(NOT_JUDGED, CROSSING, detail=next(iter(crossings.values())))
+        return
+    if not reference.available:
+        result.judgement = Verdict(NOT_JUDGED, NO_REFERENCE, detail=reference.reason or "")
+        return
+    if result.tolerance is None:
+        result.judgement = Verdict(NOT_JUDGED, NO_BAND)
+        return
+    judged = ~np.isnan(reference.high)      # beyond binary64 (inf) is a value too: the right answer is ±inf
+    for row in list(special) + list(crossings):
+        judged[row] = False
+    untrusted = judged & (reference.trusted < MIN_TRUSTED_DIGITS)
+    judged &= ~untrusted
+    if untrusted.any():
+        row, k = np.argwhere(untrusted)[0]
+        why = reference.uncertain.get(int(k)) if count == 1 else None
+        if why or not judged.any():
+            result.judgement = Verdict(NOT_JUDGED, REFERENCE_UNCERTAIN,
+                                       {"entry": labels[k], "untrusted": int(untrusted.sum())},
+                                       why or f"the reference is trusted to fewer than {MIN_TRUSTED_DIGITS} digits "
+                                              f"at {int(untrusted.sum())} entries (two working precisions disagree)")
+            return
+    missing = np.isnan(reference.high)
+    for row in list(special) + list(crossings):
+        missing[row] = False
+    if count == 1 and missing.any():
+        k = int(np.flatnonzero(missing[0])[0])
+        result.judgement = Verdict(NOT_JUDGED, NO_REFERENCE, {"entry": labels[k]}, reference.undefined.get(k, ""))
+        return
+    slack = np.abs(np.nan_to_num(reference.high)) * 10.0 ** -reference.trusted.astype(float)
+    values = estimate.values.reshape(estimate.values.shape[0], -1)[reference.indices]
+    tolerance = result.tolerance + slack
+    # nan or inf where the reference is finite is wrong, band or no band
+    tolerance = np.where(~np.isfinite(values) & np.isnan(tolerance) & np.isfinite(reference.high), 0.0, tolerance)
+    verdict = decide(result.abs_error, tolerance, _exact_magnitudes(reference), values, labels,
+                     rows=reference.indices if count > 1 else None, judged=judged, source=result.band_source,
+                     skipped=len(special) + len(crossings) + int(untrusted.sum()) + int(missing.sum()))
+    if verdict.outcome == NOT_JUDGED and verdict.cause == NO_REFERENCE and special:
+        cause, why = next(iter(special.values()))
+        verdict = Verdict(NOT_JUDGED, cause, verdict.numbers, why)
+    if verdict.outcome == FAIL and estimate.details.get("caveats"):
+        verdict = Verdict(verdict.outcome, verdict.cause, verdict.numbers, "; ".join(estimate.details["caveats"]))
+    result.judgement = verdict
 
 
-def _conventions(kinks, estimates):
+def _exact_magnitudes(reference) -> np.ndarray:
+    """The exact values, with a non-zero value below the binary64 range as the smallest
+    subnormal (2e-324 is not 0: a band of 0 would be too wide for it)."""
+    high = reference.high.copy()
+    tiny = (high == 0) & (reference.low != 0)
+    high[tiny] = np.copysign(5e-324, reference.low[tiny])
+    if reference.exact is not None:
+        for k, value in enumerate(reference.exact):
+            if value is not None and value != 0 and high[0, k] == 0:
+                high[0, k] = 5e-324 if value > 0 else -5e-324
+    return high
+
+
+def _conventions(problem, task, estimates) -> list:
     """Which convention each method followed at a non-differentiable point."""
     notes = []
-    for row_name in dict.fromkeys(k.function for k in kinks):
+    for row_name in dict.fromkeys(e.function for e in problem.events() if e.kind == "kink"):
         row = ROWS[row_name]
         if row.engine_convention:
             notes.append(Note("convention", f"autograd ({row_name}): {row.engine_convention}"))
         if row.sympy_convention:
             notes.append(Note("convention", f"symbolic and reference ({row_name}): {row.sympy_convention}"))
     by_name = {e.method: e for e in estimates if e.has_values}
+    labels = task.entry_labels()
+
+    def listed(estimate):
+        return ", ".join(f"{k} {v:.6g}" for k, v in zip(labels, np.ravel(estimate.values[0])))
     if "forward" in by_name and "backward" in by_name:
-        right = ", ".join(f"{k} {v:.6g}" for k, v in by_name["forward"].values.items())
-        left = ", ".join(f"{k} {v:.6g}" for k, v in by_name["backward"].values.items())
         notes.append(Note("convention", f"one-sided differences give the one-sided slopes: from the right "
-                                        f"(forward) {right}; from the left (backward) {left}"))
+                                        f"(forward) {listed(by_name['forward'])}; from the left (backward) "
+                                        f"{listed(by_name['backward'])}"))
     if "central" in by_name:
         notes.append(Note("convention", "central differences average the two sides"))
     return notes

@@ -1,5 +1,6 @@
-"""The comparison: every estimate joined with the reference — absolute and relative
-error, correct digits, ULP distance — and a verdict against each method's band.
+"""The comparison: every method's entries joined with the reference — absolute and
+relative error, correct digits, ULP distance — the band each entry was held to and the
+verdict; the same data for a gradient at one point and a Hessian at a thousand.
 
 >>> import math
 >>> ulp_distance(1.0, 1.0 + 2 * 2.0 ** -52), ulp_distance(-0.0, 0.0)
@@ -11,38 +12,31 @@ error, correct digits, ULP distance — and a verdict against each method's band
 from __future__ import annotations
 
 import math
-import struct
 from dataclasses import dataclass, field
 
-import mpmath
+import numpy as np
 
-from diffcompare.judge.accuracy import Band
-from diffcompare.judge.policy import decide
-from diffcompare.judge.reference import Reference
+from diffcompare.judge.reference import EntriesReference
 from diffcompare.judge.report import JudgedMethod, Report
-from diffcompare.judge.verdicts import (
-    CROSSING,
-    DOMAIN,
-    FAIL,
-    KINK,
-    METHOD_STATUS,
-    NO_REFERENCE,
-    NOT_JUDGED,
-    REFERENCE_UNCERTAIN,
-    Verdict,
-)
-from diffcompare.methods.estimate import FAILED, OK, Estimate
+from diffcompare.judge.verdicts import NO_REFERENCE, NOT_JUDGED, Verdict
+from diffcompare.problem.points import Points
+from diffcompare.problem.tasks import Task
 
 MAX_DIGITS = 17.0
 MIN_TRUSTED_DIGITS = 3      # a reference whose two working precisions agree on fewer digits judges nothing
 
 
-def ulp_distance(a: float, b: float) -> int:
-    """How many binary64 numbers lie between a and b (0 when equal; -0.0 == 0.0)."""
+def ulp_distance(a, b):
+    """How many binary64 numbers lie between a and b (0 when equal; -0.0 == 0.0), elementwise
+    on arrays (as floats: exact up to 2^53)."""
     def ordinal(x):
-        bits = struct.unpack("<q", struct.pack("<d", x))[0]
-        return bits if bits >= 0 else -(bits & 0x7FFFFFFFFFFFFFFF)
-    return abs(ordinal(a) - ordinal(b))
+        bits = np.array(x, dtype=np.float64).view(np.int64)
+        return np.where(bits >= 0, bits, -(bits & np.int64(0x7FFFFFFFFFFFFFFF)))
+    oa, ob = ordinal(np.asarray(a, dtype=float)), ordinal(np.asarray(b, dtype=float))
+    same = (oa >= 0) == (ob >= 0)           # no int64 overflow: subtract only alike signs
+    distance = np.where(same, np.abs(np.where(same, oa - ob, 0)).astype(float),
+                        np.abs(oa.astype(float)) + np.abs(ob.astype(float)))
+    return int(distance) if np.ndim(distance) == 0 else distance
 
 
 def correct_digits(relative_error: float) -> float:
@@ -55,138 +49,196 @@ def correct_digits(relative_error: float) -> float:
 
 
 @dataclass
-class Partial:
-    """One method's value for one partial derivative, measured against the reference."""
-    value: float
-    abs_error: float | None = None
-    rel_error: float | None = None
-    digits: float | None = None
-    ulps: int | None = None
-    band: Band | None = None
-    within: bool | None = None
-
-
-@dataclass
-class MethodResult(JudgedMethod):
-    estimate: Estimate
-    partials: dict = field(default_factory=dict)
-    judgement: Verdict = field(default_factory=lambda: Verdict(NOT_JUDGED, NO_REFERENCE))
-
-
-@dataclass
 class Note:
     kind: str           # kink, domain, convention, reference, symbolic
     text: str
 
 
-def measure(value: float, reference: Reference, name: str) -> Partial:
-    ref = reference.values.get(name)
-    partial = Partial(value)
-    if ref is None or not math.isfinite(value):
-        return partial
-    with reference.precision():
-        err = abs(mpmath.mpf(value) - ref)
-        partial.abs_error = float(err)
-        partial.rel_error = float(err / abs(ref)) if ref != 0 else (0.0 if err == 0 else math.inf)
-        partial.ulps = ulp_distance(value, float(ref))
-    partial.digits = correct_digits(partial.rel_error) if ref != 0 else (
-        MAX_DIGITS if partial.abs_error == 0 else max(0.0, min(MAX_DIGITS, -math.log10(partial.abs_error))))
-    return partial
+@dataclass
+class Entry:
+    """One method's value for one entry at one point, measured against the reference."""
+    value: float
+    abs_error: float | None = None
+    rel_error: float | None = None
+    ulps: int | None = None
+    tolerance: float | None = None          # the band (None: no band here)
+    source: str = ""                        # where the band came from
+
+    @property
+    def digits(self) -> float | None:
+        """Correct digits: of the relative error, or of the absolute one where the exact value is 0."""
+        if self.rel_error is None:
+            return None
+        if math.isfinite(self.rel_error) or self.abs_error is None or not math.isfinite(self.abs_error):
+            return correct_digits(self.rel_error)
+        return correct_digits(self.abs_error)
+
+    @property
+    def within(self) -> bool | None:
+        if self.tolerance is None or self.abs_error is None or math.isnan(self.tolerance):
+            return None
+        return self.abs_error <= self.tolerance
 
 
-def judge(result: MethodResult, reference: Reference, kinks: list, crossings: list = (), domain: list = ()) -> None:
-    """Set the verdict of one method from its partials' bands (:func:`~diffcompare.judge.policy.decide`).
-    ``crossings``: why a finite-difference stencil cannot be trusted (it straddles a kink,
-    a pole or a domain edge): such a method is not judged, whatever its value. ``domain``:
-    how f itself fails in binary64 at the point (log(-1), 1/0, overflow): then no method is
-    judged. A band as large as the value it surrounds decides nothing: the method is
-    inconclusive, never a pass."""
-    estimate = result.estimate
-    if domain and estimate.status in (OK, FAILED):
-        result.judgement = Verdict(NOT_JUDGED, DOMAIN, detail="; ".join(domain))
-        return
-    if estimate.status != OK:
-        result.judgement = Verdict(estimate.status, METHOD_STATUS, detail=estimate.reason)
-        return
-    if kinks:
-        result.judgement = Verdict(NOT_JUDGED, KINK)
-        return
-    if crossings:
-        result.judgement = Verdict(NOT_JUDGED, CROSSING, detail="; ".join(crossings))
-        return
-    uncertain = [n for n in result.partials if n in reference.uncertain]
-    if uncertain:
-        result.judgement = Verdict(NOT_JUDGED, REFERENCE_UNCERTAIN, {"entry": f"∂f/∂{uncertain[0]}"},
-                                   reference.uncertain[uncertain[0]])
-        return
-    untrusted = [n for n in result.partials if reference.values.get(n) is not None
-                 and reference.trusted_digits.get(n, reference.digits) < MIN_TRUSTED_DIGITS]
-    if untrusted:
-        name = untrusted[0]
-        result.judgement = Verdict(NOT_JUDGED, REFERENCE_UNCERTAIN, {"entry": f"∂f/∂{name}"},
-                                   f"the reference is trusted to {reference.trusted_digits[name]} digits only (two "
-                                   f"working precisions disagree)")
-        return
-    missing = [n for n in result.partials if reference.values.get(n) is None]
-    if missing:
-        result.judgement = Verdict(NOT_JUDGED, NO_REFERENCE, {"entry": f"∂f/∂{missing[0]}"},
-                                   reference.undefined.get(missing[0], ""))
-        return
-    names = list(result.partials)
-    errors, tolerance, exact, values = [], [], [], []
-    for name in names:
-        partial, ref = result.partials[name], reference.values[name]
-        trusted = reference.trusted_digits.get(name, reference.digits)
-        magnitude = float(abs(ref))
-        if magnitude == 0 and ref != 0:
-            magnitude = 5e-324              # the exact magnitude: 2e-324 is not 0
-        exact.append(math.copysign(magnitude, float(ref)) if ref != 0 else 0.0)
-        values.append(partial.value)
-        errors.append(partial.abs_error if partial.abs_error is not None else math.inf)
-        band = math.nan if partial.band is None else partial.band.tolerance + magnitude * 10.0 ** -trusted
-        # nan or inf where the reference is finite is wrong, band or no band
-        tolerance.append(band if math.isfinite(partial.value) or not math.isnan(band) else 0.0)
-    verdict = decide([errors], [tolerance], [exact], [values], [f"∂f/∂{n}" for n in names],
-                     source=[p.band.source if p.band else "" for p in result.partials.values()])
-    for name, error, band in zip(names, errors, tolerance):
-        if not math.isnan(band):
-            result.partials[name].within = error <= band
-    if verdict.outcome == FAIL and estimate.details.get("caveats"):
-        verdict = Verdict(verdict.outcome, verdict.cause, verdict.numbers, "; ".join(estimate.details["caveats"]))
-    result.judgement = verdict
+@dataclass
+class MethodResult(JudgedMethod):
+    """One method over every entry and point: its errors where the reference is known
+    (arrays of (reference points, entries)), the band each entry was held to, and the verdict."""
+    estimate: object
+    abs_error: np.ndarray | None = None
+    rel_error: np.ndarray | None = None
+    ulps: np.ndarray | None = None          # binary64 numbers between value and exact (nan: not finite)
+    tolerance: np.ndarray | None = None
+    band_source: object = ""                # one text, or one per entry
+    judgement: Verdict = field(default_factory=lambda: Verdict(NOT_JUDGED, NO_REFERENCE))
+    worst: dict | None = None               # the entry and point with the largest error
+    symmetry: float | None = None           # Hessians: max |H - Hᵀ| / max |H|
 
+    @property
+    def incomplete(self) -> bool:
+        """A pass over the judged entries while some were skipped (kinks, domain errors)."""
+        return self.judgement.incomplete
 
-def agreement(a: Estimate, b: Estimate) -> float | None:
-    """Digits to which two methods agree (the worst partial)."""
-    if not (a.has_values and b.has_values):
-        return None
-    worst = MAX_DIGITS
-    for name, u in a.values.items():
-        v = b.values.get(name)
-        if v is None or not (math.isfinite(u) and math.isfinite(v)):
-            return 0.0
-        scale = max(abs(u), abs(v))
-        if u != v:
-            worst = min(worst, correct_digits(abs(u - v) / scale) if scale else MAX_DIGITS)
-    return worst
+    @property
+    def outside(self) -> int:
+        """How many entries lie outside their band."""
+        return self.judgement.numbers.get("outside", 0)
+
+    def statistic(self, which: str):
+        """The largest ("max") or median relative error over the entries and points."""
+        errors = self.rel_error
+        if errors is None:
+            return None
+        finite = errors[np.isfinite(errors)]
+        if finite.size == 0:
+            return None
+        return float({"max": np.max, "median": np.median}[which](finite))
+
+    @property
+    def max_abs_error(self):
+        if self.abs_error is None:
+            return None
+        finite = self.abs_error[np.isfinite(self.abs_error)]
+        return float(finite.max()) if finite.size else None
+
+    @property
+    def digits(self):
+        worst = self.statistic("max")
+        if worst is None:
+            return None
+        return MAX_DIGITS if worst == 0 else max(0.0, min(MAX_DIGITS, -math.log10(worst)))
+
+    labels: list = field(default_factory=list)      # the entries' labels (∂f/∂x, ...)
+
+    def values(self, point: int = 0) -> dict:
+        """Every entry's value at point ``point``: {variable: value} for a gradient, {label:
+        value} otherwise; {} when the method has none.
+
+        >>> from diffcompare.judge.compare import compare
+        >>> compare("x**2 * y", at={"x": 3, "y": 2}, methods="autograd", repeat=1).method("autograd").values()
+        {'x': 12.0, 'y': 9.0}
+        """
+        if not self.estimate.has_values:
+            return {}
+        flat = np.ravel(self.estimate.values[point])
+        return {label.removeprefix("∂f/∂"): float(v) for label, v in zip(self.labels, flat)}
+
+    def entry(self, which, point: int = 0) -> Entry:
+        """Entry ``which`` (its label, for a gradient also the variable's name, or its
+        index) at reference point ``point``.
+
+        >>> from diffcompare.judge.compare import compare
+        >>> e = compare("x**3", at={"x": 2}, methods="central", repeat=1).method("central").entry("x")
+        >>> e.value != 12, e.abs_error == abs(e.value - 12), e.within
+        (True, True, True)
+        """
+        k = which if isinstance(which, int) else (
+            self.labels.index(which) if which in self.labels else self.labels.index(f"∂f/∂{which}"))
+        values = self.estimate.values.reshape(self.estimate.values.shape[0], -1)
+        out = Entry(float(values[point, k]))
+        if self.abs_error is not None:
+            ulps = float(self.ulps[point, k])
+            out.abs_error, out.rel_error = float(self.abs_error[point, k]), float(self.rel_error[point, k])
+            out.ulps = None if ulps != ulps else int(ulps)
+        if self.tolerance is not None:
+            out.tolerance, out.source = float(self.tolerance[point, k]), self.source_of(k)
+        return out
+
+    def source_of(self, entry: int) -> str:
+        """Where the band of entry ``entry`` came from."""
+        if isinstance(self.band_source, (list, tuple)):
+            return self.band_source[entry]
+        return self.band_source
 
 
 @dataclass
 class Comparison(Report):
-    """Everything a report shows; renderers only format it."""
+    """Everything a report of ``compare`` shows — the gradient, Jacobian, vᵀJ, Jv or
+    Hessian of f at one point or many, by every method — renderers only format it."""
     problem: object
-    value: float                            # f at the point, binary64
-    reference: Reference
+    task: Task
+    points: Points
+    reference: EntriesReference
     methods: list                           # MethodResult, in the order asked
     notes: list = field(default_factory=list)
     derivative: object = None               # SymbolicDerivative
     settings: dict = field(default_factory=dict)
+    special: dict = field(default_factory=dict)     # reference row -> (cause, why it is not judged)
+    value: float = math.nan                 # f at the (first) point, binary64
+
+    @property
+    def single(self) -> bool:
+        return len(self.points) == 1
 
     def agreements(self) -> dict:
-        """Digits of agreement of autograd with every other method that has values."""
+        """Digits to which autograd agrees with every other method, worst entry and point."""
         try:
             base = self.method("autograd").estimate
         except KeyError:
             return {}
-        return {m.name: agreement(base, m.estimate) for m in self.methods
+        if not base.has_values:
+            return {}
+        return {m.name: agreement(base.values, m.estimate.values) for m in self.methods
                 if m.name != "autograd" and m.estimate.has_values}
+
+
+def agreement(a: np.ndarray, b: np.ndarray) -> float:
+    """Digits of agreement, normwise at each point (the largest difference over the
+    largest entry: a zero entry off by 1e-17 is agreement, not 0 digits), worst point."""
+    a, b = a.reshape(a.shape[0], -1), b.reshape(b.shape[0], -1)
+    if (np.isfinite(a) != np.isfinite(b)).any():
+        return 0.0
+    with np.errstate(invalid="ignore"):
+        both = np.isfinite(a) & np.isfinite(b)
+        difference = np.where(both, np.abs(a - b), 0.0).max(axis=1)
+        scale = np.where(both, np.maximum(np.abs(a), np.abs(b)), 0.0).max(axis=1)
+        relative = np.where(scale > 0, difference / np.where(scale > 0, scale, 1.0), 0.0)
+    worst = float(relative.max()) if relative.size else 0.0
+    return MAX_DIGITS if worst == 0 else max(0.0, min(MAX_DIGITS, -math.log10(worst)))
+
+
+def measure(result: MethodResult, reference: EntriesReference, labels: list) -> None:
+    """Set the method's errors against the reference (exact: value - high is exact when
+    the two are close, then the low part is subtracted), its ULP distances and the worst entry."""
+    estimate = result.estimate
+    values = estimate.values.reshape(estimate.values.shape[0], -1)[reference.indices]
+    with np.errstate(invalid="ignore", over="ignore"):
+        error = np.abs((values - reference.high) - reference.low)
+        error = np.where(np.isfinite(reference.high) & ~np.isfinite(values), np.inf, error)
+        # an exact value beyond binary64 rounds to ±inf: the same infinity is right, anything else is not
+        beyond = np.isinf(reference.high)
+        error = np.where(beyond, np.where(values == reference.high, 0.0, np.inf), error)
+        magnitude = np.abs(reference.high)
+        relative = np.where(magnitude > 0, error / np.where(magnitude > 0, magnitude, 1.0),
+                            np.where(error == 0, 0.0, np.inf))
+    both = np.isfinite(values) & np.isfinite(reference.high)
+    result.abs_error, result.rel_error = error, relative
+    result.ulps = np.where(both, ulp_distance(np.where(both, values, 0.0), np.where(both, reference.high, 0.0)),
+                           np.nan)
+    judged = np.isfinite(reference.high)
+    if judged.any():
+        score = np.where(judged, np.nan_to_num(relative, nan=np.inf, posinf=np.inf), -1.0)
+        row, entry = np.unravel_index(int(np.argmax(score)), score.shape)
+        result.worst = {"point": int(reference.indices[row]), "entry": labels[entry],
+                        "value": float(values[row, entry]), "reference": float(reference.high[row, entry]),
+                        "abs_error": float(error[row, entry]), "rel_error": float(relative[row, entry])}

@@ -30,7 +30,7 @@ from diffcompare.autograd.quiet import quietly
 from diffcompare.language.expression import NotInWorld
 from diffcompare.language.worlds import COMPLEX, ENGINE, ENGINE_FLOAT32, NUMPY
 from diffcompare.methods.estimate import FAILED, NOT_APPLICABLE, OK, TIMED_OUT, Estimate
-from diffcompare.methods.finite_differences import EPS, SCHEMES, STENCILS
+from diffcompare.methods.finite_differences import EPS, SCHEMES, SMALLEST_NORMAL, STENCILS
 from diffcompare.methods.timing import Timing, measure
 from diffcompare.problem.points import Points
 from diffcompare.problem.problem import Problem
@@ -349,6 +349,8 @@ def symbolic_entries(problem: Problem, task: Task, points: Points, derivative, b
     except (ValueError, TypeError):
         evaluate = one_by_one
         details["vectorised"] = count == 1
+    except Exception:           # it fails again below, and that failure is the method's result
+        evaluate = at_once
 
     def compute():
         values = evaluate()
@@ -440,25 +442,54 @@ def fd_entries(problem: Problem, task: Task, points: Points, scheme_name: str, s
     steps = list(all_steps.T)
     one_sided = scheme_name in ("forward", "backward")
 
-    def compute():
-        base = outputs(problem, task, flat) if one_sided else None
-        columns = [_directional(problem, task, flat, d, h, scheme_name, base) for d, h in zip(directions, steps)]
+    def entries(columns, vector):
         if task.kind == "jvp":
             return columns[0]
         jacobian = np.stack(columns, axis=2)                 # (points, m, n)
         if task.kind == "gradient":
             return jacobian[:, 0, :]
         if task.kind == "vjp":
-            return np.einsum("m,pmn->pn", task.vector, jacobian)
+            return np.einsum("m,pmn->pn", vector, jacobian)
         return jacobian
+    estimate = {}
+
+    def compute():
+        base = outputs(problem, task, flat) if one_sided else None
+        if scheme_name != "richardson":
+            return entries([_directional(problem, task, flat, d, h, scheme_name, base)
+                            for d, h in zip(directions, steps)], task.vector)
+        values, gaps = [], []
+        for d, h in zip(directions, steps):
+            value, gap = _richardson(problem, task, flat, d, h)
+            values.append(value)
+            gaps.append(gap)
+        estimate["error_estimate"] = entries(gaps, None if task.vector is None else np.abs(task.vector))
+        return entries(values, task.vector)
     per_direction = {"forward": 1, "backward": 1, "central": 2, "five-point": 4, "complex-step": 1, "richardson": 6}
     evaluations = per_direction[scheme_name] * len(directions) + one_sided
     work = (f"{evaluations} evaluations of f along v" if task.kind == "jvp" else
             f"{evaluations} evaluations of f ({len(directions)} columns of J)"
             + (", then vᵀJ" if task.kind == "vjp" else ""))
-    return _estimate(scheme_name, "finite differences", compute, batches, evaluations=evaluations,
-                     formula=scheme.formula, order=scheme.order, steps=all_steps, work=work,
-                     forms_jacobian=task.kind != "jvp", vectorised=vectorisable(problem) or count == 1)
+    result = _estimate(scheme_name, "finite differences", compute, batches, evaluations=evaluations,
+                       formula=scheme.formula, order=scheme.order, steps=all_steps, work=work,
+                       forms_jacobian=task.kind != "jvp", vectorised=vectorisable(problem) or count == 1)
+    result.details.update(estimate)
+    if scheme_name == "complex-step" and result.has_values:
+        # Im f(x + ih) below the normal range has lost digits to underflow: said when the value fails
+        with np.errstate(invalid="ignore", over="ignore"):
+            imaginary = np.abs(result.values.reshape(count, -1)) * all_steps.max(axis=1, keepdims=True)
+        if ((imaginary > 0) & (imaginary < SMALLEST_NORMAL)).any():
+            result.details["caveats"] = ["Im f(x + ih) is subnormal: the complex step lost precision to underflow"]
+    return result
+
+
+def _richardson(problem, task, flat, direction, h):
+    """Central differences at h, h/2 and h/4 extrapolated to h -> 0 (order 6), and the gap
+    to the best fourth-order extrapolation: the method's own error estimate."""
+    d = [_directional(problem, task, flat, direction, h / 2 ** k, "central", None) for k in range(3)]
+    r01, r12 = (4 * d[1] - d[0]) / 3, (4 * d[2] - d[1]) / 3
+    value = (16 * r12 - r01) / 15
+    return value, np.abs(value - r12)
 
 
 def hessian_by_differences(problem: Problem, task: Task, points: Points, step: float | None = None,

@@ -6,13 +6,13 @@ variable (``h ≈ c·max(1, |x|)`` with c = √eps, eps^(1/3), eps^(1/5); 1e-20 
 complex step) and rounded to a power of two, so that ``x ± h`` and ``x ± 2h`` are exact
 in binary64; the step actually taken is ``(x + h) - x``.
 
->>> from diffcompare.problem.problem import make_problem
->>> p = make_problem("x**3", {"x": 2})
->>> e = finite_difference_gradient(p, "central", batches=1)
->>> abs(e.values["x"] - 12) < 1e-9, e.evaluations
-(True, 2)
->>> finite_difference_gradient(p, "complex-step", batches=1).values
-{'x': 12.0}
+The schemes run on every point at once in :mod:`diffcompare.methods.entries`; this
+module holds what they are: their formulas, orders, steps and stencils.
+
+>>> nominal_step(SCHEMES["central"], 1000.0) == power_of_two(EPS ** (1 / 3) * 1000)
+True
+>>> [round(sum(w * o ** k for o, w in STENCILS["five-point"]), 12) for k in range(3)]   # exact on lines
+[0.0, 1.0, 0.0]
 """
 
 from __future__ import annotations
@@ -23,10 +23,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from diffcompare.autograd.quiet import quietly
-from diffcompare.language.expression import NotInWorld
-from diffcompare.language.worlds import COMPLEX
-from diffcompare.methods.estimate import FAILED, NOT_APPLICABLE, Estimate
-from diffcompare.methods.timing import measure
 from diffcompare.problem.problem import Problem
 
 EPS = float(np.finfo(np.float64).eps)
@@ -90,95 +86,6 @@ def nominal_step(scheme: Scheme, x: float) -> float:
     if not scheme.scaled and x:     # the smallest step (h/4) stays far above the spacing of floats at x
         h = max(h, power_of_two(4096 * math.ulp(x)))
     return h
-
-
-def finite_difference_gradient(problem: Problem, scheme_name: str, step: float | None = None,
-                               batches: int = 5) -> Estimate:
-    """The gradient of ``problem`` by one finite-difference scheme."""
-    scheme = SCHEMES[scheme_name]
-    names = problem.variables
-    x0 = [problem.point[n] for n in names]
-    steps = {n: (step if step is not None else nominal_step(scheme, x)) for n, x in zip(names, x0)}
-    details = {"formula": scheme.formula, "order": scheme.order, "steps": dict(steps)}
-
-    if scheme.name == "complex-step":
-        def f_complex(*args):
-            return problem.evaluate(COMPLEX, dict(zip(names, args)))
-        try:
-            quietly(f_complex, *[complex(x) for x in x0])
-        except NotInWorld as error:
-            return Estimate(scheme.name, "finite differences", status=NOT_APPLICABLE,
-                            reason=f"f is not complex-safe: {error}", details=details)
-        except TypeError as error:      # a callable calling a function with no complex form
-            return Estimate(scheme.name, "finite differences", status=NOT_APPLICABLE,
-                            reason=f"f is not complex-safe: {error}", details=details)
-        except Exception as error:
-            return Estimate(scheme.name, "finite differences", status=FAILED,
-                            reason=f"f failed on complex arguments: {type(error).__name__}: {error}", details=details)
-
-        def gradient():
-            out, extra = {}, {}
-            for i, n in enumerate(names):
-                args = [complex(x) for x in x0]
-                args[i] = complex(x0[i], steps[n])
-                value = complex(np.asarray(f_complex(*args)).reshape(-1)[0])
-                out[n] = value.imag / steps[n] if math.isfinite(value.real) else math.nan
-                if value.imag and abs(value.imag) < SMALLEST_NORMAL:
-                    extra[n] = (f"Im f(x + ih) = {value.imag:.3g} for ∂f/∂{n} is subnormal: "
-                                "the complex step lost precision to underflow")
-            return out, extra
-        evaluations = len(names)
-    else:
-        f = problem.numpy_function()
-
-        largest = {n: 0.0 for n in names}      # max |f| over each variable's stencil: sets its rounding
-
-        def at(i, x):
-            args = list(x0)
-            args[i] = x
-            value = float(np.asarray(f(*args)).reshape(-1)[0])
-            if abs(value) > largest[names[i]]:
-                largest[names[i]] = abs(value)
-            return value
-
-        def gradient():
-            out, extra = {}, {}
-            base = float(np.asarray(f(*x0)).reshape(-1)[0]) if scheme.name in ("forward", "backward") else None
-            for i, n in enumerate(names):
-                if base is not None:
-                    largest[n] = max(largest[n], abs(base))
-                x, h = x0[i], steps[n]
-                if scheme.name == "forward":
-                    xp = x + h
-                    out[n] = (at(i, xp) - base) / (xp - x)
-                elif scheme.name == "backward":
-                    xm = x - h
-                    out[n] = (base - at(i, xm)) / (x - xm)
-                elif scheme.name == "central":
-                    xp, xm = x + h, x - h
-                    out[n] = (at(i, xp) - at(i, xm)) / (xp - xm)
-                elif scheme.name == "five-point":
-                    hh = ((x + h) - (x - h)) / 2
-                    out[n] = (at(i, x - 2 * h) - 8 * at(i, x - h) + 8 * at(i, x + h) - at(i, x + 2 * h)) / (12 * hh)
-                else:
-                    out[n], extra[n] = richardson(lambda t: at(i, t), x, h)
-            return out, extra
-        evaluations = {"forward": len(names) + 1, "backward": len(names) + 1, "central": 2 * len(names),
-                       "five-point": 4 * len(names), "richardson": 6 * len(names)}[scheme.name]
-    try:
-        values, extra = quietly(gradient)
-    except Exception as error:
-        return Estimate(scheme.name, "finite differences", status=FAILED,
-                        reason=f"{type(error).__name__}: {error}", details=details)
-    if extra and scheme.name == "complex-step":
-        details["caveats"] = sorted(set(extra.values()))
-    elif extra:
-        details["error_estimate"] = extra
-    if scheme.name != "complex-step":
-        details["largest_f"] = dict(largest)
-    timing = measure(lambda: quietly(gradient), batches=batches)
-    return Estimate(scheme.name, "finite differences", values, evaluations=evaluations, timing=timing,
-                    details=details)
 
 
 # how far each stencil reaches, in steps, to the left and to the right

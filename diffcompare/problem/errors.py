@@ -9,5 +9,10 @@ class InputError(ValueError):
     """Bad input other than expression syntax: values, variables, options."""
 
 
+class FailsAtPoint(InputError):
+    """f raises when evaluated at the point in binary64 (a callable's math.log(-1), say):
+    bad input for a Jacobian, a case the gradient's report explains (f's domain)."""
+
+
 class SymbolicUnavailable(Exception):
     """f cannot be expressed in SymPy (control flow on values, an unknown function...)."""

@@ -24,7 +24,7 @@ import numpy as np
 from diffcompare.autograd.quiet import quietly
 from diffcompare.language.expression import nearest
 from diffcompare.language.worlds import NUMPY
-from diffcompare.problem.errors import InputError
+from diffcompare.problem.errors import FailsAtPoint, InputError
 from diffcompare.problem.problem import Problem
 from diffcompare.problem.values import parse_value
 
@@ -102,7 +102,8 @@ def output_shape(problem: Problem) -> tuple:
     try:
         value = quietly(problem.evaluate, NUMPY, problem.point)
     except Exception as error:
-        raise InputError(f"{problem.label} cannot be evaluated at the point: {type(error).__name__}: {error}") from None
+        raise FailsAtPoint(f"{problem.label} cannot be evaluated at the point: {type(error).__name__}: {error}") \
+            from None
     shape = np.shape(value)
     if np.iscomplexobj(value) and np.any(np.imag(np.asarray(value, dtype=complex)) != 0):
         raise InputError(f"{problem.label} returns a complex value at the point ({complex(np.ravel(value)[0])}): "

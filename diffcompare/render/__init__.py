@@ -14,11 +14,6 @@ def _comparison():
     return compare
 
 
-def _survey():
-    from diffcompare.render import compare_entries
-    return compare_entries
-
-
 def _audit():
     from diffcompare.render import audit
     return audit
@@ -46,7 +41,6 @@ def _verdict():
 
 register_renderer("Comparison", _comparison)
 register_renderer("Verdict", _verdict)
-register_renderer("Survey", _survey)
 register_renderer("AuditReport", _audit)
 register_renderer("Explanation", _explanation)
 register_renderer("StepSweep", _steps)

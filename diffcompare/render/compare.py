@@ -1,7 +1,10 @@
-"""Renderers: a Comparison as a rich terminal report, JSON, Markdown or LaTeX. They
-only format; nothing here computes a derivative.
+"""Renderers for a Comparison: a rich terminal report, JSON (``"report": "compare"``,
+``schema_version`` 2, documented in the README), Markdown and LaTeX. They only format;
+nothing here computes a derivative.
 
-JSON (``schema_version`` 1) is documented in the README. Non-finite numbers, which JSON
+Two layouts of the same data: a gradient at one point shows each method's partials one
+row each (value, errors, ULPs); Jacobians, vᵀJ, Jv, Hessians and many points show the
+relative error of each entry and a summary per method. Non-finite numbers, which JSON
 cannot hold, are the strings "nan", "inf" and "-inf".
 """
 
@@ -9,20 +12,27 @@ from __future__ import annotations
 
 import sys
 
-from diffcompare.language.printing import latex, one_line, pretty
-from diffcompare.render.common import (
-    SCHEMA_VERSION,
+from diffcompare.lazy import LazyModule
+
+np = LazyModule("numpy")
+
+from diffcompare.language.printing import latex, one_line, pretty  # noqa: E402
+from diffcompare.render.common import (  # noqa: E402
     VERDICT_STYLE,
     count,
     json_number,
+    md_table,
     number,
     render_report,
     seconds,
     small,
     tex,
 )
-from diffcompare.render.verdicts import reason
-from diffcompare.version import __version__
+from diffcompare.render.verdicts import reason  # noqa: E402
+from diffcompare.version import __version__  # noqa: E402
+
+SCHEMA_VERSION = 2
+MAX_ENTRY_ROWS = 36         # larger results show the worst entries only
 
 
 def render(c, format: str = "text", width: int | None = None) -> str:
@@ -30,131 +40,36 @@ def render(c, format: str = "text", width: int | None = None) -> str:
     return render_report(c, format, width, sys.modules[__name__])
 
 
-def as_dict(c) -> dict:
-    """The comparison as plain data (what the JSON format writes)."""
-    problem = c.problem
-    d = c.derivative
-    formulas = {}
-    for m in c.methods:
-        formulas = m.estimate.details.get("formulas", formulas) if m.name == "symbolic" else formulas
-    if not formulas and d is not None and d.partials is not None:
-        formulas = {n: {"text": one_line(p), "latex": latex(p)} for n, p in zip(problem.variables, d.partials)}
-    if d is not None and d.partials is not None:
-        formulas = {n: dict(formulas.get(n, {}), pretty=pretty(p)) for n, p in zip(problem.variables, d.partials)}
-    methods = []
-    for m in c.methods:
-        e = m.estimate
-        methods.append({
-            "name": e.method,
-            "family": e.family,
-            "status": e.status,
-            "verdict": m.verdict,
-            "reason": reason(m.judgement),
-            "judgement": m.judgement.as_dict(),
-            "evaluations": e.evaluations,
-            "setup_seconds": e.setup_seconds,
-            "time": e.timing.as_dict() if e.timing else None,
-            "partials": {
-                name: {
-                    "value": json_number(p.value),
-                    "abs_error": json_number(p.abs_error),
-                    "rel_error": json_number(p.rel_error),
-                    "correct_digits": p.digits,
-                    "ulps": p.ulps,
-                    "tolerance": p.band.tolerance if p.band else None,
-                    "tolerance_source": p.band.source if p.band else None,
-                    "within": p.within,
-                } for name, p in m.partials.items()},
-            "details": _plain_details(e.details),
-        })
-    ref = c.reference
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "tool": f"diffcompare {__version__}",
-        "function": problem.label,
-        "variables": list(problem.variables),
-        "point": {n: v for n, v in problem.point.items()},
-        "point_exact": {n: _exact_decimal(v) for n, v in problem.point.items()},
-        "value": json_number(c.value),
-        "derivative": {
-            "status": d.status if d else None,
-            "reason": d.reason if d else "",
-            "formulas": {n: {"text": f.get("text"), "pretty": f.get("pretty"), "latex": f.get("latex")}
-                         for n, f in formulas.items()},
-            "size": {"f": d.size_f, "raw": d.size_raw, "cse": d.size_cse} if d else None,
-            "diff_seconds": d.diff_seconds if d else None,
-            "codegen_seconds": d.codegen_seconds if d else None,
-        },
-        "reference": {
-            "source": ref.source,
-            "label": ref.label,
-            "digits": ref.digits,
-            "values": {n: ref.text(n) for n in problem.variables},
-            "trusted_digits": dict(ref.trusted_digits),
-            "uncertain": dict(ref.uncertain),
-            "undefined": dict(ref.undefined),
-            "seconds": ref.seconds,
-        },
-        "methods": methods,
-        "agreement_with_autograd": c.agreements(),
-        "notes": [{"kind": n.kind, "text": n.text} for n in c.notes],
-        "settings": c.settings,
-        "exit_status": c.exit_status,
-    }
+def by_partials(c) -> bool:
+    """Whether the report shows each method's partials one row each: a gradient at one point."""
+    return c.single and c.task.kind == "gradient" and c.task.size <= MAX_ENTRY_ROWS
 
 
-def _plain_details(details):
-    out = {}
-    for key, value in details.items():
-        if key == "formulas":
-            continue
-        if isinstance(value, dict):
-            value = {k: json_number(v) for k, v in value.items()}
-        out[key] = json_number(value)
-    return out
+# -- shared pieces ---------------------------------------------------------------------------------
+
+def _time(e) -> str:
+    if e.timing is None:
+        return "—"
+    text = seconds(e.timing.median)
+    if e.timing.batches > 1 and e.timing.median > 0:
+        text += f" ±{e.timing.spread / e.timing.median:.0%}"
+    return text
 
 
-def _exact_decimal(v: float) -> str:
-    """The exact decimal value of a binary64 number (0.1 -> 0.1000000000000000055511151231257827...)."""
-    from decimal import Decimal
-    return str(Decimal(v))
+def _work(e) -> str:
+    work = e.details.get("work", "")
+    if e.details.get("vectorised") is False:
+        work += "; point by point"
+    return work
 
 
-def _rows(c):
-    """(method, variable, value, abs, rel, digits, ulps, evals, time, setup, verdict) per method and partial."""
-    for m in c.methods:
-        e = m.estimate
-        timing = seconds(e.timing.median) if e.timing else "—"
-        if e.timing and e.timing.batches > 1 and e.timing.median > 0:
-            timing += f" ±{e.timing.spread / e.timing.median:.0%}"
-        setup = seconds(e.setup_seconds) if e.setup_seconds is not None else ""
-        evals = "—" if e.evaluations is None or e.family != "finite differences" else str(e.evaluations)
-        if not m.partials:
-            yield (e.method, "", "—", "—", "—", "—", "—", evals, timing, setup, m.verdict)
-            continue
-        for i, (name, p) in enumerate(m.partials.items()):
-            first = i == 0
-            yield (e.method if first else "", name, number(p.value), small(p.abs_error), small(p.rel_error),
-                   "—" if p.digits is None else f"{p.digits:.1f}", "—" if p.ulps is None else _ulps(p.ulps),
-                   evals if first else "", timing if first else "", setup if first else "",
-                   m.verdict if first else "")
-
-
-def _ulps(n: int) -> str:
-    return str(n) if n < 100000 else f"{n:.1e}"
-
-
-HEADERS = ("method", "∂f/∂", "value", "abs error", "rel error", "digits", "ULP", "f evals", "time", "setup",
-           "verdict")
-_LEFT = ("method", "∂f/∂", "verdict")
-
-
-def _table(c):
-    """Headers and rows, without the ∂f/∂ column when there is one variable."""
-    rows = list(_rows(c))
-    if len(c.problem.variables) == 1:
-        return HEADERS[:1] + HEADERS[2:], [r[:1] + r[2:] for r in rows]
-    return HEADERS, rows
+def _point_text(problem, flat_row) -> str:
+    values = problem.split(np.asarray(flat_row))
+    parts = []
+    for name, value in values.items():
+        parts.append(f"{name} = {np.array2string(np.asarray(value), precision=6, threshold=8)}"
+                     if np.ndim(value) else f"{name} = {float(value)!r}")
+    return ", ".join(parts)
 
 
 def _grouped_reasons(c):
@@ -175,7 +90,7 @@ def _summary(c) -> str:
             f"{m.name}: {reason(m.judgement)}" for m in failed)
     undecided = [m.name for m in c.methods if m.verdict == "inconclusive"]
     if not judged:
-        return ("no method could be judged at this point (see the notes)" if not undecided else
+        return ("no method could be judged here (see the notes)" if not undecided else
                 f"no method passed: {', '.join(undecided)} inconclusive (band too wide to decide)")
     return (f"all {len(judged)} judged method(s) within their expected accuracy" +
             (f"; {', '.join(undecided)} inconclusive (band too wide to decide)" if undecided else ""))
@@ -183,56 +98,218 @@ def _summary(c) -> str:
 
 def _formula_lines(c):
     d = c.derivative
-    if d is None or d.partials is None:
+    if d is None or d.partials is None or not by_partials(c):
         return []
     lines = []
-    for name, p in zip(c.problem.variables, d.partials):
+    for label, p in zip(c.task.entry_labels(), d.partials):
         text = one_line(p)
-        lines.append(f"∂f/∂{name} = {text}" if text is not None else
-                     f"∂f/∂{name}: {count(d.size_raw)} operations, too large to print")
+        lines.append(f"{label} = {text}" if text is not None else
+                     f"{label}: {count(d.size_raw)} operations, too large to print")
     return lines
 
+
+def _reference_line(c) -> str:
+    r = c.reference
+    if r.available or r.exact is not None:
+        return f"reference: {r.label}"
+    return f"reference: none ({r.reason})"
+
+
+def _reference_values(c) -> list:
+    """At one point, each entry of the reference with its trusted digits (partials layout)."""
+    r = c.reference
+    lines = []
+    for k, label in enumerate(c.task.entry_labels()):
+        shown = r.text(k) if r.exact is not None else None
+        lines.append(f"{label} = {shown}" if shown is not None else f"{label}: {r.undefined.get(k, r.reason)}")
+    return lines
+
+
+# -- the partials layout: a gradient at one point ----------------------------------------------------
+
+PARTIAL_HEADERS = ("method", "∂f/∂", "value", "abs error", "rel error", "digits", "ULP", "f evals", "time", "setup",
+                   "verdict")
+_LEFT = ("method", "∂f/∂", "verdict", "worst entry", "worst entry @ point", "forms J", "work", "entry")
+
+
+def _ulps(n) -> str:
+    if n != n:
+        return "—"
+    return str(int(n)) if n < 100000 else f"{n:.1e}"
+
+
+def _digits(m, k) -> str:
+    if m.rel_error is None or not np.isfinite(m.abs_error[0, k]):
+        return "—"
+    relative, absolute = float(m.rel_error[0, k]), float(m.abs_error[0, k])
+    worst = relative if np.isfinite(relative) else absolute     # an exact zero: digits of the absolute error
+    if worst == 0:
+        return "17.0"
+    return f"{max(0.0, min(17.0, -np.log10(worst))):.1f}"
+
+
+def _partial_rows(c):
+    """(method, variable, value, abs, rel, digits, ulps, evals, time, setup, verdict) per method and partial."""
+    names = c.task.input_labels
+    for m in c.methods:
+        e = m.estimate
+        setup = seconds(e.setup_seconds) if e.setup_seconds is not None else ""
+        evals = "—" if e.evaluations is None or e.family != "finite differences" else str(e.evaluations)
+        if not e.has_values:
+            yield (e.method, "", "—", "—", "—", "—", "—", evals, _time(e), setup, m.verdict)
+            continue
+        values = np.ravel(e.values[0])
+        for k, name in enumerate(names):
+            first = k == 0
+            measured = m.abs_error is not None
+            yield (e.method if first else "", name, number(float(values[k])),
+                   small(float(m.abs_error[0, k])) if measured else "—",
+                   small(float(m.rel_error[0, k])) if measured else "—",
+                   _digits(m, k) if measured else "—", _ulps(float(m.ulps[0, k])) if measured else "—",
+                   evals if first else "", _time(e) if first else "", setup if first else "",
+                   m.verdict if first else "")
+
+
+def _partial_table(c):
+    """Headers and rows, without the ∂f/∂ column when there is one variable."""
+    rows = list(_partial_rows(c))
+    if c.task.n == 1:
+        return PARTIAL_HEADERS[:1] + PARTIAL_HEADERS[2:], [r[:1] + r[2:] for r in rows]
+    return PARTIAL_HEADERS, rows
+
+
+# -- the entries layout: everything else ---------------------------------------------------------------
+
+def _header(c) -> list:
+    p, t = c.problem, c.task
+    lines = [f"f = {p.label}   ({t.m} output{'s' * (t.m != 1)}, {t.n} input{'s' * (t.n != 1)})", t.describe()]
+    lines.append(f"at {_point_text(p, c.points.flat[0])}" if c.single else c.points.how)
+    d = c.derivative
+    if d is not None and d.size_raw is not None:
+        lines.append(f"size (count_ops): f {count(d.size_f)}, entries {count(d.size_raw)}, "
+                     f"after cse {count(d.size_cse)}")
+    lines.append(_reference_line(c))
+    return lines
+
+
+def _summary_rows(c, with_work=True):
+    many = not c.single
+    for m in c.methods:
+        e = m.estimate
+        worst = m.worst["entry"] + (f" @ {m.worst['point']}" if many else "") if m.worst else "—"
+        row = [m.name, worst, small(m.max_abs_error), small(m.statistic("max"))]
+        if many:
+            row.append(small(m.statistic("median")))
+        row.append("—" if m.digits is None else f"{m.digits:.1f}")
+        if c.task.kind == "hessian":
+            row.append(small(m.symmetry) if m.symmetry is not None else "—")
+        if _shows_forming(c):
+            row.append("yes" if e.details.get("forms_jacobian") else "no")
+        row += ([_work(e)] if with_work else []) + [_time(e)]
+        if many:
+            row.append(seconds(e.timing.median / len(c.points)) if e.timing else "—")
+        row += [seconds(e.setup_seconds) if e.setup_seconds is not None else "", m.verdict]
+        yield row
+
+
+def _summary_headers(c, with_work=True):
+    many = not c.single
+    headers = ["method", "worst entry" + (" @ point" if many else ""), "max abs error", "max rel error"]
+    if many:
+        headers.append("median rel error")
+    headers.append("digits")
+    if c.task.kind == "hessian":
+        headers.append("asymmetry")
+    if _shows_forming(c):
+        headers.append("forms J")
+    headers += (["work"] if with_work else []) + ["time" + (" (all points)" if many else "")]
+    if many:
+        headers.append("per point")
+    headers += ["setup", "verdict"]
+    return headers
+
+
+def _shows_forming(c) -> bool:
+    """Whether a method formed the full Jacobian: the lecture point of vᵀJ and Jv."""
+    return c.task.kind in ("vjp", "jvp")
+
+
+def _entry_table(c):
+    """Per entry (one point, small results): the reference and each method's relative error."""
+    if not c.single or c.task.size > MAX_ENTRY_ROWS or not c.reference.available:
+        return None, None
+    labels = c.task.entry_labels()
+    shown = [m for m in c.methods if m.rel_error is not None]
+    headers = ["entry", "reference"] + [m.name for m in shown]
+    rows = []
+    for k, label in enumerate(labels):
+        high = c.reference.high[0, k]
+        rows.append([label, "undefined" if not np.isfinite(high) else f"{high:.17g}"]
+                    + [small(float(m.rel_error[0, k])) for m in shown])
+    return headers, rows
+
+
+def _worst_points(c):
+    if c.single:
+        return []
+    lines = []
+    for m in c.methods:
+        if m.worst:
+            lines.append(f"{m.name}: worst {m.worst['entry']} = {m.worst['value']!r} (exact {m.worst['reference']!r}) "
+                         f"at {_point_text(c.problem, c.points.flat[m.worst['point']])}")
+    return lines
+
+
+# -- text ----------------------------------------------------------------------------------------------
 
 def print_report(c, console) -> None:
     """Print the report with rich (colour when the console supports it)."""
     from rich.table import Table
     from rich.text import Text
-
-    p = c.problem
-    point = ", ".join(f"{n} = {v!r}" for n, v in p.point.items())
-    console.print(Text(f"f = {p.label}", style="bold"))
-    console.print(f"at {point}:  f = {number(c.value)}")
-    for line in _formula_lines(c):
-        console.print(Text(line))
-    d = c.derivative
-    if d is not None and d.size_raw is not None:
-        console.print(f"size (count_ops): f {count(d.size_f)}, derivative {count(d.size_raw)}, "
-                      f"after cse {count(d.size_cse)}")
-    ref = c.reference
-    console.print(Text(f"reference: {ref.label}", style="dim"))
-    for name in p.variables:
-        shown = ref.text(name)
-        console.print(f"  ∂f/∂{name} = {shown}" if shown is not None else f"  ∂f/∂{name}: {ref.undefined.get(name)}")
-
+    if by_partials(c):
+        p = c.problem
+        console.print(Text(f"f = {p.label}", style="bold"))
+        console.print(f"at {_point_text(p, c.points.flat[0])}:  f = {number(c.value)}")
+        for line in _formula_lines(c):
+            console.print(Text(line))
+        d = c.derivative
+        if d is not None and d.size_raw is not None:
+            console.print(f"size (count_ops): f {count(d.size_f)}, derivative {count(d.size_raw)}, "
+                          f"after cse {count(d.size_cse)}")
+        console.print(Text(_reference_line(c), style="dim"))
+        for line in _reference_values(c):
+            console.print(Text(f"  {line}"))
+        headers, rows = _partial_table(c)
+    else:
+        for i, line in enumerate(_header(c)):
+            console.print(Text(line, style="bold" if i == 0 else ("dim" if line.startswith("reference") else "")))
+        entry_headers, entry_rows = _entry_table(c)
+        if entry_headers:
+            table = Table(show_header=True, header_style="bold", box=None, pad_edge=False,
+                          title="relative error of each entry", title_justify="left")
+            for h in entry_headers:
+                table.add_column(h, justify="left" if h in _LEFT else "right", overflow="fold")
+            for row in entry_rows:
+                table.add_row(*map(Text, row))
+            console.print(table)
+        headers, rows = _summary_headers(c, with_work=False), list(_summary_rows(c, with_work=False))
     table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
-    headers, rows = _table(c)
-    for header in headers:
-        table.add_column(header, justify="left" if header in _LEFT else "right", overflow="fold")
+    for h in headers:
+        table.add_column(h, justify="left" if h in _LEFT else "right", overflow="fold", no_wrap=h == "method")
     for row in rows:
-        verdict = row[-1]
-        table.add_row(*row[:-1], Text(verdict, style=VERDICT_STYLE.get(verdict, "")))
+        table.add_row(*map(Text, row[:-1]), Text(row[-1], style=VERDICT_STYLE.get(row[-1], "")))
     console.print(table)
-
+    if not by_partials(c):
+        width = max(len(m.name) for m in c.methods)
+        for m in c.methods:
+            console.print(Text(f"  {m.name:<{width}}  {_work(m.estimate)}", style="dim"))
+        for line in _worst_points(c):
+            console.print(Text(line, style="dim"))
     agreements = c.agreements()
     if agreements:
-        console.print("agreement with autograd (digits): " + ", ".join(
-            f"{k} {v:.1f}" for k, v in agreements.items() if v is not None))
-    print_verdicts(c, console)
-
-
-def print_verdicts(c, console) -> None:
-    """The end of every terminal report: reasons, notes and the one-line summary."""
-    from rich.text import Text
+        console.print(Text("agreement with autograd (digits" + ("" if by_partials(c) else ", worst entry")
+                           + ("" if c.single else " and point") + "): "
+                           + ", ".join(f"{k} {v:.1f}" for k, v in agreements.items())))
     for verdict, names, why in _grouped_reasons(c):
         console.print(Text(f"{', '.join(names)}: {why}", style=VERDICT_STYLE.get(verdict, "")))
     for note in c.notes:
@@ -240,56 +317,161 @@ def print_verdicts(c, console) -> None:
     console.print(Text(_summary(c), style="bold red" if c.exit_status else "bold green"))
 
 
+# -- JSON -----------------------------------------------------------------------------------------------
+
+def _entries(c, m) -> dict | None:
+    """At one point: every entry of one method with its error, ULPs and band."""
+    e = m.estimate
+    if not c.single or not e.has_values or c.task.size > MAX_ENTRY_ROWS:
+        return None
+    values = np.ravel(e.values[0])
+    out = {}
+    for k, label in enumerate(c.task.entry_labels()):
+        item = {"value": json_number(float(values[k]))}
+        if m.abs_error is not None:
+            band = None if m.tolerance is None else float(m.tolerance[0, k])
+            item.update({"abs_error": json_number(float(m.abs_error[0, k])),
+                         "rel_error": json_number(float(m.rel_error[0, k])),
+                         "ulps": None if m.ulps[0, k] != m.ulps[0, k] else int(m.ulps[0, k]),
+                         "tolerance": json_number(band), "tolerance_source": m.source_of(k) or None,
+                         "within": None if band is None or band != band else bool(m.abs_error[0, k] <= band)})
+        out[label] = item
+    return out
+
+
+def as_dict(c) -> dict:
+    """The comparison as plain data (what the JSON format writes)."""
+    r = c.reference
+    labels = c.task.entry_labels()
+    single = c.single
+    methods = []
+    for m in c.methods:
+        e = m.estimate
+        source = m.band_source
+        item = {
+            "name": m.name, "family": e.family, "status": e.status, "verdict": m.verdict, "reason": reason(m.judgement),
+            "judgement": m.judgement.as_dict(),
+            "errors": {"max_abs": json_number(m.max_abs_error), "max_rel": json_number(m.statistic("max")),
+                       "median_rel": json_number(m.statistic("median")), "digits": m.digits,
+                       "outside_band": m.outside},
+            "worst": {k: json_number(v) for k, v in m.worst.items()} if m.worst else None,
+            "band": ("; ".join(dict.fromkeys(t for t in source if t)) if isinstance(source, (list, tuple))
+                     else source) or None,
+            "work": e.details.get("work"), "forms_jacobian": e.details.get("forms_jacobian"),
+            "vectorised": e.details.get("vectorised"), "evaluations": e.evaluations,
+            "time": e.timing.as_dict() if e.timing else None, "setup_seconds": e.setup_seconds,
+            "entries": _entries(c, m),
+        }
+        if c.task.kind == "hessian":
+            item["asymmetry"] = json_number(m.symmetry)
+        if single and e.has_values:
+            item["values"] = [json_number(float(v)) for v in np.ravel(e.values[0])]
+        methods.append(item)
+    d = c.derivative
+    formulas = None
+    if d is not None and d.partials is not None and c.task.size <= MAX_ENTRY_ROWS:
+        formulas = {label: {"text": one_line(p), "pretty": pretty(p), "latex": latex(p)}
+                    for label, p in zip(labels, d.partials)}
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "report": "compare",
+        "diffcompare_version": __version__,
+        "function": c.problem.label,
+        "kind": c.task.kind,
+        "vector": None if c.task.vector is None else [float(v) for v in c.task.vector],
+        "inputs": c.task.input_labels,
+        "outputs": c.task.output_labels(),
+        "entries": labels,
+        "entry_shape": list(c.task.entry_shape),
+        "value": json_number(c.value),
+        "points": {"count": len(c.points), "how": c.points.how,
+                   "point": {k: (v.tolist() if isinstance(v, np.ndarray) else float(v))
+                             for k, v in c.problem.split(c.points.flat[0]).items()} if single else None,
+                   "point_exact": {k: _exact_decimal(v) for k, v in c.problem.point.items()
+                                   if not isinstance(v, np.ndarray)} if single else None},
+        "reference": {"source": r.source, "label": r.label, "digits": r.digits, "points": int(r.indices.size),
+                      "reason": r.reason or None,
+                      "values": [json_number(float(v)) for v in r.high[0]] if single and r.available else None,
+                      "exact": [r.text(k) for k in range(len(labels))] if single and r.exact is not None else None,
+                      "trusted_digits": [int(t) for t in r.trusted[0]] if single and r.available else None,
+                      "min_trusted_digits": int(r.trusted.min()) if r.available and r.trusted.size else None,
+                      "uncertain": {labels[k]: why for k, why in r.uncertain.items()},
+                      "undefined": {labels[k]: why for k, why in r.undefined.items()},
+                      "seconds": r.seconds},
+        "symbolic": {"status": d.status, "reason": d.reason, "size_f": d.size_f, "size_raw": d.size_raw,
+                     "size_cse": d.size_cse, "diff_seconds": d.diff_seconds, "codegen_seconds": d.codegen_seconds,
+                     "formulas": formulas} if d else None,
+        "methods": methods,
+        "agreement_digits": c.agreements(),
+        "notes": [{"kind": n.kind, "text": n.text} for n in c.notes],
+        "settings": c.settings,
+        "exit_status": c.exit_status,
+    }
+
+
+def _exact_decimal(v: float) -> str:
+    """The exact decimal value of a binary64 number (0.1 -> 0.1000000000000000055511151231257827...)."""
+    from decimal import Decimal
+    return str(Decimal(float(v)))
+
+
+# -- Markdown and LaTeX -----------------------------------------------------------------------------
+
 def markdown(c) -> str:
-    p = c.problem
-    out = [f"## `{p.label}` at " + ", ".join(f"{n} = {v!r}" for n, v in p.point.items()), ""]
-    out.append(f"f = {number(c.value)}")
-    out.append("")
-    for line in _formula_lines(c):
-        out.append(f"- `{line}`")
-    out.append(f"- reference: {c.reference.label}")
-    for name in p.variables:
-        shown = c.reference.text(name)
-        out.append(f"  - ∂f/∂{name} = {shown}" if shown else f"  - ∂f/∂{name}: {c.reference.undefined.get(name)}")
-    out.append("")
-    headers, rows = _table(c)
-    out.append("| " + " | ".join(headers) + " |")
-    out.append("|" + "|".join(":---" if h in _LEFT else "---:" for h in headers) + "|")
-    for row in rows:
-        out.append("| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |")
-    out.append("")
-    out += markdown_verdicts(c)
-    return "\n".join(out) + "\n"
-
-
-def markdown_verdicts(c) -> list:
-    """The end of every Markdown report: reasons, notes and the summary."""
-    out = [f"- **{', '.join(names)}** ({verdict}): {why}" for verdict, names, why in _grouped_reasons(c)]
+    if by_partials(c):
+        p = c.problem
+        out = [f"## `{p.label}` at {_point_text(p, c.points.flat[0])}", "", f"f = {number(c.value)}", ""]
+        out += [f"- `{line}`" for line in _formula_lines(c)]
+        out.append(f"- {_reference_line(c)}")
+        out += [f"  - {line}" for line in _reference_values(c)]
+        out.append("")
+        headers, rows = _partial_table(c)
+        out += md_table(headers, rows, _LEFT) + [""]
+    else:
+        header = _header(c)
+        out = [f"## `{c.problem.label}`", ""] + [f"- {line}" for line in header[1:]] + [""]
+        headers, rows = _entry_table(c)
+        if headers:
+            out += md_table(headers, rows, _LEFT) + [""]
+        out += md_table(_summary_headers(c), list(_summary_rows(c)), _LEFT) + [""]
+        out += [f"- {line}" for line in _worst_points(c)]
+    agreements = c.agreements()
+    if agreements:
+        out.append("- agreement with autograd (digits): " + ", ".join(f"{k} {v:.1f}" for k, v in agreements.items()))
+    out += [f"- **{', '.join(names)}** ({verdict}): {why}" for verdict, names, why in _grouped_reasons(c)]
     out += [f"- note: {note.text}" for note in c.notes]
-    return out + ["", f"**{_summary(c)}**"]
+    out += ["", f"**{_summary(c)}**"]
+    return "\n".join(out) + "\n"
 
 
 def latex_report(c) -> str:
-    """A LaTeX fragment: the derivative as an equation and a booktabs table."""
-    p = c.problem
-    out = [f"% diffcompare {__version__}: {p.label}", r"\begin{center}"]
+    """A LaTeX fragment: the derivative as equations (a gradient at one point) and booktabs tables."""
+    if by_partials(c):
+        headers, rows = _partial_table(c)
+        caption = f"at {_point_text(c.problem, c.points.flat[0])}; {_reference_line(c)}"
+    else:
+        headers = [h for h in _summary_headers(c) if h != "work"]
+        keep = [i for i, h in enumerate(_summary_headers(c)) if h != "work"]
+        rows = [[str(row[i]) for i in keep] for row in _summary_rows(c)]
+        caption = f"{c.task.describe()}: {c.problem.label}"
+    out = [f"% diffcompare {__version__}: {c.problem.label}", r"\begin{center}"]
     d = c.derivative
-    if d is not None and d.partials is not None:
-        for name, part in zip(p.variables, d.partials):
+    if by_partials(c) and d is not None and d.partials is not None:
+        for name, part in zip(c.task.input_labels, d.partials):
             formula = latex(part)
             if formula is not None:
                 out.append(rf"\[ \frac{{\partial f}}{{\partial {name}}} = {formula} \]")
-    headers, rows = _table(c)
-    out.append(r"\begin{tabular}{" + "".join("l" if h in _LEFT else "r" for h in headers) + "}")
-    out.append(r"\toprule")
-    out.append(" & ".join(tex(h) for h in headers) + r" \\")
-    out.append(r"\midrule")
-    for row in rows:
-        out.append(" & ".join(tex(cell) for cell in row) + r" \\")
-    out.append(r"\bottomrule")
-    out.append(r"\end{tabular}")
-    point = ", ".join(f"{n} = {v!r}" for n, v in p.point.items())
-    out.append(rf"\par\smallskip {tex(f'at {point}; reference: {c.reference.label}')}")
+    out += _tabular(headers, rows)
+    entry_headers, entry_rows = (None, None) if by_partials(c) else _entry_table(c)
+    if entry_headers:
+        out += [r"\par\medskip"] + _tabular(entry_headers, entry_rows)
+    out.append(rf"\par\smallskip {tex(caption)}")
     out.append(r"\end{center}")
     return "\n".join(out) + "\n"
 
+
+def _tabular(headers, rows) -> list:
+    out = [r"\begin{tabular}{" + "".join("l" if h in _LEFT else "r" for h in headers) + "}", r"\toprule",
+           " & ".join(tex(h) for h in headers) + r" \\", r"\midrule"]
+    out += [" & ".join(tex(str(cell)) for cell in row) + r" \\" for row in rows]
+    return out + [r"\bottomrule", r"\end{tabular}"]

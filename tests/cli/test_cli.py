@@ -50,4 +50,4 @@ def test_python_m_diffcompare_runs_from_the_repository_root():
                              "--methods", "autograd", "--repeat", "1", "--format", "json"],
                             capture_output=True, text=True, timeout=120, cwd=root)
     assert result.returncode == 0, result.stderr
-    assert json.loads(result.stdout)["methods"][0]["partials"]["x"]["value"] == 6.0
+    assert json.loads(result.stdout)["methods"][0]["values"] == [6.0]

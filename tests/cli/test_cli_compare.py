@@ -31,18 +31,18 @@ def test_json_fields_and_values(tmp_path):
                  "--repeat", "1", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
-    assert data["schema_version"] == 1 and data["exit_status"] == 0
-    assert data["variables"] == ["x", "y", "z"] and data["point"] == {"x": 1.0, "y": 0.5, "z": 2.0}
+    assert data["schema_version"] == 2 and data["report"] == "compare" and data["exit_status"] == 0
+    assert data["inputs"] == ["x", "y", "z"] and data["points"]["point"] == {"x": 1.0, "y": 0.5, "z": 2.0}
     # by hand: ∂/∂z log(1 + z²) = 2z / (1 + z²) = 0.8 at z = 2
-    assert data["reference"]["values"]["z"] == "0.800000000000000000000000000000"
-    assert data["derivative"]["formulas"]["z"]["text"] == "2*z/(z**2 + 1)"
+    assert data["entries"][2] == "∂f/∂z" and data["reference"]["exact"][2] == "0.800000000000000000000000000000"
+    assert data["symbolic"]["formulas"]["∂f/∂z"]["text"] == "2*z/(z**2 + 1)"
     methods = {m["name"]: m for m in data["methods"]}
-    assert methods["autograd"]["partials"]["z"]["value"] == 0.8
+    assert methods["autograd"]["entries"]["∂f/∂z"]["value"] == 0.8 and methods["autograd"]["values"][2] == 0.8
     assert methods["central"]["evaluations"] == 6 and methods["richardson"]["evaluations"] == 18
     for m in data["methods"]:
         assert m["verdict"] == "pass" and m["time"]["median_seconds"] > 0
-        for p in m["partials"].values():
-            assert p["abs_error"] <= p["tolerance"] * 1.0001 and p["correct_digits"] >= 5
+        for p in m["entries"].values():
+            assert p["abs_error"] <= p["tolerance"] * 1.0001 and p["within"] and p["rel_error"] <= 1e-5
 
 
 def test_a_wrong_method_exits_1(tmp_path):
@@ -60,7 +60,7 @@ def test_kink_and_domain_error_explained_exit_4(tmp_path):
     result = run("compare", "log(x)", "--at", "x=-1", "--repeat", "1", "--format", "json", cwd=tmp_path)
     assert result.returncode == 4
     data = json.loads(result.stdout)
-    assert data["reference"]["values"]["x"] is None and "not real" in data["reference"]["undefined"]["x"]
+    assert data["reference"]["exact"] == [None] and "not real" in data["reference"]["undefined"]["∂f/∂x"]
     assert data["value"] == "nan"
 
 
@@ -96,7 +96,7 @@ def test_an_expression_may_start_with_a_minus(tmp_path):
                  cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
-    assert data["point"] == {"x": -3.0} and data["methods"][0]["partials"]["x"]["value"] == 6.0   # -2x at -3
+    assert data["points"]["point"] == {"x": -3.0} and data["methods"][0]["values"] == [6.0]   # -2x at -3
 
 
 def test_argparse_errors_exit_2(tmp_path):
@@ -107,7 +107,7 @@ def test_argparse_errors_exit_2(tmp_path):
 
 
 @pytest.mark.parametrize("fmt, marker", [("markdown", "| method |"), ("latex", r"\begin{tabular}"),
-                                         ("text", "verdict"), ("json", '"schema_version": 1')])
+                                         ("text", "verdict"), ("json", '"schema_version": 2')])
 def test_output_file_in_every_format(fmt, marker, tmp_path):
     target = tmp_path / f"report.{fmt}"
     result = run("compare", "x*exp(x)", "--at", "x=2", "--format", fmt, "--output", str(target), "--repeat", "1",

@@ -60,6 +60,10 @@ RERECORDED = {
     "sources": "a verdict names the band source of its own worst entry (it named the first partial's); bands along "
                "chain-rule paths also for reductions over numbers (mean(x) of a scalar); complex step inherits at "
                "most 2^-30 of f's relative rounding (where f cancels, Im f(x + ih) does not); no judgement changed",
+    "pipeline": "one compare pipeline: a gradient at one point is the one-point case of the pipeline of "
+                "Jacobians, vJ, Jv, Hessians and many points (JSON schema 2, report 'compare': methods[].entries "
+                "replaces methods[].partials; reference.exact, symbolic.formulas); no judgement in the corpus "
+                "changed; norm(x) at [0, 0] no longer exits 3 (a kink note formatted an array as a number)",
     "machine": "recorded on a machine whose sin, exp, ... differ in the last bit (machine.json holds its "
                "fingerprint); outputs are compared in full on such a machine, judgements alone elsewhere; "
                "no judgement changed",

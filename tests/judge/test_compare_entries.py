@@ -210,7 +210,7 @@ def test_every_format_renders():
     s = diffcompare.compare("[x*y, sin(x)*z, exp(y)]", at={"x": 1, "y": 2, "z": 3}, kind="vjp",
                             vector=[0.1, 1.0, 0.0001], repeat=1)
     data = json.loads(s.render("json"))
-    assert data["report"] == "survey" and data["kind"] == "vjp" and data["entries"][0] == "(vᵀJ)[x]"
+    assert data["report"] == "compare" and data["kind"] == "vjp" and data["entries"][0] == "(vᵀJ)[x]"
     assert data["methods"][0]["forms_jacobian"] is False and data["exit_status"] == 0
     assert float(data["reference"]["values"][0]) == pytest.approx(0.1 * 2 + 1.0 * 3 * math.cos(1))
     text = s.render("text")

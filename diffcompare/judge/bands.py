@@ -1,0 +1,304 @@
+"""The band each method's entries are held to: the accuracy it can be expected to reach
+here, entry by entry and point by point (the numbers come from :mod:`~diffcompare.judge.accuracy`).
+
+- Exact methods (autograd, symbolic): SAFETY × (the rounding bound of SymPy's formula
+  for the entry + the rounding along f's chain-rule paths), + FLOOR_ULPS ulp of the
+  entry. Where the paths are not known (Hessians, arrays, callables, many points), the
+  floor adds FLOOR_ULPS ulp of the largest entry at the point instead: the scale of a
+  computation is then judged normwise.
+- Finite differences: their truncation plus f's rounding at the stencil over the step.
+  At one point, for the gradient of scalar variables, truncation comes from the
+  stencil's Taylor series with f's derivatives computed by mpmath, and f's rounding from
+  a walk of f as binary64 evaluates it at each stencil point (an entry whose derivatives
+  mpmath cannot give has no band); elsewhere the truncation is estimated from the same
+  scheme at half and a quarter of the step. Complex step's band is the exact methods' plus its
+  truncation and NumPy's inexact complex arithmetic.
+
+>>> import numpy as np
+>>> from diffcompare.judge.compare import compare
+>>> r = compare("exp(x)", at={"x": 1.0}, methods="autograd,central", repeat=1)
+>>> central = r.method("central")
+>>> float(central.tolerance[0, 0]) < 1e-8 < float(central.tolerance[0, 0]) * 1e4   # h² f'''/6 + rounding / h
+True
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import numpy as np
+
+from diffcompare.judge.accuracy import (
+    FLOOR_ULPS,
+    NO_FORMULA_ULPS,
+    SAFETY,
+    UNIT_ROUNDOFF,
+    WALK_MAX_OPS,
+    Band,
+    derivative_magnitudes,
+    fd_band,
+    path_bound,
+    rounding_bound,
+)
+from diffcompare.methods.entries import (
+    fd_entries,
+    hessian_by_differences,
+    hessian_mixed,
+    outputs,
+    per_point,
+    run_autograd,
+)
+from diffcompare.methods.finite_differences import STENCILS
+from diffcompare.problem.tasks import Task
+
+MAX_WALKS = 4000                # rounding-bound walks of SymPy formulas per report
+MAX_PATH_POINTS = 50            # chain-rule path bounds (one mpmath sweep per output and point)
+MAX_STENCIL_WALKS = 8           # variables up to which f's rounding is walked at every stencil point
+COMPLEX_ROUNDING_CAP = 2.0 ** -30     # the largest relative rounding complex step inherits from f
+
+HALVING = ("{safety:g} × (truncation, estimated from the same scheme at half the step, + f's rounding over the "
+           "stencil / h) + the exact methods' band")
+
+
+class Bands:
+    """The bands of every method at the reference points (``of``), computed once per
+    report from the problem, the task, the points and the reference."""
+
+    def __init__(self, problem, task, where, reference, derivative, timeout=None):
+        self.problem, self.task, self.where, self.reference = problem, task, where, reference
+        self.derivative, self.timeout = derivative, timeout
+        if not reference.available:
+            return
+        self.flat = where.flat[reference.indices]
+        self.magnitude = np.abs(np.nan_to_num(reference.high))
+        # one point, the gradient of scalar variables: f's derivatives at the point are known
+        self.at_one_point = (len(where) == 1 and task.kind == "gradient" and not task.output_shape
+                             and not problem.has_arrays)
+        self.exact, self.exact_source = self._exact()
+        self.f = np.abs(outputs(problem, task, self.flat))                  # (rows, m)
+        walks = self._walks(self._f_outputs())
+        self.f_error = 2 * UNIT_ROUNDOFF * self.f if walks is None else np.fmax(walks, 2 * UNIT_ROUNDOFF * self.f)
+        self._magnitudes = None
+
+    # -- the exact methods ---------------------------------------------------------------------
+
+    def _f_outputs(self):
+        """f's outputs as binary64 evaluates them (nothing simplified away), for the rounding
+        walks; SymPy's simplified outputs where f cannot be built that way."""
+        written = self.problem.sympy_as_written()
+        if written is not None:
+            return written
+        try:
+            return self.problem.sympy_outputs()[0]
+        except Exception:
+            return None
+
+    def _walks(self, formulas, rows=None) -> np.ndarray | None:
+        """Rounding bounds of ``formulas`` at the reference points (nan where a formula is
+        too large or the walk fails); None without formulas or beyond MAX_WALKS."""
+        flat = self.flat if rows is None else rows
+        if formulas is None or flat.shape[0] * len(formulas) > MAX_WALKS:
+            return None
+        out = np.zeros((flat.shape[0], len(formulas)))
+        import sympy
+        small = [sympy.count_ops(e) <= WALK_MAX_OPS for e in formulas]
+        symbols = self.derivative.symbols
+        for r in range(flat.shape[0]):
+            point = dict(zip(symbols, map(float, flat[r])))
+            for k, formula in enumerate(formulas):
+                bound = rounding_bound(formula, point) if small[k] else None
+                out[r, k] = bound if bound is not None else np.nan
+        return out
+
+    def _exact(self):
+        ulp = np.spacing(self.magnitude)
+        normwise = FLOOR_ULPS * UNIT_ROUNDOFF * self.magnitude.max(axis=1, keepdims=True)
+        walks = self._walks(self.derivative.partials)
+        paths = self._paths()
+        if walks is None or not np.isfinite(walks).any():
+            return NO_FORMULA_ULPS * ulp + FLOOR_ULPS * ulp + normwise, (
+                f"{NO_FORMULA_ULPS} ulp of each entry + {FLOOR_ULPS} ulp of the entry and of the largest "
+                f"(no formula walked)")
+        walks = np.where(np.isfinite(walks), walks, NO_FORMULA_ULPS * ulp)
+        if paths is None:
+            return SAFETY * walks + FLOOR_ULPS * ulp + normwise, (
+                f"{SAFETY:g} × (the rounding bound of SymPy's formula for each entry), + {FLOOR_ULPS} ulp of the "
+                f"entry and of the largest entry")
+        # the paths give each entry the scale of its own computation: no normwise floor
+        return SAFETY * (walks + paths) + FLOOR_ULPS * ulp, (
+            f"{SAFETY:g} × (the rounding bound of SymPy's formula for each entry + rounding along f's chain-rule "
+            f"paths), + {FLOOR_ULPS} ulp")
+
+    def _paths(self):
+        """Rounding a backward pass meets along f's chain-rule paths (see accuracy.path_bound),
+        entry by entry; None where unavailable (Hessians, arrays, callables, many points).
+        SymPy may simplify away a cancellation (3z/z is 3) that the engine still computes."""
+        task, problem = self.task, self.problem
+        rows = self.flat.shape[0]
+        if task.kind == "hessian" or rows > MAX_PATH_POINTS or not problem.is_text or problem.has_arrays:
+            return None
+        bounds = np.zeros((rows, task.m, task.n))
+        for r in range(rows):
+            moved = replace(problem, point=problem.split(self.flat[r]))
+            for i in range(task.m):
+                found = path_bound(moved, output=i if task.output_shape else None)
+                if found is None:
+                    return None
+                bounds[r, i] = [found[name] for name in problem.variables]
+        if task.kind == "vjp":
+            return np.einsum("m,rmn->rn", np.abs(task.vector), bounds)
+        if task.kind == "jvp":
+            return np.einsum("rmn,n->rm", bounds, np.abs(task.vector))
+        return bounds.reshape(rows, -1)
+
+    # -- every method ----------------------------------------------------------------------------
+
+    def of(self, estimate, step):
+        """(tolerance per reference point and entry, where it came from: one text, or one
+        per entry)."""
+        if not self.reference.available:
+            return None, ""
+        if estimate.family != "finite differences":
+            return self.exact, self.exact_source
+        if not self.at_one_point:
+            return self._halving(estimate, step)
+        # f's own derivatives decide: where mpmath cannot give them (a point within a step of
+        # a singularity, say) the entry has no band, rather than one the halving cannot vouch for
+        taylor = self._taylor(estimate)
+        tolerance = np.array([[np.nan if band is None else band.tolerance for band in taylor]])
+        return tolerance, [band.source if band is not None else "" for band in taylor]
+
+    def _halving(self, estimate, step):
+        """Truncation estimated from the scheme again at h/2 and h/4."""
+        name = estimate.method
+        rows = self.reference.indices
+        half = replace(self.where, flat=self.flat)
+        base = estimate.values.reshape(estimate.values.shape[0], -1)[rows]
+        finer = self._at_step(name, half, step, 0.5)
+        finest = self._at_step(name, half, step, 0.25)
+        if finer is None or finest is None:
+            return None, ""
+        order = estimate.details.get("order", 2)
+        with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+            first, second = np.abs(base - finer), np.abs(finer - finest)
+            truncation = first * 2 ** order / (2 ** order - 1)
+            rounding = self._fd_rounding(name, half, estimate.details["steps"][rows])
+            tolerance = SAFETY * (truncation + rounding) + self.exact
+            # in the asymptotic regime halving h divides the difference by about 2^order; far
+            # from it (f varies faster than the step resolves) no band can be derived
+            ratio = first / second
+            unresolved = (first > SAFETY * rounding) & ~((ratio >= 2.0 ** (order - 2)) & (ratio <= 2.0 ** (order + 2)))
+        return np.where(unresolved, np.nan, tolerance), HALVING.format(safety=SAFETY)
+
+    def _at_step(self, name, points, step, scale):
+        """The scheme again with every step times ``scale``."""
+        task, problem = self.task, self.problem
+        smaller = step * scale if step else None
+        if name == "second-differences":
+            out = hessian_by_differences(problem, task, points, smaller, batches=0, step_scale=scale)
+        elif name == "mixed":
+            out = hessian_mixed(problem, task, points, smaller, batches=0, step_scale=scale)
+        else:
+            out = fd_entries(problem, task, points, name, smaller, batches=0, step_scale=scale)
+        return out.values.reshape(out.values.shape[0], -1) if out.has_values else None
+
+    def _fd_rounding(self, name, points, steps):
+        """Σ|weights| × (f's rounding at the point) / h, entry by entry; ``steps`` are the
+        method's at the reference points, (rows, directions)."""
+        task = self.task
+        f_error = self.f_error                                # (rows, m)
+        if name == "complex-step":
+            # NumPy's complex arithmetic is not exact ((0.5+0j)**100): f's relative rounding,
+            # carried to Im f / h, capped (where f itself cancels, Im f does not)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                relative = np.where(self.f > 0, f_error / np.where(self.f > 0, self.f, 1.0), 0.0)
+            relative = np.minimum(np.nan_to_num(relative, nan=0.0, posinf=COMPLEX_ROUNDING_CAP), COMPLEX_ROUNDING_CAP)
+            return relative.max(axis=1, keepdims=True) * self.magnitude
+        if name in ("second-differences", "mixed"):
+            gradient_task = Task("gradient", task.n, 1, task.output_shape, task.input_labels)
+            gradient = np.abs(per_point(lambda row: run_autograd(self.problem, gradient_task, row, False),
+                                         points.flat))
+            h = steps
+            if name == "mixed":
+                # column j differences two gradients, each rounded by a few ulps of its largest entry
+                g_error = 16 * UNIT_ROUNDOFF * gradient.max(axis=1, keepdims=True)
+                return np.broadcast_to((g_error / h)[:, None, :], (h.shape[0], task.n, task.n)).reshape(h.shape[0], -1)
+            # f is rounded at x ± h e_i (± h e_j), where it exceeds |f(x)| by about h |∂f|
+            u2 = 2 * UNIT_ROUNDOFF
+            moved = f_error[:, :1] + u2 * h * gradient
+            outer = (f_error[:, :1, None] + moved[:, :, None] + moved[:, None, :]) / (h[:, :, None] * h[:, None, :])
+            outer[:, np.arange(task.n), np.arange(task.n)] = 4 * (f_error[:, :1] + moved) / h ** 2
+            return outer.reshape(outer.shape[0], -1)
+        stencil = STENCILS[name]
+        weight = sum(abs(w) for _, w in stencil)
+        # f is rounded at every stencil point, where |f| may exceed |f(x)| by about reach·h·|f'|
+        # (f(x) = 0 does not make f(x ± h) exact): that adds weight · 2u · reach · |entry|
+        reach = max(abs(o) for o, _ in stencil)
+        moved = weight * 2 * UNIT_ROUNDOFF * reach * self.magnitude
+        if task.kind == "jvp":
+            return weight * f_error / steps[:, :1] + moved
+        per_entry = weight * f_error[:, :, None] / steps[:, None, :]  # (rows, m, n)
+        if task.kind == "vjp":
+            return np.einsum("m,rmn->rn", np.abs(task.vector), per_entry) + moved
+        return per_entry.reshape(per_entry.shape[0], -1) + moved
+
+    # -- one point: the Taylor series of the stencil ----------------------------------------------
+
+    def _taylor(self, estimate) -> list:
+        """One Band (or None: f's derivatives unknown) per variable: the stencil's Taylor
+        series with f's derivatives at the point, and f's rounding at the stencil's points."""
+        problem, derivative = self.problem, self.derivative
+        if self._magnitudes is None:
+            self._magnitudes = derivative_magnitudes(problem, timeout=self.timeout)
+        scheme = estimate.method
+        point = dict(zip(derivative.symbols, (problem.point[n] for n in problem.variables))) \
+            if derivative.symbols else {}
+        written = problem.sympy_as_written() if derivative.expression is not None else None
+        f_expr = written[0] if written and len(written) == 1 else derivative.expression
+        bands = []
+        for k, name in enumerate(problem.variables):
+            h = float(estimate.details["steps"][0, k])
+            exact = Band(float(self.exact[0, k]), self.exact_source)
+            if scheme in STENCILS:
+                largest = self._largest_f(scheme, k, h)
+                f_error = self._f_rounding(f_expr, point, scheme, k, h, largest)
+            else:                               # complex step: f's relative rounding, carried to ∂f
+                f_error = float(self._fd_rounding(scheme, None, None)[0, k])
+            bands.append(fd_band(scheme, h, self._magnitudes.get(name, {}), f_error, largest if scheme in STENCILS
+                                 else 0.0, exact))
+        return bands
+
+    def _largest_f(self, scheme, k, h) -> float:
+        """The largest |f| over the stencil for variable k (each value there is rounded)."""
+        x0 = self.flat[0]
+        f = self.problem.numpy_function()
+        largest = float(self.f[0, 0])
+        for offset, _ in STENCILS[scheme]:
+            args = list(map(float, x0))
+            args[k] += offset * h
+            try:
+                value = abs(float(np.asarray(f(*args)).reshape(-1)[0]))
+            except Exception:
+                continue
+            if math.isfinite(value):
+                largest = max(largest, value)
+        return largest
+
+    def _f_rounding(self, f_expr, point, scheme, k, h, largest) -> float:
+        """The rounding of f at the stencil's points (where f's terms may cancel); with many
+        variables at the point only (a walk per variable and stencil point is O(n²));
+        without a formula, 8 ulp of the largest |f|."""
+        if f_expr is None:
+            return 8 * 2.0 ** -53 * largest
+        if len(self.problem.variables) > MAX_STENCIL_WALKS:
+            bound = float(self.f_error[0, 0])
+            return bound if math.isfinite(bound) else 8 * 2.0 ** -53 * largest
+        symbol = self.derivative.symbols[k]
+        worst = 0.0
+        for offset, _ in STENCILS[scheme]:
+            bound = rounding_bound(f_expr, {**point, symbol: point[symbol] + offset * h})
+            if bound is None:
+                return 8 * 2.0 ** -53 * largest
+            worst = max(worst, bound)
+        return worst
