@@ -16,8 +16,10 @@ import mpmath
 import numpy as np
 
 from common import table
-from diffcompare.methods.finite_differences import finite_difference_gradient
+from diffcompare.methods.entries import fd_entries
+from diffcompare.problem.points import single
 from diffcompare.problem.problem import make_problem
+from diffcompare.problem.tasks import make_task
 
 FUNCTIONS = [
     ("exp(x)/sqrt(sin(x)**3 + cos(x)**3)", 1.5),       # Squire & Trapp (1998)
@@ -52,11 +54,12 @@ def main(argv=None):
             calls[0] += np.size(t)
             return f(t)
         theirs = float(nd.Derivative(counted)(x))
-        ours = finite_difference_gradient(problem, "richardson", batches=1)
-        ours_error, theirs_error = relative(ours.values["x"]), relative(theirs)
+        ours = fd_entries(problem, make_task(problem, "gradient"), single(problem), "richardson", batches=1)
+        value, estimate = float(ours.values[0, 0]), float(ours.details["error_estimate"][0, 0])
+        ours_error, theirs_error = relative(value), relative(theirs)
         wins += ours_error <= theirs_error
         rows.append([f"`{text}` at {x}", f"{theirs_error:.1e}", calls[0], f"{ours_error:.1e}", ours.evaluations,
-                     f"{ours.details['error_estimate']['x'] / abs(float(exact)):.1e}",
+                     f"{estimate / abs(float(exact)):.1e}",
                      "yes" if ours_error <= theirs_error else f"no ({ours_error / theirs_error:.1f}x worse)"])
     return table("Richardson (6 evaluations) against numdifftools' default Derivative",
                  ["function", "numdifftools rel. error", "its evaluations", "Richardson rel. error",

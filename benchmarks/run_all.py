@@ -12,9 +12,8 @@ import time
 import common  # noqa: F401  (thread pins before NumPy)
 import numpy as np
 
-import audit_false_alarms
 import audit_scaling
-import bug_detection
+import bug_catalogue
 import compare_wall_time
 import deep_chain_memory
 import many_points_gradient
@@ -47,7 +46,7 @@ def main():
                 deep_chain_memory.main(["--ops", "100000" if args.quick else "1000000"]),
                 unused_features_cost.main(), compare_wall_time.main([]), richardson_accuracy.main(),
                 rosenbrock_methods.main([]), many_points_gradient.main([]), audit_scaling.main([]),
-                verdict_quality.main([]), bug_detection.main([]), audit_false_alarms.main([]),
+                verdict_quality.main([]), bug_catalogue.main([]),
                 startup_layout.main(["--before", args.before] if args.before else [])]
     RESULTS.write_text(header + "\n".join(sections))
     print(f"written to {RESULTS}")

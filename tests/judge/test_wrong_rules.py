@@ -87,7 +87,7 @@ def _entry(name):
                                        "(error 4.0e-11 against a band of 3.9e-11) where f = sum(V * Y²) is -0.067 "
                                        "from terms of total size 6.3: without a SymPy formula, f's rounding is "
                                        "taken as 8 ε |f|, not ε times the size of its terms "
-                                       "(benchmarks/bug_catalogue.md, Findings)")
+                                       "(benchmarks/bug_catalogue.py)")
 def test_compare_does_not_fail_a_right_function_whose_terms_cancel():
     entry = _entry("broadcast summed over the wrong axis, branching (control)")
     point = {"x": -0.26236535280935636, "b": 0.5503294597586867}
