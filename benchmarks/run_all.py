@@ -20,6 +20,7 @@ import many_points_gradient
 import mlp_gradient
 import per_op_overhead
 import richardson_accuracy
+import richardson_estimate
 import rosenbrock_gradient
 import rosenbrock_methods
 import startup_layout
@@ -44,7 +45,7 @@ def main():
     )
     sections = [per_op_overhead.main(), rosenbrock_gradient.main([]), mlp_gradient.main(),
                 deep_chain_memory.main(["--ops", "100000" if args.quick else "1000000"]),
-                unused_features_cost.main(), compare_wall_time.main([]), richardson_accuracy.main(),
+                unused_features_cost.main(), compare_wall_time.main([]), richardson_accuracy.main(), richardson_estimate.main([]),
                 rosenbrock_methods.main([]), many_points_gradient.main([]), audit_scaling.main([]),
                 verdict_quality.main([]), bug_catalogue.main([]),
                 startup_layout.main(["--before", args.before] if args.before else [])]

@@ -117,9 +117,16 @@ class Bands:
         walks = self._walks(self.derivative.partials)
         paths = self._paths()
         if walks is None or not np.isfinite(walks).any():
-            return NO_FORMULA_ULPS * ulp + FLOOR_ULPS * ulp + normwise, (
-                f"{NO_FORMULA_ULPS} ulp of each entry + {FLOOR_ULPS} ulp of the entry and of the largest "
-                f"(no formula walked)")
+            # no formula (SymPy timed out or cannot follow f): f's own program still has its
+            # paths, and at one point the input conditioning 1 + |x f''/f'| widens the ulps
+            kappa = self._conditioning()
+            base = NO_FORMULA_ULPS * kappa * ulp
+            if paths is not None:
+                base = np.maximum(base, SAFETY * paths)
+            return base + FLOOR_ULPS * ulp + (normwise if paths is None else 0.0), (
+                f"{NO_FORMULA_ULPS} ulp × the input conditioning" + (" or 4 × the rounding along f's chain-rule "
+                                                                     "paths" if paths is not None else "")
+                + f", + {FLOOR_ULPS} ulp (no formula walked)")
         walks = np.where(np.isfinite(walks), walks, NO_FORMULA_ULPS * ulp)
         if paths is None:
             return SAFETY * walks + FLOOR_ULPS * ulp + normwise, (
@@ -129,6 +136,19 @@ class Bands:
         return SAFETY * (walks + paths) + FLOOR_ULPS * ulp, (
             f"{SAFETY:g} × (the rounding bound of SymPy's formula for each entry + rounding along f's chain-rule "
             f"paths), + {FLOOR_ULPS} ulp")
+
+    def _conditioning(self):
+        """1 + |x| |∂²f/∂x²| / |∂f/∂x| per entry at one point (a gradient of scalar
+        variables; mpmath's derivatives), else 1."""
+        if not self.at_one_point:
+            return 1.0
+        magnitudes = derivative_magnitudes(self.problem, orders=(2,), timeout=self.timeout)
+        kappa = np.ones_like(self.magnitude)
+        for k, name in enumerate(self.problem.variables):
+            second = magnitudes.get(name, {}).get(2)
+            if second is not None and self.magnitude[0, k] > 0:
+                kappa[0, k] = 1 + abs(self.problem.point[name]) * second / self.magnitude[0, k]
+        return kappa
 
     def _paths(self):
         """Rounding a backward pass meets along f's chain-rule paths (see accuracy.path_bound),

@@ -93,6 +93,8 @@ def _agreement(a, b, digits):
     with mpmath.workdps(digits + CHECK_DIGITS):
         if a == b:
             return digits
+        if not (mpmath.isfinite(a) and mpmath.isfinite(b)):
+            return 0            # one precision overflows or fails where the other does not
         scale = max(abs(a), abs(b))
         if scale == 0:
             return digits

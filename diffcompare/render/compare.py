@@ -366,6 +366,7 @@ def as_dict(c) -> dict:
             item["asymmetry"] = json_number(m.symmetry)
         if single and e.has_values:
             item["values"] = [json_number(float(v)) for v in np.ravel(e.values[0])]
+            item["details"] = _details(e.details)
         methods.append(item)
     d = c.derivative
     formulas = None
@@ -407,6 +408,16 @@ def as_dict(c) -> dict:
         "settings": c.settings,
         "exit_status": c.exit_status,
     }
+
+
+def _details(details) -> dict:
+    """A method's own numbers at one point: its formula and order, its steps (one per
+    direction) and, for Richardson, its error estimate per entry."""
+    out = {key: details[key] for key in ("formula", "order") if key in details}
+    for key in ("steps", "error_estimate"):
+        if key in details:
+            out[key] = [json_number(float(v)) for v in np.ravel(np.asarray(details[key])[0])]
+    return out
 
 
 def _exact_decimal(v: float) -> str:

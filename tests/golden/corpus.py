@@ -64,6 +64,10 @@ RERECORDED = {
                 "Jacobians, vJ, Jv, Hessians and many points (JSON schema 2, report 'compare': methods[].entries "
                 "replaces methods[].partials; reference.exact, symbolic.formulas); no judgement in the corpus "
                 "changed; norm(x) at [0, 0] no longer exits 3 (a kink note formatted an array as a number)",
+    "richardson": "Richardson's error estimate is the rounding of its samples through the stencil plus a "
+                  "thousandth of its gap to the fourth-order value (it was the gap: up to 10^4 times the true "
+                  "error); JSON methods[].details at one point (formula, order, steps, error_estimate); no "
+                  "judgement changed",
     "machine": "recorded on a machine whose sin, exp, ... differ in the last bit (machine.json holds its "
                "fingerprint); outputs are compared in full on such a machine, judgements alone elsewhere; "
                "no judgement changed",
