@@ -83,18 +83,15 @@ def _entry(name):
     return next(e for e in ENTRIES if e.name == name)
 
 
-@pytest.mark.xfail(strict=True, reason="compare exits 1 on a right function: central differences judged 'fail' "
-                                       "(error 4.0e-11 against a band of 3.9e-11) where f = sum(V * Y²) is -0.067 "
-                                       "from terms of total size 6.3: without a SymPy formula, f's rounding is "
-                                       "taken as 8 ε |f|, not ε times the size of its terms "
-                                       "(benchmarks/bug_catalogue.py)")
 def test_compare_does_not_fail_a_right_function_whose_terms_cancel():
     entry = _entry("broadcast summed over the wrong axis, branching (control)")
     point = {"x": -0.26236535280935636, "b": 0.5503294597586867}
     right, mine = entry.exact(point)
     assert mine == right and not entry.changes(point)            # the control's rule is right here
     # f is quadratic in b on this side of the branch: central differences are exact but for
-    # the rounding of f, whose nine terms sum to 6.3 in size for a value of -0.067
+    # the rounding of f, whose nine terms sum to 6.3 in size for a value of -0.067; SymPy cannot
+    # follow the branch, so that rounding is the one f really made at the stencil (8 ε |f| was
+    # too little: central differences failed, 4.0e-11 against a band of 3.9e-11)
     answer = tool_compare(ENGINES.engine.function(entry), point, entry.check)
     assert answer.verdict != "fail" and answer.status != 1, answer.said
 
