@@ -352,23 +352,6 @@ def _local_derivative(row, args, k):
     return mpmath.mpf(func(*args))
 
 
-def exact_band(reference_value, formula_bound, paths=None, conditioning=None) -> Band:
-    """The band of an exact method (autograd, symbolic): a few ulps times the conditioning,
-    where the conditioning comes from the derivative formula's rounding bound and the
-    chain-rule paths' magnitudes (see :func:`path_bound`)."""
-    ref = abs(float(reference_value))
-    floor = FLOOR_ULPS * _ulp(ref)
-    parts = [(text, p) for text, p in (("rounding bound of the derivative formula", formula_bound),
-                                       ("rounding along the chain-rule paths", paths)) if p is not None]
-    if parts:
-        total = SAFETY * sum(p for _, p in parts)
-        source = " + ".join(f"{text} {p:.2g}" for text, p in parts)
-        return Band(max(total, floor), f"{SAFETY:g} × ({source}), at least {FLOOR_ULPS} ulp")
-    kappa = max(1.0, conditioning or 1.0)
-    return Band(max(NO_FORMULA_ULPS * kappa * _ulp(ref), floor),
-                f"{NO_FORMULA_ULPS} ulp × input conditioning {kappa:.3g} (no formula to bound rounding)")
-
-
 def fd_band(scheme: str, h: float, magnitudes: dict, f_error: float, largest_f: float,
             exact: Band | None) -> Band | None:
     """The band of one finite-difference scheme with step ``h``; None when the derivatives

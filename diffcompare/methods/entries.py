@@ -30,7 +30,7 @@ from diffcompare.autograd.quiet import quietly
 from diffcompare.language.expression import NotInWorld
 from diffcompare.language.worlds import COMPLEX, ENGINE, ENGINE_FLOAT32, NUMPY
 from diffcompare.methods.estimate import FAILED, NOT_APPLICABLE, OK, TIMED_OUT, Estimate
-from diffcompare.methods.finite_differences import EPS, SCHEMES, SMALLEST_NORMAL, STENCILS
+from diffcompare.methods.finite_differences import EPS, SCHEMES, SMALLEST_NORMAL, STENCILS, extrapolate
 from diffcompare.methods.timing import Timing, measure
 from diffcompare.problem.points import Points
 from diffcompare.problem.problem import Problem
@@ -506,8 +506,7 @@ def _richardson(problem, task, flat, direction, h):
         else:
             taken = step
         d.append((plus - minus) / (2 * taken)[:, None])
-    r01, r12 = (4 * d[1] - d[0]) / 3, (4 * d[2] - d[1]) / 3
-    value = (16 * r12 - r01) / 15
+    value, r12 = extrapolate(d)
     weight = sum(abs(w) for _, w in STENCILS["richardson"])
     with np.errstate(over="ignore", invalid="ignore"):
         rounding = RICHARDSON_ROUNDING * (EPS / 2) * weight * largest / h[:, None]
