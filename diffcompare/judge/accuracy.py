@@ -365,7 +365,8 @@ def fd_band(scheme: str, h: float, magnitudes: dict, f_error: float, largest_f: 
         # Im f(x + ih) / h = f' - h²/3! f''' + h⁴/5! f⁽⁵⁾ - ...
         if exact is None or any(k not in magnitudes for k in (3, 5, 7, 9)):
             return None
-        truncation = sum(_term(h, k - 1, magnitudes[k] / math.factorial(k)) for k in (3, 5, 7, 9))
+        truncation = _series([_term(h, k - 1, magnitudes[k] / math.factorial(k)) for k in (3, 5, 7, 9)],
+                             exact.tolerance + f_error)
         # f_error: the rounding of f's complex evaluation carried to Im f / h (NumPy's complex
         # power and functions are not correctly rounded: (0.5+0j)**100 is not exact)
         return Band(exact.tolerance + SAFETY * (truncation + f_error),
@@ -373,17 +374,39 @@ def fd_band(scheme: str, h: float, magnitudes: dict, f_error: float, largest_f: 
     stencil = STENCILS[scheme]
     if 2 not in magnitudes:
         return None
-    truncation = 0.0
+    terms = []
     for k in range(2, 10):
         moment = abs(sum(w * o ** k for o, w in stencil)) / math.factorial(k)
         if moment > 1e-12:
             if k not in magnitudes:
                 return None
-            truncation += _term(h, k - 1, moment * magnitudes[k])
+            terms.append(_term(h, k - 1, moment * magnitudes[k]))
     weight = sum(abs(w) for _, w in stencil)
     rounding = weight * (f_error + 2 * UNIT_ROUNDOFF * largest_f) / h
+    truncation = _series(terms, rounding)
     return Band(SAFETY * (truncation + rounding),
                 f"{SAFETY:g} × (truncation {truncation:.2g} + rounding {rounding:.2g}) with h = {h:.3g}")
+
+
+SERIES_TAIL = 0.25      # a last Taylor term above this share of the sum: the series has not converged
+
+
+def _series(terms: list, negligible: float = 0.0) -> float:
+    """The truncation error from the first terms of the stencil's Taylor series; inf when
+    the last of them is not small beside the sum (a step beyond the series' reach: the
+    complex step 100 at x = 1e22, where sin(x + 100i) is 1e43) and the sum is not
+    ``negligible`` (beside the rounding: terms of f ≡ 1 are mpmath's noise): no band can
+    be derived.
+
+    >>> _series([1e-10, 1e-14, 1e-18]) < 1.001e-10, _series([1.7e3, 8.3e5, 2e8, 2.7e10])
+    (True, inf)
+    >>> _series([1e-40, 1e-39], negligible=1e-16) < 1e-38
+    True
+    """
+    total = sum(terms)
+    if terms and total > negligible and terms[-1] > SERIES_TAIL * total:
+        return math.inf
+    return total
 
 
 def _term(h: float, power: int, factor: float) -> float:

@@ -350,7 +350,7 @@ def as_dict(c) -> dict:
         source = m.band_source
         item = {
             "name": m.name, "family": e.family, "status": e.status, "verdict": m.verdict, "reason": reason(m.judgement),
-            "judgement": m.judgement.as_dict(),
+            "judgement": _judgement(m.judgement),
             "errors": {"max_abs": json_number(m.max_abs_error), "max_rel": json_number(m.statistic("max")),
                        "median_rel": json_number(m.statistic("median")), "digits": m.digits,
                        "outside_band": m.outside},
@@ -408,6 +408,13 @@ def as_dict(c) -> dict:
         "settings": c.settings,
         "exit_status": c.exit_status,
     }
+
+
+def _judgement(verdict) -> dict:
+    """The verdict as plain data, its non-finite numbers as JSON can hold them."""
+    out = verdict.as_dict()
+    out["numbers"] = {k: json_number(v) if isinstance(v, float) else v for k, v in out["numbers"].items()}
+    return out
 
 
 def _details(details) -> dict:

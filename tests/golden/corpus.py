@@ -68,6 +68,10 @@ RERECORDED = {
                   "thousandth of its gap to the fourth-order value (it was the gap: up to 10^4 times the true "
                   "error); JSON methods[].details at one point (formula, order, steps, error_estimate); no "
                   "judgement changed",
+    "series": "a difference scheme whose step lies beyond its Taylor series' reach (the last term computed not "
+              "small beside the sum) is inconclusive: complex step on sin(x) at 1e22 (h = 100) was failed, "
+              "exit 1 (gradient-63, now 4); bands that were already as wide as the value become inf (no other "
+              "judgement changed); a verdict's non-finite numbers are \"inf\" in JSON (they were Infinity)",
     "machine": "recorded on a machine whose sin, exp, ... differ in the last bit (machine.json holds its "
                "fingerprint); outputs are compared in full on such a machine, judgements alone elsewhere; "
                "no judgement changed",
