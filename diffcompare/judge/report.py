@@ -83,7 +83,7 @@ class Report:
         """
         parts = []
         for m in self.methods:
-            worst = largest_relative_error(m)
+            worst = m.statistic("max") if hasattr(m, "statistic") else None
             parts.append(f"{m.name} {m.verdict}" + ("" if worst is None else f" ({worst:.1g})"))
         return ", ".join(parts) + f" — exit status {self.exit_status}"
 
@@ -112,10 +112,3 @@ class Report:
         """Print the report on a rich console (colour when it supports it)."""
         self.renderer().print_report(self, console)
 
-
-def largest_relative_error(m):
-    """The largest relative error of a method's entries against the reference, or None."""
-    if hasattr(m, "statistic"):                 # a survey's MethodSummary
-        return m.statistic("max")
-    errors = [p.rel_error for p in m.partials.values() if p.rel_error is not None]
-    return max(errors) if errors else None
