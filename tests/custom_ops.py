@@ -1,5 +1,6 @@
-"""Custom engine ops shared by the tool's tests: a cube with the right backward (3x²) and
-one with a wrong backward (2x²)."""
+"""Custom engine ops shared by the tests: a cube with the right backward (3x²) and one
+with a wrong backward (2x²); a square with the right backward and one whose backward reads
+x detached (right first derivative, no second)."""
 
 from diffcompare import autograd as ag
 
@@ -23,13 +24,20 @@ class Cube(WrongCube):
         return grad * 3 * x ** 2
 
 
-class DetachedSquare(ag.Function):
-    """x², whose backward reads x detached: the gradient is right, the second derivative lost."""
+class Square(ag.Function):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
         return x * x
 
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad * 2 * x
+
+
+class DetachedSquare(Square):
+    """x², whose backward reads x detached: the gradient is right, the second derivative lost."""
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
