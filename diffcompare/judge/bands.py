@@ -290,21 +290,23 @@ class Bands:
                                  else 0.0, exact))
         return bands
 
-    def _largest_f(self, scheme, k, h) -> float:
-        """The largest |f| over the stencil for variable k (each value there is rounded)."""
-        x0 = self.flat[0]
+    def _samples(self, scheme, k, h) -> list:
+        """[(arguments, f in binary64 or None where it fails)] at the stencil's points for variable k."""
         f = self.problem.numpy_function()
-        largest = float(self.f[0, 0])
+        out = []
         for offset, _ in STENCILS[scheme]:
-            args = list(map(float, x0))
+            args = list(map(float, self.flat[0]))
             args[k] += offset * h
             try:
-                value = abs(float(np.asarray(f(*args)).reshape(-1)[0]))
+                out.append((args, float(np.asarray(f(*args)).reshape(-1)[0])))
             except Exception:
-                continue
-            if math.isfinite(value):
-                largest = max(largest, value)
-        return largest
+                out.append((args, None))
+        return out
+
+    def _largest_f(self, scheme, k, h) -> float:
+        """The largest |f| over the stencil for variable k (each value there is rounded)."""
+        values = [abs(v) for _, v in self._samples(scheme, k, h) if v is not None and math.isfinite(v)]
+        return max([float(self.f[0, 0])] + values)
 
     def _observed_rounding(self, scheme, k, h) -> float | None:
         """Without a formula to walk (a callable SymPy cannot follow), the rounding f really
@@ -312,21 +314,18 @@ class Bands:
         None where f does not run on mpmath numbers. The difference quotient adds up exactly
         these errors, so they price its rounding (terms that cancel in f included)."""
         import mpmath
-        numpy_f, mp_f = self.problem.numpy_function(), self.problem.world_function(MPMATH)
+        mp_f = self.problem.world_function(MPMATH)
         worst = 0.0
-        for offset, _ in STENCILS[scheme]:
-            args = list(map(float, self.flat[0]))
-            args[k] += offset * h
+        for args, value in self._samples(scheme, k, h):
+            if value is None or not math.isfinite(value):
+                return None
             try:
-                value = float(np.asarray(numpy_f(*args)).reshape(-1)[0])
                 with mpmath.workdps(30):
                     exact = mp_f(*[mpmath.mpf(a) for a in args])
                     if not isinstance(exact, mpmath.mpf) or not mpmath.isfinite(exact):
                         return None
                     error = float(abs(mpmath.mpf(value) - exact))
             except Exception:
-                return None
-            if not math.isfinite(error):
                 return None
             worst = max(worst, error)
         return worst
