@@ -19,6 +19,7 @@ import deep_chain_memory
 import many_points_gradient
 import mlp_gradient
 import per_op_overhead
+import polynomial_points
 import richardson_accuracy
 import richardson_estimate
 import rosenbrock_gradient
@@ -43,7 +44,7 @@ def main():
         f"{platform.machine()}, one BLAS thread. Every figure is a ratio to a baseline timed in the "
         "same run; absolute times move with the machine's load.\n\n"
     )
-    sections = [per_op_overhead.main(), rosenbrock_gradient.main([]), mlp_gradient.main(),
+    sections = [per_op_overhead.main([]), polynomial_points.main([]), rosenbrock_gradient.main([]), mlp_gradient.main(),
                 deep_chain_memory.main(["--ops", "100000" if args.quick else "1000000"]),
                 unused_features_cost.main(), compare_wall_time.main([]), richardson_accuracy.main(), richardson_estimate.main([]),
                 rosenbrock_methods.main([]), many_points_gradient.main([]), audit_scaling.main([]),

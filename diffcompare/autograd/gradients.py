@@ -178,6 +178,8 @@ def scaled(g, c):
     constant stays one, and a large array carries the factor (ScaledGrad) to the next step."""
     if type(g) is ScaledGrad:
         return ScaledGrad(g.values, g.factor * c)
+    if type(g) is np.ndarray and g.size < LAZY_MIN_SIZE:
+        return g * c                # small: multiplying costs less than rebuilding a broadcast view
     if is_constant(g):
         return np.broadcast_to(g.flat[0] * c, g.shape)
     if type(g) is np.ndarray and g.size >= LAZY_MIN_SIZE:

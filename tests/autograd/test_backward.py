@@ -217,3 +217,15 @@ def test_higher_derivatives():
     g, = ag.grad((x ** 2).sum(), x)
     with pytest.raises(RuntimeError, match="does not require grad"):
         ag.grad(g.sum(), x)
+
+
+def test_integer_powers_round_as_pytorchs_kernel_multiplies_them_out():
+    # PyTorch's CPU pow computes x**3 as x*x*x and x**-2 as 1/(x*x): the same roundings here,
+    # and the gradient 3x² from (x*x)*3
+    x = np.array([1.1, -2.3, 0.7, 3.3e-5, 1e100])
+    t = ag.tensor(x, requires_grad=True)
+    y = t ** 3
+    assert (y.detach().numpy() == x * x * x).all()
+    y.sum().backward()
+    assert (t.grad.numpy() == (x * x) * 3).all()
+    assert ((ag.tensor(x) ** -2).numpy() == 1 / (x * x)).all()

@@ -81,6 +81,28 @@ class NegBackward0(Op):
         return (scaled(g, -1),)
 
 
+def power(x, e):
+    """``x ** e`` for a number e as PyTorch's CPU kernel computes it: e = 2 and 3 multiplied
+    out, -1, -2 and -0.5 as reciprocals (the same roundings, and x*x*x costs a hundredth of
+    np.power(x, 3)); other exponents by pow.
+
+    >>> x = np.array([1.1, -2.3])
+    >>> bool((power(x, 3) == x * x * x).all()), bool((power(x, -2) == 1 / (x * x)).all())
+    (True, True)
+    """
+    if e == 2:
+        return x * x
+    if e == 3:
+        return x * x * x
+    if e == -1:
+        return np.reciprocal(x) if np.issubdtype(np.result_type(x), np.floating) else np.power(x, e)
+    if e == -2 and np.issubdtype(np.result_type(x), np.floating):
+        return 1 / (x * x)
+    if e == -0.5 and np.issubdtype(np.result_type(x), np.floating):
+        return 1 / np.sqrt(x)
+    return np.power(x, e)
+
+
 class PowBackward0(Op):
     """``x ** e`` for a constant exponent e; e == 0 gives a zero gradient (not nan at x = 0)."""
     takes_scaled = True
@@ -88,14 +110,14 @@ class PowBackward0(Op):
 
     @staticmethod
     def forward(x, exponent):
-        return np.power(x, exponent)
+        return power(x, exponent)
 
     def backward(self, g, x):
         e = self.exponent
         if not isinstance(g, Tensor):   # plain backward: one new array, filled in place
             if e == 0:
                 return (np.zeros_like(g),)
-            base = x if e == 2 else quietly(np.power, x, e - 1)
+            base = x if e == 2 else quietly(power, x, e - 1)
             if is_constant(g):      # one pass: fold the constant gradient into the factor
                 return (base * (g.flat[0] * e),)
             factor = e
