@@ -24,7 +24,7 @@ from . import gradients
 from .grad_mode import STATE
 from .quiet import IGNORE as QUIET, reset_quiet, set_quiet
 from .gradients import LAZY, IndexedGrad, add, is_own, merge
-from .tensor import Tensor
+from .tensor import HookHandle, Tensor
 
 sequence = itertools.count()
 
@@ -116,9 +116,43 @@ class Node:
     _retained = None     # output index -> weakref of a tensor that called retain_grad()
     _trace = None        # the forward call's stack, in anomaly mode
     meta = None          # per input (shape, dtype) when a gradient must be fitted back
+    _node_pre_hooks = None   # handle id -> hook(grad_outputs): None, or the grad_outputs to use
+    _node_hooks = None       # handle id -> hook(grad_inputs, grad_outputs): None, or the grad_inputs to use
 
     def name(self) -> str:
         return type(self).__name__
+
+    def register_prehook(self, hook):
+        """Call ``hook(grad_outputs)`` (a tuple of tensors) before this node's backward; a
+        returned tuple replaces the gradients it gets. Returns a handle with ``remove()``.
+
+        >>> from diffcompare import autograd as ag
+        >>> x = ag.tensor([1.0, 2.0], requires_grad=True)
+        >>> y = x * 3
+        >>> h = y.grad_fn.register_prehook(lambda grad_outputs: (grad_outputs[0] * 10,))
+        >>> y.sum().backward()
+        >>> x.grad
+        tensor([30., 30.])
+        """
+        if self._node_pre_hooks is None:
+            self._node_pre_hooks = {}
+        return HookHandle(self._node_pre_hooks, hook)
+
+    def register_hook(self, hook):
+        """Call ``hook(grad_inputs, grad_outputs)`` after this node's backward; a returned
+        tuple replaces the gradients it sends to its inputs. Returns a handle with ``remove()``.
+
+        >>> from diffcompare import autograd as ag
+        >>> x = ag.tensor([1.0, 2.0], requires_grad=True)
+        >>> y = x * 3
+        >>> h = y.grad_fn.register_hook(lambda grad_inputs, grad_outputs: (grad_inputs[0] + 1, None))
+        >>> y.sum().backward()          # x * 3 has two inputs, as in PyTorch: x and the 3
+        >>> x.grad
+        tensor([4., 4.])
+        """
+        if self._node_hooks is None:
+            self._node_hooks = {}
+        return HookHandle(self._node_hooks, hook)
 
     @property
     def next_functions(self):
@@ -259,6 +293,26 @@ def _run_tensor_hooks(hooks, grad, create_graph):
     return g if create_graph else g._data
 
 
+def _run_node_hooks(node, results, grads, create_graph):
+    """A node's hooks on what its backward sent (grad_inputs) and got (grad_outputs)."""
+    def tensor(g):
+        if g is None:
+            return None
+        while type(g) in LAZY:
+            g = g.dense()
+        return _to_tensor(g)
+    inputs = tuple(tensor(g) for g in results)
+    outputs = tuple(tensor(g) for g in (grads if node.n_outputs != 1 else [grads]))
+    for hook in list(node._node_hooks.values()):
+        replaced = hook(inputs, outputs)
+        if replaced is not None:
+            if len(replaced) != len(inputs):
+                raise RuntimeError(f"hook '{getattr(hook, '__name__', repr(hook))}' has returned an incorrect number "
+                                   f"of values (got {len(replaced)}, but expected {len(inputs)})")
+            inputs = tuple(replaced)
+    return tuple(None if g is None else (g if create_graph else g._data) for g in inputs)
+
+
 def _has_nan(g):
     while type(g) in LAZY:
         g = g.values
@@ -344,7 +398,8 @@ def run_backward(roots, seeds, retain_graph, create_graph, targets=None, accumul
             grads = buffers.pop(node, None)
             if grads is None:
                 continue
-            uncommon = special or node.n_outputs != 1 or node._pre_hooks is not None or node._retained is not None
+            uncommon = special or node.n_outputs != 1 or node._pre_hooks is not None or node._retained is not None \
+                or node._node_pre_hooks is not None or node._node_hooks is not None
             if type(grads) in LAZY and (uncommon or type(grads) is IndexedGrad or not node.takes_scaled
                                         or node.meta is not None):
                 grads = grads.dense()
@@ -368,6 +423,8 @@ def run_backward(roots, seeds, retain_graph, create_graph, targets=None, accumul
                     raise
             else:
                 results = node._apply(grads, create_graph)
+            if uncommon and node._node_hooks:
+                results = _run_node_hooks(node, results, grads, create_graph)
             if anomaly:
                 for index, g in enumerate(results):
                     if g is not None and _has_nan(g):
@@ -413,6 +470,13 @@ def _before_apply(node, grads, create_graph, accumulate, targets, reaching, exec
         for index, hooks in node._pre_hooks.items():
             if grads[index] is not None and hooks:
                 grads[index] = _run_tensor_hooks(hooks, grads[index], create_graph)
+    if node._node_pre_hooks:
+        outputs = tuple(None if g is None else _to_tensor(g) for g in grads)
+        for hook in list(node._node_pre_hooks.values()):
+            replaced = hook(outputs)
+            if replaced is not None:
+                outputs = tuple(replaced)
+        grads = [None if g is None else (g if create_graph else g._data) for g in outputs]
     if node._retained is not None:
         for index, ref in node._retained.items():
             tensor = ref()

@@ -302,11 +302,11 @@ class Tensor:
         if self.grad_fn is None:
             if self._hooks is None:
                 self._hooks = {}
-            return _HookHandle(self._hooks, hook)
+            return HookHandle(self._hooks, hook)
         fn = self.grad_fn
         if fn._pre_hooks is None:
             fn._pre_hooks = {}
-        return _HookHandle(fn._pre_hooks.setdefault(self._output_nr, {}), hook)
+        return HookHandle(fn._pre_hooks.setdefault(self._output_nr, {}), hook)
 
     def register_post_accumulate_grad_hook(self, hook):
         """Call ``hook(tensor)`` after a leaf's ``.grad`` has been written."""
@@ -316,7 +316,7 @@ class Tensor:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self._post_hooks is None:
             self._post_hooks = {}
-        return _HookHandle(self._post_hooks, hook)
+        return HookHandle(self._post_hooks, hook)
 
 
     # -- display ----------------------------------------------------------------------------
@@ -351,14 +351,14 @@ def _init(t, data, requires_grad, grad_fn, counter):
     t._view_fn = None
 
 
-class _HookHandle:
+class HookHandle:
     """What ``register_hook`` returns: ``remove()`` takes the hook out again."""
 
     _next_id = 0
 
     def __init__(self, table, hook):
-        _HookHandle._next_id += 1
-        self.id = _HookHandle._next_id
+        HookHandle._next_id += 1
+        self.id = HookHandle._next_id
         self._table = table
         table[self.id] = hook
 

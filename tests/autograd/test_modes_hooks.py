@@ -177,3 +177,24 @@ def test_set_detect_anomaly_and_inplace_hint():
                 y.sum().backward()
     finally:
         ag.set_detect_anomaly(False)
+
+
+def test_grad_fn_hooks_see_and_replace_what_pytorch_shows():
+    # PyTorch 2.13, by hand: y = x * 3 records MulBackward0 with inputs (x, the 3); its
+    # prehook sees grad_outputs (ones), its hook grad_inputs (3·ones, None)
+    x = ag.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 3
+    seen = []
+    y.grad_fn.register_prehook(lambda go: seen.append(("pre", [g.tolist() for g in go])))
+    handle = y.grad_fn.register_hook(lambda gi, go: seen.append(("post", [None if g is None else g.tolist()
+                                                                          for g in gi])))
+    y.sum().backward(retain_graph=True)
+    assert seen == [("pre", [[1.0, 1.0]]), ("post", [[3.0, 3.0], None])]
+    handle.remove()
+    y.grad_fn.register_hook(lambda gi, go: (gi[0] * 0 + 7, None))
+    x.grad = None
+    y.sum().backward(retain_graph=True)
+    assert x.grad.tolist() == [7.0, 7.0]
+    y.grad_fn.register_hook(lambda gi, go: (gi[0],))
+    with pytest.raises(RuntimeError, match=r"has returned an incorrect number of values \(got 1, but expected 2\)"):
+        y.sum().backward()

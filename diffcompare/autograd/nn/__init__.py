@@ -11,14 +11,15 @@
 
 from __future__ import annotations
 
-import warnings
 import math
 from collections import OrderedDict
 
 import numpy as np
 
-from . import ops
-from .tensor import Tensor, generator
+from .. import ops
+from ..tensor import Tensor, generator
+from . import functional  # noqa: F401  (ag.nn.functional, as torch.nn.functional)
+from .functional import cross_entropy, mse_loss
 
 
 class Parameter(Tensor):
@@ -197,39 +198,6 @@ class Sequential(Module):
         return len(self._modules)
 
 
-def _reduce(loss, reduction):
-    if reduction == "mean":
-        return loss.mean()
-    if reduction == "sum":
-        return loss.sum()
-    if reduction == "none":
-        return loss
-    raise ValueError(f"{reduction} is not a valid value for reduction (use 'mean', 'sum' or 'none')")
-
-
-def mse_loss(input, target, reduction="mean"):
-    if not isinstance(target, Tensor):
-        target = Tensor._make(np.asarray(target, dtype=input.dtype))
-    if input.shape != target.shape:
-
-        warnings.warn(f"Using a target size ({tuple(target.shape)}) that is different to the input size "
-                      f"({tuple(input.shape)}). This will likely lead to incorrect results due to broadcasting. "
-                      "Please ensure they have the same size.", UserWarning, stacklevel=3)
-    diff = input - target
-    return _reduce(diff * diff, reduction)
-
-
-def cross_entropy(input, target, reduction="mean"):
-    """Cross-entropy of logits ``input`` (N, C) against class indices (N,) or probabilities (N, C),
-    recorded as PyTorch does: LogSoftmaxBackward0 then NllLossBackward0."""
-    logp = ops.log_softmax(input, dim=-1 if input.ndim == 1 else 1)
-    target_data = target._data if isinstance(target, Tensor) else np.asarray(target)
-    if target_data.dtype.kind in "iu":
-        return ops.nll_loss(logp, target_data, reduction)
-    target = target if isinstance(target, Tensor) else Tensor._make(target_data.astype(input.dtype))
-    return _reduce(-(target * logp).sum(dim=-1 if input.ndim == 1 else 1), reduction)
-
-
 class MSELoss(Module):
     def __init__(self, reduction="mean"):
         super().__init__()
@@ -246,15 +214,3 @@ class CrossEntropyLoss(Module):
 
     def forward(self, input, target):
         return cross_entropy(input, target, self.reduction)
-
-
-class functional:  # noqa: N801 - used as the namespace ``ag.nn.functional`` (``F``)
-    relu = staticmethod(ops.relu)
-    tanh = staticmethod(ops.tanh)
-    sigmoid = staticmethod(ops.sigmoid)
-    softplus = staticmethod(ops.softplus)
-    softmax = staticmethod(ops.softmax)
-    log_softmax = staticmethod(ops.log_softmax)
-    mse_loss = staticmethod(mse_loss)
-    nll_loss = staticmethod(ops.nll_loss)
-    cross_entropy = staticmethod(cross_entropy)

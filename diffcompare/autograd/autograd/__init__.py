@@ -1,0 +1,25 @@
+"""``torch.autograd``'s names, so that code ported by renaming its imports runs:
+``import torch.autograd as autograd`` becomes ``import diffcompare.autograd.autograd as
+autograd``, ``from torch.autograd import Function, grad`` becomes ``from
+diffcompare.autograd.autograd import Function, grad``, and ``from
+torch.autograd.functional import jacobian`` becomes ``from
+diffcompare.autograd.autograd.functional import jacobian``.
+
+>>> import diffcompare.autograd.autograd as autograd
+>>> from diffcompare import autograd as ag
+>>> x = ag.tensor(2.0, requires_grad=True)
+>>> autograd.grad(x ** 3, x)
+(tensor(12.),)
+"""
+
+from ..backward import backward, grad
+from ..function import Function, FunctionCtx
+from ..gradcheck import GradcheckError, gradcheck, gradgradcheck
+from ..grad_mode import (detect_anomaly, enable_grad, is_anomaly_enabled, is_grad_enabled, no_grad,
+                         set_detect_anomaly, set_grad_enabled)
+from ..graph import Node
+from . import functional
+
+__all__ = ["Function", "FunctionCtx", "GradcheckError", "Node", "backward", "detect_anomaly", "enable_grad",
+           "functional", "grad", "gradcheck", "gradgradcheck", "is_anomaly_enabled", "is_grad_enabled", "no_grad",
+           "set_detect_anomaly", "set_grad_enabled"]
