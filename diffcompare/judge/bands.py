@@ -76,11 +76,11 @@ class Bands:
         # one point, the gradient of scalar variables: f's derivatives at the point are known
         self.at_one_point = (len(where) == 1 and task.kind == "gradient" and not task.output_shape
                              and not problem.has_arrays)
+        self._magnitudes = None         # f's derivatives at the point, computed once when first needed
         self.exact, self.exact_source = self._exact()
         self.f = np.abs(outputs(problem, task, self.flat))                  # (rows, m)
         walks = self._walks(self._f_outputs())
         self.f_error = 2 * UNIT_ROUNDOFF * self.f if walks is None else np.fmax(walks, 2 * UNIT_ROUNDOFF * self.f)
-        self._magnitudes = None
 
     # -- the exact methods ---------------------------------------------------------------------
 
@@ -138,12 +138,19 @@ class Bands:
             f"{SAFETY:g} × (the rounding bound of SymPy's formula for each entry + rounding along f's chain-rule "
             f"paths), + {FLOOR_ULPS} ulp")
 
+    def magnitudes(self) -> dict:
+        """|∂^k f/∂x_i^k| at the one point (k = 2..9, by mpmath), computed once for the
+        conditioning and the Taylor bands alike."""
+        if self._magnitudes is None:
+            self._magnitudes = derivative_magnitudes(self.problem, timeout=self.timeout)
+        return self._magnitudes
+
     def _conditioning(self):
         """1 + |x| |∂²f/∂x²| / |∂f/∂x| per entry at one point (a gradient of scalar
         variables; mpmath's derivatives), else 1."""
         if not self.at_one_point:
             return 1.0
-        magnitudes = derivative_magnitudes(self.problem, orders=(2,), timeout=self.timeout)
+        magnitudes = self.magnitudes()
         kappa = np.ones_like(self.magnitude)
         for k, name in enumerate(self.problem.variables):
             second = magnitudes.get(name, {}).get(2)
@@ -270,8 +277,6 @@ class Bands:
         """One Band (or None: f's derivatives unknown) per variable: the stencil's Taylor
         series with f's derivatives at the point, and f's rounding at the stencil's points."""
         problem, derivative = self.problem, self.derivative
-        if self._magnitudes is None:
-            self._magnitudes = derivative_magnitudes(problem, timeout=self.timeout)
         scheme = estimate.method
         point = dict(zip(derivative.symbols, (problem.point[n] for n in problem.variables))) \
             if derivative.symbols else {}
@@ -286,7 +291,7 @@ class Bands:
                 f_error = self._f_rounding(f_expr, point, scheme, k, h, largest)
             else:                               # complex step: f's relative rounding, carried to ∂f
                 f_error = float(self._fd_rounding(scheme, None, None)[0, k])
-            bands.append(fd_band(scheme, h, self._magnitudes.get(name, {}), f_error, largest if scheme in STENCILS
+            bands.append(fd_band(scheme, h, self.magnitudes().get(name, {}), f_error, largest if scheme in STENCILS
                                  else 0.0, exact))
         return bands
 

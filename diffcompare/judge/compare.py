@@ -376,8 +376,6 @@ def _exact_magnitudes(reference) -> np.ndarray:
     """The exact values, with a non-zero value below the binary64 range as the smallest
     subnormal (2e-324 is not 0: a band of 0 would be too wide for it)."""
     high = reference.high.copy()
-    tiny = (high == 0) & (reference.low != 0)
-    high[tiny] = np.copysign(5e-324, reference.low[tiny])
     if reference.exact is not None:
         for k, value in enumerate(reference.exact):
             if value is not None and value != 0 and high[0, k] == 0:
