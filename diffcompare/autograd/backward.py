@@ -21,7 +21,9 @@ import warnings
 
 import numpy as np
 
+from .batched import BATCH_SHAPE_ERROR, run_batched_backward
 from .graph import edge_of, run_backward
+from .ops import stack
 from .tensor import Tensor
 
 CREATE_GRAPH_WARNING = (
@@ -136,13 +138,19 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     outputs do not depend on is an error unless ``allow_unused`` (then ``None``) or
     ``materialize_grads`` (then zeros).
 
+    ``is_grads_batched=True`` reads the first dimension of every grad_output as a batch of
+    vectors and returns every vᵀJ at once, stacked the same way: one backward walk for all
+    of them (see ``diffcompare.autograd.batched``), so the identity as grad_outputs gives
+    the whole Jacobian.
+
     >>> from diffcompare import autograd as ag
     >>> x = ag.tensor([2.0, 1.0], requires_grad=True)
     >>> ag.grad(x * x, x, grad_outputs=ag.tensor([1.0, 10.0]))
     (tensor([ 4., 20.]),)
+    >>> ag.grad(x * x, x, grad_outputs=ag.tensor([[1.0, 0.0], [0.0, 1.0]]), is_grads_batched=True)
+    (tensor([[4., 0.],
+            [0., 2.]]),)
     """
-    if is_grads_batched:
-        raise NotImplementedError("is_grads_batched is not supported: call grad once per row of grad_outputs")
     if materialize_grads and allow_unused is False:
         raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, "
                          "but got: allow_unused=False.")
@@ -164,6 +172,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if retain_graph is None:
         retain_graph = create_graph
 
+    if is_grads_batched:
+        result = _batched_grad(outputs, input_list, grads, retain_graph, create_graph, allow_unused,
+                               materialize_grads)
+        return dict(zip(keys, result)) if as_dict else result
     targets = [edge_of(t) for t in input_list]
     if outputs:
         roots = _roots(outputs)
@@ -171,13 +183,20 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         captured = run_backward(roots, seeds, retain_graph, create_graph, targets=targets, accumulate=False)
     else:
         captured = {}
+    result = _results(input_list, [captured.get(edge) for edge in targets], create_graph, allow_unused,
+                      materialize_grads)
+    return dict(zip(keys, result)) if as_dict else result
 
+
+def _results(input_list, found, create_graph, allow_unused, materialize_grads, batch=()):
+    """grad()'s answer: one tensor per input with its shape and dtype (after the ``batch``
+    dims), zeros or None for an unused input as asked."""
     result = []
-    for i, (t, edge) in enumerate(zip(input_list, targets)):
-        g = captured.get(edge)
+    for i, (t, g) in enumerate(zip(input_list, found)):
+        shape = tuple(batch) + tuple(t.shape)
         if g is None:
             if materialize_grads:
-                result.append(Tensor._make(np.zeros(t.shape, dtype=t.dtype)))
+                result.append(Tensor._make(np.zeros(shape, dtype=t.dtype)))
                 continue
             if not allow_unused:
                 raise RuntimeError(
@@ -190,9 +209,56 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             g = Tensor._make(g if g.dtype == t.dtype else g.astype(t.dtype))
         elif g.dtype != t.dtype:
             g = g.to(t.dtype)
-        if g.shape != t.shape:
-            g = g.expand(t.shape) if create_graph else Tensor._make(np.broadcast_to(g._data, t.shape).copy())
+        if g.shape != shape:
+            g = g.expand(shape) if create_graph else Tensor._make(np.broadcast_to(g._data, shape).copy())
         result.append(g)
-    if as_dict:
-        return dict(zip(keys, result))
     return tuple(result)
+
+
+def _batched_seeds(outputs, grads):
+    """The batch size and, per output, its batch of seeds (``(size,) + output shape``)."""
+    sizes = []
+    for i, (out, g) in enumerate(zip(outputs, grads)):
+        if g is None:
+            raise ValueError(f"with is_grads_batched=True every grad_output must be given, with the batch as its "
+                             f"first dimension: grad_output[{i}] is None (for a one-element output pass "
+                             f"ones of shape (batch,) + {tuple(out.shape)})")
+        if not isinstance(g, Tensor):
+            raise TypeError(f"gradients must be tensors: got {type(g).__name__} for output {i}")
+        if g.ndim == 0 or g.shape[1:] != out.shape:
+            raise RuntimeError(BATCH_SHAPE_ERROR.format(i=i, got=_size(g.shape[1:]), want=_size(out.shape)))
+        sizes.append(g.shape[0])
+    if len(set(sizes)) > 1:
+        raise ValueError(f"vmap: Expected all tensors to have the same size in the mapped dimension, got sizes "
+                         f"{sizes} for the mapped dimension")
+    return sizes[0]
+
+
+def _batched_grad(outputs, input_list, grads, retain_graph, create_graph, allow_unused, materialize_grads):
+    size = _batched_seeds(outputs, grads)
+    targets = [edge_of(t) for t in input_list]
+    captured = None
+    if not create_graph and size > 0:
+        seeds = [np.ascontiguousarray(g._data if g.dtype == out.dtype else g._data.astype(out.dtype))
+                 for out, g in zip(outputs, grads)]
+        captured = run_batched_backward(_roots(outputs), seeds, size, targets, retain_graph)
+    if captured is not None:
+        found = [captured.get(edge) for edge in targets]
+        return _results(input_list, found, False, allow_unused, materialize_grads, batch=(size,))
+    # row by row: a differentiable result (create_graph), hooks that see one gradient at a
+    # time, or an empty batch
+    rows = []
+    for b in range(size):
+        rows.append(grad(outputs, input_list, [g[b] for g in grads], retain_graph=True if b < size - 1 else
+                         retain_graph, create_graph=create_graph, allow_unused=True))
+    found = []
+    for k, t in enumerate(input_list):
+        column = [row[k] for row in rows]
+        if all(c is None for c in column):
+            found.append(None)
+            continue
+        column = [c if c is not None else Tensor._make(np.zeros(t.shape, dtype=t.dtype)) for c in column]
+        found.append(stack(column) if create_graph else Tensor._make(np.stack([c._data for c in column])))
+    if size == 0:
+        found = [Tensor._make(np.zeros((0,) + tuple(t.shape), dtype=t.dtype)) for t in input_list]
+    return _results(input_list, found, create_graph, allow_unused, materialize_grads, batch=(size,))

@@ -51,7 +51,7 @@ def _outputs(func, inputs):
     return outs, single
 
 
-def _grads(outputs, inputs, grad_outputs, create_graph, strict, what):
+def _grads(outputs, inputs, grad_outputs, create_graph, strict, what, batched=False):
     differentiable = [(o, g) for o, g in zip(outputs, grad_outputs) if o.requires_grad]
     if strict:
         for i, o in enumerate(outputs):
@@ -62,7 +62,8 @@ def _grads(outputs, inputs, grad_outputs, create_graph, strict, what):
     if not differentiable:
         return tuple(None for _ in inputs)
     outs, gs = zip(*differentiable)
-    result = grad(outs, inputs, gs, retain_graph=True, create_graph=create_graph, allow_unused=True)
+    result = grad(outs, inputs, gs, retain_graph=True, create_graph=create_graph, allow_unused=True,
+                  is_grads_batched=batched)
     if strict and any(r is None for r in result):
         i = next(k for k, r in enumerate(result) if r is None)
         raise RuntimeError(f"The {what} of the user-provided function is independent of input {i}. This is not "
@@ -130,15 +131,28 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
 
 
 def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, strategy="reverse-mode"):
-    """The Jacobian, shaped ``output.shape + input.shape``; one backward per output element.
+    """The Jacobian, shaped ``output.shape + input.shape``: one backward per output element,
+    or with ``vectorize=True`` one batched backward per output seeded with the identity
+    (``grad(..., is_grads_batched=True)``), as PyTorch's vmap does.
 
     Tuple inputs (or outputs) give a tuple of Jacobians (of tuples for both).
+
+    >>> from diffcompare import autograd as ag
+    >>> ag.functional.jacobian(lambda x: x.exp().cumsum(0), ag.tensor([0.0, 0.0]), vectorize=True)
+    tensor([[1., 0.],
+            [1., 1.]])
     """
     if strategy != "reverse-mode":
         raise NotImplementedError("only strategy='reverse-mode' is available")
     inputs, tuple_in = _as_tuple(inputs)
     inputs = _prepare(inputs, create_graph)
     outputs, single_out = _outputs(func, inputs)
+    if vectorize:
+        if strict:
+            raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` are not "
+                               "supported together. Please either set `strict=False` or `vectorize=False`.")
+        per_output = [_vectorized_jacobian(out, inputs, create_graph, strict, tuple_in) for out in outputs]
+        return per_output[0] if single_out else tuple(per_output)
     per_output = []
     for i, out in enumerate(outputs):
         rows = [[] for _ in inputs]
@@ -164,8 +178,35 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
     return per_output[0] if single_out else tuple(per_output)
 
 
+def _vectorized_jacobian(out, inputs, create_graph, strict, tuple_in):
+    """One output's Jacobian blocks by one batched backward seeded with the identity."""
+    n = out.numel()
+    if out.requires_grad and n:
+        eye = Tensor._make(np.eye(n, dtype=out.dtype).reshape((n,) + tuple(out.shape)))
+        g = _grads((out,), inputs, (eye,), create_graph, strict, "output", batched=True)
+    else:
+        if strict:
+            _grads((out,), inputs, (None,), create_graph, strict, "output")
+        g = (None,) * len(inputs)
+    blocks = []
+    for gk, t in zip(g, inputs):
+        shape = tuple(out.shape) + tuple(t.shape)
+        block = gk.reshape(shape) if gk is not None else Tensor._make(np.zeros(shape, dtype=t.dtype))
+        blocks.append(block if create_graph else block.detach())
+    return tuple(blocks) if tuple_in else blocks[0]
+
+
 def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, outer_jacobian_strategy="reverse-mode"):
-    """The Hessian of a function with a one-element output (the Jacobian of its gradient)."""
+    """The Hessian of a function with a one-element output (the Jacobian of its gradient);
+    ``vectorize=True`` takes all its rows in one batched backward through the gradient's graph.
+
+    >>> from diffcompare import autograd as ag
+    >>> ag.functional.hessian(lambda x: (x[0] * x[1]).exp(), ag.tensor([0.0, 0.0]), vectorize=True)
+    tensor([[0., 1.],
+            [1., 0.]])
+    """
+    if outer_jacobian_strategy != "reverse-mode":
+        raise NotImplementedError("only outer_jacobian_strategy='reverse-mode' is available")
     inputs_t, tuple_in = _as_tuple(inputs)
 
     def gradient(*xs):
@@ -176,7 +217,8 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, out
         grads = _zeros_for(_grads((out,), xs, (None,), True, strict, "output"), xs)
         return grads if tuple_in else grads[0]
 
-    return jacobian(gradient, inputs_t if tuple_in else inputs_t[0], create_graph=create_graph, strict=strict)
+    return jacobian(gradient, inputs_t if tuple_in else inputs_t[0], create_graph=create_graph, strict=strict,
+                    vectorize=vectorize)
 
 
 def _hessian_vector(func, inputs, v, create_graph, strict):

@@ -120,6 +120,17 @@ def merge(previous, g, owned):
     return previous
 
 
+def stack_rows(rows):
+    """Per-row backward results (each a sequence with one gradient or None per input) as one
+    array per input with the rows along a new leading axis; None where no row has one."""
+    out = []
+    for column in zip(*rows):
+        given = [c for c in column if c is not None]
+        out.append(None if not given else np.stack([c if c is not None else np.zeros_like(given[0])
+                                                    for c in column]))
+    return tuple(out)
+
+
 def add(a, b):
     """Sum two gradient contributions; ``None`` means no contribution."""
     a, b = (v.dense() if type(v) in LAZY else v for v in (a, b))

@@ -23,7 +23,7 @@ import numpy as np
 from . import gradients
 from .grad_mode import STATE
 from .quiet import IGNORE as QUIET, reset_quiet, set_quiet
-from .gradients import LAZY, IndexedGrad, add, is_own, merge
+from .gradients import LAZY, IndexedGrad, add, is_own, merge, stack_rows
 from .tensor import HookHandle, Tensor
 
 sequence = itertools.count()
@@ -153,6 +153,20 @@ class Node:
         if self._node_hooks is None:
             self._node_hooks = {}
         return HookHandle(self._node_hooks, hook)
+
+    def _apply_batched(self, grads, size):
+        """The backward for ``size`` gradients stacked along a new leading (batch) axis.
+
+        This general form runs the backward once per gradient and stacks the results, as
+        PyTorch's vmap fallback does; an op whose rule takes the whole batch at once
+        overrides it (``Op.batched_backward``).
+        """
+        multi = self.n_outputs != 1
+        rows = []
+        for b in range(size):
+            row = [None if g is None else g[b] for g in grads] if multi else grads[b]
+            rows.append([dense(r) for r in self._apply(row, False)])
+        return stack_rows(rows)
 
     @property
     def next_functions(self):
@@ -313,6 +327,13 @@ def _run_node_hooks(node, results, grads, create_graph):
     return tuple(None if g is None else (g if create_graph else g._data) for g in inputs)
 
 
+def dense(g):
+    """A gradient as a plain array (or tensor): lazy forms multiplied out."""
+    while type(g) in LAZY:
+        g = g.dense()
+    return g
+
+
 def _has_nan(g):
     while type(g) in LAZY:
         g = g.values
@@ -352,6 +373,28 @@ def collect(roots):
     return order
 
 
+def plan(roots, targets=None):
+    """The walk's plan: the nodes reachable from the ``roots`` edges, latest first, and for
+    ``targets`` (a set of edges) the nodes that lead to one (``reaching``) and those whose
+    backward must run (``executing``); both None without targets."""
+    nodes = collect([edge[0] for edge in roots])
+    nodes.sort(key=sequence_key, reverse=True)
+    if targets is None:
+        return nodes, None, None
+    target_nodes = {edge[0] for edge in targets}
+    # Only nodes with a path to a target matter (PyTorch's exec_info). A node runs its
+    # backward only if one of its inputs leads to a target; a target itself is read
+    # before it would run. Inputs come first in reversed order, so one pass marks all.
+    reaching, executing = set(), set()
+    for node in reversed(nodes):
+        if any(n in reaching for n in node._next if n is not None):
+            executing.add(node)
+            reaching.add(node)
+        elif node in target_nodes:
+            reaching.add(node)
+    return nodes, reaching, executing
+
+
 def run_backward(roots, seeds, retain_graph, create_graph, targets=None, accumulate=True):
     """Propagate ``seeds`` (one per root edge) backward through the graph.
 
@@ -360,24 +403,10 @@ def run_backward(roots, seeds, retain_graph, create_graph, targets=None, accumul
     ``accumulate=True`` and targets (``backward(inputs=...)``) only those leaves accumulate.
     Returns a dict edge -> gradient for the targets.
     """
-    nodes = collect([edge[0] for edge in roots])
-    nodes.sort(key=sequence_key, reverse=True)
-
-    reaching = executing = None
     captured = {}
     if targets is not None:
         targets = set(targets)
-        target_nodes = {edge[0] for edge in targets}
-        # Only nodes with a path to a target matter (PyTorch's exec_info). A node runs its
-        # backward only if one of its inputs leads to a target; a target itself is read
-        # before it would run. Inputs come first in reversed order, so one pass marks all.
-        reaching, executing = set(), set()
-        for node in reversed(nodes):
-            if any(n in reaching for n in node._next if n is not None):
-                executing.add(node)
-                reaching.add(node)
-            elif node in target_nodes:
-                reaching.add(node)
+    nodes, reaching, executing = plan(roots, targets)
 
     buffers = {}
     for (node, index), seed in zip(roots, seeds):

@@ -131,6 +131,10 @@ class PowBackward0(Op):
         grad = g * (e * pow(x, e - 1))
         return (D.where(np.True_, D.zeros_like(g), grad) if e == 0 else grad,)
 
+    def batched_backward(self, g, x):
+        e = self.exponent
+        return (np.zeros_like(g) if e == 0 else g * (e * (x if e == 2 else quietly(power, x, e - 1))),)
+
 
 class PowBackward1(Op):
     """``a ** b`` with both tensors: d/da = b a^(b-1) (0 where b == 0), d/db = a^b log a (0 where
@@ -179,6 +183,12 @@ def pow(x, exponent):
     return apply(PowBackward0, (x,), {"exponent": exponent})
 
 
+
+# the rules that take a batch of gradients as they are: NumPy broadcasting lines g's trailing
+# axes up with the saved values
+for _cls in (AddBackward0, SubBackward0, RsubBackward1, MulBackward0, MulScalarBackward, DivBackward0,
+             NegBackward0, PowBackward1, PowBackward2):
+    _cls.batched_backward = _cls.backward
 
 square = lambda x: pow(x, 2)  # noqa: E731 - PyTorch records x.square() as PowBackward0
 

@@ -32,7 +32,8 @@ def _elementwise(np_func, name, saves, vjp, formula):
     def backward(self, g, *saved):
         return (vjp(g, *saved),)
 
-    return type(name, (Op,), {"forward": staticmethod(np_func), "backward": backward, "saves": saves,
+    return type(name, (Op,), {"forward": staticmethod(np_func), "backward": backward, "batched_backward": backward,
+                              "saves": saves,
                               "formula": formula, "__doc__": f"VJP: {formula}."})
 
 
@@ -254,6 +255,10 @@ def where(condition, input, other):
     out = apply(WhereBackward0, (cond, input, other))
     return out
 
+
+for _cls in (SoftplusBackward0, ClampBackward1, ClampBackward0, MaximumBackward0, MinimumBackward0, Atan2Backward0,
+             HypotBackward0, WhereBackward0):
+    _cls.batched_backward = _cls.backward   # elementwise: the rule takes a batch as it is
 
 register(exp=exp, log=log, sqrt=sqrt, sin=sin, cos=cos, sinh=sinh, cosh=cosh, sigmoid=sigmoid, abs=abs,  # noqa: F821
          where=where)  # noqa: F821  (exp ... abs are made from the table above)

@@ -36,6 +36,18 @@ def _normalise_index(index):
     return tuple(parts), basic
 
 
+def batch_index(index):
+    """``index`` for an array with one more leading (batch) axis, or None when NumPy would
+    then move the indexed axes in front of the batch (advanced indices that are not
+    adjacent: integers count as advanced beside arrays)."""
+    advanced = [i for i, item in enumerate(index) if isinstance(item, np.ndarray)]
+    if advanced:
+        advanced = [i for i, item in enumerate(index) if isinstance(item, (np.ndarray, numbers.Integral))]
+        if advanced[-1] - advanced[0] + 1 != len(advanced):
+            return None
+    return (slice(None),) + tuple(index)
+
+
 class IndexBackward0(Op):
     """x[index]: scatter the gradient back; repeated indices accumulate."""
     saves = ("index",)
@@ -47,6 +59,12 @@ class IndexBackward0(Op):
     def backward(self, g, index):
         return (index_add_zeros(g, index, self.in_shape),)
 
+    def batched_backward(self, g, index):
+        batched = batch_index(index)
+        if batched is None:
+            return self._rows(g)
+        return (index_add_zeros(g, batched, g.shape[:1] + tuple(self.in_shape)),)
+
 
 class SelectBackward0(Op):
     """A basic index (ints, slices): the result is a view."""
@@ -57,6 +75,9 @@ class SelectBackward0(Op):
         if isinstance(g, Tensor):
             return (index_add_zeros(g, self.index, self.in_shape, basic=True),)
         return (IndexedGrad(g, self.index, self.in_shape),)
+
+    def batched_backward(self, g):
+        return (index_add_zeros(g, (slice(None),) + self.index, g.shape[:1] + tuple(self.in_shape), basic=True),)
 
 
 class SliceBackward0(SelectBackward0):
@@ -78,6 +99,12 @@ class IndexPutBackward0(Op):
 
     def backward(self, g):
         return (sum_to(g[self.index], self.value_shape),)
+
+    def batched_backward(self, g):
+        batched = batch_index(self.index)
+        if batched is None:
+            return self._rows(g)
+        return (sum_to(g[batched], self.value_shape, batch=1),)
 
 
 def index_add_zeros(g, index, shape, basic=False):
@@ -110,6 +137,16 @@ class CopySlices(Op):
         mask[self.index] = False
         gx = D.where(mask, g, 0.0) if self.needs(0) else None
         gv = sum_to(g[self.index], self.value_shape) if self.needs(1) else None
+        return gx, gv
+
+    def batched_backward(self, g):
+        batched = batch_index(self.index)
+        if batched is None:
+            return self._rows(g)
+        mask = np.ones(self.in_shape, dtype=bool)
+        mask[self.index] = False
+        gx = np.where(mask, g, 0.0).astype(g.dtype) if self.needs(0) else None
+        gv = sum_to(g[batched], self.value_shape, batch=1) if self.needs(1) else None
         return gx, gv
 
 

@@ -13,8 +13,10 @@ class MmBackward0(Op):
     saves = (0, 1)
     forward = staticmethod(np.matmul)
 
-    def backward(self, g, a, b):
+    def backward(self, g, a, b, lead=()):
         if a.ndim == 1 and b.ndim == 1:
+            if lead:
+                g = g.reshape(lead + (1,))
             return (g * b if self.needs(0) else None), (g * a if self.needs(1) else None)
         a2 = a.reshape((1,) + a.shape) if a.ndim == 1 else a
         b2 = b.reshape(b.shape + (1,)) if b.ndim == 1 else b
@@ -25,10 +27,13 @@ class MmBackward0(Op):
             g2 = D.unsqueeze(g2, -1)
         ga = gb = None
         if self.needs(0):
-            ga = sum_to(g2 @ b2.swapaxes(-1, -2), a2.shape).reshape(a.shape)
+            ga = sum_to(g2 @ b2.swapaxes(-1, -2), a2.shape, len(lead)).reshape(lead + a.shape)
         if self.needs(1):
-            gb = sum_to(a2.swapaxes(-1, -2) @ g2, b2.shape).reshape(b.shape)
+            gb = sum_to(a2.swapaxes(-1, -2) @ g2, b2.shape, len(lead)).reshape(lead + b.shape)
         return ga, gb
+
+    def batched_backward(self, g, a, b):
+        return self.backward(g, a, b, lead=g.shape[:1])
 
 
 class DotBackward0(MmBackward0):

@@ -26,6 +26,10 @@ class Op(Node):
     saves = ()          # what backward needs: input positions, RESULT, or parameter names
     broadcasts = False  # elementwise op with NumPy broadcasting: gradients summed back to shape
     fresh_results = True
+    # backward for a batch of gradients g[b] stacked along a new leading axis, or None (row
+    # by row). An elementwise op's own rule serves (``batched_backward = backward``): NumPy
+    # broadcasting lines g's trailing axes up with the saved values.
+    batched_backward = None
 
     def _apply(self, g, create_graph):
         saved = self._saved
@@ -36,47 +40,73 @@ class Op(Node):
         elif create_graph:
             grads = self.backward(g, *self._unpack(True))
         else:
-            values = []
-            for s in saved:
-                if type(s) is SavedTensor:
-                    if s.counter[0] != s.version:
-                        s.unpack(self, False)   # raises the "modified by an inplace operation" error
-                    values.append(s.array)
-                else:
-                    values.append(s)
-            grads = self.backward(g, *values)
+            grads = self.backward(g, *self._saved_arrays(saved))
         meta = self.meta
         if meta is not None:
             grads = tuple([_fit(gi, m) for gi, m in zip(grads, meta)])
         return grads
+
+    def _saved_arrays(self, saved):
+        values = []
+        for s in saved:
+            if type(s) is SavedTensor:
+                if s.counter[0] != s.version:
+                    s.unpack(self, False)   # raises the "modified by an inplace operation" error
+                values.append(s.array)
+            else:
+                values.append(s)
+        return values
+
+    def _apply_batched(self, g, size):
+        """The backward for ``size`` gradients stacked along a leading axis: one call of
+        ``batched_backward`` when the op has one, else row by row (``Node._apply_batched``)."""
+        if type(self).batched_backward is None:
+            return Node._apply_batched(self, g, size)
+        saved = self._saved
+        if saved is None and self._freed:
+            raise RuntimeError(FREED_ERROR)
+        grads = self.batched_backward(g, *self._saved_arrays(saved or ()))
+        meta = self.meta
+        if meta is not None:
+            grads = tuple([_fit(gi, m, 1) for gi, m in zip(grads, meta)])
+        return grads
+
+    def _rows(self, g):
+        """Row by row: for a batched rule that cannot take this batch at once."""
+        return Node._apply_batched(self, g, len(g))
 
     def needs(self, i):
         """Whether input ``i`` wants a gradient (PyTorch's ``needs_input_grad``)."""
         return self._next[i] is not None
 
 
-def _fit(g, meta):
-    """Sum a broadcast gradient back to the input's shape and dtype."""
+def _fit(g, meta, batch=0):
+    """Sum a broadcast gradient back to the input's shape and dtype (after ``batch`` leading axes)."""
     if g is None or meta is None:
         return g
     if type(g) is ScaledGrad:
-        return ScaledGrad(_fit(g.values, meta), g.factor)
+        return ScaledGrad(_fit(g.values, meta, batch), g.factor)
     shape, dtype = meta
-    if g.shape != shape:
-        g = sum_to(g, shape)
+    if g.shape[batch:] != shape:
+        g = sum_to(g, shape, batch)
     if g.dtype != dtype:
         g = D.cast(g, dtype)
     return g
 
 
-def sum_to(g, shape):
-    """Sum ``g`` over the axes along which an array of ``shape`` was broadcast."""
-    shape = tuple(shape)
+def sum_to(g, shape, batch=0):
+    """Sum ``g`` over the axes along which an array of ``shape`` was broadcast; the first
+    ``batch`` axes of ``g`` (a batch of gradients) are kept as they are.
+
+    >>> sum_to(np.ones((2, 3)), (3,)), sum_to(np.ones((4, 2, 3)), (1, 3), batch=1).shape
+    (array([2., 2., 2.]), (4, 1, 3))
+    """
+    shape = tuple(g.shape[:batch]) + tuple(shape)
     if g.shape == shape:
         return g
     lead = g.ndim - len(shape)
-    axes = tuple(range(lead)) + tuple(
-        lead + i for i, n in enumerate(shape) if n == 1 and g.shape[lead + i] != 1
+    axes = tuple(range(batch, batch + lead)) + tuple(
+        lead + i for i, n in enumerate(shape) if i >= batch and n == 1 and g.shape[lead + i] != 1
     )
     if axes:
         g = g.sum(axis=axes, keepdims=True)

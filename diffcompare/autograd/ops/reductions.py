@@ -31,10 +31,14 @@ def _keep_shape(shape, dims):
 
 
 def _expand_back(g, node):
-    """Bring a reduced gradient back to the input's shape: re-insert reduced dims, broadcast."""
-    if g.shape != node.keep_shape:
-        g = g.reshape(node.keep_shape)
-    return D.expand(g, node.in_shape)
+    """Bring a reduced gradient back to the input's shape: re-insert reduced dims, broadcast.
+    Leading axes beyond the output's (a batch of gradients) are kept in front."""
+    out_ndim = len(node.keep_shape) if node.keepdims else \
+        len(node.keep_shape) - (len(node.in_shape) if node.axis is None else len(node.axis))
+    lead = tuple(g.shape[:len(g.shape) - out_ndim])
+    if g.shape != lead + node.keep_shape:
+        g = g.reshape(lead + node.keep_shape)
+    return D.expand(g, lead + node.in_shape)
 
 
 def _reduction(cls, x, dim, keepdim, **extra):
@@ -301,7 +305,7 @@ class SoftmaxBackward0(Op):
         return e / np.sum(e, axis=dim, keepdims=True)
 
     def backward(self, g, y):
-        return (y * (g - (g * y).sum(axis=self.dim, keepdims=True)),)
+        return (y * (g - (g * y).sum(axis=self.dim - y.ndim, keepdims=True)),)
 
 
 class LogSoftmaxBackward0(Op):
@@ -313,7 +317,7 @@ class LogSoftmaxBackward0(Op):
         return shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True))
 
     def backward(self, g, y):
-        return (g - D.exp(y) * g.sum(axis=self.dim, keepdims=True),)
+        return (g - D.exp(y) * g.sum(axis=self.dim - y.ndim, keepdims=True),)
 
 
 class NllLossBackward0(Op):
@@ -369,6 +373,10 @@ class CumsumBackward0(Op):
         # reversed cumulative sum: total - running sum + own term
         return (g.sum(axis=self.dim, keepdims=True) - D.cumsum(g, self.dim) + g,)
 
+    def batched_backward(self, g):
+        d = self.dim + 1
+        return (g.sum(axis=d, keepdims=True) - np.cumsum(g, axis=d) + g,)
+
 
 def cumsum(x, dim):
     return apply(CumsumBackward0, (x,), {"dim": check_dim(dim, x.ndim)})
@@ -395,5 +403,10 @@ def mean(x, dim=None, keepdim=False, *, axis=None, keepdims=None):
 def prod(x, dim=None, keepdim=False):
     return _reduction(ProdBackward1 if dim is not None else ProdBackward0, x, dim, keepdim)
 
+
+# the rules that take a batch of gradients as they are (the reductions' through _expand_back)
+for _cls in (SumBackward0, MeanBackward0, ProdBackward0, MaxBackward1, MaxBackward0, VarBackward0, StdBackward0,
+             LinalgVectorNormBackward0, LogsumexpBackward0, SoftmaxBackward0, LogSoftmaxBackward0):
+    _cls.batched_backward = _cls.backward
 
 register(cumsum=cumsum, prod=lambda a, dim: prod(a, dim), mean=lambda a, axis, keep: mean(a, axis, keep))

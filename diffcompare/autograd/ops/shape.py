@@ -35,6 +35,9 @@ class ViewBackward0(Op):
     def backward(self, g):
         return (g.reshape(self.in_shape),)
 
+    def batched_backward(self, g):
+        return (g.reshape(g.shape[:1] + tuple(self.in_shape)),)
+
 
 def reshape(x, *shape):
     shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
@@ -64,6 +67,9 @@ class TransposeBackward0(Op):
     def backward(self, g):
         return (g.swapaxes(self.dim0, self.dim1),)
 
+    def batched_backward(self, g):
+        return (g.swapaxes(self.dim0 + 1, self.dim1 + 1),)
+
 
 class TBackward0(TransposeBackward0):
     pass
@@ -91,6 +97,9 @@ class PermuteBackward0(Op):
     def backward(self, g):
         return (permute(g, self.inverse) if isinstance(g, Tensor) else g.transpose(self.inverse),)
 
+    def batched_backward(self, g):
+        return (g.transpose((0,) + tuple(d + 1 for d in self.inverse)),)
+
 
 def permute(x, *dims):
     dims = tuple(dims[0]) if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims
@@ -109,9 +118,8 @@ def moveaxis(x, source, destination):
 
 class SqueezeBackward0(Op):
     forward = staticmethod(lambda x, shape, in_shape: np.reshape(x, shape))
-
-    def backward(self, g):
-        return (g.reshape(self.in_shape),)
+    backward = ViewBackward0.backward
+    batched_backward = ViewBackward0.batched_backward
 
 
 class SqueezeBackward1(SqueezeBackward0):
@@ -145,6 +153,9 @@ class ExpandBackward0(Op):
     def backward(self, g):
         return (sum_to(g, self.in_shape),)
 
+    def batched_backward(self, g):
+        return (sum_to(g, self.in_shape, batch=1),)
+
 
 def expand(x, *sizes):
     sizes = tuple(sizes[0]) if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)) else sizes
@@ -171,6 +182,8 @@ class CloneBackward0(Op):
     def backward(self, g):
         return (g,)
 
+    batched_backward = backward
+
 
 def clone(x):
     return apply(CloneBackward0, (x,))
@@ -185,6 +198,8 @@ class ToCopyBackward0(Op):
 
     def backward(self, g):
         return (D.cast(g, self.in_dtype),)
+
+    batched_backward = backward
 
 
 def to(x, dtype=None, *args, **kwargs):
@@ -205,13 +220,16 @@ class CatBackward0(Op):
     def forward(*arrays, dim, sizes):
         return np.concatenate(arrays, axis=dim)
 
-    def backward(self, g):
+    def backward(self, g, batch=0):
         out, start = [], 0
-        lead = (slice(None),) * (self.dim % g.ndim)
+        lead = (slice(None),) * (self.dim + batch)
         for n in self.sizes:
             out.append(g[lead + (slice(start, start + n),)])
             start += n
         return tuple(out)
+
+    def batched_backward(self, g):
+        return self.backward(g, batch=1)
 
 
 def cat(tensors, dim=0):
@@ -238,9 +256,12 @@ class StackBackward0(Op):
     def forward(*arrays, dim):
         return np.stack(arrays, axis=dim)
 
-    def backward(self, g):
-        lead = (slice(None),) * self.dim
+    def backward(self, g, batch=0):
+        lead = (slice(None),) * (self.dim + batch)
         return tuple(g[lead + (i,)] for i in range(len(self._next)))
+
+    def batched_backward(self, g):
+        return self.backward(g, batch=1)
 
 
 def stack(tensors, dim=0):
