@@ -209,9 +209,7 @@ def run_autograd(problem: Problem, task: Task, flat: np.ndarray, batched: bool, 
         out.backward(v)
         return _flat_grads([leaf.grad for leaf in leaves], leaves, batched)
     if task.kind == "jacobian":
-        rows = [_flat_grads(ag.grad(out[i], leaves, ag.ones_like(out[i]), retain_graph=True, allow_unused=True),
-                            leaves, batched) for i in range(task.m)]
-        return np.stack(rows, axis=1)
+        return _batched_rows(out, leaves, batched)
     if task.kind == "jvp":
         # the double-vjp trick: u ↦ uᵀJ is linear in u, and its vjp with v is Jv
         u = ag.zeros_like(out, requires_grad=True)
@@ -223,18 +221,27 @@ def run_autograd(problem: Problem, task: Task, flat: np.ndarray, batched: bool, 
             return np.zeros((count, task.m))
         (jv,) = ag.grad([gi for gi, _ in pairs], [u], used, allow_unused=True)
         return np.zeros((count, task.m)) if jv is None else jv.detach().numpy().T
-    # hessian: gradient with create_graph=True, then one backward per gradient entry
+    # hessian: gradient with create_graph=True, then one batched backward through it (row i
+    # seeded with the i-th unit vector)
     g = ag.grad(out, leaves, ag.ones_like(out), create_graph=True, allow_unused=True)
     g = [gi if gi is not None else ag.zeros_like(leaf) for gi, leaf in zip(g, leaves)]
-    entries = g if batched else [gi.reshape(-1)[j] for gi in g for j in range(gi.numel())]
-    rows = []
-    for entry in entries:
-        if entry.requires_grad:
-            second = ag.grad(entry, leaves, ag.ones_like(entry), retain_graph=True, allow_unused=True)
-            rows.append(_flat_grads(second, leaves, batched))
-        else:
-            rows.append(np.zeros((count, task.n)))
-    return np.stack(rows, axis=1)
+    entries = ag.stack(g) if batched else ag.cat([gi.reshape(-1) for gi in g])
+    if not entries.requires_grad:
+        return np.zeros((count, task.n, task.n))
+    return _batched_rows(entries, leaves, batched)
+
+
+def _batched_rows(out, leaves, batched: bool) -> np.ndarray:
+    """The Jacobian of ``out`` ((m, points) when batched, else (m,)) as (points, m, n), by one
+    backward over a batch of m seeds: seed i is 1 on row i of ``out`` (at every point)."""
+    m = out.shape[0]
+    eye = np.eye(m).reshape((m, m) + (1,) * (out.ndim - 1))
+    seeds = ag.tensor(np.broadcast_to(eye, (m,) + tuple(out.shape)).astype(out.dtype))
+    grads = ag.grad(out, leaves, seeds, is_grads_batched=True, allow_unused=True)
+    arrays = [np.zeros((m,) + tuple(leaf.shape)) if gk is None else gk.numpy() for gk, leaf in zip(grads, leaves)]
+    if batched:                                           # each (m, points): one column per variable
+        return np.stack(arrays, axis=-1).transpose(1, 0, 2)
+    return np.concatenate([a.reshape(m, -1) for a in arrays], axis=1)[None]
 
 
 def _split_direction(vector, leaves, batched, count):
@@ -256,13 +263,13 @@ def _one_functional(problem: Problem, task: Task, flat: np.ndarray) -> np.ndarra
         return out.reshape(-1) if task.kind != "hessian" else out.reshape(())
     x = ag.tensor(flat[0])
     if task.kind == "jacobian":
-        value = ag.functional.jacobian(func, x)
+        value = ag.functional.jacobian(func, x, vectorize=True)
     elif task.kind == "jvp":
         value = ag.functional.jvp(func, x, ag.tensor(task.vector))[1]
     elif task.kind == "vjp":
         value = ag.functional.vjp(func, x, ag.tensor(task.vector))[1]
     else:
-        value = ag.functional.hessian(func, x)
+        value = ag.functional.hessian(func, x, vectorize=True)
     return value.detach().numpy().reshape((1,) + task.entry_shape)
 
 
@@ -272,13 +279,13 @@ def per_point(one, flat):
 
 AUTOGRAD_WORK = {
     "gradient": "1 forward, 1 backward()",
-    "jacobian": "1 forward, m backward passes (one per output row)",
+    "jacobian": "1 forward, 1 backward over a batch of m seeds (one per output row)",
     "vjp": "1 forward, 1 backward(v): J is never formed",
     "jvp": "1 forward, 2 backward passes (the double-vjp trick)",
-    "hessian": "1 forward, 1 backward(create_graph=True), then n backward passes through it",
+    "hessian": "1 forward, 1 backward(create_graph=True), then 1 backward through it over a batch of n seeds",
 }
-FUNCTIONAL_CALLS = {"jacobian": "ag.functional.jacobian", "jvp": "ag.functional.jvp", "vjp": "ag.functional.vjp",
-                    "hessian": "ag.functional.hessian"}
+FUNCTIONAL_CALLS = {"jacobian": "ag.functional.jacobian(vectorize=True)", "jvp": "ag.functional.jvp",
+                    "vjp": "ag.functional.vjp", "hessian": "ag.functional.hessian(vectorize=True)"}
 
 
 def autograd_entries(problem: Problem, task: Task, points: Points, batches: int = 5) -> Estimate:
@@ -289,7 +296,7 @@ def autograd_entries(problem: Problem, task: Task, points: Points, batches: int 
     else:
         def compute():
             return per_point(lambda row: run_autograd(problem, task, row, False), points.flat)
-    work = AUTOGRAD_WORK[task.kind].replace("m backward", f"{task.m} backward").replace("n backward", f"{task.n} backward")
+    work = AUTOGRAD_WORK[task.kind].replace("of m seeds", f"of {task.m} seeds").replace("of n seeds", f"of {task.n} seeds")
     return _estimate("autograd", "autograd", compute, batches, evaluations=1, work=work,
                      forms_jacobian=task.kind == "jacobian", vectorised=batched or len(points) == 1)
 

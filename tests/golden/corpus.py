@@ -75,6 +75,9 @@ RERECORDED = {
     "powers": "the engine computes x**3 as x*x*x and x**-2 as 1/(x*x), as PyTorch's CPU kernel does: "
               "Squire-Trapp's autograd value moves by one ulp (now the same as symbolic and complex step); no "
               "judgement changed",
+    "batched": "Jacobians and Hessians by the engine take one batched backward (is_grads_batched) for all their "
+               "rows; the methods' work lines say so (autograd-functional: vectorize=True); no value or judgement "
+               "changed",
     "machine": "recorded on a machine whose sin, exp, ... differ in the last bit (machine.json holds its "
                "fingerprint); outputs are compared in full on such a machine, judgements alone elsewhere; "
                "no judgement changed",
