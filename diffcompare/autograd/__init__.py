@@ -24,7 +24,7 @@ from .methods import bind as _bind
 _bind()
 
 from .ops import (abs, acos, acosh, allclose, amax, amin, argmax, argmin, asin, asinh, atan, atan2, atanh,  # noqa: E402
-                  cat, cbrt, ceil, clamp, clip, clone, concatenate, cos, cosh, cumsum, dot, erf, exp, expm1, flatten,
+                  cat, cbrt, ceil, clamp, conj, imag, real, clip, clone, concatenate, cos, cosh, cumsum, dot, erf, exp, expm1, flatten,
                   floor, hypot, isfinite, isnan, log, log1p, log2, log10, log_softmax, logsumexp, matmul, max, maximum,
                   mean, min, minimum, mm, moveaxis, mv, norm, permute, pow, prod, reciprocal, relu, reshape,
                   round, rsqrt, sigmoid, sign, sin, sinh, softmax, softplus, sqrt, square, squeeze, stack, std,

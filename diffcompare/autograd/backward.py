@@ -23,7 +23,7 @@ import numpy as np
 
 from .batched import BATCH_SHAPE_ERROR, run_batched_backward
 from .graph import edge_of, run_backward
-from .ops import stack
+from .ops import D, stack
 from .tensor import Tensor
 
 CREATE_GRAPH_WARNING = (
@@ -205,10 +205,10 @@ def _results(input_list, found, create_graph, allow_unused, materialize_grads, b
                 )
             result.append(None)
             continue
+        if g.dtype != t.dtype:
+            g = D.cast(g, t.dtype)
         if not isinstance(g, Tensor):
-            g = Tensor._make(g if g.dtype == t.dtype else g.astype(t.dtype))
-        elif g.dtype != t.dtype:
-            g = g.to(t.dtype)
+            g = Tensor._make(g)
         if g.shape != shape:
             g = g.expand(shape) if create_graph else Tensor._make(np.broadcast_to(g._data, shape).copy())
         result.append(g)

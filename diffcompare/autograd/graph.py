@@ -272,6 +272,8 @@ def accumulate_into(tensor, grad, create_graph, fresh=False):
     if isinstance(grad, Tensor):
         if not create_graph:
             grad = grad._data
+    if grad.dtype.kind == "c" and tensor._data.dtype.kind != "c":
+        grad = grad.real        # a real leaf keeps the real part, as in PyTorch
     if type(grad) is not Tensor and grad.dtype != tensor._data.dtype:
         grad = grad.astype(tensor._data.dtype)
     current = tensor._grad

@@ -145,3 +145,5 @@ def bind():
         setattr(Tensor, name, ops.inplace_binary(func))
     for name, func in INPLACE_UNARY.items():
         setattr(Tensor, name, ops.inplace_unary(func))
+    Tensor.real = property(ops.real, doc="The real part (a tensor, as in PyTorch; differentiable).")
+    Tensor.imag = property(ops.imag, doc="The imaginary part (a tensor, as in PyTorch; differentiable).")

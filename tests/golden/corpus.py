@@ -78,6 +78,8 @@ RERECORDED = {
     "batched": "Jacobians and Hessians by the engine take one batched backward (is_grads_batched) for all their "
                "rows; the methods' work lines say so (autograd-functional: vectorize=True); no value or judgement "
                "changed",
+    "complex": "abs's rule reads grad * sgn(x), as in PyTorch's derivatives.yaml (sgn(z) = z/|z| for complex z, "
+               "differentiable): explain-05's rule text; no value or judgement changed",
     "machine": "recorded on a machine whose sin, exp, ... differ in the last bit (machine.json holds its "
                "fingerprint); outputs are compared in full on such a machine, judgements alone elsewhere; "
                "no judgement changed",

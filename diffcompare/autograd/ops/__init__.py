@@ -25,7 +25,8 @@ from .arithmetic import (AddBackward0, DivBackward0, MulBackward0, MulScalarBack
                          PowBackward0, PowBackward1, PowBackward2, RsubBackward1, SubBackward0, pow, square)  # noqa: F401
 from .elementwise import (AbsBackward0, AcosBackward0, AcoshBackward0, AsinBackward0, AsinhBackward0,
                           Atan2Backward0, AtanBackward0, AtanhBackward0, CbrtBackward0, CeilBackward0,
-                          ClampBackward0, ClampBackward1, CosBackward0, CoshBackward0, ELEMENTWISE,
+                          ClampBackward0, ClampBackward1, ConjBackward0, CosBackward0, CoshBackward0, ELEMENTWISE,
+                          ImagBackward0, RealBackward0, conj, imag, real,
                           ErfBackward0, ExpBackward0, Expm1Backward0, FloorBackward0, HypotBackward0,
                           Log10Backward0, Log1PBackward0, Log2Backward0, LogBackward0, MaximumBackward0,
                           MinimumBackward0, OP_CLASSES, R, ReciprocalBackward0, ReluBackward0, RoundBackward0,
@@ -55,7 +56,7 @@ from .comparison import (allclose, argmax, argmin, eq, ge, gt, isfinite, isnan, 
 
 __all__ = ['AbsBackward0', 'AcosBackward0', 'AcoshBackward0', 'AddBackward0', 'AmaxBackward0', 'AminBackward0',
            'AsinBackward0', 'AsinhBackward0', 'Atan2Backward0', 'AtanBackward0', 'AtanhBackward0',
-           'CatBackward0', 'CbrtBackward0', 'CeilBackward0', 'ClampBackward0', 'ClampBackward1',
+           'CatBackward0', 'CbrtBackward0', 'CeilBackward0', 'ClampBackward0', 'ClampBackward1', 'ConjBackward0', 'ImagBackward0', 'RealBackward0', 'conj', 'imag', 'real',
            'CloneBackward0', 'CopyBackwards', 'CopySlices', 'CopySlicesView', 'CosBackward0', 'CoshBackward0',
            'CumsumBackward0', 'D', 'DivBackward0', 'DotBackward0', 'ELEMENTWISE', 'ErfBackward0',
            'ExpBackward0', 'ExpandBackward0', 'Expm1Backward0', 'FloorBackward0', 'HypotBackward0',

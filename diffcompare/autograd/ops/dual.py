@@ -41,7 +41,7 @@ class _Dual:
 D = _Dual()
 for _name, _np_func in {
     "exp": np.exp, "log": np.log, "sqrt": np.sqrt, "sin": np.sin, "cos": np.cos, "sinh": np.sinh,
-    "cosh": np.cosh, "sigmoid": special.sigmoid, "abs": np.abs, "pow": np.power, "where": np.where,
+    "cosh": np.cosh, "conj": np.conj, "real": np.real, "sigmoid": special.sigmoid, "abs": np.abs, "pow": np.power, "where": np.where,
     "expand": np.broadcast_to, "unsqueeze": np.expand_dims, "permute": np.transpose, "moveaxis": np.moveaxis,
     "cast": lambda a, dtype: a.astype(dtype),
     "cumsum": lambda a, dim: np.cumsum(a, axis=dim),
@@ -52,3 +52,17 @@ for _name, _np_func in {
 TENSOR_FORMS["zeros_like"] = lambda t: Tensor._make(np.zeros_like(t._data))
 D.zeros_like = _pick(np.zeros_like, "zeros_like")
 del _name, _np_func
+
+
+def _cast(a, dtype):
+    """``a`` as ``dtype``; a complex gradient of a real value keeps its real part, as PyTorch's
+    gradients of real inputs do (every real op's rule is real-linear in the gradient, so the
+    part may be taken at the end)."""
+    if a.dtype.kind == "c" and np.dtype(dtype).kind != "c":
+        a = D.real(a)
+    if isinstance(a, Tensor):
+        return TENSOR_FORMS["cast"](a, dtype)
+    return a.astype(dtype)
+
+
+D.cast = _cast

@@ -37,6 +37,16 @@ def _elementwise(np_func, name, saves, vjp, formula):
                               "formula": formula, "__doc__": f"VJP: {formula}."})
 
 
+def _sgn(x):
+    """PyTorch's sgn: sign(x) for real x; x/|x| for complex x (0 at 0), itself differentiable
+    when x is a tensor, so that second derivatives through abs are right."""
+    a = array_of(x)
+    if a.dtype.kind != "c":
+        return np.sign(a)
+    zero = a == 0
+    return D.where(zero, 0.0, x / D.where(zero, 1.0, D.abs(x)))
+
+
 _LN2, _LN10, _2_SQRT_PI = math.log(2.0), math.log(10.0), 2.0 / math.sqrt(math.pi)
 X, R = (0,), (RESULT,)
 
@@ -65,13 +75,17 @@ ELEMENTWISE = {
     "atanh": (np.arctanh, X, lambda g, x: g / (1 - x * x), "grad / (1 - x^2)"),
     "sigmoid": (special.sigmoid, R, lambda g, r: g * (r * (1 - r)), "grad * result (1 - result)"),
     "relu":  (special.relu,   R, lambda g, r: D.where(array_of(r) > 0, g, 0.0), "grad where result > 0, else 0"),
-    "abs":   (np.abs,     X, lambda g, x: g * np.sign(array_of(x)), "grad * sign(x)"),
+    "abs":   (np.abs,     X, lambda g, x: g * _sgn(x), "grad * sgn(x)"),
     "sign":  (np.sign,    (), lambda g: D.zeros_like(g), "0"),
     "floor": (np.floor,   (), lambda g: D.zeros_like(g), "0"),
     "ceil":  (np.ceil,    (), lambda g: D.zeros_like(g), "0"),
     "round": (np.round,   (), lambda g: D.zeros_like(g), "0"),
     "erf":   (special.erf,    X, lambda g, x: g * (_2_SQRT_PI * D.exp(-(x * x))), "grad * 2/sqrt(pi) exp(-x^2)"),
     "reciprocal": (lambda x: 1 / x, R, lambda g, r: -g * (r * r), "-grad * result^2"),
+    # complex parts: grad is real for real and imag, and the gradient of z is dL/da + i dL/db
+    "conj":  (np.conj,    (), lambda g: D.conj(g), "conj(grad)"),
+    "real":  (np.real,    (), lambda g: g, "grad (as the real part)"),
+    "imag":  (np.imag,    (), lambda g: g * 1j, "i grad (as the imaginary part)"),
 }
 _GRAD_FN_NAMES = {"log1p": "Log1PBackward0", "expm1": "Expm1Backward0"}
 
@@ -81,6 +95,7 @@ for _name, (_fwd, _saves, _vjp, _formula) in ELEMENTWISE.items():
     OP_CLASSES[_name] = _elementwise(_fwd, _cls_name, _saves, _vjp, _formula)
     globals()[_cls_name] = OP_CLASSES[_name]
     globals()[_name] = unary_op(_name, OP_CLASSES[_name])
+OP_CLASSES["abs"].holomorphic = False    # g * sgn(z), with sgn(z) = z/|z| for complex z, as in PyTorch
 
 
 
@@ -260,5 +275,6 @@ for _cls in (SoftplusBackward0, ClampBackward1, ClampBackward0, MaximumBackward0
              HypotBackward0, WhereBackward0):
     _cls.batched_backward = _cls.backward   # elementwise: the rule takes a batch as it is
 
-register(exp=exp, log=log, sqrt=sqrt, sin=sin, cos=cos, sinh=sinh, cosh=cosh, sigmoid=sigmoid, abs=abs,  # noqa: F821
+register(conj=conj, real=real, exp=exp, log=log, sqrt=sqrt,  # noqa: F821
+         sin=sin, cos=cos, sinh=sinh, cosh=cosh, sigmoid=sigmoid, abs=abs,  # noqa: F821
          where=where)  # noqa: F821  (exp ... abs are made from the table above)

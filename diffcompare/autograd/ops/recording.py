@@ -30,6 +30,12 @@ class Op(Node):
     # by row). An elementwise op's own rule serves (``batched_backward = backward``): NumPy
     # broadcasting lines g's trailing axes up with the saved values.
     batched_backward = None
+    # PyTorch's convention for complex tensors: the gradient is the conjugate Wirtinger one, so
+    # a holomorphic op's VJP is g * conj(f'(z)). Its rule, written as g * f'(z), gets the
+    # conjugates of its saved values (f' has real coefficients: f'(conj z) = conj f'(z)).
+    # An op that is not holomorphic (abs, norm, var) has a rule written for complex inputs.
+    holomorphic = True
+    conjugate = False   # set when recorded on complex values
 
     def _apply(self, g, create_graph):
         saved = self._saved
@@ -38,7 +44,10 @@ class Op(Node):
                 raise RuntimeError(FREED_ERROR)
             grads = self.backward(g)
         elif create_graph:
-            grads = self.backward(g, *self._unpack(True))
+            values = self._unpack(True)
+            if self.conjugate:
+                values = [D.conj(v) if isinstance(v, Tensor) and v.dtype.kind == "c" else _conj(v) for v in values]
+            grads = self.backward(g, *values)
         else:
             grads = self.backward(g, *self._saved_arrays(saved))
         meta = self.meta
@@ -52,9 +61,9 @@ class Op(Node):
             if type(s) is SavedTensor:
                 if s.counter[0] != s.version:
                     s.unpack(self, False)   # raises the "modified by an inplace operation" error
-                values.append(s.array)
+                values.append(np.conj(s.array) if self.conjugate else s.array)
             else:
-                values.append(s)
+                values.append(_conj(s) if self.conjugate else s)
         return values
 
     def _apply_batched(self, g, size):
@@ -78,6 +87,13 @@ class Op(Node):
     def needs(self, i):
         """Whether input ``i`` wants a gradient (PyTorch's ``needs_input_grad``)."""
         return self._next[i] is not None
+
+
+def _conj(value):
+    """A saved constant's conjugate: complex numbers and arrays; anything else as it is."""
+    if isinstance(value, complex) or (isinstance(value, np.ndarray) and value.dtype.kind == "c"):
+        return np.conj(value)
+    return value
 
 
 def _fit(g, meta, batch=0):
@@ -183,6 +199,8 @@ def _record(cls, args, params, out):
     result = Tensor._make(out, True, node)
     saves = cls.saves
     if saves:
+        if out.dtype.kind == "c" and cls.holomorphic:
+            node.conjugate = True
         saved = []
         for i in saves:
             if i == RESULT:

@@ -201,6 +201,7 @@ def amin(x, dim=None, keepdim=False):
 
 class VarBackward0(Op):
     saves = (0,)
+    holomorphic = False     # a real result of complex values: the rule is PyTorch's as written
 
     @staticmethod
     def forward(x, axis, keepdims, in_shape, keep_shape, correction):
@@ -215,6 +216,7 @@ class VarBackward0(Op):
 class StdBackward0(Op):
     """d std = (x - mean) / ((N - correction) std); 0 where std is 0 (a constant input)."""
     saves = (0, RESULT)
+    holomorphic = False
 
     @staticmethod
     def forward(x, axis, keepdims, in_shape, keep_shape, correction):
@@ -244,6 +246,7 @@ def std(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
 class LinalgVectorNormBackward0(Op):
     """p-norm; the gradient at the zero vector is 0 (a sub-gradient), not nan."""
     saves = (0, RESULT)
+    holomorphic = False
 
     @staticmethod
     def forward(x, axis, keepdims, in_shape, keep_shape, p):
