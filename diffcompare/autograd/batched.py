@@ -22,7 +22,8 @@ from __future__ import annotations
 
 from .grad_mode import STATE
 from .graph import AccumulateGrad, dense, plan
-from .quiet import IGNORE as QUIET, reset_quiet, set_quiet
+from .quiet import IGNORE as QUIET
+from .quiet import reset_quiet, set_quiet
 
 BATCH_SHAPE_ERROR = (
     "If `is_grads_batched=True`, we interpret the first dimension of each grad_output as the batch dimension. "

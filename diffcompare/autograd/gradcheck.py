@@ -18,6 +18,7 @@ import warnings
 import numpy as np
 
 from .backward import grad
+from .graph import Node, edge_of, init_node
 from .printing import format_array
 from .tensor import Tensor
 
@@ -218,6 +219,101 @@ def _fast_compare(func, inputs, eps, atol, rtol, nondet_tol):
     return None
 
 
+class UndefinedGrad(Node):
+    """Passes no gradient on: what an output's gradient is when nothing asked for it."""
+
+    def _apply(self, grads, create_graph):
+        return (None,)
+
+
+def _undefined(t):
+    """``t`` behind an UndefinedGrad node: whatever gradient it gets, its producer gets none."""
+    node = init_node(UndefinedGrad(), [edge_of(t)])
+    return Tensor._make(t._data, True, node)
+
+
+UNDEFINED_GRAD_ERROR = ('Expected backward function to handle undefined output grads. Please look at "Notes about '
+                        'undefined output gradients" in "tools/autograd/derivatives.yaml"')
+
+
+def _check_undefined_grad(func, inputs):
+    """Backward with undefined output gradients (all at once, then one at a time when there are
+    several outputs) must not fail and must give None or zeros, as PyTorch's check does."""
+    diff_inputs = [inputs[k] for k in _differentiable_inputs(inputs)]
+
+    def differentiable():
+        return [o for o in _outputs(func, inputs) if isinstance(o, Tensor) and o.requires_grad]
+
+    outputs = differentiable()
+    cases = [[_undefined(o) for o in outputs]]
+    if len(outputs) > 1:
+        for index in range(len(outputs)):
+            cases.append([_undefined(o) if i == index else o for i, o in enumerate(differentiable())])
+    for case in cases:
+        zeros = [Tensor._make(np.zeros(o.shape, dtype=o.dtype)) for o in case]
+        try:
+            grads = grad(case, diff_inputs, zeros, allow_unused=True)
+        except (RuntimeError, TypeError, ValueError, AttributeError) as error:
+            return f"{UNDEFINED_GRAD_ERROR} (backward raised {type(error).__name__}: {error})"
+        if any(g is not None and np.any(g._data != 0) for g in grads):
+            return ("Expected all input grads to be undefined or zero when all output grads are undefined or zero. "
+                    'Please look at "Notes about undefined output gradients" in "tools/autograd/derivatives.yaml"')
+    return None
+
+
+def _check_batched_grad(func, inputs):
+    """A batch of two random grad_outputs in one batched backward (``is_grads_batched``) must
+    give what one backward per row gives."""
+    diff = _differentiable_inputs(inputs)
+    diff_inputs = [inputs[k] for k in diff]
+    rng = np.random.default_rng(FAST_MODE_SEED)
+    for o, out in enumerate(_outputs(func, inputs)):
+        if not (isinstance(out, Tensor) and out.requires_grad):
+            continue
+        seeds = rng.standard_normal((2,) + tuple(out.shape)).astype(out.dtype)
+        try:
+            batched = grad(out, diff_inputs, Tensor._make(seeds), retain_graph=True, allow_unused=True,
+                           is_grads_batched=True)
+        except (RuntimeError, TypeError, ValueError) as error:
+            return f"While computing batched gradients, got: {error}"
+        rows = [grad(out, diff_inputs, Tensor._make(s), retain_graph=True, allow_unused=True) for s in seeds]
+        for pos, k in enumerate(diff):
+            got = np.zeros((2,) + tuple(inputs[k].shape)) if batched[pos] is None else batched[pos]._data
+            want = np.stack([np.zeros(inputs[k].shape) if r[pos] is None else r[pos]._data for r in rows])
+            if not np.allclose(got, want, rtol=1e-10, atol=1e-12, equal_nan=True):
+                return (f"For output {o} and input {k}:\n\nbatched grad (one backward over the batch):\n"
+                        f"{_show(got)}\nexpected (one backward per row):\n{_show(want)}\n")
+    return None
+
+
+def _check_grad_dtypes(func, inputs):
+    diff_inputs = [inputs[k] for k in _differentiable_inputs(inputs)]
+    outputs = [o for o in _outputs(func, inputs) if isinstance(o, Tensor) and o.requires_grad]
+    if not outputs:
+        return None
+    seeds = [Tensor._make(np.ones(o.shape, dtype=o.dtype)) for o in outputs]
+    for g, t in zip(grad(outputs, diff_inputs, seeds, allow_unused=True), diff_inputs):
+        if g is not None and g.dtype != t.dtype:
+            return "Gradient has dtype mismatch"
+    return None
+
+
+def _refuse_unsupported(forward_option=None, masked=None):
+    """Options the engine cannot honour are refused, never accepted and ignored."""
+    if forward_option:
+        raise NotImplementedError(f"{forward_option}=True: the engine has no forward-mode AD, so this could not be "
+                                  f"checked; leave {forward_option} False (the backward checks run as asked)")
+    if masked:
+        raise NotImplementedError("masked=True: the engine has no sparse tensors; leave masked unset")
+
+
+def _refuse_complex(inputs, func):
+    for i, t in enumerate(inputs):
+        if isinstance(t, Tensor) and t.requires_grad and t.dtype.kind == "c":
+            raise NotImplementedError(f"gradcheck checks real inputs: input #{i} is {t.dtype}. Check its real and "
+                                      "imaginary parts as two real inputs (build the complex value inside func)")
+
+
 def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, nondet_tol=0.0,
               check_undefined_grad=True, check_grad_dtypes=False, check_batched_grad=False,
               check_batched_forward_grad=False, check_forward_ad=False, check_backward_ad=True,
@@ -227,14 +323,40 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     Returns True, or raises :class:`GradcheckError` (returns False with
     ``raise_exception=False``) with both Jacobians and the worst element.
 
-    The signature is PyTorch's; the options about batched, forward-mode, sparse and
-    undefined gradients are accepted and have no effect (the engine has none of those).
+    The signature and checks are PyTorch's: the Jacobians (slow mode, or one random
+    projection in ``fast_mode``), backward multiplied by grad_output, undefined output
+    gradients (``check_undefined_grad``), a batched backward against one backward per row
+    (``check_batched_grad``) and the gradients' dtypes (``check_grad_dtypes``).
+    The forward-mode options and ``masked`` are refused (NotImplementedError): the engine has
+    no forward-mode AD and no sparse tensors, and an option it accepts is one it honours;
+    ``check_backward_ad=False`` would leave nothing to check, so it is refused too.
+
+    >>> from diffcompare import autograd as ag
+    >>> x = ag.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    >>> ag.gradcheck(lambda t: t.exp() * t, (x,), check_batched_grad=True)
+    True
     """
+    _refuse_unsupported(next((name for name, on in (("check_forward_ad", check_forward_ad),
+                                                    ("check_batched_forward_grad", check_batched_forward_grad))
+                              if on), None), masked)
+    if not check_backward_ad:
+        raise ValueError("nothing to check: check_backward_ad=False leaves only forward-mode AD, which the engine "
+                         "does not have (PyTorch would return True having checked nothing)")
     inputs = _as_tuple(inputs)
+    _refuse_complex(inputs, func)
     _check_inputs(inputs)
     failure = (_fast_compare if fast_mode else _slow_compare)(func, inputs, eps, atol, rtol, nondet_tol)
-    if failure is None and check_backward_ad:
-        failure = _check_mul_by_grad_output(func, inputs)
+    checks = [_check_mul_by_grad_output]
+    if check_grad_dtypes:
+        checks.append(_check_grad_dtypes)
+    if check_batched_grad:
+        checks.append(_check_batched_grad)
+    if check_undefined_grad:
+        checks.append(_check_undefined_grad)
+    for check in checks:
+        if failure is not None:
+            break
+        failure = check(func, inputs)
     if failure is None:
         return True
     if raise_exception:
@@ -255,6 +377,10 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     >>> ag.gradgradcheck(lambda t: t.sin() * t, (x,))
     True
     """
+    _refuse_unsupported("check_fwd_over_rev" if check_fwd_over_rev else None, masked)
+    if not check_rev_over_rev:
+        raise ValueError("nothing to check: check_rev_over_rev=False leaves only forward-over-reverse, which needs "
+                         "forward-mode AD (the engine has none)")
     inputs = _as_tuple(inputs)
     diff = _differentiable_inputs(inputs)
     outputs = _as_tuple(func(*inputs))
@@ -265,6 +391,8 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
             for o in outputs if isinstance(o, Tensor) and o.requires_grad)
     else:
         grad_outputs = _as_tuple(grad_outputs)
+    if gen_non_contig_grad_outputs:
+        grad_outputs = tuple(_non_contiguous(v) for v in grad_outputs)
     n_inputs = len(inputs)
 
     def new_func(*args):
@@ -275,4 +403,15 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
         return tuple(g for g in grads if g is not None)
 
     return gradcheck(new_func, inputs + tuple(grad_outputs), eps=eps, atol=atol, rtol=rtol,
-                     raise_exception=raise_exception, nondet_tol=nondet_tol, fast_mode=fast_mode)
+                     raise_exception=raise_exception, nondet_tol=nondet_tol, fast_mode=fast_mode,
+                     check_undefined_grad=check_undefined_grad, check_grad_dtypes=check_grad_dtypes,
+                     check_batched_grad=check_batched_grad)
+
+
+def _non_contiguous(v):
+    """The same values in memory that is not contiguous (every other element of a larger array)."""
+    if v.numel() <= 1:
+        return v
+    wide = np.zeros(tuple(v.shape) + (2,), dtype=v.dtype)
+    wide[..., 0] = v._data
+    return Tensor._make(wide[..., 0], v.requires_grad)

@@ -212,7 +212,10 @@ def init_node(node, edges, saved=None):
 def set_edges(node, edges):
     node._next = tuple([n for n, _ in edges])
     nrs = tuple([i for _, i in edges])
-    node._nrs = nrs if any(nrs) else None
+    # the walk's short path assumes single-output producers; a node fed by one with several
+    # outputs (even its output 0) keeps its output indices, so the walk fills that node's slots
+    several = any(n is not None and n.n_outputs != 1 for n, _ in edges)
+    node._nrs = nrs if any(nrs) or several else None
 
 
 class AccumulateGrad(Node):

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from op_catalogue import CASES, Case
 
 from diffcompare import autograd as ag
 from diffcompare.autograd.ops import Op
-from op_catalogue import CASES, Case
 
 BATCH = 3
 

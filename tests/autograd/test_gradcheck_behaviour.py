@@ -76,3 +76,85 @@ def test_numerical_jacobian_layout():
     jac = numerical_jacobian(lambda t: (t[:2] * t[1:]), (x,))[0][0]
     # rows: input elements, columns: output elements; y0 = x0 x1, y1 = x1 x2
     np.testing.assert_allclose(jac, [[2, 0], [1, 3], [0, 2]], atol=1e-8)
+
+
+class _TwoOutputs(ag.Function):
+    """(2x, 3x) with gradients not materialised: backward gets None for an undefined one.
+    ``flaw``: what it does wrong when output 1's gradient is undefined and output 0's is zero
+    (a case only the undefined-gradient check produces: the Jacobians seed one output at a
+    time with a nonzero seed, the grad_output check passes zeros for both)."""
+    flaw = None
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.set_materialize_grads(False)
+        return x * 2, x * 3
+
+    @staticmethod
+    def backward(ctx, g1, g2):
+        if g2 is None and g1 is not None and not g1.numpy().any():
+            if _TwoOutputs.flaw == "raises":
+                raise RuntimeError("cannot handle an undefined gradient")
+            if _TwoOutputs.flaw == "leaks":
+                return ag.ones(2)               # a gradient out of nothing
+        total = None
+        for g, c in ((g1, 2.0), (g2, 3.0)):
+            if g is not None:
+                total = g * c if total is None else total + g * c
+        return total
+
+
+def test_undefined_output_grads_are_checked(monkeypatch):
+    x = ag.tensor([0.5, 1.5], requires_grad=True)
+    assert ag.gradcheck(_TwoOutputs.apply, (x,))
+    monkeypatch.setattr(_TwoOutputs, "flaw", "raises")
+    with pytest.raises(ag.GradcheckError, match="Expected backward function to handle undefined output grads"):
+        ag.gradcheck(_TwoOutputs.apply, (x,))
+    assert ag.gradcheck(_TwoOutputs.apply, (x,), check_undefined_grad=False)
+    monkeypatch.setattr(_TwoOutputs, "flaw", "leaks")
+    with pytest.raises(ag.GradcheckError, match="Expected all input grads to be undefined or zero"):
+        ag.gradcheck(_TwoOutputs.apply, (x,))
+    assert ag.gradcheck(_TwoOutputs.apply, (x,), check_undefined_grad=False)
+
+
+def test_output_zero_of_a_two_output_function_used_alone():
+    """Output 0 consumed alone: its producer gets (gradient, None), not the gradient split up."""
+    x = ag.tensor([0.5, 1.5], requires_grad=True)
+    a, _ = _TwoOutputs.apply(x)
+    (g,) = ag.grad(a.sum(), x)
+    assert g.numpy().tolist() == [2.0, 2.0]
+
+
+def test_batched_grad_is_checked_against_one_backward_per_row(monkeypatch):
+    """A batched rule that disagrees with the op's own rule is caught, and only when asked."""
+    x = ag.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    assert ag.gradcheck(lambda t: t.exp() * t, (x,), check_batched_grad=True)
+    monkeypatch.setattr(ag.ops.ExpBackward0, "batched_backward", lambda self, g, r: (2 * g * r,))
+    assert ag.gradcheck(lambda t: t.exp() * t, (x,))
+    with pytest.raises(ag.GradcheckError, match="For output 0 and input 0"):
+        ag.gradcheck(lambda t: t.exp() * t, (x,), check_batched_grad=True)
+    with pytest.raises(ag.GradcheckError, match="For output 0 and input 0"):
+        ag.gradgradcheck(lambda t: t.exp() * t, (x,), check_batched_grad=True)
+
+
+def test_options_the_engine_cannot_honour_are_refused():
+    x = ag.tensor([0.5], requires_grad=True)
+    for option in ("check_forward_ad", "check_batched_forward_grad"):
+        with pytest.raises(NotImplementedError, match=f"{option}=True: the engine has no forward-mode AD"):
+            ag.gradcheck(ag.sin, (x,), **{option: True})
+    with pytest.raises(NotImplementedError, match="check_fwd_over_rev"):
+        ag.gradgradcheck(ag.sin, (x,), check_fwd_over_rev=True)
+    with pytest.raises(NotImplementedError, match="sparse"):
+        ag.gradcheck(ag.sin, (x,), masked=True)
+    with pytest.raises(ValueError, match="nothing to check"):
+        ag.gradcheck(ag.sin, (x,), check_backward_ad=False)
+    with pytest.raises(ValueError, match="nothing to check"):
+        ag.gradgradcheck(ag.sin, (x,), check_rev_over_rev=False)
+    with pytest.raises(NotImplementedError, match="input #0 is complex128"):
+        ag.gradcheck(ag.sin, (ag.tensor([0.5 + 1j], requires_grad=True),))
+
+
+def test_grad_dtypes_and_non_contiguous_grad_outputs():
+    x = ag.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    assert ag.gradcheck(lambda t: (t * t).sin(), (x,), check_grad_dtypes=True)
+    assert ag.gradgradcheck(lambda t: (t * t).sin(), (x,), gen_non_contig_grad_outputs=True)

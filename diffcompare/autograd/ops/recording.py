@@ -182,7 +182,7 @@ def _record(cls, args, params, out):
             fn = a.grad_fn
             if fn is None:
                 fn = edge_of(a)[0]
-            elif a._output_nr:
+            elif a._output_nr or fn.n_outputs != 1:   # several outputs: the walk fills slots
                 nrs = nrs or [0] * len(args)
                 nrs[i] = a._output_nr
             nexts.append(fn)
