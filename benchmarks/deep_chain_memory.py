@@ -1,5 +1,9 @@
 """A chain of 1,000,000 operations backpropagates (no recursion anywhere), and the arrays
-saved for backward are freed by a backward without retain_graph.
+saved for backward are freed by a backward without retain_graph. The cyclic garbage
+collector's share of the forward: the engine pauses it while a large graph grows
+(autograd/collector.py); the same forward with the pause switched off, and with the
+collector off altogether, are timed beside it. Target (issue 17): the collector at most 10 %
+of the forward.
 
 Run: python benchmarks/deep_chain_memory.py [--ops N]
 """
@@ -16,6 +20,7 @@ import numpy as np
 
 from common import table
 from diffcompare import autograd as ag
+from diffcompare.autograd import collector
 
 
 def rss_mib():
@@ -61,11 +66,31 @@ def saved_memory(n_ops=400, size=20_000):
     return after_forward / mib, after_retained / mib, after_freed / mib, peak / mib, size * 8 * (n_ops // 2) / mib
 
 
+def collector_share(n_ops):
+    """Forward times: as the engine runs (pause on), with the pause switched off (the
+    collector runs as Python sets it), and with the collector off altogether."""
+    times = {}
+    for name in ("collector off", "engine (paused while recording)", "pause switched off"):
+        gc.collect()
+        if name == "collector off":
+            gc.disable()
+        collector.STATE.pausing = name != "pause switched off"
+        try:
+            times[name] = deep_chain(n_ops)[0]
+        finally:
+            collector.STATE.pausing = True
+            gc.enable()
+    return times
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--ops", type=int, default=1_000_000, help="length of the deep chain (default 1,000,000)")
     args = parser.parse_args(argv)
     forward, backward, rss_graph, grad = deep_chain(args.ops)
+    shares = collector_share(args.ops)
+    off = shares["collector off"]
+    gc_rows = [[name, f"{t:.2f} s", f"{max(0.0, (t - off) / t) * 100:.0f} %"] for name, t in shares.items()]
     deep = table(f"A chain of {args.ops:,} operations",
                  ["forward", "backward", "per op (fwd + bwd)", "process RSS with the graph", "x.grad finite"],
                  [[f"{forward:.2f} s", f"{backward:.2f} s", f"{(forward + backward) / args.ops * 1e6:.2f} µs",
@@ -78,7 +103,10 @@ def main(argv=None):
                 [[f"{fwd:.1f} MiB", f"{kept:.1f} MiB", f"{freed:.1f} MiB", f"{peak:.1f} MiB", f"{saved:.1f} MiB"]],
                 ["measured with tracemalloc, which sees NumPy's array allocations; what remains after "
                  "backward() is the outputs the user still holds and x.grad"])
-    return deep + "\n" + mem
+    gc_table = table(f"The cyclic garbage collector's share of the forward ({args.ops:,}-op chain, same process)",
+                     ["forward", "time", "collector's share (time above 'collector off')"], gc_rows,
+                     ["one run each, in this order; target: the engine's row at most 10 %"])
+    return deep + "\n" + gc_table + "\n" + mem
 
 
 if __name__ == "__main__":

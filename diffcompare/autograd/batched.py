@@ -20,6 +20,7 @@ tensor([[2., 0., 0.],
 
 from __future__ import annotations
 
+from . import collector
 from .grad_mode import STATE
 from .graph import AccumulateGrad, dense, plan
 from .quiet import IGNORE as QUIET
@@ -84,6 +85,7 @@ def run_batched_backward(roots, seeds, size, targets, retain_graph):
     finally:
         STATE.grad_enabled = previous_mode
         reset_quiet(quiet)
+        collector.resume()
     return captured
 
 

@@ -20,7 +20,7 @@ import weakref
 
 import numpy as np
 
-from . import gradients
+from . import collector, gradients
 from .grad_mode import STATE
 from .quiet import IGNORE as QUIET, reset_quiet, set_quiet
 from .gradients import LAZY, IndexedGrad, add, is_own, merge, stack_rows
@@ -205,7 +205,9 @@ def init_node(node, edges, saved=None):
         node._saved = saved
     if STATE.anomaly_enabled:
         node._trace = traceback.format_stack()[:-3]
-    node.seq = next(sequence)
+    seq = node.seq = next(sequence)
+    if not seq & collector.MASK:
+        collector.checkpoint(node)
     return node
 
 
@@ -489,6 +491,7 @@ def run_backward(roots, seeds, retain_graph, create_graph, targets=None, accumul
     finally:
         STATE.grad_enabled = previous_mode
         reset_quiet(quiet)
+        collector.resume()
     return captured
 
 

@@ -9,6 +9,7 @@ import traceback
 
 import numpy as np
 
+from ..collector import MASK as COLLECTOR_MASK, checkpoint
 from ..grad_mode import STATE
 from ..gradients import ScaledGrad
 from ..graph import FREED_ERROR, Node, SavedTensor, edge_of, sequence
@@ -191,7 +192,9 @@ def _record(cls, args, params, out):
     node._next = tuple(nexts)
     if nrs is not None:
         node._nrs = tuple(nrs)
-    node.seq = next(sequence)
+    seq = node.seq = next(sequence)
+    if not seq & COLLECTOR_MASK:
+        checkpoint(node)
     if STATE.anomaly_enabled:
         node._trace = traceback.format_stack()[:-3]
     if params:
