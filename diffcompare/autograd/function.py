@@ -142,6 +142,7 @@ class Function:
         edges = tuple(edge_of(a) if isinstance(a, Tensor) else (None, 0) for a in args)
         init_node(ctx, edges)
         ctx.n_outputs = len(fresh)
+        ctx._special = ctx.n_outputs != 1
         ctx._input_shapes = [a.shape if isinstance(a, Tensor) else () for a in args]
         ctx._output_meta = [(o.shape, o.dtype) if isinstance(o, Tensor) else ((), np.float64) for o in fresh]
         for i, o in enumerate(fresh):

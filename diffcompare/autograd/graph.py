@@ -118,6 +118,7 @@ class Node:
     meta = None          # per input (shape, dtype) when a gradient must be fitted back
     _node_pre_hooks = None   # handle id -> hook(grad_outputs): None, or the grad_outputs to use
     _node_hooks = None       # handle id -> hook(grad_inputs, grad_outputs): None, or the grad_inputs to use
+    _special = False         # any of the above, or several outputs: the walk takes its long path
 
     def name(self) -> str:
         return type(self).__name__
@@ -136,6 +137,7 @@ class Node:
         """
         if self._node_pre_hooks is None:
             self._node_pre_hooks = {}
+            self._special = True
         return HookHandle(self._node_pre_hooks, hook)
 
     def register_hook(self, hook):
@@ -152,6 +154,7 @@ class Node:
         """
         if self._node_hooks is None:
             self._node_hooks = {}
+            self._special = True
         return HookHandle(self._node_hooks, hook)
 
     def _apply_batched(self, grads, size):
@@ -423,8 +426,10 @@ def run_backward(roots, seeds, retain_graph, create_graph, targets=None, accumul
 
     previous_mode = STATE.grad_enabled
     STATE.grad_enabled = create_graph
-    anomaly = STATE.anomaly_enabled and STATE.anomaly_check_nan
+    anomaly_mode = STATE.anomaly_enabled
+    anomaly = anomaly_mode and STATE.anomaly_check_nan
     quiet = set_quiet(QUIET)   # 0 * inf is nan, as in PyTorch, without warnings
+    ownership_min_size = gradients.OWNERSHIP_MIN_SIZE
     special = targets is not None
     # ids of gradient arrays that only `buffers` holds (sums this walk made, fresh results of
     # a node's backward): safe to update in place, and to hand to a leaf without a copy
@@ -434,8 +439,7 @@ def run_backward(roots, seeds, retain_graph, create_graph, targets=None, accumul
             grads = buffers.pop(node, None)
             if grads is None:
                 continue
-            uncommon = special or node.n_outputs != 1 or node._pre_hooks is not None or node._retained is not None \
-                or node._node_pre_hooks is not None or node._node_hooks is not None
+            uncommon = special or node._special
             if type(grads) in LAZY and (uncommon or type(grads) is IndexedGrad or not node.takes_scaled
                                         or node.meta is not None):
                 grads = grads.dense()
@@ -449,9 +453,12 @@ def run_backward(roots, seeds, retain_graph, create_graph, targets=None, accumul
             elif type(node) is AccumulateGrad:
                 _accumulate_leaf(node.variable, grads, create_graph, fresh=id(grads) in owned)
                 continue
-            incoming_owned = id(grads) in owned
-            owned.discard(id(grads))   # from here on the array may be passed on and shared
-            if STATE.anomaly_enabled:
+            if owned:
+                incoming_owned = id(grads) in owned
+                owned.discard(id(grads))   # from here on the array may be passed on and shared
+            else:
+                incoming_owned = False
+            if anomaly_mode:
                 try:
                     results = node._apply(grads, create_graph)
                 except Exception:
@@ -476,7 +483,7 @@ def run_backward(roots, seeds, retain_graph, create_graph, targets=None, accumul
                     previous = buffers.get(nxt)
                     if previous is None:
                         buffers[nxt] = g
-                        if type(g) is np.ndarray and g.size >= gradients.OWNERSHIP_MIN_SIZE and node.fresh_results and \
+                        if type(g) is np.ndarray and g.size >= ownership_min_size and node.fresh_results and \
                                 is_own(g, results, grads, incoming_owned, node._saved):
                             owned.add(id(g))
                     elif type(previous) is np.ndarray and type(g) is np.ndarray and id(previous) not in owned:

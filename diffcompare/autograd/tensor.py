@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import warnings
 import weakref
-from array import array
 from typing import Any
 
 import numpy as np
@@ -169,7 +168,7 @@ class Tensor:
         that tensors nobody saves or modifies never carry one."""
         vc = self._vc
         if vc is None:
-            vc = self._vc = array("q", [0])   # not a container: the cyclic GC never scans it
+            vc = self._vc = [0]     # a one-item list: the cheapest mutable cell
         return vc
 
     def _bump(self):
@@ -283,6 +282,7 @@ class Tensor:
         fn = self.grad_fn
         if fn._retained is None:
             fn._retained = {}
+            fn._special = True
         fn._retained[self._output_nr] = weakref.ref(self)
         self._retains_grad = True
 
@@ -306,6 +306,7 @@ class Tensor:
         fn = self.grad_fn
         if fn._pre_hooks is None:
             fn._pre_hooks = {}
+            fn._special = True
         return HookHandle(fn._pre_hooks.setdefault(self._output_nr, {}), hook)
 
     def register_post_accumulate_grad_hook(self, hook):

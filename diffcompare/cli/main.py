@@ -489,6 +489,9 @@ def main(argv=None) -> int:
     try:
         if args.command in runners:
             import warnings
+
+            from diffcompare.cli.allocator import keep_freed_memory
+            keep_freed_memory()
             with warnings.catch_warnings():
                 # the reports say what went wrong (nan, overflow, a time-out) in their own words;
                 # NumPy's and SymPy's warnings would only repeat it, out of place

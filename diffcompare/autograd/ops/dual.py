@@ -25,11 +25,13 @@ def register(**forms) -> None:
 
 
 def _pick(np_func, name):
-    def f(*args):
-        for a in args:
-            if isinstance(a, Tensor):
-                return TENSOR_FORMS[name](*args)
-        return np_func(*args)
+    def f(a, *rest):
+        if rest:
+            for b in (a,) + rest:
+                if isinstance(b, Tensor):
+                    return TENSOR_FORMS[name](a, *rest)
+            return np_func(a, *rest)
+        return TENSOR_FORMS[name](a) if isinstance(a, Tensor) else np_func(a)   # one argument: no loop
     f.__name__ = name
     return f
 

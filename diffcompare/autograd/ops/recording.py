@@ -49,6 +49,11 @@ class Op(Node):
             if self.conjugate:
                 values = [D.conj(v) if isinstance(v, Tensor) and v.dtype.kind == "c" else _conj(v) for v in values]
             grads = self.backward(g, *values)
+        elif len(saved) == 1 and type(saved[0]) is SavedTensor and not self.conjugate:   # the common case
+            s = saved[0]
+            if s.counter[0] != s.version:
+                s.unpack(self, False)   # raises the "modified by an inplace operation" error
+            grads = self.backward(g, s.array)
         else:
             grads = self.backward(g, *self._saved_arrays(saved))
         meta = self.meta
@@ -133,15 +138,23 @@ def sum_to(g, shape, batch=0):
 def apply(cls, args, params=None):
     """Run ``cls.forward`` on the arrays behind ``args`` and record a node if any tensor
     argument requires grad. Non-tensor arguments are constants."""
-    arrays = []
     needs_grad = False
-    for a in args:
+    if len(args) == 1:           # the common one-input op, without the loop
+        a = args[0]
         if isinstance(a, Tensor):
-            arrays.append(a._data)
-            if a.requires_grad_flag:
-                needs_grad = True
+            arrays = (a._data,)
+            needs_grad = a.requires_grad_flag
         else:
-            arrays.append(a)
+            arrays = args
+    else:
+        arrays = []
+        for a in args:
+            if isinstance(a, Tensor):
+                arrays.append(a._data)
+                if a.requires_grad_flag:
+                    needs_grad = True
+            else:
+                arrays.append(a)
     token = set_quiet(QUIET)
     try:
         out = cls.forward(*arrays, **params) if params else cls.forward(*arrays)
@@ -177,21 +190,20 @@ def _record(cls, args, params, out):
         out = np.asarray(out)
     node = object.__new__(cls)
     nexts = []
-    nrs = None
-    for i, a in enumerate(args):
+    several = False
+    for a in args:
         if isinstance(a, Tensor) and a.requires_grad_flag:
             fn = a.grad_fn
             if fn is None:
                 fn = edge_of(a)[0]
-            elif a._output_nr or fn.n_outputs != 1:   # several outputs: the walk fills slots
-                nrs = nrs or [0] * len(args)
-                nrs[i] = a._output_nr
+            elif fn._special and (a._output_nr or fn.n_outputs != 1):   # several outputs: the walk fills slots
+                several = True
             nexts.append(fn)
         else:
             nexts.append(None)
     node._next = tuple(nexts)
-    if nrs is not None:
-        node._nrs = tuple(nrs)
+    if several:
+        node._nrs = tuple([a._output_nr if isinstance(a, Tensor) and a.requires_grad_flag else 0 for a in args])
     seq = node.seq = next(sequence)
     if not seq & COLLECTOR_MASK:
         checkpoint(node)
@@ -218,7 +230,7 @@ def _record(cls, args, params, out):
         # Gradients need fitting back only where an input's shape or dtype differs from the output's.
         shape, dtype = out.shape, out.dtype
         for a in args:
-            if isinstance(a, Tensor) and (a._data.shape != shape or a._data.dtype != dtype):
+            if isinstance(a, Tensor) and (a._data.shape != shape or a._data.dtype is not dtype):
                 node.meta = tuple([(t._data.shape, t._data.dtype) if isinstance(t, Tensor) else None for t in args])
                 break
     if STATE.recorder is not None:
