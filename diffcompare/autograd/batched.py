@@ -52,7 +52,7 @@ def run_batched_backward(roots, seeds, size, targets, retain_graph):
     ``targets`` edges in one walk. Returns a dict edge -> ``(size,) + shape`` array, or None
     when the graph has hooks (see ``walk_supported``) and must be walked row by row."""
     targets = set(targets)
-    nodes, reaching, executing = plan(roots, targets)
+    nodes, reaching, executing = plan(roots, targets, keep=retain_graph)
     if not walk_supported(nodes):
         return None
     buffers = {}

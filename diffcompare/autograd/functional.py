@@ -156,10 +156,12 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
     per_output = []
     for i, out in enumerate(outputs):
         rows = [[] for _ in inputs]
-        flat = out.reshape(-1)
         for j in range(out.numel()):
             if out.requires_grad:
-                g = _grads((flat[j],), inputs, (None,), create_graph, strict, "output")
+                # row j is e_jᵀJ: seeding the same output each time lets the walk reuse its plan
+                seed = np.zeros(out.numel(), dtype=out.dtype)
+                seed[j] = 1
+                g = _grads((out,), inputs, (Tensor._make(seed.reshape(out.shape)),), create_graph, strict, "output")
             else:
                 if strict:
                     _grads((out,), inputs, (None,), create_graph, strict, "output")

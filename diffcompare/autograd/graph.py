@@ -119,6 +119,7 @@ class Node:
     _node_pre_hooks = None   # handle id -> hook(grad_outputs): None, or the grad_outputs to use
     _node_hooks = None       # handle id -> hook(grad_inputs, grad_outputs): None, or the grad_inputs to use
     _special = False         # any of the above, or several outputs: the walk takes its long path
+    _plan = None             # the walk's plan from this node, kept when the graph is retained
 
     def name(self) -> str:
         return type(self).__name__
@@ -383,10 +384,56 @@ def collect(roots):
     return order
 
 
-def plan(roots, targets=None):
+def plan(roots, targets=None, keep=False):
     """The walk's plan: the nodes reachable from the ``roots`` edges, latest first, and for
     ``targets`` (a set of edges) the nodes that lead to one (``reaching``) and those whose
-    backward must run (``executing``); both None without targets."""
+    backward must run (``executing``); both None without targets.
+
+    ``keep``: the graph is retained for another walk (retain_graph), so the plan is kept on
+    the first root's node and reused by the next walk from the same roots to the same
+    targets (a Jacobian row by row walks one graph m times). What is kept leaves the roots
+    out, so it holds no reference back to them: no cycle keeps a released graph alive.
+    """
+    root_nodes = [edge[0] for edge in roots]
+    head = root_nodes[0] if root_nodes else None
+    key = (tuple(map(id, root_nodes)), None if targets is None else frozenset((id(n), i) for n, i in targets))
+    kept = head._plan if head is not None else None
+    if kept is not None and kept[0] == key:
+        return _reuse(kept, root_nodes)
+    nodes, reaching, executing = _plan(roots, targets)
+    if keep and head is not None:
+        head._plan = _kept(key, nodes, reaching, executing, root_nodes, targets)
+    return nodes, reaching, executing
+
+
+def _kept(key, nodes, reaching, executing, root_nodes, targets):
+    """A plan with its roots replaced by their positions (see ``plan``)."""
+    position = {node: i for i, node in enumerate(root_nodes)}
+    order = [position.get(node, node) for node in nodes]
+    flags = None
+    if reaching is not None:
+        flags = [(node in reaching, node in executing) for node in root_nodes]
+        reaching = reaching.difference(position)
+        executing = executing.difference(position)
+    alive = [node for node, _ in targets or () if node not in position]   # keeps target ids from being reused
+    return key, order, reaching, executing, flags, alive
+
+
+def _reuse(kept, root_nodes):
+    _, order, reaching, executing, flags, _ = kept
+    nodes = [root_nodes[x] if type(x) is int else x for x in order]
+    if reaching is None:
+        return nodes, None, None
+    reaching, executing = set(reaching), set(executing)
+    for node, (reach, execute) in zip(root_nodes, flags):
+        if reach:
+            reaching.add(node)
+        if execute:
+            executing.add(node)
+    return nodes, reaching, executing
+
+
+def _plan(roots, targets):
     nodes = collect([edge[0] for edge in roots])
     nodes.sort(key=sequence_key, reverse=True)
     if targets is None:
@@ -416,7 +463,7 @@ def run_backward(roots, seeds, retain_graph, create_graph, targets=None, accumul
     captured = {}
     if targets is not None:
         targets = set(targets)
-    nodes, reaching, executing = plan(roots, targets)
+    nodes, reaching, executing = plan(roots, targets, keep=retain_graph)
 
     buffers = {}
     for (node, index), seed in zip(roots, seeds):
