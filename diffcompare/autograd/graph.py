@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import operator
 import traceback
 import warnings
 import weakref
@@ -586,9 +587,7 @@ def _before_apply(node, grads, create_graph, accumulate, targets, reaching, exec
     return grads if multi else grads[0]
 
 
-def sequence_key(node):
-    """A node's place in the order of recording: later nodes are walked first."""
-    return node.seq
+sequence_key = operator.attrgetter("seq")   # a node's place in the order of recording: later nodes are walked first
 
 
 def _deposit(buffers, node, index, grad):
