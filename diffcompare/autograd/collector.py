@@ -33,7 +33,7 @@ import weakref
 
 CHECK_EVERY = 1 << 14           # nodes between checks (a power of two: the test is a bit mask)
 MASK = CHECK_EVERY - 1
-LIVE_CHECKPOINTS = 3            # pause once this many consecutive checkpoints are alive
+LIVE_CHECKPOINTS = 2            # pause once this many consecutive checkpoints are alive
 
 
 class _State:

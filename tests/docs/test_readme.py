@@ -1,7 +1,10 @@
 """The README's Python snippet runs, and what its comments say it prints is what it prints."""
 
+import math
 import re
 from pathlib import Path
+
+import numpy as np
 
 README = (Path(__file__).resolve().parents[2] / "README.md").read_text()
 
@@ -14,6 +17,9 @@ def test_readme_snippet_runs_as_documented():
         exec(compile(block, "README.md", "exec"), namespace)   # the project's own fixed text
     assert repr(namespace["x"].grad) == "tensor([4.0000, 0.6000, 0.0800])"   # as the README's comment says
     assert namespace["g"].tolist() == [12.0, 27.0, 48.0]                       # 3x^2 at 2, 3, 4
+    w = [0.3, -1.2, 0.8]                     # the Hessian of sum(w e^w) by hand: diag((2 + w) e^w)
+    hessian = namespace["H"].numpy()
+    assert abs(hessian - np.diag([(2 + v) * math.exp(v) for v in w])).max() < 1e-14
 
 
 def test_readme_compare_example_reports_as_documented():
