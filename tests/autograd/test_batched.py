@@ -214,3 +214,31 @@ def test_matches_torch_is_grads_batched():
 def test_strict_and_vectorize_refused_as_in_pytorch():
     with pytest.raises(RuntimeError, match="`strict=True` and `vectorized=True` are not supported together"):
         ag.functional.jacobian(lambda x: x.exp(), ag.tensor([1.0]), strict=True, vectorize=True)
+
+
+class _TwoOutputs(ag.Function):
+    """(2a, a²): a custom backward runs row by row inside the batched walk."""
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return a * 2, a * a
+
+    @staticmethod
+    def backward(ctx, g1, g2):
+        (a,) = ctx.saved_tensors
+        return g1 * 2 + g2 * 2 * a
+
+
+def test_custom_functions_and_intermediate_targets():
+    x = ag.tensor([1.0, 2.0], requires_grad=True)
+    p, q = _TwoOutputs.apply(x)
+    (both,) = ag.grad(p + q, x, ag.eye(2), is_grads_batched=True, retain_graph=True)
+    np.testing.assert_array_equal(both.numpy(), np.diag([2 + 2 * 1.0, 2 + 2 * 2.0]))
+    (second,) = ag.grad(q, x, ag.eye(2), is_grads_batched=True, retain_graph=True)   # output 1 alone
+    np.testing.assert_array_equal(second.numpy(), np.diag([2.0, 4.0]))
+    y = x * 3
+    (at_y,) = ag.grad(y.exp(), y, ag.eye(2), is_grads_batched=True)     # a target inside the graph
+    np.testing.assert_allclose(at_y.numpy(), np.diag(np.exp([3.0, 6.0])), rtol=1e-15)
+    (itself,) = ag.grad(x, x, ag.eye(2), is_grads_batched=True)          # an output that is the input
+    np.testing.assert_array_equal(itself.numpy(), np.eye(2))
