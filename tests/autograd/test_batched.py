@@ -242,3 +242,29 @@ def test_custom_functions_and_intermediate_targets():
     np.testing.assert_allclose(at_y.numpy(), np.diag(np.exp([3.0, 6.0])), rtol=1e-15)
     (itself,) = ag.grad(x, x, ag.eye(2), is_grads_batched=True)          # an output that is the input
     np.testing.assert_array_equal(itself.numpy(), np.eye(2))
+
+
+def _torch_cases():
+    from differential import DIFFERENTIAL_CASES
+    return DIFFERENTIAL_CASES
+
+
+@pytest.mark.parametrize("case", _torch_cases(), ids=str)
+def test_catalogue_matches_torch_is_grads_batched(case):
+    torch = pytest.importorskip("torch")
+    from differential import torch_namespace
+    _, spelling = torch_namespace()
+    arrays = [t.detach().numpy() for t in case.inputs(8)]
+    results = []
+    for lib, namespace in ((ag, ag), (torch, spelling)):
+        inputs = [lib.tensor(a, requires_grad=True, dtype=lib.float64) for a in arrays]
+        out = case.fn(namespace, *inputs)
+        seeds = np.random.default_rng(9).uniform(-1, 1, (BATCH,) + tuple(out.shape))
+        grads = lib.autograd.grad(out, inputs, lib.tensor(seeds, dtype=lib.float64), is_grads_batched=True,
+                                  allow_unused=True)
+        results.append([None if g is None else g.detach().numpy() for g in grads])
+    for mine, theirs in zip(*results):
+        if theirs is None or mine is None:
+            assert (mine is None or not mine.any()) and (theirs is None or not theirs.any())
+            continue
+        np.testing.assert_allclose(mine, theirs, rtol=1e-10, atol=1e-12)
