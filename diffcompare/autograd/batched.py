@@ -20,11 +20,8 @@ tensor([[2., 0., 0.],
 
 from __future__ import annotations
 
-from . import collector
 from .grad_mode import STATE
-from .graph import AccumulateGrad, dense, plan
-from .quiet import IGNORE as QUIET
-from .quiet import reset_quiet, set_quiet
+from .graph import AccumulateGrad, dense, deposit, plan, release, walking
 
 BATCH_SHAPE_ERROR = (
     "If `is_grads_batched=True`, we interpret the first dimension of each grad_output as the batch dimension. "
@@ -58,12 +55,9 @@ def run_batched_backward(roots, seeds, size, targets, retain_graph):
     buffers = {}
     for (node, index), seed in zip(roots, seeds):
         if node is not None:
-            _deposit(buffers, node, index, seed)
+            deposit(buffers, node, index, seed)
     captured = {}
-    previous_mode = STATE.grad_enabled
-    STATE.grad_enabled = False
-    quiet = set_quiet(QUIET)
-    try:
+    with walking(False):
         for node in nodes:
             grads = buffers.pop(node, None)
             if grads is None or node not in reaching:
@@ -78,26 +72,8 @@ def run_batched_backward(roots, seeds, size, targets, retain_graph):
             nrs = node._nrs or (0,) * len(node._next)
             for nxt, index, g in zip(node._next, nrs, results):
                 if nxt is not None and g is not None:
-                    _deposit(buffers, nxt, index, dense(g))
-            if not retain_graph and node._saved is not None:
-                node._saved = None
-                node._freed = True
-    finally:
-        STATE.grad_enabled = previous_mode
-        reset_quiet(quiet)
-        collector.resume()
+                    deposit(buffers, nxt, index, dense(g))
+            if not retain_graph:
+                release(node)
     return captured
-
-
-def _deposit(buffers, node, index, g):
-    if g.ndim == 0:
-        raise AssertionError(f"{type(node).__name__}: a batched gradient lost its batch dimension")
-    if node.n_outputs == 1:
-        previous = buffers.get(node)
-        buffers[node] = g if previous is None else previous + g
-        return
-    slots = buffers.get(node)
-    if slots is None:
-        slots = buffers[node] = [None] * node.n_outputs
-    slots[index] = g if slots[index] is None else slots[index] + g
 

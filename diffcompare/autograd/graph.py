@@ -453,6 +453,29 @@ def _plan(roots, targets):
     return nodes, reaching, executing
 
 
+@contextlib.contextmanager
+def walking(create_graph):
+    """The state of a backward walk: grad mode as ``create_graph`` asks, NumPy's
+    floating-point warnings off (0 * inf is nan, as in PyTorch, silently), and afterwards the
+    previous mode back and the garbage collector restarted if recording had paused it."""
+    previous_mode = STATE.grad_enabled
+    STATE.grad_enabled = create_graph
+    quiet = set_quiet(QUIET)
+    try:
+        yield
+    finally:
+        STATE.grad_enabled = previous_mode
+        reset_quiet(quiet)
+        collector.resume()
+
+
+def release(node):
+    """Free a node's saved values after the walk that did not retain the graph."""
+    if node._saved is not None:
+        node._saved = None
+        node._freed = True
+
+
 def run_backward(roots, seeds, retain_graph, create_graph, targets=None, accumulate=True):
     """Propagate ``seeds`` (one per root edge) backward through the graph.
 
@@ -470,19 +493,16 @@ def run_backward(roots, seeds, retain_graph, create_graph, targets=None, accumul
     for (node, index), seed in zip(roots, seeds):
         if node is None:
             continue
-        _deposit(buffers, node, index, seed)
+        deposit(buffers, node, index, seed)
 
-    previous_mode = STATE.grad_enabled
-    STATE.grad_enabled = create_graph
     anomaly_mode = STATE.anomaly_enabled
     anomaly = anomaly_mode and STATE.anomaly_check_nan
-    quiet = set_quiet(QUIET)   # 0 * inf is nan, as in PyTorch, without warnings
     ownership_min_size = gradients.OWNERSHIP_MIN_SIZE
     special = targets is not None
     # ids of gradient arrays that only `buffers` holds (sums this walk made, fresh results of
     # a node's backward): safe to update in place, and to hand to a leaf without a copy
     owned = set()
-    try:
+    with walking(create_graph):
         for node in nodes:
             grads = buffers.pop(node, None)
             if grads is None:
@@ -523,7 +543,7 @@ def run_backward(roots, seeds, retain_graph, create_graph, targets=None, accumul
             if node._nrs is not None:   # an input comes from a node with several outputs
                 for (nxt, index), g in zip(node.next_functions, results):
                     if nxt is not None and g is not None:
-                        _deposit(buffers, nxt, index, g)
+                        deposit(buffers, nxt, index, g)
             else:
                 for nxt, g in zip(node._next, results):
                     if nxt is None or g is None:
@@ -543,10 +563,6 @@ def run_backward(roots, seeds, retain_graph, create_graph, targets=None, accumul
             if not retain_graph and node._saved is not None:
                 node._saved = None
                 node._freed = True
-    finally:
-        STATE.grad_enabled = previous_mode
-        reset_quiet(quiet)
-        collector.resume()
     return captured
 
 
@@ -590,7 +606,7 @@ def _before_apply(node, grads, create_graph, accumulate, targets, reaching, exec
 sequence_key = operator.attrgetter("seq")   # a node's place in the order of recording: later nodes are walked first
 
 
-def _deposit(buffers, node, index, grad):
+def deposit(buffers, node, index, grad):
     if node.n_outputs == 1:
         previous = buffers.get(node)
         buffers[node] = grad if previous is None else previous + grad

@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+from hand_derived import rosenbrock_hessian
 
 import diffcompare
 from diffcompare import autograd as ag
@@ -22,17 +23,6 @@ def rosenbrock_gradient(x):
     g[:-1] += -400 * x[:-1] * (x[1:] - x[:-1] ** 2) - 2 * (1 - x[:-1])
     g[1:] += 200 * (x[1:] - x[:-1] ** 2)
     return g
-
-
-def rosenbrock_hessian(x):
-    """Tridiagonal: 1200 x_i² - 400 x_{i+1} + 2 (+ 200 below the first), 200 last; -400 x_i beside."""
-    n = len(x)
-    h = np.zeros((n, n))
-    for i in range(n - 1):
-        h[i, i] += 1200 * x[i] ** 2 - 400 * x[i + 1] + 2
-        h[i + 1, i + 1] += 200
-        h[i, i + 1] = h[i + 1, i] = -400 * x[i]
-    return h
 
 
 def values(result, method):
