@@ -20,6 +20,8 @@ tensor(12.)
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .grad_mode import STATE, no_grad
@@ -161,8 +163,29 @@ class Function:
         return fresh[0] if single else tuple(fresh)
 
 
-class once_differentiable:  # noqa: N801 - PyTorch's name
-    """Decorator accepted for compatibility: backward here is not differentiated twice."""
+def once_differentiable(fn):
+    """Mark a ``backward`` as not differentiable itself, as PyTorch's decorator does: it runs
+    with grad recording off, so even under ``create_graph=True`` its results carry no graph
+    (a second derivative through it is then an error, never a silently wrong value).
 
-    def __new__(cls, fn):
-        return fn
+    >>> from diffcompare import autograd as ag
+    >>> class Square(ag.Function):
+    ...     @staticmethod
+    ...     def forward(ctx, x):
+    ...         ctx.save_for_backward(x)
+    ...         return x * x
+    ...     @staticmethod
+    ...     @once_differentiable
+    ...     def backward(ctx, g):
+    ...         (x,) = ctx.saved_tensors
+    ...         return 2 * x * g
+    >>> x = ag.tensor([3.0], requires_grad=True)
+    >>> g, = ag.grad(Square.apply(x).sum(), x, create_graph=True)
+    >>> g, g.requires_grad
+    (tensor([6.]), False)
+    """
+    @functools.wraps(fn)
+    def backward(ctx, *grad_outputs):
+        with no_grad():
+            return fn(ctx, *grad_outputs)
+    return backward
