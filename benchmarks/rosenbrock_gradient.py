@@ -44,71 +44,84 @@ def numpy_gradient(x):
     return g
 
 
-def measure(n, rounds=21):
-    """Ratios to the NumPy forward, all timed in this process: each round times every way
-    once (interleaved, after warm-up calls), and the median of the rounds' ratios is kept."""
-    from diffcompare import autograd as ag
-
-    torch = load_torch()
+def measure(n, who, rounds=41):
+    """Ratios to the NumPy forward, all timed in this process: each round times one call of
+    every way (interleaved, as a program alternates its work, so that what one call frees
+    is not simply taken again by the same call), after two warm-up rounds; the medians of
+    the rounds' ratios. ``who``: "engine" (with the hand-written gradient) or "torch", each
+    in a process of its own (PyTorch's allocations would change what glibc keeps)."""
     x = np.random.default_rng(0).uniform(-2, 2, n)
+    runs = {"forward": lambda: numpy_forward(x)}
+    if who == "engine":
+        from diffcompare import autograd as ag
 
-    def engine():
-        t = ag.from_numpy(x).requires_grad_()
-        rosenbrock(t).backward()
-        return t.grad
+        def engine():
+            t = ag.from_numpy(x).requires_grad_()
+            rosenbrock(t).backward()
+            return t.grad
 
-    check = engine().numpy()
-    assert np.allclose(check, numpy_gradient(x), rtol=1e-12, atol=1e-9), "engine gradient is wrong"
-    runs = {"forward": lambda: numpy_forward(x), "engine": engine, "hand": lambda: numpy_gradient(x)}
-    if torch is not None:
+        check = engine().numpy()
+        assert np.allclose(check, numpy_gradient(x), rtol=1e-12, atol=1e-9), "engine gradient is wrong"
+        runs.update(engine=engine, hand=lambda: numpy_gradient(x))
+    else:
+        torch = load_torch()
+        if torch is None:
+            return {}
+
         def pytorch():
             t = torch.from_numpy(x).requires_grad_()
             rosenbrock(t).backward()
             return t.grad
         runs["torch"] = pytorch
-    calls = max(1, int(2e6 // n))          # about 20 ms of NumPy forward per timing at n = 10^5
     times = {name: [] for name in runs}
     for round_ in range(rounds + 2):
         for name, run in runs.items():
             start = time.perf_counter()
-            for _ in range(calls):
-                run()
-            if round_ >= 2:                # two warm-up rounds: the allocator reaches its steady state
-                times[name].append((time.perf_counter() - start) / calls)
+            run()
+            if round_ >= 2:                # two warm-up rounds
+                times[name].append(time.perf_counter() - start)
     base = times["forward"]
-    result = {"n": n, "numpy_forward_ms": statistics.median(base) * 1e3}
+    result = {"numpy_forward_ms": statistics.median(base) * 1e3}
     for name in runs:
         if name != "forward":
             result[name] = statistics.median([t / b for t, b in zip(times[name], base)])
+            result[name + "_ms"] = statistics.median(times[name]) * 1e3
     return result
+
+
+def child(n, who, as_cli):
+    extra = ["--as-cli"] if as_cli else []
+    out = subprocess.run([sys.executable, __file__, "--child", str(n), "--who", who] + extra, capture_output=True,
+                         text=True, check=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[100_000, 1_000_000])
     parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--who", default="engine", help=argparse.SUPPRESS)
     parser.add_argument("--as-cli", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
         if args.as_cli:
             from diffcompare.cli.allocator import keep_freed_memory
             assert keep_freed_memory(), "this C library has no mallopt: the CLI's setting cannot be measured"
-        print(json.dumps(measure(args.child)))
+        print(json.dumps(measure(args.child, args.who)))
         return ""
     rows = []
     for n in args.sizes:
-        for label, extra in (("system default", []), ("as the CLI runs (freed memory kept)", ["--as-cli"])):
-            out = subprocess.run([sys.executable, __file__, "--child", str(n)] + extra, capture_output=True,
-                                 text=True, check=True).stdout
-            r = json.loads(out.strip().splitlines()[-1])
-            rows.append([f"{n:,}", label, f"{r['numpy_forward_ms']:.3f} ms", ratio(r["engine"]), ratio(r["hand"]),
-                         ratio(r["torch"]) if "torch" in r else "not installed"])
+        for label, as_cli in (("system default", False), ("as the CLI runs (freed memory kept)", True)):
+            r, t = child(n, "engine", as_cli), child(n, "torch", as_cli)
+            rows.append([f"{n:,}", label, f"{r['numpy_forward_ms']:.3f} ms", f"{r['engine_ms']:.3f} ms",
+                         ratio(r["engine"]), ratio(r["hand"]), ratio(t["torch"]) if t else "not installed"])
     return table("Rosenbrock gradient, time relative to the pure-NumPy forward (same process)",
-                 ["n", "allocator", "NumPy forward", "diffcompare.autograd", "hand-written NumPy gradient",
-                  "PyTorch eager"], rows,
+                 ["n", "allocator", "NumPy forward", "engine's gradient", "diffcompare.autograd / NumPy forward",
+                  "hand-written NumPy gradient / NumPy forward", "PyTorch eager / NumPy forward"], rows,
                  ["target: the engine's gradient at most 3x the NumPy forward as the CLI runs (aiming for 2x)",
-                  "each row is a separate process: 21 interleaved rounds after 2 warm-up rounds, medians of the "
-                  "per-round ratios; the gradient is checked against the hand-written one first"])
+                  "each cell is measured in a fresh process: 41 interleaved rounds of one call each, after 2 warm-up "
+                  "rounds, medians of the per-round ratios; PyTorch in a process of its own (its allocations change "
+                  "what glibc keeps); the engine's gradient is checked against the hand-written one first"])
 
 
 if __name__ == "__main__":
