@@ -30,7 +30,7 @@ from .ops import (abs, acos, acosh, allclose, amax, amin, argmax, argmin, asin, 
                   round, rsqrt, sigmoid, sign, sin, sinh, softmax, softplus, sqrt, square, squeeze, stack, std,
                   sum, t, tan, tanh, transpose, unsqueeze, var, where)
 from .function import Function, FunctionCtx  # noqa: E402
-from . import functional  # noqa: E402
+from . import forward_ad, functional  # noqa: E402
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402
 from . import nn, optim  # noqa: E402
 

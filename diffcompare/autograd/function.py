@@ -27,6 +27,7 @@ import numpy as np
 from .grad_mode import STATE, no_grad
 from .graph import Node, SavedTensor, edge_of, init_node
 from .ops import sum_to
+from .ops.forward import set_tangent
 from .tensor import Tensor
 
 
@@ -38,6 +39,10 @@ class FunctionCtx(Node):
     def save_for_backward(self, *tensors):
         self._to_save = tensors
 
+    def save_for_forward(self, *tensors):
+        """Keep tensors for ``jvp`` (forward mode), read back as ``ctx.saved_tensors`` there."""
+        self._for_forward = tensors
+
     def mark_non_differentiable(self, *tensors):
         self._non_differentiable = {id(t) for t in tensors}
 
@@ -47,8 +52,13 @@ class FunctionCtx(Node):
     def mark_dirty(self, *tensors):
         """Accepted for compatibility; in-place changes are tracked by version counters."""
 
+    _for_forward = ()
+    _reading_forward = False
+
     @property
     def saved_tensors(self):
+        if self._reading_forward:          # in jvp: what save_for_forward kept
+            return tuple(self._for_forward)
         return tuple(self._unpack(True))   # user backward code works on tensors
 
     def _apply(self, grads, create_graph):
@@ -120,6 +130,30 @@ class Function:
             cls._node_class = type(cls.__name__ + "Backward", (FunctionCtx,), {"_function": cls})
         return cls._node_class
 
+    @staticmethod
+    def jvp(ctx, *grad_inputs):
+        """Forward mode: the outputs' tangents from the inputs' (one per forward argument,
+        None where it has none); subclasses define it to be used under ``forward_ad``."""
+        raise NotImplementedError("You must implement the jvp function for custom autograd.Function to use it "
+                                  "with forward mode AD.")
+
+    @classmethod
+    def _tangents(cls, ctx, args, outs):
+        """Forward mode: give the outputs the tangents ``jvp`` computes from the inputs'."""
+        tangents = [Tensor._make(a._tangent) if isinstance(a, Tensor) and a._tangent is not None else None
+                    for a in args]
+        if all(t is None for t in tangents):
+            return
+        ctx._reading_forward = True
+        try:
+            result = cls.jvp(ctx, *tangents)
+        finally:
+            ctx._reading_forward = False
+        result = result if isinstance(result, tuple) else (result,)
+        for o, t in zip(outs, result):
+            if isinstance(o, Tensor) and t is not None:
+                set_tangent(o, t._data if isinstance(t, Tensor) else np.asarray(t))
+
     @classmethod
     def apply(cls, *args, **kwargs):
         ctx = object.__new__(cls._node_type())
@@ -133,6 +167,8 @@ class Function:
         outs = (outputs,) if single else outputs
         record = STATE.grad_enabled and any(ctx.needs_input_grad)
         if not record:
+            if STATE.forward_level:
+                cls._tangents(ctx, args, outs)
             return outputs
 
         inputs = [a for a in args if isinstance(a, Tensor)]
@@ -158,6 +194,8 @@ class Function:
                 saved.append(SavedTensor(t, is_output=t.grad_fn is ctx))
         ctx._saved = saved
         ctx._to_save = ()
+        if STATE.forward_level:
+            cls._tangents(ctx, args, fresh)
         if STATE.recorder is not None:
             STATE.recorder(ctx, args, kwargs, tuple(fresh))
         return fresh[0] if single else tuple(fresh)

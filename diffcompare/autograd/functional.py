@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import forward_ad
 from .backward import grad
 from .grad_mode import enable_grad
 from .ops import stack
@@ -106,12 +107,16 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
 
 
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
-    """``(func(inputs), J v)`` by the double-vjp trick: differentiate u ↦ uᵀJ with respect to u.
+    """``(func(inputs), J v)`` by forward mode: one pass of f with the tangent v
+    (``forward_ad``). With ``create_graph`` (a J v that is itself differentiable) or
+    ``strict``, by the double-vjp trick instead: differentiate u ↦ uᵀJ with respect to u.
 
     >>> from diffcompare import autograd as ag
     >>> ag.functional.jvp(lambda x: x ** 2, ag.tensor([1.0, 2.0]), ag.tensor([1.0, 1.0]))
     (tensor([1., 4.]), tensor([2., 4.]))
     """
+    if not create_graph and not strict:
+        return _forward_jvp(func, inputs, v)
     inputs, tuple_in = _as_tuple(inputs)
     inputs = _prepare(inputs, create_graph)
     vs = _vectors(v, inputs, "the input to the user-provided function is")
@@ -128,6 +133,32 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
     result = _detach(_zeros_for(result, outputs), create_graph)
     outs = _detach(outputs, create_graph)
     return (outs[0] if single_out else outs), (result[0] if single_out else result)
+
+
+def _forward_jvp(func, inputs, v):
+    inputs, tuple_in = _as_tuple(inputs)
+    for t in inputs:
+        if not isinstance(t, Tensor):
+            raise TypeError(f"inputs must be tensors, got {type(t).__name__}")
+    vs = _vectors(v, inputs, "the input to the user-provided function is")
+    if len(vs) != len(inputs):
+        raise RuntimeError(f"v has {len(vs)} tensors but the function takes {len(inputs)} inputs")
+    with forward_ad.dual_level():
+        duals = []
+        for t, vi in zip(inputs, vs):
+            if tuple(vi.shape) != tuple(t.shape):
+                raise RuntimeError(f"v has invalid size: should be {_size(t.shape)} but got {_size(vi.shape)}.")
+            duals.append(forward_ad.make_dual(t.detach(), vi.detach()))
+        outputs, single_out = _outputs(func, tuple(duals))
+        pairs = [forward_ad.unpack_dual(o) for o in outputs]
+    outs = tuple(p.primal.detach() for p in pairs)
+    result = tuple(p.tangent if p.tangent is not None else Tensor._make(np.zeros(o.shape, dtype=o.dtype))
+                   for p, o in zip(pairs, outs))
+    return (outs[0] if single_out else outs), (result[0] if single_out else result)
+
+
+def _size(shape):
+    return f"torch.Size({list(shape)})"
 
 
 def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, strategy="reverse-mode"):

@@ -31,6 +31,8 @@ class _State(threading.local):
     anomaly_enabled = False
     anomaly_check_nan = True
     recorder = None      # graph.recording: sees every node as it is recorded
+    forward_level = 0    # forward-mode AD: the dual level open (0: none), see forward_ad.py
+    dual_tensors = None  # weak references to the tensors given a tangent at that level, cleared when it closes
 
 
 STATE = _State()

@@ -60,7 +60,7 @@ class Tensor:
     """
 
     __slots__ = ("_data", "requires_grad_flag", "grad_fn", "_grad", "_vc", "_base", "_output_nr",
-                 "_retains_grad", "_hooks", "_post_hooks", "_accum", "_view_fn", "__weakref__")
+                 "_retains_grad", "_hooks", "_post_hooks", "_accum", "_view_fn", "_tangent", "__weakref__")
     # Make NumPy defer to Tensor's reflected operators (`array * tensor` gives a tensor).
     __array_ufunc__ = None
 
@@ -83,7 +83,7 @@ class Tensor:
         t._data = data if type(data) is np.ndarray else np.asarray(data)
         t.requires_grad_flag = requires_grad
         t.grad_fn = grad_fn
-        t._grad = t._base = t._hooks = t._post_hooks = t._accum = t._view_fn = None
+        t._grad = t._base = t._hooks = t._post_hooks = t._accum = t._view_fn = t._tangent = None
         t._vc = counter
         t._output_nr = 0
         t._retains_grad = False
@@ -350,6 +350,7 @@ def _init(t, data, requires_grad, grad_fn, counter):
     t._post_hooks = None
     t._accum = None
     t._view_fn = None
+    t._tangent = None       # forward-mode AD: the tangent array at the open dual level
 
 
 class HookHandle:

@@ -18,6 +18,8 @@ def test_readme_snippet_runs_as_documented():
     assert repr(namespace["x"].grad) == "tensor([4.0000, 0.6000, 0.0800])"   # as the README's comment says
     assert namespace["g"].tolist() == [12.0, 27.0, 48.0]                       # 3x^2 at 2, 3, 4
     w = [0.3, -1.2, 0.8]                     # the Hessian of sum(w e^w) by hand: diag((2 + w) e^w)
+    # d/dt [e^(x+t e0) (sum x + t)] at x = (0, 1): (e^0 (1) + e^0, e^1): tensor([2., 2.7183])
+    assert namespace["column"].numpy().tolist() == [2.0, math.e]
     hessian = namespace["H"].numpy()
     assert abs(hessian - np.diag([(2 + v) * math.exp(v) for v in w])).max() < 1e-14
 

@@ -3,7 +3,8 @@
 autograd``, ``from torch.autograd import Function, grad`` becomes ``from
 diffcompare.autograd.autograd import Function, grad``, and ``from
 torch.autograd.functional import jacobian`` becomes ``from
-diffcompare.autograd.autograd.functional import jacobian``.
+diffcompare.autograd.autograd.functional import jacobian``, and ``import
+torch.autograd.forward_ad as fwAD`` becomes ``import diffcompare.autograd.autograd.forward_ad as fwAD``.
 
 >>> import diffcompare.autograd.autograd as autograd
 >>> from diffcompare import autograd as ag
@@ -18,8 +19,8 @@ from ..gradcheck import GradcheckError, gradcheck, gradgradcheck
 from ..grad_mode import (detect_anomaly, enable_grad, is_anomaly_enabled, is_grad_enabled, no_grad,
                          set_detect_anomaly, set_grad_enabled)
 from ..graph import Node
-from . import functional
+from . import forward_ad, functional
 
 __all__ = ["Function", "FunctionCtx", "GradcheckError", "Node", "backward", "detect_anomaly", "enable_grad",
-           "functional", "grad", "gradcheck", "gradgradcheck", "is_anomaly_enabled", "is_grad_enabled", "no_grad",
+           "forward_ad", "functional", "grad", "gradcheck", "gradgradcheck", "is_anomaly_enabled", "is_grad_enabled", "no_grad",
            "set_detect_anomaly", "set_grad_enabled"]

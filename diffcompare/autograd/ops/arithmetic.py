@@ -189,6 +189,12 @@ def pow(x, exponent):
 for _cls in (AddBackward0, SubBackward0, RsubBackward1, MulBackward0, MulScalarBackward, DivBackward0,
              NegBackward0, PowBackward1, PowBackward2):
     _cls.batched_backward = _cls.backward
+for _cls in (AddBackward0, SubBackward0, RsubBackward1):
+    _cls.tangent = "affine"
+for _cls in (MulScalarBackward, NegBackward0):
+    _cls.tangent = "linear"
+for _cls in (MulBackward0, DivBackward0, PowBackward0, PowBackward1, PowBackward2):
+    _cls.tangent = "elementwise"
 
 square = lambda x: pow(x, 2)  # noqa: E731 - PyTorch records x.square() as PowBackward0
 

@@ -33,7 +33,7 @@ def _elementwise(np_func, name, saves, vjp, formula):
         return (vjp(g, *saved),)
 
     return type(name, (Op,), {"forward": staticmethod(np_func), "backward": backward, "batched_backward": backward,
-                              "saves": saves,
+                              "tangent": "linear" if name in LINEAR_NAMES else "elementwise", "saves": saves,
                               "formula": formula, "__doc__": f"VJP: {formula}."})
 
 
@@ -46,6 +46,8 @@ def _sgn(x):
     zero = a == 0
     return D.where(zero, 0.0, x / D.where(zero, 1.0, D.abs(x)))
 
+
+LINEAR_NAMES = ("ConjBackward0", "RealBackward0", "ImagBackward0")   # their tangent: the op on the tangent
 
 _LN2, _LN10, _2_SQRT_PI = math.log(2.0), math.log(10.0), 2.0 / math.sqrt(math.pi)
 X, R = (0,), (RESULT,)
@@ -274,6 +276,7 @@ def where(condition, input, other):
 for _cls in (SoftplusBackward0, ClampBackward1, ClampBackward0, MaximumBackward0, MinimumBackward0, Atan2Backward0,
              HypotBackward0, WhereBackward0):
     _cls.batched_backward = _cls.backward   # elementwise: the rule takes a batch as it is
+    _cls.tangent = "elementwise"
 
 register(conj=conj, real=real, exp=exp, log=log, sqrt=sqrt,  # noqa: F821
          sin=sin, cos=cos, sinh=sinh, cosh=cosh, sigmoid=sigmoid, abs=abs,  # noqa: F821

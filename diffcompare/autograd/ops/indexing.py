@@ -164,3 +164,8 @@ def setitem(x, index, value):
     cls = CopySlices if basic else IndexPutBackward0Setitem
     return write_in_place(x, lambda src: apply(cls, (src, value), {
         "index": index, "in_shape": x.shape, "value_shape": value_shape}), leaf_message=VIEW_OF_LEAF_INPLACE_ERROR)
+
+
+for _cls in (IndexBackward0, SelectBackward0, IndexPutBackward0):
+    _cls.tangent = "linear"
+CopySlices.tangent = "affine"       # x[index] = value: a constant value has no tangent

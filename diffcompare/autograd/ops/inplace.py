@@ -10,6 +10,7 @@ from ..graph import SavedTensor, edge_of, init_node
 from ..grad_mode import STATE
 from ..tensor import Tensor
 from .dual import D
+from .forward import set_tangent
 from .recording import Op, apply, sum_to
 
 LEAF_INPLACE_ERROR = "a leaf Variable that requires grad is being used in an in-place operation."
@@ -28,10 +29,12 @@ def write_in_place(t, compute, leaf_message=LEAF_INPLACE_ERROR):
             raise RuntimeError(VIEW_OF_LEAF_INPLACE_ERROR if base is not None else leaf_message)
         if base is not None and base.requires_grad_flag and base.grad_fn is None:
             raise RuntimeError(VIEW_OF_LEAF_INPLACE_ERROR)
-    if recording:
+    if recording or (STATE.forward_level and t._tangent is not None):
         source = Tensor._make(np.array(t._data), t.requires_grad_flag, t.grad_fn)
         source._output_nr = t._output_nr
         source._accum = t._accum
+        if t._tangent is not None:
+            source._tangent = np.array(t._tangent)
     else:
         source = t
     new = compute(source)
@@ -42,6 +45,8 @@ def write_in_place(t, compute, leaf_message=LEAF_INPLACE_ERROR):
                            "single memory location. Please clone() the tensor before performing the operation.")
     np.copyto(t._data, new._data, casting="unsafe")
     t._bump()
+    if STATE.forward_level and (new._tangent is not None or t._tangent is not None):
+        _write_tangent(t, new._tangent)
     if recording and new.grad_fn is not None:
         node = new.grad_fn
         for s in node._saved or ():
@@ -82,6 +87,17 @@ def _rebase_view(view, base, new):
     view.grad_fn, view.requires_grad_flag = with_grad.grad_fn, True
 
 
+def _write_tangent(t, tangent):
+    """The written tensor's tangent becomes the new value's, in place where it is a view of
+    its base's tangent (so the base's tangent changes with it)."""
+    if tangent is None:
+        tangent = np.zeros(t.shape, dtype=t.dtype)
+    if t._tangent is not None and t._tangent.flags.writeable:
+        np.copyto(t._tangent, tangent, casting="unsafe")
+    else:
+        set_tangent(t, tangent)
+
+
 def inplace_binary(op):
     def method(self, other):
         return write_in_place(self, lambda src: op(src, other))
@@ -118,3 +134,5 @@ class CopyBackwards(Op):
 
     def backward(self, g):
         return None, (D.cast(sum_to(g, self.src_shape), self.src_dtype) if self.needs(1) else None)
+
+    tangent = "linear"

@@ -6,6 +6,7 @@ import numpy as np
 
 from ..tensor import Tensor
 from .dual import D
+from .forward import matmul_tangent
 from .recording import Op, apply, sum_to
 
 class MmBackward0(Op):
@@ -34,6 +35,9 @@ class MmBackward0(Op):
 
     def batched_backward(self, g, a, b):
         return self.backward(g, a, b, lead=g.shape[:1])
+
+
+MmBackward0.tangent = staticmethod(matmul_tangent)
 
 
 class DotBackward0(MmBackward0):

@@ -16,8 +16,8 @@ from ..graph import FREED_ERROR, Node, SavedTensor, edge_of, sequence
 from ..quiet import IGNORE as QUIET, reset_quiet, set_quiet
 from ..tensor import Tensor
 from .dual import D
+from .forward import RESULT, with_tangent
 
-RESULT = -1
 _max = builtins.max  # the names max, min, sum, abs, pow below are ops
 
 
@@ -37,6 +37,9 @@ class Op(Node):
     # An op that is not holomorphic (abs, norm, var) has a rule written for complex inputs.
     holomorphic = True
     conjugate = False   # set when recorded on complex values
+    # forward mode: how the result's tangent follows from the inputs' (see ops/forward.py):
+    # "linear", "affine", "elementwise", "reduction", a function, or None (not supported)
+    tangent = None
 
     def _apply(self, g, create_graph):
         saved = self._saved
@@ -162,9 +165,10 @@ def apply(cls, args, params=None):
         raise _shape_error(arrays) or error
     finally:
         reset_quiet(token)
-    if needs_grad and STATE.grad_enabled:
-        return _record(cls, args, params, out)
-    return Tensor._make(out)
+    result = _record(cls, args, params, out) if needs_grad and STATE.grad_enabled else Tensor._make(out)
+    if STATE.forward_level:
+        with_tangent(result, cls, args, arrays, params)
+    return result
 
 
 def _shape_error(arrays):

@@ -11,6 +11,7 @@ import numpy as np
 
 from ..tensor import Tensor
 from .dual import D, register
+from .forward import log_softmax_tangent, softmax_tangent
 from .elementwise import maximum, minimum
 from .indexing import index_add_zeros
 from .recording import RESULT, Op, apply, array_of, check_dim
@@ -411,5 +412,12 @@ def prod(x, dim=None, keepdim=False):
 for _cls in (SumBackward0, MeanBackward0, ProdBackward0, MaxBackward1, MaxBackward0, VarBackward0, StdBackward0,
              LinalgVectorNormBackward0, LogsumexpBackward0, SoftmaxBackward0, LogSoftmaxBackward0):
     _cls.batched_backward = _cls.backward
+for _cls in (SumBackward0, MeanBackward0, CumsumBackward0, NllLossBackward0):
+    _cls.tangent = "linear"
+for _cls in (ProdBackward0, MaxBackward1, MaxBackward0, VarBackward0, StdBackward0, LinalgVectorNormBackward0,
+             LogsumexpBackward0):
+    _cls.tangent = "reduction"
+SoftmaxBackward0.tangent = staticmethod(softmax_tangent)
+LogSoftmaxBackward0.tangent = staticmethod(log_softmax_tangent)
 
 register(cumsum=cumsum, prod=lambda a, dim: prod(a, dim), mean=lambda a, axis, keep: mean(a, axis, keep))

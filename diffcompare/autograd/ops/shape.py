@@ -274,4 +274,8 @@ def stack(tensors, dim=0):
     return apply(StackBackward0, tuple(tensors), {"dim": check_dim(dim, tensors[0].ndim + 1)})
 
 
+for _cls in (ViewBackward0, TransposeBackward0, PermuteBackward0, SqueezeBackward0, ExpandBackward0, CloneBackward0,
+             ToCopyBackward0, CatBackward0, StackBackward0):
+    _cls.tangent = "linear"     # each is linear: its tangent is the op applied to the tangents
+
 register(expand=expand, unsqueeze=unsqueeze, permute=permute, moveaxis=moveaxis, cast=to)
