@@ -46,12 +46,13 @@ class SavedTensor:
     when a differentiable backward (create_graph) asks for it. A leaf is kept as itself.
     """
 
-    __slots__ = ("array", "counter", "version", "grad_fn", "output_nr", "leaf")
+    __slots__ = ("array", "counter", "version", "grad_fn", "output_nr", "leaf", "tangent")
 
     def __init__(self, tensor, is_output):
         self.counter = tensor._counter()
         self.version = self.counter[0]
         self.array = tensor._data
+        self.tangent = tensor._tangent      # forward mode: kept so a backward through the graph carries it
         self.output_nr = tensor._output_nr
         if is_output:
             self.grad_fn = self.leaf = None        # the saving node is the producer
@@ -74,6 +75,9 @@ class SavedTensor:
 
         t = Tensor._make(self.array, True, self.grad_fn or node, self.counter)
         t._output_nr = self.output_nr
+        if self.tangent is not None and STATE.forward_level:
+            t._tangent = self.tangent        # forward over reverse: the backward's ops see the tangent
+            STATE.dual_tensors.append(weakref.ref(t))
         return t
 
 

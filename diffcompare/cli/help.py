@@ -60,7 +60,10 @@ the expression language:
   to eval.
 
 methods (--methods, comma-separated; default all):
-  autograd      the engine: one forward pass, one backward()
+  autograd      the engine: one forward pass, one backward()  (reverse mode)
+  forward-mode  the engine's forward_ad: one forward pass per input, each
+                carrying a tangent (a column of J); asked for by name for a
+                gradient, in the default set for the other tasks
   symbolic      sympy.diff, then lambdify(..., cse=True) to NumPy
   forward       (f(x+h) - f(x)) / h               h ~ sqrt(eps) max(1,|x|)
   backward      (f(x) - f(x-h)) / h               h ~ sqrt(eps) max(1,|x|)
@@ -70,8 +73,8 @@ methods (--methods, comma-separated; default all):
   richardson    central differences at h, h/2, h/4 extrapolated to h -> 0
   for a Jacobian, vjp or jvp also: autograd-functional (ag.functional.jacobian/jvp),
   autograd-full-J (vjp: J by one backward per output, then v^T J); for a Hessian:
-  autograd (double backward), autograd-functional, symbolic, second-differences, mixed
-  (central differences of the engine's gradient)
+  autograd (double backward), forward-mode (forward over reverse), autograd-functional,
+  symbolic, second-differences, mixed (central differences of the engine's gradient)
 
 verdicts: pass (within the expected accuracy), fail (outside it), inconclusive (the
 band is as large as the value: right and wrong look alike), not judged (a kink, f

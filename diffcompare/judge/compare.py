@@ -53,6 +53,7 @@ from diffcompare.methods.entries import (
 )
 from diffcompare.methods.estimate import FAILED, OK
 from diffcompare.methods.finite_differences import FD_METHODS, samples_cross, stencil_crossing
+from diffcompare.methods.forward_mode import forward_mode_entries
 from diffcompare.methods.registry import parse_methods_for
 from diffcompare.methods.symbolic import differentiate
 from diffcompare.problem.errors import FailsAtPoint, InputError
@@ -234,6 +235,8 @@ def _run(name, problem, task, where, derivative, repeat, step):
         return autograd_entries(problem, task, where, repeat)
     if name == "autograd-functional":
         return functional_entries(problem, task, where, repeat)
+    if name == "forward-mode":
+        return forward_mode_entries(problem, task, where, repeat)
     if name == "autograd-full-J":
         return autograd_jacobian_vjp(problem, task, where, repeat)
     if name == "symbolic":

@@ -61,7 +61,7 @@ def outputs(problem: Problem, task: Task, flat: np.ndarray, world: str = NUMPY) 
 LONG_CALL = 0.2     # seconds: a first run this long is its own timing (no repeats)
 
 
-def _estimate(method, family, compute, batches, evaluations=None, **details):
+def run_estimate(method, family, compute, batches, evaluations=None, **details):
     """Run ``compute`` once for the values (failures become the method's result), then time it."""
     try:
         start = time.perf_counter()
@@ -71,6 +71,9 @@ def _estimate(method, family, compute, batches, evaluations=None, **details):
         return Estimate(method, family, status=NOT_APPLICABLE, reason=f"f is not complex-safe: {error}",
                         details=details)
     except Exception as error:
+        if isinstance(error, NotImplementedError):
+            # what the engine cannot do for this f (a custom Function without jvp, in forward mode)
+            return Estimate(method, family, status=NOT_APPLICABLE, reason=str(error), details=details)
         if method == "complex-step" and isinstance(error, TypeError):
             # a callable comparing values (if x < 0) or calling a function with no complex form
             return Estimate(method, family, status=NOT_APPLICABLE,
@@ -114,6 +117,8 @@ def predicted_seconds(name: str, problem: Problem, task: Task, points: Points) -
     passes = {"jacobian": m, "hessian": n, "vjp": m if name == "autograd-full-J" else 1}.get(task.kind, 2)
     if name == "mixed":
         passes = 2 * n
+    if name == "forward-mode":         # one forward pass per input direction (one along v for Jv)
+        passes = 1 if task.kind == "jvp" else n
     if name == "symbolic" or (passes <= 2 and (batched or count == 1)):
         return 0.0, ""              # one vectorised pass, or one point: nothing to predict
     passes = max(passes, 1)
@@ -121,7 +126,8 @@ def predicted_seconds(name: str, problem: Problem, task: Task, points: Points) -
     one_pass = (Task("gradient", n, 1, task.output_shape, task.input_labels) if m == 1 else
                 Task("vjp", n, m, task.output_shape, task.input_labels, np.ones(m)))
     one = timed(lambda: run_autograd(problem, one_pass, points.flat[:1], False))
-    return passes * one * count, (f"{passes:,} backward passes" + (f" at each of {count:,} points" if count > 1
+    kind = "forward" if name == "forward-mode" else "backward"
+    return passes * one * count, (f"{passes:,} {kind} passes" + (f" at each of {count:,} points" if count > 1
                                                                      else ""))
 
 
@@ -148,7 +154,7 @@ def too_slow(name: str, problem: Problem, task: Task, points: Points, factor: fl
 ENGINE_WORLDS = {"float64": ENGINE, "float32": ENGINE_FLOAT32}
 
 
-def _engine_inputs(problem: Problem, flat: np.ndarray, batched: bool, dtype: str = "float64"):
+def engine_inputs(problem: Problem, flat: np.ndarray, batched: bool, dtype: str = "float64"):
     """One leaf per variable: holding every point (batched, scalar variables), or the
     variable's value at the one point (a number, vector or matrix), as a user would write."""
     if batched:
@@ -171,7 +177,7 @@ def as_tensor(out, dtype: str = "float64"):
     return ag.tensor(np.asarray(out, dtype=dtype))
 
 
-def _engine_outputs(problem: Problem, task: Task, values, count: int, dtype: str = "float64"):
+def engine_outputs(problem: Problem, task: Task, values, count: int, dtype: str = "float64"):
     """f on engine tensors, as an (m, points) tensor."""
     out = as_tensor(problem.evaluate(ENGINE_WORLDS[dtype], values), dtype)
     if out.ndim == len(task.output_shape):
@@ -192,13 +198,13 @@ def run_autograd(problem: Problem, task: Task, flat: np.ndarray, batched: bool, 
     """The task by the engine's backward(), as a user of PyTorch would write it, in
     ``dtype`` (float64 or float32: leaves, constants and every intermediate)."""
     count = flat.shape[0]
-    leaves, values = _engine_inputs(problem, flat, batched, dtype)
+    leaves, values = engine_inputs(problem, flat, batched, dtype)
     if task.kind == "gradient" and not batched:         # the common case, with nothing in between
         out = problem.evaluate(ENGINE_WORLDS[dtype], values)
         if not (isinstance(out, ag.Tensor) and out.requires_grad):
             return np.zeros((1, task.n))
         return _flat_grads(ag.grad(out.reshape(()) if out.ndim else out, leaves, allow_unused=True), leaves, False)
-    out = _engine_outputs(problem, task, values, count, dtype)
+    out = engine_outputs(problem, task, values, count, dtype)
     if not out.requires_grad:
         return np.zeros((count,) + task.entry_shape)
     if task.kind == "gradient":
@@ -215,7 +221,7 @@ def run_autograd(problem: Problem, task: Task, flat: np.ndarray, batched: bool, 
         u = ag.zeros_like(out, requires_grad=True)
         g = ag.grad(out, leaves, u, create_graph=True, allow_unused=True)
         pairs = [(gi, leaf) for gi, leaf in zip(g, leaves) if gi is not None]
-        directions = _split_direction(task.vector, leaves, batched, count)
+        directions = split_direction(task.vector, leaves, batched, count)
         used = [directions[i] for i, gi in enumerate(g) if gi is not None]
         if not pairs or not any(gi.requires_grad for gi, _ in pairs):
             return np.zeros((count, task.m))
@@ -244,7 +250,7 @@ def _batched_rows(out, leaves, batched: bool) -> np.ndarray:
     return np.concatenate([a.reshape(m, -1) for a in arrays], axis=1)[None]
 
 
-def _split_direction(vector, leaves, batched, count):
+def split_direction(vector, leaves, batched, count):
     """v as one tensor per leaf (v is laid out like the flat inputs)."""
     if batched:
         return [ag.tensor(np.full(count, c)) for c in vector]
@@ -297,7 +303,7 @@ def autograd_entries(problem: Problem, task: Task, points: Points, batches: int 
         def compute():
             return per_point(lambda row: run_autograd(problem, task, row, False), points.flat)
     work = AUTOGRAD_WORK[task.kind].replace("of m seeds", f"of {task.m} seeds").replace("of n seeds", f"of {task.n} seeds")
-    return _estimate("autograd", "autograd", compute, batches, evaluations=1, work=work,
+    return run_estimate("autograd", "autograd", compute, batches, evaluations=1, work=work,
                      forms_jacobian=task.kind == "jacobian", vectorised=batched or len(points) == 1)
 
 
@@ -312,14 +318,14 @@ def autograd_jacobian_vjp(problem: Problem, task: Task, points: Points, batches:
         else:
             jacobian = per_point(lambda row: run_autograd(problem, full, row, False), points.flat)
         return np.einsum("m,pmn->pn", task.vector, jacobian)
-    return _estimate("autograd-full-J", "autograd", compute, batches, evaluations=1,
+    return run_estimate("autograd-full-J", "autograd", compute, batches, evaluations=1,
                      work=f"1 forward, {task.m} backward passes to form J, then vᵀJ", forms_jacobian=True,
                      vectorised=batched or len(points) == 1)
 
 
 def functional_entries(problem: Problem, task: Task, points: Points, batches: int = 5) -> Estimate:
     call = FUNCTIONAL_CALLS[task.kind]
-    return _estimate("autograd-functional", "autograd",
+    return run_estimate("autograd-functional", "autograd",
                      lambda: per_point(lambda row: _one_functional(problem, task, row), points.flat), batches,
                      evaluations=1, work=call, forms_jacobian=task.kind in ("jacobian", "hessian"),
                      vectorised=len(points) == 1)
@@ -364,7 +370,7 @@ def symbolic_entries(problem: Problem, task: Task, points: Points, derivative, b
         if np.iscomplexobj(values):      # SymPy's acosh(1/2) = iπ/3 is not a real derivative
             values = np.where(values.imag == 0, values.real, np.nan)
         return values.astype(np.float64).reshape((count,) + task.entry_shape)
-    estimate = _estimate("symbolic", "symbolic", compute, batches, evaluations=1, **details)
+    estimate = run_estimate("symbolic", "symbolic", compute, batches, evaluations=1, **details)
     estimate.setup_seconds = derivative.setup_seconds
     return estimate
 
@@ -477,7 +483,7 @@ def fd_entries(problem: Problem, task: Task, points: Points, scheme_name: str, s
     work = (f"{evaluations} evaluations of f along v" if task.kind == "jvp" else
             f"{evaluations} evaluations of f ({len(directions)} columns of J)"
             + (", then vᵀJ" if task.kind == "vjp" else ""))
-    result = _estimate(scheme_name, "finite differences", compute, batches, evaluations=evaluations,
+    result = run_estimate(scheme_name, "finite differences", compute, batches, evaluations=evaluations,
                        formula=scheme.formula, order=scheme.order, steps=all_steps, work=work,
                        forms_jacobian=task.kind != "jvp", vectorised=vectorisable(problem) or count == 1)
     result.details.update(estimate)
@@ -546,7 +552,7 @@ def hessian_by_differences(problem: Problem, task: Task, points: Points, step: f
                 hessian[:, i, j] = hessian[:, j, i] = cross / (4 * h[:, i] * h[:, j])
         return hessian
     evaluations = 1 + 2 * n + 2 * n * (n - 1)
-    return _estimate("second-differences", "finite differences", compute, batches, evaluations=evaluations,
+    return run_estimate("second-differences", "finite differences", compute, batches, evaluations=evaluations,
                      formula="(f(x+h) - 2f(x) + f(x-h)) / h²; cross terms from 4 points", order=2,
                      steps=h, work=f"{evaluations} evaluations of f",
                      forms_jacobian=True, vectorised=vectorisable(problem) or count == 1)
@@ -577,7 +583,7 @@ def hessian_mixed(problem: Problem, task: Task, points: Points, step: float | No
             taken = ((x + h) - (x - h)) / 2
             columns.append((gradient(flat + move) - gradient(flat - move)) / (2 * taken[:, None]))
         return np.stack(columns, axis=2)
-    return _estimate("mixed", "finite differences", compute, batches, evaluations=2 * n,
+    return run_estimate("mixed", "finite differences", compute, batches, evaluations=2 * n,
                      formula="(∇f(x+h e_j) - ∇f(x-h e_j)) / 2h, ∇f by autograd", order=2,
                      steps=steps, work=f"{2 * n} gradients by autograd", forms_jacobian=True,
                      vectorised=batched or count == 1)

@@ -42,15 +42,15 @@ def parse_methods(methods, allowed=METHODS, default=None, what: str = "") -> tup
 
 METHODS_FOR = {
     "gradient": ("autograd", "symbolic") + FD_METHODS,
-    "jacobian": ("autograd", "autograd-functional", "symbolic", "forward", "central", "complex-step"),
-    "vjp": ("autograd", "autograd-full-J", "symbolic", "forward", "central", "complex-step"),
-    "jvp": ("autograd", "autograd-functional", "symbolic", "forward", "central", "complex-step"),
-    "hessian": ("autograd", "autograd-functional", "symbolic", "second-differences", "mixed"),
+    "jacobian": ("autograd", "forward-mode", "autograd-functional", "symbolic", "forward", "central", "complex-step"),
+    "vjp": ("autograd", "autograd-full-J", "forward-mode", "symbolic", "forward", "central", "complex-step"),
+    "jvp": ("autograd", "forward-mode", "autograd-functional", "symbolic", "forward", "central", "complex-step"),
+    "hessian": ("autograd", "forward-mode", "autograd-functional", "symbolic", "second-differences", "mixed"),
 }
-ALL_METHODS = {"gradient": METHODS_FOR["gradient"],
-               "jacobian": METHODS_FOR["jacobian"][:3] + FD_METHODS,
-               "vjp": METHODS_FOR["vjp"][:3] + ("autograd-functional",) + FD_METHODS,
-               "jvp": METHODS_FOR["jvp"][:3] + FD_METHODS,
+ALL_METHODS = {"gradient": ("autograd", "forward-mode", "symbolic") + FD_METHODS,
+               "jacobian": METHODS_FOR["jacobian"][:4] + FD_METHODS,
+               "vjp": METHODS_FOR["vjp"][:4] + ("autograd-functional",) + FD_METHODS,
+               "jvp": METHODS_FOR["jvp"][:4] + FD_METHODS,
                "hessian": METHODS_FOR["hessian"]}
 
 

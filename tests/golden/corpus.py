@@ -80,6 +80,9 @@ RERECORDED = {
                "changed",
     "complex": "abs's rule reads grad * sgn(x), as in PyTorch's derivatives.yaml (sgn(z) = z/|z| for complex z, "
                "differentiable): explain-05's rule text; no value or judgement changed",
+    "forward-mode": "a forward-mode method (the engine's forward_ad: one pass per input direction, forward over "
+                    "reverse for a Hessian) in the default set of Jacobians, vJ, Jv and Hessians: a new column and "
+                    "method row; no other value or judgement changed",
     "machine": "recorded on a machine whose sin, exp, ... differ in the last bit (machine.json holds its "
                "fingerprint); outputs are compared in full on such a machine, judgements alone elsewhere; "
                "no judgement changed",

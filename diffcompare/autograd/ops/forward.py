@@ -30,6 +30,7 @@ import weakref
 import numpy as np
 
 from ..gradients import LAZY
+from ..graph import SavedTensor
 from ..grad_mode import STATE
 from ..tensor import Tensor
 RESULT = -1     # in an op's ``saves``: its result (beside input positions and parameter names)
@@ -53,6 +54,11 @@ def with_tangent(result, cls, args, arrays, params):
     else:
         tangent = rule(node, tangents, arrays, out)
     set_tangent(result, tangent)
+    recorded = result.grad_fn
+    if recorded is not None and recorded._saved:
+        for saved in recorded._saved:      # the node saved its result before the tangent existed
+            if type(saved) is SavedTensor and saved.is_output:
+                saved.tangent = result._tangent
 
 
 def set_tangent(tensor, tangent):
