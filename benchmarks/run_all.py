@@ -16,6 +16,7 @@ import audit_scaling
 import bug_catalogue
 import compare_wall_time
 import deep_chain_memory
+import forward_reverse
 import jacobian_hessian
 import many_points_gradient
 import mlp_gradient
@@ -45,7 +46,7 @@ def main():
         f"{platform.machine()}, one BLAS thread. Every figure is a ratio to a baseline timed in the "
         "same run; absolute times move with the machine's load.\n\n"
     )
-    sections = [per_op_overhead.main([]), polynomial_points.main([]), jacobian_hessian.main([]),
+    sections = [per_op_overhead.main([]), polynomial_points.main([]), jacobian_hessian.main([]), forward_reverse.main([]),
                 rosenbrock_gradient.main([]), mlp_gradient.main(),
                 deep_chain_memory.main(["--ops", "100000" if args.quick else "1000000"]),
                 unused_features_cost.main(), compare_wall_time.main([]), richardson_accuracy.main(), richardson_estimate.main([]),
