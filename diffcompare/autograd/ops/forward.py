@@ -6,6 +6,8 @@ inputs' tangents, by the tangent rule its class declares beside its VJP (``Op.ta
   same with the constant arguments taken as 0 (``x + c``, ``c - x``);
 - ``"elementwise"``: the Jacobian is diagonal (element by broadcast element), so J t is the
   VJP rule applied to g = t, broadcast to the result and not summed back (exp, mul, where, ...);
+  for an op that is not holomorphic (abs of a complex z), whose VJP gives the conjugate
+  Wirtinger gradient w, the tangent is Re(conj(w) t): the rule applied to conj(t), conjugated;
 - ``"reduction"``: each input element feeds one result element, so the tangent is the sum,
   over the reduced axes, of the VJP of ones times the tangent (prod, max, var, norm, ...);
 - a function ``rule(node, tangents, arrays, out)`` for the rest (matmul, softmax, log_softmax).
@@ -120,7 +122,10 @@ def _elementwise(node, tangents, args, arrays, params, out):
             continue
         node._next = tuple(True if j == i else None for j in range(len(args)))    # needs(i) alone
         g = t if t.shape == out.shape else np.broadcast_to(t, out.shape)
-        part = _dense(node.backward(g, *saved)[i])
+        if t.dtype.kind == "c" and not node.holomorphic:
+            part = np.conj(_dense(node.backward(np.conj(g), *saved)[i]))
+        else:
+            part = _dense(node.backward(g, *saved)[i])
         total = part if total is None else total + part
     return total
 
@@ -129,6 +134,8 @@ def _reduction(node, tangents, args, arrays, params, out):
     (t,) = tangents
     node._next = (True,)
     local = _dense(node.backward(np.ones(out.shape, dtype=out.dtype), *_saved(node, arrays, params, out))[0])
+    if local.dtype.kind == "c" and not node.holomorphic:
+        local = np.conj(local)          # a real result of complex values: Re(conj(w) t), as for abs
     return np.sum(local * t, axis=params["axis"], keepdims=params["keepdims"])
 
 
