@@ -46,6 +46,14 @@ def _is_float(dtype) -> bool:
     return dtype.kind in "fc"
 
 
+class GraphBreakWarning(UserWarning):
+    """A tensor that requires grad was turned into a plain number (``float(x)``, ``math.sin(x)``):
+    what follows is outside the graph. PyTorch warns with a UserWarning; this is one."""
+
+
+NUMPY_OF_GRAPH = "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
+
+
 class Tensor:
     """A multi-dimensional array that can record the operations applied to it.
 
@@ -224,7 +232,7 @@ class Tensor:
 
     def __float__(self):
         if self.requires_grad:
-            warnings.warn(SCALAR_CONVERSION_WARNING, UserWarning, stacklevel=2)
+            warnings.warn(SCALAR_CONVERSION_WARNING, GraphBreakWarning, stacklevel=2)
         return float(self.item())
 
     def __int__(self):
@@ -243,12 +251,14 @@ class Tensor:
     def numpy(self) -> np.ndarray:
         """The underlying array (shared, not copied)."""
         if self.requires_grad:
-            raise RuntimeError(
-                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
-            )
+            raise RuntimeError(NUMPY_OF_GRAPH)
         return self._data
 
     def __array__(self, dtype=None, copy=None):
+        """NumPy's view of the tensor; refused, as in PyTorch, for one that requires grad:
+        ``np.dot(x, x)`` would otherwise drop the graph without a word."""
+        if self.requires_grad_flag:
+            raise RuntimeError(NUMPY_OF_GRAPH)
         return self._data if dtype is None else self._data.astype(dtype)
 
     def tolist(self):

@@ -38,7 +38,9 @@ def build_parser() -> argparse.ArgumentParser:
                                   description=texts.COMPARE_DESCRIPTION, epilog=texts.COMPARE_EPILOG,
                                   formatter_class=argparse.RawDescriptionHelpFormatter)
     compare.add_argument("expression", metavar="EXPR",
-                         help='the function, e.g. "sin(x)*exp(y)"; - reads it from standard input')
+                         help='the function: an expression, e.g. "sin(x)*exp(y)", or module:function, a Python '
+                              'function imported from the current directory (as the audit does); - reads it '
+                              'from standard input')
     compare.add_argument("--at", action="append", metavar="NAME=VALUE[,NAME=VALUE...]",
                          help="the point: a value for every variable (repeatable); vectors and matrices in "
                               "brackets: x=[1.2,1.2,1.2], A=[[2,1],[1,3]]")
@@ -164,7 +166,9 @@ def _report_arguments(command, format_help: str, plot: str | None = None):
 def _expression_arguments(command):
     """EXPR, --at and --vjp, as every command on one expression at one point takes them."""
     command.add_argument("expression", metavar="EXPR",
-                         help='the function, e.g. "sin(x)*exp(y)"; - reads it from standard input')
+                         help='the function: an expression, e.g. "sin(x)*exp(y)", or module:function, a Python '
+                              'function imported from the current directory (as the audit does); - reads it '
+                              'from standard input')
     command.add_argument("--at", action="append", metavar="NAME=VALUE[,NAME=VALUE...]", required=True,
                          help="the point: a value for every variable (repeatable); vectors in brackets: x=[2,3,4]")
     command.add_argument("--vjp", metavar="V", help="for a vector EXPR: the v of backward(v), one number per output")
@@ -199,7 +203,7 @@ def run_compare(args) -> int:
             raise InputError("give the point with --at NAME=VALUE (or a region with --box and --points)")
         point = _point(args)
         from diffcompare.judge.compare import compare
-        comparison = compare(args.expression, point, methods=args.methods, digits=args.digits,
+        comparison = compare(_function(args.expression), point, methods=args.methods, digits=args.digits,
                              repeat=args.repeat, step=args.step,
                              symbolic_timeout=args.symbolic_timeout,
                              kind=kind, vector=vector, points=args.points, seed=args.seed, box=args.box,
@@ -210,6 +214,20 @@ def run_compare(args) -> int:
         return fail("compare", str(error))
 
     return _show(comparison, args, "compare")
+
+
+FUNCTION_NAME = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_][\w.]*")
+
+
+def _function(text):
+    """EXPR as given: expression text, or the Python function ``module:function`` names,
+    imported from the current directory first (as the audit imports a suite's functions)."""
+    if FUNCTION_NAME.fullmatch(text.strip()):
+        import os
+
+        from diffcompare.auditing.suite import load_function
+        return load_function(text.strip(), os.getcwd())
+    return text
 
 
 def _show(report, args, command) -> int:
@@ -268,7 +286,7 @@ def _explanation(args, command):
 
     def build():
         from diffcompare.lecture.explain import explain
-        return explain(args.expression, _point(args), vector=args.vjp, check=getattr(args, "check", False),
+        return explain(_function(args.expression), _point(args), vector=args.vjp, check=getattr(args, "check", False),
                        label=args.expression.strip())
     return _build(command, build)
 

@@ -22,11 +22,13 @@ from __future__ import annotations
 
 import math
 import time
+import warnings
 
 import numpy as np
 
 from diffcompare import autograd as ag
 from diffcompare.autograd.quiet import quietly
+from diffcompare.autograd.tensor import NUMPY_OF_GRAPH, GraphBreakWarning
 from diffcompare.language.expression import NotInWorld
 from diffcompare.language.worlds import COMPLEX, ENGINE, ENGINE_FLOAT32, NUMPY
 from diffcompare.methods.estimate import FAILED, NOT_APPLICABLE, OK, TIMED_OUT, Estimate
@@ -61,16 +63,40 @@ def outputs(problem: Problem, task: Task, flat: np.ndarray, world: str = NUMPY) 
 LONG_CALL = 0.2     # seconds: a first run this long is its own timing (no repeats)
 
 
+def untraceable(error) -> str | None:
+    """Why the engine could not trace f, when ``error`` says it left the graph: it handed the
+    engine's tensors to NumPy (np.sin(x), np.dot(x, x)) or turned them into numbers
+    (math.sin(x), float(x)). None for any other error."""
+    text = str(error)
+    if isinstance(error, TypeError) and "does not support ufuncs" in text:
+        how = "f calls NumPy functions (np.sin, np.exp, ...) on the engine's tensors"
+    elif isinstance(error, RuntimeError) and text == NUMPY_OF_GRAPH:
+        how = "f hands the engine's tensors to NumPy (np.dot, np.asarray, ...)"
+    elif isinstance(error, GraphBreakWarning):
+        how = "f turns the engine's tensors into plain numbers (math.sin(x), float(x))"
+    else:
+        return None
+    return (f"{how}, so the engine cannot trace it: write f with diffcompare.language.functions (sin, exp, ... "
+            f"work on tensors, numbers, SymPy symbols and mpmath alike), or compare it by its values (differences)")
+
+
 def run_estimate(method, family, compute, batches, evaluations=None, **details):
     """Run ``compute`` once for the values (failures become the method's result), then time it."""
     try:
         start = time.perf_counter()
-        values = quietly(compute)
+        if family == "autograd":
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", GraphBreakWarning)    # a number out of the graph: not traceable
+                values = quietly(compute)
+        else:
+            values = quietly(compute)
         first = time.perf_counter() - start
     except NotInWorld as error:
         return Estimate(method, family, status=NOT_APPLICABLE, reason=f"f is not complex-safe: {error}",
                         details=details)
     except Exception as error:
+        if untraceable(error):
+            return Estimate(method, family, status=NOT_APPLICABLE, reason=untraceable(error), details=details)
         if isinstance(error, NotImplementedError):
             # what the engine cannot do for this f (a custom Function without jvp, in forward mode)
             return Estimate(method, family, status=NOT_APPLICABLE, reason=str(error), details=details)
