@@ -137,7 +137,10 @@ def _run_batch(index, case, start, settings):
     origins = points.origins[start:start + BATCH]
     result.tolerance = tolerance(case)
     if len(flat):
-        _audit_points(result, case, problem, reference_problem, task, flat, origins, engine, settings, clock)
+        try:
+            _audit_points(result, case, problem, reference_problem, task, flat, origins, engine, settings, clock)
+        except InputError as error:         # f turned out not to be traceable by the engine
+            return Batch(index, start, len(points), _bad(result, str(error)))
     result.seconds = clock.seconds
     return Batch(index, start, len(points), result)
 

@@ -4,6 +4,7 @@ the kinks near each point."""
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import replace
 
 import numpy as np
@@ -12,7 +13,9 @@ from diffcompare.auditing.tolerance import GRADCHECK_EPS
 from diffcompare.autograd.quiet import quietly
 from diffcompare.language.torch_world import load
 from diffcompare.language.worlds import FLOAT32, NUMPY, TORCH
-from diffcompare.methods.entries import outputs, run_autograd, vectorisable
+from diffcompare.autograd.tensor import GraphBreakWarning
+from diffcompare.methods.entries import outputs, run_autograd, untraceable, vectorisable
+from diffcompare.problem.errors import InputError
 from diffcompare.methods.torch_autograd import torch_autograd
 
 
@@ -21,7 +24,14 @@ def plain(values):
 
 
 def autograd_values(problem, task, flat, dtype, engine):
-    """(values (points, entries), {row: why autograd failed there})."""
+    """(values (points, entries), {row: why autograd failed there}). A function the engine
+    cannot trace (NumPy or math on its tensors) is bad input, not a wrong gradient: InputError."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", GraphBreakWarning)     # a number out of the graph: not traceable
+        return _autograd_values(problem, task, flat, dtype, engine)
+
+
+def _autograd_values(problem, task, flat, dtype, engine):
     if engine == "torch":
 
         def one(row):
@@ -39,6 +49,8 @@ def autograd_values(problem, task, flat, dtype, engine):
         try:
             values[i] = one(row)
         except Exception as error:   # a user's backward may raise anything
+            if engine != "torch" and untraceable(error):
+                raise InputError(f"cannot audit f with the engine: {untraceable(error)}") from None
             failures[i] = f"autograd raised {type(error).__name__}: {first_line(error)}"
     return values, failures
 

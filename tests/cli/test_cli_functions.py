@@ -86,3 +86,13 @@ def test_numpy_refuses_a_tensor_that_requires_grad_as_pytorch_does():
     with pytest.raises(RuntimeError, match="Can't call numpy\\(\\) on Tensor that requires grad"):
         np.dot(x, x)
     assert float(np.dot(x.detach(), x.detach())) == 5.0
+
+
+def test_the_audit_calls_an_untraceable_function_bad_input_not_wrong(here, capsys):
+    import diffcompare
+    for name in ("with_numpy", "with_math"):
+        report = diffcompare.audit(f"user_fns:{name}", points=[{"x": 1.0, "y": 2.0}] if name == "with_numpy"
+                                   else [{"x": 1.0}])
+        case = report.cases[0]
+        assert case.status == "error" and "cannot audit f with the engine" in case.error, case.verdict
+        assert report.exit_status == 2
