@@ -65,6 +65,8 @@ methods (--methods, comma-separated; default all):
                 carrying a tangent (a column of J); asked for by name for a
                 gradient, in the default set for the other tasks
   symbolic      sympy.diff, then lambdify(..., cse=True) to NumPy
+  torch         PyTorch's torch.autograd on the same f (asked for by name; needs
+                PyTorch: pip install -e ".[torch]" from the checkout)
   forward       (f(x+h) - f(x)) / h               h ~ sqrt(eps) max(1,|x|)
   backward      (f(x) - f(x-h)) / h               h ~ sqrt(eps) max(1,|x|)
   central       (f(x+h) - f(x-h)) / 2h            h ~ eps^(1/3) max(1,|x|)

@@ -23,7 +23,13 @@ import numpy as np
 
 from diffcompare.autograd.quiet import quietly
 from diffcompare.judge.bands import MAX_PATH_POINTS, Bands
-from diffcompare.judge.comparison import MIN_TRUSTED_DIGITS, Comparison, MethodResult, Note, measure
+from diffcompare.judge.comparison import (
+    MIN_TRUSTED_DIGITS,
+    Comparison,
+    MethodResult,
+    Note,
+    measure,
+)
 from diffcompare.judge.policy import decide
 from diffcompare.judge.reference import entries_reference, numerical_entries_reference
 from diffcompare.judge.verdicts import (
@@ -52,12 +58,24 @@ from diffcompare.methods.entries import (
     too_slow,
 )
 from diffcompare.methods.estimate import FAILED, OK
-from diffcompare.methods.finite_differences import FD_METHODS, samples_cross, stencil_crossing
+from diffcompare.methods.finite_differences import (
+    FD_METHODS,
+    samples_cross,
+    stencil_crossing,
+)
 from diffcompare.methods.forward_mode import forward_mode_entries
 from diffcompare.methods.registry import parse_methods_for
 from diffcompare.methods.symbolic import differentiate
+from diffcompare.methods.torch_autograd import require_torch, torch_entries
 from diffcompare.problem.errors import FailsAtPoint, InputError
-from diffcompare.problem.points import Points, box_centre, grid_points, parse_box, random_points, single
+from diffcompare.problem.points import (
+    Points,
+    box_centre,
+    grid_points,
+    parse_box,
+    random_points,
+    single,
+)
 from diffcompare.problem.problem import make_problem
 from diffcompare.problem.tasks import make_task, output_shape
 
@@ -141,6 +159,8 @@ def _compare(f, at, kind, vector, points, seed, box, grid, methods, digits, repe
         shape = ()          # a scalar f that fails at the point: the report says how (f's domain)
     task = make_task(problem, kind, vector, shape)
     names = parse_methods_for(task.kind, methods)
+    if "torch" in names:
+        require_torch()
     where = make_points(problem, points, seed, box, grid)
     labels = task.entry_labels()
     notes = []
@@ -237,6 +257,8 @@ def _run(name, problem, task, where, derivative, repeat, step):
         return functional_entries(problem, task, where, repeat)
     if name == "forward-mode":
         return forward_mode_entries(problem, task, where, repeat)
+    if name == "torch":
+        return torch_entries(problem, task, where, repeat)
     if name == "autograd-full-J":
         return autograd_jacobian_vjp(problem, task, where, repeat)
     if name == "symbolic":

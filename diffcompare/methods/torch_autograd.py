@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from diffcompare.language.torch_world import load
+from diffcompare.language.torch_world import available, load
 from diffcompare.language.worlds import TORCH
+from diffcompare.methods.entries import run_estimate
 from diffcompare.problem.errors import InputError
+from diffcompare.problem.tasks import Task
 
 
 def output_shape(problem) -> tuple:
@@ -74,3 +76,32 @@ def torch_autograd(problem, task, flat: np.ndarray, dtype: str = "float64") -> n
 def _flat(grads, leaves) -> np.ndarray:
     return np.concatenate([np.zeros(leaf.numel()) if g is None else g.detach().double().reshape(-1).numpy()
                            for g, leaf in zip(grads, leaves)])
+
+
+def torch_entries(problem, task, points, batches: int = 5):
+    """PyTorch's autograd as a method of ``compare`` (asked for with ``--methods torch``):
+    the gradient, Jacobian or Hessian by torch.autograd at each point; vᵀJ and Jv from its
+    Jacobian. PyTorch not installed: the method says so (``compare`` exits 2 before running)."""
+    load()          # PyTorch's import is not the method's time
+    full = task if task.kind in ("gradient", "jacobian", "hessian") else \
+        Task("jacobian", task.n, task.m, task.output_shape, task.input_labels)
+
+    def compute():
+        values = torch_autograd(problem, full, points.flat)
+        if task.kind == "vjp":
+            return np.einsum("m,pmn->pn", task.vector, values)
+        if task.kind == "jvp":
+            return np.einsum("pmn,n->pm", values, task.vector)
+        return values
+    work = {"gradient": "torch.autograd.grad, one backward", "jacobian": "torch.autograd.grad, one per output row",
+            "hessian": "torch.autograd.grad with create_graph, then one per gradient entry",
+            "vjp": "torch.autograd.grad per output row (J), then vᵀJ", "jvp": "J by torch.autograd.grad, then Jv"}
+    return run_estimate("torch", "autograd", compute, batches, evaluations=1, work=work[task.kind],
+                        forms_jacobian=task.kind in ("jacobian", "vjp", "jvp", "hessian"), vectorised=len(points) == 1)
+
+
+def require_torch():
+    """InputError with the way to install PyTorch, when it is not installed."""
+    if not available():
+        raise InputError("--methods torch needs PyTorch, which is not installed: pip install -e \".[torch]\" from "
+                         "the checkout (or pip install torch)")
