@@ -67,6 +67,8 @@ methods (--methods, comma-separated; default all):
   symbolic      sympy.diff, then lambdify(..., cse=True) to NumPy
   torch         PyTorch's torch.autograd on the same f (asked for by name; needs
                 PyTorch: pip install -e ".[torch]" from the checkout)
+  jax, jax-jit  JAX's grad/jacrev/hessian/vjp/jvp on the same f, eager or compiled
+                by jax.jit (asked for by name; pip install -e ".[jax]")
   forward       (f(x+h) - f(x)) / h               h ~ sqrt(eps) max(1,|x|)
   backward      (f(x) - f(x-h)) / h               h ~ sqrt(eps) max(1,|x|)
   central       (f(x+h) - f(x-h)) / 2h            h ~ eps^(1/3) max(1,|x|)

@@ -64,6 +64,7 @@ from diffcompare.methods.finite_differences import (
     stencil_crossing,
 )
 from diffcompare.methods.forward_mode import forward_mode_entries
+from diffcompare.methods.jax_method import jax_entries, require_jax
 from diffcompare.methods.registry import parse_methods_for
 from diffcompare.methods.symbolic import differentiate
 from diffcompare.methods.torch_autograd import require_torch, torch_entries
@@ -161,6 +162,8 @@ def _compare(f, at, kind, vector, points, seed, box, grid, methods, digits, repe
     names = parse_methods_for(task.kind, methods)
     if "torch" in names:
         require_torch()
+    if "jax" in names or "jax-jit" in names:
+        require_jax()
     where = make_points(problem, points, seed, box, grid)
     labels = task.entry_labels()
     notes = []
@@ -259,6 +262,8 @@ def _run(name, problem, task, where, derivative, repeat, step):
         return forward_mode_entries(problem, task, where, repeat)
     if name == "torch":
         return torch_entries(problem, task, where, repeat)
+    if name in ("jax", "jax-jit"):
+        return jax_entries(problem, task, where, repeat, jit=name == "jax-jit")
     if name == "autograd-full-J":
         return autograd_jacobian_vjp(problem, task, where, repeat)
     if name == "symbolic":

@@ -81,6 +81,7 @@ class Row:
     # the row in PyTorch, as a function of the torch module giving the row's function;
     # None: torch's function of the row's name (torch.sin for sin)
     torch: Callable | None = None
+    jax: Callable | None = None           # jax -> the row's function on JAX arrays; None: jax.numpy's of its name
 
     @property
     def is_constant(self):
@@ -285,30 +286,30 @@ def _row(name, arity, numpy, complex, sympy, mpmath, engine, doc, **kw):
 
 # -- operators --------------------------------------------------------------------------------
 _row("add", 2, np.add, np.add, lambda a, b: a + b, lambda a, b: a + b, lambda a, b: a + b,
-     "a + b", symbol="+", torch=lambda t: operator.add, samples=((0.7, -1.2), (2.0, 3.5)))
+     "a + b", symbol="+", torch=lambda t: operator.add, jax=lambda j: operator.add, samples=((0.7, -1.2), (2.0, 3.5)))
 _row("sub", 2, np.subtract, np.subtract, lambda a, b: a - b, lambda a, b: a - b, lambda a, b: a - b,
-     "a - b", symbol="-", torch=lambda t: operator.sub, samples=((0.7, -1.2), (2.0, 3.5)))
+     "a - b", symbol="-", torch=lambda t: operator.sub, jax=lambda j: operator.sub, samples=((0.7, -1.2), (2.0, 3.5)))
 _row("mul", 2, np.multiply, np.multiply, lambda a, b: a * b, lambda a, b: a * b, lambda a, b: a * b,
-     "a * b", symbol="*", torch=lambda t: operator.mul, samples=((0.7, -1.2), (2.0, 3.5)))
+     "a * b", symbol="*", torch=lambda t: operator.mul, jax=lambda j: operator.mul, samples=((0.7, -1.2), (2.0, 3.5)))
 _row("div", 2, np.true_divide, np.true_divide, lambda a, b: a / b, lambda a, b: a / b, lambda a, b: a / b,
-     "a / b", domain="b ≠ 0", symbol="/", torch=lambda t: operator.truediv, samples=((0.7, -1.2), (2.0, 3.5)),
+     "a / b", domain="b ≠ 0", symbol="/", torch=lambda t: operator.truediv, jax=lambda j: operator.truediv, samples=((0.7, -1.2), (2.0, 3.5)),
      piece=lambda a, b: _sign_of(b))
 _row("neg", 1, np.negative, np.negative, lambda a: -a, lambda a: -a, lambda a: -a,
-     "-a", symbol="-", torch=lambda t: operator.neg)
+     "-a", symbol="-", torch=lambda t: operator.neg, jax=lambda j: operator.neg)
 _row("pow", 2, np.power, np.power, _sp_pow, lambda a, b: a ** b, _ag.pow,
      "a ** b (also a ^ b): a power; a > 0 unless b is an integer", domain="a > 0, or b an integer",
-     symbol="**", torch=lambda t: operator.pow, samples=((0.7, 2.5), (2.0, -1.5), (1.5, 3.0)),
+     symbol="**", torch=lambda t: operator.pow, jax=lambda j: operator.pow, samples=((0.7, 2.5), (2.0, -1.5), (1.5, 3.0)),
      kink=lambda a, b: (np.asarray(a) == 0) & (np.asarray(b) < 1) & (np.asarray(b) != 0), kink_zeros=_pow_kink_zeros,
      kink_note="a ** b with a = 0 and b < 1 has an infinite slope in a", piece=_pow_piece)
 
 # -- constants --------------------------------------------------------------------------------
 _row("pi", 0, _engine_const(np.pi), _engine_const(complex(np.pi)), lambda: binary64_constant("pi", np.pi, r"\pi"),
      lambda: mp.mpf(np.pi),
-     _engine_const(np.pi), "π as binary64: 3.141592653589793", samples=((),), torch=lambda t: _engine_const(math.pi))
+     _engine_const(np.pi), "π as binary64: 3.141592653589793", samples=((),), torch=lambda t: _engine_const(math.pi), jax=lambda j: _engine_const(math.pi))
 _row("e", 0, _engine_const(np.e), _engine_const(complex(np.e)), lambda: binary64_constant("e", np.e, "e"),
      lambda: mp.mpf(np.e),
      _engine_const(np.e), "Euler's number e as binary64: 2.718281828459045", samples=((),),
-     torch=lambda t: _engine_const(math.e))
+     torch=lambda t: _engine_const(math.e), jax=lambda j: _engine_const(math.e))
 
 # -- trigonometric and hyperbolic --------------------------------------------------------------
 _row("sin", 1, np.sin, np.sin, lambda x: sp.sin(x), lambda x: mp.sin(x), _on_tensors(_ag.sin), "sine")
@@ -367,13 +368,13 @@ _row("cbrt", 1, np.cbrt, _c_cbrt, _sp_cbrt, _mp_cbrt, _on_tensors(_ag.cbrt),
 # -- activation functions and friends --------------------------------------------------------
 _row("sigmoid", 1, special.sigmoid, lambda z: 1 / (1 + np.exp(-np.asarray(z, dtype=complex))),
      lambda x: 1 / (1 + sp.exp(-x)), lambda x: 1 / (1 + mp.exp(-x)), _on_tensors(_ag.sigmoid),
-     "logistic function 1 / (1 + exp(-x))")
+     "logistic function 1 / (1 + exp(-x))", jax=lambda j: j.nn.sigmoid)
 _row("softplus", 1, lambda x: np.logaddexp(0, x), _c_softplus, lambda x: sp.log(1 + sp.exp(x)),
      lambda x: mp.log1p(mp.exp(x)), _on_tensors(lambda t: _ag.softplus(t, threshold=math.inf)),
      "log(1 + exp(x)) (without PyTorch's linear cut-off above 20)",
-     torch=lambda t: lambda x: t.logaddexp(t.zeros_like(x), x))
+     torch=lambda t: lambda x: t.logaddexp(t.zeros_like(x), x), jax=lambda j: lambda x: j.numpy.logaddexp(0.0, x))
 _row("relu", 1, lambda x: np.maximum(x, 0.0), None, lambda x: sp.Max(0, x), lambda x: max(x, 0),
-     _on_tensors(_ag.relu), "max(x, 0)", kink=_zero_at, kink_zeros=_itself, kink_note="relu has a kink at 0: slope 0 left, 1 right", piece=_sign_of,
+     _on_tensors(_ag.relu), "max(x, 0)", jax=lambda j: j.nn.relu, kink=_zero_at, kink_zeros=_itself, kink_note="relu has a kink at 0: slope 0 left, 1 right", piece=_sign_of,
      not_complex_safe="relu is not analytic (it compares values)",
      engine_convention="relu'(0) = 0 (PyTorch)", sympy_convention="d/dx Max(0, x) = Heaviside(x), Heaviside(0) = 1/2")
 _row("abs", 1, np.abs, None, lambda x: sp.Abs(x), lambda x: abs(x), _on_tensors(_ag.abs), "absolute value",
@@ -384,27 +385,28 @@ _row("sign", 1, np.sign, None, lambda x: sp.sign(x), _mp_sign, _on_tensors(_ag.s
      "sign: -1, 0 or 1", kink=_zero_at, kink_zeros=_itself, kink_note="sign jumps at 0", piece=_sign_of,
      not_complex_safe="sign is not analytic (it compares values)",
      engine_convention="sign' = 0 everywhere (PyTorch)", sympy_convention="d/dx sign(x) = 2 DiracDelta(x), undefined at 0")
-_row("erf", 1, special.erf, _c_erf, lambda x: sp.erf(x), lambda x: mp.erf(x), _on_tensors(_ag.erf), "error function")
+_row("erf", 1, special.erf, _c_erf, lambda x: sp.erf(x), lambda x: mp.erf(x), _on_tensors(_ag.erf), "error function",
+     jax=lambda j: j.scipy.special.erf)
 _row("hypot", 2, np.hypot, lambda a, b: np.sqrt(np.asarray(a, dtype=complex) ** 2 + np.asarray(b, dtype=complex) ** 2),
      lambda a, b: sp.sqrt(a ** 2 + b ** 2), lambda a, b: mp.hypot(a, b), _on_tensors(_ag.hypot),
      "sqrt(a² + b²) without overflow", samples=((0.7, 1.2), (-1.3, 0.4), (3.0, -4.0)),
      kink=lambda a, b: (np.asarray(a) == 0) & (np.asarray(b) == 0),
      kink_note="hypot has a cone point at the origin", piece=_hypot_piece, engine_convention="nan at the origin (PyTorch)")
 _row("min", 2, np.minimum, None, lambda a, b: sp.Min(a, b), lambda a, b: min(a, b), _on_tensors(_ag.minimum),
-     "the smaller of a and b", torch=lambda t: t.minimum, samples=((0.7, 1.2), (-1.3, 0.4), (3.0, -4.0)),
+     "the smaller of a and b", torch=lambda t: t.minimum, jax=lambda j: j.numpy.minimum, samples=((0.7, 1.2), (-1.3, 0.4), (3.0, -4.0)),
      kink=lambda a, b: np.asarray(a) == np.asarray(b), kink_zeros=_difference, kink_note="min has a kink where a = b", piece=_sign_of_difference,
      not_complex_safe="min is not analytic (it compares values)",
      engine_convention="a tie sends half the gradient to each side (PyTorch)",
      sympy_convention="d/da Min(a, b) = Heaviside(b - a), Heaviside(0) = 1/2")
 _row("max", 2, np.maximum, None, lambda a, b: sp.Max(a, b), lambda a, b: max(a, b), _on_tensors(_ag.maximum),
-     "the larger of a and b", torch=lambda t: t.maximum, samples=((0.7, 1.2), (-1.3, 0.4), (3.0, -4.0)),
+     "the larger of a and b", torch=lambda t: t.maximum, jax=lambda j: j.numpy.maximum, samples=((0.7, 1.2), (-1.3, 0.4), (3.0, -4.0)),
      kink=lambda a, b: np.asarray(a) == np.asarray(b), kink_zeros=_difference, kink_note="max has a kink where a = b", piece=_sign_of_difference,
      not_complex_safe="max is not analytic (it compares values)",
      engine_convention="a tie sends half the gradient to each side (PyTorch)",
      sympy_convention="d/da Max(a, b) = Heaviside(a - b), Heaviside(0) = 1/2")
 
 _row("clamp", 3, np.clip, None, lambda x, lo, hi: sp.Min(sp.Max(x, lo), hi), lambda x, lo, hi: min(max(x, lo), hi),
-     _engine_clamp, "x limited to [lo, hi]: max(lo, min(x, hi)) for lo ≤ hi",
+     _engine_clamp, "x limited to [lo, hi]: max(lo, min(x, hi)) for lo ≤ hi", jax=lambda j: j.numpy.clip,
      samples=((0.5, 0.0, 1.0), (-1.3, -1.0, 2.0), (2.5, 0.0, 1.0)),
      kink=lambda x, lo, hi: (np.asarray(x) == np.asarray(lo)) | (np.asarray(x) == np.asarray(hi)),
      kink_zeros=lambda x, lo, hi: [x - lo, x - hi],
@@ -524,7 +526,7 @@ _row_on_arrays("norm", 1, lambda a: np.sqrt(np.sum(np.square(a))),
                lambda a: sp.sqrt(sp.Add(*[v ** 2 for v in _flat(a)])),
                lambda a: mp.sqrt(mp.fsum(v ** 2 for v in _flat(a))),
                _on_tensors(_ag.norm), "Euclidean norm sqrt(sum(x**2)) of all elements", samples=_VECTORS,
-               torch=lambda t: t.linalg.vector_norm,
+               torch=lambda t: t.linalg.vector_norm, jax=lambda j: j.numpy.linalg.norm,
                domain="all arrays (differentiable where not all zero)", kink=_all_zero,
                kink_note="norm has a cone point where every element is 0",
                engine_convention="the gradient of norm at 0 is 0 (PyTorch)")
@@ -534,6 +536,7 @@ _row_on_arrays("dot", 2, _np_dot, _np_dot, _object_dot(lambda t: sp.Add(*t)), _o
 _row_on_arrays("matmul", 2, _np_matmul, _np_matmul, _object_matmul(lambda t: sp.Add(*t)),
                _object_matmul(lambda t: mp.fsum(t)), _on_tensors(_ag.matmul),
                "a @ b: matrix product (vector @ vector is the dot product)", symbol="@", torch=lambda t: operator.matmul,
+               jax=lambda j: operator.matmul,
                samples=_PAIRS + ((np.array([[1.5, -0.5], [0.25, 2.0]]), np.array([0.3, -0.7])),))
 def _select(a, key):
     """a[key], refusing a slice that selects nothing (x[5:] of a 2-vector: a sum over it
@@ -547,12 +550,13 @@ def _select(a, key):
 
 _row_on_arrays("index", 2, _select, _select, _select, _select, lambda a, key: _select(_as_tensor(a), key),
                "x[i], x[i:j], A[i, j]: an element or a slice (integer constants)", syntax="x[...]",
-               torch=lambda t: operator.getitem,
+               torch=lambda t: operator.getitem, jax=lambda j: operator.getitem,
                samples=())
 _row_on_arrays("vector", -1, lambda *a: _stack(a), lambda *a: _stack(a), lambda *a: _objects(a),
                lambda *a: _objects(a), _engine_stack, "[a, b, ...]: a vector (or, of vectors, a matrix)",
                syntax="[...]", samples=(), torch=lambda t: lambda *values: t.stack(
-                   [v if isinstance(v, t.Tensor) else t.tensor(float(v), dtype=t.float64) for v in values]))
+                   [v if isinstance(v, t.Tensor) else t.tensor(float(v), dtype=t.float64) for v in values]),
+               jax=lambda j: lambda *values: j.numpy.stack([j.numpy.asarray(v, dtype=j.numpy.float64) for v in values]))
 
 OPERATORS = {row.symbol: row for row in ROWS.values() if row.is_operator and row.name != "neg"}
 CALLABLE = {name: row for name, row in ROWS.items()

@@ -47,11 +47,12 @@ METHODS_FOR = {
     "jvp": ("autograd", "forward-mode", "autograd-functional", "symbolic", "forward", "central", "complex-step"),
     "hessian": ("autograd", "forward-mode", "autograd-functional", "symbolic", "second-differences", "mixed"),
 }
-ALL_METHODS = {"gradient": ("autograd", "forward-mode", "symbolic") + FD_METHODS + ("torch",),
-               "jacobian": METHODS_FOR["jacobian"][:4] + FD_METHODS + ("torch",),
-               "vjp": METHODS_FOR["vjp"][:4] + ("autograd-functional",) + FD_METHODS + ("torch",),
-               "jvp": METHODS_FOR["jvp"][:4] + FD_METHODS + ("torch",),
-               "hessian": METHODS_FOR["hessian"] + ("torch",)}   # torch: asked for by name (an optional extra)
+PEERS = ("torch", "jax", "jax-jit")      # other engines: asked for by name (optional packages)
+ALL_METHODS = {"gradient": ("autograd", "forward-mode", "symbolic") + FD_METHODS + PEERS,
+               "jacobian": METHODS_FOR["jacobian"][:4] + FD_METHODS + PEERS,
+               "vjp": METHODS_FOR["vjp"][:4] + ("autograd-functional",) + FD_METHODS + PEERS,
+               "jvp": METHODS_FOR["jvp"][:4] + FD_METHODS + PEERS,
+               "hessian": METHODS_FOR["hessian"] + PEERS}
 
 
 def parse_methods_for(kind: str, methods) -> tuple:

@@ -83,8 +83,8 @@ RERECORDED = {
     "forward-mode": "a forward-mode method (the engine's forward_ad: one pass per input direction, forward over "
                     "reverse for a Hessian) in the default set of Jacobians, vJ, Jv and Hessians: a new column and "
                     "method row; no other value or judgement changed",
-    "torch": "--methods torch (PyTorch's autograd, asked for by name) joins the list of methods an unknown "
-             "method's error offers (bad-04)",
+    "torch": "--methods torch, jax and jax-jit (PyTorch's and JAX's autodiff, asked for by name) join the list "
+             "of methods an unknown method's error offers (bad-04)",
     "machine": "recorded on a machine whose sin, exp, ... differ in the last bit (machine.json holds its "
                "fingerprint); outputs are compared in full on such a machine, judgements alone elsewhere; "
                "no judgement changed",
