@@ -20,6 +20,7 @@ import forward_reverse
 import jacobian_hessian
 import many_points_gradient
 import mlp_gradient
+import peer_engines
 import per_op_overhead
 import polynomial_points
 import richardson_accuracy
@@ -47,6 +48,7 @@ def main():
         "same run; absolute times move with the machine's load.\n\n"
     )
     sections = [per_op_overhead.main([]), polynomial_points.main([]), jacobian_hessian.main([]), forward_reverse.main([]),
+                peer_engines.main([]),
                 rosenbrock_gradient.main([]), mlp_gradient.main(),
                 deep_chain_memory.main(["--ops", "100000" if args.quick else "1000000"]),
                 unused_features_cost.main(), compare_wall_time.main([]), richardson_accuracy.main(), richardson_estimate.main([]),
