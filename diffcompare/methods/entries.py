@@ -63,21 +63,30 @@ def outputs(problem: Problem, task: Task, flat: np.ndarray, world: str = NUMPY) 
 LONG_CALL = 0.2     # seconds: a first run this long is its own timing (no repeats)
 
 
-def untraceable(error) -> str | None:
-    """Why the engine could not trace f, when ``error`` says it left the graph: it handed the
-    engine's tensors to NumPy (np.sin(x), np.dot(x, x)) or turned them into numbers
-    (math.sin(x), float(x)). None for any other error."""
+JAX_TRACE_ERRORS = ("TracerArrayConversionError", "ConcretizationTypeError", "TracerBoolConversionError",
+                    "TracerIntegerConversionError")
+ENGINE_OF = {"torch": ("PyTorch", "tensors"), "jax": ("JAX", "traced arrays"), "jax-jit": ("JAX", "traced arrays")}
+
+
+def untraceable(error, method: str = "autograd") -> str | None:
+    """Why ``method``'s engine could not trace f, when ``error`` says it left the graph: it
+    handed the engine's tensors to NumPy (np.sin(x), np.dot(x, x)) or turned them into
+    numbers (math.sin(x), float(x)). None for any other error."""
+    engine, things = ENGINE_OF.get(method, ("the engine", "tensors"))
     text = str(error)
     if isinstance(error, TypeError) and "does not support ufuncs" in text:
-        how = "f calls NumPy functions (np.sin, np.exp, ...) on the engine's tensors"
+        how = f"f calls NumPy functions (np.sin, np.exp, ...) on {engine}'s {things}"
     elif isinstance(error, RuntimeError) and text == NUMPY_OF_GRAPH:
-        how = "f hands the engine's tensors to NumPy (np.dot, np.asarray, ...)"
+        how = f"f hands {engine}'s {things} to NumPy (np.sin, np.dot, np.asarray, ...)"
     elif isinstance(error, GraphBreakWarning):
-        how = "f turns the engine's tensors into plain numbers (math.sin(x), float(x))"
+        how = f"f turns {engine}'s {things} into plain numbers (math.sin(x), float(x))"
+    elif type(error).__name__ in JAX_TRACE_ERRORS:
+        how = f"f hands {engine}'s {things} to NumPy or math, or branches on their values"
     else:
         return None
-    return (f"{how}, so the engine cannot trace it: write f with diffcompare.language.functions (sin, exp, ... "
-            f"work on tensors, numbers, SymPy symbols and mpmath alike), or compare it by its values (differences)")
+    return (f"{how}, so {engine} cannot trace it: write f with "
+            f"diffcompare.language.functions (sin, exp, ... work on tensors, numbers, SymPy symbols and mpmath "
+            f"alike), or compare it by its values (differences)")
 
 
 def run_estimate(method, family, compute, batches, evaluations=None, **details):
@@ -95,8 +104,8 @@ def run_estimate(method, family, compute, batches, evaluations=None, **details):
         return Estimate(method, family, status=NOT_APPLICABLE, reason=f"f is not complex-safe: {error}",
                         details=details)
     except Exception as error:
-        if untraceable(error):
-            return Estimate(method, family, status=NOT_APPLICABLE, reason=untraceable(error), details=details)
+        if untraceable(error, method):
+            return Estimate(method, family, status=NOT_APPLICABLE, reason=untraceable(error, method), details=details)
         if isinstance(error, NotImplementedError):
             # what the engine cannot do for this f (a custom Function without jvp, in forward mode)
             return Estimate(method, family, status=NOT_APPLICABLE, reason=str(error), details=details)

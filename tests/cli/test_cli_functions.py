@@ -96,3 +96,15 @@ def test_the_audit_calls_an_untraceable_function_bad_input_not_wrong(here, capsy
         case = report.cases[0]
         assert case.status == "error" and "cannot audit f with the engine" in case.error, case.verdict
         assert report.exit_status == 2
+
+
+@pytest.mark.parametrize("method, package, engine", [("torch", "torch", "PyTorch"), ("jax", "jax", "JAX")])
+def test_peer_engines_on_numpy_code_are_not_applicable(here, capsys, method, package, engine):
+    pytest.importorskip(package)
+    (here / "np_fns.py").write_text("import numpy as np\n\ndef f(x):\n    return np.sin(x) * x\n")
+    code, out = run(["compare", "np_fns:f", "--at", "x=1", "--methods", f"{method},central", "--repeat", "1",
+                     "--format", "json"], capsys)
+    methods = _methods(out.out)
+    assert methods[method]["status"] == "not applicable", methods[method]
+    assert f"so {engine} cannot trace it" in methods[method]["reason"]
+    assert code != 1
