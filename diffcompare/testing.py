@@ -5,6 +5,7 @@ the wrong entry, every method's value and the tolerance.
 >>> from diffcompare.language.functions import sin
 >>> assert_gradients(lambda x, y: sin(x) * y, at={"x": 0.5, "y": 2.0})
 >>> assert_gradients("x * abs(x) + y", at=[{"x": 1.5, "y": 0.0}, {"x": -2.0, "y": 1.0}])
+>>> assert_gradients("sum(x * x)", at={"x": [1.0, -2.0, 0.5]}, grad=lambda x: 2 * x)   # your own gradient
 """
 
 from __future__ import annotations
@@ -15,11 +16,13 @@ from diffcompare.auditing.results import FAILING, format_point
 
 def assert_gradients(fn, at, check: str = "gradient", dtype: str = "float64", domain=None, random: int = 0,
                      seed: int = 0, tolerance: dict | None = None, reference: str | None = None,
-                     engine: str = "diffcompare"):
+                     engine: str = "diffcompare", grad=None, shape: dict | None = None):
     """Raise AssertionError unless autograd's ``check`` (gradient, jacobian, hessian) of
-    ``fn`` agrees with the exact reference at every point of ``at`` (a mapping or a list
-    of them) — and, with ``domain`` and ``random``, at random and adversarial points
-    too. Points where f is not differentiable or undefined are not held against it
+    ``fn`` — or your own ``grad``, a function of f's arguments returning it — agrees with
+    the exact reference at every point of ``at`` (a mapping or a list of them; values may
+    be vectors and matrices) — and, with ``domain`` and ``random``, at random and
+    adversarial points too (``shape``: the shapes of array variables the domain fills).
+    Points where f is not differentiable or undefined are not held against it
     (:func:`diffcompare.audit` returns the whole report).
 
     >>> from diffcompare import autograd as ag
@@ -40,15 +43,17 @@ def assert_gradients(fn, at, check: str = "gradient", dtype: str = "float64", do
     if domain is None and random:
         raise ValueError("random points need a domain, e.g. domain={'x': (-2, 2)}")
     report = audit(fn, domain=domain, points=at, check=check, dtype=dtype, random=random, seed=seed,
-                   adversarial=domain is not None, tolerance=tolerance, reference=reference, engine=engine)
+                   adversarial=domain is not None, tolerance=tolerance, reference=reference, engine=engine,
+                   grad=grad, shape=shape)
     case = report.cases[0]
     if case.status == "error":
         raise ValueError(f"cannot audit {case.source}: {case.error}")
     failing = [p for p in case.points if p.verdict in FAILING]
     if failing:
         worst = max(failing, key=lambda p: p.autograd_error if p.autograd_error is not None else float("inf"))
-        lines = [f"autograd's {check} of {case.name} is wrong at {format_point(worst.point)}: {worst.reason}",
-                 f"  autograd: {worst.autograd}", f"  exact:    {worst.reference}", f"  FD:       {worst.fd}",
+        who = "autograd's" if case.judged == "autograd" else f"the {case.judged.replace('gradient ', '')}"
+        lines = [f"{who} {check} of {case.name} is wrong at {format_point(worst.point)}: {worst.reason}",
+                 f"  {case.judged}: {worst.autograd}", f"  exact:    {worst.reference}", f"  FD:       {worst.fd}",
                  f"  tolerance: {case.tolerance['source']}",
                  f"  wrong at {len(failing)} of {len(case.points)} points"]
         if case.wrong_node:

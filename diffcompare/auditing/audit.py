@@ -34,7 +34,7 @@ import time
 from diffcompare.auditing.batch import AUDIT_TIMEOUT, SYMBOLIC_TIMEOUT, merge
 from diffcompare.auditing.results import AuditReport
 from diffcompare.auditing.runners import runner
-from diffcompare.auditing.suite import make_case
+from diffcompare.auditing.suite import make_case, names_function
 from diffcompare.language import torch_world
 from diffcompare.problem.errors import InputError
 
@@ -80,18 +80,34 @@ def run_cases(cases: list, random: int | None = None, seed: int = 0, engine: str
 
 def audit(fn, domain=None, points=None, check: str = "gradient", dtype: str = "float64", random: int = 0,
           seed: int = 0, adversarial: bool = True, tolerance: dict | None = None, reference: str | None = None,
-          engine: str = "diffcompare", name: str | None = None, timeout: float | None = AUDIT_TIMEOUT) -> AuditReport:
+          engine: str = "diffcompare", name: str | None = None, timeout: float | None = AUDIT_TIMEOUT,
+          grad=None, shape: dict | None = None) -> AuditReport:
     """Audit the gradient (or Jacobian, Hessian) of ``fn`` — expression text, a Python
     callable written with :mod:`diffcompare.language.functions`, an ``ag.Function`` subclass or
     "module:function" — over ``domain`` ({"x": (-2, 2)}) and at ``points`` (a mapping or a
-    list of mappings). Returns the same :class:`AuditReport` as ``diffcompare audit``.
+    list of mappings; values may be vectors and matrices, as lists or arrays). Returns the
+    same :class:`AuditReport` as ``diffcompare audit``.
+
+    ``grad``: your own gradient (a callable or "module:function" taking f's arguments, see
+    :mod:`diffcompare.methods.given`) judged in autograd's place — a hand-derived formula or
+    another library's; f then needs no engine, plain NumPy will do. ``shape``: the shapes
+    of array variables that only the domain gives values ({"x": [3]}).
 
     >>> report = audit("x * abs(x)", domain={"x": (-1, 1)}, points=[{"x": 0.5}])
     >>> report.cases[0].status, report.cases[0].counts["non-differentiable point: disagreement expected"]
     ('pass', 1)
+    >>> import numpy as np
+    >>> report = audit(lambda x, y: np.sin(x) * y, grad=lambda x, y: (np.cos(x) * y, np.cos(x)),
+    ...                points={"x": 0.5, "y": 2.0})          # ∂f/∂y should be sin(x)
+    >>> report.cases[0].status, report.cases[0].verdict.split(";")[0]
+    ('fail', 'gradient <lambda> is wrong at 1 of 1 points')
     """
     entry = {"check": check, "dtype": dtype}
-    if isinstance(fn, str) and ":" not in fn:
+    if grad is not None:
+        entry["gradient"] = grad
+    if shape is not None:
+        entry["shape"] = {k: list(v) if isinstance(v, (list, tuple)) else v for k, v in shape.items()}
+    if isinstance(fn, str) and not names_function(fn):
         entry["expression"] = fn
     else:
         entry["function"] = fn

@@ -13,11 +13,11 @@ import numpy as np
 
 from diffcompare.auditing.classify import classify
 from diffcompare.auditing.diagnose import wrong_node
-from diffcompare.auditing.evaluate import autograd_values, f_values, gradcheck_differences, plain, special_points
+from diffcompare.auditing.evaluate import f_values, gradcheck_differences, judged_values, plain, special_points
 from diffcompare.auditing.points import audit_points
 from diffcompare.auditing.precision import recheck_precision
 from diffcompare.auditing.results import ROUNDING_LOSS, UNDEFINED, WRONG, CaseResult, PointResult
-from diffcompare.auditing.suite import Case, resolve
+from diffcompare.auditing.suite import Case, load_function, resolve
 from diffcompare.auditing.summary import summarise
 from diffcompare.auditing.tolerance import tolerance, with_paths
 from diffcompare.autograd.quiet import quietly
@@ -97,18 +97,20 @@ def run_batch(index: int, case: Case, start: int, settings: dict) -> Batch:
 
 
 def _result(case, settings):
-    return CaseResult(case.name, case.source, case.check, case.dtype, settings.get("engine", "diffcompare"), "pass", "")
+    return CaseResult(case.name, case.source, case.check, case.dtype, settings.get("engine", "diffcompare"), "pass", "",
+                      judged=case.judged)
 
 
 def _run_batch(index, case, start, settings):
     clock = _Clock()
     engine = settings.get("engine", "diffcompare")
-    result = CaseResult(case.name, case.source, case.check, case.dtype, engine, "pass", "")
+    result = _result(case, settings)
     if case.error:
         return Batch(index, start, 0, _bad(result, case.error))
     try:
         f, variables = resolve(case)
-        nominal = {**{n: (lo + hi) / 2 for n, (lo, hi) in case.domain.items()}, **(case.at[0] if case.at else {})}
+        gradient = None if case.gradient is None else load_function(case.gradient, case.search_path)
+        nominal = {**case.centre(), **(case.at[0] if case.at else {})}
         problem = make_problem(f, {v: nominal[v] for v in variables}, label=case.source)
         shape = None
         if engine == "torch":
@@ -118,14 +120,18 @@ def _run_batch(index, case, start, settings):
         if case.reference is not None:      # f's variables in f's order, whatever order the formula names them
             reference_problem = replace(problem, function=parse(case.reference), label=case.reference)
     except InputError as error:
-        return Batch(index, start, 0, _bad(result, str(error)))
+        why = str(error)
+        if "cannot be evaluated with these shapes" in why and not case.shapes():
+            why += ("\n  an array variable needs its shape: shape = { x = [n] } (or [rows, columns]), or explicit "
+                    "points giving its values, at = [{ x = [1, 2, 3] }]")
+        return Batch(index, start, 0, _bad(result, why))
     result.variables, result.entries = list(variables), task.entry_labels()
     random = settings.get("random")
     random = random if random is not None else (case.random if case.random is not None else DEFAULT_RANDOM)
     with clock("points"):
         # kinks are looked for in the reference formula when there is one (f may be torch code); every
         # batch of a case needs the same points: built once per process, not once per batch
-        key = (case.name, case.source, repr(case.domain), repr(case.at), case.reference, random,
+        key = (case.name, case.source, repr(case.domain), repr(case.shapes()), repr(case.at), case.reference, random,
                settings.get("seed", 0), case.dtype, settings.get("adversarial", True))
         points = _POINTS.get(key)
         if points is None:
@@ -138,7 +144,8 @@ def _run_batch(index, case, start, settings):
     result.tolerance = tolerance(case)
     if len(flat):
         try:
-            _audit_points(result, case, problem, reference_problem, task, flat, origins, engine, settings, clock)
+            _audit_points(result, case, problem, reference_problem, task, flat, origins, engine, settings, clock,
+                          gradient)
         except InputError as error:         # f turned out not to be traceable by the engine
             return Batch(index, start, len(points), _bad(result, str(error)))
     result.seconds = clock.seconds
@@ -165,10 +172,11 @@ class _Clock:
             self.seconds[stage] = self.seconds.get(stage, 0.0) + time.perf_counter() - start
 
 
-def _audit_points(result, case, problem, reference_problem, task, flat, origins, engine, settings, clock):
+def _audit_points(result, case, problem, reference_problem, task, flat, origins, engine, settings, clock,
+                  gradient=None):
     dtype = case.dtype
     with clock("autograd"):
-        autograd, autograd_errors = autograd_values(problem, task, flat, dtype, engine)
+        autograd, autograd_errors = judged_values(problem, task, flat, dtype, engine, gradient, result.judged)
     with clock("fd"):
         fd, f_size = gradcheck_differences(problem, task, flat, dtype, engine)
     with clock("reference"):
@@ -199,16 +207,16 @@ def _audit_points(result, case, problem, reference_problem, task, flat, origins,
                 undefined.add(int(i))
         tol = result.tolerance
         for i, row in enumerate(flat):
-            point = dict(zip(problem.variables, map(float, row)))
+            point = {n: v.tolist() if np.ndim(v) else float(v) for n, v in problem.split(row).items()}
             ref_high = reference.high[i] if reference.available else None
             ref_low = reference.low[i] if reference.available else None
             verdict, cause, reason, gc, errors = classify(
                 task.entry_labels(), autograd[i], fd[i], ref_high, ref_low, special.get(i), autograd_errors.get(i),
-                tol, dtype, f_size[i], problem, point)
+                tol, dtype, f_size[i], problem, point, result.judged)
             if i in undefined:
                 verdict, cause = UNDEFINED, DOMAIN
             if verdict == WRONG and not autograd_errors.get(i) and not np.isfinite(autograd[i]).all() \
-                    and task.kind == "gradient":
+                    and task.kind == "gradient" and gradient is None:
                 extreme = backward_extreme(replace(problem, point=point))
                 if extreme is not None and extreme > np.finfo(dtype).max:
                     # the rules are right; the numbers they must hold do not fit in the dtype
@@ -221,14 +229,14 @@ def _audit_points(result, case, problem, reference_problem, task, flat, origins,
                 if widened is not None:         # judged again by the rounding its terms allow
                     verdict, cause, reason, gc, errors = classify(
                         task.entry_labels(), autograd[i], fd[i], ref_high, ref_low, special.get(i), None,
-                        widened, dtype, f_size[i], problem, point)
+                        widened, dtype, f_size[i], problem, point, result.judged)
             result.points.append(PointResult(origins[i], point, verdict, reason, gc, plain(autograd[i]),
                                              plain(fd[i]), None if ref_high is None else plain(ref_high),
                                              *errors, cause=cause))
     with clock("autograd"):
-        recheck_precision(result, problem, task, engine, dtype)
+        recheck_precision(result, problem, task, engine, dtype, gradient)
     failing = [p for p in result.points if p.verdict == WRONG]
-    if failing and engine == "diffcompare" and task.kind != "hessian":
+    if failing and engine == "diffcompare" and task.kind != "hessian" and gradient is None:
         with clock("diagnosis"):
             # the largest finite error: an infinite one (1/0 in a backward) is a poor place to replay
             finite = [p for p in failing if p.autograd_error is not None and math.isfinite(p.autograd_error)]

@@ -1,6 +1,6 @@
-"""The methods an audit runs at a batch of points, in the case's dtype and engine: autograd,
-f itself, gradcheck's central differences (eps 1e-6, divided as PyTorch divides it), and
-the kinks near each point."""
+"""The methods an audit runs at a batch of points, in the case's dtype and engine: autograd
+(or the user's own gradient in its place), f itself, gradcheck's central differences (eps
+1e-6, divided as PyTorch divides it), and the kinks near each point."""
 
 from __future__ import annotations
 
@@ -11,12 +11,13 @@ import numpy as np
 
 from diffcompare.auditing.tolerance import GRADCHECK_EPS
 from diffcompare.autograd.quiet import quietly
+from diffcompare.autograd.tensor import GraphBreakWarning
 from diffcompare.language.torch_world import load
 from diffcompare.language.worlds import FLOAT32, NUMPY, TORCH
-from diffcompare.autograd.tensor import GraphBreakWarning
 from diffcompare.methods.entries import outputs, run_autograd, untraceable, vectorisable
-from diffcompare.problem.errors import InputError
+from diffcompare.methods.given import GivenShapeError, given_values
 from diffcompare.methods.torch_autograd import torch_autograd
+from diffcompare.problem.errors import InputError
 
 
 def plain(values):
@@ -52,6 +53,23 @@ def _autograd_values(problem, task, flat, dtype, engine):
             if engine != "torch" and untraceable(error):
                 raise InputError(f"cannot audit f with the engine: {untraceable(error)}") from None
             failures[i] = f"autograd raised {type(error).__name__}: {first_line(error)}"
+    return values, failures
+
+
+def judged_values(problem, task, flat, dtype, engine, gradient=None, label="autograd"):
+    """The values on trial: autograd's (:func:`autograd_values`), or the user's ``gradient``
+    called at each row — (values, {row: why it failed there}); a result of the wrong shape
+    is bad input (InputError)."""
+    if gradient is None:
+        return autograd_values(problem, task, flat, dtype, engine)
+    values, failures = np.full((len(flat), task.size), np.nan), {}
+    for i, row in enumerate(flat):
+        try:
+            values[i] = given_values(problem, task, gradient, row[None, :], dtype)[0]
+        except GivenShapeError as error:
+            raise InputError(f"{label}: {error}") from None
+        except Exception as error:      # the user's function may raise anything
+            failures[i] = f"{label} raised {type(error).__name__}: {first_line(error)}"
     return values, failures
 
 

@@ -32,7 +32,7 @@ SCAN = 257                      # samples along a variable when looking for a si
 
 @dataclass
 class AuditPoints:
-    flat: np.ndarray            # (points, variables), binary64 (float32 cases: float32 values)
+    flat: np.ndarray            # (points, inputs): every variable's elements, binary64 (float32 cases: float32 values)
     origins: list               # one text per point: explicit, random, adversarial ..., kink of ...
 
     def __len__(self):
@@ -42,13 +42,16 @@ class AuditPoints:
 def audit_points(problem: Problem, domain: dict, explicit: list, random: int, seed: int,
                  dtype: str = "float64", adversarial: bool = True) -> AuditPoints:
     """Every point an audit of ``problem`` visits, in a fixed order (explicit, random,
-    adversarial, kinks); duplicates removed. Values are rounded to ``dtype``."""
+    adversarial, kinks); duplicates removed. Values are rounded to ``dtype``. The domain of
+    an array variable bounds each of its elements (in the shape of ``problem``'s point);
+    an adversarial value is given to all its elements at once."""
     names = problem.variables
+    shapes = problem.shapes
     rows, origins = [], []
     centre = {n: (domain[n][0] + domain[n][1]) / 2 for n in domain}
 
     def add(values: dict, origin: str):
-        rows.append([float(values[n]) for n in names])
+        rows.append(problem.flatten({n: np.broadcast_to(values[n], shapes[n]) for n in names}))
         origins.append(origin)
 
     for k, point in enumerate(explicit, 1):
@@ -57,13 +60,13 @@ def audit_points(problem: Problem, domain: dict, explicit: list, random: int, se
     if domain and len(boxed) == len(names):
         rng = np.random.default_rng(seed)
         for k in range(random):
-            add({n: rng.uniform(*domain[n]) for n in names}, "random")
+            add({n: rng.uniform(*domain[n], size=shapes[n] or None) for n in names}, "random")
         if adversarial:
-            for values, origin in _adversarial(names, domain, centre, dtype):
+            for values, origin in _adversarial(names, domain, centre, dtype, shapes):
                 add(values, origin)
             for values, origin in kink_points(problem, domain, centre):
                 add(values, origin)
-    flat = np.array(rows, dtype=np.float64).reshape(len(rows), len(names))
+    flat = np.array(rows, dtype=np.float64).reshape(len(rows), sum(int(np.prod(s)) for s in shapes.values()))
     if dtype == "float32":
         flat = flat.astype(np.float32).astype(np.float64)
     return _unique(flat, origins)
@@ -83,18 +86,21 @@ def _unique(flat, origins):
     return AuditPoints(flat[keep], merged)
 
 
-def _adversarial(names, domain, centre, dtype):
+def _adversarial(names, domain, centre, dtype, shapes):
     """0, ±1, ±tiny inside the domain and the domain's edges, for one variable at a time
-    (the others at the centre); then 0, 1, -1 for all variables at once."""
+    (the others at the centre; every element of an array); then 0, 1, -1 for all variables
+    at once."""
     tiny = TINY[dtype]
     for name in names:
+        every = ", every element" if shapes[name] else ""
         low, high = domain[name]
         specials = [(0.0, "0"), (1.0, "1"), (-1.0, "-1"), (tiny, f"tiny ({tiny:.3g})"),
                     (-tiny, f"tiny ({-tiny:.3g})"), (low, "domain edge"), (high, "domain edge")]
         for value, what in specials:
             if low <= value <= high:
                 shown = f"{name} = {value:g}" if what == "domain edge" else f"{name} = {what}"
-                yield {**centre, name: value}, f"adversarial: {shown}" + (" (domain edge)" if what == "domain edge" else "")
+                notes = ", ".join(n for n in ("domain edge" if what == "domain edge" else "", every[2:]) if n)
+                yield {**centre, name: value}, f"adversarial: {shown}" + (f" ({notes})" if notes else "")
     if len(names) > 1:
         for value in (0.0, 1.0, -1.0):
             if all(domain[n][0] <= value <= domain[n][1] for n in names):

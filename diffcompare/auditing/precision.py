@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from diffcompare.auditing.evaluate import autograd_values
+from diffcompare.auditing.evaluate import judged_values
 from diffcompare.auditing.results import ROUNDING_LOSS, WRONG
 from diffcompare.auditing.tolerance import EPS, TINY_NORMAL, TOLERANCE_ULPS, autograd_bound
 
@@ -18,22 +18,22 @@ ROUNDING_RATIO = 1e3
 ROUNDING_MARGIN = 1e3       # how far float64's rounding may exceed float32's scaled by ε64/ε32
 
 
-def recheck_precision(result, problem, task, engine, dtype):
+def recheck_precision(result, problem, task, engine, dtype, gradient=None):
     """Points where autograd misses its tolerance: is a rule wrong, or did rounding lose
     the digits? The same rules in the other precision decide. A wrong rule errs the same
     in both; rounding error scales with ε. A float32 case is re-run in float64 (right
     there: rounding); a float64 case in float32 (an error over 1000 times larger there:
-    rounding, as ε(float32)/ε(float64) = 5.4e8)."""
+    rounding, as ε(float32)/ε(float64) = 5.4e8). A user's ``gradient`` is re-run the same way."""
     suspects = [i for i, p in enumerate(result.points)
                 if p.verdict == WRONG and p.autograd_error is not None
                 and (math.isfinite(p.autograd_error) or dtype == "float32")]     # float32's inf may be float64's value
     if not suspects:
         return
     other = "float64" if dtype == "float32" else "float32"
-    flat = np.array([[result.points[i].point[n] for n in problem.variables] for i in suspects])
+    flat = np.array([problem.flatten(result.points[i].point) for i in suspects])
     if other == "float32":
         flat = flat.astype(np.float32).astype(np.float64)
-    values, _ = autograd_values(problem, task, flat, other, engine)
+    values, _ = judged_values(problem, task, flat, other, engine, gradient, result.judged)
     rtol64, atol64 = TOLERANCE_ULPS * EPS["float64"], TINY_NORMAL["float64"]
     for i, row in zip(suspects, values):
         p = result.points[i]

@@ -57,6 +57,7 @@ class CaseResult:
     status: str                     # "pass", "fail", "undecided" (a point asked for not checked) or "error"
     verdict: str
     error: str = ""
+    judged: str = "autograd"        # the gradient on trial: autograd's, or "gradient module:function"
     variables: list = field(default_factory=list)
     entries: list = field(default_factory=list)
     tolerance: dict = field(default_factory=dict)
@@ -113,9 +114,29 @@ class AuditReport(Report):
         return cls(cases, data.get("settings", {}), data.get("seconds", {}))
 
 
-def format_point(point: dict) -> str:
-    """``x=-0.5, y=2``: the point as a user would type it (shortest round-trip digits)."""
-    return ", ".join(f"{n}={v!r}" for n, v in point.items())
+def format_point(point: dict, most: int = 8) -> str:
+    """``x=-0.5, y=2``: the point as a user would type it (shortest round-trip digits); an
+    array of more than ``most`` elements shows its first ones and its size.
+
+    >>> format_point({"x": 0.1, "v": [1.0, 2.5]})
+    'x=0.1, v=[1.0, 2.5]'
+    """
+    return ", ".join(f"{n}={_shown(v, most)}" for n, v in point.items())
+
+
+def _shown(value, most):
+    if not isinstance(value, list):
+        return repr(value)
+    flat = [v for row in value for v in (row if isinstance(row, list) else [row])]
+    if len(flat) <= most:
+        return repr(value)
+    return "[" + ", ".join(map(repr, flat[:most // 2])) + f", … ({len(flat)} elements)]"
+
+
+def worded(verdict: str, judged: str) -> str:
+    """A verdict of the vocabulary above said of the gradient on trial ("autograd is wrong"
+    of a user's gradient is "gradient my_grads:df is wrong")."""
+    return verdict if judged == "autograd" else verdict.replace("autograd", judged)
 
 
 def from_plain(value):

@@ -29,22 +29,33 @@ from __future__ import annotations
 import importlib
 import inspect
 import os
+import re
 import sys
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from diffcompare.autograd.function import Function
 from diffcompare.language.expression import ExpressionError, nearest, parse
 from diffcompare.problem.errors import InputError
-from diffcompare.problem.values import parse_number
+from diffcompare.problem.values import parse_number, parse_value
 
 CHECKS = ("gradient", "jacobian", "hessian")
 DTYPES = ("float64", "float32")
-CASE_KEYS = ("name", "expression", "function", "reference", "domain", "at", "check", "dtype", "tolerance",
-             "random")
+CASE_KEYS = ("name", "expression", "function", "gradient", "reference", "domain", "shape", "at", "check", "dtype",
+             "tolerance", "random")
 TOLERANCE_KEYS = ("rtol", "atol")
 SUITE_KEYS = ("case", "defaults")
 DEFAULT_KEYS = ("check", "dtype", "tolerance", "random")
 MAX_EXPLICIT_POINTS = 100_000
+MAX_ELEMENTS = 100_000          # elements of one array variable
+FUNCTION_NAME = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_][\w.]*")   # module:function (an expression may hold x[1:])
+
+
+def names_function(text) -> bool:
+    """Whether ``text`` names a Python function (``my_ops:swish``) rather than being an
+    expression (``sum(x[1:])``)."""
+    return isinstance(text, str) and FUNCTION_NAME.fullmatch(text.strip()) is not None
 
 
 @dataclass
@@ -54,8 +65,10 @@ class Case:
     name: str
     expression: str | None = None
     function: object = None
-    domain: dict = field(default_factory=dict)      # variable -> (low, high)
-    at: list = field(default_factory=list)          # explicit points: [{variable: value}]
+    gradient: object = None                         # the user's own gradient ("module:function" or callable)
+    domain: dict = field(default_factory=dict)      # variable -> (low, high), for each element of an array
+    shape: dict = field(default_factory=dict)       # array variable -> its shape, when no point gives it
+    at: list = field(default_factory=list)          # explicit points: [{variable: number or array}]
     check: str = "gradient"
     dtype: str = "float64"
     tolerance: dict = field(default_factory=dict)   # rtol / atol of autograd against the reference
@@ -73,6 +86,30 @@ class Case:
         if self.function is not None:
             return f"{getattr(self.function, '__module__', '?')}:{getattr(self.function, '__qualname__', 'f')}"
         return ""
+
+    @property
+    def judged(self) -> str:
+        """The gradient on trial: autograd's, or the user's own function's."""
+        if self.gradient is None:
+            return "autograd"
+        if isinstance(self.gradient, str):
+            return f"gradient {self.gradient}"
+        return f"gradient {getattr(self.gradient, '__name__', 'g')}"
+
+    def shapes(self) -> dict:
+        """Each array variable's shape, from ``shape`` or the explicit points (numbers: absent)."""
+        found = {name: tuple(s) for name, s in self.shape.items()}
+        for point in self.at:
+            for name, value in point.items():
+                if np.ndim(value):
+                    found.setdefault(name, np.shape(value))
+        return found
+
+    def centre(self) -> dict:
+        """The middle of the domain, each array variable filled to its shape."""
+        shapes = self.shapes()
+        return {n: np.full(shapes[n], (lo + hi) / 2) if n in shapes else (lo + hi) / 2
+                for n, (lo, hi) in self.domain.items()}
 
 
 @dataclass
@@ -161,9 +198,14 @@ def _fill(case: Case, entry: dict):
         raise InputError("give exactly one of expression = \"...\" (text) or function = \"module:function\"")
     if expression is not None and not isinstance(expression, str):
         raise InputError("expression must be text, e.g. expression = \"sin(x) * y\"")
-    if isinstance(function, str) and ":" not in function:
+    if isinstance(function, str) and not names_function(function):
         raise InputError(f"function = {function!r}: write module:function, e.g. function = \"my_ops:swish\"")
     case.expression, case.function = expression, function
+    gradient = entry.get("gradient")
+    if gradient is not None and not callable(gradient) and not names_function(gradient):
+        raise InputError(f"gradient = {gradient!r}: write module:function, the function giving f's gradient at the "
+                         f"same arguments, e.g. gradient = \"my_grads:rosenbrock_gradient\"")
+    case.gradient = gradient
     reference = entry.get("reference")
     if reference is not None and not isinstance(reference, str):
         raise InputError("reference must be an expression (text) giving f exactly")
@@ -171,6 +213,7 @@ def _fill(case: Case, entry: dict):
     case.check = _choice(entry.get("check", "gradient"), CHECKS, "check")
     case.dtype = _choice(entry.get("dtype", "float64"), DTYPES, "dtype")
     case.domain = _domain(entry.get("domain", {}))
+    case.shape = _shapes(entry.get("shape", {}))
     case.at = _explicit_points(entry.get("at", []))
     case.tolerance = _tolerance(entry.get("tolerance", {}))
     random = entry.get("random")
@@ -208,7 +251,25 @@ def _explicit_points(points) -> list:
     for k, point in enumerate(points, 1):
         if not isinstance(point, dict) or not point:
             raise InputError(f"at: point {k} must be a table of values, e.g. {{ x = 1, y = 2 }}")
-        out.append({name: parse_number(name, value) for name, value in point.items()})
+        out.append({name: parse_value(name, value) for name, value in point.items()})
+    return out
+
+
+def _shapes(shapes) -> dict:
+    """``{ x = [3], A = [2, 2] }``: the shapes of array variables whose values the domain gives."""
+    if not isinstance(shapes, dict):
+        raise InputError("shape must be a table of array shapes, e.g. shape = { x = [3], A = [2, 2] }")
+    out = {}
+    for name, shape in shapes.items():
+        if isinstance(shape, int) and not isinstance(shape, bool):
+            shape = [shape]
+        if not (isinstance(shape, list) and 1 <= len(shape) <= 2
+                and all(isinstance(k, int) and not isinstance(k, bool) and k >= 1 for k in shape)):
+            raise InputError(f"shape {name} = {shape!r}: give a vector's length [n] or a matrix's [rows, columns], "
+                             f"e.g. {name} = [3]")
+        if int(np.prod(shape)) > MAX_ELEMENTS:
+            raise InputError(f"shape {name} = {shape!r}: at most {MAX_ELEMENTS:,} elements per variable")
+        out[name] = tuple(shape)
     return out
 
 
@@ -224,6 +285,10 @@ def _tolerance(tolerance) -> dict:
             raise InputError(f"tolerance {key} = {value!r} must not be negative")
         out[key] = number
     return out
+
+
+def _shape_text(shape) -> str:
+    return "as a number" if not shape else f"the shape {list(shape)}"
 
 
 def _hint(name, candidates) -> str:
@@ -253,7 +318,7 @@ def resolve(case: Case):
         extra = [v for v in ref_variables if v not in variables]
         if extra:
             raise InputError(f"reference uses {extra[0]!r}, which is not a variable of f ({', '.join(variables)})")
-    for name in list(case.domain) + [n for p in case.at for n in p]:
+    for name in list(case.domain) + list(case.shape) + [n for p in case.at for n in p]:
         if name not in variables:
             raise InputError(f"{name!r} is not a variable of f{_hint(name, variables)}; its variables: "
                              f"{', '.join(variables)}")
@@ -261,6 +326,15 @@ def resolve(case: Case):
         missing = [v for v in variables if v not in point and v not in case.domain]
         if missing:
             raise InputError(f"at: point {k} has no value for {missing[0]!r} and it has no domain")
+    shapes = case.shapes()
+    for k, point in enumerate(case.at, 1):
+        for name, value in point.items():
+            if np.shape(value) != shapes.get(name, ()):
+                raise InputError(f"at: point {k} gives {name} {_shape_text(np.shape(value))}, but "
+                                 f"{'shape' if name in case.shape else 'an earlier point'} gives it "
+                                 f"{_shape_text(shapes.get(name, ()))}")
+    if case.gradient is not None:
+        load_function(case.gradient, case.search_path)
     if not case.at:
         missing = [v for v in variables if v not in case.domain]
         if missing:

@@ -19,6 +19,7 @@ from diffcompare.auditing.results import (
     WRONG,
     CaseResult,
     format_point,
+    worded,
 )
 
 
@@ -43,7 +44,8 @@ def summarise(case: CaseResult):
         case.status = "fail"
         worst = max(failing, key=lambda p: p.autograd_error if p.autograd_error is not None else math.inf)
         what = WRONG if any(p.verdict == WRONG for p in failing) else DISAGREE
-        case.verdict = f"{what} at {len(failing)} of {total} points; worst at {format_point(worst.point)}: {worst.reason}"
+        case.verdict = (f"{worded(what, case.judged)} at {len(failing)} of {total} points; worst at "
+                        f"{format_point(worst.point)}: {worst.reason}")
         return
     unchecked = [p for p in points if p.asked and p.verdict in UNCHECKED]
     checked = [p for p in points if p.verdict not in UNCHECKED]
@@ -51,7 +53,7 @@ def summarise(case: CaseResult):
     parts = [f"all agree at {case.counts[AGREE]} of {total} points" if case.counts[AGREE] else
              f"no point where all three could be compared ({total} points)"]
     if case.counts[ROUNDING_LOSS]:
-        parts.append(f"autograd loses accuracy to rounding at {case.counts[ROUNDING_LOSS]} (not a wrong rule: "
+        parts.append(f"{worded(ROUNDING_LOSS, case.judged)} at {case.counts[ROUNDING_LOSS]} (not a wrong rule: "
                      f"the error scales with the precision)")
     if case.counts[FD_UNRELIABLE]:
         causes = {}
@@ -66,7 +68,7 @@ def summarise(case: CaseResult):
     if case.counts[UNDEFINED]:
         parts.append(f"undefined at {case.counts[UNDEFINED]}")
     if case.counts[UNVERIFIED]:
-        parts.append(f"no exact reference at {case.counts[UNVERIFIED]}: autograd and FD agree there")
+        parts.append(f"no exact reference at {case.counts[UNVERIFIED]}: {case.judged} and FD agree there")
     if case.gradcheck["false alarms"]:
         parts.append(f"a plain gradcheck would have raised {case.gradcheck['false alarms']} false alarm"
                      f"{'s' * (case.gradcheck['false alarms'] != 1)}")

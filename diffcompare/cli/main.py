@@ -216,16 +216,14 @@ def run_compare(args) -> int:
     return _show(comparison, args, "compare")
 
 
-FUNCTION_NAME = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_][\w.]*")
 
 
 def _function(text):
     """EXPR as given: expression text, or the Python function ``module:function`` names,
     imported from the current directory first (as the audit imports a suite's functions)."""
-    if FUNCTION_NAME.fullmatch(text.strip()):
+    from diffcompare.auditing.suite import load_function, names_function
+    if names_function(text):
         import os
-
-        from diffcompare.auditing.suite import load_function
         return load_function(text.strip(), os.getcwd())
     return text
 

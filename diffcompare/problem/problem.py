@@ -69,7 +69,13 @@ class Problem:
 
     def flat_point(self) -> np.ndarray:
         """The point as one vector of float64, the variables' elements in order."""
-        return np.concatenate([np.ravel(self.point[name]) for name in self.variables]).astype(np.float64)
+        return self.flatten(self.point)
+
+    def flatten(self, values: Mapping) -> np.ndarray:
+        """``values`` (variable -> number, list or array, in this problem's shapes) as one
+        vector of float64, the variables' elements in order: the inverse of :meth:`split`."""
+        return np.concatenate([np.ravel(np.asarray(values[name], dtype=np.float64))
+                               for name in self.variables]).astype(np.float64)
 
     def split(self, flat) -> dict:
         """The inverse of :meth:`flat_point` for one vector of any element type (floats,

@@ -37,6 +37,11 @@ def _worst(case, method) -> str:
     return "inf" if error is None or not math.isfinite(error) else f"{error:.1e}"
 
 
+def _on_trial(report) -> str:
+    """What the "worst" column judges: autograd, or the users' gradients (some case has one)."""
+    return "autograd" if all(c.judged == "autograd" for c in report.cases) else "gradient"
+
+
 def print_report(report, console) -> None:
     from rich.markup import escape
     from rich.table import Table
@@ -47,7 +52,8 @@ def print_report(report, console) -> None:
                   f"{'each case its own' if random is None else random} (seed {settings.get('seed')}), "
                   f"adversarial points {'on' if settings.get('adversarial', True) else 'off'}")
     table = Table(show_lines=False, header_style="bold")
-    for column in ("case", "check", "dtype", "points", "worst autograd", "worst FD", "gradcheck alone", "verdict"):
+    on_trial = _on_trial(report)
+    for column in ("case", "check", "dtype", "points", f"worst {on_trial}", "worst FD", "gradcheck alone", "verdict"):
         table.add_column(column, justify="right" if column.startswith(("points", "worst")) else "left",
                          overflow="fold")
     for case in report.cases:
@@ -62,7 +68,7 @@ def print_report(report, console) -> None:
                       _worst(case, "fd"), alone, f"[{style}]{case.status}[/]")
     console.print(table)
     console.print("[dim]worst: largest error against the exact reference, relative to the largest entry at the point; gradcheck alone: what comparing "
-                  "autograd with its finite differences (eps 1e-6, atol 1e-5, rtol 1e-3) would have said[/dim]")
+                  f"{on_trial} with finite differences (eps 1e-6, atol 1e-5, rtol 1e-3) would have said[/dim]")
     for case in report.cases:
         style = STATUS_STYLE[case.status]
         console.print(f"\n[{style}]{case.status}[/] [bold]{escape(case.name)}[/bold] ({escape(case.source)})")
@@ -127,7 +133,7 @@ def _md(text) -> str:
 
 def markdown(report) -> str:
     lines = ["# Gradient audit", "",
-             "| case | check | dtype | points | worst autograd | worst FD | gradcheck alone | verdict |",
+             f"| case | check | dtype | points | worst {_on_trial(report)} | worst FD | gradcheck alone | verdict |",
              "|---|---|---|---:|---:|---:|---|---|"]
     for c in report.cases:
         if c.status == "error":

@@ -85,6 +85,9 @@ RERECORDED = {
                     "method row; no other value or judgement changed",
     "torch": "--methods torch, jax and jax-jit (PyTorch's and JAX's autodiff, asked for by name) join the list "
              "of methods an unknown method's error offers (bad-04)",
+    "given": "the audit's JSON names the gradient on trial in each case (cases[].judged: autograd, or the user's "
+             "own gradient function); a wrong point's reason lists every entry outside its tolerance when there are "
+             "several (audit-07); no value or judgement changed",
     "machine": "recorded on a machine whose sin, exp, ... differ in the last bit (machine.json holds its "
                "fingerprint); outputs are compared in full on such a machine, judgements alone elsewhere; "
                "no judgement changed",
