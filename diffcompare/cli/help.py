@@ -69,6 +69,9 @@ methods (--methods, comma-separated; default all):
                 PyTorch: pip install -e ".[torch]" from the checkout)
   jax, jax-jit  JAX's grad/jacrev/hessian/vjp/jvp on the same f, eager or compiled
                 by jax.jit (asked for by name; pip install -e ".[jax]")
+  given         your own derivative, --gradient module:function: called with f's
+                arguments, it returns the gradient (a tuple of partials or one
+                array; the Jacobian for --jacobian, --vjp, --jvp; the Hessian)
   forward       (f(x+h) - f(x)) / h               h ~ sqrt(eps) max(1,|x|)
   backward      (f(x) - f(x-h)) / h               h ~ sqrt(eps) max(1,|x|)
   central       (f(x+h) - f(x-h)) / 2h            h ~ eps^(1/3) max(1,|x|)

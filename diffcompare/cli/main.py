@@ -62,6 +62,9 @@ def build_parser() -> argparse.ArgumentParser:
     many.add_argument("--grid", action="store_true",
                       help="a regular grid of about N points over the box instead of random points")
     compare.add_argument("--methods", metavar="LIST", help="comma-separated methods to run (default: all)")
+    compare.add_argument("--gradient", metavar="MODULE:FUNCTION",
+                         help="your own derivative (a hand-derived formula, another library's), taking f's "
+                              "arguments: judged beside the others as the method 'given'")
     compare.add_argument("--digits", type=int, default=30, metavar="N",
                          help="significant digits of the reference (default 30)")
     compare.add_argument("--repeat", type=int, default=5, metavar="N",
@@ -207,7 +210,7 @@ def run_compare(args) -> int:
                              repeat=args.repeat, step=args.step,
                              symbolic_timeout=args.symbolic_timeout,
                              kind=kind, vector=vector, points=args.points, seed=args.seed, box=args.box,
-                             grid=args.grid)
+                             grid=args.grid, grad=_gradient(args.gradient))
     except ExpressionError as error:
         return fail("compare", f"in EXPR: {error}")
     except InputError as error:
@@ -226,6 +229,19 @@ def _function(text):
         import os
         return load_function(text.strip(), os.getcwd())
     return text
+
+
+def _gradient(text):
+    """--gradient module:function: the user's own derivative, imported as EXPR's function is."""
+    if text is None:
+        return None
+    from diffcompare.auditing.suite import load_function, names_function
+    from diffcompare.problem.errors import InputError
+    if not names_function(text):
+        raise InputError(f"--gradient {text!r}: name a Python function as module:function, e.g. "
+                         f"--gradient my_grads:rosenbrock_gradient")
+    import os
+    return load_function(text.strip(), os.getcwd())
 
 
 def _show(report, args, command) -> int:

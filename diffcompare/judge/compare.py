@@ -64,6 +64,7 @@ from diffcompare.methods.finite_differences import (
     stencil_crossing,
 )
 from diffcompare.methods.forward_mode import forward_mode_entries
+from diffcompare.methods.given import given_entries
 from diffcompare.methods.jax_method import jax_entries, require_jax
 from diffcompare.methods.registry import parse_methods_for
 from diffcompare.methods.symbolic import differentiate
@@ -88,7 +89,7 @@ MAX_NUMERICAL_POINTS = 50       # mpmath's numerical reference, where SymPy cann
 
 def compare(f, at=None, methods=None, digits: int = DEFAULT_DIGITS, repeat: int = 5, step: float | None = None,
             symbolic_timeout: float | None = DEFAULT_TIMEOUT, kind: str | None = None, vector=None,
-            points: int | None = None, seed: int = 0, box=None, grid: bool = False) -> Comparison:
+            points: int | None = None, seed: int = 0, box=None, grid: bool = False, grad=None) -> Comparison:
     """Differentiate ``f`` (expression text, or a Python callable written with
     :mod:`diffcompare.language.functions`) at the point ``at`` by every method in ``methods`` and
     measure each against the exact reference.
@@ -104,6 +105,11 @@ def compare(f, at=None, methods=None, digits: int = DEFAULT_DIGITS, repeat: int 
     ``box`` ({"x": (-2, 2)} or "x=-2:2,y=0.1:3"; variables outside it keep their value in
     ``at``), drawn with ``seed``, or on a grid with ``grid=True``.
 
+    ``grad``: your own derivative — a hand-derived formula or another library's, a callable
+    taking f's arguments and returning the gradient (or the Jacobian or Hessian asked for;
+    for vᵀJ and Jv, the Jacobian) — judged beside the others as the method "given" (see
+    :mod:`diffcompare.methods.given`).
+
     The result is a :class:`~diffcompare.judge.comparison.Comparison`: for every method its
     values, errors and ULPs entry by entry (a gradient's entries are its partials), the band
     each entry was held to and the verdict; it renders to every format.
@@ -114,8 +120,10 @@ def compare(f, at=None, methods=None, digits: int = DEFAULT_DIGITS, repeat: int 
     [[1250.0, -480.0, 0.0], [-480.0, 1450.0, -480.0], [0.0, -480.0, 200.0]]
     """
     _check_settings(digits, repeat, step, symbolic_timeout)
+    if grad is not None and not callable(grad):
+        raise InputError(f"grad must be a function taking f's arguments, not {type(grad).__name__}")
     return quietly(_compare, f, at, kind, vector, points, seed, box, grid, methods, digits, repeat, step,
-                   symbolic_timeout)
+                   symbolic_timeout, grad)
 
 
 def _check_settings(digits, repeat, step, symbolic_timeout):
@@ -142,7 +150,7 @@ def make_points(problem, points=None, seed: int = 0, box=None, grid: bool = Fals
     return grid_points(problem, box, points) if grid else random_points(problem, box, points, seed)
 
 
-def _compare(f, at, kind, vector, points, seed, box, grid, methods, digits, repeat, step, symbolic_timeout):
+def _compare(f, at, kind, vector, points, seed, box, grid, methods, digits, repeat, step, symbolic_timeout, grad):
     box = parse_box(box) if box is not None else None
     at = dict(at or {})
     if box and isinstance(f, str):
@@ -159,7 +167,7 @@ def _compare(f, at, kind, vector, points, seed, box, grid, methods, digits, repe
             raise
         shape = ()          # a scalar f that fails at the point: the report says how (f's domain)
     task = make_task(problem, kind, vector, shape)
-    names = parse_methods_for(task.kind, methods)
+    names = parse_methods_for(task.kind, methods, given=grad is not None)
     if "torch" in names:
         require_torch()
     if "jax" in names or "jax-jit" in names:
@@ -170,7 +178,7 @@ def _compare(f, at, kind, vector, points, seed, box, grid, methods, digits, repe
 
     derivative = differentiate(problem, symbolic_timeout, task)
     notes.extend(Note("symbolic", text) for text in derivative.notes)
-    estimates = [_run(name, problem, task, where, derivative, repeat, step) for name in names]
+    estimates = [_run(name, problem, task, where, derivative, repeat, step, grad) for name in names]
     reference = _reference(problem, task, where, derivative, digits, symbolic_timeout)
     notes.extend(_reference_notes(reference, labels, derivative, names))
 
@@ -249,7 +257,7 @@ def _reference_notes(reference, labels, derivative, names) -> list:
     return notes
 
 
-def _run(name, problem, task, where, derivative, repeat, step):
+def _run(name, problem, task, where, derivative, repeat, step, grad=None):
     # a difference scheme's band runs it again at h/2 and h/4
     slow = too_slow(name, problem, task, where, 3 if name in FD_METHODS + ("second-differences", "mixed") else 1)
     if slow is not None:
@@ -264,6 +272,8 @@ def _run(name, problem, task, where, derivative, repeat, step):
         return torch_entries(problem, task, where, repeat)
     if name in ("jax", "jax-jit"):
         return jax_entries(problem, task, where, repeat, jit=name == "jax-jit")
+    if name == "given":
+        return given_entries(problem, task, where, grad, getattr(grad, "__name__", "grad"), repeat)
     if name == "autograd-full-J":
         return autograd_jacobian_vjp(problem, task, where, repeat)
     if name == "symbolic":

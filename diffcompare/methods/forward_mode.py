@@ -17,8 +17,14 @@ import numpy as np
 
 from diffcompare import autograd as ag
 from diffcompare.autograd import forward_ad
-from diffcompare.methods.entries import (engine_inputs, engine_outputs, per_point, run_estimate, split_direction,
-                                         vectorisable)
+from diffcompare.methods.entries import (
+    engine_inputs,
+    engine_outputs,
+    per_point,
+    run_estimate,
+    split_direction,
+    vectorisable,
+)
 from diffcompare.methods.estimate import Estimate
 from diffcompare.problem.points import Points
 from diffcompare.problem.problem import Problem

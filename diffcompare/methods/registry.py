@@ -48,13 +48,23 @@ METHODS_FOR = {
     "hessian": ("autograd", "forward-mode", "autograd-functional", "symbolic", "second-differences", "mixed"),
 }
 PEERS = ("torch", "jax", "jax-jit")      # other engines: asked for by name (optional packages)
-ALL_METHODS = {"gradient": ("autograd", "forward-mode", "symbolic") + FD_METHODS + PEERS,
-               "jacobian": METHODS_FOR["jacobian"][:4] + FD_METHODS + PEERS,
-               "vjp": METHODS_FOR["vjp"][:4] + ("autograd-functional",) + FD_METHODS + PEERS,
-               "jvp": METHODS_FOR["jvp"][:4] + FD_METHODS + PEERS,
-               "hessian": METHODS_FOR["hessian"] + PEERS}
+GIVEN = "given"                          # the user's own derivative (compare's grad=, --gradient)
+ALL_METHODS = {"gradient": ("autograd", "forward-mode", "symbolic") + FD_METHODS + PEERS + (GIVEN,),
+               "jacobian": METHODS_FOR["jacobian"][:4] + FD_METHODS + PEERS + (GIVEN,),
+               "vjp": METHODS_FOR["vjp"][:4] + ("autograd-functional",) + FD_METHODS + PEERS + (GIVEN,),
+               "jvp": METHODS_FOR["jvp"][:4] + FD_METHODS + PEERS + (GIVEN,),
+               "hessian": METHODS_FOR["hessian"] + PEERS + (GIVEN,)}
 
 
-def parse_methods_for(kind: str, methods) -> tuple:
-    """The methods to run for ``kind``: the default set, or the user's list, checked."""
-    return parse_methods(methods, ALL_METHODS[kind], METHODS_FOR[kind], f"the {kind}")
+def parse_methods_for(kind: str, methods, given: bool = False) -> tuple:
+    """The methods to run for ``kind``: the default set, or the user's list, checked;
+    with the user's own derivative (``given``), its method too.
+
+    >>> parse_methods_for("gradient", "autograd", given=True)
+    ('autograd', 'given')
+    """
+    names = parse_methods(methods, ALL_METHODS[kind], METHODS_FOR[kind], f"the {kind}")
+    if GIVEN in names and not given:
+        raise InputError("method 'given' is your own derivative: name its function with --gradient "
+                         "module:function (grad= from Python)")
+    return names + (GIVEN,) * (given and GIVEN not in names)

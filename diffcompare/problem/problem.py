@@ -21,9 +21,11 @@ from typing import Callable, Mapping
 import numpy as np
 
 from diffcompare.autograd.quiet import quietly
+from diffcompare.language import numpy_protocol
 from diffcompare.language.expression import Expression, nearest, parse
 from diffcompare.language.functions import OBSERVER
-from diffcompare.language.worlds import NUMPY, SYMPY
+from diffcompare.language.numpy_protocol import speaks_numpy
+from diffcompare.language.worlds import NUMPY, OBJECT_WORLDS, SYMPY
 from diffcompare.problem.errors import InputError, SymbolicUnavailable
 from diffcompare.problem.values import parse_value
 
@@ -91,12 +93,37 @@ class Problem:
 
     def evaluate(self, world: str, values: Mapping, observe=None):
         """f at ``values`` (a mapping variable -> value in ``world``); the world
-        "float32" is NumPy in single precision (number literals too)."""
+        "float32" is NumPy in single precision (number literals too). ``observe(row, args,
+        result, column)`` sees every call of a function-table row — for a plain NumPy f
+        too, run on values speaking NumPy's protocol (:mod:`diffcompare.language.numpy_protocol`)."""
         if self.is_text:
             return self.function.evaluate(world, values, observe)
-        token = OBSERVER.set(observe)
+        seen = []
+
+        def counting(row, args, result, column):
+            seen.append(row)
+            observe(row, args, result, column)
+        token = OBSERVER.set(None if observe is None else counting)
         try:
-            return _call(self.function, self.variables, values)
+            result = _call(self.function, self.variables, values)
+            if observe is not None and not seen and world in OBJECT_WORLDS + (NUMPY,):
+                # nothing of the table was seen: a plain NumPy f (np.abs works on SymPy by itself);
+                # again on values speaking NumPy's protocol, whose every call the observer sees
+                try:
+                    result = numpy_protocol.call(self.function, {n: values[n] for n in self.variables}, world)
+                except Exception:
+                    pass            # not plain NumPy either: what the table saw is all there is
+            return result
+        except (TypeError, AttributeError) as error:
+            if world not in OBJECT_WORLDS:
+                raise
+            # a NumPy function (np.sin, np.maximum) on SymPy or mpmath values: again, with NumPy's protocol
+            try:
+                return numpy_protocol.call(self.function, {n: values[n] for n in self.variables}, world)
+            except Exception:
+                if speaks_numpy(error):
+                    raise
+                raise error from None       # not NumPy's doing: f's own error stands
         finally:
             OBSERVER.reset(token)
 

@@ -87,7 +87,8 @@ RERECORDED = {
              "of methods an unknown method's error offers (bad-04)",
     "given": "the audit's JSON names the gradient on trial in each case (cases[].judged: autograd, or the user's "
              "own gradient function); a wrong point's reason lists every entry outside its tolerance when there are "
-             "several (audit-07); no value or judgement changed",
+             "several (audit-07); compare's --gradient MODULE:FUNCTION adds the method 'given' (bad-04, "
+             "bad-06: the method list and the usage line); no value or judgement changed",
     "machine": "recorded on a machine whose sin, exp, ... differ in the last bit (machine.json holds its "
                "fingerprint); outputs are compared in full on such a machine, judgements alone elsewhere; "
                "no judgement changed",
