@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import time
+import zlib
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 
@@ -13,6 +14,15 @@ import numpy as np
 
 from diffcompare.auditing.classify import classify
 from diffcompare.auditing.diagnose import wrong_node
+from diffcompare.auditing.directional import (
+    DIRECTIONS,
+    MIN_TRUSTED,
+    directional_difference,
+    directional_reference,
+    directions,
+    is_directional,
+    narrow,
+)
 from diffcompare.auditing.evaluate import f_values, gradcheck_differences, judged_values, plain, special_points
 from diffcompare.auditing.points import audit_points
 from diffcompare.auditing.precision import recheck_precision
@@ -175,6 +185,9 @@ class _Clock:
 def _audit_points(result, case, problem, reference_problem, task, flat, origins, engine, settings, clock,
                   gradient=None):
     dtype = case.dtype
+    if is_directional(task):
+        return _audit_directions(result, case, problem, reference_problem, task, flat, origins, engine, settings,
+                                 clock, gradient)
     with clock("autograd"):
         autograd, autograd_errors = judged_values(problem, task, flat, dtype, engine, gradient, result.judged)
     with clock("fd"):
@@ -242,6 +255,83 @@ def _audit_points(result, case, problem, reference_problem, task, flat, origins,
             finite = [p for p in failing if p.autograd_error is not None and math.isfinite(p.autograd_error)]
             worst = max(finite or failing, key=lambda p: p.autograd_error if p.autograd_error is not None else 0.0)
             result.wrong_node = wrong_node(problem, task, worst)
+
+
+def _audit_directions(result, case, problem, reference_problem, task, flat, origins, engine, settings, clock,
+                      gradient):
+    """The audit of a derivative with too many entries to check one by one: uᵀJv along
+    random directions at each point (see :mod:`diffcompare.auditing.directional`)."""
+    dtype, timeout = case.dtype, settings.get("symbolic_timeout", SYMBOLIC_TIMEOUT)
+    labels = [f"uᵀJv{k + 1}" for k in range(DIRECTIONS)]
+    result.entries = labels
+    note = (f"{task.size:,} entries: checked along {DIRECTIONS} random directions per point (uᵀJv against the "
+            f"high-precision derivative of uᵀf(x + t v), and gradcheck's fast-mode difference along v); a failing "
+            f"direction is narrowed down to the wrong entries of uᵀJ")
+    if note not in result.notes:
+        result.notes.append(note)
+    with clock("classify"):
+        special = special_points(problem, flat, engine)
+        with np.errstate(all="ignore"):
+            f_at = f_values(problem, task, flat, dtype, engine)
+    tol = result.tolerance
+    for i, row in enumerate(flat):
+        point = {n: v.tolist() if np.ndim(v) else float(v) for n, v in problem.split(row).items()}
+        pairs = directions(task, settings.get("seed", 0), zlib.crc32(row.tobytes()))   # the same on any worker
+        with clock("autograd"):
+            weights, failure = _weights(problem, task, row, pairs, dtype, engine, gradient, result.judged)
+        values = np.array([w @ v if w is not None else np.nan for w, (_, v) in zip(weights, pairs)])
+        with clock("fd"):
+            fd = np.array([directional_difference(lambda rows: f_values(problem, task, rows, dtype, engine), row, u, v,
+                                                  dtype) for u, v in pairs])
+        with clock("reference"):
+            references = [directional_reference(reference_problem, task, row, u, v, REFERENCE_DIGITS, timeout)
+                          for u, v in pairs]
+        usable = all(r.available and r.trusted[0, 0] >= MIN_TRUSTED for r in references)
+        high = np.array([r.high[0, 0] for r in references]) if usable else None
+        low = np.array([r.low[0, 0] for r in references]) if usable else None
+        size = max(float(np.abs(u) @ np.abs(np.nan_to_num(f_at[i]))) for u, _ in pairs)
+        # the rounding of uᵀJv itself: a sum of n products of the gradient's entries
+        spread = np.array([float(np.abs(w) @ np.abs(v)) if w is not None else 0.0 for w, (_, v) in zip(weights, pairs)])
+        widened = {**tol, "atol": tol["atol"] + tol["rtol"] * spread}
+        with clock("classify"):
+            verdict, cause, reason, gc, errors = classify(labels, values, fd, high, low, special.get(i), failure, widened,
+                                                          dtype, size, problem, point, result.judged)
+        if i in special or not np.isfinite(f_at[i]).all():
+            if i not in special:
+                verdict, cause = UNDEFINED, DOMAIN
+                reason = f"f is not finite in {dtype} here"
+        if verdict == WRONG and not failure:
+            with clock("diagnosis"):
+                k = int(np.nanargmax(np.abs(values - high)))
+                u, v = pairs[k]
+
+                def bound(w_part, v_part, exact):
+                    return tol["rtol"] * (float(np.abs(w_part) @ np.abs(v_part)) + abs(exact)) + tol["atol"]
+                found = narrow(reference_problem, task, row, u, v, weights[k], bound, timeout)
+                if found:
+                    shown = "; ".join(f"∂(uᵀf)/∂{problem.input_labels[j]}: {result.judged} {w:.6g}, exact "
+                                      + (f"{e:.6g}" if e is not None else "unknown") for j, w, e in found)
+                    reason += f"; narrowed down along direction {k + 1}: {shown}"
+        result.points.append(PointResult(origins[i], point, verdict, reason, gc, plain(values), plain(fd),
+                                         None if high is None else plain(high), *errors, cause=cause))
+
+
+def _weights(problem, task, row, pairs, dtype, engine, gradient, judged):
+    """uᵀJ for each direction from the gradient on trial, and why it failed (or "")."""
+    if task.kind == "gradient" or gradient is not None:
+        values, failures = judged_values(problem, task, row[None, :], dtype, engine, gradient, judged)
+        if failures:
+            return [None] * len(pairs), failures[0]
+        jacobian = values.reshape(task.m, task.n)
+        return [u @ jacobian for u, _ in pairs], ""
+    out = []
+    for u, _ in pairs:
+        vjp = make_task(problem, "vjp", u, shape=task.output_shape)
+        values, failures = judged_values(problem, vjp, row[None, :], dtype, engine)
+        if failures:
+            return [None] * len(pairs), failures[0]
+        out.append(values.reshape(-1))
+    return out, ""
 
 
 def merge(batches: list) -> CaseResult:
