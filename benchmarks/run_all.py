@@ -12,6 +12,7 @@ import time
 import common  # noqa: F401  (thread pins before NumPy)
 import numpy as np
 
+import audit_large
 import audit_scaling
 import bug_catalogue
 import compare_wall_time
@@ -53,6 +54,7 @@ def main():
                 deep_chain_memory.main(["--ops", "100000" if args.quick else "1000000"]),
                 unused_features_cost.main(), compare_wall_time.main([]), richardson_accuracy.main(), richardson_estimate.main([]),
                 rosenbrock_methods.main([]), many_points_gradient.main([]), audit_scaling.main([]),
+                audit_large.main([]),
                 verdict_quality.main([]), bug_catalogue.main([]),
                 startup_layout.main(["--before", args.before] if args.before else [])]
     RESULTS.write_text(header + "\n".join(sections))
