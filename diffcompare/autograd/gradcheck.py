@@ -17,6 +17,7 @@ import warnings
 
 import numpy as np
 
+from . import forward_ad
 from .backward import grad
 from .graph import Node, edge_of, init_node
 from .printing import format_array
@@ -119,6 +120,39 @@ def analytical_jacobian(func, inputs, nondet_tol=0.0):
         for k in diff:
             jac[k].append(mats[k])
     return jac, outputs
+
+
+def forward_jacobian(func, inputs):
+    """J[k][o] as :func:`analytical_jacobian` lays it out, by forward-mode AD: one pass per
+    element of each differentiable input, its tangent one-hot (the others' zero)."""
+    diff = _differentiable_inputs(inputs)
+    outputs = _outputs(func, inputs)
+    jac = {k: [np.zeros((inputs[k].numel(), o.numel() if isinstance(o, Tensor) else 0)) for o in outputs]
+           for k in diff}
+    for k in diff:
+        for i in range(inputs[k].numel()):
+            one_hot = np.zeros(inputs[k].numel(), dtype=inputs[k].dtype)
+            one_hot[i] = 1
+            with forward_ad.dual_level():
+                duals = list(inputs)
+                duals[k] = forward_ad.make_dual(inputs[k], Tensor._make(one_hot.reshape(inputs[k].shape)))
+                for o, out in enumerate(_as_tuple(func(*duals))):
+                    if isinstance(out, Tensor):
+                        tangent = forward_ad.unpack_dual(out).tangent
+                        if tangent is not None:
+                            jac[k][o][i] = tangent._data.reshape(-1)
+    return jac
+
+
+def _forward_compare(func, inputs, eps, atol, rtol):
+    numerical = numerical_jacobian(func, inputs, eps)
+    forward = forward_jacobian(func, inputs)
+    for k in numerical:
+        for o, (n, a) in enumerate(zip(numerical[k], forward[k])):
+            if not _close(a, n, rtol, atol):
+                return (f"Jacobian computed with forward mode mismatch for output {o} with respect to input {k},\n"
+                        f"numerical:{_show(n)}\nanalytical:{_show(a)}\n\n{_worst(a, n)}\n")
+    return None
 
 
 def _show(matrix):
@@ -301,8 +335,9 @@ def _check_grad_dtypes(func, inputs):
 def _refuse_unsupported(forward_option=None, masked=None):
     """Options the engine cannot honour are refused, never accepted and ignored."""
     if forward_option:
-        raise NotImplementedError(f"{forward_option}=True: the engine has no forward-mode AD, so this could not be "
-                                  f"checked; leave {forward_option} False (the backward checks run as asked)")
+        raise NotImplementedError(f"{forward_option}=True: the engine's forward mode carries one tangent at a time "
+                                  f"(no batched tangents), so this could not be checked; leave {forward_option} "
+                                  f"False (check_forward_ad checks forward mode itself)")
     if masked:
         raise NotImplementedError("masked=True: the engine has no sparse tensors; leave masked unset")
 
@@ -327,25 +362,28 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     projection in ``fast_mode``), backward multiplied by grad_output, undefined output
     gradients (``check_undefined_grad``), a batched backward against one backward per row
     (``check_batched_grad``) and the gradients' dtypes (``check_grad_dtypes``).
-    The forward-mode options and ``masked`` are refused (NotImplementedError): the engine has
-    no forward-mode AD and no sparse tensors, and an option it accepts is one it honours;
-    ``check_backward_ad=False`` would leave nothing to check, so it is refused too.
+    ``check_forward_ad`` checks the Jacobian by forward-mode AD (one pass per input element)
+    against the same differences; with ``check_backward_ad=False`` it is the only check.
+    ``check_batched_forward_grad`` and ``masked`` are refused (NotImplementedError): the
+    engine has no batched tangents and no sparse tensors, and an option it accepts is one
+    it honours.
 
     >>> from diffcompare import autograd as ag
     >>> x = ag.tensor([0.5, -1.0, 2.0], requires_grad=True)
     >>> ag.gradcheck(lambda t: t.exp() * t, (x,), check_batched_grad=True)
     True
     """
-    _refuse_unsupported(next((name for name, on in (("check_forward_ad", check_forward_ad),
-                                                    ("check_batched_forward_grad", check_batched_forward_grad))
-                              if on), None), masked)
-    if not check_backward_ad:
-        raise ValueError("nothing to check: check_backward_ad=False leaves only forward-mode AD, which the engine "
-                         "does not have (PyTorch would return True having checked nothing)")
+    _refuse_unsupported("check_batched_forward_grad" if check_batched_forward_grad else None, masked)
+    if not (check_backward_ad or check_forward_ad):
+        raise ValueError("nothing to check: Expected at least one of check_forward_ad or check_backward_ad to be True")
     inputs = _as_tuple(inputs)
     _refuse_complex(inputs, func)
     _check_inputs(inputs)
-    failure = (_fast_compare if fast_mode else _slow_compare)(func, inputs, eps, atol, rtol, nondet_tol)
+    failure = _forward_compare(func, inputs, eps, atol, rtol) if check_forward_ad else None
+    if failure is None and not check_backward_ad:
+        return _finish(failure, raise_exception)
+    if failure is None:
+        failure = (_fast_compare if fast_mode else _slow_compare)(func, inputs, eps, atol, rtol, nondet_tol)
     checks = [_check_mul_by_grad_output]
     if check_grad_dtypes:
         checks.append(_check_grad_dtypes)
@@ -357,6 +395,10 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
         if failure is not None:
             break
         failure = check(func, inputs)
+    return _finish(failure, raise_exception)
+
+
+def _finish(failure, raise_exception) -> bool:
     if failure is None:
         return True
     if raise_exception:
@@ -377,10 +419,10 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     >>> ag.gradgradcheck(lambda t: t.sin() * t, (x,))
     True
     """
-    _refuse_unsupported("check_fwd_over_rev" if check_fwd_over_rev else None, masked)
-    if not check_rev_over_rev:
-        raise ValueError("nothing to check: check_rev_over_rev=False leaves only forward-over-reverse, which needs "
-                         "forward-mode AD (the engine has none)")
+    _refuse_unsupported(None, masked)
+    if not (check_rev_over_rev or check_fwd_over_rev):
+        raise ValueError("nothing to check: Expected at least one of check_fwd_over_rev or check_rev_over_rev to be "
+                         "True")
     inputs = _as_tuple(inputs)
     diff = _differentiable_inputs(inputs)
     outputs = _as_tuple(func(*inputs))
@@ -405,7 +447,8 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     return gradcheck(new_func, inputs + tuple(grad_outputs), eps=eps, atol=atol, rtol=rtol,
                      raise_exception=raise_exception, nondet_tol=nondet_tol, fast_mode=fast_mode,
                      check_undefined_grad=check_undefined_grad, check_grad_dtypes=check_grad_dtypes,
-                     check_batched_grad=check_batched_grad)
+                     check_batched_grad=check_batched_grad, check_forward_ad=check_fwd_over_rev,
+                     check_backward_ad=check_rev_over_rev)
 
 
 def _non_contiguous(v):

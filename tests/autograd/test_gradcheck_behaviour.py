@@ -139,17 +139,46 @@ def test_batched_grad_is_checked_against_one_backward_per_row(monkeypatch):
 
 def test_options_the_engine_cannot_honour_are_refused():
     x = ag.tensor([0.5], requires_grad=True)
-    for option in ("check_forward_ad", "check_batched_forward_grad"):
-        with pytest.raises(NotImplementedError, match=f"{option}=True: the engine has no forward-mode AD"):
-            ag.gradcheck(ag.sin, (x,), **{option: True})
-    with pytest.raises(NotImplementedError, match="check_fwd_over_rev"):
-        ag.gradgradcheck(ag.sin, (x,), check_fwd_over_rev=True)
+    with pytest.raises(NotImplementedError, match="check_batched_forward_grad=True: the engine's forward mode"):
+        ag.gradcheck(ag.sin, (x,), check_batched_forward_grad=True)
     with pytest.raises(NotImplementedError, match="sparse"):
         ag.gradcheck(ag.sin, (x,), masked=True)
     with pytest.raises(ValueError, match="nothing to check"):
-        ag.gradcheck(ag.sin, (x,), check_backward_ad=False)
+        ag.gradcheck(ag.sin, (x,), check_backward_ad=False, check_forward_ad=False)
     with pytest.raises(ValueError, match="nothing to check"):
-        ag.gradgradcheck(ag.sin, (x,), check_rev_over_rev=False)
+        ag.gradgradcheck(ag.sin, (x,), check_rev_over_rev=False, check_fwd_over_rev=False)
+
+
+class _WrongTangent(ag.Function):
+    """sin with a right backward and a forward-mode rule off by a factor of 2."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        ctx.save_for_forward(x)
+        return x.sin()
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad * x.cos()
+
+    @staticmethod
+    def jvp(ctx, tangent):
+        (x,) = ctx.saved_tensors
+        return 2 * tangent * x.cos()
+
+
+def test_check_forward_ad_checks_forward_mode():
+    x = ag.tensor([0.5, -1.0, 2.0], dtype="float64", requires_grad=True)
+    assert ag.gradcheck(lambda t: (t * t).sin() * t.exp(), (x,), check_forward_ad=True)
+    assert ag.gradcheck(lambda t: t.tanh().sum(), (x,), check_forward_ad=True, check_backward_ad=False)
+    # the backward is right, so only the forward check can see the wrong tangent rule
+    assert ag.gradcheck(_WrongTangent.apply, (x,))
+    with pytest.raises(ag.GradcheckError, match="Jacobian computed with forward mode mismatch for output 0"):
+        ag.gradcheck(_WrongTangent.apply, (x,), check_forward_ad=True)
+    # forward over reverse: H by forward mode through the backward graph
+    assert ag.gradgradcheck(lambda t: (t ** 3).sum(), (x,), check_fwd_over_rev=True)
     with pytest.raises(NotImplementedError, match="input #0 is complex128"):
         ag.gradcheck(ag.sin, (ag.tensor([0.5 + 1j], requires_grad=True),))
 
