@@ -56,6 +56,21 @@ def _time(e) -> str:
     return text
 
 
+def _modes(c) -> str:
+    """The lecture point on a Jacobian: forward mode costs n passes, reverse mode m."""
+    if c.task.kind != "jacobian":
+        return ""
+    timed = {m.name: m.estimate for m in c.methods if m.estimate.has_values and m.estimate.timing is not None}
+    if "autograd" not in timed or "forward-mode" not in timed:
+        return ""
+    n, m = c.task.n, c.task.m
+    ratio = timed["forward-mode"].timing.median / timed["autograd"].timing.median
+    cheaper = "forward" if n < m else "reverse" if m < n else "neither"
+    return (f"  modes: n = {n} input{'s' * (n != 1)}, m = {m} output{'s' * (m != 1)}: forward mode makes n passes, "
+            f"reverse mode m seeds (batched here into one backward); {cheaper} mode needs fewer"
+            f"{'' if cheaper != 'neither' else ' (n = m)'}; forward mode took {ratio:.2f}x reverse mode's time")
+
+
 def _work(e) -> str:
     work = e.details.get("work", "")
     if e.details.get("vectorised") is False:
@@ -305,6 +320,9 @@ def print_report(c, console) -> None:
             console.print(Text(f"  {m.name:<{width}}  {_work(m.estimate)}", style="dim"))
         for line in _worst_points(c):
             console.print(Text(line, style="dim"))
+        modes = _modes(c)
+        if modes:
+            console.print(Text(modes, style="dim"))
     agreements = c.agreements()
     if agreements:
         console.print(Text("agreement with autograd (digits" + ("" if by_partials(c) else ", worst entry")
