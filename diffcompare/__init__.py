@@ -14,13 +14,25 @@ __all__ = ["__version__", "compare", "explain", "step_sweep", "swell", "audit", 
            "autograd", "functions", "testing"]
 
 
-def compare(f, at=None, **options):
-    """Differentiate ``f`` at ``at`` by every method and compare with the exact reference:
-    the gradient, or with ``kind=`` the Jacobian, vᵀJ, Jv or Hessian, at one point or at
-    ``points=`` many (see :func:`diffcompare.judge.compare.compare`, imported lazily to keep
-    start-up quick)."""
+def compare(f, at=None, methods=None, digits: int = 30, repeat: int = 5, step: float | None = None,
+            symbolic_timeout: float | None = 10.0, kind: str | None = None, vector=None, points: int | None = None,
+            seed: int = 0, box=None, grid: bool = False, grad=None):
+    """Differentiate ``f`` (expression text or a Python callable) at ``at`` by every method
+    in ``methods`` and measure each against the exact reference: the gradient, or with
+    ``kind=`` the Jacobian, vᵀJ, Jv (``vector=``) or Hessian, at one point or at
+    ``points=`` random points of ``box`` (or a ``grid``); ``grad``: your own derivative,
+    judged as the method "given". Every option is described at
+    :func:`diffcompare.judge.compare.compare` (imported when first called, so that
+    ``import diffcompare`` stays quick).
+
+    >>> import diffcompare
+    >>> c = diffcompare.compare("sin(x) * y", at={"x": 0.5, "y": 2.0}, methods="autograd,central", repeat=1)
+    >>> c.method("autograd").verdict, c.exit_status
+    ('pass', 0)
+    """
     from diffcompare.judge.compare import compare as run
-    return run(f, at, **options)
+    return run(f, at, methods=methods, digits=digits, repeat=repeat, step=step, symbolic_timeout=symbolic_timeout,
+               kind=kind, vector=vector, points=points, seed=seed, box=box, grid=grid, grad=grad)
 
 
 def explain(f, at, vector=None, check=False, label=None):
@@ -42,11 +54,24 @@ def swell(family, ns, template=None, timeout=10.0):
     return run(family, ns, template=template, timeout=timeout)
 
 
-def audit(fn, domain=None, points=None, **options):
-    """Audit autograd's gradient (Jacobian, Hessian) of ``fn`` over ``domain`` and at
-    ``points`` against the exact reference (see :func:`diffcompare.auditing.audit.audit`)."""
+def audit(fn, domain=None, points=None, check: str = "gradient", dtype: str = "float64", random: int = 0,
+          seed: int = 0, adversarial: bool = True, tolerance: dict | None = None, reference: str | None = None,
+          engine: str = "diffcompare", name: str | None = None, timeout: float | None = 600.0, grad=None,
+          shape: dict | None = None):
+    """Audit autograd's gradient (``check``: or Jacobian, Hessian) of ``fn`` — or your own
+    ``grad`` — over ``domain`` ({"x": (-2, 2)}, ``random`` points and adversarial ones) and
+    at ``points``, against the exact reference; the options are described at
+    :func:`diffcompare.auditing.audit.audit`.
+
+    >>> import diffcompare
+    >>> report = diffcompare.audit("x * abs(x)", domain={"x": (-1, 1)}, random=5)
+    >>> report.exit_status, report.cases[0].status
+    (0, 'pass')
+    """
     from diffcompare.auditing.audit import audit as run
-    return run(fn, domain=domain, points=points, **options)
+    return run(fn, domain=domain, points=points, check=check, dtype=dtype, random=random, seed=seed,
+               adversarial=adversarial, tolerance=tolerance, reference=reference, engine=engine, name=name,
+               timeout=timeout, grad=grad, shape=shape)
 
 
 def parse(text: str):

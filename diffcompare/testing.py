@@ -13,6 +13,8 @@ from __future__ import annotations
 from diffcompare.auditing.audit import audit
 from diffcompare.auditing.results import FAILING, format_point
 
+__all__ = ["assert_gradients"]
+
 
 def assert_gradients(fn, at, check: str = "gradient", dtype: str = "float64", domain=None, random: int = 0,
                      seed: int = 0, tolerance: dict | None = None, reference: str | None = None,

@@ -70,7 +70,7 @@ class CaseResult:
     seconds: dict = field(default_factory=dict)     # where the time went (not part of the result)
 
 
-@dataclass
+@dataclass(repr=False)
 class AuditReport(Report):
     """Every case's result; ``exit_status`` 0 when all pass, 1 when a gradient is wrong,
     2 when a case could not be run (bad input), 4 when nothing failed but a point asked

@@ -171,7 +171,7 @@ class MethodResult(JudgedMethod):
         return self.band_source
 
 
-@dataclass
+@dataclass(repr=False)
 class Comparison(Report):
     """Everything a report of ``compare`` shows — the gradient, Jacobian, vᵀJ, Jv or
     Hessian of f at one point or many, by every method — renderers only format it."""

@@ -112,3 +112,19 @@ class Report:
         """Print the report on a rich console (colour when it supports it)."""
         self.renderer().print_report(self, console)
 
+    def __repr__(self) -> str:
+        """One line: what the report is about and how it ended (the renderer's ``headline``)."""
+        try:
+            line = self.renderer().headline(self)
+        except (LookupError, AttributeError):
+            line = f"exit status {self.exit_status}"
+        return f"<{type(self).__name__}: {line}>"
+
+    def _repr_markdown_(self) -> str:
+        """Jupyter's Markdown view: the Markdown report."""
+        return self.render("markdown")
+
+    def _repr_html_(self) -> str:
+        """Jupyter's HTML view: the terminal report with its colours, as HTML."""
+        return self.render("html")
+

@@ -94,7 +94,7 @@ class Step:
         return [e.target for e in self.edges if e.target is not None]
 
 
-@dataclass
+@dataclass(repr=False)
 class Explanation(Report):
     """The recorded graph and its backward walk; renderers only format it."""
     label: str

@@ -56,7 +56,7 @@ class Curve:
     note: str = ""
 
 
-@dataclass
+@dataclass(repr=False)
 class StepSweep(Report):
     """Errors of every scheme at every step; renderers only format it."""
     label: str

@@ -37,6 +37,15 @@ def _worst(case, method) -> str:
     return "inf" if error is None or not math.isfinite(error) else f"{error:.1e}"
 
 
+def headline(report) -> str:
+    """The report in one line (its repr)."""
+    statuses = {}
+    for c in report.cases:
+        statuses[c.status] = statuses.get(c.status, 0) + 1
+    counts = ", ".join(f"{n} {s}" for s, n in statuses.items())
+    return f"{len(report.cases)} case{'s' * (len(report.cases) != 1)} ({counts}) — exit status {report.exit_status}"
+
+
 def _on_trial(report) -> str:
     """What the "worst" column judges: autograd, or the users' gradients (some case has one)."""
     return "autograd" if all(c.judged == "autograd" for c in report.cases) else "gradient"

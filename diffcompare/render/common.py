@@ -63,7 +63,18 @@ def render_report(c, format: str, width: int | None, module) -> str:
         console = Console(file=buffer, width=width or 120, color_system=None, highlight=False)
         module.print_report(c, console)
         return buffer.getvalue()
+    if format == "html":
+        from rich.console import Console
+        console = Console(file=io.StringIO(), width=width or 120, record=True, color_system="truecolor",
+                          highlight=False)
+        module.print_report(c, console)
+        return console.export_html(inline_styles=True, code_format=HTML_TEMPLATE)
     raise ValueError(f"unknown format {format!r}; choose from {', '.join(FORMATS)}")
+
+
+# a notebook cell's HTML: the report in a monospaced block, no page around it
+HTML_TEMPLATE = ('<pre style="font-family: Menlo, \'DejaVu Sans Mono\', Consolas, monospace; font-size: 12px; '
+                 'line-height: 1.3; white-space: pre; overflow-x: auto">{code}</pre>')
 
 
 VERDICT_STYLE = {"pass": "green", "fail": "bold red", "failed": "bold red", "not judged": "yellow", "inconclusive": "yellow",

@@ -71,6 +71,12 @@ def _modes(c) -> str:
             f"{'' if cheaper != 'neither' else ' (n = m)'}; forward mode took {ratio:.2f}x reverse mode's time")
 
 
+def headline(c) -> str:
+    """The report in one line (its repr)."""
+    where = f"at {len(c.points):,} points" if not c.single else "at one point"
+    return f"{c.task.kind} of {c.problem.label} {where}: {c.verdicts()}"
+
+
 def _work(e) -> str:
     work = e.details.get("work", "")
     if e.details.get("vectorised") is False:

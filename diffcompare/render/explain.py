@@ -221,6 +221,15 @@ def _md_cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", "<br>")
 
 
+def headline(e) -> str:
+    """The report in one line (its repr)."""
+    checked = ""
+    if e.checked:
+        wrong = e.first_wrong
+        checked = f"; wrong rule at step {wrong.number} ({wrong.name})" if wrong else "; every rule checked"
+    return f"the backward walk of {e.label}: {len(e.steps)} steps{checked} — exit status {e.exit_status}"
+
+
 def markdown(e) -> str:
     out = [f"**f = `{e.label}`** at {_point(e)}", "", *[f"- {line}" for line in _heading(e)[1:]], "",
            "**The recorded graph**", "", "```"]

@@ -116,6 +116,12 @@ def as_dict(s) -> dict:
     }
 
 
+def headline(s) -> str:
+    """The report in one line (its repr)."""
+    return (f"the step sweep of ∂f/∂{s.variable} of {s.label}: {', '.join(s.schemes)} in {', '.join(s.dtypes)}, "
+            f"{len(s.steps)} steps")
+
+
 def markdown(s) -> str:
     out = [f"**{_heading(s)[0]}**", "", _heading(s)[1], "", _heading(s)[2], ""]
     headers, rows = _error_table(s)

@@ -1,0 +1,54 @@
+"""The public functions of ``diffcompare`` show their options to ``help()``: each has the
+same parameters, with the same defaults, as the function it calls (they cannot drift)."""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+
+import diffcompare
+import diffcompare.testing
+from diffcompare.auditing.audit import audit
+from diffcompare.judge.compare import compare
+from diffcompare.lecture.explain import explain
+from diffcompare.lecture.steps import step_sweep
+from diffcompare.lecture.swell import swell
+
+
+def _parameters(function):
+    return [(p.name, p.default) for p in inspect.signature(function).parameters.values()]
+
+
+@pytest.mark.parametrize("public, inner", [(diffcompare.compare, compare), (diffcompare.audit, audit),
+                                           (diffcompare.explain, explain), (diffcompare.step_sweep, step_sweep),
+                                           (diffcompare.swell, swell)])
+def test_public_signatures_match_the_functions_they_call(public, inner):
+    public_parameters = _parameters(public)
+    assert not any(p.kind == p.VAR_KEYWORD for p in inspect.signature(public).parameters.values())
+    inner_parameters = dict(_parameters(inner))
+    for name, default in public_parameters:
+        assert name in inner_parameters, name
+        assert inner_parameters[name] == default, (name, default, inner_parameters[name])
+
+
+def test_the_testing_module_exports_its_helpers_only():
+    assert diffcompare.testing.__all__ == ["assert_gradients"]
+    names = {n for n in dir(diffcompare.testing) if not n.startswith("_")}
+    assert "annotations" not in diffcompare.testing.__all__ and "FAILING" not in diffcompare.testing.__all__
+    assert "assert_gradients" in names
+
+
+@pytest.mark.parametrize("build", [
+    lambda: diffcompare.compare("x**2", at={"x": 3.0}, methods="autograd", repeat=1),
+    lambda: diffcompare.audit("x**2", points={"x": 1.0}),
+    lambda: diffcompare.explain("x**2", {"x": 3.0}),
+    lambda: diffcompare.step_sweep("sin(x)", {"x": 1.0}),
+])
+def test_reports_have_a_short_repr_and_notebook_views(build):
+    report = build()
+    text = repr(report)
+    assert text.startswith(f"<{type(report).__name__}: ") and len(text) < 400 and "\n" not in text
+    assert report._repr_markdown_().strip()
+    html = report._repr_html_()
+    assert html.startswith("<pre") and html.rstrip().endswith("</pre>")
