@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from diffcompare.auditing.audit import audit
 from diffcompare.auditing.results import FAILING, format_point
+from diffcompare.render.audit import failure_lines
 
 __all__ = ["assert_gradients"]
 
@@ -54,10 +55,7 @@ def assert_gradients(fn, at, check: str = "gradient", dtype: str = "float64", do
     if failing:
         worst = max(failing, key=lambda p: p.autograd_error if p.autograd_error is not None else float("inf"))
         who = "autograd's" if case.judged == "autograd" else f"the {case.judged.replace('gradient ', '')}"
-        lines = [f"{who} {check} of {case.name} is wrong at {format_point(worst.point)}: {worst.reason}",
-                 f"  {case.judged}: {worst.autograd}", f"  exact:    {worst.reference}", f"  FD:       {worst.fd}",
-                 f"  tolerance: {case.tolerance['source']}",
-                 f"  wrong at {len(failing)} of {len(case.points)} points"]
-        if case.wrong_node:
-            lines.append(f"  wrong backward rule: {case.wrong_node}")
+        lines = [f"{who} {check} of {case.name} is wrong at {format_point(worst.point)}: {worst.reason}"]
+        lines += [f"  {line}" for line in failure_lines(case)[3:]]      # the values, tolerance and wrong rule
+        lines.append(f"  wrong at {len(failing)} of {len(case.points)} points")
         raise AssertionError("\n".join(lines))

@@ -168,6 +168,19 @@ def markdown(report) -> str:
     return "\n".join(lines)
 
 
+def failure_lines(case) -> list:
+    """A failed case in lines, as CI shows it (JUnit, the pytest plugin, assert_gradients):
+    the verdict, the worst point, every method's values there and the tolerance."""
+    worst = max((p for p in case.points if p.verdict in FAILING),
+                key=lambda p: p.autograd_error if p.autograd_error is not None else math.inf)
+    lines = [case.verdict, f"worst point ({worst.origin}): {format_point(worst.point)}", worst.reason,
+             f"{case.judged}: {worst.autograd}", f"exact:    {worst.reference}", f"FD:       {worst.fd}",
+             f"tolerance: {case.tolerance.get('source', '')}"]
+    if case.wrong_node:
+        lines.append(f"wrong backward rule: {case.wrong_node}")
+    return lines
+
+
 def junit(report) -> str:
     """JUnit XML: a testsuite per audit, a testcase per case."""
     failures = sum(c.status == "fail" for c in report.cases)
@@ -192,12 +205,7 @@ def junit(report) -> str:
                         key=lambda p: p.autograd_error if p.autograd_error is not None else math.inf)
             element = ElementTree.SubElement(case, "failure", message=f"{worst.verdict} at {format_point(worst.point)}",
                                              type="WrongGradient")
-            details = [c.verdict, f"worst point ({worst.origin}): {format_point(worst.point)}", worst.reason,
-                       f"autograd: {worst.autograd}", f"exact:    {worst.reference}", f"FD:       {worst.fd}",
-                       f"tolerance: {c.tolerance.get('source', '')}"]
-            if c.wrong_node:
-                details.append(f"wrong backward rule: {c.wrong_node}")
-            element.text = "\n".join(details)
+            element.text = "\n".join(failure_lines(c))
         elif c.status == "undecided":
             ElementTree.SubElement(case, "skipped", message=c.verdict)
         out = ElementTree.SubElement(case, "system-out")

@@ -15,9 +15,10 @@ PACKAGE = pathlib.Path(__file__).resolve().parents[2] / "diffcompare"
 
 # the stages in data-flow order; a module may import its own stage and the stages before it
 STAGES = ("version", "lazy", "autograd", "language", "problem", "methods", "judge", "lecture", "auditing",
-          "render", "functions", "testing", "cli", "__main__", "__init__")
-# modules on the CLI's start-up path, whose imports inside functions keep start-up quick
-LAZY_IMPORTERS = ("diffcompare", "diffcompare.cli.main", "diffcompare.render")
+          "render", "functions", "testing", "pytest_plugin", "cli", "__main__", "__init__")
+# modules on a start-up path (the CLI's; every pytest run's, for the plugin), whose imports
+# inside functions keep start-up quick
+LAZY_IMPORTERS = ("diffcompare", "diffcompare.cli.main", "diffcompare.render", "diffcompare.pytest_plugin")
 
 
 def _modules() -> dict:

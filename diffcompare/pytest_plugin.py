@@ -1,0 +1,98 @@
+"""The pytest plugin (registered as ``diffcompare`` when the package is installed): audit
+suites collected as tests, one item per case, and a fixture to check gradients in any test.
+
+- Files named ``audit*.toml`` or ``*_audit.toml`` (the ini option ``diffcompare_suites``
+  sets other patterns) are audit suites: each case is a test item that fails with the
+  audit's own message (the worst point, every method's values, the tolerance, the wrong
+  backward rule), errors when it cannot run (bad input) and is skipped when a point asked
+  for could not be checked (undecided). ``--audit-points N`` and ``--audit-seed S`` set
+  the random points, as the command's ``--points`` and ``--seed`` do.
+- The fixture ``assert_gradients`` is :func:`diffcompare.testing.assert_gradients`::
+
+      def test_my_layer(assert_gradients):
+          assert_gradients(my_layer, at={"x": [0.5, -1.0, 2.0]})
+
+The plugin imports the audit only when a suite is collected or the fixture is used, so it
+costs a pytest run nothing otherwise.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+
+import pytest
+
+PATTERNS = ["audit*.toml", "*_audit.toml"]
+
+
+def pytest_addoption(parser):
+    parser.addini("diffcompare_suites", type="linelist", default=PATTERNS,
+                  help="file-name patterns of the audit suites to collect (default: audit*.toml *_audit.toml)")
+    group = parser.getgroup("diffcompare", "gradient audits")
+    group.addoption("--audit-points", type=int, default=None, metavar="N",
+                    help="random points per audit case (default: each case's own, else 10)")
+    group.addoption("--audit-seed", type=int, default=0, metavar="S", help="the seed of the random points")
+
+
+def pytest_collect_file(file_path, parent):
+    patterns = parent.config.getini("diffcompare_suites")
+    if file_path.suffix == ".toml" and any(fnmatch.fnmatch(file_path.name, p) for p in patterns):
+        return AuditSuite.from_parent(parent, path=file_path)
+    return None
+
+
+class AuditFailure(Exception):
+    """A case whose gradient is wrong, or that could not run: the audit's message."""
+
+
+class AuditSuite(pytest.File):
+    """An audit suite: one item per case."""
+
+    def collect(self):
+        from diffcompare.auditing.suite import read_suite
+        from diffcompare.problem.errors import InputError
+        try:
+            suite = read_suite(str(self.path))
+        except InputError as error:
+            raise self.CollectError(f"{self.path.name}: {error}") from None
+        for case in suite.cases:
+            yield AuditCase.from_parent(self, name=case.name, case=case)
+
+
+class AuditCase(pytest.Item):
+    """One case of a suite, audited when the test runs."""
+
+    def __init__(self, *, case, **kwargs):
+        super().__init__(**kwargs)
+        self.case = case
+
+    def runtest(self):
+        from diffcompare.auditing.audit import run_cases
+        from diffcompare.render.audit import failure_lines
+        config = self.config
+        report = run_cases([self.case], random=config.getoption("audit_points"),
+                           seed=config.getoption("audit_seed"))
+        result = report.cases[0]
+        self.user_properties.append(("verdict", result.verdict))
+        if result.status == "error":
+            raise AuditFailure(f"bad input: {result.error}")
+        if result.status == "fail":
+            raise AuditFailure("\n".join(failure_lines(result)))
+        if result.status == "undecided":
+            pytest.skip(f"undecided: {result.verdict}")
+
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, AuditFailure):
+            return f"{self.case.source}\n{excinfo.value}"
+        return super().repr_failure(excinfo, style=style)
+
+    def reportinfo(self):
+        return self.path, None, f"audit case {self.name!r}"
+
+
+@pytest.fixture
+def assert_gradients():
+    """:func:`diffcompare.testing.assert_gradients`: raises AssertionError naming the wrong
+    entry, every method's value and the tolerance, unless ``fn``'s gradient is right."""
+    from diffcompare.testing import assert_gradients as check
+    return check
