@@ -37,6 +37,7 @@ from diffcompare.auditing.runners import runner
 from diffcompare.auditing.suite import make_case, names_function
 from diffcompare.language import torch_world
 from diffcompare.problem.errors import InputError
+from diffcompare.version import install_hint
 
 # torch.autograd.gradcheck's defaults: the plain check an audit reports beside its own
 
@@ -56,7 +57,7 @@ def run_cases(cases: list, random: int | None = None, seed: int = 0, engine: str
         raise InputError(f"unknown engine {engine!r}; choose diffcompare or torch")
     if engine == "torch":
         if not torch_world.available():
-            raise InputError("--engine torch needs PyTorch: pip install 'diffcompare[torch]' (torch==2.13.0)")
+            raise InputError(f"--engine torch needs PyTorch: {install_hint('torch')}")
     if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2 ** 63:
         raise InputError(f"the seed must be a whole number from 0 to 2^63 - 1, not {seed!r}")
     if timeout is not None and not (isinstance(timeout, (int, float)) and timeout > 0):

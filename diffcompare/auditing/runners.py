@@ -13,6 +13,7 @@ from contextlib import contextmanager
 
 from diffcompare.auditing.batch import BATCH, run_batch
 from diffcompare.problem.errors import InputError
+from diffcompare.version import install_hint
 
 MAX_JOBS = 256
 
@@ -57,7 +58,7 @@ def _dask(address: str):
     try:
         from distributed import Client, wait
     except ImportError:
-        raise InputError("--scheduler needs Dask: pip install 'diffcompare[dask]' (dask[distributed])") from None
+        raise InputError(f"--scheduler needs Dask: {install_hint('dask')}") from None
     refused = _refused(address)
     if refused:
         raise InputError(f"cannot reach the Dask scheduler at {address!r}: {refused}")

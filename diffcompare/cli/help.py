@@ -66,9 +66,9 @@ methods (--methods, comma-separated; default all):
                 gradient, in the default set for the other tasks
   symbolic      sympy.diff, then lambdify(..., cse=True) to NumPy
   torch         PyTorch's torch.autograd on the same f (asked for by name; needs
-                PyTorch: pip install -e ".[torch]" from the checkout)
+                PyTorch: pip install "torch>=2.13", or .[torch] from the checkout)
   jax, jax-jit  JAX's grad/jacrev/hessian/vjp/jvp on the same f, eager or compiled
-                by jax.jit (asked for by name; pip install -e ".[jax]")
+                by jax.jit (asked for by name; pip install "jax>=0.4.30")
   given         your own derivative, --gradient module:function: called with f's
                 arguments, it returns the gradient (a tuple of partials or one
                 array; the Jacobian for --jacobian, --vjp, --jvp; the Hessian)
@@ -127,7 +127,7 @@ the conventions differ; a forward that cannot be replayed), 2 bad input.
 GRAPH_DESCRIPTION = """\
 The backward graph of EXPR at the point as Graphviz DOT text (always available), as
 plain text, or drawn to SVG/PNG when the graphviz Python package and its `dot` program
-are installed (pip install "diffcompare[graph]" and your system's graphviz). Each node
+are installed (pip install "graphviz>=0.20" and your system's graphviz). Each node
 shows its op, value and gradient; leaves are filled boxes; edges point the way
 gradients flow and carry what is sent.
 """

@@ -11,6 +11,7 @@ import re
 import sys
 
 from diffcompare.cli import help as texts
+from diffcompare.version import install_hint
 
 REPORT_FORMATS = {".json": "json", ".md": "markdown", ".markdown": "markdown", ".xml": "junit"}
 
@@ -126,14 +127,14 @@ def build_parser() -> argparse.ArgumentParser:
                        help="only the explicit and random points")
     audit.add_argument("--engine", choices=("diffcompare", "torch"), default="diffcompare",
                        help="whose autograd is audited: diffcompare's engine (default) or PyTorch's "
-                            '(pip install "diffcompare[torch]")')
+                            f'({install_hint("torch")})')
     audit.add_argument("--jobs", type=int, default=1, metavar="N", help="processes on this machine (default 1)")
     audit.add_argument("--timeout", type=_seconds, default=600.0, metavar="S",
                        help="seconds allowed to the whole audit; the cases whose points were not all checked "
                             "by then are undecided (exit 4) (default 600; 0 or inf for no limit; on Dask's threads "
                             "a batch already running is not interrupted)")
     audit.add_argument("--scheduler", metavar="ADDRESS",
-                       help='a Dask scheduler (tcp://host:8786) to run the cases on (pip install "diffcompare[dask]")')
+                       help=f'a Dask scheduler (tcp://host:8786) to run the cases on ({install_hint("dask")})')
     audit.add_argument("--report", action="append", metavar="FILE",
                        help="also write the report to FILE: .json, .md or .xml (JUnit); repeatable")
     audit.add_argument("--format", choices=("text", "json", "markdown", "junit"), default="text",
@@ -163,7 +164,7 @@ def _report_arguments(command, format_help: str, plot: str | None = None):
     command.add_argument("--output", metavar="FILE", help="write the report to FILE instead of the terminal")
     if plot:
         command.add_argument("--plot", metavar="FILE.png",
-                             help=f'also draw {plot} to a PNG (needs matplotlib: pip install "diffcompare[plot]")')
+                             help=f'also draw {plot} to a PNG (needs matplotlib: {install_hint("plot")})')
 
 
 def _expression_arguments(command):

@@ -19,6 +19,7 @@ from diffcompare.language.jax_world import available, load
 from diffcompare.language.worlds import JAX
 from diffcompare.methods.entries import run_estimate
 from diffcompare.problem.errors import InputError
+from diffcompare.version import install_hint
 
 WORK = {"gradient": "jax.grad", "jacobian": "jax.jacrev (one backward per output row, vectorised by vmap)",
         "hessian": "jax.hessian (forward over reverse)", "vjp": "jax.vjp: one backward with v",
@@ -28,8 +29,7 @@ WORK = {"gradient": "jax.grad", "jacobian": "jax.jacrev (one backward per output
 def require_jax():
     """InputError with the way to install JAX, when it is not installed."""
     if not available():
-        raise InputError("--methods jax needs JAX, which is not installed: pip install -e \".[jax]\" from the checkout "
-                         "(or pip install jax)")
+        raise InputError(f"--methods jax needs JAX, which is not installed: {install_hint('jax')}")
 
 
 def _function(problem, j, scalar: bool):

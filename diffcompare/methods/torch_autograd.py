@@ -20,6 +20,7 @@ from diffcompare.language.worlds import TORCH
 from diffcompare.methods.entries import run_estimate
 from diffcompare.problem.errors import InputError
 from diffcompare.problem.tasks import Task
+from diffcompare.version import install_hint
 
 
 def output_shape(problem) -> tuple:
@@ -103,5 +104,4 @@ def torch_entries(problem, task, points, batches: int = 5):
 def require_torch():
     """InputError with the way to install PyTorch, when it is not installed."""
     if not available():
-        raise InputError("--methods torch needs PyTorch, which is not installed: pip install -e \".[torch]\" from "
-                         "the checkout (or pip install torch)")
+        raise InputError(f"--methods torch needs PyTorch, which is not installed: {install_hint('torch')}")

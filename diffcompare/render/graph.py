@@ -5,6 +5,7 @@ Graphviz DOT text, or drawn (SVG, PNG) by the optional Graphviz (the plain-text 
 from __future__ import annotations
 
 from diffcompare.render.explain import values
+from diffcompare.version import install_hint
 
 
 def _dot_quote(text: str) -> str:
@@ -37,7 +38,7 @@ def draw(e, format: str):
     try:
         import graphviz
     except ImportError:
-        return None, 'the graphviz Python package is not installed (pip install "diffcompare[graph]")'
+        return None, f'the graphviz Python package is not installed ({install_hint("graph")})'
     try:
         return graphviz.Source(dot(e)).pipe(format=format), None
     except graphviz.ExecutableNotFound:

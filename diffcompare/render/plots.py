@@ -7,6 +7,7 @@ import math
 
 from diffcompare.lazy import LazyModule
 from diffcompare.render.files import write_whole
+from diffcompare.version import install_hint
 
 np = LazyModule("numpy")
 
@@ -55,7 +56,7 @@ def _pyplot():
     try:
         import matplotlib
     except ImportError:
-        raise PlotUnavailable('PNG plots need matplotlib: pip install "diffcompare[plot]"') from None
+        raise PlotUnavailable(f'PNG plots need matplotlib: {install_hint("plot")}') from None
     matplotlib.use("Agg")              # files only, no window
     import matplotlib.pyplot as plt
     return plt

@@ -52,3 +52,15 @@ def test_reports_have_a_short_repr_and_notebook_views(build):
     assert report._repr_markdown_().strip()
     html = report._repr_html_()
     assert html.startswith("<pre") and html.rstrip().endswith("</pre>")
+
+
+def test_install_hints_name_what_pyproject_installs():
+    import tomllib
+    from pathlib import Path
+
+    from diffcompare.version import EXTRAS, install_hint
+    extras = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"]
+    assert {k: v for k, v in extras.items() if k != "test"} == {k: [v] for k, v in EXTRAS.items()}
+    assert all(">=" in v and "==" not in v for v in EXTRAS.values())          # lower bounds, never pins
+    assert install_hint("torch") == 'pip install "torch>=2.13" (or, in the diffcompare checkout, pip install -e ".[torch]")'

@@ -98,7 +98,7 @@ def test_png_without_matplotlib_is_a_clear_error(sweep, tmp_path, monkeypatch):
     import sys
     from diffcompare.render.plots import PlotUnavailable, steps_png
     monkeypatch.setitem(sys.modules, "matplotlib", None)
-    with pytest.raises(PlotUnavailable, match=r'pip install "diffcompare\[plot\]"'):
+    with pytest.raises(PlotUnavailable, match=r'pip install "matplotlib>=3.6" \(or, in the diffcompare checkout, pip install -e "\.\[plot\]"\)'):
         steps_png(sweep, tmp_path / "x.png")
 
 
