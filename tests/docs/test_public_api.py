@@ -55,8 +55,9 @@ def test_reports_have_a_short_repr_and_notebook_views(build):
 
 
 def test_install_hints_name_what_pyproject_installs():
-    import tomllib
     from pathlib import Path
+
+    import tomllib
 
     from diffcompare.version import EXTRAS, install_hint
     extras = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())["project"][
