@@ -252,9 +252,11 @@ def _show(report, args, command) -> int:
         if status:
             return status
         print(f"wrote {args.output} ({args.format})", file=sys.stderr)
+    elif args.format == "text" and sys.stdout.isatty():
+        report.print_report(_console(highlight=False))          # the terminal's width, with colour
     elif args.format == "text":
-        # a pipe or file has no width: give the table room instead of rich's 80 columns
-        report.print_report(_console(highlight=False, width=None if sys.stdout.isatty() else 130))
+        # a pipe or file: COLUMNS wide (80 when unset), no colour codes, no trailing spaces
+        sys.stdout.write(report.render("text", width=pipe_width()))
     else:
         sys.stdout.write(report.render(args.format))
     return report.exit_status
@@ -460,17 +462,23 @@ def _what(args):
 
 
 def run_functions(args) -> int:
-    from rich.table import Table
-
     from diffcompare.language.table import CALLABLE, CONSTANTS
+    from diffcompare.render.common import fitted_table, plain_lines
 
-    table = Table(box=None, header_style="bold")
-    for header in ("name", "arity", "meaning", "domain", "complex step"):
-        table.add_column(header)
-    for row in list(CALLABLE.values()) + list(CONSTANTS.values()):
-        table.add_row(row.name, str(row.arity), row.doc, row.domain,
-                      "yes" if row.complex is not None else f"no: {row.not_complex_safe}")
-    _console(highlight=False).print(table)
+    headers = ["name", "arity", "meaning", "domain", "complex step"]
+    rows = [[row.name, str(row.arity), row.doc, row.domain,
+             "yes" if row.complex is not None else f"no: {row.not_complex_safe}"]
+            for row in list(CALLABLE.values()) + list(CONSTANTS.values())]
+    terminal = sys.stdout.isatty()
+    console = _console(highlight=False, **({} if terminal else {"width": pipe_width(), "color_system": None}))
+    table, _ = fitted_table(console, headers, rows, drop_order=("arity",), wrap=headers[2:], left=headers,
+                            prose_width=16, box=None, header_style="bold")
+    if terminal:
+        console.print(table)
+    else:
+        with console.capture() as captured:
+            console.print(table)
+        sys.stdout.write(plain_lines(captured.get()))
     return 0
 
 
@@ -489,6 +497,14 @@ def protect_expressions(argv, parser):
             if previous not in options or previous in ("-h", "--help"):
                 out[i] = " " + arg
     return out
+
+
+def pipe_width() -> int:
+    """The width of text written to a pipe or a file: COLUMNS when it is a sensible number
+    of columns, else 80."""
+    import os
+    text = os.environ.get("COLUMNS", "")
+    return int(text) if text.isdigit() and 20 <= int(text) <= 1000 else 80
 
 
 def _console(**options):

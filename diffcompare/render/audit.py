@@ -14,7 +14,7 @@ from dataclasses import asdict
 from xml.etree import ElementTree
 
 from diffcompare.auditing.results import AGREE, FAILING, format_point
-from diffcompare.render.common import json_number, render_report
+from diffcompare.render.common import dropped_note, fitted_table, json_number, render_report
 from diffcompare.version import __version__
 
 SCHEMA_VERSION = 1
@@ -53,29 +53,31 @@ def _on_trial(report) -> str:
 
 def print_report(report, console) -> None:
     from rich.markup import escape
-    from rich.table import Table
     settings = report.settings
     random = settings.get("random")
     console.print(f"[bold]gradient audit[/bold]: {len(report.cases)} case{'s' * (len(report.cases) != 1)}, "
                   f"engine {settings.get('engine')}, random points per case: "
                   f"{'each case its own' if random is None else random} (seed {settings.get('seed')}), "
                   f"adversarial points {'on' if settings.get('adversarial', True) else 'off'}")
-    table = Table(show_lines=False, header_style="bold")
     on_trial = _on_trial(report)
-    for column in ("case", "check", "dtype", "points", f"worst {on_trial}", "worst FD", "gradcheck alone", "verdict"):
-        table.add_column(column, justify="right" if column.startswith(("points", "worst")) else "left",
-                         overflow="fold")
+    headers = ["case", "check", "dtype", "points", f"worst {on_trial}", "worst FD", "gradcheck alone", "verdict"]
+    rows = []
     for case in report.cases:
         if case.status == "error":
-            table.add_row(escape(case.name), case.check, case.dtype, "—", "—", "—", "—", "[bold yellow]bad input[/]")
+            rows.append([case.name, case.check, case.dtype, "—", "—", "—", "—", "bad input"])
             continue
         alarms, missed = case.gradcheck.get("false alarms", 0), case.gradcheck.get("missed", 0)
         alone = "; ".join(t for t in (f"{alarms} false alarm{'s' * (alarms != 1)}" if alarms else "",
                                       f"{missed} missed" if missed else "") if t) or "right"
-        style = STATUS_STYLE[case.status]
-        table.add_row(escape(case.name), case.check, case.dtype, str(len(case.points)), _worst(case, "autograd"),
-                      _worst(case, "fd"), alone, f"[{style}]{case.status}[/]")
+        rows.append([case.name, case.check, case.dtype, str(len(case.points)), _worst(case, "autograd"),
+                     _worst(case, "fd"), alone, case.status])
+    table, dropped = fitted_table(console, headers, rows, left=("case", "check", "dtype", "gradcheck alone", "verdict"),
+                                  drop_order=("dtype", "check", "worst FD", "points", "gradcheck alone"),
+                                  wrap=("case", "gradcheck alone"), prose_width=16, header_style="bold",
+                                  styles={"verdict": lambda v: STATUS_STYLE.get(v, "bold yellow")})
     console.print(table)
+    if dropped:
+        console.print(dropped_note(dropped, console.width), style="dim", highlight=False, markup=False)
     console.print("[dim]worst: largest error against the exact reference, relative to the largest entry at the point; gradcheck alone: what comparing "
                   f"{on_trial} with finite differences (eps 1e-6, atol 1e-5, rtol 1e-3) would have said[/dim]")
     for case in report.cases:

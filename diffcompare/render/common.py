@@ -62,7 +62,7 @@ def render_report(c, format: str, width: int | None, module) -> str:
         buffer = io.StringIO()
         console = Console(file=buffer, width=width or 120, color_system=None, highlight=False)
         module.print_report(c, console)
-        return buffer.getvalue()
+        return plain_lines(buffer.getvalue())
     if format == "html":
         from rich.console import Console
         console = Console(file=io.StringIO(), width=width or 120, record=True, color_system="truecolor",
@@ -70,6 +70,79 @@ def render_report(c, format: str, width: int | None, module) -> str:
         module.print_report(c, console)
         return console.export_html(inline_styles=True, code_format=HTML_TEMPLATE)
     raise ValueError(f"unknown format {format!r}; choose from {', '.join(FORMATS)}")
+
+
+def plain_lines(text: str) -> str:
+    """Text without the spaces rich pads lines with (a file or a pipe gets no trailing spaces)."""
+    return "\n".join(line.rstrip() for line in text.split("\n"))
+
+
+def fitted_table(console, headers, rows, drop_order=(), wrap=(), left=(), styles=None, prose_width=None, **options):
+    """(a rich Table of ``rows`` that fits ``console``'s width, the headers left out).
+
+    Numbers and names never break: every column keeps its cells on one line, but the
+    ``wrap`` columns (prose, which wraps at words and may shrink to ``prose_width``). While
+    the table is wider than the console, the columns of ``drop_order`` are left out,
+    first to last; the caller says which were, in a note. ``left``: left-justified columns
+    (others align right); ``styles``: column -> a function of the cell giving its style."""
+    shown = list(headers)
+    dropped = []
+    while True:
+        left_to_drop = [h for h in drop_order if h in shown]
+        if not left_to_drop or _natural_width(headers, rows, shown, wrap, options,
+                                              prose_width or PROSE_WIDTH) <= console.width:
+            return _table(headers, rows, shown, wrap, left, styles, options), dropped
+        shown.remove(left_to_drop[0])
+        dropped.append(left_to_drop[0])
+
+
+def fitted_tables(console, headers, rows, key, drop_order=(), **options):
+    """([tables], headers shown in none): :func:`fitted_table`, and the columns it leaves
+    out moved to a second table beside the ``key`` columns (a step's number, a name), so
+    that a narrow terminal keeps everything; what fits in neither is named by the caller."""
+    title = options.pop("title", None)
+    first, dropped = fitted_table(console, headers, rows, drop_order=drop_order, title=title, **options)
+    if not dropped:
+        return [first], []
+    moved = [h for h in headers if h in key or h in dropped]
+    index = [headers.index(h) for h in moved]
+    second, missing = fitted_table(console, moved, [[row[i] for i in index] for row in rows],
+                                   drop_order=[h for h in drop_order if h in dropped][::-1], **options)
+    return [first, second], missing
+
+
+PROSE_WIDTH = 24        # the narrowest a prose column of a table is made
+
+
+def _table(headers, rows, shown, wrap, left, styles, options, prose_width=None):
+    from rich.table import Table
+    from rich.text import Text
+    table = Table(**options)
+    for h in shown:
+        table.add_column(h, justify="left" if h in left else "right", no_wrap=h not in wrap,
+                         overflow="fold" if h in wrap else "ellipsis",
+                         max_width=prose_width if h in wrap else None)
+    index = [headers.index(h) for h in shown]
+    for row in rows:
+        table.add_row(*(Text(str(row[i]), style=(styles or {}).get(h, lambda _: "")(row[i]))
+                        for h, i in zip(shown, index)))
+    return table
+
+
+def _natural_width(headers, rows, shown, wrap, options, prose_width) -> int:
+    """The width the table takes with no cell broken (its prose columns ``prose_width`` wide)."""
+    from rich.console import Console
+    wide = Console(file=io.StringIO(), width=10_000, color_system=None)
+    table = _table(headers, rows, shown, wrap, (), None, options, prose_width=prose_width)
+    with wide.capture() as captured:
+        wide.print(table)
+    return max((len(line.rstrip()) for line in captured.get().split("\n")), default=0)
+
+
+def dropped_note(dropped, width) -> str:
+    """The note under a table whose columns did not all fit."""
+    return (f"not shown at {width} columns: {', '.join(dropped)} (a wider terminal, COLUMNS=200 in a pipe, or "
+            f"--format json shows them)")
 
 
 # a notebook cell's HTML: the report in a monospaced block, no page around it

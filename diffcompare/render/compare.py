@@ -20,6 +20,8 @@ from diffcompare.language.printing import latex, one_line, pretty  # noqa: E402
 from diffcompare.render.common import (  # noqa: E402
     VERDICT_STYLE,
     count,
+    dropped_note,
+    fitted_table,
     json_number,
     md_table,
     number,
@@ -283,9 +285,14 @@ def _worst_points(c):
 
 # -- text ----------------------------------------------------------------------------------------------
 
+# the summary's columns left out first when a terminal is narrow (method, entry, value and verdict stay)
+SUMMARY_DROP_ORDER = ("setup", "per point", "f evals", "ULP", "abs error", "max abs error", "median rel error",
+                      "asymmetry", "forms J", "time", "time (all points)", "digits", "worst entry @ point", "worst entry",
+                      "rel error", "max rel error")
+
+
 def print_report(c, console) -> None:
     """Print the report with rich (colour when the console supports it)."""
-    from rich.table import Table
     from rich.text import Text
     if by_partials(c):
         p = c.problem
@@ -306,20 +313,20 @@ def print_report(c, console) -> None:
             console.print(Text(line, style="bold" if i == 0 else ("dim" if line.startswith("reference") else "")))
         entry_headers, entry_rows = _entry_table(c)
         if entry_headers:
-            table = Table(show_header=True, header_style="bold", box=None, pad_edge=False,
-                          title="relative error of each entry", title_justify="left")
-            for h in entry_headers:
-                table.add_column(h, justify="left" if h in _LEFT else "right", overflow="fold")
-            for row in entry_rows:
-                table.add_row(*map(Text, row))
+            methods = [h for h in entry_headers if h not in ("entry", "reference")]
+            table, dropped = fitted_table(console, entry_headers, entry_rows, drop_order=methods[::-1], left=_LEFT,
+                                          show_header=True, header_style="bold", box=None, pad_edge=False,
+                                          title="relative error of each entry", title_justify="left")
             console.print(table)
+            if dropped:
+                console.print(Text(dropped_note(dropped, console.width), style="dim"))
         headers, rows = _summary_headers(c, with_work=False), list(_summary_rows(c, with_work=False))
-    table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
-    for h in headers:
-        table.add_column(h, justify="left" if h in _LEFT else "right", overflow="fold", no_wrap=h == "method")
-    for row in rows:
-        table.add_row(*map(Text, row[:-1]), Text(row[-1], style=VERDICT_STYLE.get(row[-1], "")))
+    table, dropped = fitted_table(console, list(headers), [list(r) for r in rows], drop_order=SUMMARY_DROP_ORDER,
+                                  left=_LEFT, styles={"verdict": lambda v: VERDICT_STYLE.get(v, "")},
+                                  show_header=True, header_style="bold", box=None, pad_edge=False)
     console.print(table)
+    if dropped:
+        console.print(Text(dropped_note(dropped, console.width), style="dim"))
     if not by_partials(c):
         width = max(len(m.name) for m in c.methods)
         for m in c.methods:

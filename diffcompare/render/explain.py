@@ -9,7 +9,7 @@ import sys
 from diffcompare.lazy import LazyModule
 
 np = LazyModule("numpy")
-from diffcompare.render.common import render_report, tex
+from diffcompare.render.common import dropped_note, fitted_table, fitted_tables, render_report, tex
 
 SCHEMA_VERSION = 1
 CHECK_STYLE = {"ok": "green", "wrong": "bold red", "kink": "yellow", "not checked": "dim"}
@@ -110,7 +110,10 @@ def _gradient_rows(e):
                values(value, None), agree]
 
 
-GRADIENT_HEADERS = ["variable", "autograd (the walk's result)", "SymPy's derivative", "its value", "difference"]
+WALK_PROSE = ("computes", "value", "adjoint (incoming gradient)", "local derivative",
+              "sends (vector-Jacobian product)", "check")
+WALK_DROP_ORDER = ("local derivative", "computes")      # left out first on a narrow terminal
+GRADIENT_HEADERS = ["variable", "autograd", "SymPy's derivative", "SymPy's value", "difference"]
 
 
 def tree_rows(e):
@@ -156,7 +159,6 @@ def _check_summary(e) -> str:
 
 def print_report(e, console) -> None:
     from rich.markup import escape
-    from rich.table import Table
     from rich.text import Text
     from rich.tree import Tree
 
@@ -172,22 +174,26 @@ def print_report(e, console) -> None:
     console.print(root)
     console.print()
     console.print("[bold]the backward pass[/bold], one step per node in the order the engine runs them")
-    table = Table(show_lines=True, header_style="bold")
-    for header in _walk_headers(e):
-        table.add_column(header, overflow="fold")
-    for row in _walk_rows(e):
-        cells = [Text(cell) for cell in row]
-        if e.checked:
-            cells[-1].stylize(CHECK_STYLE.get(row[-1].split(":")[0], ""))
-        table.add_row(*cells)
-    console.print(table)
+    headers = _walk_headers(e)
+    tables, dropped = fitted_tables(console, headers, list(_walk_rows(e)), key=("step", "node"),
+                                    drop_order=WALK_DROP_ORDER, wrap=WALK_PROSE, left=headers, prose_width=20,
+                                    styles={"check": lambda cell: CHECK_STYLE.get(cell.split(":")[0], "")},
+                                    show_lines=True, header_style="bold")
+    for k, table in enumerate(tables):
+        if k:
+            console.print(Text("the same steps, the columns that did not fit beside them:", style="dim"))
+        console.print(table)
+    if dropped:
+        console.print(Text(dropped_note(dropped, console.width), style="dim"))
     console.print()
-    grad = Table(header_style="bold", title="the gradient: the chain rule, made visible", title_justify="left")
-    for header in GRADIENT_HEADERS:
-        grad.add_column(header, overflow="fold")
-    for row in _gradient_rows(e):
-        grad.add_row(*map(Text, row))
+    grad, dropped = fitted_table(console, GRADIENT_HEADERS, list(_gradient_rows(e)),
+                                 drop_order=("difference", "SymPy's derivative"),
+                                 wrap=("SymPy's derivative",), left=GRADIENT_HEADERS, prose_width=20,
+                                 header_style="bold", title="the gradient: the chain rule, made visible (autograd: the walk's result)",
+                                 title_justify="left")
     console.print(grad)
+    if dropped:
+        console.print(Text(dropped_note(dropped, console.width), style="dim"))
     for note in e.notes:
         console.print(Text(f"note: {note}"))
     if e.checked:

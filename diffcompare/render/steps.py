@@ -10,7 +10,7 @@ from diffcompare.lazy import LazyModule
 
 np = LazyModule("numpy")
 
-from diffcompare.render.common import json_number, md_table, render_report, tex
+from diffcompare.render.common import dropped_note, fitted_table, json_number, md_table, render_report, tex
 from diffcompare.render.plots import terminal_plot
 
 SCHEMA_VERSION = 1
@@ -77,24 +77,22 @@ def plots(s) -> list:
 
 
 def print_report(s, console) -> None:
-    from rich.table import Table
     from rich.text import Text
 
     for line in _heading(s):
         console.print(Text(line))
     headers, rows = _error_table(s)
-    table = Table(header_style="bold")
-    for h in headers:
-        table.add_column(h, justify="right")
-    for row in rows:
-        table.add_row(*row)
+    table, dropped = fitted_table(console, headers, rows, drop_order=headers[:0:-1], header_style="bold")
     console.print(table)
-    summary = Table(header_style="bold", title="best step against the error model's optimum", title_justify="left")
-    for h in SUMMARY_HEADERS:
-        summary.add_column(h)
-    for row in _summary_rows(s):
-        summary.add_row(*map(Text, row))
+    if dropped:
+        console.print(Text(dropped_note(dropped, console.width), style="dim"))
+    summary, dropped = fitted_table(console, SUMMARY_HEADERS, list(_summary_rows(s)),
+                                    drop_order=("best / predicted", "predicted h*", "error there"),
+                                    wrap=("rule of thumb",), left=SUMMARY_HEADERS, header_style="bold",
+                                    title="best step against the error model's optimum", title_justify="left")
     console.print(summary)
+    if dropped:
+        console.print(Text(dropped_note(dropped, console.width), style="dim"))
     for dtype, plot in plots(s):
         console.print(Text(f"\n{dtype}:", style="bold"))
         console.print(Text(plot))

@@ -89,6 +89,8 @@ RERECORDED = {
              "own gradient function); a wrong point's reason lists every entry outside its tolerance when there are "
              "several (audit-07); compare's --gradient MODULE:FUNCTION adds the method 'given' (bad-04, "
              "bad-06: the method list and the usage line); no value or judgement changed",
+    "widths": "text in a pipe is COLUMNS wide (80 when unset) with no trailing spaces; a table column that does not "
+              "fit is left out with a note, never cut (functions-00: the table at 80 columns); no judgement changed",
     "machine": "recorded on a machine whose sin, exp, ... differ in the last bit (machine.json holds its "
                "fingerprint); outputs are compared in full on such a machine, judgements alone elsewhere; "
                "no judgement changed",

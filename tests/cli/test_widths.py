@@ -1,0 +1,55 @@
+"""Every command's text report in a pipe: as wide as COLUMNS (80 when unset), no line
+longer, no trailing spaces, no colour codes; numbers and names whole (a column that does
+not fit is left out, with a note)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from cli_runner import run
+from rich.cells import cell_len
+
+SUITE = "tests/golden/suites/wrong.toml"
+COMMANDS = {
+    "compare gradient": ["compare", "sin(x)*exp(y) + log1p(x*y)", "--at", "x=1,y=2", "--repeat", "1"],
+    "compare jacobian": ["compare", "[x*y, sin(x)*z, exp(y), x+y+z]", "--at", "x=1,y=2,z=3", "--repeat", "1"],
+    "compare hessian": ["compare", "sum(100*(x[1:]-x[:-1]**2)**2 + (1-x[:-1])**2)", "--at", "x=[1.2,1.2,1.2]",
+                        "--order", "2", "--repeat", "1"],
+    "compare points": ["compare", "sin(x)*exp(y)", "--box", "x=-2:2,y=0.1:3", "--points", "50", "--repeat", "1"],
+    "explain": ["explain", "tanh(x*w + b)*x", "--at", "x=0.5,w=-1.25,b=0.1", "--check"],
+    "steps": ["steps", "exp(x)/sqrt(sin(x)**3 + cos(x)**3)", "--at", "x=1.5"],
+    "audit": ["audit", SUITE, "--points", "3"],
+    "functions": ["functions"],
+}
+ANSI = re.compile("\x1b\\[")
+
+
+@pytest.mark.parametrize("width", [60, 80, 120, 200])
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_text_fits_the_width(name, width, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", str(width))
+    code, out = run(COMMANDS[name], capsys)
+    assert code in (0, 1, 4), out.err
+    lines = out.out.split("\n")
+    assert len(lines) > 3
+    too_long = [line for line in lines if cell_len(line) > width]
+    assert not too_long, f"{len(too_long)} lines wider than {width}: {too_long[:3]}"
+    assert not [line for line in lines if line != line.rstrip()], "trailing spaces"
+    assert not ANSI.search(out.out), "colour codes in a pipe"
+    assert not re.search(r"\w…", out.out), "a cell was cut"
+
+
+def test_unset_columns_means_80(capsys, monkeypatch):
+    monkeypatch.delenv("COLUMNS", raising=False)
+    code, out = run(COMMANDS["compare gradient"], capsys)
+    assert max(cell_len(line) for line in out.out.split("\n")) <= 80
+
+
+def test_a_narrow_pipe_names_the_columns_left_out(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "60")
+    code, out = run(COMMANDS["compare gradient"], capsys)
+    assert "not shown at 60 columns: setup" in " ".join(out.out.split())
+    monkeypatch.setenv("COLUMNS", "200")
+    code, out = run(COMMANDS["compare gradient"], capsys)
+    assert "not shown" not in out.out and "ULP" in out.out
