@@ -21,7 +21,7 @@ def test_explain_text_shows_tree_walk_and_gradient(tmp_path):
     assert result.returncode == 0, result.stderr
     out = result.stdout
     for piece in ("MulBackward0  x*sin(x)", "AccumulateGrad  x = 2  (leaf, requires_grad)",
-                  "∂/∂a sin(a) = cos(a)", "(from 1) + ", "x*cos(x) + sin(x)", "every node's backward rule agrees"):
+                  "∂/∂a sin(a) = cos(a)", "(from 1) +", "x*cos(x) + sin(x)", "every node's backward rule agrees"):
         assert piece in out, piece
 
 
