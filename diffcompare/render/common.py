@@ -115,13 +115,19 @@ PROSE_WIDTH = 24        # the narrowest a prose column of a table is made
 
 
 def _table(headers, rows, shown, wrap, left, styles, options, prose_width=None):
+    """The table of the ``shown`` columns; a prose column is never narrower than its longest
+    word (words do not break), and, with ``prose_width``, no wider than that either."""
+    from rich.cells import cell_len
     from rich.table import Table
     from rich.text import Text
     table = Table(**options)
     for h in shown:
+        j = headers.index(h)
+        longest = max(cell_len(word) for text in [h] + [str(row[j]) for row in rows] for word in text.split() or [""])
         table.add_column(h, justify="left" if h in left else "right", no_wrap=h not in wrap,
                          overflow="fold" if h in wrap else "ellipsis",
-                         max_width=prose_width if h in wrap else None)
+                         min_width=longest if h in wrap else None,
+                         max_width=max(prose_width, longest) if h in wrap and prose_width else None)
     index = [headers.index(h) for h in shown]
     for row in rows:
         table.add_row(*(Text(str(row[i]), style=(styles or {}).get(h, lambda _: "")(row[i]))

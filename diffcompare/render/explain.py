@@ -112,7 +112,7 @@ def _gradient_rows(e):
 
 WALK_PROSE = ("computes", "value", "adjoint (incoming gradient)", "local derivative",
               "sends (vector-Jacobian product)", "check")
-WALK_DROP_ORDER = ("local derivative", "computes")      # left out first on a narrow terminal
+WALK_DROP_ORDER = ("local derivative", "computes", "check", "value")      # moved first on a narrow terminal
 GRADIENT_HEADERS = ["variable", "autograd", "SymPy's derivative", "SymPy's value", "difference"]
 
 
