@@ -16,12 +16,13 @@ __all__ = ["__version__", "compare", "explain", "step_sweep", "swell", "audit", 
 
 def compare(f, at=None, methods=None, digits: int = 30, repeat: int = 5, step: float | None = None,
             symbolic_timeout: float | None = 10.0, kind: str | None = None, vector=None, points: int | None = None,
-            seed: int = 0, box=None, grid: bool = False, grad=None):
+            seed: int = 0, box=None, grid: bool = False, grad=None, progress=None):
     """Differentiate ``f`` (expression text or a Python callable) at ``at`` by every method
     in ``methods`` and measure each against the exact reference: the gradient, or with
     ``kind=`` the Jacobian, vᵀJ, Jv (``vector=``) or Hessian, at one point or at
     ``points=`` random points of ``box`` (or a ``grid``); ``grad``: your own derivative,
-    judged as the method "given". Every option is described at
+    judged as the method "given"; ``progress(done, total, what)``: called as each stage
+    finishes. Every option is described at
     :func:`diffcompare.judge.compare.compare` (imported when first called, so that
     ``import diffcompare`` stays quick).
 
@@ -32,7 +33,7 @@ def compare(f, at=None, methods=None, digits: int = 30, repeat: int = 5, step: f
     """
     from diffcompare.judge.compare import compare as run
     return run(f, at, methods=methods, digits=digits, repeat=repeat, step=step, symbolic_timeout=symbolic_timeout,
-               kind=kind, vector=vector, points=points, seed=seed, box=box, grid=grid, grad=grad)
+               kind=kind, vector=vector, points=points, seed=seed, box=box, grid=grid, grad=grad, progress=progress)
 
 
 def explain(f, at, vector=None, check=False, label=None):

@@ -207,11 +207,12 @@ def run_compare(args) -> int:
             raise InputError("give the point with --at NAME=VALUE (or a region with --box and --points)")
         point = _point(args)
         from diffcompare.judge.compare import compare
-        comparison = compare(_function(args.expression), point, methods=args.methods, digits=args.digits,
-                             repeat=args.repeat, step=args.step,
-                             symbolic_timeout=args.symbolic_timeout,
-                             kind=kind, vector=vector, points=args.points, seed=args.seed, box=args.box,
-                             grid=args.grid, grad=_gradient(args.gradient))
+        with _progress("comparing", "stages") as progress:
+            comparison = compare(_function(args.expression), point, methods=args.methods, digits=args.digits,
+                                 repeat=args.repeat, step=args.step,
+                                 symbolic_timeout=args.symbolic_timeout,
+                                 kind=kind, vector=vector, points=args.points, seed=args.seed, box=args.box,
+                                 grid=args.grid, grad=_gradient(args.gradient), progress=progress)
     except ExpressionError as error:
         return fail("compare", f"in EXPR: {error}")
     except InputError as error:
@@ -335,7 +336,7 @@ def run_audit(args) -> int:
         from diffcompare.auditing.audit import run_cases
         from diffcompare.auditing.suite import read_suite
         suite = read_suite(args.suite)
-        with _progress(len(suite.cases)) as progress:
+        with _progress("auditing", "batches") as progress:
             report = run_cases(suite.cases, random=args.points, seed=args.seed, engine=args.engine, jobs=args.jobs,
                                scheduler=args.scheduler, adversarial=args.adversarial, progress=progress,
                                timeout=args.timeout)
@@ -352,8 +353,13 @@ def run_audit(args) -> int:
     return status if status == 1 or not unwritten else 2
 
 
-def _progress(cases: int):
-    """A progress bar on the terminal's standard error (none in CI or a pipe)."""
+PROGRESS_AFTER = 1.0        # seconds of work before a progress bar appears
+
+
+def _progress(doing: str, unit: str = ""):
+    """A progress bar on the terminal's standard error (none in CI or a pipe), shown once
+    the work has taken PROGRESS_AFTER seconds: the context yields ``update(done, total,
+    what="")``, or None where no bar can be shown."""
     import contextlib
     import os
     if not sys.stderr.isatty() or os.environ.get("CI"):
@@ -361,22 +367,38 @@ def _progress(cases: int):
 
     @contextlib.contextmanager
     def bar():
+        import time
+
         from rich.console import Console
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
         # refreshed on each update, not by a thread: --jobs forks worker processes
-        with Progress(TextColumn("auditing"), BarColumn(), MofNCompleteColumn(), TextColumn("batches"),
-                      TimeElapsedColumn(), console=Console(stderr=True), transient=True,
-                      auto_refresh=False) as progress:
-            task = progress.add_task("audit", total=cases)
-            yield lambda done, total: progress.update(task, completed=done, total=total, refresh=True)
+        progress = Progress(TextColumn(doing), BarColumn(), MofNCompleteColumn(), TextColumn(unit),
+                            TextColumn("{task.description}", style="dim"), TimeElapsedColumn(),
+                            console=Console(stderr=True), transient=True, auto_refresh=False)
+        start, shown, task = time.perf_counter(), [False], [None]
+
+        def update(done, total, what=""):
+            if not shown[0] and time.perf_counter() - start < PROGRESS_AFTER:
+                return
+            if not shown[0]:
+                progress.start()
+                task[0] = progress.add_task(what, total=total)
+                shown[0] = True
+            progress.update(task[0], completed=done, total=total, description=what, refresh=True)
+        try:
+            yield update
+        finally:
+            if shown[0]:
+                progress.stop()
     return bar()
 
 
 def run_steps(args) -> int:
     def build():
         from diffcompare.lecture.steps import step_sweep
-        return step_sweep(args.expression, _point(args), variable=args.var, per_decade=args.per_decade,
-                          label=args.expression.strip())
+        with _progress("sweeping", "curves") as progress:
+            return step_sweep(args.expression, _point(args), variable=args.var, per_decade=args.per_decade,
+                              label=args.expression.strip(), progress=progress)
     sweep, status = _build("steps", build)
     if sweep is None:
         return status

@@ -89,7 +89,8 @@ MAX_NUMERICAL_POINTS = 50       # mpmath's numerical reference, where SymPy cann
 
 def compare(f, at=None, methods=None, digits: int = DEFAULT_DIGITS, repeat: int = 5, step: float | None = None,
             symbolic_timeout: float | None = DEFAULT_TIMEOUT, kind: str | None = None, vector=None,
-            points: int | None = None, seed: int = 0, box=None, grid: bool = False, grad=None) -> Comparison:
+            points: int | None = None, seed: int = 0, box=None, grid: bool = False, grad=None,
+            progress=None) -> Comparison:
     """Differentiate ``f`` (expression text, or a Python callable written with
     :mod:`diffcompare.language.functions`) at the point ``at`` by every method in ``methods`` and
     measure each against the exact reference.
@@ -108,7 +109,8 @@ def compare(f, at=None, methods=None, digits: int = DEFAULT_DIGITS, repeat: int 
     ``grad``: your own derivative — a hand-derived formula or another library's, a callable
     taking f's arguments and returning the gradient (or the Jacobian or Hessian asked for;
     for vᵀJ and Jv, the Jacobian) — judged beside the others as the method "given" (see
-    :mod:`diffcompare.methods.given`).
+    :mod:`diffcompare.methods.given`). ``progress(done, total, what)`` is called as each
+    stage (SymPy's derivative, each method, the reference, the bands) finishes.
 
     The result is a :class:`~diffcompare.judge.comparison.Comparison`: for every method its
     values, errors and ULPs entry by entry (a gradient's entries are its partials), the band
@@ -123,7 +125,11 @@ def compare(f, at=None, methods=None, digits: int = DEFAULT_DIGITS, repeat: int 
     if grad is not None and not callable(grad):
         raise InputError(f"grad must be a function taking f's arguments, not {type(grad).__name__}")
     return quietly(_compare, f, at, kind, vector, points, seed, box, grid, methods, digits, repeat, step,
-                   symbolic_timeout, grad)
+                   symbolic_timeout, grad, progress or _silent)
+
+
+def _silent(done, total, what=""):
+    """No progress shown."""
 
 
 def _check_settings(digits, repeat, step, symbolic_timeout):
@@ -150,7 +156,8 @@ def make_points(problem, points=None, seed: int = 0, box=None, grid: bool = Fals
     return grid_points(problem, box, points) if grid else random_points(problem, box, points, seed)
 
 
-def _compare(f, at, kind, vector, points, seed, box, grid, methods, digits, repeat, step, symbolic_timeout, grad):
+def _compare(f, at, kind, vector, points, seed, box, grid, methods, digits, repeat, step, symbolic_timeout, grad,
+             progress):
     box = parse_box(box) if box is not None else None
     at = dict(at or {})
     if box and isinstance(f, str):
@@ -176,10 +183,17 @@ def _compare(f, at, kind, vector, points, seed, box, grid, methods, digits, repe
     labels = task.entry_labels()
     notes = []
 
+    stages = len(names) + 3
+    progress(0, stages, "SymPy's derivative")
     derivative = differentiate(problem, symbolic_timeout, task)
     notes.extend(Note("symbolic", text) for text in derivative.notes)
-    estimates = [_run(name, problem, task, where, derivative, repeat, step, grad) for name in names]
+    estimates = []
+    for k, name in enumerate(names):
+        progress(1 + k, stages, name)
+        estimates.append(_run(name, problem, task, where, derivative, repeat, step, grad))
+    progress(1 + len(names), stages, "the exact reference")
     reference = _reference(problem, task, where, derivative, digits, symbolic_timeout)
+    progress(2 + len(names), stages, "the expected accuracy")
     notes.extend(_reference_notes(reference, labels, derivative, names))
 
     special = _special_points(problem, where, reference)

@@ -104,10 +104,11 @@ def sweep_steps(per_decade: int = 1, smallest: int = 20) -> np.ndarray:
 
 
 def step_sweep(f, at, variable: str | None = None, per_decade: int = 1, timeout: float = 10.0,
-               label: str | None = None) -> StepSweep:
+               label: str | None = None, progress=None) -> StepSweep:
     """Sweep the finite-difference step for ∂f/∂``variable`` at ``at`` (every other
     variable held at its value). ``f`` is an expression or a callable of
-    ``diffcompare.language.functions``."""
+    ``diffcompare.language.functions``; ``progress(done, total, what)`` is called before
+    each curve."""
     if not isinstance(per_decade, int) or not 1 <= per_decade <= 20:
         raise InputError(f"--per-decade must be a whole number from 1 to 20, not {per_decade!r}")
     problem = make_problem(f, at, label)
@@ -123,9 +124,12 @@ def step_sweep(f, at, variable: str | None = None, per_decade: int = 1, timeout:
     steps = sweep_steps(per_decade)
     x = float(problem.point[variable])
     curves, notes = [], []
+    total = len(DTYPES) * len(SCHEMES)
     for dtype, (real, complex_type) in DTYPES.items():
         eps = float(np.finfo(real).eps)
         for scheme in SCHEMES:
+            if progress is not None:
+                progress(len(curves), total, f"{scheme} in {dtype}")
             estimates, note = _estimates(problem, variable, scheme, steps, real, complex_type)
             with np.errstate(all="ignore"):
                 errors = np.abs(estimates - exact) / (abs(exact) if exact else 1.0)
