@@ -160,8 +160,11 @@ def _seconds(text: str):
 
 def _report_arguments(command, format_help: str, plot: str | None = None):
     """--format, --output and (for reports with a picture) --plot, as the report commands take them."""
-    command.add_argument("--format", choices=("text", "json", "markdown", "latex"), default="text", help=format_help)
-    command.add_argument("--output", metavar="FILE", help="write the report to FILE instead of the terminal")
+    command.add_argument("--format", choices=("text", "json", "markdown", "latex", "html"), default=None,
+                         help=f"{format_help} (default: text, or what --output's extension says)")
+    command.add_argument("--output", metavar="FILE",
+                         help="write the report to FILE instead of the terminal, in the format its extension says "
+                              "(.txt, .json, .md, .tex, .html) unless --format says otherwise")
     if plot:
         command.add_argument("--plot", metavar="FILE.png",
                              help=f'also draw {plot} to a PNG (needs matplotlib: {install_hint("plot")})')
@@ -246,20 +249,46 @@ def _gradient(text):
     return load_function(text.strip(), os.getcwd())
 
 
+OUTPUT_FORMATS = {".txt": "text", ".text": "text", ".json": "json", ".md": "markdown", ".markdown": "markdown",
+                  ".tex": "latex", ".html": "html", ".htm": "html"}
+
+
+def output_format(args) -> str:
+    """The report's format: --format when given, else what --output's extension says, else text."""
+    import os
+    if args.format:
+        return args.format
+    output = getattr(args, "output", None)
+    if not output:
+        return "text"
+    extension = os.path.splitext(output)[1].lower()
+    if extension not in OUTPUT_FORMATS:
+        from diffcompare.problem.errors import InputError
+        raise InputError(f"--output {output}: the extension {extension or '(none)'} names no format; use "
+                         f"{', '.join(OUTPUT_FORMATS)} or say it with --format")
+    return OUTPUT_FORMATS[extension]
+
+
 def _show(report, args, command) -> int:
-    """Print ``report`` in args.format, or write it to args.output; its exit status."""
+    """Print ``report`` in its format (:func:`output_format`), or write it to args.output;
+    its exit status."""
+    from diffcompare.problem.errors import InputError
+    try:
+        format = output_format(args)
+    except InputError as error:
+        return fail(command, str(error))
     if getattr(args, "output", None):
-        status = _write(args.output, report.render(args.format), command)
+        status = _write(args.output, report.render(format, width=pipe_width()), command)
         if status:
             return status
-        print(f"wrote {args.output} ({args.format})", file=sys.stderr)
-    elif args.format == "text" and sys.stdout.isatty():
+        print(f"wrote {args.output} ({format})", file=sys.stderr)
+    elif format == "text" and sys.stdout.isatty():
         report.print_report(_console(highlight=False))          # the terminal's width, with colour
-    elif args.format == "text":
+    elif format == "text":
         # a pipe or file: COLUMNS wide (80 when unset), no colour codes, no trailing spaces
         sys.stdout.write(report.render("text", width=pipe_width()))
     else:
-        sys.stdout.write(report.render(args.format))
+        sys.stdout.write(report.render(format))
     return report.exit_status
 
 

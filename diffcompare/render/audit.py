@@ -14,10 +14,9 @@ from dataclasses import asdict
 from xml.etree import ElementTree
 
 from diffcompare.auditing.results import AGREE, FAILING, format_point
-from diffcompare.render.common import dropped_note, fitted_table, json_number, render_report
-from diffcompare.version import __version__
+from diffcompare.render.common import dropped_note, envelope, fitted_table, json_number, render_report
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 FORMATS = ("text", "json", "markdown", "junit")
 STATUS_STYLE = {"pass": "green", "fail": "bold red", "undecided": "yellow", "error": "bold yellow"}
 METHOD_NAMES = {"autograd": "autograd", "fd": "FD (gradcheck's)"}
@@ -132,10 +131,8 @@ def _plain(value):
 
 
 def as_dict(report) -> dict:
-    return {"report": "audit", "schema_version": SCHEMA_VERSION, "diffcompare": __version__,
-            "exit_status": report.exit_status, "settings": _plain(report.settings),
-            "seconds": _plain(report.seconds),
-            "cases": [_plain(asdict(c)) for c in report.cases]}
+    return envelope("audit", SCHEMA_VERSION, _plain(report.settings), report.exit_status,
+                    {"seconds": _plain(report.seconds), "cases": [_plain(asdict(c)) for c in report.cases]})
 
 
 def _md(text) -> str:

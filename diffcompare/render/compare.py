@@ -21,6 +21,7 @@ from diffcompare.render.common import (  # noqa: E402
     VERDICT_STYLE,
     count,
     dropped_note,
+    envelope,
     fitted_table,
     json_number,
     md_table,
@@ -33,7 +34,7 @@ from diffcompare.render.common import (  # noqa: E402
 from diffcompare.render.verdicts import reason  # noqa: E402
 from diffcompare.version import __version__  # noqa: E402
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 MAX_ENTRY_ROWS = 36         # larger results show the worst entries only
 
 
@@ -404,10 +405,9 @@ def as_dict(c) -> dict:
     if d is not None and d.partials is not None and c.task.size <= MAX_ENTRY_ROWS:
         formulas = {label: {"text": one_line(p), "pretty": pretty(p), "latex": latex(p)}
                     for label, p in zip(labels, d.partials)}
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "report": "compare",
-        "diffcompare_version": __version__,
+    point = {n: np.asarray(v, dtype=np.float64).tolist() for n, v in c.problem.point.items()}
+    command = {"function": c.problem.label, "at": point, **c.settings}
+    return envelope("compare", SCHEMA_VERSION, command, c.exit_status, {
         "function": c.problem.label,
         "kind": c.task.kind,
         "vector": None if c.task.vector is None else [float(v) for v in c.task.vector],
@@ -436,9 +436,7 @@ def as_dict(c) -> dict:
         "methods": methods,
         "agreement_digits": c.agreements(),
         "notes": [{"kind": n.kind, "text": n.text} for n in c.notes],
-        "settings": c.settings,
-        "exit_status": c.exit_status,
-    }
+    })
 
 
 def _judgement(verdict) -> dict:

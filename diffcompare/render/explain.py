@@ -9,9 +9,9 @@ import sys
 from diffcompare.lazy import LazyModule
 
 np = LazyModule("numpy")
-from diffcompare.render.common import dropped_note, fitted_table, fitted_tables, render_report, tex
+from diffcompare.render.common import dropped_note, envelope, fitted_table, fitted_tables, render_report, tex
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 CHECK_STYLE = {"ok": "green", "wrong": "bold red", "kink": "yellow", "not checked": "dim"}
 
 
@@ -203,9 +203,10 @@ def print_report(e, console) -> None:
 def as_dict(e) -> dict:
     def arr(v):
         return None if v is None else np.asarray(v, dtype=np.float64).tolist()
-    return {
-        "report": "explain", "schema_version": SCHEMA_VERSION,
-        "function": e.label, "point": {n: arr(e.point[n]) for n in e.variables},
+    point = {n: arr(e.point[n]) for n in e.variables}
+    command = {"function": e.label, "at": point, "vector": arr(e.seed), "check": e.checked}
+    return envelope("explain", SCHEMA_VERSION, command, e.exit_status, {
+        "function": e.label, "point": point,
         "output": arr(e.output), "seed": arr(e.seed), "checked": e.checked,
         "first_wrong": None if e.first_wrong is None else e.first_wrong.number,
         "steps": [{
@@ -220,7 +221,7 @@ def as_dict(e) -> dict:
         "gradient": {n: arr(e.gradient[n]) for n in e.variables},
         "symbolic": {n: {"derivative": t, "value": arr(v)} for n, (t, v) in e.symbolic.items()},
         "notes": list(e.notes),
-    }
+    })
 
 
 def _md_cell(text: str) -> str:

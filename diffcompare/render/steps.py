@@ -10,10 +10,10 @@ from diffcompare.lazy import LazyModule
 
 np = LazyModule("numpy")
 
-from diffcompare.render.common import dropped_note, fitted_table, json_number, md_table, render_report, tex
+from diffcompare.render.common import dropped_note, envelope, fitted_table, json_number, md_table, render_report, tex
 from diffcompare.render.plots import terminal_plot
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 MARKERS = {"forward": "f", "central": "c", "five-point": "5", "complex-step": "i"}
 
 
@@ -101,9 +101,9 @@ def print_report(s, console) -> None:
 
 
 def as_dict(s) -> dict:
-    return {
-        "report": "steps", "schema_version": SCHEMA_VERSION, "function": s.label, "variable": s.variable,
-        "point": dict(s.point), "exact": s.exact,
+    command = {"function": s.label, "at": dict(s.point), "variable": s.variable}
+    return envelope("steps", SCHEMA_VERSION, command, s.exit_status, {
+        "function": s.label, "variable": s.variable, "point": dict(s.point), "exact": s.exact,
         "derivative_magnitudes": {str(k): v for k, v in s.derivatives.items()},
         "steps": [float(h) for h in s.steps],
         "curves": [{"scheme": c.scheme, "dtype": c.dtype, "errors": [json_number(float(e)) for e in c.errors],
@@ -111,7 +111,7 @@ def as_dict(s) -> dict:
                     "predicted_h": c.predicted_h, "rule_of_thumb_h": c.rule_of_thumb_h, "note": c.note or None}
                    for c in s.curves],
         "notes": list(s.notes),
-    }
+    })
 
 
 def headline(s) -> str:

@@ -248,7 +248,7 @@ def test_junit_reports_bad_input_as_errors():
 
 def test_json_round_trips(example):
     data = json.loads(example.render("json"))
-    assert data["report"] == "audit" and data["schema_version"] == 1 and data["exit_status"] == 1
+    assert data["report"] == "audit" and data["schema_version"] == 2 and data["exit_status"] == 1
     again = AuditReport.from_dict(data)
     assert json.loads(again.render("json")) == data
     assert again.case("softsign, wrong for x < 0").points[0].point == example.case("softsign, wrong for x < 0").points[0].point

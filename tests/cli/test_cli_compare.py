@@ -31,7 +31,7 @@ def test_json_fields_and_values(tmp_path):
                  "--repeat", "1", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
-    assert data["schema_version"] == 2 and data["report"] == "compare" and data["exit_status"] == 0
+    assert data["schema_version"] == 3 and data["report"] == "compare" and data["exit_status"] == 0
     assert data["inputs"] == ["x", "y", "z"] and data["points"]["point"] == {"x": 1.0, "y": 0.5, "z": 2.0}
     # by hand: ∂/∂z log(1 + z²) = 2z / (1 + z²) = 0.8 at z = 2
     assert data["entries"][2] == "∂f/∂z" and data["reference"]["exact"][2] == "0.800000000000000000000000000000"
@@ -107,7 +107,7 @@ def test_argparse_errors_exit_2(tmp_path):
 
 
 @pytest.mark.parametrize("fmt, marker", [("markdown", "| method |"), ("latex", r"\begin{tabular}"),
-                                         ("text", "verdict"), ("json", '"schema_version": 2')])
+                                         ("text", "verdict"), ("json", '"schema_version": 3')])
 def test_output_file_in_every_format(fmt, marker, tmp_path):
     target = tmp_path / f"report.{fmt}"
     result = run("compare", "x*exp(x)", "--at", "x=2", "--format", fmt, "--output", str(target), "--repeat", "1",

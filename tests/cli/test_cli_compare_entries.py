@@ -29,7 +29,7 @@ def test_vjp_json_against_the_hand_jacobian(tmp_path):
                  "--format", "json", "--repeat", "1", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
-    assert data["report"] == "compare" and data["kind"] == "vjp" and data["schema_version"] == 2
+    assert data["report"] == "compare" and data["kind"] == "vjp" and data["schema_version"] == 3
     # vᵀJ with J = [[y, x, 0], [z cos x, 0, sin x], [0, e^y, 0]] at (1, 2, 3)
     expected = [0.1 * 2 + 3 * math.cos(1), 0.1 * 1 + 0.0001 * math.exp(2), math.sin(1)]
     methods = {m["name"]: m for m in data["methods"]}

@@ -91,6 +91,9 @@ RERECORDED = {
              "bad-06: the method list and the usage line); no value or judgement changed",
     "widths": "text in a pipe is COLUMNS wide (80 when unset) with no trailing spaces; a table column that does not "
               "fit is left out with a note, never cut (functions-00: the table at 80 columns); no judgement changed",
+    "envelope": "one JSON envelope for every report: report, schema_version, diffcompare (the version), command (the "
+                "command's inputs), exit_status (compare: schema 3, settings and diffcompare_version moved into it; "
+                "explain, steps, audit: schema 2); text in a pipe 80 columns wide; no value or judgement changed",
     "machine": "recorded on a machine whose sin, exp, ... differ in the last bit (machine.json holds its "
                "fingerprint); outputs are compared in full on such a machine, judgements alone elsewhere; "
                "no judgement changed",

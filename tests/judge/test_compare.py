@@ -224,7 +224,7 @@ def test_every_format_renders(squire_trapp, fmt):
     assert "4.053427893898" in out
     if fmt == "json":
         data = json.loads(out)
-        assert data["schema_version"] == 2 and data["reference"]["exact"][0] == SQUIRE_TRAPP_DERIVATIVE
+        assert data["schema_version"] == 3 and data["reference"]["exact"][0] == SQUIRE_TRAPP_DERIVATIVE
         assert {m["name"] for m in data["methods"]} >= {"autograd", "symbolic", "central", "richardson"}
     if fmt == "latex":
         assert r"\begin{tabular}" in out and r"\partial f" in out

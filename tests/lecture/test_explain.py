@@ -135,7 +135,7 @@ def test_large_inputs_are_checked_along_random_directions():
 def test_formats_carry_the_walk():
     e = diffcompare.explain("sin(x) * x", at={"x": 2.0}, check=True)
     data = json.loads(e.render("json"))
-    assert data["report"] == "explain" and data["schema_version"] == 1
+    assert data["report"] == "explain" and data["schema_version"] == 2
     assert [s["node"] for s in data["steps"]] == ["MulBackward0", "SinBackward0", "AccumulateGrad"]
     assert len(data["steps"][2]["contributions"]) == 2 and data["first_wrong"] is None
     markdown = e.render("markdown")

@@ -78,7 +78,7 @@ def test_per_decade_and_other_variables():
 
 def test_formats(sweep):
     data = json.loads(sweep.render("json"))
-    assert data["report"] == "steps" and data["schema_version"] == 1
+    assert data["report"] == "steps" and data["schema_version"] == 2
     assert len(data["curves"]) == 8 and all(len(c["errors"]) == 20 for c in data["curves"])
     text = sweep.render("text", width=200)
     assert "float64:" in text and "float32:" in text and "◀" in text
