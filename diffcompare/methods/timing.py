@@ -16,7 +16,8 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class Timing:
     median: float        # seconds per call
-    spread: float        # (slowest - fastest batch) / 2, seconds per call
+    spread: float        # the batches' median absolute deviation, seconds per call (one slow batch
+                         # on a loaded machine does not move it, as (slowest - fastest) / 2 would)
     runs: int            # calls timed in all
     batches: int
 
@@ -49,4 +50,5 @@ def measure(call, batches: int = 5, min_batch_seconds: float = 1e-3, max_total_s
         spent += took
         per_call.append(took / number)
     median = statistics.median(per_call)
-    return Timing(median, (max(per_call) - min(per_call)) / 2, number * len(per_call), len(per_call))
+    spread = statistics.median(abs(t - median) for t in per_call)
+    return Timing(median, spread, number * len(per_call), len(per_call))
