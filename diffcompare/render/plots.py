@@ -18,7 +18,9 @@ class PlotUnavailable(Exception):
 
 def terminal_plot(xs, series, x_label: str, y_label: str, y_range=(-17, 0)) -> str:
     """A character plot of ``series`` [(marker, name, ys)] over ``xs``, both as log10
-    values; one column per x, one row per unit of y. Overlapping markers show as ``*``.
+    values; one column per x, one row per unit of y. Overlapping markers show as ``*``;
+    values below the range (an exact 0 among them) are drawn on its bottom row, and the
+    legend says so.
 
     >>> print(terminal_plot([-3, -2, -1], [("c", "central", [-4, -3, -2])], "log10 h", "log10 error", (-4, -2)))
       -2 |     c
@@ -31,12 +33,15 @@ def terminal_plot(xs, series, x_label: str, y_label: str, y_range=(-17, 0)) -> s
     low, high = y_range
     rows = int(high - low) + 1
     grid = [[" "] * (2 * len(xs)) for _ in range(rows)]
+    floored = overlapped = False
     for marker, _, ys in series:
         for column, y in enumerate(ys):
             if y is None or not math.isfinite(y):
                 continue
+            floored |= y <= low
             row = int(round(high - min(max(y, low), high)))
             cell = grid[row][2 * column]
+            overlapped |= cell not in (" ", marker)
             grid[row][2 * column] = marker if cell in (" ", marker) else "*"
     lines = [f"{high - k:>4g} | " + "".join(cells).rstrip() for k, cells in enumerate(grid)]
     lines = [line.rstrip() for line in lines]
@@ -48,6 +53,8 @@ def terminal_plot(xs, series, x_label: str, y_label: str, y_range=(-17, 0)) -> s
             ticks = ticks.ljust(start) + f"{xs[column]:g}"
     lines.append(ticks)
     legend = "; ".join(f"{marker} {name}" for marker, name, _ in series)
+    legend += "; * several at one place" if overlapped else ""
+    legend += f"; the bottom row holds {low:g} and below (exact zeros too)" if floored else ""
     lines.append(f"{' ' * 10}{x_label}   ({y_label} upward; {legend})")
     return "\n".join(lines)
 
