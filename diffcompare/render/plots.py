@@ -86,37 +86,55 @@ def _save(figure, path):
 
 def steps_png(sweep, path) -> None:
     """The error of every scheme against h, log-log, float64 and float32 side by side,
-    each curve's best h marked and its predicted optimum drawn as a dotted line."""
+    each curve's best h marked and its predicted optimum drawn as a dotted line. Each
+    scheme has its own colour, marker and dash, so that curves lying on each other (central
+    and five-point in float32, where rounding rules both) stay visible; errors of exactly 0,
+    which a log scale cannot show, are drawn as hollow markers on the floor, and the
+    figure says so."""
     plt = _pyplot()
-    figure, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
-    colours = {"forward": "tab:blue", "central": "tab:orange", "five-point": "tab:green",
-               "complex-step": "tab:red"}
+    figure, axes = plt.subplots(1, 2, figsize=(11, 4.4), sharey=True)
+    styles = {"forward": ("tab:blue", "o", "-", 5), "central": ("tab:orange", "s", "--", 7),
+              "five-point": ("tab:green", "^", "-.", 4), "complex-step": ("tab:red", "D", ":", 4)}
+    floor = 1e-18
+    zeros = False
     for axis, dtype in zip(axes, ("float64", "float32")):
         for curve in (c for c in sweep.curves if c.dtype == dtype):
-            colour = colours.get(curve.scheme)
-            errors = np.maximum(curve.errors, 1e-18)
-            axis.loglog(sweep.steps, errors, "o-", ms=3, color=colour, label=curve.scheme)
+            colour, marker, dash, size = styles.get(curve.scheme, ("black", "o", "-", 4))
+            errors = np.asarray(curve.errors, dtype=float)
+            exact = errors == 0
+            zeros |= bool(exact.any())
+            shown = np.where(exact, np.nan, np.maximum(errors, floor))
+            axis.loglog(sweep.steps, shown, marker=marker, ls=dash, ms=size, color=colour, alpha=0.85,
+                        label=curve.scheme)
+            if exact.any():
+                axis.loglog(np.asarray(sweep.steps)[exact], np.full(int(exact.sum()), floor), marker=marker, ls="none",
+                            ms=size, markerfacecolor="none", color=colour)
             if math.isfinite(curve.best_h):
-                axis.loglog([curve.best_h], [max(curve.best_error, 1e-18)], "*", ms=12, color=colour)
+                axis.loglog([curve.best_h], [max(curve.best_error, floor)], "*", ms=13, color=colour,
+                            markeredgecolor="black", markeredgewidth=0.5)
             if curve.predicted_h:
                 axis.axvline(curve.predicted_h, color=colour, ls=":", lw=1)
         axis.set_title(f"{dtype}: ∂f/∂{sweep.variable} of {sweep.label}"[:70], fontsize=9)
-        axis.set_xlabel("step h")
+        axis.set_xlabel("step h (shrinks to the right)")
         axis.invert_xaxis()
         axis.grid(True, which="major", alpha=0.3)
     axes[0].set_ylabel("relative error")
     axes[0].legend(fontsize=8)
-    figure.suptitle("truncation falls with h, rounding rises: ★ best h, dotted: predicted optimum", fontsize=10)
+    caption = "truncation falls with h, rounding rises: ★ best h, dotted line: the error model's optimum"
+    if zeros:
+        caption += f"; hollow markers at {floor:g}: an error of exactly 0"
+    figure.suptitle(caption, fontsize=9)
     _save(figure, path)
 
 
 def swell_png(report, path) -> None:
-    """Sizes against n, log scale: f, SymPy's raw derivative, after cse, the engine's graph."""
+    """Sizes against n, log scale: f, SymPy's raw derivative, after cse, symbolic reverse mode,
+    the engine's graph; and the time of each phase (SymEngine's too, when it was asked for)."""
     plt = _pyplot()
     figure, (sizes, times) = plt.subplots(1, 2, figsize=(11, 4.2))
     ns = [row.n for row in report.rows]
     for key, label in (("size_f", "f"), ("size_raw", "raw derivative"), ("size_cse", "after cse"),
-                       ("graph_nodes", "engine graph (nodes)")):
+                       ("size_reverse", "symbolic reverse"), ("graph_nodes", "engine graph (nodes)")):
         values = [getattr(row, key) for row in report.rows]
         points = [(n, v) for n, v in zip(ns, values) if v]
         if points:
