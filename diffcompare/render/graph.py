@@ -12,10 +12,17 @@ def _dot_quote(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
+LEGEND = ("arrows point the way gradients flow, from the output to the leaves;",
+          "an arrow's label is the gradient its node sends to that input (the vector-Jacobian product);",
+          "value: the node's forward value; grad: the gradient it received;",
+          "filled boxes: leaves (their grad is .grad); red: a backward rule found wrong")
+
+
 def dot(e) -> str:
     """Graphviz DOT text of the backward graph: each node with its op, value and gradient,
     leaves as filled boxes, edges the way gradients flow (labelled with what is sent)."""
     out = ["digraph backward {", '  rankdir="TB";',
+           '  label="' + "\\l".join(LEGEND) + '\\l";', '  labelloc="b";', '  labeljust="l";', '  fontname="Helvetica";', "  fontsize=10;",
            '  node [shape=box, style="rounded", fontname="Helvetica", fontsize=11];',
            '  edge [fontname="Helvetica", fontsize=9];']
     for step in e.steps:

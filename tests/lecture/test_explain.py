@@ -186,3 +186,12 @@ def test_nodes_recorded_before_f_ran_are_shown_not_checked():
     assert len(outside) == 1 and outside[0].check == "not checked"
     assert float(e.gradient["x"]) == pytest.approx(6 * math.cos(3), rel=1e-15)   # d/dx sin(6x) at 0.5
     assert e.first_wrong is None
+
+
+def test_the_graph_says_what_its_edge_labels_are():
+    from diffcompare.lecture.explain import explain as run
+    from diffcompare.render.graph import dot
+    text = dot(run("sin(x)*x", {"x": 2.0}))
+    assert "an arrow's label is the gradient its node sends to that input" in text
+    # the edge from the product to sin carries x = 2, the gradient the product sends to sin(x)
+    assert 'n1 -> n2 [label="2"]' in text
