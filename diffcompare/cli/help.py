@@ -154,10 +154,13 @@ examples:
 SWELL_DESCRIPTION = """\
 Expression swell, measured. For a family of functions f_n and each n: the size of f,
 of SymPy's raw derivative, of the derivative after common-subexpression elimination
-(cse), and of the engine's recorded graph; and the time of each phase (sympy.diff,
-cse + lambdify, one call of the generated code, the engine's forward and backward
-pass). Raw symbolic derivatives grow much faster than f; cse tames them but does not
-bound them; reverse mode stays within a small constant of f.
+(cse), of the derivative by symbolic reverse mode, and of the engine's recorded graph;
+and the time of each phase (sympy.diff, cse + lambdify, symbolic reverse mode's trace
+and sweep, one call of the generated code, the engine's forward and backward pass).
+Raw symbolic derivatives grow much faster than f; cse tames them but does not bound
+them; reverse mode stays within a small constant of f. Symbolic reverse mode runs the
+reverse sweep on SymPy expressions, every intermediate a symbol of its own: a symbolic
+derivative that grows as f's own program does.
 
 families:
   logistic     the logistic map's n-th iterate, l_{k+1} = 4 l_k (1 - l_k)
@@ -175,10 +178,13 @@ examples:
   diffcompare swell mlp --n 1..6 --format markdown
   diffcompare swell nested-sin --n 1..256..x2 --plot swell.png
   diffcompare swell template --template "sin(y) * x + y" --n 1..8
+  diffcompare swell logistic --n 1..12 --symbolic-backend symengine
 
 --n takes a range (1..12), a range with a step (2..20..2), a doubling range (1..256..x2)
 or a list (1,2,4,8). SymPy gets --timeout seconds per n; once it runs out, larger n are
-measured on the engine alone.
+measured without it (symbolic reverse mode and SymEngine have the same budget each).
+--symbolic-backend symengine adds SymEngine's diff and Lambdify times beside SymPy's
+(pip install "symengine>=0.11"); the sizes stay SymPy's count_ops.
 """
 
 GRAPH_EPILOG = """\

@@ -113,7 +113,10 @@ def build_parser() -> argparse.ArgumentParser:
     swell.add_argument("--n", default="1..8", metavar="RANGE", help="the values of n (default 1..8)")
     swell.add_argument("--template", metavar="EXPR", help="for the template family: the step, with y the previous iterate")
     swell.add_argument("--timeout", type=float, default=10.0, metavar="S",
-                       help="seconds SymPy gets per n (default 10)")
+                       help="seconds SymPy (and symbolic reverse mode, and SymEngine) get per n (default 10)")
+    swell.add_argument("--symbolic-backend", choices=("sympy", "symengine"), default="sympy",
+                       help="symengine: SymEngine differentiates and generates code too, timed beside SymPy "
+                            "(needs the symengine extra; default sympy)")
     _report_arguments(swell, "text: tables and a character plot", plot="sizes and times")
 
     audit = commands.add_parser("audit", help="audit gradients: cases from a TOML suite, many points, CI reports",
@@ -441,7 +444,8 @@ def run_swell(args) -> int:
 
     def build():
         from diffcompare.lecture.swell import swell
-        return swell(args.family, args.n, template=args.template, timeout=args.timeout)
+        return swell(args.family, args.n, template=args.template, timeout=args.timeout,
+                     symbolic_backend=args.symbolic_backend)
     report, status = _build("swell", build, where="--template")
     if report is None:
         return status

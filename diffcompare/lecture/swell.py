@@ -1,19 +1,27 @@
 """Expression swell made measurable: for a family of functions f_n, the size of f, of
-SymPy's raw derivative, of the derivative after common-subexpression elimination and of
-the engine's recorded graph, and the time of every phase, as n grows.
+SymPy's raw derivative, of the derivative after common-subexpression elimination, of the
+derivative by symbolic reverse mode and of the engine's recorded graph, and the time of
+every phase, as n grows.
 
 The lecture point: raw symbolic derivatives grow much faster than f (the logistic map's
 iterates double in size as trees; their derivatives grow faster still), ``cse`` tames
 but does not bound them, and reverse mode stays within a small constant of f — the
-engine's graph has one node per operation actually performed.
+engine's graph has one node per operation actually performed, and symbolic reverse mode
+(:mod:`diffcompare.methods.symbolic_reverse`: the same sweep on SymPy expressions, every
+intermediate a symbol) gives a symbolic derivative that grows as f's own program does:
+reverse-mode AD and symbolic differentiation on a DAG are one thing.
 
-Sizes are SymPy's ``count_ops`` (operations in the expression written out as a tree) and
-the engine's node count (operations performed once each, shared values shared).
+Sizes are SymPy's ``count_ops`` (operations in the expression written out as a tree, or
+in every assignment of a straight-line program) and the engine's node count (operations
+performed once each, shared values shared). With ``symbolic_backend="symengine"``,
+SymEngine differentiates f and generates code too, timed beside SymPy.
 
 >>> report = swell("nested-sin", [1, 2, 4])
 >>> [row.size_f for row in report.rows], [row.graph_nodes for row in report.rows]
 ([1, 2, 4], [2, 3, 5])
->>> report.rows[-1].agreement < 1e-14      # engine and SymPy gradients agree
+>>> [row.size_reverse for row in report.rows]     # sin(t_k) forward, cos(t_k) and a product back
+[1, 4, 10]
+>>> report.rows[-1].agreement < 1e-14 and report.rows[-1].reverse_agreement < 1e-14
 True
 """
 
@@ -33,8 +41,10 @@ from diffcompare.judge.report import Report
 from diffcompare.language import functions as F
 from diffcompare.language.expression import nearest, parse
 from diffcompare.language.worlds import ENGINE
+from diffcompare.methods import symengine_backend
 from diffcompare.methods.symbolic import differentiate
-from diffcompare.problem.errors import InputError
+from diffcompare.methods.symbolic_reverse import symbolic_reverse
+from diffcompare.problem.errors import InputError, SymbolicUnavailable
 from diffcompare.problem.problem import make_problem
 
 MAX_N = 100_000
@@ -134,9 +144,23 @@ class SwellRow:
     backward_seconds: float | None = None
     agreement: float | None = None      # max relative difference of the engine's and SymPy's gradients
     symbolic: str = "ok"                # ok, or why SymPy has no numbers for this n
+    # symbolic reverse mode: f's straight-line program, the gradient's, the time of the trace
+    # and sweep, of lambdify, and the gradient's difference from the engine's
+    size_forward: int | None = None
+    size_reverse: int | None = None
+    reverse_seconds: float | None = None
+    reverse_codegen_seconds: float | None = None
+    reverse_agreement: float | None = None
+    reverse: str = "ok"                 # ok, or why symbolic reverse mode has no numbers for this n
+    # SymEngine (asked for with symbolic_backend="symengine"): its phases and agreement
+    symengine_convert_seconds: float | None = None
+    symengine_diff_seconds: float | None = None
+    symengine_codegen_seconds: float | None = None
+    symengine_agreement: float | None = None
+    symengine: str = ""                 # "" not asked for; ok; or why SymEngine has no numbers
 
 
-@dataclass
+@dataclass(repr=False)
 class SwellReport(Report):
     family: str
     description: str
@@ -144,6 +168,8 @@ class SwellReport(Report):
     timeout: float
     notes: list = field(default_factory=list)
     methods: list = field(default_factory=list)
+    backend: str = symengine_backend.SYMPY
+    template: str | None = None
 
 
 def parse_ns(text) -> list:
@@ -188,14 +214,23 @@ def parse_ns(text) -> list:
     return ns
 
 
-def swell(family: str, ns, template: str | None = None, timeout: float = 10.0) -> SwellReport:
+def swell(family: str, ns, template: str | None = None, timeout: float = 10.0,
+          symbolic_backend: str = symengine_backend.SYMPY) -> SwellReport:
     """Measure expression swell for ``family`` (one of FAMILIES) at every n of ``ns``.
     SymPy gets ``timeout`` seconds per n; after it runs out, larger n skip SymPy (the
-    engine goes on)."""
+    engine goes on). Symbolic reverse mode (and SymEngine, with ``symbolic_backend=
+    "symengine"``) have the same budget each, and stop the same way."""
     if family not in FAMILIES:
         hint = nearest(family, FAMILIES)
         raise InputError(f"unknown family {family!r}" + (f" (did you mean {hint!r}?)" if hint else "")
                          + f"; choose from {', '.join(FAMILIES)}")
+    if symbolic_backend not in symengine_backend.BACKENDS:
+        hint = nearest(str(symbolic_backend), symengine_backend.BACKENDS)
+        raise InputError(f"unknown symbolic backend {symbolic_backend!r}" + (f" (did you mean {hint!r}?)" if hint
+                                                                              else "")
+                         + f"; choose from {', '.join(symengine_backend.BACKENDS)}")
+    if symbolic_backend == symengine_backend.SYMENGINE:
+        symengine_backend.require_symengine()
     if family == "template":
         if not template:
             raise InputError('the template family needs --template EXPR, e.g. --template "sin(y) * x + y"')
@@ -205,22 +240,26 @@ def swell(family: str, ns, template: str | None = None, timeout: float = 10.0) -
             raise InputError(f"--template is for the template family, not {family}")
         build = FAMILIES[family][0]
     description = FAMILIES[family][1] + (f": y ← {template}" if template else "")
-    report = SwellReport(family, description, [], timeout)
-    sympy_stopped = None
+    report = SwellReport(family, description, [], timeout, backend=symbolic_backend, template=template)
+    stopped = {}            # "SymPy", "symbolic reverse mode", "SymEngine" -> why, once it stopped
+    phases = [("SymPy", "symbolic", _symbolic), ("symbolic reverse mode", "reverse", _reverse)]
+    if symbolic_backend == symengine_backend.SYMENGINE:
+        phases.append(("SymEngine", "symengine", _symengine))
     for n in parse_ns(ns):
         f, point = build(n)
         problem = make_problem(f, point, label=f"{family} n={n}")
         row = SwellRow(n)
         engine_gradient = _engine(problem, row)
-        if sympy_stopped is not None:
-            row.symbolic = f"skipped: SymPy {sympy_stopped}"
-        else:
-            _symbolic(problem, row, timeout, engine_gradient)
-            if row.symbolic != "ok":
-                sympy_stopped = f"{row.symbolic} at n={n}"
+        for name, status, measure in phases:
+            if name in stopped:
+                setattr(row, status, f"skipped: {name} {stopped[name]}")
+                continue
+            measure(problem, row, timeout, engine_gradient)
+            if getattr(row, status).startswith("timed out"):
+                stopped[name] = f"{getattr(row, status)} at n={n}"
         report.rows.append(row)
-    if sympy_stopped:
-        report.notes.append(f"SymPy {sympy_stopped}; larger n were not given to SymPy (budget {timeout:g} s per n)")
+    for name, why in stopped.items():
+        report.notes.append(f"{name} {why}; larger n were not given to {name} (budget {timeout:g} s per n)")
     return report
 
 
@@ -255,6 +294,13 @@ def _engine(problem, row):
     return np.array([float(t.grad.item()) if t.grad is not None else 0.0 for t in values.values()])
 
 
+def _agreement(gradient, engine_gradient) -> float:
+    """The largest difference of two gradients, relative to the largest entry."""
+    gradient = np.asarray(gradient, dtype=np.float64).reshape(-1)
+    scale = max(float(np.max(np.abs(gradient))), 1e-300)
+    return float(np.max(np.abs(gradient - engine_gradient))) / scale
+
+
 def _symbolic(problem, row, timeout, engine_gradient):
 
     d = differentiate(problem, timeout=timeout)
@@ -264,7 +310,36 @@ def _symbolic(problem, row, timeout, engine_gradient):
         row.symbolic = d.reason or d.status
         return
     args = [float(v) for v in problem.point.values()]
-    gradient = np.asarray(quietly(d.function, *args), dtype=np.float64).reshape(-1)
+    gradient = quietly(d.function, *args)
     row.evaluate_seconds = _best_of(lambda: quietly(d.function, *args))
-    scale = max(float(np.max(np.abs(gradient))), 1e-300)
-    row.agreement = float(np.max(np.abs(gradient - engine_gradient))) / scale
+    row.agreement = _agreement(gradient, engine_gradient)
+
+
+def _reverse(problem, row, timeout, engine_gradient):
+    """Symbolic reverse mode: the sizes of f's program and the gradient's, the time of the
+    trace and sweep and of lambdify, and the gradient against the engine's."""
+    r = symbolic_reverse(problem, timeout=timeout)
+    row.size_forward, row.size_reverse = r.size_f, r.size
+    row.reverse_seconds, row.reverse_codegen_seconds = r.diff_seconds, r.codegen_seconds
+    if r.status != "ok":
+        row.reverse = r.reason or r.status
+        return
+    row.reverse_agreement = _agreement(quietly(r.function, *[float(v) for v in problem.point.values()]),
+                                       engine_gradient)
+
+
+def _symengine(problem, row, timeout, engine_gradient):
+    """SymEngine on f's SymPy expression: conversion, diff and Lambdify times; the gradient
+    against the engine's."""
+    try:
+        expression, symbols = problem.sympy_form()
+    except SymbolicUnavailable as error:
+        row.symengine = str(error)
+        return
+    d = symengine_backend.differentiate(expression, symbols, timeout)
+    row.symengine_convert_seconds, row.symengine_diff_seconds = d.convert_seconds, d.diff_seconds
+    row.symengine_codegen_seconds = d.codegen_seconds
+    row.symengine = d.status if d.status == "ok" else d.reason
+    if d.status == "ok":
+        row.symengine_agreement = _agreement(quietly(d.function, *[float(v) for v in problem.point.values()]),
+                                             engine_gradient)

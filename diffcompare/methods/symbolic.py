@@ -60,6 +60,9 @@ def _mp_dirac(argument, *order):
 
 # what SymPy's derivatives may hold that its mpmath printer leaves undefined (sign'(x) is 2 DiracDelta(x))
 MPMATH_EXTRAS = {"DiracDelta": _mp_dirac}
+# lambdify's modules for NumPy code of a derivative: the numpy module object, not "numpy" (lambdify
+# would run `from numpy import *`, which loads every lazy NumPy submodule, ~0.13 s), and erf on arrays
+NUMPY_MODULES = [{"DiracDelta": _dirac, "erf": special.erf}, np]
 
 
 def differentiate(problem: Problem, timeout: float | None = 10.0, task=None) -> SymbolicDerivative:
@@ -94,10 +97,7 @@ def differentiate(problem: Problem, timeout: float | None = 10.0, task=None) -> 
             replacements, reduced = sympy.cse(result.partials)
             result.size_cse = int(sum(sympy.count_ops(rhs) for _, rhs in replacements)
                                   + sum(sympy.count_ops(r) for r in reduced))
-            # the numpy module object, not "numpy": lambdify would run `from numpy import *`,
-            # which loads every lazy NumPy submodule (~0.13 s)
-            result.function = sympy.lambdify(result.symbols, result.partials,
-                                             modules=[{"DiracDelta": _dirac, "erf": special.erf}, np],
+            result.function = sympy.lambdify(result.symbols, result.partials, modules=NUMPY_MODULES,
                                              cse=lambda exprs: (replacements, reduced))
             result.codegen_seconds = time.perf_counter() - start
             result.phase = ""

@@ -145,6 +145,8 @@ def swell_png(report, path) -> None:
     sizes.legend(fontsize=8)
     sizes.grid(True, alpha=0.3)
     for key, label in (("diff_seconds", "sympy.diff"), ("codegen_seconds", "cse + lambdify"),
+                       ("reverse_seconds", "symbolic reverse (trace + sweep)"),
+                       ("symengine_diff_seconds", "symengine diff"), ("symengine_codegen_seconds", "symengine Lambdify"),
                        ("evaluate_seconds", "generated code"), ("forward_seconds", "engine forward"),
                        ("backward_seconds", "engine backward")):
         points = [(row.n, getattr(row, key)) for row in report.rows if getattr(row, key)]
@@ -153,6 +155,6 @@ def swell_png(report, path) -> None:
     times.set_xlabel("n")
     times.set_ylabel("seconds")
     times.set_title("time of each phase", fontsize=9)
-    times.legend(fontsize=8)
+    times.legend(fontsize=7, ncol=2)
     times.grid(True, alpha=0.3)
     _save(figure, path)

@@ -1,20 +1,26 @@
 """Renderers of a :class:`~diffcompare.lecture.swell.SwellReport`: sizes and phase times per n
-(terminal table with a character plot of the sizes, Markdown, LaTeX, JSON)."""
+(terminal table with a character plot of the sizes, Markdown, LaTeX, JSON), symbolic reverse
+mode beside SymPy's raw and cse sizes, and SymEngine's times when it was asked for."""
 
 from __future__ import annotations
 
 import math
 import sys
 
-from diffcompare.render.common import md_table, render_report, seconds, tex
+from diffcompare.render.common import dropped_note, envelope, fitted_table, md_table, render_report, seconds, tex
 from diffcompare.render.plots import terminal_plot
 
-SCHEMA_VERSION = 1
-HEADERS = ["n", "f (ops)", "raw derivative", "after cse", "engine graph (nodes)", "raw / f",
-           "sympy.diff", "cse + lambdify", "generated code", "engine forward", "engine backward",
+SCHEMA_VERSION = 2
+HEADERS = ["n", "f (ops)", "raw derivative", "after cse", "symbolic reverse", "engine graph", "raw / f",
+           "sympy.diff", "cse + lambdify", "trace + sweep", "generated code", "engine forward", "engine backward",
            "engine vs SymPy"]
+SYMENGINE_HEADERS = ["symengine diff", "symengine Lambdify", "engine vs SymEngine"]
+# on a narrow terminal the columns that do not fit move to further tables beside n, the least telling first
+MOVE_ORDER = ["engine vs SymPy", "engine vs SymEngine", "engine backward", "engine forward", "generated code",
+              "raw / f", "trace + sweep", "symengine Lambdify", "cse + lambdify", "symengine diff", "sympy.diff",
+              "engine graph", "symbolic reverse", "after cse", "raw derivative", "f (ops)"]
 SIZES = (("size_f", "f", "f"), ("size_raw", "r", "raw derivative"), ("size_cse", "c", "after cse"),
-         ("graph_nodes", "g", "engine graph"))
+         ("size_reverse", "s", "symbolic reverse"), ("graph_nodes", "g", "engine graph"))
 
 
 def render(r, format: str = "text", width: int | None = None) -> str:
@@ -25,30 +31,56 @@ def _count(v) -> str:
     return "—" if v is None else f"{v:,}"
 
 
+def headers(r) -> list:
+    return HEADERS + (SYMENGINE_HEADERS if r.backend == "symengine" else [])
+
+
+def _agree(v) -> str:
+    return "—" if v is None else ("exact" if v == 0 else f"{v:.0e}")
+
+
 def _rows(r):
     for row in r.rows:
         ratio = "—" if not row.size_f or row.size_raw is None else f"{row.size_raw / row.size_f:.3g}"
-        agree = "—" if row.agreement is None else ("exact" if row.agreement == 0 else f"{row.agreement:.0e}")
-        cells = [str(row.n), _count(row.size_f), _count(row.size_raw), _count(row.size_cse), _count(row.graph_nodes),
-                 ratio, seconds(row.diff_seconds), seconds(row.codegen_seconds), seconds(row.evaluate_seconds),
-                 seconds(row.forward_seconds), seconds(row.backward_seconds), agree]
+        cells = [str(row.n), _count(row.size_f), _count(row.size_raw), _count(row.size_cse), _count(row.size_reverse),
+                 _count(row.graph_nodes), ratio, seconds(row.diff_seconds), seconds(row.codegen_seconds),
+                 seconds(row.reverse_seconds), seconds(row.evaluate_seconds), seconds(row.forward_seconds),
+                 seconds(row.backward_seconds), _agree(row.agreement)]
         if row.symbolic != "ok":
             cells[2] = cells[2] if row.size_raw is not None else row.symbolic
+        if row.reverse != "ok" and row.size_reverse is None:
+            cells[4] = row.reverse
+        if r.backend == "symengine":
+            diff = seconds(row.symengine_diff_seconds)
+            if row.symengine != "ok" and row.symengine_diff_seconds is None:
+                diff = row.symengine
+            cells += [diff, seconds(row.symengine_codegen_seconds), _agree(row.symengine_agreement)]
         yield cells
 
 
-def growth(r) -> str | None:
-    """One line: how much each size grew from the first n to the last n SymPy finished."""
-    done = [row for row in r.rows if row.symbolic == "ok" and row.size_f]
-    if len(done) < 2:
-        return None
-    first, last = done[0], done[-1]
+def _times(first, last, key) -> str:
+    a, b = getattr(first, key), getattr(last, key)
+    return f"×{b / a:,.3g}" if a and b is not None else "—"
 
-    def times(key):
-        a, b = getattr(first, key), getattr(last, key)
-        return f"×{b / a:,.3g}" if a and b is not None else "—"
-    return (f"from n={first.n} to n={last.n}: f grew {times('size_f')}, SymPy's raw derivative {times('size_raw')}, "
-            f"after cse {times('size_cse')}, the engine's graph {times('graph_nodes')}")
+
+def growth(r) -> str | None:
+    """One line: how much each size grew from the first n to the last n SymPy finished
+    (symbolic reverse mode: to the last n it finished)."""
+    parts = []
+    done = [row for row in r.rows if row.symbolic == "ok" and row.size_f]
+    if len(done) >= 2:
+        first, last = done[0], done[-1]
+        parts.append(f"from n={first.n} to n={last.n}: f grew {_times(first, last, 'size_f')}, SymPy's raw derivative "
+                     f"{_times(first, last, 'size_raw')}, after cse {_times(first, last, 'size_cse')}, the engine's "
+                     f"graph {_times(first, last, 'graph_nodes')}")
+    reverse = [row for row in r.rows if row.reverse == "ok" and row.size_reverse is not None]
+    if len(reverse) >= 2:
+        first, last = reverse[0], reverse[-1]
+        same = len(done) >= 2 and (first.n, last.n) == (done[0].n, done[-1].n)
+        parts.append(("" if same else f"from n={first.n} to n={last.n}: ")
+                     + f"symbolic reverse mode's gradient {_times(first, last, 'size_reverse')}, f's own program "
+                       f"{_times(first, last, 'size_forward')}")
+    return "; ".join(parts) or None
 
 
 def size_plot(r) -> str:
@@ -60,22 +92,28 @@ def size_plot(r) -> str:
 
 
 def print_report(r, console) -> None:
-    from rich.table import Table
     from rich.text import Text
 
     console.print(Text(f"expression swell: {r.family} — {r.description}"))
-    table = Table(header_style="bold")
-    for h in HEADERS:
-        table.add_column(h, justify="right")
-    for row in _rows(r):
-        table.add_row(*map(Text, row))
-    console.print(table)
+    shown, rows = headers(r), list(_rows(r))
+    while True:         # what does not fit moves to the next table, beside n
+        index = [headers(r).index(h) for h in shown]
+        table, moved = fitted_table(console, shown, [[row[i] for i in index] for row in rows],
+                                    drop_order=[h for h in MOVE_ORDER if h in shown], header_style="bold")
+        console.print(table)
+        if not moved:
+            break
+        if len(moved) == len(shown) - 1:        # not even one column fits beside n
+            console.print(Text(dropped_note(moved, console.width), style="dim"))
+            break
+        shown = ["n"] + [h for h in headers(r) if h in moved]
     line = growth(r)
     if line:
         console.print(Text(line, style="bold"))
     console.print(Text(size_plot(r)))
-    console.print(Text("sizes: count_ops of the expression written out as a tree; the engine's graph counts "
-                       "each operation once, as performed", style="dim"))
+    console.print(Text("sizes: count_ops of the expression written out as a tree (symbolic reverse: of every "
+                       "assignment of its straight-line program, each intermediate a symbol); the engine's graph "
+                       "counts its nodes, each operation once, as performed", style="dim"))
     for note in r.notes:
         console.print(Text(f"note: {note}"))
 
@@ -83,22 +121,42 @@ def print_report(r, console) -> None:
 def as_dict(r) -> dict:
     keys = ("n", "size_f", "size_raw", "size_cse", "graph_nodes", "diff_seconds", "codegen_seconds",
             "evaluate_seconds", "forward_seconds", "backward_seconds", "agreement", "symbolic")
-    return {"report": "swell", "schema_version": SCHEMA_VERSION, "family": r.family, "description": r.description,
-            "sympy_timeout_seconds": r.timeout, "rows": [{k: getattr(row, k) for k in keys} for row in r.rows],
-            "growth": growth(r), "notes": list(r.notes)}
+
+    def one(row):
+        out = {k: getattr(row, k) for k in keys}
+        out["symbolic_reverse"] = {"size": row.size_reverse, "size_f": row.size_forward,
+                                   "seconds": row.reverse_seconds, "codegen_seconds": row.reverse_codegen_seconds,
+                                   "agreement": row.reverse_agreement, "status": row.reverse}
+        out["symengine"] = None if r.backend != "symengine" else {
+            "convert_seconds": row.symengine_convert_seconds, "diff_seconds": row.symengine_diff_seconds,
+            "codegen_seconds": row.symengine_codegen_seconds, "agreement": row.symengine_agreement,
+            "status": row.symengine}
+        return out
+    command = {"family": r.family, "n": [row.n for row in r.rows], "template": r.template,
+               "timeout": r.timeout, "symbolic_backend": r.backend}
+    return envelope("swell", SCHEMA_VERSION, command, r.exit_status, {
+        "family": r.family, "description": r.description, "sympy_timeout_seconds": r.timeout,
+        "symbolic_backend": r.backend, "rows": [one(row) for row in r.rows], "growth": growth(r),
+        "notes": list(r.notes)})
+
+
+def headline(r) -> str:
+    """The report in one line (its repr)."""
+    ns = [str(row.n) for row in r.rows]
+    return f"expression swell of {r.family}, " + (growth(r) or f"n = {', '.join(ns)}")
 
 
 def markdown(r) -> str:
     out = [f"**Expression swell: {r.family}** — {r.description}", ""]
-    out += md_table(HEADERS, list(_rows(r)))
+    out += md_table(headers(r), list(_rows(r)))
     line = growth(r)
     out += ([""] + [line] if line else []) + [""] + [f"- {note}" for note in r.notes]
     return "\n".join(out) + "\n"
 
 
 def latex_report(r) -> str:
-    out = [f"% diffcompare swell: {r.family}", r"\begin{tabular}{" + "r" * len(HEADERS) + "}", r"\toprule",
-           " & ".join(tex(h) for h in HEADERS) + r" \\", r"\midrule"]
+    out = [f"% diffcompare swell: {r.family}", r"\begin{tabular}{" + "r" * len(headers(r)) + "}", r"\toprule",
+           " & ".join(tex(h) for h in headers(r)) + r" \\", r"\midrule"]
     out += [" & ".join(tex(c) for c in row) + r" \\" for row in _rows(r)]
     out += [r"\bottomrule", r"\end{tabular}"]
     return "\n".join(out) + "\n"

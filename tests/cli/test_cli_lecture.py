@@ -76,9 +76,33 @@ def test_steps_text_json_and_plot(tmp_path):
 def test_swell_table(tmp_path):
     result = run("swell", "logistic", "--n", "1..5", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
-    assert "raw derivative" in result.stdout and "the engine's graph ×" in result.stdout
+    text = " ".join(result.stdout.split())      # the growth line wraps at the pipe's 80 columns
+    assert "raw derivative" in text and "the engine's graph ×" in text and "symbolic reverse" in text
+    assert "symbolic reverse mode's gradient ×8, f's own program ×5" in text
     data = json.loads(run("swell", "nested-sin", "--n", "1,2,4", "--format", "json", cwd=tmp_path).stdout)
     assert [row["graph_nodes"] for row in data["rows"]] == [2, 3, 5]
+    assert [row["symbolic_reverse"]["size"] for row in data["rows"]] == [1, 4, 10]
+
+
+def test_swell_symbolic_backend(tmp_path):
+    pytest.importorskip("symengine")
+    result = run("swell", "nested-sin", "--n", "1..3", "--symbolic-backend", "symengine", "--format", "json",
+                 cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["symbolic_backend"] == "symengine"
+    assert all(row["symengine"]["status"] == "ok" for row in data["rows"])
+
+
+def test_swell_symbolic_backend_not_installed(tmp_path):
+    # symengine hidden from the import system: the command says how to install it, in one line
+    code = ("import sys; sys.modules['symengine'] = None; from diffcompare.cli.main import main; "
+            "sys.exit(main(['swell', 'logistic', '--n', '1..2', '--symbolic-backend', 'symengine']))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.strip().splitlines() == [
+        'diffcompare swell: error: --symbolic-backend symengine needs SymEngine, which is not installed: '
+        'pip install "symengine>=0.11" (or, in the diffcompare checkout, pip install -e ".[symengine]")']
 
 
 @pytest.mark.parametrize("args, message", [
@@ -92,6 +116,7 @@ def test_swell_table(tmp_path):
     (("swell", "logistic", "--n", "9..1"), "down to"),
     (("swell", "logistic", "--timeout", "0"), "positive"),
     (("swell", "template", "--template", "sin(y"), "in --template"),
+    (("swell", "logistic", "--symbolic-backend", "maple"), "invalid choice: 'maple'"),
 ])
 def test_bad_input_exits_2_without_traceback(tmp_path, args, message):
     result = run(*args, cwd=tmp_path)

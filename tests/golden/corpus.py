@@ -91,6 +91,10 @@ RERECORDED = {
              "bad-06: the method list and the usage line); no value or judgement changed",
     "widths": "text in a pipe is COLUMNS wide (80 when unset) with no trailing spaces; a table column that does not "
               "fit is left out with a note, never cut (functions-00: the table at 80 columns); no judgement changed",
+    "symbolic-reverse": "swell shows symbolic reverse mode beside SymPy's raw and cse sizes (swell-00 to 06: each "
+                        "row's symbolic_reverse size, f's program size, agreement and status; the growth line; "
+                        "symbolic_backend and a symengine entry, null unless asked for) and takes the JSON envelope "
+                        "(schema 2: diffcompare, command, exit_status); no other value changed",
     "envelope": "one JSON envelope for every report: report, schema_version, diffcompare (the version), command (the "
                 "command's inputs), exit_status (compare: schema 3, settings and diffcompare_version moved into it; "
                 "explain, steps, audit: schema 2); text in a pipe 80 columns wide; the graph's DOT carries a legend (graph-00 "
