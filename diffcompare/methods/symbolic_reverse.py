@@ -41,7 +41,7 @@ from diffcompare.language.table import EXTRA_WORLDS
 from diffcompare.language.worlds import SYMPY
 from diffcompare.methods.budget import TimedOut, can_interrupt, time_limit
 from diffcompare.methods.entries import symbolic_entries
-from diffcompare.methods.estimate import NOT_APPLICABLE, OK, Estimate
+from diffcompare.methods.estimate import Estimate
 from diffcompare.methods.symbolic import NUMPY_MODULES, SymbolicDerivative
 from diffcompare.problem.errors import SymbolicUnavailable
 from diffcompare.problem.points import Points
@@ -90,7 +90,7 @@ class Program:
         import sympy
 
         # inputs named like v[0] are not Python names: the code reads plain ones
-        plain = [sympy.Symbol(f"_in{i}", real=True) for i in range(len(self.inputs))]
+        plain = [sympy.Dummy(f"in{i}", real=True) for i in range(len(self.inputs))]
         rename = dict(zip(self.inputs, plain))
         assignments = [(s, e.xreplace(rename)) for s, e in self.assignments]
         outputs = [sympy.sympify(o).xreplace(rename) for o in self.outputs]
@@ -463,6 +463,4 @@ def symbolic_reverse_entries(problem: Problem, task: Task, points: Points, batch
     estimate = symbolic_entries(problem, task, points, derivative, batches)
     details["vectorised"] = estimate.details.get("vectorised", True)
     estimate.method, estimate.family, estimate.details = NAME, FAMILY, details
-    if estimate.status != OK and r.status == "unavailable":
-        estimate.status = NOT_APPLICABLE
     return estimate

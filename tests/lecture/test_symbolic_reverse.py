@@ -16,8 +16,13 @@ from diffcompare.lecture.swell import FAMILIES
 from diffcompare.methods import symengine_backend
 from diffcompare.methods.estimate import NOT_APPLICABLE, OK, TIMED_OUT
 from diffcompare.methods.symbolic import differentiate
-from diffcompare.methods.symbolic_reverse import (DECOMPOSED, TRACED, symbolic_reverse, symbolic_reverse_entries,
-                                                  trace)
+from diffcompare.methods.symbolic_reverse import (
+    DECOMPOSED,
+    TRACED,
+    symbolic_reverse,
+    symbolic_reverse_entries,
+    trace,
+)
 from diffcompare.problem.errors import InputError
 from diffcompare.problem.points import Points, single
 from diffcompare.problem.problem import make_problem
