@@ -177,6 +177,32 @@ def tex(text: str) -> str:
     return "".join(replacements.get(ch, ch) for ch in text)
 
 
+LATEX_COLUMNS = 7       # columns a slide holds: wider tables are split
+BOOKTABS = r"% needs \usepackage{booktabs} (\toprule, \midrule, \bottomrule)"
+
+
+def latex_tables(headers, rows, key=(), left=(), first=(), budget: int = LATEX_COLUMNS) -> list:
+    """booktabs tabulars of ``rows`` that fit a slide: at most ``budget`` columns each; a
+    wider table is split, every part repeating the ``key`` columns (a method's name, n) and
+    the ``first`` columns going into the first part. Lines of LaTeX."""
+    key = [h for h in headers if h in key]
+    rest = [h for h in first if h in headers and h not in key]
+    rest += [h for h in headers if h not in key and h not in rest]
+    width = max(1, budget - len(key))
+    parts = [rest[k:k + width] for k in range(0, len(rest), width)] or [[]]
+    out = []
+    for k, part in enumerate(parts):
+        shown = [h for h in headers if h in key or h in part]
+        index = [headers.index(h) for h in shown]
+        if k:
+            out.append(r"\par\medskip")
+        out += [r"\begin{tabular}{" + "".join("l" if h in left else "r" for h in shown) + "}", r"\toprule",
+                " & ".join(tex(h) for h in shown) + r" \\", r"\midrule"]
+        out += [" & ".join(tex(str(row[i])) for i in index) + r" \\" for row in rows]
+        out += [r"\bottomrule", r"\end{tabular}"]
+    return out
+
+
 def md_table(headers, rows, left=()):
     """A Markdown table; the columns named in ``left`` are left-aligned."""
     lines = ["| " + " | ".join(headers) + " |",

@@ -18,12 +18,14 @@ np = LazyModule("numpy")
 
 from diffcompare.language.printing import latex, one_line, pretty  # noqa: E402
 from diffcompare.render.common import (  # noqa: E402
+    BOOKTABS,
     VERDICT_STYLE,
     count,
     dropped_note,
     envelope,
     fitted_table,
     json_number,
+    latex_tables,
     md_table,
     number,
     render_report,
@@ -501,7 +503,7 @@ def latex_report(c) -> str:
         keep = [i for i, h in enumerate(_summary_headers(c)) if h != "work"]
         rows = [[str(row[i]) for i in keep] for row in _summary_rows(c)]
         caption = f"{c.task.describe()}: {c.problem.label}"
-    out = [f"% diffcompare {__version__}: {c.problem.label}", r"\begin{center}"]
+    out = [f"% diffcompare {__version__}: {c.problem.label}", BOOKTABS, r"\begin{center}"]
     d = c.derivative
     if by_partials(c) and d is not None and d.partials is not None:
         for name, part in zip(c.task.input_labels, d.partials):
@@ -518,7 +520,7 @@ def latex_report(c) -> str:
 
 
 def _tabular(headers, rows) -> list:
-    out = [r"\begin{tabular}{" + "".join("l" if h in _LEFT else "r" for h in headers) + "}", r"\toprule",
-           " & ".join(tex(h) for h in headers) + r" \\", r"\midrule"]
-    out += [" & ".join(tex(str(cell)) for cell in row) + r" \\" for row in rows]
-    return out + [r"\bottomrule", r"\end{tabular}"]
+    """The table for a slide: the method (and entry) with the value, errors and verdict
+    first, the costs in a second table when they do not fit beside them."""
+    return latex_tables(headers, rows, key=("method", "∂f/∂", "entry"), left=_LEFT,
+                        first=("value", "reference", "rel error", "max rel error", "digits", "verdict"))

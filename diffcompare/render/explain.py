@@ -9,7 +9,15 @@ import sys
 from diffcompare.lazy import LazyModule
 
 np = LazyModule("numpy")
-from diffcompare.render.common import dropped_note, envelope, fitted_table, fitted_tables, render_report, tex
+from diffcompare.render.common import (
+    BOOKTABS,
+    dropped_note,
+    envelope,
+    fitted_table,
+    fitted_tables,
+    render_report,
+    tex,
+)
 
 SCHEMA_VERSION = 2
 CHECK_STYLE = {"ok": "green", "wrong": "bold red", "kink": "yellow", "not checked": "dim"}
@@ -256,7 +264,7 @@ def markdown(e) -> str:
 
 def latex_report(e) -> str:
     """A LaTeX fragment: the walk as a booktabs table, local derivatives as mathematics."""
-    out = [f"% diffcompare explain: {e.label}", r"\begin{tabular}{rlllll}", r"\toprule",
+    out = [f"% diffcompare explain: {e.label}", BOOKTABS, r"\begin{tabular}{rlllll}", r"\toprule",
            r"step & node & value & adjoint & local derivative & sends \\", r"\midrule"]
     for step in e.steps:
         local = r"\\ ".join(f"${edge.local_latex}$" for edge in step.edges if edge.local_latex)

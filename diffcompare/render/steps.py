@@ -10,7 +10,16 @@ from diffcompare.lazy import LazyModule
 
 np = LazyModule("numpy")
 
-from diffcompare.render.common import dropped_note, envelope, fitted_table, json_number, md_table, render_report, tex
+from diffcompare.render.common import (
+    BOOKTABS,
+    dropped_note,
+    envelope,
+    fitted_table,
+    json_number,
+    latex_tables,
+    md_table,
+    render_report,
+)
 from diffcompare.render.plots import terminal_plot
 
 SCHEMA_VERSION = 2
@@ -131,10 +140,10 @@ def markdown(s) -> str:
 
 
 def latex_report(s) -> str:
+    """booktabs tables of the errors for a slide: float64's schemes, then float32's (* the best h)."""
     headers, rows = _error_table(s)
-    out = [f"% diffcompare steps: {s.label}", r"\begin{tabular}{" + "r" * len(headers) + "}", r"\toprule",
-           " & ".join(tex(h) for h in headers) + r" \\", r"\midrule"]
-    out += [" & ".join(tex(c.replace(" ◀", "*")) for c in row) + r" \\" for row in rows]
-    out += [r"\bottomrule", r"\end{tabular}"]
+    rows = [[c.replace(" ◀", "*") for c in row] for row in rows]
+    out = [f"% diffcompare steps: {s.label}", BOOKTABS]
+    out += latex_tables(headers, rows, key=("h",), budget=1 + len(s.schemes))
     return "\n".join(out) + "\n"
 

@@ -53,3 +53,12 @@ def test_a_narrow_pipe_names_the_columns_left_out(capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "200")
     code, out = run(COMMANDS["compare gradient"], capsys)
     assert "not shown" not in out.out and "ULP" in out.out
+
+
+@pytest.mark.parametrize("name", ["compare gradient", "compare jacobian", "compare points", "explain", "steps"])
+def test_latex_tables_fit_a_slide(name, capsys):
+    from diffcompare.render.common import LATEX_COLUMNS
+    code, out = run(COMMANDS[name] + ["--format", "latex"], capsys)
+    assert "\\usepackage{booktabs}" in out.out                    # what the fragment needs is said
+    specs = re.findall(r"\\begin\{tabular\}\{([lrc]+)\}", out.out)
+    assert specs and all(len(spec) <= LATEX_COLUMNS for spec in specs), specs
