@@ -336,6 +336,11 @@ class Tensor:
 
     __str__ = __repr__
 
+    def _repr_html_(self):
+        """Jupyter's view: the repr in a monospaced block (a notebook would otherwise wrap it)."""
+        text = tensor_repr(self).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        return f"<pre>{text}</pre>"
+
     def __hash__(self):   # __eq__ is elementwise (bound in methods.py): hash by identity
         return id(self)
 

@@ -65,3 +65,11 @@ def test_install_hints_name_what_pyproject_installs():
     assert {k: v for k, v in extras.items() if k != "test"} == {k: [v] for k, v in EXTRAS.items()}
     assert all(">=" in v and "==" not in v for v in EXTRAS.values())          # lower bounds, never pins
     assert install_hint("torch") == 'pip install "torch>=2.13" (or, in the diffcompare checkout, pip install -e ".[torch]")'
+
+
+def test_a_tensor_in_a_notebook():
+    from diffcompare import autograd as ag
+    x = ag.tensor([1.0, 2.0], requires_grad=True)
+    y = (x * x).sum()
+    assert x._repr_html_() == f"<pre>{repr(x)}</pre>"
+    assert "grad_fn=&lt;SumBackward0&gt;" in y._repr_html_()
