@@ -65,6 +65,9 @@ methods (--methods, comma-separated; default all):
                 carrying a tangent (a column of J); asked for by name for a
                 gradient, in the default set for the other tasks
   symbolic      sympy.diff, then lambdify(..., cse=True) to NumPy
+  symbolic-reverse  the engine's reverse sweep run on SymPy expressions: the
+                derivative as a straight-line program that grows as f's does
+                (asked for by name; its size beside SymPy's)
   torch         PyTorch's torch.autograd on the same f (asked for by name; needs
                 PyTorch: pip install "torch>=2.13", or .[torch] from the checkout)
   jax, jax-jit  JAX's grad/jacrev/hessian/vjp/jvp on the same f, eager or compiled

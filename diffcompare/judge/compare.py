@@ -68,6 +68,7 @@ from diffcompare.methods.given import given_entries
 from diffcompare.methods.jax_method import jax_entries, require_jax
 from diffcompare.methods.registry import parse_methods_for
 from diffcompare.methods.symbolic import differentiate
+from diffcompare.methods.symbolic_reverse import symbolic_reverse_entries
 from diffcompare.methods.torch_autograd import require_torch, torch_entries
 from diffcompare.problem.errors import FailsAtPoint, InputError
 from diffcompare.problem.points import (
@@ -190,7 +191,7 @@ def _compare(f, at, kind, vector, points, seed, box, grid, methods, digits, repe
     estimates = []
     for k, name in enumerate(names):
         progress(1 + k, stages, name)
-        estimates.append(_run(name, problem, task, where, derivative, repeat, step, grad))
+        estimates.append(_run(name, problem, task, where, derivative, repeat, step, grad, symbolic_timeout))
     progress(1 + len(names), stages, "the exact reference")
     reference = _reference(problem, task, where, derivative, digits, symbolic_timeout)
     progress(2 + len(names), stages, "the expected accuracy")
@@ -271,7 +272,7 @@ def _reference_notes(reference, labels, derivative, names) -> list:
     return notes
 
 
-def _run(name, problem, task, where, derivative, repeat, step, grad=None):
+def _run(name, problem, task, where, derivative, repeat, step, grad=None, symbolic_timeout=DEFAULT_TIMEOUT):
     # a difference scheme's band runs it again at h/2 and h/4
     slow = too_slow(name, problem, task, where, 3 if name in FD_METHODS + ("second-differences", "mixed") else 1)
     if slow is not None:
@@ -292,6 +293,8 @@ def _run(name, problem, task, where, derivative, repeat, step, grad=None):
         return autograd_jacobian_vjp(problem, task, where, repeat)
     if name == "symbolic":
         return symbolic_entries(problem, task, where, derivative, repeat)
+    if name == "symbolic-reverse":
+        return symbolic_reverse_entries(problem, task, where, repeat, symbolic_timeout)
     if name == "second-differences":
         return hessian_by_differences(problem, task, where, step, repeat)
     if name == "mixed":

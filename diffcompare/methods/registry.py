@@ -49,11 +49,12 @@ METHODS_FOR = {
 }
 PEERS = ("torch", "jax", "jax-jit")      # other engines: asked for by name (optional packages)
 GIVEN = "given"                          # the user's own derivative (compare's grad=, --gradient)
-ALL_METHODS = {"gradient": ("autograd", "forward-mode", "symbolic") + FD_METHODS + PEERS + (GIVEN,),
-               "jacobian": METHODS_FOR["jacobian"][:4] + FD_METHODS + PEERS + (GIVEN,),
-               "vjp": METHODS_FOR["vjp"][:4] + ("autograd-functional",) + FD_METHODS + PEERS + (GIVEN,),
-               "jvp": METHODS_FOR["jvp"][:4] + FD_METHODS + PEERS + (GIVEN,),
-               "hessian": METHODS_FOR["hessian"] + PEERS + (GIVEN,)}
+BY_NAME = ("symbolic-reverse",) + PEERS  # asked for by name, for every task
+ALL_METHODS = {"gradient": ("autograd", "forward-mode", "symbolic") + FD_METHODS + BY_NAME + (GIVEN,),
+               "jacobian": METHODS_FOR["jacobian"][:4] + FD_METHODS + BY_NAME + (GIVEN,),
+               "vjp": METHODS_FOR["vjp"][:4] + ("autograd-functional",) + FD_METHODS + BY_NAME + (GIVEN,),
+               "jvp": METHODS_FOR["jvp"][:4] + FD_METHODS + BY_NAME + (GIVEN,),
+               "hessian": METHODS_FOR["hessian"] + BY_NAME + (GIVEN,)}
 
 
 def parse_methods_for(kind: str, methods, given: bool = False) -> tuple:

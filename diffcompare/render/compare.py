@@ -134,6 +134,14 @@ def _formula_lines(c):
     return lines
 
 
+def _reverse_size(c) -> str:
+    """Symbolic reverse mode's size beside SymPy's, when it ran."""
+    for m in c.methods:
+        if m.name == "symbolic-reverse" and m.estimate.details.get("size") is not None:
+            return f", symbolic reverse mode {count(m.estimate.details['size'])}"
+    return ""
+
+
 def _reference_line(c) -> str:
     r = c.reference
     if r.available or r.exact is not None:
@@ -213,7 +221,7 @@ def _header(c) -> list:
     d = c.derivative
     if d is not None and d.size_raw is not None:
         lines.append(f"size (count_ops): f {count(d.size_f)}, entries {count(d.size_raw)}, "
-                     f"after cse {count(d.size_cse)}")
+                     f"after cse {count(d.size_cse)}{_reverse_size(c)}")
     lines.append(_reference_line(c))
     return lines
 
@@ -306,7 +314,7 @@ def print_report(c, console) -> None:
         d = c.derivative
         if d is not None and d.size_raw is not None:
             console.print(f"size (count_ops): f {count(d.size_f)}, derivative {count(d.size_raw)}, "
-                          f"after cse {count(d.size_cse)}")
+                          f"after cse {count(d.size_cse)}{_reverse_size(c)}")
         console.print(Text(_reference_line(c), style="dim"))
         for line in _reference_values(c):
             console.print(Text(f"  {line}"))
