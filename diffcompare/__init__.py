@@ -49,11 +49,13 @@ def step_sweep(f, at, variable=None, per_decade=1):
     return run(f, at, variable=variable, per_decade=per_decade)
 
 
-def swell(family, ns, template=None, timeout=10.0, symbolic_backend="sympy"):
+def swell(family, ns, template=None, timeout=10.0, symbolic_backend="sympy", expressions=0):
     """Expression swell of a family of functions (see :mod:`diffcompare.lecture.swell`);
-    ``symbolic_backend="symengine"`` times SymEngine beside SymPy."""
+    ``symbolic_backend="symengine"`` times SymEngine beside SymPy; ``expressions=N`` keeps
+    the expressions themselves for n up to N (the lecture's table)."""
     from diffcompare.lecture.swell import swell as run
-    return run(family, ns, template=template, timeout=timeout, symbolic_backend=symbolic_backend)
+    return run(family, ns, template=template, timeout=timeout, symbolic_backend=symbolic_backend,
+               expressions=expressions)
 
 
 def audit(fn, domain=None, points=None, check: str = "gradient", dtype: str = "float64", random: int = 0,

@@ -117,6 +117,9 @@ def build_parser() -> argparse.ArgumentParser:
     swell.add_argument("--symbolic-backend", choices=("sympy", "symengine"), default="sympy",
                        help="symengine: SymEngine differentiates and generates code too, timed beside SymPy "
                             "(needs the symengine extra; default sympy)")
+    swell.add_argument("--expressions", type=int, default=0, metavar="N",
+                       help="also show the expressions for n up to N (at most 8): f, SymPy's raw derivative, after "
+                            "cse, f's program and symbolic reverse mode's (the lecture's table; default 0)")
     _report_arguments(swell, "text: tables and a character plot", plot="sizes and times")
 
     audit = commands.add_parser("audit", help="audit gradients: cases from a TOML suite, many points, CI reports",
@@ -445,7 +448,7 @@ def run_swell(args) -> int:
     def build():
         from diffcompare.lecture.swell import swell
         return swell(args.family, args.n, template=args.template, timeout=args.timeout,
-                     symbolic_backend=args.symbolic_backend)
+                     symbolic_backend=args.symbolic_backend, expressions=args.expressions)
     report, status = _build("swell", build, where="--template")
     if report is None:
         return status

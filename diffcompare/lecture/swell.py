@@ -42,6 +42,7 @@ from diffcompare.language import functions as F
 from diffcompare.language.expression import nearest, parse
 from diffcompare.language.worlds import ENGINE
 from diffcompare.methods import symengine_backend
+from diffcompare.methods.budget import TimedOut, time_limit
 from diffcompare.methods.symbolic import differentiate
 from diffcompare.methods.symbolic_reverse import symbolic_reverse
 from diffcompare.problem.errors import InputError, SymbolicUnavailable
@@ -131,6 +132,21 @@ def _template(text):
 
 
 @dataclass
+class Expressions:
+    """The expressions themselves, for a small n (the lecture's table, after Baydin et al.,
+    "Automatic differentiation in machine learning: a survey", 2018, Table 1): f, SymPy's
+    raw derivative along the first variable, the same after ``cse``, f as the program the
+    engine's graph performs, and symbolic reverse mode's gradient program. SymPy objects
+    and programs; renderers print them."""
+    variable: str
+    f: object
+    derivative: object
+    cse: tuple                          # ([(symbol, expression)], the reduced derivative)
+    forward: object = None              # symbolic_reverse.Program: f, one operation per line
+    reverse: object = None              # symbolic_reverse.Program: the gradient
+
+
+@dataclass
 class SwellRow:
     n: int
     size_f: int | None = None
@@ -158,6 +174,7 @@ class SwellRow:
     symengine_codegen_seconds: float | None = None
     symengine_agreement: float | None = None
     symengine: str = ""                 # "" not asked for; ok; or why SymEngine has no numbers
+    expressions: Expressions | None = None      # for n up to swell's ``expressions``
 
 
 @dataclass(repr=False)
@@ -215,11 +232,19 @@ def parse_ns(text) -> list:
 
 
 def swell(family: str, ns, template: str | None = None, timeout: float = 10.0,
-          symbolic_backend: str = symengine_backend.SYMPY) -> SwellReport:
+          symbolic_backend: str = symengine_backend.SYMPY, expressions: int = 0) -> SwellReport:
     """Measure expression swell for ``family`` (one of FAMILIES) at every n of ``ns``.
     SymPy gets ``timeout`` seconds per n; after it runs out, larger n skip SymPy (the
     engine goes on). Symbolic reverse mode (and SymEngine, with ``symbolic_backend=
-    "symengine"``) have the same budget each, and stop the same way."""
+    "symengine"``) have the same budget each, and stop the same way. For n up to
+    ``expressions`` the rows also hold the expressions themselves (:class:`Expressions`).
+
+    >>> row = swell("logistic", [1], expressions=1).rows[0]
+    >>> row.expressions.f, row.expressions.derivative
+    (4*x*(1 - x), 4 - 8*x)
+    """
+    if not isinstance(expressions, int) or isinstance(expressions, bool) or not 0 <= expressions <= MAX_SHOWN:
+        raise InputError(f"--expressions must be a whole number from 0 to {MAX_SHOWN}, not {expressions!r}")
     if family not in FAMILIES:
         hint = nearest(family, FAMILIES)
         raise InputError(f"unknown family {family!r}" + (f" (did you mean {hint!r}?)" if hint else "")
@@ -257,10 +282,31 @@ def swell(family: str, ns, template: str | None = None, timeout: float = 10.0,
             measure(problem, row, timeout, engine_gradient)
             if getattr(row, status).startswith("timed out"):
                 stopped[name] = f"{getattr(row, status)} at n={n}"
+        if n <= expressions:
+            row.expressions = _expressions(problem, timeout)
         report.rows.append(row)
     for name, why in stopped.items():
         report.notes.append(f"{name} {why}; larger n were not given to {name} (budget {timeout:g} s per n)")
     return report
+
+
+MAX_SHOWN = 8           # the largest n whose expressions can be asked for (they grow fast)
+
+
+def _expressions(problem, timeout):
+    """f, its raw derivative along the first variable, that after cse, and the programs of
+    f and of symbolic reverse mode's gradient; None when SymPy cannot give them in time."""
+    import sympy
+    try:
+        with time_limit(timeout):
+            f, symbols = problem.sympy_form()
+            derivative = sympy.diff(f, symbols[0])
+            replacements, reduced = sympy.cse(derivative)
+            r = symbolic_reverse(problem, timeout=None, codegen=False)
+    except (TimedOut, SymbolicUnavailable):
+        return None
+    return Expressions(str(symbols[0]), f, derivative, (replacements, reduced[0]),
+                       r.forward if r.status == "ok" else None, r.program if r.status == "ok" else None)
 
 
 def _best_of(call, repeat=3):

@@ -7,7 +7,17 @@ from __future__ import annotations
 import math
 import sys
 
-from diffcompare.render.common import dropped_note, envelope, fitted_table, md_table, render_report, seconds, tex
+from diffcompare.language.printing import latex, one_line
+from diffcompare.render.common import (
+    BOOKTABS,
+    dropped_note,
+    envelope,
+    fitted_table,
+    latex_tables,
+    md_table,
+    render_report,
+    seconds,
+)
 from diffcompare.render.plots import terminal_plot
 
 SCHEMA_VERSION = 2
@@ -116,6 +126,43 @@ def print_report(r, console) -> None:
                        "counts its nodes, each operation once, as performed", style="dim"))
     for note in r.notes:
         console.print(Text(f"note: {note}"))
+    shown = [row for row in r.rows if row.expressions is not None]
+    if shown:
+        console.print(Text(f"\n{EXPRESSIONS_TITLE}", style="bold"))
+    for row in shown:
+        console.print(Text(f"n = {row.n}", style="bold"))
+        for name, text in _expression_lines(row.expressions):
+            console.print(Text(f"  {name}: ", style="dim") + Text(text))
+
+
+EXPRESSIONS_TITLE = ("the expressions: f, SymPy's raw derivative, the same after cse, f as the engine's graph performs "
+                     "it, and symbolic reverse mode's gradient (one operation per line, shared values named once)")
+
+
+def _shown(expr) -> str:
+    text = one_line(expr)
+    return text if text is not None else "(too large to print)"
+
+
+def _program(program, result: str) -> str:
+    """A straight-line program on one line: ``t1 = 4*x; t2 = 1 - x; f = t1*t2``."""
+    lines = [f"{s} = {_shown(e)}" for s, e in program.assignments]
+    labels = program.labels or [result]
+    lines += [f"{label if len(program.outputs) > 1 or program.labels else result} = {_shown(o)}"
+              for label, o in zip(labels, program.outputs)]
+    return "; ".join(lines)
+
+
+def _expression_lines(e) -> list:
+    """[(what, text)] of one row's expressions."""
+    replacements, reduced = e.cse
+    cse = "; ".join([f"{s} = {_shown(x)}" for s, x in replacements] + [f"df/d{e.variable} = {_shown(reduced)}"])
+    out = [("f", _shown(e.f)), (f"df/d{e.variable} by sympy.diff", _shown(e.derivative)), ("after cse", cse)]
+    if e.forward is not None:
+        out.append(("f's program (the engine's graph)", _program(e.forward, "f")))
+    if e.reverse is not None:
+        out.append(("symbolic reverse mode", _program(e.reverse, f"df/d{e.variable}")))
+    return out
 
 
 def as_dict(r) -> dict:
@@ -127,6 +174,7 @@ def as_dict(r) -> dict:
         out["symbolic_reverse"] = {"size": row.size_reverse, "size_f": row.size_forward,
                                    "seconds": row.reverse_seconds, "codegen_seconds": row.reverse_codegen_seconds,
                                    "agreement": row.reverse_agreement, "status": row.reverse}
+        out["expressions"] = None if row.expressions is None else dict(_expression_lines(row.expressions))
         out["symengine"] = None if r.backend != "symengine" else {
             "convert_seconds": row.symengine_convert_seconds, "diff_seconds": row.symengine_diff_seconds,
             "codegen_seconds": row.symengine_codegen_seconds, "agreement": row.symengine_agreement,
@@ -151,13 +199,40 @@ def markdown(r) -> str:
     out += md_table(headers(r), list(_rows(r)))
     line = growth(r)
     out += ([""] + [line] if line else []) + [""] + [f"- {note}" for note in r.notes]
+    shown = [row for row in r.rows if row.expressions is not None]
+    if shown:
+        variable = shown[0].expressions.variable
+        out += ["", f"**{EXPRESSIONS_TITLE[0].upper()}{EXPRESSIONS_TITLE[1:]}**", ""]
+        first = ["n", "f", f"df/d{variable} (sympy.diff)", "after cse"]
+        out += md_table(first, [[row.n] + [f"`{text}`" for _, text in _expression_lines(row.expressions)[:3]]
+                                for row in shown], left=first[1:])
+        out += [""]
+        second = ["n", "f's program (the engine's graph)", "symbolic reverse mode"]
+        out += md_table(second, [[row.n] + [f"`{text}`" for _, text in _expression_lines(row.expressions)[3:5]]
+                                 for row in shown], left=second[1:])
     return "\n".join(out) + "\n"
 
 
 def latex_report(r) -> str:
-    out = [f"% diffcompare swell: {r.family}", r"\begin{tabular}{" + "r" * len(headers(r)) + "}", r"\toprule",
-           " & ".join(tex(h) for h in headers(r)) + r" \\", r"\midrule"]
-    out += [" & ".join(tex(c) for c in row) + r" \\" for row in _rows(r)]
-    out += [r"\bottomrule", r"\end{tabular}"]
+    """booktabs tables for slides: the sizes (n repeated beside each part), then, for the
+    rows that hold them, the expressions as mathematics (after Baydin et al.'s Table 1)."""
+    out = [f"% diffcompare swell: {r.family}", BOOKTABS + r"; the expressions need \usepackage{array}"]
+    out += latex_tables(headers(r), list(_rows(r)), key=("n",),
+                        first=("f (ops)", "raw derivative", "after cse", "symbolic reverse", "engine graph"))
+    shown = [row for row in r.rows if row.expressions is not None]
+    if shown:
+        v = shown[0].expressions.variable
+        out += [r"\par\medskip", r"\begin{tabular}{r>{\raggedright}p{0.25\linewidth}>{\raggedright}p{0.33\linewidth}l}",
+                r"\toprule",
+                rf"$n$ & $f$ & $\frac{{d f}}{{d {v}}}$ (\texttt{{sympy.diff}}) & after \texttt{{cse}} \\",
+                r"\midrule"]
+        for row in shown:
+            e = row.expressions
+            replacements, reduced = e.cse
+            cse = [rf"${latex(s)} = {latex(x)}$" for s, x in replacements] + [rf"$\frac{{d f}}{{d {v}}} = "
+                                                                              rf"{latex(reduced)}$"]
+            out.append(rf"{row.n} & ${latex(e.f)}$ & ${latex(e.derivative)}$ & "
+                       r"\begin{tabular}[t]{@{}l@{}}" + r" \\ ".join(cse) + r"\end{tabular} \\")
+        out += [r"\bottomrule", r"\end{tabular}"]
     return "\n".join(out) + "\n"
 

@@ -21,6 +21,7 @@ COMMANDS = {
     "steps": ["steps", "exp(x)/sqrt(sin(x)**3 + cos(x)**3)", "--at", "x=1.5"],
     "audit": ["audit", SUITE, "--points", "3"],
     "functions": ["functions"],
+    "swell": ["swell", "logistic", "--n", "1..4", "--expressions", "3"],
 }
 ANSI = re.compile("\x1b\\[")
 

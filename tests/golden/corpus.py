@@ -99,7 +99,9 @@ RERECORDED = {
                 "command's inputs), exit_status (compare: schema 3, settings and diffcompare_version moved into it; "
                 "explain, steps, audit: schema 2); text in a pipe 80 columns wide; the graph's DOT carries a legend (graph-00 "
                 "to 02: edge labels are the gradients sent); symbolic-reverse joins the methods asked for by name "
-                "(bad-04); no value or judgement changed",
+                "(bad-04); swell's rows carry the expressions for small n (JSON rows[].expressions, null unless "
+                "--expressions asks; LaTeX tables at most 7 columns, the booktabs note); no value or judgement "
+                "changed",
     "machine": "recorded on a machine whose sin, exp, ... differ in the last bit (machine.json holds its "
                "fingerprint); outputs are compared in full on such a machine, judgements alone elsewhere; "
                "no judgement changed",
