@@ -447,8 +447,9 @@ def run_swell(args) -> int:
 
     def build():
         from diffcompare.lecture.swell import swell
-        return swell(args.family, args.n, template=args.template, timeout=args.timeout,
-                     symbolic_backend=args.symbolic_backend, expressions=args.expressions)
+        with _progress("measuring swell", "values of n") as progress:
+            return swell(args.family, args.n, template=args.template, timeout=args.timeout,
+                         symbolic_backend=args.symbolic_backend, expressions=args.expressions, progress=progress)
     report, status = _build("swell", build, where="--template")
     if report is None:
         return status

@@ -232,12 +232,13 @@ def parse_ns(text) -> list:
 
 
 def swell(family: str, ns, template: str | None = None, timeout: float = 10.0,
-          symbolic_backend: str = symengine_backend.SYMPY, expressions: int = 0) -> SwellReport:
+          symbolic_backend: str = symengine_backend.SYMPY, expressions: int = 0, progress=None) -> SwellReport:
     """Measure expression swell for ``family`` (one of FAMILIES) at every n of ``ns``.
     SymPy gets ``timeout`` seconds per n; after it runs out, larger n skip SymPy (the
     engine goes on). Symbolic reverse mode (and SymEngine, with ``symbolic_backend=
     "symengine"``) have the same budget each, and stop the same way. For n up to
     ``expressions`` the rows also hold the expressions themselves (:class:`Expressions`).
+    ``progress(done, total, what)`` is called before each n.
 
     >>> row = swell("logistic", [1], expressions=1).rows[0]
     >>> row.expressions.f, row.expressions.derivative
@@ -270,7 +271,10 @@ def swell(family: str, ns, template: str | None = None, timeout: float = 10.0,
     phases = [("SymPy", "symbolic", _symbolic), ("symbolic reverse mode", "reverse", _reverse)]
     if symbolic_backend == symengine_backend.SYMENGINE:
         phases.append(("SymEngine", "symengine", _symengine))
-    for n in parse_ns(ns):
+    values = parse_ns(ns)
+    for k, n in enumerate(values):
+        if progress is not None:
+            progress(k, len(values), f"n = {n}")
         f, point = build(n)
         problem = make_problem(f, point, label=f"{family} n={n}")
         row = SwellRow(n)

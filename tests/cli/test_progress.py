@@ -41,3 +41,10 @@ def test_a_bar_on_a_terminal_only(command, capsys, monkeypatch):
     monkeypatch.setenv("CI", "true")
     code, out = run(command, capsys)
     assert out.err == ""
+
+
+def test_swell_reports_each_n():
+    from diffcompare.lecture.swell import swell
+    seen = []
+    swell("nested-sin", [1, 2, 4], progress=lambda done, total, what="": seen.append((done, total, what)))
+    assert seen == [(0, 3, "n = 1"), (1, 3, "n = 2"), (2, 3, "n = 4")]
