@@ -29,6 +29,7 @@ import richardson_estimate
 import rosenbrock_gradient
 import rosenbrock_methods
 import startup_layout
+import symbolic_reverse
 import verdict_quality
 import unused_features_cost
 from common import RESULTS, load_torch
@@ -49,7 +50,7 @@ def main():
         "same run; absolute times move with the machine's load.\n\n"
     )
     sections = [per_op_overhead.main([]), polynomial_points.main([]), jacobian_hessian.main([]), forward_reverse.main([]),
-                peer_engines.main([]),
+                peer_engines.main([]), symbolic_reverse.main([]),
                 rosenbrock_gradient.main([]), mlp_gradient.main(),
                 deep_chain_memory.main(["--ops", "100000" if args.quick else "1000000"]),
                 unused_features_cost.main(), compare_wall_time.main([]), richardson_accuracy.main(), richardson_estimate.main([]),
