@@ -489,13 +489,14 @@ def run_graph(args) -> int:
     if form in ("svg", "png"):
         content, problem = draw(explanation, form)
         if content is None:
-            sys.stdout.write(plain_tree(explanation))
+            sys.stdout.write(plain_tree(explanation, _text_width()))
             return fail("graph", f"cannot draw {form.upper()}: {problem}. The graph as text is above; "
                                  "--format dot gives DOT text for any Graphviz viewer")
         if not args.output:
             return fail("graph", f"{form.upper()} is binary: give --output FILE")
     else:
-        content = dot(explanation) if form == "dot" else plain_tree(explanation)
+        content = dot(explanation) if form == "dot" else plain_tree(explanation, None if args.output else
+                                                                   _text_width())
     if args.output:
         status = _write(args.output, content, "graph")
         if not status:
@@ -556,6 +557,12 @@ def protect_expressions(argv, parser):
             if previous not in options or previous in ("-h", "--help"):
                 out[i] = " " + arg
     return out
+
+
+def _text_width() -> int:
+    """The width text is written at: the terminal's, or in a pipe :func:`pipe_width`."""
+    import shutil
+    return shutil.get_terminal_size().columns if sys.stdout.isatty() else pipe_width()
 
 
 def pipe_width() -> int:

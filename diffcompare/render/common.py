@@ -9,6 +9,8 @@ import io
 import json
 import math
 
+from diffcompare.version import __version__
+
 FORMATS = ("text", "json", "markdown", "latex", "html")
 
 
@@ -16,7 +18,6 @@ def envelope(kind: str, schema_version: int, command: dict, exit_status: int, bo
     """Every JSON report's first keys — ``report`` (its kind), ``schema_version``, the
     ``diffcompare`` version that wrote it, the ``command``'s inputs and the
     ``exit_status`` — then the report itself (the schemas are in diffcompare/schemas)."""
-    from diffcompare.version import __version__
     return {"report": kind, "schema_version": schema_version, "diffcompare": __version__, "command": command,
             "exit_status": exit_status, **body}
 

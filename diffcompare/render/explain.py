@@ -5,6 +5,7 @@ They only format; everything shown was computed by ``diffcompare.lecture.explain
 from __future__ import annotations
 
 import sys
+import textwrap
 
 from diffcompare.lazy import LazyModule
 
@@ -279,8 +280,9 @@ def latex_report(e) -> str:
     return "\n".join(out) + "\n"
 
 
-def plain_tree(e) -> str:
-    """The graph as indented text, output first (always available)."""
+def plain_tree(e, width: int | None = None) -> str:
+    """The graph as indented text, output first (always available); with ``width``, a
+    node's text wraps at words onto lines under it that keep the tree's rules."""
     lines, open_levels = [], []
     for depth, step, repeated, last in tree_rows(e):
         del open_levels[max(depth - 1, 0):]
@@ -289,5 +291,13 @@ def plain_tree(e) -> str:
         if depth:
             open_levels.append(last)
         grad = "" if repeated else f"  grad {values(step.adjoint)}"
-        lines.append(prefix + branch + node_text(step, repeated) + grad)
+        text = node_text(step, repeated) + grad
+        lead = prefix + branch
+        if width is None or len(lead) + len(text) <= width:
+            lines.append(lead + text)
+            continue
+        under = prefix + ("    " if last or not depth else "│   ") + "  "
+        parts = textwrap.wrap(text, max(16, width - len(under)), break_long_words=False)
+        lines.append(lead + parts[0])
+        lines += [under + part for part in parts[1:]]
     return "\n".join(lines) + "\n"

@@ -22,6 +22,7 @@ COMMANDS = {
     "audit": ["audit", SUITE, "--points", "3"],
     "functions": ["functions"],
     "swell": ["swell", "logistic", "--n", "1..4", "--expressions", "3"],
+    "graph": ["graph", "tanh(x*w + b)*x", "--at", "x=0.5,w=-1.25,b=0.1", "--format", "text"],
 }
 ANSI = re.compile("\x1b\\[")
 
