@@ -38,7 +38,7 @@ def terminal_plot(xs, series, x_label: str, y_label: str, y_range=(-17, 0)) -> s
         for column, y in enumerate(ys):
             if y is None or not math.isfinite(y):
                 continue
-            floored |= y <= low
+            floored |= y < low
             row = int(round(high - min(max(y, low), high)))
             cell = grid[row][2 * column]
             overlapped |= cell not in (" ", marker)

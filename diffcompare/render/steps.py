@@ -77,7 +77,7 @@ def plots(s) -> list:
         series = []
         for c in (c for c in s.curves if c.dtype == dtype):
             with np.errstate(divide="ignore", invalid="ignore"):
-                ys = np.log10(np.maximum(c.errors, 1e-17))
+                ys = np.log10(np.maximum(c.errors, 1e-18))      # below the range: drawn on its floor
             series.append((MARKERS[c.scheme], c.scheme, [float(y) for y in ys]))
         lowest = min((y for _, _, ys in series for y in ys if math.isfinite(y)), default=-17.0)
         out.append((dtype, terminal_plot(xs, series, "log10 h (h shrinks to the right)", "log10 relative error",
