@@ -13,3 +13,11 @@ def rosenbrock_hessian(x):
         h[i + 1, i + 1] += 200
         h[i, i + 1] = h[i + 1, i] = -400 * x[i]
     return h
+
+
+def rosenbrock_gradient(x):
+    """∂/∂x_i of Σ 100 (x_{i+1} - x_i²)² + (1 - x_i)²."""
+    g = np.zeros_like(x)
+    g[:-1] += -400 * x[:-1] * (x[1:] - x[:-1] ** 2) - 2 * (1 - x[:-1])
+    g[1:] += 200 * (x[1:] - x[:-1] ** 2)
+    return g

@@ -13,6 +13,7 @@ since symbolic derivatives can swell.
 from __future__ import annotations
 
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -65,42 +66,16 @@ MPMATH_EXTRAS = {"DiracDelta": _mp_dirac}
 NUMPY_MODULES = [{"DiracDelta": _dirac, "erf": special.erf}, np]
 
 
-def differentiate(problem: Problem, timeout: float | None = 10.0, task=None) -> SymbolicDerivative:
-    """The gradient of ``problem`` by SymPy, stopped after ``timeout`` seconds; with a
-    :class:`~diffcompare.problem.tasks.Task`, its entries (Jacobian, vᵀJ, Jv or Hessian, flat)."""
-    import sympy
-
-    result = SymbolicDerivative()
+@contextmanager
+def budgeted(result, timeout: float | None, failing: str = "SymPy failed"):
+    """A symbolic build inside ``timeout`` seconds, its failures written into ``result``
+    (``status`` and ``reason``, naming the ``phase`` it was in): timed out, unavailable
+    (SymPy cannot follow f) or failed (``failing`` during the phase, and how)."""
     if timeout is not None and not can_interrupt():
         result.notes.append("no time budget outside the main thread")
-    result.phase = "building f"
     try:
         with time_limit(timeout):
-            if task is None:
-                result.expression, result.symbols = problem.sympy_form()
-                outputs = [result.expression]
-            else:
-                outputs, result.symbols = problem.sympy_outputs()
-                result.expression = outputs[0] if len(outputs) == 1 else sympy.Matrix(outputs)
-            result.phase = "diff"
-            start = time.perf_counter()
-            if task is None:
-                result.partials = [sympy.diff(result.expression, s) for s in result.symbols]
-            else:
-                result.partials = task.symbolic_entries(outputs, result.symbols)
-            result.diff_seconds = time.perf_counter() - start
-            result.phase = "counting operations"
-            result.size_f = int(sum(sympy.count_ops(o) for o in outputs))
-            result.size_raw = int(sum(sympy.count_ops(p) for p in result.partials))
-            result.phase = "code generation"
-            start = time.perf_counter()
-            replacements, reduced = sympy.cse(result.partials)
-            result.size_cse = int(sum(sympy.count_ops(rhs) for _, rhs in replacements)
-                                  + sum(sympy.count_ops(r) for r in reduced))
-            result.function = sympy.lambdify(result.symbols, result.partials, modules=NUMPY_MODULES,
-                                             cse=lambda exprs: (replacements, reduced))
-            result.codegen_seconds = time.perf_counter() - start
-            result.phase = ""
+            yield
     except TimedOut as stop:
         result.status, result.reason = "timed out", f"timed out after {stop.seconds:g} s (during {result.phase})"
     except SymbolicUnavailable as error:
@@ -108,5 +83,40 @@ def differentiate(problem: Problem, timeout: float | None = 10.0, task=None) -> 
     except RecursionError:
         result.status, result.reason = "failed", f"SymPy ran out of recursion depth during {result.phase}"
     except Exception as error:      # SymPy may fail in many ways on unusual input; say how
-        result.status, result.reason = "failed", f"SymPy failed during {result.phase}: {type(error).__name__}: {error}"
+        result.status, result.reason = "failed", f"{failing} during {result.phase}: {type(error).__name__}: {error}"
+
+
+def differentiate(problem: Problem, timeout: float | None = 10.0, task=None) -> SymbolicDerivative:
+    """The gradient of ``problem`` by SymPy, stopped after ``timeout`` seconds; with a
+    :class:`~diffcompare.problem.tasks.Task`, its entries (Jacobian, vᵀJ, Jv or Hessian, flat)."""
+    import sympy
+
+    result = SymbolicDerivative()
+    result.phase = "building f"
+    with budgeted(result, timeout):
+        if task is None:
+            result.expression, result.symbols = problem.sympy_form()
+            outputs = [result.expression]
+        else:
+            outputs, result.symbols = problem.sympy_outputs()
+            result.expression = outputs[0] if len(outputs) == 1 else sympy.Matrix(outputs)
+        result.phase = "diff"
+        start = time.perf_counter()
+        if task is None:
+            result.partials = [sympy.diff(result.expression, s) for s in result.symbols]
+        else:
+            result.partials = task.symbolic_entries(outputs, result.symbols)
+        result.diff_seconds = time.perf_counter() - start
+        result.phase = "counting operations"
+        result.size_f = int(sum(sympy.count_ops(o) for o in outputs))
+        result.size_raw = int(sum(sympy.count_ops(p) for p in result.partials))
+        result.phase = "code generation"
+        start = time.perf_counter()
+        replacements, reduced = sympy.cse(result.partials)
+        result.size_cse = int(sum(sympy.count_ops(rhs) for _, rhs in replacements)
+                              + sum(sympy.count_ops(r) for r in reduced))
+        result.function = sympy.lambdify(result.symbols, result.partials, modules=NUMPY_MODULES,
+                                         cse=lambda exprs: (replacements, reduced))
+        result.codegen_seconds = time.perf_counter() - start
+        result.phase = ""
     return result

@@ -39,10 +39,9 @@ from diffcompare.language.expression import constant
 from diffcompare.language.numpy_protocol import Traced
 from diffcompare.language.table import EXTRA_WORLDS
 from diffcompare.language.worlds import SYMPY
-from diffcompare.methods.budget import TimedOut, can_interrupt, time_limit
 from diffcompare.methods.entries import symbolic_entries
 from diffcompare.methods.estimate import Estimate
-from diffcompare.methods.symbolic import NUMPY_MODULES, SymbolicDerivative
+from diffcompare.methods.symbolic import NUMPY_MODULES, SymbolicDerivative, budgeted
 from diffcompare.problem.errors import SymbolicUnavailable
 from diffcompare.problem.points import Points
 from diffcompare.problem.problem import Problem
@@ -406,35 +405,24 @@ def symbolic_reverse(problem: Problem, task: Task | None = None, timeout: float 
     entries as a straight-line program, its size, the time to build it and (``codegen``)
     its NumPy code — all inside ``timeout`` seconds."""
     result = SymbolicReverse()
-    if timeout is not None and not can_interrupt():
-        result.notes.append("no time budget outside the main thread")
-    try:
-        with time_limit(timeout):
-            result.phase = "tracing f"
+    with budgeted(result, timeout, failing="failed"):
+        result.phase = "tracing f"
+        start = time.perf_counter()
+        forward_prefix, adjoint_prefix = _prefixes(problem.input_labels)
+        result.forward, result.how = trace(problem, forward_prefix)
+        if task is None and len(result.forward.outputs) != 1:
+            raise SymbolicUnavailable(f"f has {len(result.forward.outputs)} outputs, not one")
+        result.phase = "the reverse sweep"
+        result.program = reverse(result.forward, task, adjoint_prefix)
+        result.diff_seconds = time.perf_counter() - start
+        result.phase = "counting operations"
+        result.size_f, result.size = result.forward.size, result.program.size
+        if codegen:
+            result.phase = "code generation"
             start = time.perf_counter()
-            forward_prefix, adjoint_prefix = _prefixes(problem.input_labels)
-            result.forward, result.how = trace(problem, forward_prefix)
-            if task is None and len(result.forward.outputs) != 1:
-                raise SymbolicUnavailable(f"f has {len(result.forward.outputs)} outputs, not one")
-            result.phase = "the reverse sweep"
-            result.program = reverse(result.forward, task, adjoint_prefix)
-            result.diff_seconds = time.perf_counter() - start
-            result.phase = "counting operations"
-            result.size_f, result.size = result.forward.size, result.program.size
-            if codegen:
-                result.phase = "code generation"
-                start = time.perf_counter()
-                result.function = result.program.function()
-                result.codegen_seconds = time.perf_counter() - start
-            result.phase = ""
-    except TimedOut as stop:
-        result.status, result.reason = "timed out", f"timed out after {stop.seconds:g} s (during {result.phase})"
-    except SymbolicUnavailable as error:
-        result.status, result.reason = "unavailable", str(error)
-    except RecursionError:
-        result.status, result.reason = "failed", f"SymPy ran out of recursion depth during {result.phase}"
-    except Exception as error:      # SymPy may fail in many ways on unusual input; say how
-        result.status, result.reason = "failed", f"failed during {result.phase}: {type(error).__name__}: {error}"
+            result.function = result.program.function()
+            result.codegen_seconds = time.perf_counter() - start
+        result.phase = ""
     return result
 
 

@@ -9,6 +9,7 @@ import textwrap
 import numpy as np
 import pytest
 from cli_runner import run
+from hand_derived import rosenbrock_gradient
 
 from diffcompare import audit
 from diffcompare.auditing.results import AGREE, WRONG
@@ -16,14 +17,6 @@ from diffcompare.auditing.suite import parse_suite
 from diffcompare.testing import assert_gradients
 
 ROSENBROCK = "sum(100*(x[1:]-x[:-1]**2)**2 + (1-x[:-1])**2)"
-
-
-def rosenbrock_gradient(x):
-    """By hand: ∂/∂x_i of Σ 100 (x_{i+1} - x_i²)² + (1 - x_i)²."""
-    g = np.zeros_like(x)
-    g[:-1] += -400 * x[:-1] * (x[1:] - x[:-1] ** 2) - 2 * (1 - x[:-1])
-    g[1:] += 200 * (x[1:] - x[:-1] ** 2)
-    return g
 
 
 # -- arrays --------------------------------------------------------------------------------------

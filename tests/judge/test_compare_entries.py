@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from hand_derived import rosenbrock_hessian
+from hand_derived import rosenbrock_gradient, rosenbrock_hessian
 
 import diffcompare
 from diffcompare import autograd as ag
@@ -15,14 +15,6 @@ from diffcompare.problem.errors import InputError
 from diffcompare.render.verdicts import reason as why
 
 ROSENBROCK = "sum(100*(x[1:]-x[:-1]**2)**2 + (1-x[:-1])**2)"
-
-
-def rosenbrock_gradient(x):
-    """∂/∂x_i of Σ 100 (x_{i+1} - x_i²)² + (1 - x_i)², by hand."""
-    g = np.zeros_like(x)
-    g[:-1] += -400 * x[:-1] * (x[1:] - x[:-1] ** 2) - 2 * (1 - x[:-1])
-    g[1:] += 200 * (x[1:] - x[:-1] ** 2)
-    return g
 
 
 def values(result, method):
