@@ -13,7 +13,6 @@ since symbolic derivatives can swell.
 from __future__ import annotations
 
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -66,23 +65,17 @@ MPMATH_EXTRAS = {"DiracDelta": _mp_dirac}
 NUMPY_MODULES = [{"DiracDelta": _dirac, "erf": special.erf}, np]
 
 
-@contextmanager
-def budgeted(result, timeout: float | None, failing: str = "SymPy failed"):
-    """A symbolic build inside ``timeout`` seconds, its failures written into ``result``
-    (``status`` and ``reason``, naming the ``phase`` it was in): timed out, unavailable
-    (SymPy cannot follow f) or failed (``failing`` during the phase, and how)."""
-    if timeout is not None and not can_interrupt():
-        result.notes.append("no time budget outside the main thread")
-    try:
-        with time_limit(timeout):
-            yield
-    except TimedOut as stop:
-        result.status, result.reason = "timed out", f"timed out after {stop.seconds:g} s (during {result.phase})"
-    except SymbolicUnavailable as error:
+def record_failure(result, error: BaseException, failing: str = "SymPy failed") -> None:
+    """Write why a symbolic build stopped into ``result`` (``status`` and ``reason``, naming
+    the ``phase`` it was in): timed out, unavailable (SymPy cannot follow f) or failed
+    (``failing`` during the phase, and how)."""
+    if isinstance(error, TimedOut):
+        result.status, result.reason = "timed out", f"timed out after {error.seconds:g} s (during {result.phase})"
+    elif isinstance(error, SymbolicUnavailable):
         result.status, result.reason = "unavailable", str(error)
-    except RecursionError:
+    elif isinstance(error, RecursionError):
         result.status, result.reason = "failed", f"SymPy ran out of recursion depth during {result.phase}"
-    except Exception as error:      # SymPy may fail in many ways on unusual input; say how
+    else:                           # SymPy may fail in many ways on unusual input; say how
         result.status, result.reason = "failed", f"{failing} during {result.phase}: {type(error).__name__}: {error}"
 
 
@@ -92,31 +85,36 @@ def differentiate(problem: Problem, timeout: float | None = 10.0, task=None) -> 
     import sympy
 
     result = SymbolicDerivative()
+    if timeout is not None and not can_interrupt():
+        result.notes.append("no time budget outside the main thread")
     result.phase = "building f"
-    with budgeted(result, timeout):
-        if task is None:
-            result.expression, result.symbols = problem.sympy_form()
-            outputs = [result.expression]
-        else:
-            outputs, result.symbols = problem.sympy_outputs()
-            result.expression = outputs[0] if len(outputs) == 1 else sympy.Matrix(outputs)
-        result.phase = "diff"
-        start = time.perf_counter()
-        if task is None:
-            result.partials = [sympy.diff(result.expression, s) for s in result.symbols]
-        else:
-            result.partials = task.symbolic_entries(outputs, result.symbols)
-        result.diff_seconds = time.perf_counter() - start
-        result.phase = "counting operations"
-        result.size_f = int(sum(sympy.count_ops(o) for o in outputs))
-        result.size_raw = int(sum(sympy.count_ops(p) for p in result.partials))
-        result.phase = "code generation"
-        start = time.perf_counter()
-        replacements, reduced = sympy.cse(result.partials)
-        result.size_cse = int(sum(sympy.count_ops(rhs) for _, rhs in replacements)
-                              + sum(sympy.count_ops(r) for r in reduced))
-        result.function = sympy.lambdify(result.symbols, result.partials, modules=NUMPY_MODULES,
-                                         cse=lambda exprs: (replacements, reduced))
-        result.codegen_seconds = time.perf_counter() - start
-        result.phase = ""
+    try:
+        with time_limit(timeout):
+            if task is None:
+                result.expression, result.symbols = problem.sympy_form()
+                outputs = [result.expression]
+            else:
+                outputs, result.symbols = problem.sympy_outputs()
+                result.expression = outputs[0] if len(outputs) == 1 else sympy.Matrix(outputs)
+            result.phase = "diff"
+            start = time.perf_counter()
+            if task is None:
+                result.partials = [sympy.diff(result.expression, s) for s in result.symbols]
+            else:
+                result.partials = task.symbolic_entries(outputs, result.symbols)
+            result.diff_seconds = time.perf_counter() - start
+            result.phase = "counting operations"
+            result.size_f = int(sum(sympy.count_ops(o) for o in outputs))
+            result.size_raw = int(sum(sympy.count_ops(p) for p in result.partials))
+            result.phase = "code generation"
+            start = time.perf_counter()
+            replacements, reduced = sympy.cse(result.partials)
+            result.size_cse = int(sum(sympy.count_ops(rhs) for _, rhs in replacements)
+                                  + sum(sympy.count_ops(r) for r in reduced))
+            result.function = sympy.lambdify(result.symbols, result.partials, modules=NUMPY_MODULES,
+                                             cse=lambda exprs: (replacements, reduced))
+            result.codegen_seconds = time.perf_counter() - start
+            result.phase = ""
+    except (TimedOut, Exception) as error:      # TimedOut is a BaseException
+        record_failure(result, error)
     return result

@@ -39,9 +39,10 @@ from diffcompare.language.expression import constant
 from diffcompare.language.numpy_protocol import Traced
 from diffcompare.language.table import EXTRA_WORLDS
 from diffcompare.language.worlds import SYMPY
+from diffcompare.methods.budget import TimedOut, can_interrupt, time_limit
 from diffcompare.methods.entries import symbolic_entries
 from diffcompare.methods.estimate import Estimate
-from diffcompare.methods.symbolic import NUMPY_MODULES, SymbolicDerivative, budgeted
+from diffcompare.methods.symbolic import NUMPY_MODULES, SymbolicDerivative, record_failure
 from diffcompare.problem.errors import SymbolicUnavailable
 from diffcompare.problem.points import Points
 from diffcompare.problem.problem import Problem
@@ -405,24 +406,29 @@ def symbolic_reverse(problem: Problem, task: Task | None = None, timeout: float 
     entries as a straight-line program, its size, the time to build it and (``codegen``)
     its NumPy code — all inside ``timeout`` seconds."""
     result = SymbolicReverse()
-    with budgeted(result, timeout, failing="failed"):
-        result.phase = "tracing f"
-        start = time.perf_counter()
-        forward_prefix, adjoint_prefix = _prefixes(problem.input_labels)
-        result.forward, result.how = trace(problem, forward_prefix)
-        if task is None and len(result.forward.outputs) != 1:
-            raise SymbolicUnavailable(f"f has {len(result.forward.outputs)} outputs, not one")
-        result.phase = "the reverse sweep"
-        result.program = reverse(result.forward, task, adjoint_prefix)
-        result.diff_seconds = time.perf_counter() - start
-        result.phase = "counting operations"
-        result.size_f, result.size = result.forward.size, result.program.size
-        if codegen:
-            result.phase = "code generation"
+    if timeout is not None and not can_interrupt():
+        result.notes.append("no time budget outside the main thread")
+    try:
+        with time_limit(timeout):
+            result.phase = "tracing f"
             start = time.perf_counter()
-            result.function = result.program.function()
-            result.codegen_seconds = time.perf_counter() - start
-        result.phase = ""
+            forward_prefix, adjoint_prefix = _prefixes(problem.input_labels)
+            result.forward, result.how = trace(problem, forward_prefix)
+            if task is None and len(result.forward.outputs) != 1:
+                raise SymbolicUnavailable(f"f has {len(result.forward.outputs)} outputs, not one")
+            result.phase = "the reverse sweep"
+            result.program = reverse(result.forward, task, adjoint_prefix)
+            result.diff_seconds = time.perf_counter() - start
+            result.phase = "counting operations"
+            result.size_f, result.size = result.forward.size, result.program.size
+            if codegen:
+                result.phase = "code generation"
+                start = time.perf_counter()
+                result.function = result.program.function()
+                result.codegen_seconds = time.perf_counter() - start
+            result.phase = ""
+    except (TimedOut, Exception) as error:      # TimedOut is a BaseException
+        record_failure(result, error, "failed")
     return result
 
 

@@ -4,6 +4,8 @@ not fit is left out, with a note)."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import re
 
 import pytest
@@ -27,19 +29,57 @@ COMMANDS = {
 ANSI = re.compile("\x1b\\[")
 
 
-@pytest.mark.parametrize("width", [60, 80, 120, 200])
-@pytest.mark.parametrize("name", sorted(COMMANDS))
-def test_text_fits_the_width(name, width, capsys, monkeypatch):
-    monkeypatch.setenv("COLUMNS", str(width))
-    code, out = run(COMMANDS[name], capsys)
-    assert code in (0, 1, 4), out.err
-    lines = out.out.split("\n")
+@pytest.fixture(scope="module")
+def reports():
+    """Each command's report, built once by the command line (in a pipe, 80 columns), and
+    what it printed there; the other widths render the same report again."""
+    from diffcompare.cli import main as cli
+    built = {}
+    original = cli._show
+
+    def keep(report, args, command):
+        built["report"] = report
+        return original(report, args, command)
+    out = {}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(cli, "_show", keep)
+        patch.setenv("COLUMNS", "80")
+        for name, argv in COMMANDS.items():
+            built.clear()
+            buffer = io.StringIO()
+            with contextlib.redirect_stdout(buffer), contextlib.redirect_stderr(io.StringIO()):
+                code = cli.main(argv)
+            out[name] = (code, buffer.getvalue(), built.get("report"))
+    return out
+
+
+def _check(text, width):
+    lines = text.split("\n")
     assert len(lines) > 3
     too_long = [line for line in lines if cell_len(line) > width]
     assert not too_long, f"{len(too_long)} lines wider than {width}: {too_long[:3]}"
     assert not [line for line in lines if line != line.rstrip()], "trailing spaces"
-    assert not ANSI.search(out.out), "colour codes in a pipe"
-    assert not re.search(r"\w…", out.out), "a cell was cut"
+    assert not ANSI.search(text), "colour codes in a pipe"
+    assert not re.search(r"\w…", text), "a cell was cut"
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_text_fits_the_width(name, reports):
+    code, printed, report = reports[name]
+    assert code in (0, 1, 4)
+    _check(printed, 80)                                 # what the command printed in a pipe
+    for width in (60, 80, 120, 200):
+        if report is not None:                          # functions and graph print no report
+            _check(report.render("text", width=width), width)
+
+
+@pytest.mark.parametrize("width", [60, 120, 200])
+@pytest.mark.parametrize("name", ["functions", "graph"])
+def test_text_without_a_report_fits_the_width(name, width, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", str(width))
+    code, out = run(COMMANDS[name], capsys)
+    assert code == 0
+    _check(out.out, width)
 
 
 def test_unset_columns_means_80(capsys, monkeypatch):
