@@ -38,13 +38,26 @@ def compare(f, at=None, methods=None, digits: int = 30, repeat: int = 5, step: f
 
 def explain(f, at, vector=None, check=False, label=None):
     """The backward pass of ``f`` at ``at`` node by node; with ``check=True``, the first
-    node whose backward rule is wrong (see :func:`diffcompare.lecture.explain.explain`)."""
+    node whose backward rule is wrong (see :func:`diffcompare.lecture.explain.explain`).
+
+    >>> import diffcompare
+    >>> walk = diffcompare.explain("sin(x) * x", {"x": 2.0}, check=True)
+    >>> [step.name for step in walk.steps], walk.first_wrong is None
+    (['MulBackward0', 'SinBackward0', 'AccumulateGrad'], True)
+    """
     from diffcompare.lecture.explain import explain as run
     return run(f, at, vector=vector, check=check, label=label)
 
 
 def step_sweep(f, at, variable=None, per_decade=1):
-    """Finite-difference error against the step size (see :mod:`diffcompare.lecture.steps`)."""
+    """Finite-difference error against the step size, every scheme in float64 and float32
+    (see :mod:`diffcompare.lecture.steps`).
+
+    >>> import diffcompare
+    >>> sweep = diffcompare.step_sweep("exp(x)", {"x": 1.0})
+    >>> sweep.schemes
+    ['forward', 'central', 'five-point', 'complex-step']
+    """
     from diffcompare.lecture.steps import step_sweep as run
     return run(f, at, variable=variable, per_decade=per_decade)
 
@@ -52,7 +65,13 @@ def step_sweep(f, at, variable=None, per_decade=1):
 def swell(family, ns, template=None, timeout=10.0, symbolic_backend="sympy", expressions=0):
     """Expression swell of a family of functions (see :mod:`diffcompare.lecture.swell`);
     ``symbolic_backend="symengine"`` times SymEngine beside SymPy; ``expressions=N`` keeps
-    the expressions themselves for n up to N (the lecture's table)."""
+    the expressions themselves for n up to N (the lecture's table).
+
+    >>> import diffcompare
+    >>> report = diffcompare.swell("logistic", [1, 2], expressions=1)
+    >>> [row.size_raw for row in report.rows], str(report.rows[0].expressions.derivative)
+    ([2, 21], '4 - 8*x')
+    """
     from diffcompare.lecture.swell import swell as run
     return run(family, ns, template=template, timeout=timeout, symbolic_backend=symbolic_backend,
                expressions=expressions)
