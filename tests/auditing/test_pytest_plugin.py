@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -18,7 +19,7 @@ SUITE = textwrap.dedent('''
 
     [[case]]
     name = "wrong"
-    function = "ops_for_plugin:Cube"
+    function = "custom_ops:WrongCube"
     at = [{ x = 1.5 }]
 
     [[case]]
@@ -32,20 +33,6 @@ SUITE = textwrap.dedent('''
     domain = { x = [0, 1] }
 ''')
 
-OPS = textwrap.dedent('''
-    from diffcompare import autograd as ag
-
-    class Cube(ag.Function):
-        @staticmethod
-        def forward(ctx, x):
-            ctx.save_for_backward(x)
-            return x ** 3
-
-        @staticmethod
-        def backward(ctx, grad):
-            (x,) = ctx.saved_tensors
-            return grad * 2 * x ** 2            # should be 3 x²
-''')
 
 
 def test_the_plugin_is_registered():
@@ -55,8 +42,7 @@ def test_the_plugin_is_registered():
 
 def test_a_suite_is_collected_case_by_case(pytester):
     pytester.makefile(".toml", audit_layers=SUITE)
-    pytester.makepyfile(ops_for_plugin=OPS)
-    pytester.syspathinsert()
+    pytester.syspathinsert(Path(__file__).resolve().parents[1])        # tests/custom_ops.py: a cube, 2x² for 3x²
     result = pytester.runpytest_inprocess("-p", "no:cacheprovider", "-rs", "--audit-points", "3")
     result.assert_outcomes(passed=1, failed=2, skipped=1)
     output = result.stdout.str()
