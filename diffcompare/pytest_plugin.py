@@ -79,15 +79,16 @@ class AuditCase(pytest.Item):
         if result.status == "fail":
             raise AuditFailure("\n".join(failure_lines(result)))
         if result.status == "undecided":
-            pytest.skip(f"undecided: {result.verdict}")
+            # reported at the suite's case, not at this line of the plugin
+            raise pytest.skip.Exception(f"{self.name}: undecided: {result.verdict}", _use_item_location=True)
 
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, AuditFailure):
-            return f"{self.case.source}\n{excinfo.value}"
+            return f"{excinfo.value}\n(case {self.name!r}: {self.case.source})"
         return super().repr_failure(excinfo, style=style)
 
     def reportinfo(self):
-        return self.path, None, f"audit case {self.name!r}"
+        return self.path, 0, f"audit case {self.name!r}"
 
 
 @pytest.fixture

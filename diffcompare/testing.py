@@ -56,6 +56,6 @@ def assert_gradients(fn, at, check: str = "gradient", dtype: str = "float64", do
         worst = max(failing, key=lambda p: p.autograd_error if p.autograd_error is not None else float("inf"))
         who = "autograd's" if case.judged == "autograd" else f"the {case.judged.replace('gradient ', '')}"
         lines = [f"{who} {check} of {case.name} is wrong at {format_point(worst.point)}: {worst.reason}"]
-        lines += [f"  {line}" for line in failure_lines(case)[3:]]      # the values, tolerance and wrong rule
+        lines += [f"  {line}" for line in failure_lines(case)[2:]]      # the values, tolerance and wrong rule
         lines.append(f"  wrong at {len(failing)} of {len(case.points)} points")
         raise AssertionError("\n".join(lines))

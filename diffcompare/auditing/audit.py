@@ -115,6 +115,9 @@ def audit(fn, domain=None, points=None, check: str = "gradient", dtype: str = "f
     if domain is not None:
         entry["domain"] = {k: list(v) for k, v in domain.items()}
     if points is not None:
+        if isinstance(points, (int, float)) and not isinstance(points, bool):
+            raise InputError(f"points= gives explicit points (a mapping such as {{'x': 0.5}}, or a list of them), "
+                             f"not a count: for {points!r} random points in the domain write random={points!r}")
         entry["at"] = [points] if isinstance(points, dict) else list(points)
     if tolerance:
         entry["tolerance"] = dict(tolerance)

@@ -199,7 +199,8 @@ def _fill(case: Case, entry: dict):
     if expression is not None and not isinstance(expression, str):
         raise InputError("expression must be text, e.g. expression = \"sin(x) * y\"")
     if isinstance(function, str) and not names_function(function):
-        raise InputError(f"function = {function!r}: write module:function, e.g. function = \"my_ops:swish\"")
+        raise InputError(f"function = {function!r}: write module:function, e.g. function = \"my_ops:swish\" (an "
+                         f"expression goes in expression = {function!r})")
     case.expression, case.function = expression, function
     gradient = entry.get("gradient")
     if gradient is not None and not callable(gradient) and not names_function(gradient):

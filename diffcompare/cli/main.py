@@ -375,6 +375,7 @@ def run_audit(args) -> int:
             report = run_cases(suite.cases, random=args.points, seed=args.seed, engine=args.engine, jobs=args.jobs,
                                scheduler=args.scheduler, adversarial=args.adversarial, progress=progress,
                                timeout=args.timeout)
+        report.settings = {"suite": args.suite, **report.settings}      # the command's inputs, for the JSON
     except InputError as error:
         return fail("audit", str(error))
     unwritten = 0

@@ -229,8 +229,9 @@ def _compare(f, at, kind, vector, points, seed, box, grid, methods, digits, repe
         notes.extend(_conventions(problem, task, estimates))
     settings = {"kind": task.kind, "methods": list(names), "digits": digits, "repeat": repeat, "step": step,
                 "symbolic_timeout": symbolic_timeout, "points": len(where), "seed": seed if points else None,
+                "box": {name: [float(low), float(high)] for name, (low, high) in box.items()} if box else None,
                 "grid": grid}
-    value = problem.value() if not problem.has_arrays and not task.output_shape else math.nan
+    value = problem.value() if not task.output_shape else math.nan       # f at the point (a scalar f)
     return Comparison(problem, task, where, reference, results, notes, derivative, settings, special, value)
 
 

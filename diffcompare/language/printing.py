@@ -20,9 +20,23 @@ LATEX_MAX_OPS = 3000
 
 def display_form(expr):
     """The expression with literal floats shown short (0.1, not 0.10000000000000001, nor
-    the exact rational 3602879701896397/36028797018963968 of the binary64 0.1)."""
+    the exact rational 3602879701896397/36028797018963968 of the binary64 0.1); a division
+    by a literal stays one (x/3.7, not 1125899906842624*x/4165829655317709).
+
+    >>> import sympy
+    >>> x = sympy.Symbol("x")
+    >>> q = sympy.Rational(*(3.7).as_integer_ratio())
+    >>> display_form(-x / q), display_form(x * sympy.Rational(*(0.1).as_integer_ratio()))
+    (-x/3.7, 0.1*x)
+    """
     floats = {f: _short_float(f) for f in expr.atoms(sp.Float)}
-    floats.update({q: _short_float(sp.Float(q, 17)) for q in expr.atoms(sp.Rational) if is_binary64_literal(q)})
+    for q in expr.atoms(sp.Rational):
+        if is_binary64_literal(q):
+            floats[q] = _short_float(sp.Float(q, 17))
+        elif q != 0 and is_binary64_literal(1 / q):          # x/3.7 keeps its 3.7
+            floats[q] = sp.sign(q) / sp.Symbol(repr(float(abs(1 / q))))   # printed as written, never evaluated
+        elif max(abs(int(q.p)), int(q.q)) > 10 ** 6:         # a ratio of literals (0.1/3.7): its nearest float
+            floats[q] = _short_float(sp.Float(q, 17))
     if not floats:
         return expr
     try:

@@ -300,7 +300,7 @@ def _labels(problem, calls) -> dict:
         return {}
     out = {}
     for (_, _, result), expr in zip(calls, found):
-        text = str(expr.tolist() if isinstance(expr, np.ndarray) else expr)
+        text = str(expr.tolist()) if isinstance(expr, np.ndarray) else _short(expr)
         out[id(result)] = text if len(text) <= 60 else text[:57] + "..."
     return out
 

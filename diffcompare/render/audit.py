@@ -172,7 +172,7 @@ def failure_lines(case) -> list:
     the verdict, the worst point, every method's values there and the tolerance."""
     worst = max((p for p in case.points if p.verdict in FAILING),
                 key=lambda p: p.autograd_error if p.autograd_error is not None else math.inf)
-    lines = [case.verdict, f"worst point ({worst.origin}): {format_point(worst.point)}", worst.reason,
+    lines = [case.verdict, f"the worst point is {worst.origin}; there:",
              f"{case.judged}: {worst.autograd}", f"exact:    {worst.reference}", f"FD:       {worst.fd}",
              f"tolerance: {case.tolerance.get('source', '')}"]
     if case.wrong_node:

@@ -89,12 +89,20 @@ def _work(e) -> str:
     return work
 
 
+def _array_text(value, most: int = 8) -> str:
+    """A vector or matrix as the user typed it, on one line: [1.0, 2.5], [[2.0, 1.0], [1.0, 3.0]];
+    a long one shortened with its size."""
+    array = np.asarray(value, dtype=float)
+    if array.size > most:
+        return np.array2string(array, precision=6, threshold=most, separator=", ").replace("\n", "")
+    return repr(array.tolist())
+
+
 def _point_text(problem, flat_row) -> str:
     values = problem.split(np.asarray(flat_row))
     parts = []
     for name, value in values.items():
-        parts.append(f"{name} = {np.array2string(np.asarray(value), precision=6, threshold=8)}"
-                     if np.ndim(value) else f"{name} = {float(value)!r}")
+        parts.append(f"{name} = {_array_text(value)}" if np.ndim(value) else f"{name} = {float(value)!r}")
     return ", ".join(parts)
 
 

@@ -102,6 +102,9 @@ RERECORDED = {
                 "(bad-04); swell's rows carry the expressions for small n (JSON rows[].expressions, null unless "
                 "--expressions asks; LaTeX tables at most 7 columns, the booktabs note); no value or judgement "
                 "changed",
+    "review": "the JSON's command holds compare's box and the audit's suite; value is f at the point for vector and "
+              "matrix variables too (it was nan); a division by a literal prints as written (x/3.7); no judgement "
+              "changed",
     "machine": "recorded on a machine whose sin, exp, ... differ in the last bit (machine.json holds its "
                "fingerprint); outputs are compared in full on such a machine, judgements alone elsewhere; "
                "no judgement changed",
