@@ -110,14 +110,18 @@ def fitted_tables(console, headers, rows, key, drop_order=(), **options):
     out moved to a second table beside the ``key`` columns (a step's number, a name), so
     that a narrow terminal keeps everything; what fits in neither is named by the caller."""
     title = options.pop("title", None)
-    first, dropped = fitted_table(console, headers, rows, drop_order=drop_order, title=title, **options)
-    if not dropped:
-        return [first], []
-    moved = [h for h in headers if h in key or h in dropped]
-    index = [headers.index(h) for h in moved]
-    second, missing = fitted_table(console, moved, [[row[i] for i in index] for row in rows],
-                                   drop_order=[h for h in drop_order if h in dropped][::-1], **options)
-    return [first, second], missing
+    table, dropped = fitted_table(console, headers, rows, drop_order=drop_order, title=title, **options)
+    tables = [table]
+    while dropped:              # what did not fit goes to the next table, beside the key columns
+        moved = [h for h in headers if h in key or h in dropped]
+        index = [headers.index(h) for h in moved]
+        table, left_out = fitted_table(console, moved, [[row[i] for i in index] for row in rows],
+                                       drop_order=[h for h in drop_order if h in dropped][::-1], **options)
+        if len(left_out) == len(dropped):       # not one more column fits beside the keys
+            return tables, dropped
+        tables.append(table)
+        dropped = left_out
+    return tables, []
 
 
 PROSE_WIDTH = 24        # the narrowest a prose column of a table is made

@@ -121,7 +121,9 @@ def _gradient_rows(e):
 
 WALK_PROSE = ("computes", "value", "adjoint (incoming gradient)", "local derivative",
               "sends (vector-Jacobian product)", "check")
-WALK_DROP_ORDER = ("local derivative", "computes", "check", "value")      # moved first on a narrow terminal
+# moved to a further table first on a narrow terminal (the check, asked for, stays beside the step)
+WALK_DROP_ORDER = ("local derivative", "computes", "value", "adjoint (incoming gradient)",
+                   "sends (vector-Jacobian product)")
 GRADIENT_HEADERS = ["variable", "autograd", "SymPy's derivative", "SymPy's value", "difference"]
 
 
