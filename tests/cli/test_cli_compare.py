@@ -2,17 +2,9 @@
 JSON, and its one-line errors for bad input."""
 
 import json
-import shutil
-import subprocess
-import sys
 
 import pytest
-
-
-def run(*args, cwd=None, stdin=None):
-    exe = shutil.which("diffcompare")
-    command = [exe, *args] if exe else [sys.executable, "-m", "diffcompare.cli.main", *args]
-    return subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=cwd, input=stdin)
+from cli_runner import in_process as run
 
 
 def test_squire_trapp_in_the_terminal(tmp_path):

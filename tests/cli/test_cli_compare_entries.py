@@ -3,17 +3,9 @@ many points — exit codes, JSON and one-line errors."""
 
 import json
 import math
-import shutil
-import subprocess
-import sys
 
 import pytest
-
-
-def run(*args, cwd=None):
-    exe = shutil.which("diffcompare")
-    command = [exe, *args] if exe else [sys.executable, "-m", "diffcompare.cli.main", *args]
-    return subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=cwd)
+from cli_runner import in_process as run
 
 
 def test_vjp_in_the_terminal_says_the_engine_never_formed_j(tmp_path):

@@ -3,17 +3,11 @@ exit codes, files written, and one-line errors without tracebacks."""
 
 import json
 import math
-import shutil
 import subprocess
 import sys
 
 import pytest
-
-
-def run(*args, cwd=None, stdin=None):
-    exe = shutil.which("diffcompare")
-    command = [exe, *args] if exe else [sys.executable, "-m", "diffcompare.cli.main", *args]
-    return subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=cwd, input=stdin)
+from cli_runner import in_process as run
 
 
 def test_explain_text_shows_tree_walk_and_gradient(tmp_path):
