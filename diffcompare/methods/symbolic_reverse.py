@@ -169,7 +169,9 @@ def _exact(v):
         return sympy.Integer(int(v))
     if isinstance(v, (float, np.floating)):
         return constant(SYMPY, float(v))
-    return sympy.sympify(v)
+    if isinstance(v, (str, bytes)):         # text is never parsed as mathematics
+        raise SymbolicUnavailable(f"f passes text ({v!r}) to an operation: there is no symbolic form of it")
+    return sympy.sympify(v, strict=True)
 
 
 def _traced_form(row):
