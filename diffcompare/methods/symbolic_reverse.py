@@ -93,7 +93,7 @@ class Program:
         plain = [sympy.Dummy(f"in{i}", real=True) for i in range(len(self.inputs))]
         rename = dict(zip(self.inputs, plain))
         assignments = [(s, e.xreplace(rename)) for s, e in self.assignments]
-        outputs = [sympy.sympify(o).xreplace(rename) for o in self.outputs]
+        outputs = [sympy.sympify(o, strict=True).xreplace(rename) for o in self.outputs]
         return sympy.lambdify(plain, outputs, modules=NUMPY_MODULES, cse=lambda exprs: (assignments, outputs))
 
 
@@ -272,7 +272,7 @@ def decompose(expressions, symbols, prefix: str = "t") -> Program:
             symbol = sympy.Symbol(next(names), real=True)
             assignments.append((symbol, definition))
             symbol_of[e] = symbol
-    return Program(tuple(symbols), assignments, [replaced(sympy.sympify(e)) for e in expressions])
+    return Program(tuple(symbols), assignments, [replaced(sympy.sympify(e, strict=True)) for e in expressions])
 
 
 # -- the reverse sweep ----------------------------------------------------------------------------
