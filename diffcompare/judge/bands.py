@@ -72,7 +72,7 @@ class Bands:
         if not reference.available:
             return
         self.flat = where.flat[reference.indices]
-        self.magnitude = np.abs(np.nan_to_num(reference.high))
+        self.magnitude = reference.magnitude
         # one point, the gradient of scalar variables: f's derivatives at the point are known
         self.at_one_point = (len(where) == 1 and task.kind == "gradient" and not task.output_shape
                              and not problem.has_arrays)
@@ -113,6 +113,17 @@ class Bands:
         return out
 
     def _exact(self):
+        band, source = self._exact_where_formulas_hold()
+        # entries decided from f (the formula has no value there, or f meets a kink): no formula
+        # or path to walk there; FLOOR_ULPS ulp of the entry and of the largest entry at the point
+        decided = self.reference.state != "value"
+        if decided.any():
+            ulp = np.spacing(self.magnitude)
+            normwise = FLOOR_ULPS * UNIT_ROUNDOFF * self.magnitude.max(axis=1, keepdims=True)
+            band = np.where(decided, FLOOR_ULPS * ulp + normwise, band)
+        return band, source
+
+    def _exact_where_formulas_hold(self):
         ulp = np.spacing(self.magnitude)
         normwise = FLOOR_ULPS * UNIT_ROUNDOFF * self.magnitude.max(axis=1, keepdims=True)
         walks = self._walks(self.derivative.partials)

@@ -30,6 +30,9 @@ from diffcompare.judge.comparison import (
     Note,
     measure,
 )
+from diffcompare.judge.differentiability import KINK as KINK_FINDING
+from diffcompare.judge.differentiability import SINGULAR as SINGULAR_FINDING
+from diffcompare.judge.differentiability import UNCERTAIN as UNCERTAIN_FINDING
 from diffcompare.judge.policy import decide
 from diffcompare.judge.reference import entries_reference, numerical_entries_reference
 from diffcompare.judge.verdicts import (
@@ -42,6 +45,7 @@ from diffcompare.judge.verdicts import (
     NO_REFERENCE,
     NOT_JUDGED,
     REFERENCE_UNCERTAIN,
+    SINGULAR,
     Verdict,
 )
 from diffcompare.language.expression import parse
@@ -197,10 +201,9 @@ def _compare(f, at, kind, vector, points, seed, box, grid, methods, digits, repe
     progress(2 + len(names), stages, "the expected accuracy")
     notes.extend(_reference_notes(reference, labels, derivative, names))
 
-    special = _special_points(problem, where, reference)
-    for cause, why in sorted(set(special.values()))[:5]:
-        count = sum(1 for w in special.values() if w == (cause, why))
-        notes.append(Note(cause, f"{why}" + (f" ({count} points)" if len(where) > 1 else "")))
+    special = _special_rows(reference, problem, len(where))
+    set_aside = _set_aside_for_differences(reference)
+    notes.extend(_event_notes(problem, reference, len(where)))
     results = [MethodResult(e, labels=labels) for e in estimates]
     bands = None
     if reference.available and len(special) < reference.indices.size:
@@ -215,17 +218,19 @@ def _compare(f, at, kind, vector, points, seed, box, grid, methods, digits, repe
         except TimedOut:
             notes.append(Note("reference", f"the expected accuracy ran out of time after {symbolic_timeout:g} s: "
                                            f"methods without a band are not decided"))
+    drawn = where.how in ("random", "grid")
     for result in results:
         estimate = result.estimate
         if estimate.has_values and task.kind == "hessian":
             result.symmetry = _asymmetry(estimate.values)
         if estimate.has_values and reference.available:
             measure(result, reference, labels)
-        crossings = _crossings(problem, task, where, reference, estimate) if not special else {}
-        _judge(result, reference, special, crossings, len(where), labels)
+        aside = set_aside if estimate.family == "finite differences" else {}
+        crossings = _crossings(problem, task, where, reference, estimate, aside) if not special else {}
+        _judge(result, reference, special, {**aside, **crossings}, len(where), labels, drawn)
         if result.verdict == FAIL and estimate.family == "finite differences":
             _smoothness(result, problem, task, where)
-    if any(cause == KINK for cause, _ in special.values()) and len(where) == 1:
+    if len(where) == 1 and any(f.kind == KINK_FINDING for f in reference.findings.values()):
         notes.extend(_conventions(problem, task, estimates))
     settings = {"kind": task.kind, "methods": list(names), "digits": digits, "repeat": repeat, "step": step,
                 "symbolic_timeout": symbolic_timeout, "points": len(where), "seed": seed if points else None,
@@ -236,11 +241,11 @@ def _compare(f, at, kind, vector, points, seed, box, grid, methods, digits, repe
 
 
 def _reference(problem, task, where, derivative, digits, timeout):
-    """SymPy's exact entries (checked by a second route at one point); where SymPy cannot
-    follow f or evaluate its formula, mpmath's numerical derivative of f."""
+    """SymPy's exact entries at every point, each entry without a finite value there (or at
+    a point where f meets a kink) decided from f itself; where SymPy cannot follow f, f's
+    high-precision difference quotients."""
     reference = entries_reference(derivative, where.flat, digits, timeout, MAX_REFERENCE_POINTS, problem, task)
-    if not reference.available and (derivative.partials is None or reference.sympy_failed) \
-            and not problem.has_arrays:
+    if not reference.available and derivative.partials is None and not problem.has_arrays:
         why = reference.reason.removeprefix("no reference: ")
         numerical = numerical_entries_reference(problem, where.flat[:MAX_NUMERICAL_POINTS], digits, timeout,
                                                 why=why, task=task)
@@ -311,26 +316,73 @@ def _asymmetry(values: np.ndarray) -> float:
     return float(difference.max() / scale) if scale else 0.0
 
 
-def _special_points(problem, where: Points, reference) -> dict:
-    """Reference rows at which f meets a kink or leaves its domain: row -> (cause, why)."""
+def _special_rows(reference, problem, count) -> dict:
+    """Reference rows at which no entry can be judged, by any method: f is not finite in
+    binary64 there, or no entry has a value to be held to (f's derivative is singular,
+    undefined or uncertain there): row -> (cause, the finding or event behind it)."""
     found = {}
-    rows = reference.indices if reference.available else np.arange(min(len(where), MAX_REFERENCE_POINTS))
-    for r, index in enumerate(rows):
-        moved = replace(problem, point=problem.split(where.flat[index]))
-        events = moved.events()
-        if events:
-            event = events[0]
-            where_ = f" (column {event.column})" if event.column else ""
-            if event.kind == "kink":
-                args = ", ".join(f"{a:.17g}" if isinstance(a, float) else
-                                 np.array2string(np.asarray(a), precision=6, threshold=6) for a in event.arguments)
-                found[r] = (KINK, f"non-differentiable point: {event.function}({args}){where_}: {event.text}")
-            else:
-                found[r] = (DOMAIN, f"{event.text}{where_}")
+    if not reference.available:
+        if count == 1:          # no reference at all: f's own evaluation may still say why
+            domain = [e for e in problem.events() if e.kind == "domain"]
+            if domain and not np.isfinite(problem.value()):
+                found[0] = (DOMAIN, domain[0])
+        return found
+    judgeable = reference.judgeable
+    for row in range(reference.indices.size):
+        if row in reference.domain:
+            found[row] = (DOMAIN, reference.domain[row])
+        elif not judgeable[row].any() and any((row, k) in reference.findings for k in range(judgeable.shape[1])):
+            kinds = [reference.findings[(row, k)].kind for k in range(judgeable.shape[1])
+                     if (row, k) in reference.findings]
+            found[row] = (SINGULAR if SINGULAR_FINDING in kinds else
+                          REFERENCE_UNCERTAIN if UNCERTAIN_FINDING in kinds else NO_REFERENCE, None)
     return found
 
 
-def _crossings(problem, task, where, reference, estimate) -> dict:
+def _event_notes(problem, reference, count) -> list:
+    """What f meets where it is not finite in binary64 or meets a kink, as the function table
+    states it (at one point, from f's own evaluation; at many, the first few, counted)."""
+    if count == 1:
+        events = {0: problem.events()}
+    else:
+        events = {row: list(found) for row, found in reference.events.items()}
+    said = {}
+    for row, found in events.items():
+        domain = [e for e in found if e.kind == "domain"]
+        kinks = [e for e in found if e.kind == "kink"]
+        if row in reference.domain or (count == 1 and domain and not reference.judgeable.any()):
+            event = reference.domain.get(row) or (domain[0] if domain else None)
+            if event is not None:
+                key = (DOMAIN, f"f is not finite in binary64 here: {_described(event)}")
+                said[key] = said.get(key, 0) + 1
+        elif kinks:
+            key = (KINK, f"f meets a kink here: {_described(kinks[0])}")
+            said[key] = said.get(key, 0) + 1
+        elif domain:
+            key = (DOMAIN, f"an intermediate of f is not finite here, though f is: {_described(domain[0])}")
+            said[key] = said.get(key, 0) + 1
+    return [Note(kind, text + (f" ({n} points)" if count > 1 else "")) for (kind, text), n in list(said.items())[:5]]
+
+
+def _described(event) -> str:
+    where = f" (column {event.column})" if event.column else ""
+    if event.kind == "kink":
+        args = ", ".join(f"{a:.17g}" if isinstance(a, float) else
+                         np.array2string(np.asarray(a), precision=6, threshold=6) for a in event.arguments)
+        return f"{event.function}({args}){where}: {event.text}"
+    return f"{event.text}{where}"
+
+
+def _set_aside_for_differences(reference) -> dict:
+    """Reference rows where f meets a kink or a singular intermediate (an event, or an entry
+    decided from f): a difference stencil there straddles it, so finite differences are not
+    judged, whatever their value: row -> the cause."""
+    rows = set(reference.events) | {row for row, k in reference.findings if reference.state[row, k] != "value"}
+    return {row: KINK if any(f.kind == KINK_FINDING for (r, _), f in reference.findings.items() if r == row)
+            or any(e.kind == "kink" for e in reference.events.get(row, ())) else CROSSING for row in rows}
+
+
+def _crossings(problem, task, where, reference, estimate, aside=()) -> dict:
     """Reference rows at which a difference stencil straddles a point where some row of the
     function table is not smooth (a pole, a kink, a domain edge): row -> why. Scalar
     variables and coordinate directions only (not Jv), at up to MAX_PATH_POINTS points."""
@@ -340,6 +392,8 @@ def _crossings(problem, task, where, reference, estimate) -> dict:
         return {}
     found = {}
     for r, index in enumerate(reference.indices):
+        if r in aside:
+            continue
         moved = replace(problem, point=problem.split(where.flat[index]))
         centre = moved.pieces(moved.point)
         why = []
@@ -372,20 +426,31 @@ def _smoothness(result, problem, task, where):
         result.judgement = Verdict(NOT_JUDGED, CROSSING, detail="; ".join(why))
 
 
-def _judge(result: MethodResult, reference, special: dict, crossings: dict, count: int, labels: list):
+def _judge(result: MethodResult, reference, special: dict, aside: dict, count: int, labels: list,
+           drawn: bool = False):
     """The verdict by the one policy (:func:`~diffcompare.judge.policy.decide`), after what
-    keeps a method from being judged at all."""
+    keeps a method from being judged at all. ``special``: rows where nothing is judged;
+    ``aside``: rows where this method is not judged (a difference stencil across a kink:
+    row -> the cause, or why); ``drawn``: the points were drawn by the tool (an entry whose
+    band cannot decide is counted, not made the method's verdict)."""
     estimate = result.estimate
     rows = reference.indices.size if reference.available else min(count, MAX_REFERENCE_POINTS)
     if special and len(special) == rows and estimate.status in (OK, FAILED):
         cause, why = next(iter(special.values()))
-        result.judgement = Verdict(NOT_JUDGED, cause, detail=why)
+        result.judgement = Verdict(NOT_JUDGED, cause, _special_numbers(reference, next(iter(special))),
+                                   detail=why.text if hasattr(why, "text") else "")
         return
     if estimate.status != OK:
         result.judgement = Verdict(estimate.status, METHOD_STATUS, detail=estimate.reason)
         return
-    if crossings and len(crossings) == rows:
-        result.judgement = Verdict(NOT_JUDGED, CROSSING, detail=next(iter(crossings.values())))
+    if aside and len(aside) == rows:
+        cause = next(iter(aside.values()))
+        row = next(iter(aside))
+        if cause in (KINK, CROSSING):
+            result.judgement = Verdict(NOT_JUDGED, cause, _special_numbers(reference, row),
+                                       detail=_event_text(reference, row))
+        else:
+            result.judgement = Verdict(NOT_JUDGED, CROSSING, detail=cause)
         return
     if not reference.available:
         result.judgement = Verdict(NOT_JUDGED, NO_REFERENCE, detail=reference.reason or "")
@@ -393,8 +458,8 @@ def _judge(result: MethodResult, reference, special: dict, crossings: dict, coun
     if result.tolerance is None:
         result.judgement = Verdict(NOT_JUDGED, NO_BAND)
         return
-    judged = ~np.isnan(reference.high)      # beyond binary64 (inf) is a value too: the right answer is ±inf
-    for row in list(special) + list(crossings):
+    judged = reference.judgeable.copy()
+    for row in list(special) + list(aside):
         judged[row] = False
     untrusted = judged & (reference.trusted < MIN_TRUSTED_DIGITS)
     judged &= ~untrusted
@@ -407,33 +472,70 @@ def _judge(result: MethodResult, reference, special: dict, crossings: dict, coun
                                        why or f"the reference is trusted to fewer than {MIN_TRUSTED_DIGITS} digits "
                                               f"at {int(untrusted.sum())} entries (two working precisions disagree)")
             return
-    missing = np.isnan(reference.high)
-    for row in list(special) + list(crossings):
+    missing = ~reference.judgeable
+    for row in list(special) + list(aside):
         missing[row] = False
     if count == 1 and missing.any():
         k = int(np.flatnonzero(missing[0])[0])
-        result.judgement = Verdict(NOT_JUDGED, NO_REFERENCE, {"entry": labels[k]}, reference.undefined.get(k, ""))
-        return
-    slack = np.abs(np.nan_to_num(reference.high)) * 10.0 ** -reference.trusted.astype(float)
+        finding = reference.findings.get((0, k))
+        cause = NO_REFERENCE
+        if finding is not None:
+            cause = SINGULAR if finding.kind == SINGULAR_FINDING else \
+                REFERENCE_UNCERTAIN if finding.kind == UNCERTAIN_FINDING else NO_REFERENCE
+        if not judged.any():
+            result.judgement = Verdict(NOT_JUDGED, cause, {"entry": labels[k], **_finding_numbers(finding)},
+                                       reference.undefined.get(k, ""))
+            return
+    with np.errstate(invalid="ignore"):
+        slack = np.fmax(np.abs(np.nan_to_num(reference.high)) * 10.0 ** -reference.trusted.astype(float),
+                        reference.slack)
     values = estimate.values.reshape(estimate.values.shape[0], -1)[reference.indices]
     tolerance = result.tolerance + slack
     # nan or inf where the reference is finite is wrong, band or no band
-    tolerance = np.where(~np.isfinite(values) & np.isnan(tolerance) & np.isfinite(reference.high), 0.0, tolerance)
+    tolerance = np.where(~np.isfinite(values) & np.isnan(tolerance) & judged, 0.0, tolerance)
+    skipped = len(special) + len(aside) + int(untrusted.sum()) + int((missing & ~judged).sum())
     verdict = decide(result.abs_error, tolerance, _exact_magnitudes(reference), values, labels,
                      rows=reference.indices if count > 1 else None, judged=judged, source=result.band_source,
-                     skipped=len(special) + len(crossings) + int(untrusted.sum()) + int(missing.sum()))
+                     skipped=skipped, drawn=drawn)
     if verdict.outcome == NOT_JUDGED and verdict.cause == NO_REFERENCE and special:
         cause, why = next(iter(special.values()))
-        verdict = Verdict(NOT_JUDGED, cause, verdict.numbers, why)
+        verdict = Verdict(NOT_JUDGED, cause, verdict.numbers, why.text if hasattr(why, "text") else "")
     if verdict.outcome == FAIL and estimate.details.get("caveats"):
         verdict = Verdict(verdict.outcome, verdict.cause, verdict.numbers, "; ".join(estimate.details["caveats"]))
+    if verdict.outcome == FAIL and "entry" in verdict.numbers:
+        k = labels.index(verdict.numbers["entry"])
+        row = 0 if count == 1 else int(np.flatnonzero(reference.indices == verdict.numbers["point"])[0])
+        finding = reference.findings.get((row, k))
+        if finding is not None:
+            verdict = Verdict(verdict.outcome, verdict.cause, {**verdict.numbers, **_finding_numbers(finding)},
+                              verdict.detail)
     result.judgement = verdict
 
 
+def _finding_numbers(finding) -> dict:
+    """What the analysis of f found for an entry, as data for a verdict."""
+    if finding is None:
+        return {}
+    return {"finding": finding.as_dict()}
+
+
+def _special_numbers(reference, row) -> dict:
+    """The findings at a row nothing is judged at, as data for a verdict."""
+    findings = {k: f.as_dict() for (r, k), f in reference.findings.items() if r == row}
+    return {"findings": findings} if findings else {}
+
+
+def _event_text(reference, row) -> str:
+    """The first kink or domain event f meets at a row, as the table states it."""
+    events = reference.events.get(row) or []
+    return _described(events[0]) if events else ""
+
+
 def _exact_magnitudes(reference) -> np.ndarray:
-    """The exact values, with a non-zero value below the binary64 range as the smallest
-    subnormal (2e-324 is not 0: a band of 0 would be too wide for it)."""
-    high = reference.high.copy()
+    """The exact values (a kink: the larger end of its interval), with a non-zero value
+    below the binary64 range as the smallest subnormal (2e-324 is not 0: a band of 0 would
+    be too wide for it)."""
+    high = np.where(reference.interval, reference.magnitude, reference.high)
     if reference.exact is not None:
         for k, value in enumerate(reference.exact):
             if value is not None and value != 0 and high[0, k] == 0:
@@ -449,7 +551,7 @@ def _conventions(problem, task, estimates) -> list:
         if row.engine_convention:
             notes.append(Note("convention", f"autograd ({row_name}): {row.engine_convention}"))
         if row.sympy_convention:
-            notes.append(Note("convention", f"symbolic and reference ({row_name}): {row.sympy_convention}"))
+            notes.append(Note("convention", f"symbolic ({row_name}): {row.sympy_convention}"))
     by_name = {e.method: e for e in estimates if e.has_values}
     labels = task.entry_labels()
 

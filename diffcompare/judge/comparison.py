@@ -219,26 +219,33 @@ def agreement(a: np.ndarray, b: np.ndarray) -> float:
 
 def measure(result: MethodResult, reference: EntriesReference, labels: list) -> None:
     """Set the method's errors against the reference (exact: value - high is exact when
-    the two are close, then the low part is subtracted), its ULP distances and the worst entry."""
+    the two are close, then the low part is subtracted; at a kink, the distance to the
+    interval between the one-sided derivatives, 0 inside it), its ULP distances and the
+    worst entry."""
     estimate = result.estimate
     values = estimate.values.reshape(estimate.values.shape[0], -1)[reference.indices]
+    interval = reference.interval
     with np.errstate(invalid="ignore", over="ignore"):
         error = np.abs((values - reference.high) - reference.low)
-        error = np.where(np.isfinite(reference.high) & ~np.isfinite(values), np.inf, error)
+        outside = np.fmax(reference.lower - values, values - reference.upper)
+        error = np.where(interval, np.where(outside > 0, outside, 0.0), error)
+        judgeable = reference.judgeable
+        error = np.where(judgeable & ~np.isfinite(values), np.inf, error)
         # an exact value beyond binary64 rounds to ±inf: the same infinity is right, anything else is not
         beyond = np.isinf(reference.high)
         error = np.where(beyond, np.where(values == reference.high, 0.0, np.inf), error)
-        magnitude = np.abs(reference.high)
+        error = np.where(judgeable | beyond, error, np.nan)
+        magnitude = reference.magnitude
         relative = np.where(magnitude > 0, error / np.where(magnitude > 0, magnitude, 1.0),
                             np.where(error == 0, 0.0, np.inf))
-    both = np.isfinite(values) & np.isfinite(reference.high)
+    target = np.where(interval, np.clip(values, reference.lower, reference.upper), reference.high)
+    both = np.isfinite(values) & np.isfinite(target)
     result.abs_error, result.rel_error = error, relative
-    result.ulps = np.where(both, ulp_distance(np.where(both, values, 0.0), np.where(both, reference.high, 0.0)),
-                           np.nan)
-    judged = np.isfinite(reference.high)
+    result.ulps = np.where(both, ulp_distance(np.where(both, values, 0.0), np.where(both, target, 0.0)), np.nan)
+    judged = judgeable & np.isfinite(reference.lower)
     if judged.any():
         score = np.where(judged, np.nan_to_num(relative, nan=np.inf, posinf=np.inf), -1.0)
         row, entry = np.unravel_index(int(np.argmax(score)), score.shape)
         result.worst = {"point": int(reference.indices[row]), "entry": labels[entry],
-                        "value": float(values[row, entry]), "reference": float(reference.high[row, entry]),
+                        "value": float(values[row, entry]), "reference": float(target[row, entry]),
                         "abs_error": float(error[row, entry]), "rel_error": float(relative[row, entry])}

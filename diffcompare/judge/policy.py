@@ -39,7 +39,7 @@ from diffcompare.judge.verdicts import (
 
 
 def decide(errors, tolerance, exact, values, labels, rows=None, judged=None, source="",
-           skipped: int = 0) -> Verdict:
+           skipped: int = 0, drawn: bool = False) -> Verdict:
     """The verdict on a method's entries.
 
     ``errors``, ``tolerance``, ``exact``, ``values``: arrays (points, entries) of absolute
@@ -47,8 +47,18 @@ def decide(errors, tolerance, exact, values, labels, rows=None, judged=None, sou
     is too wide; a non-zero exact value below the binary64 range is passed as the smallest
     subnormal) and the method's values. ``labels``: the entries' names; ``rows``: each
     row's point number (None for one point); ``judged``: the entries to judge (default:
-    where there is an exact value, infinite included: beyond binary64 it rounds to ±inf); ``source``: where the band came from (one text, or one per entry); ``skipped``:
-    points left out before (kinks, domain errors), counted in the numbers.
+    where there is an exact value, infinite included: beyond binary64 it rounds to ±inf);
+    ``source``: where the band came from (one text, or one per entry); ``skipped``: entries
+    left out before (kinks, domain errors), counted in the numbers. ``drawn``: the points
+    were drawn by the tool, not asked for: an entry whose band cannot decide (as wide as the
+    value, or none) is counted (``undecided``) and the verdict rests on the entries that
+    can be decided; only when none can is the method inconclusive.
+
+    >>> import numpy as np
+    >>> v = decide(np.array([[1e-17], [1e-17]]), np.array([[1e-15], [0.9]]), np.array([[0.5], [0.5]]),
+    ...            np.array([[0.5], [0.5]]), ["∂f/∂x"], rows=[0, 1], drawn=True)
+    >>> v.outcome, v.numbers["undecided"], v.incomplete
+    ('pass', 1, False)
     """
     errors, tolerance, exact, values = (np.atleast_2d(np.asarray(a, dtype=float))
                                         for a in (errors, tolerance, exact, values))
@@ -59,6 +69,8 @@ def decide(errors, tolerance, exact, values, labels, rows=None, judged=None, sou
     sources = source if isinstance(source, (list, tuple)) else None
     counts = {"judged": int(judged.sum()), "no_band": int(no_band.sum()), "skipped": int(skipped),
               "source": source if sources is None else next((t for t in sources if t), "")}
+    if drawn:
+        counts["drawn"] = True
     if not judged.any():
         cause = NO_BAND if no_band.any() else NO_REFERENCE
         return Verdict(NOT_JUDGED, cause, counts)
@@ -71,6 +83,10 @@ def decide(errors, tolerance, exact, values, labels, rows=None, judged=None, sou
             numbers = _entry(row, entry, errors, tolerance, exact, values, labels, rows, sources)
             return Verdict(FAIL, cause, {**counts, **numbers, "outside": int(outside.sum())})
         wide = judged & undecidable(tolerance, exact)
+        if drawn and (wide.any() or no_band.any()) and (judged & ~wide).any():
+            counts["undecided"] = int(wide.sum() + no_band.sum())
+            counts["judged"] = int((judged & ~wide).sum())
+            return Verdict(PASS, WITHIN, counts)
         if wide.any():
             ratio = np.where(wide, np.nan_to_num(tolerance / np.maximum(np.abs(exact), 1e-300), nan=np.inf,
                                                  posinf=np.inf), -1.0)

@@ -26,14 +26,15 @@ OUTSIDE = "outside"                     # fail: an entry outside its band (numbe
 NON_FINITE = "non-finite"               # fail: nan or inf where the reference is finite
 WIDE_BAND = "wide-band"                 # inconclusive: a band as large as the value, or infinite
 NO_BAND = "no-band"                     # inconclusive / not judged: the band could not be derived here
-KINK = "kink"                           # not judged: a non-differentiable point (conventions differ)
+KINK = "kink"                           # not judged: a difference stencil across a kink
+SINGULAR = "singular"                   # not judged: f has no finite derivative here (an infinite slope, a jump)
 DOMAIN = "domain"                       # not judged: f itself is not finite in binary64 here
 CROSSING = "crossing"                   # not judged: the stencil crosses a pole, a kink or a domain edge
 REFERENCE_UNCERTAIN = "reference-uncertain"  # not judged: two routes to the reference disagree
 NO_REFERENCE = "no-reference"           # not judged: no reference (undefined, timed out, unavailable)
 METHOD_STATUS = "method-status"         # the method did not run: its status is the outcome
 
-CAUSES = (WITHIN, OUTSIDE, NON_FINITE, WIDE_BAND, NO_BAND, KINK, DOMAIN, CROSSING, REFERENCE_UNCERTAIN,
+CAUSES = (WITHIN, OUTSIDE, NON_FINITE, WIDE_BAND, NO_BAND, KINK, SINGULAR, DOMAIN, CROSSING, REFERENCE_UNCERTAIN,
           NO_REFERENCE, METHOD_STATUS)
 
 
@@ -55,8 +56,10 @@ class Verdict:
 
     @property
     def incomplete(self) -> bool:
-        """A pass over the judged entries while some were skipped (special points, no band)."""
-        return self.outcome == PASS and bool(self.numbers.get("skipped"))
+        """A pass over the judged entries while some asked for were skipped (special points,
+        no band); at points the tool drew itself, skipped and undecided entries are counted
+        and reported, not held against the pass."""
+        return self.outcome == PASS and bool(self.numbers.get("skipped")) and not self.numbers.get("drawn")
 
     def as_dict(self) -> dict:
         return {"outcome": self.outcome, "cause": self.cause, "numbers": dict(self.numbers),

@@ -33,7 +33,7 @@ from diffcompare.render.common import (  # noqa: E402
     small,
     tex,
 )
-from diffcompare.render.verdicts import reason  # noqa: E402
+from diffcompare.render.verdicts import finding, reason  # noqa: E402
 from diffcompare.version import __version__  # noqa: E402
 
 SCHEMA_VERSION = 3
@@ -162,8 +162,13 @@ def _reference_values(c) -> list:
     r = c.reference
     lines = []
     for k, label in enumerate(c.task.entry_labels()):
-        shown = r.text(k) if r.exact is not None else None
-        lines.append(f"{label} = {shown}" if shown is not None else f"{label}: {r.undefined.get(k, r.reason)}")
+        shown = r.text(k) if r.exact is not None or r.findings else None
+        found = r.findings.get((0, k))
+        said = f" ({finding(found)})" if found is not None and found.judgeable else ""
+        if shown is not None:
+            lines.append(f"{label} = {shown}{said}")
+        else:
+            lines.append(f"{label}: {finding(found) if found is not None else r.undefined.get(k, r.reason)}")
     return lines
 
 
@@ -447,6 +452,8 @@ def as_dict(c) -> dict:
                       "min_trusted_digits": int(r.trusted.min()) if r.available and r.trusted.size else None,
                       "uncertain": {labels[k]: why for k, why in r.uncertain.items()},
                       "undefined": {labels[k]: why for k, why in r.undefined.items()},
+                      "findings": _findings(c),
+                      "states": [[str(state) for state in row] for row in r.state] if single else None,
                       "seconds": r.seconds},
         "symbolic": {"status": d.status, "reason": d.reason, "size_f": d.size_f, "size_raw": d.size_raw,
                      "size_cse": d.size_cse, "diff_seconds": d.diff_seconds, "codegen_seconds": d.codegen_seconds,
@@ -455,6 +462,18 @@ def as_dict(c) -> dict:
         "agreement_digits": c.agreements(),
         "notes": [{"kind": n.kind, "text": n.text} for n in c.notes],
     })
+
+
+def _findings(c) -> dict:
+    """What f's derivative was found to be where the formula could not say: at one point
+    {entry: finding}; at many, {point number: {entry: finding}}."""
+    r, labels = c.reference, c.task.entry_labels()
+    if c.single:
+        return {labels[k]: f.as_dict() for (row, k), f in r.findings.items()}
+    out = {}
+    for (row, k), f in sorted(r.findings.items()):
+        out.setdefault(str(int(r.indices[row])), {})[labels[k]] = f.as_dict()
+    return out
 
 
 def _judgement(verdict) -> dict:

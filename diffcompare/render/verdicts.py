@@ -19,6 +19,7 @@ from diffcompare.judge.verdicts import (
     NON_FINITE,
     OUTSIDE,
     REFERENCE_UNCERTAIN,
+    SINGULAR,
     WIDE_BAND,
     WITHIN,
 )
@@ -32,6 +33,57 @@ REMEDY = {
 }
 
 
+ROUTES = {"quotients": "f's one-sided difference quotients in high precision",
+          "limit": "SymPy's limit of the quotient", "formula": "SymPy's formula"}
+SIDES = {"finite": "finite", "infinite": "infinite", "no value": "f has no value there", "unsettled": "does not settle"}
+
+
+def _number(value) -> str:
+    return "?" if value is None else f"{value:.12g}"
+
+
+def finding(found) -> str:
+    """What f's derivative is at a point where the formula could not say, in words (a
+    :class:`~diffcompare.judge.differentiability.Finding` or its ``as_dict()``).
+
+    >>> finding({"kind": "kink", "lower": -1.0, "upper": 1.0, "routes": ["quotients"],
+    ...          "left": {"value": -1.0}, "right": {"value": 1.0}})
+    'a kink: the one-sided derivatives are -1 (left) and 1 (right); a value between them (a subgradient) is right, nan or ±inf is not (decided by f\'s one-sided difference quotients in high precision)'
+    """
+    if found is None:
+        return ""
+    f = found if isinstance(found, dict) else found.as_dict()
+    kind = f["kind"]
+    how = " and ".join(ROUTES[r] for r in f.get("routes") or [] if r in ROUTES)
+    decided = f" (decided by {how})" if how else ""
+    if kind == "differentiable":
+        return f"f is differentiable here: the derivative is {_number(f.get('value'))}{decided}"
+    if kind == "kink":
+        left = (f.get("left") or {}).get("value")
+        right = (f.get("right") or {}).get("value")
+        sides = (f"{_number(left)} (left) and {_number(right)} (right)" if left is not None and right is not None
+                 else f"{_number(f.get('lower'))} and {_number(f.get('upper'))}")
+        return (f"a kink: the one-sided derivatives are {sides}; a value between them (a subgradient) is right, nan "
+                f"or ±inf is not{decided}")
+    if kind == "one-sided":
+        return f"f is defined on one side only here; its one-sided derivative is {_number(f.get('value'))}{decided}"
+    if kind == "singular":
+        left = SIDES.get((f.get("left") or {}).get("status"), "?")
+        right = SIDES.get((f.get("right") or {}).get("status"), "?")
+        return (f"f has no finite derivative here (an infinite slope, a jump or a pole): from the left {left}, "
+                f"from the right {right}{decided}")
+    if kind == "undefined":
+        return "f itself has no value here"
+    notes = f.get("notes") or []
+    if "routes disagree" in notes:
+        return "f's quotients and SymPy's limit disagree about the derivative here: it is not decided"
+    if "budget" in notes:
+        return "the time budget ran out before f's derivative here was decided"
+    if "too many inputs" in notes:
+        return "too many inputs to decide f's derivative here input by input"
+    return "f's difference quotients do not settle here: the derivative is not decided"
+
+
 def reason(verdict) -> str:
     """Why ``verdict`` is what it is, in one sentence."""
     n = verdict.numbers
@@ -41,17 +93,29 @@ def reason(verdict) -> str:
     if cause == WITHIN:
         skipped = []
         if n.get("skipped"):
-            skipped.append(f"{n['skipped']} special points")
+            skipped.append(f"{n['skipped']} special entries or points")
+        if n.get("undecided"):
+            skipped.append(f"{n['undecided']} entries whose expected accuracy is as large as their value")
         return "within the expected accuracy" + (f" (not judged: {'; '.join(skipped)})" if skipped else "")
     if cause in (OUTSIDE, NON_FINITE):
         entry = _entry(n)
+        found = n.get("finding")
         if cause == NON_FINITE:
             text = f"{entry} = {n['value']} where the reference is finite"
+        elif found and found.get("kind") == "kink":
+            text = (f"{entry} = {n['value']:.17g} lies {n['error']:.2g} outside the interval of right values "
+                    f"[{found['lower']:.12g}, {found['upper']:.12g}] (expected accuracy {n['tolerance']:.2g})")
         else:
             text = f"{entry}: error {n['error']:.2g} exceeds the expected {n['tolerance']:.2g} ({n.get('source', '')})"
         if n.get("judged", 1) > 1:
             text = f"{n['outside']} of {n['judged']} entries outside the expected accuracy; worst {text}"
+        if found:
+            text += f"; {finding(found)}"
         return text + (f"; {verdict.detail}" if verdict.detail else "")
+    if cause == SINGULAR:
+        found = n.get("finding") or next(iter((n.get("findings") or {}).values()), None)
+        entry = f"{n['entry']}: " if "entry" in n else ""
+        return f"{entry}{finding(found) or 'f has no finite derivative here'}; nothing to judge against"
     if cause == WIDE_BAND:
         entry = _entry(n)
         count = f"{n['wide']} of {n['judged']} entries have" if n.get("judged", 1) > 1 else f"{entry} has"
@@ -66,13 +130,17 @@ def reason(verdict) -> str:
                     f"{REMEDY[NO_BAND]}")
         return "no error band here (the derivatives it needs are unknown, or the step does not resolve f)"
     if cause == KINK:
-        return verdict.detail or "non-differentiable point: each method follows its own convention (see notes)"
+        return ((f"a difference stencil straddles a kink here ({verdict.detail})" if verdict.detail else
+                 "a difference stencil straddles a kink here") + "; its value is not judged (the exact methods are "
+                "held to the interval between the one-sided derivatives)")
     if cause == DOMAIN:
         return ("f is not finite in binary64 at this point: " + verdict.detail) if verdict.detail else \
             "f is not finite in binary64 here"
     if cause == CROSSING:
-        return ("the stencil crosses a point where f is not smooth, so its value cannot be trusted: "
-                f"{verdict.detail}; {REMEDY[CROSSING]}")
+        where = verdict.detail or ("f meets a point where its derivative formula has no value (see the "
+                                   "reference)" if n.get("findings") else "")
+        return ("the stencil crosses a point where f is not smooth, so its value cannot be trusted"
+                + (f": {where}" if where else "") + f"; {REMEDY[CROSSING]}")
     if cause == REFERENCE_UNCERTAIN:
         return f"reference uncertain for {n.get('entry', 'an entry')}: {verdict.detail}; {REMEDY[REFERENCE_UNCERTAIN]}"
     if cause == NO_REFERENCE:

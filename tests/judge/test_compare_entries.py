@@ -162,9 +162,15 @@ def test_a_grid_and_vector_variables_point_by_point():
     assert s.exit_status == 0
 
 
-def test_kinks_at_a_point_are_not_judged():
+def test_at_a_kink_exact_methods_meet_the_one_sided_interval_and_differences_are_not_judged():
     s = diffcompare.compare("[abs(x), x*y]", at={"x": 0.0, "y": 1.0}, repeat=1)
-    assert all(m.verdict in ("not judged", "not applicable") for m in s.methods)
+    # by hand: d|x|/dx lies in [-1, 1] at 0 (one-sided -1 and 1); x*y's row is (y, x) = (1, 0)
+    finding = s.reference.findings[(0, 0)]
+    assert finding.kind == "kink" and (float(finding.lower), float(finding.upper)) == (-1.0, 1.0)
+    assert s.reference.high[0, 1:].tolist() == [0.0, 1.0, 0.0]
+    assert s.method("autograd").verdict == "pass"           # abs'(0) = 0: a subgradient
+    assert all(m.verdict in ("not judged", "not applicable") for m in s.methods
+               if m.estimate.family == "finite differences")
     assert s.method("complex-step").verdict == "not applicable"      # abs has no analytic extension
     assert any(n.kind == "kink" for n in s.notes) and s.exit_status == 4
 
