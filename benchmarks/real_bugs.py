@@ -1045,13 +1045,13 @@ SERIES = 0.01            # below it the forwards use their Maclaurin series (no 
 
 
 def _j1(ops, z):
-    return ops.select(ops.abs(z) < SERIES,
+    return ops.select(z * z < SERIES * SERIES,           # not abs(z): abs would be read as a kink at 0
                       lambda: z / 3.0 - z ** 3 / 30.0 + z ** 5 / 840.0 - z ** 7 / 45360.0,
                       lambda: ops.sin(z) / (z * z) - ops.cos(z) / z)
 
 
 def _i1(ops, z):
-    return ops.select(ops.abs(z) < SERIES,
+    return ops.select(z * z < SERIES * SERIES,
                       lambda: z / 3.0 + z ** 3 / 30.0 + z ** 5 / 840.0 + z ** 7 / 45360.0,
                       lambda: ops.cosh(z) / z - ops.sinh(z) / (z * z))
 
@@ -1188,9 +1188,13 @@ def _tinygrad_changes(p):
 
 
 def _tinygrad_control_changes(p):
-    """The fixed rule: ret = 1/(1 + e) is 0 once e = inf (x < -709.78), where e^x is still a
-    nonzero subnormal down to -745.13."""
-    return _exp_overflows(-p["x"]) and p["x"] > LN_MIN_SUBNORMAL
+    """The fixed rule ret * (1 - ret) returns exactly 0 for a nonzero derivative at both ends:
+    ret = 1/(1 + e) is 0 once e = inf (x < -709.78), where e^x is still a nonzero subnormal down
+    to -745.13; and 1 - ret is 0 once 1 + e rounds to 1 (e <= 2^-53, x >= 53 ln 2 = 36.74), the
+    cancellation TensorFlow's sigmoid gradient has too (tensorflow#126060). (Between x = 5 and
+    36.7 it loses digits to that cancellation without reaching 0.)"""
+    x = p["x"]
+    return (_exp_overflows(-x) and x > LN_MIN_SUBNORMAL) or 1.0 + _float_exp(-x) == 1.0
 
 
 # -- TensorFlow: cumprod with a zero element ----------------------------------------------------------------------------------
@@ -1476,9 +1480,10 @@ BUGS = [
         "tinygrad's sigmoid was 1/(1 + exp(-x)) differentiated op by op: for large negative x, exp's output is "
         "inf and the incoming gradient -0.0, whose product is NaN (PR #1113); before that, once (1 + e)² "
         "overflows (x < -354.9) the rule returns 0 for a representable e^x. PR #1113 adds a Sigmoid op with "
-        "backward ret * (1 - ret).",
+        "backward ret * (1 - ret), which is itself 0 where 1 + exp(-x) rounds to 1 (x >= 36.74): the control "
+        "is wrong there.",
         ("x",), {"x": (-1000.0, 40.0)}, _sigmoid_fwd, _tinygrad_sigmoid_shipped, _tinygrad_sigmoid_fixed,
-        (_x(-800.0), _x(-400.0), _x(-720.0), _x(-3.0), _x(0.0), _x(5.0)), 3,
+        (_x(-800.0), _x(-400.0), _x(-720.0), _x(-3.0), _x(0.0), _x(5.0), _x(38.0)), 3,
         _sigmoid_d_exact, _tinygrad_changes, fix="https://github.com/tinygrad/tinygrad/pull/1113",
         control_changes=_tinygrad_control_changes),
     Bug("tf_cumprod_zero", "TensorFlow", "wrong-value", "https://github.com/tensorflow/tensorflow/issues/119430",

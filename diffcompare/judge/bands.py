@@ -42,6 +42,7 @@ from diffcompare.judge.accuracy import (
     rounding_bound,
 )
 from diffcompare.language.worlds import MPMATH
+from diffcompare.methods.budget import TimedOut, time_limit
 from diffcompare.methods.entries import (
     fd_entries,
     hessian_by_differences,
@@ -64,11 +65,20 @@ HALVING = ("{safety:g} × (truncation, estimated from the same scheme at half th
 
 class Bands:
     """The bands of every method at the reference points (``of``), computed once per
-    report from the problem, the task, the points and the reference."""
+    report from the problem, the task, the points and the reference; ``dtype``: the
+    precision the methods computed in (an audit's float32 case: its unit roundoff).
 
-    def __init__(self, problem, task, where, reference, derivative, timeout=None):
+    The band of an exact method is FLOOR_ULPS ulp of the entry wherever its value lies
+    that close to the exact one; at a point where some entry lies farther, the whole band
+    of the model is computed for that point alone (:meth:`exact_row`: the rounding of the
+    formula and along f's chain-rule paths), so that a point's verdict never depends on the
+    other points it is judged with."""
+
+    def __init__(self, problem, task, where, reference, derivative, timeout=None, dtype: str = "float64"):
         self.problem, self.task, self.where, self.reference = problem, task, where, reference
         self.derivative, self.timeout = derivative, timeout
+        self.dtype = dtype
+        self.scale = float(np.finfo(dtype).eps) / (2 * UNIT_ROUNDOFF)      # the dtype's u over binary64's
         if not reference.available:
             return
         self.flat = where.flat[reference.indices]
@@ -77,10 +87,29 @@ class Bands:
         self.at_one_point = (len(where) == 1 and task.kind == "gradient" and not task.output_shape
                              and not problem.has_arrays)
         self._magnitudes = None         # f's derivatives at the point, computed once when first needed
-        self.exact, self.exact_source = self._exact()
-        self.f = np.abs(outputs(problem, task, self.flat))                  # (rows, m)
-        walks = self._walks(self._f_outputs())
-        self.f_error = 2 * UNIT_ROUNDOFF * self.f if walks is None else np.fmax(walks, 2 * UNIT_ROUNDOFF * self.f)
+        self._rows = {}                 # row -> the exact methods' whole band there
+        self._f = None
+
+    @property
+    def floor(self) -> np.ndarray:
+        """FLOOR_ULPS ulp (of the dtype) of every entry: what an exact method may always be off by."""
+        return FLOOR_ULPS * np.spacing(self.magnitude.astype(self.dtype)).astype(np.float64)
+
+    @property
+    def f(self):
+        """|f| at the reference points, (rows, m)."""
+        if self._f is None:
+            self._f = np.abs(outputs(self.problem, self.task, self.flat))
+        return self._f
+
+    @property
+    def f_error(self):
+        """A bound on f's rounding at the reference points (rows, m): walks of f as binary64
+        evaluates it, at least 2u|f| (computed once, for the difference schemes)."""
+        if getattr(self, "_f_error", None) is None:
+            walks = self._walks(self._f_outputs())
+            self._f_error = 2 * UNIT_ROUNDOFF * self.f if walks is None else np.fmax(walks, 2 * UNIT_ROUNDOFF * self.f)
+        return self._f_error
 
     # -- the exact methods ---------------------------------------------------------------------
 
@@ -96,9 +125,10 @@ class Bands:
             return None
 
     def _walks(self, formulas, rows=None) -> np.ndarray | None:
-        """Rounding bounds of ``formulas`` at the reference points (nan where a formula is
-        too large or the walk fails); None without formulas or beyond MAX_WALKS."""
-        flat = self.flat if rows is None else rows
+        """Rounding bounds of ``formulas`` at the given reference rows (all by default; nan
+        where a formula is too large or the walk fails); None without formulas or beyond
+        MAX_WALKS."""
+        flat = self.flat if rows is None else self.flat[rows]
         if formulas is None or flat.shape[0] * len(formulas) > MAX_WALKS:
             return None
         out = np.zeros((flat.shape[0], len(formulas)))
@@ -112,42 +142,58 @@ class Bands:
                 out[r, k] = bound if bound is not None else np.nan
         return out
 
-    def _exact(self):
-        band, source = self._exact_where_formulas_hold()
-        # entries decided from f (the formula has no value there, or f meets a kink): no formula
-        # or path to walk there; FLOOR_ULPS ulp of the entry and of the largest entry at the point
-        decided = self.reference.state != "value"
-        if decided.any():
-            ulp = np.spacing(self.magnitude)
-            normwise = FLOOR_ULPS * UNIT_ROUNDOFF * self.magnitude.max(axis=1, keepdims=True)
-            band = np.where(decided, FLOOR_ULPS * ulp + normwise, band)
-        return band, source
+    EXACT_SOURCE = (f"{FLOOR_ULPS} ulp of the entry; where a value lies farther, {SAFETY:g} × (the rounding bound "
+                    f"of SymPy's formula for each entry + rounding along f's chain-rule paths), + {FLOOR_ULPS} ulp, at "
+                    f"that point")
 
-    def _exact_where_formulas_hold(self):
-        ulp = np.spacing(self.magnitude)
-        normwise = FLOOR_ULPS * UNIT_ROUNDOFF * self.magnitude.max(axis=1, keepdims=True)
-        walks = self._walks(self.derivative.partials)
-        paths = self._paths()
+    def exact_row(self, r: int) -> np.ndarray:
+        """The exact methods' whole band at reference row ``r`` (entries,), in the dtype."""
+        if r not in self._rows:
+            self._rows[r] = self._exact_row(r) * self.scale
+        return self._rows[r]
+
+    def _exact_row(self, r: int) -> np.ndarray:
+        magnitude = self.magnitude[r]
+        ulp = np.spacing(magnitude)
+        normwise = FLOOR_ULPS * UNIT_ROUNDOFF * magnitude.max()
+        decided = self.reference.state[r] != "value"
+        if self.derivative is None or self.derivative.partials is None:
+            walks = None
+        else:
+            walks = self._walks(self.derivative.partials, [r])
+        paths = self._paths(r)
         if walks is None or not np.isfinite(walks).any():
             # no formula (SymPy timed out or cannot follow f): f's own program still has its
             # paths, and at one point the input conditioning 1 + |x f''/f'| widens the ulps
-            kappa = self._conditioning()
+            kappa = self._conditioning()[0] if self.at_one_point else 1.0
             base = NO_FORMULA_ULPS * kappa * ulp
             if paths is not None:
                 base = np.maximum(base, SAFETY * paths)
-            return base + FLOOR_ULPS * ulp + (normwise if paths is None else 0.0), (
-                f"{NO_FORMULA_ULPS} ulp × the input conditioning" + (" or 4 × the rounding along f's chain-rule "
-                                                                     "paths" if paths is not None else "")
-                + f", + {FLOOR_ULPS} ulp (no formula walked)")
-        walks = np.where(np.isfinite(walks), walks, NO_FORMULA_ULPS * ulp)
-        if paths is None:
-            return SAFETY * walks + FLOOR_ULPS * ulp + normwise, (
-                f"{SAFETY:g} × (the rounding bound of SymPy's formula for each entry), + {FLOOR_ULPS} ulp of the "
-                f"entry and of the largest entry")
-        # the paths give each entry the scale of its own computation: no normwise floor
-        return SAFETY * (walks + paths) + FLOOR_ULPS * ulp, (
-            f"{SAFETY:g} × (the rounding bound of SymPy's formula for each entry + rounding along f's chain-rule "
-            f"paths), + {FLOOR_ULPS} ulp")
+            band = base + FLOOR_ULPS * ulp + (normwise if paths is None else 0.0)
+        else:
+            walks = np.where(np.isfinite(walks[0]), walks[0], NO_FORMULA_ULPS * ulp)
+            band = SAFETY * walks + FLOOR_ULPS * ulp + normwise if paths is None else \
+                SAFETY * (walks + paths) + FLOOR_ULPS * ulp
+        # entries decided from f (the formula has no value there, or f meets a kink): no formula
+        # or path to walk there; FLOOR_ULPS ulp of the entry and of the largest entry at the point
+        return np.where(decided, FLOOR_ULPS * ulp + normwise, band)
+
+    def refine(self, tolerance: np.ndarray, outside: np.ndarray, timeout: float | None = None) -> np.ndarray:
+        """``tolerance`` with the whole band at every row where an entry lies ``outside`` its
+        floor; rows the budget (``timeout`` seconds) leaves unreached get nan there: no band,
+        rather than a floor too narrow for them."""
+        out = tolerance.copy()
+        rows = [int(r) for r in np.flatnonzero(outside.any(axis=1))]
+        done = 0
+        try:
+            with time_limit(timeout):
+                for r in rows:
+                    out[r] = np.fmax(out[r], self.exact_row(r))
+                    done += 1
+        except TimedOut:
+            for r in rows[done:]:
+                out[r] = np.where(outside[r], np.nan, out[r])
+        return out
 
     def magnitudes(self) -> dict:
         """|∂^k f/∂x_i^k| at the one point (k = 2..9, by mpmath), computed once for the
@@ -160,7 +206,7 @@ class Bands:
         """1 + |x| |∂²f/∂x²| / |∂f/∂x| per entry at one point (a gradient of scalar
         variables; mpmath's derivatives), else 1."""
         if not self.at_one_point:
-            return 1.0
+            return np.ones_like(self.magnitude)
         magnitudes = self.magnitudes()
         kappa = np.ones_like(self.magnitude)
         for k, name in enumerate(self.problem.variables):
@@ -169,27 +215,31 @@ class Bands:
                 kappa[0, k] = 1 + abs(self.problem.point[name]) * second / self.magnitude[0, k]
         return kappa
 
-    def _paths(self):
-        """Rounding a backward pass meets along f's chain-rule paths (see accuracy.path_bound),
-        entry by entry; None where unavailable (Hessians, arrays, callables, many points).
-        SymPy may simplify away a cancellation (3z/z is 3) that the engine still computes."""
+    def _paths(self, r: int):
+        """Rounding a backward pass meets along f's chain-rule paths at reference row ``r``
+        (see accuracy.path_bound), entry by entry; None where unavailable (Hessians, arrays,
+        callables). SymPy may simplify away a cancellation (3z/z is 3) that the engine still
+        computes."""
         task, problem = self.task, self.problem
-        rows = self.flat.shape[0]
-        if task.kind == "hessian" or rows > MAX_PATH_POINTS or not problem.is_text or problem.has_arrays:
+        if task.kind == "hessian" or not problem.is_text or problem.has_arrays:
             return None
-        bounds = np.zeros((rows, task.m, task.n))
-        for r in range(rows):
-            moved = replace(problem, point=problem.split(self.flat[r]))
-            for i in range(task.m):
-                found = path_bound(moved, output=i if task.output_shape else None)
-                if found is None:
-                    return None
-                bounds[r, i] = [found[name] for name in problem.variables]
+        moved = replace(problem, point=problem.split(self.flat[r]))
+        bounds = np.zeros((task.m, task.n))
+        for i in range(task.m):
+            found = path_bound(moved, output=i if task.output_shape else None)
+            if found is None:
+                return None
+            bounds[i] = [found[name] for name in problem.variables]
         if task.kind == "vjp":
-            return np.einsum("m,rmn->rn", np.abs(task.vector), bounds)
+            return np.abs(task.vector) @ bounds
         if task.kind == "jvp":
-            return np.einsum("rmn,n->rm", bounds, np.abs(task.vector))
-        return bounds.reshape(rows, -1)
+            return bounds @ np.abs(task.vector)
+        return bounds.reshape(-1)
+
+    @property
+    def exact(self) -> np.ndarray:
+        """The exact methods' whole band at every reference row (for the schemes built on it)."""
+        return np.array([self.exact_row(r) for r in range(self.flat.shape[0])])
 
     # -- every method ----------------------------------------------------------------------------
 
@@ -199,7 +249,7 @@ class Bands:
         if not self.reference.available:
             return None, ""
         if estimate.family != "finite differences":
-            return self.exact, self.exact_source
+            return self.floor, self.EXACT_SOURCE
         if not self.at_one_point:
             return self._halving(estimate, step)
         # f's own derivatives decide: where mpmath cannot give them (a point within a step of
@@ -223,7 +273,8 @@ class Bands:
             first, second = np.abs(base - finer), np.abs(finer - finest)
             truncation = first * 2 ** order / (2 ** order - 1)
             rounding = self._fd_rounding(name, half, estimate.details["steps"][rows])
-            tolerance = SAFETY * (truncation + rounding) + self.exact
+            exact = self.floor + FLOOR_ULPS * UNIT_ROUNDOFF * self.magnitude.max(axis=1, keepdims=True)
+            tolerance = SAFETY * (truncation + rounding) + exact
             # in the asymptotic regime halving h divides the difference by about 2^order; far
             # from it (f varies faster than the step resolves) no band can be derived
             ratio = first / second
@@ -296,7 +347,7 @@ class Bands:
         bands = []
         for k, name in enumerate(problem.variables):
             h = float(estimate.details["steps"][0, k])
-            exact = Band(float(self.exact[0, k]), self.exact_source)
+            exact = Band(float(self.exact_row(0)[k]), self.EXACT_SOURCE)
             if scheme in STENCILS:
                 largest = self._largest_f(scheme, k, h)
                 f_error = self._f_rounding(f_expr, point, scheme, k, h, largest)

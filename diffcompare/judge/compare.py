@@ -225,6 +225,8 @@ def _compare(f, at, kind, vector, points, seed, box, grid, methods, digits, repe
             result.symmetry = _asymmetry(estimate.values)
         if estimate.has_values and reference.available:
             measure(result, reference, labels)
+            if bands is not None and result.tolerance is not None and estimate.family != "finite differences":
+                result.tolerance = bands.refine(result.tolerance, _outside(result, reference), symbolic_timeout)
         aside = set_aside if estimate.family == "finite differences" else {}
         crossings = _crossings(problem, task, where, reference, estimate, aside) if not special else {}
         _judge(result, reference, special, {**aside, **crossings}, len(where), labels, drawn)
@@ -486,9 +488,7 @@ def _judge(result: MethodResult, reference, special: dict, aside: dict, count: i
             result.judgement = Verdict(NOT_JUDGED, cause, {"entry": labels[k], **_finding_numbers(finding)},
                                        reference.undefined.get(k, ""))
             return
-    with np.errstate(invalid="ignore"):
-        slack = np.fmax(np.abs(np.nan_to_num(reference.high)) * 10.0 ** -reference.trusted.astype(float),
-                        reference.slack)
+    slack = _slack(reference)
     values = estimate.values.reshape(estimate.values.shape[0], -1)[reference.indices]
     tolerance = result.tolerance + slack
     # nan or inf where the reference is finite is wrong, band or no band
@@ -510,6 +510,19 @@ def _judge(result: MethodResult, reference, special: dict, aside: dict, count: i
             verdict = Verdict(verdict.outcome, verdict.cause, {**verdict.numbers, **_finding_numbers(finding)},
                               verdict.detail)
     result.judgement = verdict
+
+
+def _slack(reference) -> np.ndarray:
+    """The reference's own uncertainty per entry: its untrusted digits, or f's quotients' error."""
+    with np.errstate(invalid="ignore"):
+        return np.fmax(np.abs(np.nan_to_num(reference.high)) * 10.0 ** -reference.trusted.astype(float),
+                       reference.slack)
+
+
+def _outside(result, reference) -> np.ndarray:
+    """The entries a method's value lies outside its present band at (nan counts as outside)."""
+    with np.errstate(invalid="ignore"):
+        return reference.judgeable & ~(result.abs_error <= result.tolerance + _slack(reference))
 
 
 def _finding_numbers(finding) -> dict:
