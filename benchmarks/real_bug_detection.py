@@ -136,7 +136,7 @@ def at_points(bugs, engines, tools) -> tuple:
                     if t == "audit" and not wrong[t].caught:
                         findings.append(("missed", bug, point, wrong[t].said))
             else:
-                right += 1
+                right += not shared
                 for t in tools:
                     if wrong[t].caught:
                         if shared:
@@ -214,8 +214,9 @@ def own_points(bugs, engines, random: int, seed: int) -> tuple:
             found = wrong.status == "fail"
             right = any(bug.changes(_plain(p.point)) for p in failing)
             hit = [p for p in wrong.points if bug.changes(_plain(p.point))]
-            cells += [len(wrong.points), len(hit), wrong.status,
-                      ("found" if right else "failed, but only where the bug changes nothing") if found else "**not found**"]
+            verdict = ("found" if right else "failed, but only where the bug changes nothing") if found \
+                else "**not found**"
+            cells += [len(wrong.points), len(hit), wrong.status, verdict]
             if not found and hit:
                 findings.append(("not found, though points hit the bug", bug, _plain(hit[0].point),
                                  f"{hit[0].origin}: {hit[0].verdict} ({hit[0].cause})"))
@@ -269,6 +270,23 @@ def corpus_table(bugs) -> str:
                   "(changes, exact); `python benchmarks/real_bugs.py` checks them against the rules"])
 
 
+def kinds_table(bugs, tools, per_bug, own_rows) -> str:
+    """Per kind of bug: how many, the points where they change the derivative, caught there by
+    each tool, and how many the audit found on its own."""
+    found_own = {row[0]: row[5] == "found" for row in own_rows if row[0] in per_bug}
+    rows = []
+    for kind, words in KINDS.items():
+        members = [b for b in bugs if b.kind == kind]
+        if not members:
+            continue
+        changed = sum(per_bug[b.name][0] for b in members)
+        caught = {t: sum(per_bug[b.name][1][t] for b in members) for t in tools}
+        rows.append((words, len(members), changed) + tuple(f"{caught[t]}/{changed}" for t in tools)
+                    + (f"{sum(found_own.get(b.name, False) for b in members)} of {len(members)}",))
+    return table("Real gradient bugs: by kind", ("kind", "bugs", "points where they change the derivative")
+                 + tuple(f"caught: {NAMES[t]}" for t in tools) + ("found by the audit on its own points",), rows)
+
+
 def findings_table(findings) -> str:
     rows = [(what, bug.name, _where(point) if point else "(its own points)", _short(said))
             for what, bug, point, said in findings]
@@ -291,15 +309,24 @@ def main(argv=None) -> str:
         bugs = [BY_NAME[n] for n in args.bugs.split(",")]
     else:
         bugs = [BY_NAME[n] for n in QUICK] if args.quick else BUGS
-    warnings.simplefilter("ignore")
-    np.seterr(all="ignore")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")         # 0/0 and overflow in the rules are the point
+        old = np.seterr(all="ignore")
+        try:
+            return _run(bugs, args)
+        finally:
+            np.seterr(**old)
+
+
+def _run(bugs, args) -> str:
     engines = Engines()
     tools = ["audit"] + (["gradcheck"] if engines.torch else []) + (["check_grads"] if engines.jax else [])
     start = time.perf_counter()
 
     out = corpus_table(bugs) + "\n"
-    rows, totals, findings, _ = at_points(bugs, engines, tools)
+    rows, totals, findings, per_bug = at_points(bugs, engines, tools)
     first = time.perf_counter() - start
+    bugs_caught = {t: sum(caught[t] > 0 for _, caught in per_bug.values()) for t in tools}
     changed = totals["changed"]
     rows.append(("**all bugs**", "", "", "", f"**{changed} of {totals['points']}**")
                 + tuple(f"**{totals[f'caught {t}']}/{changed}**" for t in tools)
@@ -326,6 +353,8 @@ def main(argv=None) -> str:
                   "derivative bug), caught = GradcheckError; check_grads: jax.test_util.check_grads(order=1, "
                   "modes=['rev']) (order 2 there), caught = AssertionError",
                   "audit ≥ gradcheck: the audit catches the bug at least at as many of these points as gradcheck",
+                  "bugs caught at one of their points at least: " + ", ".join(f"{NAMES[t]} {bugs_caught[t]} of "
+                                                                             f"{len(bugs)}" for t in tools),
                   f"{first:.0f} s for this section"])
 
     second_start = time.perf_counter()
@@ -346,6 +375,7 @@ def main(argv=None) -> str:
                          "points where it is itself wrong or both rules break down in float64",
                          f"{totals2['undecided']} audits ended 'undecided' (a point asked for could not be checked); "
                          f"{second:.0f} s for this section"])
+    out += "\n" + kinds_table(bugs, tools, per_bug, rows2)
     out += "\n" + findings_table(findings + findings2)
     skipped = [t for t in ("gradcheck", "check_grads") if t not in tools]
     out += (f"\n{time.perf_counter() - start:.0f} s in all"

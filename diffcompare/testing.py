@@ -11,7 +11,7 @@ the wrong entry, every method's value and the tolerance.
 from __future__ import annotations
 
 from diffcompare.auditing.audit import audit
-from diffcompare.auditing.results import FAILING, format_point
+from diffcompare.auditing.results import FAILING, UNCHECKED, format_point
 from diffcompare.render.audit import failure_lines
 
 __all__ = ["assert_gradients"]
@@ -19,14 +19,24 @@ __all__ = ["assert_gradients"]
 
 def assert_gradients(fn, at, check: str = "gradient", dtype: str = "float64", domain=None, random: int = 0,
                      seed: int = 0, tolerance: dict | None = None, reference: str | None = None,
-                     engine: str = "diffcompare", grad=None, shape: dict | None = None):
+                     engine: str = "diffcompare", grad=None, shape: dict | None = None,
+                     allow_undecided: bool = False):
     """Raise AssertionError unless autograd's ``check`` (gradient, jacobian, hessian) of
     ``fn`` — or your own ``grad``, a function of f's arguments returning it — agrees with
     the exact reference at every point of ``at`` (a mapping or a list of them; values may
     be vectors and matrices) — and, with ``domain`` and ``random``, at random and
     adversarial points too (``shape``: the shapes of array variables the domain fills).
-    Points where f is not differentiable or undefined are not held against it
-    (:func:`diffcompare.audit` returns the whole report).
+    At a kink, a value between the one-sided derivatives is right; nan or ±inf where f is
+    differentiable is wrong. A point asked for where the gradient could not be decided
+    (f has no finite derivative there, no reference, a band as wide as the value) raises
+    too, saying which and why, unless ``allow_undecided`` (:func:`diffcompare.audit`
+    returns the whole report).
+
+    >>> assert_gradients("sqrt(x)", at={"x": 0.0})          # an infinite slope: nothing to judge
+    Traceback (most recent call last):
+    ...
+    AssertionError: the gradient of sqrt(x) could not be decided at 1 of the 1 points asked for: ...
+    >>> assert_gradients("sqrt(x)", at={"x": 0.0}, allow_undecided=True)
 
     >>> from diffcompare import autograd as ag
     >>> class Cube(ag.Function):
@@ -58,4 +68,13 @@ def assert_gradients(fn, at, check: str = "gradient", dtype: str = "float64", do
         lines = [f"{who} {check} of {case.name} is wrong at {format_point(worst.point)}: {worst.reason}"]
         lines += [f"  {line}" for line in failure_lines(case)[2:]]      # the values, tolerance and wrong rule
         lines.append(f"  wrong at {len(failing)} of {len(case.points)} points")
+        raise AssertionError("\n".join(lines))
+    undecided = [p for p in case.points if p.asked and p.verdict in UNCHECKED]
+    if (undecided or case.status == "undecided") and not allow_undecided:
+        asked = sum(1 for p in case.points if p.asked)
+        lines = [f"the {check} of {case.name} could not be decided at {len(undecided)} of the {asked} points asked "
+                 f"for: " + "; ".join(f"{format_point(p.point)}: {p.verdict}: {p.reason}" for p in undecided[:5])]
+        if case.status == "undecided" and not undecided:
+            lines = [f"the {check} of {case.name} could not be decided: {case.verdict}"]
+        lines.append("  (allow_undecided=True accepts points that cannot be decided)")
         raise AssertionError("\n".join(lines))

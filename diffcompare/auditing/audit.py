@@ -94,9 +94,9 @@ def audit(fn, domain=None, points=None, check: str = "gradient", dtype: str = "f
     another library's; f then needs no engine, plain NumPy will do. ``shape``: the shapes
     of array variables that only the domain gives values ({"x": [3]}).
 
-    >>> report = audit("x * abs(x)", domain={"x": (-1, 1)}, points=[{"x": 0.5}])
-    >>> report.cases[0].status, report.cases[0].counts["non-differentiable point: disagreement expected"]
-    ('pass', 1)
+    >>> report = audit("abs(x) + x", domain={"x": (-1, 1)}, points=[{"x": 0.5}])   # at 0: slopes 0 and 2
+    >>> report.cases[0].status, report.cases[0].counts["kink: a right subgradient"]
+    ('pass', 2)
     >>> import numpy as np
     >>> report = audit(lambda x, y: np.sin(x) * y, grad=lambda x, y: (np.cos(x) * y, np.cos(x)),
     ...                points={"x": 0.5, "y": 2.0})          # ∂f/∂y should be sin(x)

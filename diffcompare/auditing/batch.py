@@ -25,15 +25,16 @@ from diffcompare.auditing.directional import (
 )
 from diffcompare.auditing.evaluate import f_values, gradcheck_differences, judged_values, plain, special_points
 from diffcompare.auditing.points import audit_points
-from diffcompare.auditing.precision import recheck_precision
 from diffcompare.auditing.results import ROUNDING_LOSS, UNDEFINED, WRONG, CaseResult, PointResult
 from diffcompare.auditing.suite import Case, load_function, resolve
 from diffcompare.auditing.summary import summarise
-from diffcompare.auditing.tolerance import tolerance, with_paths
 from diffcompare.autograd.quiet import quietly
-from diffcompare.judge.accuracy import backward_extreme
+from diffcompare.judge.points import EPS, judge_points
 from diffcompare.judge.reference import entries_reference, numerical_entries_reference
-from diffcompare.judge.verdicts import DOMAIN
+from diffcompare.judge.accuracy import FLOOR_ULPS, NO_FORMULA_ULPS, backward_extreme
+from diffcompare.judge.reference import EntriesReference
+from diffcompare.judge.verdicts import DOMAIN, FAIL, NO_REFERENCE, NOT_JUDGED, RAISED, Verdict
+from diffcompare.judge.verdicts import KINK as KINK_CAUSE
 from diffcompare.language.expression import parse
 from diffcompare.methods.budget import TimedOut, time_limit
 from diffcompare.methods.symbolic import differentiate
@@ -151,7 +152,7 @@ def _run_batch(index, case, start, settings):
             _POINTS[key] = points
     flat = points.flat[start:start + BATCH]
     origins = points.origins[start:start + BATCH]
-    result.tolerance = tolerance(case)
+    result.tolerance = _tolerance_said(case)
     if len(flat):
         try:
             _audit_points(result, case, problem, reference_problem, task, flat, origins, engine, settings, clock,
@@ -160,6 +161,22 @@ def _run_batch(index, case, start, settings):
             return Batch(index, start, len(points), _bad(result, str(error)))
     result.seconds = clock.seconds
     return Batch(index, start, len(points), result)
+
+
+def _tolerance_said(case) -> dict:
+    """The band the gradient on trial is held to, as data for the report: the one accuracy
+    model's, or the suite's own."""
+    own = _own_band(case)
+    if own is None:
+        return {"model": True, "dtype": case.dtype,
+                "source": f"the one accuracy model, in {case.dtype}: 4 ulp of each entry, and where a value lies farther, "
+                          f"4 × (the rounding of SymPy's formula for the entry + the rounding along f's chain-rule "
+                          f"paths) + 4 ulp at that point; a value outside it is re-run in the other precision, and an "
+                          f"error that scales with ε is rounding, not a wrong rule; at a kink, the interval between "
+                          f"the one-sided derivatives"}
+    rtol, atol = own
+    return {"rtol": rtol, "atol": atol,
+            "source": f"the suite's own: rtol {rtol:.3g} × (|entry| + largest entry at the point) + atol {atol:.3g}"}
 
 
 def _bad(result: CaseResult, why: str) -> CaseResult:
@@ -188,66 +205,50 @@ def _audit_points(result, case, problem, reference_problem, task, flat, origins,
     if is_directional(task):
         return _audit_directions(result, case, problem, reference_problem, task, flat, origins, engine, settings,
                                  clock, gradient)
+    timeout = settings.get("symbolic_timeout", SYMBOLIC_TIMEOUT)
     with clock("autograd"):
         autograd, autograd_errors = judged_values(problem, task, flat, dtype, engine, gradient, result.judged)
     with clock("fd"):
         fd, f_size = gradcheck_differences(problem, task, flat, dtype, engine)
     with clock("reference"):
-        derivative = differentiate(reference_problem, settings.get("symbolic_timeout", SYMBOLIC_TIMEOUT), task)
-        reference = entries_reference(derivative, flat, REFERENCE_DIGITS, settings.get("symbolic_timeout",
-                                                                                       SYMBOLIC_TIMEOUT), len(flat))
-    if not reference.available and not problem.has_arrays:
-        # SymPy cannot follow f (a branch on the value): mpmath differentiates f itself
+        derivative = differentiate(reference_problem, timeout, task)
+        reference = entries_reference(derivative, flat, REFERENCE_DIGITS, _reference_budget(timeout, len(flat)),
+                                      len(flat), reference_problem, task)
+    if not reference.available and derivative.partials is None and not problem.has_arrays:
+        # SymPy cannot follow f (a branch on the value): f's own quotients in high precision
         with clock("reference"):
             numerical = numerical_entries_reference(reference_problem, flat, REFERENCE_DIGITS,
-                                                    settings.get("symbolic_timeout", SYMBOLIC_TIMEOUT),
+                                                    _reference_budget(timeout, len(flat)),
                                                     why=reference.reason.removeprefix("no reference: "), task=task)
         if numerical.available:
             result.notes.append(numerical.note)
             reference = numerical
     if not reference.available:
         result.notes.append(reference.reason)
+    elif reference.note and reference.note not in result.notes and reference.source == "sympy":
+        result.notes.append(reference.note)
+    labels = task.entry_labels()
     with clock("classify"):
-        undefined = set()
-        special = special_points(problem, flat, engine)
-        # f itself not finite in the dtype (y/y at 0, overflow): nothing there can be judged,
-        # whatever SymPy's simplified f says (y/y is 1 to SymPy)
-        with np.errstate(all="ignore"):
-            f_at = f_values(problem, task, flat, dtype, engine)
-        for i in np.flatnonzero(~np.isfinite(f_at).all(axis=1)):
-            if int(i) not in special:
-                special[int(i)] = f"f is not finite in {dtype} here (f = {f_at[i][~np.isfinite(f_at[i])][0]:g})"
-                undefined.add(int(i))
-        tol = result.tolerance
+        if reference.available:
+            verdicts = judge_points(autograd, reference, reference_problem, task, flat, labels, derivative, dtype,
+                                    failures=autograd_errors, own_band=_own_band(case),
+                                    rerun=_rerun(problem, task, flat, engine, gradient, result.judged),
+                                    timeout=timeout)
+        else:
+            verdicts = [Verdict(NOT_JUDGED, NO_REFERENCE, {}, reference.reason) if i not in autograd_errors else
+                        Verdict(FAIL, RAISED, {}, autograd_errors[i]) for i in range(len(flat))]
+            reference = _empty_reference(len(flat), task.size)
         for i, row in enumerate(flat):
             point = {n: v.tolist() if np.ndim(v) else float(v) for n, v in problem.split(row).items()}
-            ref_high = reference.high[i] if reference.available else None
-            ref_low = reference.low[i] if reference.available else None
-            verdict, cause, reason, gc, errors = classify(
-                task.entry_labels(), autograd[i], fd[i], ref_high, ref_low, special.get(i), autograd_errors.get(i),
-                tol, dtype, f_size[i], problem, point, result.judged)
-            if i in undefined:
-                verdict, cause = UNDEFINED, DOMAIN
-            if verdict == WRONG and not autograd_errors.get(i) and not np.isfinite(autograd[i]).all() \
+            verdict, cause, reason, gc, errors = classify(labels, autograd[i], fd[i], reference, i, verdicts[i], dtype,
+                                                          f_size[i], problem, point, result.judged)
+            if verdict == WRONG and not np.isfinite(autograd[i]).all() and i not in autograd_errors \
                     and task.kind == "gradient" and gradient is None:
-                extreme = backward_extreme(replace(problem, point=point))
-                if extreme is not None and extreme > np.finfo(dtype).max:
-                    # the rules are right; the numbers they must hold do not fit in the dtype
-                    verdict, cause = ROUNDING_LOSS, "overflow"
-                    reason = (f"{reason}; f's program must hold magnitudes of {extreme:.2g} on the way (an "
-                              f"intermediate or an adjoint), beyond {dtype}'s range: the chain rule meets inf and "
-                              f"gives nan or inf whatever the rules, as any engine following them would")
-            if verdict == WRONG and not autograd_errors.get(i):
-                widened = with_paths(tol, problem, task, point, dtype)
-                if widened is not None:         # judged again by the rounding its terms allow
-                    verdict, cause, reason, gc, errors = classify(
-                        task.entry_labels(), autograd[i], fd[i], ref_high, ref_low, special.get(i), None,
-                        widened, dtype, f_size[i], problem, point, result.judged)
+                reason += _overflow(problem, point, dtype)
+            reference_values = None if not reference.available or not reference.judgeable[i].any() else \
+                plain(np.where(reference.interval[i], np.nan, reference.high[i]))
             result.points.append(PointResult(origins[i], point, verdict, reason, gc, plain(autograd[i]),
-                                             plain(fd[i]), None if ref_high is None else plain(ref_high),
-                                             *errors, cause=cause))
-    with clock("autograd"):
-        recheck_precision(result, problem, task, engine, dtype, gradient)
+                                             plain(fd[i]), reference_values, *errors, cause=cause))
     failing = [p for p in result.points if p.verdict == WRONG]
     if failing and engine == "diffcompare" and task.kind != "hessian" and gradient is None:
         with clock("diagnosis"):
@@ -255,6 +256,55 @@ def _audit_points(result, case, problem, reference_problem, task, flat, origins,
             finite = [p for p in failing if p.autograd_error is not None and math.isfinite(p.autograd_error)]
             worst = max(finite or failing, key=lambda p: p.autograd_error if p.autograd_error is not None else 0.0)
             result.wrong_node = wrong_node(problem, task, worst)
+
+
+def _overflow(problem, point, dtype) -> str:
+    """Why a gradient is nan or inf where f is differentiable, when every rule may be right:
+    f's program must hold a magnitude beyond the dtype's range on the way (an adjoint of
+    1e453, or a division by zero inside f), so the chain rule meets inf."""
+    extreme = backward_extreme(replace(problem, point=point))
+    if extreme is None or extreme <= np.finfo(dtype).max:
+        return ""
+    if math.isinf(extreme):
+        return ("; f's program divides by zero on the way (an intermediate is infinite), so the chain rule meets "
+                "inf whatever the rules: rewrite f so that no intermediate is infinite here")
+    return (f"; f's program must hold magnitudes of {extreme:.2g} on the way (an intermediate or an adjoint), beyond "
+            f"{dtype}'s range, so the chain rule meets inf whatever the rules: rewrite f so that none overflows")
+
+
+REFERENCE_BUDGET_PER_POINT = 2.0    # seconds of reference per point of a batch, at least the symbolic budget
+
+
+def _reference_budget(timeout, points):
+    return None if timeout is None else max(timeout, REFERENCE_BUDGET_PER_POINT * points)
+
+
+def _own_band(case):
+    """A suite's own band (rtol, atol) when it sets one, else None: the model's."""
+    if not case.tolerance:
+        return None
+    eps = EPS[case.dtype]
+    return (case.tolerance.get("rtol", OWN_RTOL_ULPS * eps), case.tolerance.get("atol", float(np.finfo(case.dtype).tiny)))
+
+
+OWN_RTOL_ULPS = 128     # a suite giving only atol keeps this many ε of rtol
+
+
+def _rerun(problem, task, flat, engine, gradient, judged):
+    """The precision re-run: the gradient on trial at some rows in another precision."""
+    def again(rows, dtype):
+        typed = flat[rows]
+        if dtype == "float32":
+            typed = typed.astype(np.float32).astype(np.float64)
+        values, failures = judged_values(problem, task, typed, dtype, engine, gradient, judged)
+        return values
+    return again
+
+
+def _empty_reference(rows, size):
+    """A reference with no value anywhere (the classification reads its shape)."""
+    empty = np.full((rows, size), np.nan)
+    return EntriesReference(20, np.arange(rows), empty, np.zeros((rows, size)), np.zeros((rows, size), dtype=int))
 
 
 def _audit_directions(result, case, problem, reference_problem, task, flat, origins, engine, settings, clock,
@@ -273,7 +323,8 @@ def _audit_directions(result, case, problem, reference_problem, task, flat, orig
         special = special_points(problem, flat, engine)
         with np.errstate(all="ignore"):
             f_at = f_values(problem, task, flat, dtype, engine)
-    tol = result.tolerance
+    own = _own_band(case)
+    u_dtype = EPS[dtype] / 2
     for i, row in enumerate(flat):
         point = {n: v.tolist() if np.ndim(v) else float(v) for n, v in problem.split(row).items()}
         pairs = directions(task, settings.get("seed", 0), zlib.crc32(row.tobytes()))   # the same on any worker
@@ -287,33 +338,58 @@ def _audit_directions(result, case, problem, reference_problem, task, flat, orig
             references = [directional_reference(reference_problem, task, row, u, v, REFERENCE_DIGITS, timeout)
                           for u, v in pairs]
         usable = all(r.available and r.trusted[0, 0] >= MIN_TRUSTED for r in references)
-        high = np.array([r.high[0, 0] for r in references]) if usable else None
-        low = np.array([r.low[0, 0] for r in references]) if usable else None
         size = max(float(np.abs(u) @ np.abs(np.nan_to_num(f_at[i]))) for u, _ in pairs)
-        # the rounding of uᵀJv itself: a sum of n products of the gradient's entries
+        # the band of uᵀJv: each entry of uᵀJ may err by NO_FORMULA_ULPS ulp (no formula is walked
+        # for a function this large), and their sum along v adds its own rounding
         spread = np.array([float(np.abs(w) @ np.abs(v)) if w is not None else 0.0 for w, (_, v) in zip(weights, pairs)])
-        widened = {**tol, "atol": tol["atol"] + tol["rtol"] * spread}
+        if usable:
+            high = np.array([[r.high[0, 0] for r in references]])
+            reference = EntriesReference(REFERENCE_DIGITS, np.arange(1), high,
+                                         np.array([[r.low[0, 0] for r in references]]),
+                                         np.array([[r.trusted[0, 0] for r in references]]))
+        else:
+            reference = _empty_reference(1, len(labels))
+        if i in special:
+            reference = _empty_reference(1, len(labels))
+        if own is None:
+            band = NO_FORMULA_ULPS * u_dtype * spread + FLOOR_ULPS * np.spacing(np.abs(np.nan_to_num(
+                reference.high[0])).astype(dtype)).astype(np.float64)
+        else:
+            band = own[0] * (spread + np.abs(np.nan_to_num(reference.high[0]))) + own[1]
         with clock("classify"):
-            verdict, cause, reason, gc, errors = classify(labels, values, fd, high, low, special.get(i), failure, widened,
-                                                          dtype, size, problem, point, result.judged)
-        if i in special or not np.isfinite(f_at[i]).all():
-            if i not in special:
-                verdict, cause = UNDEFINED, DOMAIN
-                reason = f"f is not finite in {dtype} here"
-        if verdict == WRONG and not failure:
+            if not np.isfinite(f_at[i]).all():
+                verdict = Verdict(NOT_JUDGED, DOMAIN, {}, "")
+            elif failure:
+                verdict = Verdict(FAIL, RAISED, {}, failure)
+            elif i in special:
+                verdict = Verdict(NOT_JUDGED, KINK_CAUSE, {}, special[i])
+            elif not usable:
+                verdict = Verdict(NOT_JUDGED, NO_REFERENCE, {}, "")
+            else:
+                verdict = judge_points(values[None, :], reference, reference_problem, task, row[None, :], labels,
+                                       dtype=dtype, band=band[None, :])[0]
+            verdict_code, cause, reason, gc, errors = classify(labels, values, fd, reference, 0, verdict, dtype, size,
+                                                               problem, point, result.judged)
+        if i in special:
+            verdict_code, cause, reason = UNDEFINED, KINK_CAUSE, (f"a kink along the direction: {special[i]} (not "
+                                                                  f"decided for a function of this many inputs)")
+        if verdict_code == WRONG and not failure:
             with clock("diagnosis"):
-                k = int(np.nanargmax(np.abs(values - high)))
+                k = int(np.nanargmax(np.abs(values - reference.high[0])))
                 u, v = pairs[k]
 
                 def bound(w_part, v_part, exact):
-                    return tol["rtol"] * (float(np.abs(w_part) @ np.abs(v_part)) + abs(exact)) + tol["atol"]
+                    spread_part = float(np.abs(w_part) @ np.abs(v_part))
+                    if own is not None:
+                        return own[0] * (spread_part + abs(exact)) + own[1]
+                    return NO_FORMULA_ULPS * u_dtype * spread_part + FLOOR_ULPS * np.spacing(abs(exact))
                 found = narrow(reference_problem, task, row, u, v, weights[k], bound, timeout)
                 if found:
                     shown = "; ".join(f"∂(uᵀf)/∂{problem.input_labels[j]}: {result.judged} {w:.6g}, exact "
                                       + (f"{e:.6g}" if e is not None else "unknown") for j, w, e in found)
                     reason += f"; narrowed down along direction {k + 1}: {shown}"
-        result.points.append(PointResult(origins[i], point, verdict, reason, gc, plain(values), plain(fd),
-                                         None if high is None else plain(high), *errors, cause=cause))
+        result.points.append(PointResult(origins[i], point, verdict_code, reason, gc, plain(values), plain(fd),
+                                         None if not usable else plain(reference.high[0]), *errors, cause=cause))
 
 
 def _weights(problem, task, row, pairs, dtype, engine, gradient, judged):

@@ -1,5 +1,6 @@
-"""The verdict at one point: autograd and gradcheck's differences against the exact
-reference, and when the differences cannot be trusted, why (float32 rounding,
+"""An audit point's verdict: the one judge's verdict on the gradient on trial
+(:func:`diffcompare.judge.points.judge_points`), what gradcheck's differences say beside it,
+and — when those differences cannot be trusted there — why (float32 rounding,
 cancellation, a kink inside the stencil, truncation)."""
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from diffcompare.auditing.evaluate import GRADCHECK_ATOL, GRADCHECK_EPS, GRADCHECK_RTOL
 from diffcompare.auditing.results import (
     AGREE,
     DISAGREE,
@@ -17,82 +19,140 @@ from diffcompare.auditing.results import (
     FD_KINK,
     FD_TRUNCATION,
     FD_UNRELIABLE,
+    INCONCLUSIVE_HERE,
     NONDIFF,
-    RAISED,
+    ROUNDING_LOSS,
     UNDEFINED,
     UNVERIFIED,
-    WITHIN,
     WRONG,
 )
-from diffcompare.auditing.tolerance import EPS, GRADCHECK_ATOL, GRADCHECK_EPS, GRADCHECK_RTOL, autograd_bound
-from diffcompare.judge.policy import decide
-from diffcompare.judge.verdicts import FAIL, KINK, NO_REFERENCE
+from diffcompare.judge.points import EPS
+from diffcompare.judge.verdicts import (
+    DOMAIN,
+    FAIL,
+    INCONCLUSIVE,
+    NO_REFERENCE,
+    PASS,
+    RAISED,
+    REFERENCE_UNCERTAIN,
+    ROUNDING,
+    SINGULAR,
+)
+from diffcompare.judge.report import finding_in_words as finding_text
+from diffcompare.judge.report import in_words as verdict_reason
 from diffcompare.methods.finite_differences import stencil_crossing
 
 MAX_NAMED = 12          # wrong entries named in a reason
 
 
-def classify(labels, autograd, fd, ref_high, ref_low, kink, failure, tol, dtype, f_size, problem, point,
+def classify(labels, judged_values, fd, reference, row, verdict, dtype, f_size, problem, point,
              judged: str = "autograd"):
-    """(verdict, cause, reason, what gradcheck would say, (autograd error, FD error)) at one
-    point. autograd (or the ``judged`` gradient in its place) is held to its tolerance by
-    the one verdict policy (:func:`diffcompare.judge.policy.decide`), gradcheck's
-    differences to gradcheck's own."""
+    """(verdict, cause, reason, what gradcheck would say, (judged error, FD error)) at one
+    point from the one judge's ``verdict`` there; gradcheck's differences are held to
+    gradcheck's own tolerance, as gradcheck holds them."""
     gc_bound = GRADCHECK_ATOL + GRADCHECK_RTOL * np.abs(fd)
     with np.errstate(invalid="ignore", over="ignore"):
-        gc_ok = bool(np.all(np.abs(autograd - fd) <= gc_bound))
+        gc_ok = bool(np.all(np.abs(judged_values - fd) <= gc_bound))
     gc = "pass" if gc_ok else "fail"
-    if kink is not None:
-        return NONDIFF, KINK, kink, gc, (None, None)
-    if failure:
-        return WRONG, RAISED, failure, gc, (math.inf, None)
-    if ref_high is None:
-        return (UNVERIFIED, NO_REFERENCE, f"no exact reference: only {judged} and FD could be compared", gc,
-                (None, None)) if gc_ok else (DISAGREE, NO_REFERENCE, _disagreement(labels, autograd, fd, judged), gc,
-                                             (None, None))
-    if not np.all(np.isfinite(ref_high)):
-        undefined = [labels[k] for k in range(len(labels)) if not np.isfinite(ref_high[k])]
-        return UNDEFINED, NO_REFERENCE, f"the exact {undefined[0]} is undefined or infinite here", gc, (None, None)
+    high = reference.high[row]
+    exact = np.where(reference.interval[row], np.clip(judged_values, reference.lower[row], reference.upper[row]), high)
     with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-        magnitude = np.abs(ref_high)
-        ag_error = np.abs((autograd - ref_high) - ref_low)
-        fd_error = np.abs((fd - ref_high) - ref_low)
-        ag_bound = autograd_bound(ref_high, tol["rtol"], tol["atol"])
-        judgement = decide(ag_error, ag_bound, ref_high, autograd, labels)
+        magnitude = reference.magnitude[row]
+        scale = magnitude.max() if magnitude.size and magnitude.max() > 0 else 1.0
+        errors = np.array(verdict.numbers.get("errors") or [math.nan] * len(labels), dtype=float)
+        fd_error = np.abs(fd - exact)
+        errors_shown = (_largest(errors / scale), _largest(fd_error / scale))
+    cause = verdict.cause
+    if verdict.outcome == FAIL and cause == RAISED:
+        return WRONG, RAISED, verdict.detail, gc, (math.inf, None)
+    if verdict.outcome == FAIL:
+        return WRONG, cause, _wrong(labels, judged_values, fd, exact, verdict, judged, reference, row), gc, \
+            errors_shown
+    found = verdict.numbers.get("finding")
+    if verdict.outcome != PASS and found and found.get("kind") in ("undefined", "singular"):
+        return UNDEFINED, cause, f"{verdict.numbers.get('entry', '')}: {finding_text(found)}", gc, (None, None)
+    if verdict.incomplete:
+        # a point asked for, where some entries could not be decided: it is not checked whole
+        skipped = [(k, reference.findings.get((row, k))) for k in range(len(labels))
+                   if not reference.judgeable[row, k]]
+        said = "; ".join(f"{labels[k]}: {finding_text(f) if f is not None else 'no reference value'}"
+                         for k, f in skipped[:MAX_NAMED])
+        return UNDEFINED, cause, (f"{len(skipped)} of {len(labels)} entries cannot be decided here ({said}); the "
+                                  f"others are within their expected accuracy"), gc, errors_shown
+    if cause in (DOMAIN, SINGULAR):
+        why = verdict_reason(verdict) if cause == SINGULAR else \
+            f"f is not finite in {dtype} here" + (f" ({verdict.detail})" if verdict.detail else "")
+        return UNDEFINED, cause, why, gc, (None, None)
+    if cause in (NO_REFERENCE, REFERENCE_UNCERTAIN) and verdict.outcome != PASS:
+        found = verdict.numbers.get("finding")
+        if gc_ok:
+            return UNVERIFIED, cause, (f"no exact reference ({finding_text(found)})" if found else
+                                       f"no exact reference: only {judged} and FD could be compared"), gc, (None, None)
+        return DISAGREE, cause, _disagreement(labels, judged_values, fd, judged), gc, (None, None)
+    if verdict.outcome == INCONCLUSIVE:
+        return INCONCLUSIVE_HERE, cause, verdict_reason(verdict), gc, errors_shown
+    if cause == ROUNDING:
+        return ROUNDING_LOSS, ROUNDING, verdict_reason(verdict), gc, errors_shown
+    kinks = [k for k in range(len(labels)) if reference.interval[row, k]]
+    if kinks:
+        k = kinks[0]
+        found = reference.findings.get((row, k))
+        return NONDIFF, "kink", (f"{labels[k]}: {judged} {_g(judged_values[k])} is a right value here: "
+                                 f"{finding_text(found)}"), gc, errors_shown
+    with np.errstate(invalid="ignore"):
         fd_bad = ~(fd_error <= GRADCHECK_ATOL + GRADCHECK_RTOL * magnitude)
-        # errors relative to the largest entry at the point (a near-zero entry's own relative
-        # error says nothing about the gradient)
-        scale = magnitude.max() if magnitude.max() > 0 else 1.0
-        errors = (_largest(ag_error / scale), _largest(fd_error / scale))
-    if judgement.outcome == FAIL:
-        k = labels.index(judgement.numbers["entry"])
+    if fd_bad.any():
+        k = int(np.argmax(np.where(fd_bad, np.nan_to_num(fd_error, nan=np.inf), -1)))
+        fd_cause, why = _fd_cause(labels[k], k, fd_error[k], magnitude[k], dtype, f_size, problem, point)
+        return FD_UNRELIABLE, fd_cause, (f"{why}: {labels[k]} by FD {_g(fd[k])}, exact {_g(high[k])} "
+                                         f"({judged} {_g(judged_values[k])} is right)"), gc, errors_shown
+    return AGREE, "within", f"{judged}, FD and the exact reference agree", gc, errors_shown
+
+
+def _wrong(labels, values, fd, exact, verdict, judged, reference, row) -> str:
+    """What is wrong at a failing point: the worst entry with the exact value, FD's and
+    the band, every other entry outside its band, and what f's derivative is there when it
+    was decided from f."""
+    n = verdict.numbers
+    k = labels.index(n["entry"]) if n.get("entry") in labels else 0
+    errors = np.array(n.get("errors") or [], dtype=float)
+    bands = np.array([math.nan if b is None else b for b in n.get("bands") or []], dtype=float)
+    shown_exact = _exact_text(reference, row, k)
+    text = (f"{labels[k]}: {judged} {_g(values[k], 17)}, exact {shown_exact}, FD {_g(fd[k])}; error "
+            f"{_g(n.get('error', math.inf), 2)} > expected accuracy {_g(n.get('tolerance', math.nan), 2)}")
+    if errors.size == len(labels) and bands.size == len(labels):
         with np.errstate(invalid="ignore"):
-            outside = [labels[j] for j in np.flatnonzero(~(ag_error <= ag_bound))]
-        others = ""
+            outside = [labels[j] for j in range(len(labels)) if not errors[j] <= bands[j] and not math.isnan(errors[j])]
         if len(outside) > 1:
             named = ", ".join(outside[:MAX_NAMED]) + (f", … ({len(outside) - MAX_NAMED} more)"
                                                       if len(outside) > MAX_NAMED else "")
-            others = f"; {len(outside)} of {len(labels)} entries are outside their tolerance: {named}"
-        return WRONG, judgement.cause, (f"{labels[k]}: {judged} {_g(autograd[k])}, exact {_g(ref_high[k])}, "
-                                        f"FD {_g(fd[k])}; error {_g(ag_error[k], 2)} > tolerance "
-                                        f"{_g(ag_bound[k], 2)}{others}"), gc, errors
-    if fd_bad.any():
-        k = int(np.argmax(np.where(fd_bad, np.nan_to_num(fd_error, nan=np.inf), -1)))
-        cause, why = _fd_cause(labels[k], k, fd_error[k], magnitude[k], dtype, f_size, problem, point)
-        return FD_UNRELIABLE, cause, (f"{why}: {labels[k]} by FD {_g(fd[k])}, exact {_g(ref_high[k])} "
-                                      f"({judged} {_g(autograd[k])} is right)"), gc, errors
-    return AGREE, WITHIN, f"{judged}, FD and the exact reference agree", gc, errors
+            text += f"; {len(outside)} of {len(labels)} entries are outside their expected accuracy: {named}"
+    found = n.get("finding")
+    if found:
+        text += f" ({finding_text(found)})"
+    rerun = n.get("rerun")
+    if rerun:
+        text += (f"; in {rerun['dtype']} the same rules err {_g(rerun['error'], 2)} against {_g(rerun['here'], 2)} "
+                 f"here: a wrong rule errs alike in both precisions, rounding would not")
+    return text
+
+
+def _exact_text(reference, row, k) -> str:
+    if reference.interval[row, k]:
+        return f"[{_g(reference.lower[row, k], 12)}, {_g(reference.upper[row, k], 12)}]"
+    return _g(reference.high[row, k], 17)
 
 
 def _largest(values):
     finite = values[np.isfinite(values)]
-    if finite.size < values.size:
+    if finite.size < values.size - int(np.isnan(values).sum()):
         return math.inf
     return float(finite.max()) if finite.size else None
 
 
 def _g(v, digits=6):
-    return f"{float(v):.{digits}g}"
+    v = float(v)
+    return f"{v:.{digits}g}" if math.isfinite(v) or math.isnan(v) else str(v)
 
 
 def _disagreement(labels, autograd, fd, judged):

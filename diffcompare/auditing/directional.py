@@ -22,7 +22,7 @@ import time
 import mpmath
 import numpy as np
 
-from diffcompare.auditing.tolerance import GRADCHECK_EPS
+from diffcompare.auditing.evaluate import GRADCHECK_EPS
 from diffcompare.judge.reference import EntriesReference
 from diffcompare.language.worlds import MPMATH
 from diffcompare.methods.budget import TimedOut, time_limit

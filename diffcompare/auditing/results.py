@@ -10,14 +10,15 @@ from diffcompare.judge.report import EXIT_FAILED, EXIT_PASSED, EXIT_UNDECIDED, R
 AGREE = "all agree"
 WRONG = "autograd is wrong"
 FD_UNRELIABLE = "FD is unreliable here"
-NONDIFF = "non-differentiable point: disagreement expected"
+NONDIFF = "kink: a right subgradient"           # a value between the one-sided derivatives
 UNDEFINED = "undefined here"
 ROUNDING_LOSS = "autograd loses accuracy to rounding"
 UNVERIFIED = "autograd and FD agree (no exact reference)"
 DISAGREE = "autograd and FD disagree (no exact reference)"
-VERDICTS = (AGREE, WRONG, FD_UNRELIABLE, NONDIFF, UNDEFINED, ROUNDING_LOSS, UNVERIFIED, DISAGREE)
+INCONCLUSIVE_HERE = "inconclusive: the expected accuracy is as large as the value"
+VERDICTS = (AGREE, WRONG, FD_UNRELIABLE, NONDIFF, UNDEFINED, ROUNDING_LOSS, UNVERIFIED, DISAGREE, INCONCLUSIVE_HERE)
 FAILING = (WRONG, DISAGREE)
-UNCHECKED = (NONDIFF, UNDEFINED, UNVERIFIED)     # autograd could not be held to the exact reference there
+UNCHECKED = (UNDEFINED, UNVERIFIED, INCONCLUSIVE_HERE)  # autograd could not be held to the exact reference there
 
 # causes (codes) behind a point's verdict; render/ words them
 WITHIN, OUTSIDE, RAISED = "within", "outside", "raised"     # all agree; autograd outside its tolerance; it raised
@@ -42,9 +43,10 @@ class PointResult:
 
     @property
     def asked(self) -> bool:
-        """Whether the user asked for this point (explicit or random), rather than the
-        audit adding it (adversarial points, kinks it searched for)."""
-        return any(part.startswith(("explicit", "random")) for part in self.origin.split("; "))
+        """Whether the user asked for this point explicitly, rather than the audit drawing
+        it (random, adversarial points, kinks it searched for): a point asked for that cannot
+        be decided leaves the case undecided; one the audit drew is counted and reported."""
+        return any(part.startswith("explicit") for part in self.origin.split("; "))
 
 
 @dataclass

@@ -10,6 +10,7 @@ from diffcompare.auditing.results import (
     DISAGREE,
     FAILING,
     FD_UNRELIABLE,
+    INCONCLUSIVE_HERE,
     NONDIFF,
     ROUNDING_LOSS,
     UNCHECKED,
@@ -29,7 +30,7 @@ def summarise(case: CaseResult):
     case.counts = {v: sum(1 for p in points if p.verdict == v) for v in VERDICTS}
     case.gradcheck = {
         "false alarms": sum(1 for p in points if p.gradcheck == "fail" and p.verdict in (AGREE, FD_UNRELIABLE,
-                                                                                        ROUNDING_LOSS)),
+                                                                                        ROUNDING_LOSS, NONDIFF)),
         "missed": sum(1 for p in points if p.gradcheck == "pass" and p.verdict == WRONG),
     }
     case.worst = {}
@@ -51,7 +52,7 @@ def summarise(case: CaseResult):
     checked = [p for p in points if p.verdict not in UNCHECKED]
     case.status = "undecided" if unchecked or not checked else "pass"
     parts = [f"all agree at {case.counts[AGREE]} of {total} points" if case.counts[AGREE] else
-             f"no point where all three could be compared ({total} points)"]
+             f"no point where all three agree ({total} points)"]
     if case.counts[ROUNDING_LOSS]:
         parts.append(f"{worded(ROUNDING_LOSS, case.judged)} at {case.counts[ROUNDING_LOSS]} (not a wrong rule: "
                      f"the error scales with the precision)")
@@ -63,8 +64,11 @@ def summarise(case: CaseResult):
         parts.append(f"FD is unreliable at {case.counts[FD_UNRELIABLE]} (" +
                      ", ".join(f"{c} ×{n}" for c, n in causes.items()) + ")")
     if case.counts[NONDIFF]:
-        parts.append(f"{case.counts[NONDIFF]} non-differentiable point{'s' * (case.counts[NONDIFF] != 1)}: "
-                     f"disagreement expected")
+        parts.append(f"a subgradient at {case.counts[NONDIFF]} kink{'s' * (case.counts[NONDIFF] != 1)} (a value "
+                     f"between the one-sided derivatives)")
+    if case.counts[INCONCLUSIVE_HERE]:
+        parts.append(f"inconclusive at {case.counts[INCONCLUSIVE_HERE]} (an expected accuracy as large as the "
+                     f"value)")
     if case.counts[UNDEFINED]:
         parts.append(f"undefined at {case.counts[UNDEFINED]}")
     if case.counts[UNVERIFIED]:

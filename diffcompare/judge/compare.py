@@ -488,7 +488,7 @@ def _judge(result: MethodResult, reference, special: dict, aside: dict, count: i
             result.judgement = Verdict(NOT_JUDGED, cause, {"entry": labels[k], **_finding_numbers(finding)},
                                        reference.undefined.get(k, ""))
             return
-    slack = _slack(reference)
+    slack = reference.uncertainty
     values = estimate.values.reshape(estimate.values.shape[0], -1)[reference.indices]
     tolerance = result.tolerance + slack
     # nan or inf where the reference is finite is wrong, band or no band
@@ -512,17 +512,10 @@ def _judge(result: MethodResult, reference, special: dict, aside: dict, count: i
     result.judgement = verdict
 
 
-def _slack(reference) -> np.ndarray:
-    """The reference's own uncertainty per entry: its untrusted digits, or f's quotients' error."""
-    with np.errstate(invalid="ignore"):
-        return np.fmax(np.abs(np.nan_to_num(reference.high)) * 10.0 ** -reference.trusted.astype(float),
-                       reference.slack)
-
-
 def _outside(result, reference) -> np.ndarray:
     """The entries a method's value lies outside its present band at (nan counts as outside)."""
     with np.errstate(invalid="ignore"):
-        return reference.judgeable & ~(result.abs_error <= result.tolerance + _slack(reference))
+        return reference.judgeable & ~(result.abs_error <= result.tolerance + reference.uncertainty)
 
 
 def _finding_numbers(finding) -> dict:

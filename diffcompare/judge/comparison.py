@@ -217,32 +217,43 @@ def agreement(a: np.ndarray, b: np.ndarray) -> float:
     return MAX_DIGITS if worst == 0 else max(0.0, min(MAX_DIGITS, -math.log10(worst)))
 
 
+def errors_against(values: np.ndarray, reference: EntriesReference, rows=None) -> np.ndarray:
+    """|value - exact| of each entry (values: (rows, entries) at the reference's rows, or at
+    ``rows`` of them), exactly: value - high is exact when the two are close, then the low
+    part is subtracted; at a kink, the distance to the interval between the one-sided
+    derivatives (0 inside it); inf for nan or ±inf where there is a value; nan where there
+    is none."""
+    pick = slice(None) if rows is None else rows
+    high, low = reference.high[pick], reference.low[pick]
+    lower, upper = reference.lower[pick], reference.upper[pick]
+    interval, judgeable = reference.interval[pick], reference.judgeable[pick]
+    with np.errstate(invalid="ignore", over="ignore"):
+        error = np.abs((values - high) - low)
+        outside = np.fmax(lower - values, values - upper)
+        error = np.where(interval, np.where(outside > 0, outside, 0.0), error)
+        error = np.where(judgeable & ~np.isfinite(values), np.inf, error)
+        # an exact value beyond binary64 rounds to ±inf: the same infinity is right, anything else is not
+        beyond = np.isinf(high)
+        error = np.where(beyond, np.where(values == high, 0.0, np.inf), error)
+        return np.where(judgeable | beyond, error, np.nan)
+
+
 def measure(result: MethodResult, reference: EntriesReference, labels: list) -> None:
-    """Set the method's errors against the reference (exact: value - high is exact when
-    the two are close, then the low part is subtracted; at a kink, the distance to the
-    interval between the one-sided derivatives, 0 inside it), its ULP distances and the
-    worst entry."""
+    """Set the method's errors against the reference (:func:`errors_against`), relative
+    errors, ULP distances (at a kink, to the nearest end of the interval) and the worst entry."""
     estimate = result.estimate
     values = estimate.values.reshape(estimate.values.shape[0], -1)[reference.indices]
     interval = reference.interval
+    error = errors_against(values, reference)
+    magnitude = reference.magnitude
     with np.errstate(invalid="ignore", over="ignore"):
-        error = np.abs((values - reference.high) - reference.low)
-        outside = np.fmax(reference.lower - values, values - reference.upper)
-        error = np.where(interval, np.where(outside > 0, outside, 0.0), error)
-        judgeable = reference.judgeable
-        error = np.where(judgeable & ~np.isfinite(values), np.inf, error)
-        # an exact value beyond binary64 rounds to ±inf: the same infinity is right, anything else is not
-        beyond = np.isinf(reference.high)
-        error = np.where(beyond, np.where(values == reference.high, 0.0, np.inf), error)
-        error = np.where(judgeable | beyond, error, np.nan)
-        magnitude = reference.magnitude
         relative = np.where(magnitude > 0, error / np.where(magnitude > 0, magnitude, 1.0),
                             np.where(error == 0, 0.0, np.inf))
     target = np.where(interval, np.clip(values, reference.lower, reference.upper), reference.high)
     both = np.isfinite(values) & np.isfinite(target)
     result.abs_error, result.rel_error = error, relative
     result.ulps = np.where(both, ulp_distance(np.where(both, values, 0.0), np.where(both, target, 0.0)), np.nan)
-    judged = judgeable & np.isfinite(reference.lower)
+    judged = reference.judgeable & np.isfinite(reference.lower)
     if judged.any():
         score = np.where(judged, np.nan_to_num(relative, nan=np.inf, posinf=np.inf), -1.0)
         row, entry = np.unravel_index(int(np.argmax(score)), score.shape)

@@ -48,6 +48,7 @@ import numpy as np
 
 from diffcompare.language.worlds import MPMATH
 from diffcompare.methods.budget import TimedOut, time_limit
+from diffcompare.methods.symbolic import MPMATH_EXTRAS
 
 # the outcomes
 DIFFERENTIABLE = "differentiable"
@@ -177,7 +178,6 @@ def _evaluator(problem, task, which: str):
             import sympy
             outputs, symbols = problem.sympy_outputs()
             partials = [sympy.diff(outputs[0], s) for s in symbols]
-            from diffcompare.methods.symbolic import MPMATH_EXTRAS
             compiled = sympy.lambdify(symbols, partials, modules=[MPMATH_EXTRAS, "mpmath"])
         except Exception:
             return None

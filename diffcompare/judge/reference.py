@@ -26,10 +26,10 @@ f's quotients gives every entry (:func:`numerical_entries_reference`).
 >>> r = entries_reference(differentiate(p), p.flat_point()[None, :], digits=30, problem=p)
 >>> r.source, r.text(0, 25)
 ('sympy', '4.053427893898620657714188')
->>> p = make_problem("x**y", {"x": 0.0, "y": 2.0})            # ∂f/∂y = x^y log x is 0·(-∞) here
+>>> p = make_problem("x**y", {"x": 0.0, "y": 2.0})     # x^y y/x is 0/0 and x^y log x is 0·(-∞) here
 >>> r = entries_reference(differentiate(p), p.flat_point()[None, :], problem=p)
 >>> r.state[0].tolist(), r.high[0].tolist()
-[['value', 'differentiable']], [0.0, 0.0]]
+(['differentiable', 'differentiable'], [0.0, 0.0])
 """
 
 from __future__ import annotations
@@ -44,10 +44,12 @@ import numpy as np
 
 from diffcompare.judge import differentiability
 from diffcompare.judge.differentiability import DIFFERENTIABLE, JUDGEABLE, KINK, Finding
-from diffcompare.language.worlds import MPMATH
+from diffcompare.autograd.quiet import quietly
+from diffcompare.language.worlds import MPMATH, NUMPY
 from diffcompare.methods.budget import TimedOut, time_limit
 from diffcompare.methods.symbolic import MPMATH_EXTRAS, SymbolicDerivative
 from diffcompare.problem.problem import Problem
+from diffcompare.problem.tasks import make_task
 
 GUARD_DIGITS = 5        # the first evaluation carries this many extra digits
 CHECK_DIGITS = 20       # the second, this many
@@ -193,6 +195,13 @@ class EntriesReference:
     def judgeable(self) -> np.ndarray:
         """Entries a value can be held to: a value, or an interval (a kink, a subgradient)."""
         return np.isin(self.state, (VALUE,) + JUDGEABLE) & ~np.isnan(self.lower)
+
+    @property
+    def uncertainty(self) -> np.ndarray:
+        """The reference's own absolute uncertainty per entry: its untrusted digits, or the
+        error of f's quotients, whichever is larger."""
+        with np.errstate(invalid="ignore"):
+            return np.fmax(np.abs(np.nan_to_num(self.high)) * 10.0 ** -self.trusted.astype(float), self.slack)
 
     @property
     def magnitude(self) -> np.ndarray:
@@ -425,7 +434,6 @@ def _moved(problem, row):
 def _task_of(problem, task):
     if task is not None:
         return task
-    from diffcompare.problem.tasks import make_task
     return make_task(problem, "gradient", shape=())
 
 
@@ -536,8 +544,6 @@ def _special(builder: _Builder, row: int, problem: Problem, task, values: list, 
 
 def _finite_f(problem) -> bool:
     """Whether f's value at the point is finite in binary64 (every output)."""
-    from diffcompare.autograd.quiet import quietly
-    from diffcompare.language.worlds import NUMPY
     try:
         out = quietly(problem.evaluate, NUMPY, problem.point)
         return bool(np.all(np.isfinite(np.asarray(out, dtype=np.float64))))
@@ -595,8 +601,8 @@ def numerical_entries_reference(problem: Problem, flat: np.ndarray, digits: int 
         reference = _none(digits, size, next(iter(builder.undefined.values()), "no numerical reference"), start,
                           source="mpmath", exact=builder.exact, undefined=builder.undefined if count == 1 else {})
         return reference
-    reference.note = reference.note or (f"reference: f's one-sided difference quotients in high precision ({why})"
-                                        if why else "reference: f's one-sided difference quotients in high precision")
+    said = "reference: f's numerical derivative, by its one-sided difference quotients in high precision"
+    reference.note = reference.note or (f"{said} ({why})" if why else said)
     return reference
 
 

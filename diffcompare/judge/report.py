@@ -25,6 +25,12 @@ def in_words(verdict) -> str:
     return RENDERERS["Verdict"]().reason(verdict)
 
 
+def finding_in_words(found) -> str:
+    """What f's derivative was found to be at a point (a Finding or its dict), in words, by
+    the renderer registered for verdicts."""
+    return RENDERERS["Verdict"]().finding(found)
+
+
 class JudgedMethod:
     """What every method's result in a report shares: its name and its verdict, as data
     (``judgement``) and in words."""

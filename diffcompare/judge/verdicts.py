@@ -22,6 +22,9 @@ INCONCLUSIVE = "inconclusive"  # the expected accuracy is as large as the value:
 
 # causes: why the outcome is what it is
 WITHIN = "within"                       # pass: every judged entry inside its band
+ROUNDING = "rounding"                   # pass / inconclusive: outside the first-order band, but the error scales
+                                        # with the precision (the precision re-run): rounding, not a wrong rule
+RAISED = "raised"                       # fail: the method raised
 OUTSIDE = "outside"                     # fail: an entry outside its band (numbers: the worst)
 NON_FINITE = "non-finite"               # fail: nan or inf where the reference is finite
 WIDE_BAND = "wide-band"                 # inconclusive: a band as large as the value, or infinite
@@ -34,7 +37,7 @@ REFERENCE_UNCERTAIN = "reference-uncertain"  # not judged: two routes to the ref
 NO_REFERENCE = "no-reference"           # not judged: no reference (undefined, timed out, unavailable)
 METHOD_STATUS = "method-status"         # the method did not run: its status is the outcome
 
-CAUSES = (WITHIN, OUTSIDE, NON_FINITE, WIDE_BAND, NO_BAND, KINK, SINGULAR, DOMAIN, CROSSING, REFERENCE_UNCERTAIN,
+CAUSES = (WITHIN, ROUNDING, RAISED, OUTSIDE, NON_FINITE, WIDE_BAND, NO_BAND, KINK, SINGULAR, DOMAIN, CROSSING, REFERENCE_UNCERTAIN,
           NO_REFERENCE, METHOD_STATUS)
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from diffcompare.methods.entries import run_estimate
+from diffcompare.problem.errors import InputError
 from diffcompare.problem.tasks import Task
 
 
@@ -49,10 +50,7 @@ def _flatten(problem, task, result) -> np.ndarray:
                                   f"({', '.join(problem.variables)})")
         result = [result[n] for n in problem.variables]
     if isinstance(result, (tuple, list)) and len(result) == len(problem.variables) and len(problem.variables) > 1:
-        try:
-            parts = [np.asarray(part, dtype=np.float64) for part in result]
-        except (TypeError, ValueError):
-            raise GivenShapeError("it returned parts that are not numbers") from None
+        parts = [_real_numbers(part) for part in result]
         if task.kind == "gradient":
             flat = np.concatenate([p.reshape(-1) for p in parts]) if all(p.size == s for p, s in
                                                                           zip(parts, sizes)) else None
@@ -64,14 +62,50 @@ def _flatten(problem, task, result) -> np.ndarray:
             raise GivenShapeError(f"it returned parts of sizes {[p.size for p in parts]}; the {task.kind} of f has "
                                   f"{_expected(task, sizes)}")
         return flat
-    try:
-        flat = np.asarray(result, dtype=np.float64).reshape(-1)
-    except (TypeError, ValueError):
-        raise GivenShapeError(f"it returned {type(result).__name__}, not numbers") from None
+    flat = _real_numbers(result).reshape(-1)
     if flat.size != task.size:
         raise GivenShapeError(f"it returned {flat.size} number{'s' * (flat.size != 1)}; the {task.kind} of f has "
                               f"{_expected(task, sizes)}")
     return flat
+
+
+def _real_numbers(part) -> np.ndarray:
+    """``part`` as float64, or GivenShapeError saying why it is not real numbers: complex
+    values (the derivative of a real f is real: an imaginary part is a wrong formula, never
+    dropped in silence), text, booleans or objects.
+
+    >>> _real_numbers([1, 2.5]).tolist()
+    [1.0, 2.5]
+    >>> _real_numbers(np.cos(0.5) + 0.5j)
+    Traceback (most recent call last):
+    ...
+    diffcompare.methods.given.GivenShapeError: it returned complex numbers (e.g. (0.8775825618903728+0.5j)): the derivative of a real f is real, so an imaginary part means a wrong formula; return real numbers (float64 or float32)
+    """
+    try:
+        array = np.asarray(part)
+    except Exception:
+        raise GivenShapeError(f"it returned {type(part).__name__}, not numbers") from None
+    if array.dtype.kind == "c":
+        first = complex(np.ravel(array)[np.flatnonzero(np.imag(np.ravel(array)) != 0)[0]]) \
+            if np.any(np.imag(array) != 0) else complex(np.ravel(array)[0])
+        raise GivenShapeError(f"it returned complex numbers (e.g. {first}): the derivative of a real f is real, so an "
+                              f"imaginary part means a wrong formula; return real numbers (float64 or float32)")
+    if array.dtype.kind == "b":
+        raise GivenShapeError("it returned booleans, not numbers")
+    if array.dtype.kind in "USV":
+        raise GivenShapeError(f"it returned text ({np.ravel(array)[0]!r}), not numbers")
+    if array.dtype.kind not in "fiu":
+        try:
+            converted = array.astype(np.float64)
+        except (TypeError, ValueError):
+            raise GivenShapeError(f"it returned {type(part).__name__} of {array.dtype} values, not real numbers") \
+                from None
+        if array.dtype.kind == "O" and not all(isinstance(v, (int, float, np.integer, np.floating))
+                                               and not isinstance(v, bool) for v in np.ravel(array)):
+            kinds = sorted({type(v).__name__ for v in np.ravel(array)})
+            raise GivenShapeError(f"it returned objects of type {', '.join(kinds)}, not real numbers")
+        return converted
+    return array.astype(np.float64)
 
 
 def _expected(task, sizes) -> str:
@@ -85,6 +119,13 @@ def given_entries(problem, task, points, g, label: str, batches: int = 5):
     called at each point; vᵀJ and Jv are formed from its Jacobian."""
     full = task if task.kind in ("gradient", "jacobian", "hessian") else \
         Task("jacobian", task.n, task.m, task.output_shape, task.input_labels)
+
+    try:
+        given_values(problem, full, g, points.flat[:1])     # what g returns must be the derivative's numbers
+    except GivenShapeError as error:
+        raise InputError(f"{label}: {error}") from None
+    except Exception:
+        pass                    # g raised: the method failed, and its result says how
 
     def compute():
         values = given_values(problem, full, g, points.flat).reshape((len(points),) + full.entry_shape)

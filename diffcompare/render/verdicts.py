@@ -18,7 +18,9 @@ from diffcompare.judge.verdicts import (
     NO_REFERENCE,
     NON_FINITE,
     OUTSIDE,
+    RAISED,
     REFERENCE_UNCERTAIN,
+    ROUNDING,
     SINGULAR,
     WIDE_BAND,
     WITHIN,
@@ -46,9 +48,9 @@ def finding(found) -> str:
     """What f's derivative is at a point where the formula could not say, in words (a
     :class:`~diffcompare.judge.differentiability.Finding` or its ``as_dict()``).
 
-    >>> finding({"kind": "kink", "lower": -1.0, "upper": 1.0, "routes": ["quotients"],
-    ...          "left": {"value": -1.0}, "right": {"value": 1.0}})
-    'a kink: the one-sided derivatives are -1 (left) and 1 (right); a value between them (a subgradient) is right, nan or ±inf is not (decided by f\'s one-sided difference quotients in high precision)'
+    >>> print(finding({"kind": "kink", "lower": -1.0, "upper": 1.0, "routes": ["quotients"],
+    ...                "left": {"value": -1.0}, "right": {"value": 1.0}}))
+    a kink: the one-sided derivatives are -1 (left) and 1 (right); a value between them (a subgradient) is right, nan or ±inf is not (decided by f's one-sided difference quotients in high precision)
     """
     if found is None:
         return ""
@@ -88,8 +90,17 @@ def reason(verdict) -> str:
     """Why ``verdict`` is what it is, in one sentence."""
     n = verdict.numbers
     cause = verdict.cause
-    if cause == METHOD_STATUS:
+    if cause in (METHOD_STATUS, RAISED):
         return verdict.detail
+    if cause == ROUNDING:
+        rerun = n.get("rerun") or {}
+        text = (f"outside the first-order band, but in {rerun.get('dtype', 'the other precision')} the same rules err "
+                f"{_number(rerun.get('error'))} against {_number(rerun.get('here'))} here: the error scales with ε, "
+                f"so it is rounding (a cancellation in the formula), not a wrong rule")
+        if verdict.outcome == "inconclusive":
+            text += (f"; at {n.get('entry', 'an entry')} that rounding is as large as the value, so a right value and "
+                     f"a wrong one cannot be told apart")
+        return text
     if cause == WITHIN:
         skipped = []
         if n.get("skipped"):

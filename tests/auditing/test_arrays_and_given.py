@@ -108,7 +108,7 @@ def test_a_wrong_rule_on_a_vector_names_its_entries():
     point = report.cases[0].points[0]
     assert point.verdict == WRONG
     # x[1] = 0: 2x² and 3x² agree there; x[0] and x[2] are wrong
-    assert "2 of 3 entries are outside their tolerance: ∂f/∂x[0], ∂f/∂x[2]" in point.reason
+    assert "2 of 3 entries are outside their expected accuracy: ∂f/∂x[0], ∂f/∂x[2]" in point.reason
 
 
 # -- the user's own gradient ---------------------------------------------------------------------

@@ -23,8 +23,8 @@ SUITE = textwrap.dedent('''
     at = [{ x = 1.5 }]
 
     [[case]]
-    name = "kink asked for"
-    expression = "abs(x)"
+    name = "infinite slope asked for"
+    expression = "sqrt(x)"
     at = [{ x = 0 }]
 
     [[case]]
