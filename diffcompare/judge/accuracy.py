@@ -158,14 +158,17 @@ def derivative_magnitudes(problem, orders=tuple(range(2, 10)), timeout: float | 
 MAX_PERTURBED_WORK = 40_000     # perturbed calls × program length in path_bound's perturbation sweeps
 
 
-def path_bound(problem, max_nodes: int = 2000, max_perturbed: int = 200, output: int | None = None) -> dict | None:
+def path_bound(problem, max_nodes: int = 2000, max_perturbed: int = 200, output: int | None = None,
+               engine_formulas: bool = True) -> dict | None:
     """A first-order bound on the rounding a backward pass over f's program must expect,
     per variable: unit roundoff times (a) the sum over every chain-rule path of the
     product of the local derivatives' magnitudes — the size of the terms the pass adds
     up, which may cancel — and (b) each intermediate value's own rounding carried to the
     gradient (by perturbing it), for programs of up to ``max_perturbed`` operations.
     Text problems only; None when unavailable. ``output``: which element of a vector f
-    written as a list [f0, f1, ...] of scalar expressions.
+    written as a list [f0, f1, ...] of scalar expressions. ``engine_formulas``: include the
+    rounding of the engine's VJP formulas that read a rounded result (sigmoid's r(1 - r));
+    a method that does not use them (the complex step) leaves it out.
 
     >>> from diffcompare.problem.problem import make_problem
     >>> b = path_bound(make_problem("(y/y)**3", {"y": 0.006}))   # paths of ±500 that cancel,
@@ -185,14 +188,16 @@ def path_bound(problem, max_nodes: int = 2000, max_perturbed: int = 200, output:
         return None             # reductions over scalars (mean(x) of a number) sweep as numbers
     with mpmath.workdps(40):
         try:
-            gradient, magnitude, calls, accumulation = _sweep(program, problem, output=output)
+            gradient, magnitude, calls, accumulation = _sweep(program, problem, output=output,
+                                                              engine_formulas=engine_formulas)
             bound = {name: UNIT_ROUNDOFF * (magnitude[name] + accumulation[name]) for name in problem.variables}
             # one sweep per perturbed call: bounded work (a sum of 300 variables would take 300 sweeps of 600)
             if len(calls) <= max_perturbed and len(calls) * len(program) <= MAX_PERTURBED_WORK:
                 delta = mpmath.mpf(10) ** -25
                 for index in calls:
                     try:
-                        moved, _, _, _ = _sweep(program, problem, index, delta, output)
+                        moved, _, _, _ = _sweep(program, problem, index, delta, output,
+                                                engine_formulas=engine_formulas)
                     except (TypeError, ValueError, ZeroDivisionError):
                         continue        # a perturbation that leaves the reals says nothing here
                     for name in problem.variables:
@@ -230,7 +235,7 @@ def backward_extreme(problem) -> float | None:
         return float(max(extremes)) if extremes else 0.0
 
 
-def _sweep(program, problem, perturbed=None, delta=0, output=None, extremes=None):
+def _sweep(program, problem, perturbed=None, delta=0, output=None, extremes=None, engine_formulas=True):
     """Forward through the program in mpmath (the value of node ``perturbed`` scaled by
     1 + delta), then backward: the gradient, the sum of path magnitudes per variable, the
     indices of the calls whose value depends on a variable, and per variable the rounding
@@ -260,7 +265,7 @@ def _sweep(program, problem, perturbed=None, delta=0, output=None, extremes=None
             depends = any(varies[p] for p in parents)
             if depends:
                 calls.append(len(values))
-                factor = _engine_factor_of_result(row)
+                factor = _engine_factor_of_result(row) if engine_formulas else None
                 if factor is not None:
                     from_result[len(values)] = factor
         varies.append(depends)
@@ -370,7 +375,7 @@ def fd_band(scheme: str, h: float, magnitudes: dict, f_error: float, largest_f: 
         # f_error: the rounding of f's complex evaluation carried to Im f / h (NumPy's complex
         # power and functions are not correctly rounded: (0.5+0j)**100 is not exact)
         return Band(exact.tolerance + SAFETY * (truncation + f_error),
-                    f"as the exact methods, plus truncation {truncation:.2g} and complex rounding {f_error:.2g}")
+                    f"{exact.source}, plus truncation {truncation:.2g} and complex rounding {f_error:.2g}")
     stencil = STENCILS[scheme]
     if 2 not in magnitudes:
         return None

@@ -215,7 +215,19 @@ class Bands:
                 kappa[0, k] = 1 + abs(self.problem.point[name]) * second / self.magnitude[0, k]
         return kappa
 
-    def _paths(self, r: int):
+    def forward_row(self, r: int) -> np.ndarray:
+        """The band of a method that carries each input's perturbation forward through f's
+        program in exact-rounded arithmetic (the complex step): the rounding along f's
+        chain-rule paths without the engine's own VJP formulas, + FLOOR_ULPS ulp (normwise
+        where the paths are unavailable); no walk of SymPy's formula, which it never evaluates."""
+        magnitude = self.magnitude[r]
+        ulp = np.spacing(magnitude)
+        paths = self._paths(r, engine_formulas=False)
+        if paths is None:
+            return FLOOR_ULPS * ulp + FLOOR_ULPS * UNIT_ROUNDOFF * magnitude.max()
+        return SAFETY * paths + FLOOR_ULPS * ulp
+
+    def _paths(self, r: int, engine_formulas: bool = True):
         """Rounding a backward pass meets along f's chain-rule paths at reference row ``r``
         (see accuracy.path_bound), entry by entry; None where unavailable (Hessians, arrays,
         callables). SymPy may simplify away a cancellation (3z/z is 3) that the engine still
@@ -226,7 +238,7 @@ class Bands:
         moved = replace(problem, point=problem.split(self.flat[r]))
         bounds = np.zeros((task.m, task.n))
         for i in range(task.m):
-            found = path_bound(moved, output=i if task.output_shape else None)
+            found = path_bound(moved, output=i if task.output_shape else None, engine_formulas=engine_formulas)
             if found is None:
                 return None
             bounds[i] = [found[name] for name in problem.variables]
@@ -347,7 +359,8 @@ class Bands:
         bands = []
         for k, name in enumerate(problem.variables):
             h = float(estimate.details["steps"][0, k])
-            exact = Band(float(self.exact_row(0)[k]), self.EXACT_SOURCE)
+            exact = Band(float(self.exact_row(0)[k]), self.EXACT_SOURCE) if scheme in STENCILS else \
+                Band(float(self.forward_row(0)[k]), "4 × the rounding along f's chain-rule paths + 4 ulp")
             if scheme in STENCILS:
                 largest = self._largest_f(scheme, k, h)
                 f_error = self._f_rounding(f_expr, point, scheme, k, h, largest)

@@ -218,7 +218,7 @@ def _compare(f, at, kind, vector, points, seed, box, grid, methods, digits, repe
         except TimedOut:
             notes.append(Note("reference", f"the expected accuracy ran out of time after {symbolic_timeout:g} s: "
                                            f"methods without a band are not decided"))
-    drawn = where.how in ("random", "grid")
+    drawn = points is not None          # random points or a grid, drawn by the tool: not asked for one by one
     for result in results:
         estimate = result.estimate
         if estimate.has_values and task.kind == "hessian":

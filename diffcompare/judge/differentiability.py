@@ -74,6 +74,7 @@ GUARD = 12                  # working digits beyond what the quotients need
 CHECK = 15                  # the second evaluation of each quotient carries this many more
 MAX_DPS = 5000              # working digits at most
 GROWTH = 1.5                # |q| growing by this factor at each of the last steps: an infinite slope or a jump
+INFINITE_STEPS = 20         # ... down to steps of the point's scale × 16^-20 ≈ 8e-25, no sooner
 DEFAULT_TIMEOUT = 5.0       # seconds for the analysis of one point (both routes)
 LIMIT_TIMEOUT = 1.0         # seconds for SymPy's limit of one quotient
 
@@ -348,8 +349,10 @@ def _settle(history: list, digits: int, k: int, dps: int) -> Side | None:
     if q[-1] == q[-2] == q[-3]:                 # f is linear along d at these steps
         return Side(FINITE, q[-1], noise, k, dps)
     tail = q[-4:]
-    if all(v != 0 for v in tail) and len({mpmath.sign(v) for v in tail}) == 1 and \
+    if k >= INFINITE_STEPS and all(v != 0 for v in tail) and len({mpmath.sign(v) for v in tail}) == 1 and \
             all(abs(tail[j + 1]) >= GROWTH * abs(tail[j]) for j in range(3)):
+        # still growing at steps far below the point's scale (f may bend on a smaller scale of its own:
+        # x/(|x| + 1e-5) grows like 1/h down to h = 1e-5, then settles)
         return Side(INFINITE, mpmath.sign(tail[-1]), 0, k, dps)
     # extrapolate only a contracting sequence (Aitken's Δ² sends a diverging geometric one to 0)
     differences = [abs(q[j] - q[j - 1]) for j in range(len(q) - 3, len(q))]

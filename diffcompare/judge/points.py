@@ -178,7 +178,8 @@ def _rerun(out, values, errors, tolerance, slack, reference, labels, dtype, reru
         else:
             # rounding scales with ε: float64's error can be at most about ε64/ε32 of float32's
             # (times a margin); a wrong rule's error does not shrink with ε
-            rounding = bool(there >= ROUNDING_RATIO * here and
+            # (an error that is infinite in float32, where f or its rules overflow, proves nothing)
+            rounding = bool(math.isfinite(there) and there >= ROUNDING_RATIO * here and
                             here <= ROUNDING_MARGIN * there * EPS["float64"] / EPS["float32"])
         if not rounding:
             out[row] = Verdict(out[row].outcome, out[row].cause,

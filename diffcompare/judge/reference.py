@@ -530,6 +530,17 @@ def _special(builder: _Builder, row: int, problem: Problem, task, values: list, 
     wanted = list(range(len(values))) if events else [k for k, v in enumerate(values) if v is None]
     if not wanted:
         return
+    if task.kind == "hessian":
+        # second derivatives where the formula has none: mpmath's second differences of f itself
+        # (sin(x)/x written with a branch at 0 is smooth there); no kink analysis of second derivatives
+        missing = [k for k in wanted if values[k] is None]
+        if missing and not problem.has_arrays:
+            for k, (value, trusted, why) in enumerate(_numerical_hessian(problem, builder.digits)):
+                if k in missing and value is not None and trusted >= 3:
+                    builder.value(row, k, value, trusted)
+                    builder.state[row, k] = VALUE
+                    builder.undefined.pop(k, None)
+        return
     left = None if deadline is None else max(0.05, deadline - time.monotonic())
     timeout = differentiability.DEFAULT_TIMEOUT if left is None else min(differentiability.DEFAULT_TIMEOUT, left)
     findings = differentiability.analyse(problem, task, wanted, formula=values, timeout=timeout)

@@ -416,8 +416,8 @@ def nominal_steps(scheme_name: str, x: np.ndarray, direction_scale: float = 1.0)
     """The step of a scheme at each x (vectorised :func:`finite_differences.nominal_step`)."""
     scheme = SCHEMES[scheme_name]
     scale = np.maximum(1.0, np.abs(x))
-    if scheme_name == "complex-step":
-        return scheme.step_factor * scale / direction_scale
+    if scheme_name == "complex-step":          # no rounding to balance: the same tiny step at every x
+        return np.full_like(scale, scheme.step_factor) / direction_scale
     if not scheme.scaled:
         h = np.full_like(x, 2.0 ** round(math.log2(scheme.step_factor)), dtype=np.float64)
         floor = 2.0 ** np.round(np.log2(4096 * np.spacing(np.abs(x)) + 1e-300))

@@ -44,7 +44,9 @@ SCHEMES = {
     "backward": Scheme("backward", "(f(x) - f(x-h)) / h", 1, math.sqrt(EPS), "n + 1"),
     "central": Scheme("central", "(f(x+h) - f(x-h)) / 2h", 2, EPS ** (1 / 3), "2n"),
     "five-point": Scheme("five-point", "(f(x-2h) - 8f(x-h) + 8f(x+h) - f(x+2h)) / 12h", 4, EPS ** (1 / 5), "4n"),
-    "complex-step": Scheme("complex-step", "Im f(x + ih) / h", 2, 1e-20, "n"),
+    # the complex step has no rounding to balance: its step is 1e-20 whatever |x| (scaled by |x|
+    # it grows to 100 at x = 1e22, far beyond the reach of the Taylor series)
+    "complex-step": Scheme("complex-step", "Im f(x + ih) / h", 2, 1e-20, "n", scaled=False),
     # central differences at h, h/2, h/4 extrapolated to h -> 0 (order 6): h ≈ eps^(1/7), the
     # balance of an order-6 truncation against rounding. Exact (power-of-two) steps make
     # scaling by |x| unnecessary: the truncation depends on f's scale, not x's.
@@ -80,7 +82,7 @@ def power_of_two(h: float) -> float:
 
 def nominal_step(scheme: Scheme, x: float) -> float:
     if scheme.name == "complex-step":
-        return scheme.step_factor * max(1.0, abs(x))
+        return scheme.step_factor
     scale = max(1.0, abs(x)) if scheme.scaled else 1.0
     h = power_of_two(scheme.step_factor * scale)
     if not scheme.scaled and x:     # the smallest step (h/4) stays far above the spacing of floats at x

@@ -111,7 +111,8 @@ def _grouped_reasons(c):
     groups = {}
     for m in c.methods:
         why = reason(m.judgement)
-        if m.verdict != "pass" and why:
+        counted = m.verdict == "pass" and (m.judgement.numbers.get("undecided") or m.judgement.numbers.get("skipped"))
+        if (m.verdict != "pass" or counted) and why:
             groups.setdefault((m.verdict, why), []).append(m.name)
     return [(verdict, names, reason) for (verdict, reason), names in groups.items()]
 

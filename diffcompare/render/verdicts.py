@@ -106,7 +106,9 @@ def reason(verdict) -> str:
         if n.get("skipped"):
             skipped.append(f"{n['skipped']} special entries or points")
         if n.get("undecided"):
-            skipped.append(f"{n['undecided']} entries whose expected accuracy is as large as their value")
+            count = n["undecided"]
+            skipped.append(f"{count} entr{'ies' if count != 1 else 'y'} at points drawn by the tool whose band could "
+                           f"not decide (as large as the value, or none)")
         return "within the expected accuracy" + (f" (not judged: {'; '.join(skipped)})" if skipped else "")
     if cause in (OUTSIDE, NON_FINITE):
         entry = _entry(n)
