@@ -5,6 +5,7 @@ case's batches."""
 from __future__ import annotations
 
 import math
+import threading
 import time
 import zlib
 from contextlib import contextmanager
@@ -63,6 +64,9 @@ _POINTS: dict = {}          # the points of the case this process audits last
 AUDIT_TIMEOUT = 600.0       # seconds for a whole audit: user code that hangs, or 10^6 points, stop there
 
 
+_ONE_AT_A_TIME = threading.RLock()
+
+
 class UserExit(BaseException):
     """User code called ``os._exit`` while the audit ran it."""
 
@@ -84,7 +88,9 @@ def run_batch(index: int, case: Case, start: int, settings: dict) -> Batch:
     try:
         if left is not None and left <= 0:
             raise TimedOut(settings.get("timeout"))
-        with time_limit(left):
+        # mpmath's working precision is one global setting: two threads of one process (a
+        # threaded Dask worker) computing references at once would change each other's
+        with _ONE_AT_A_TIME, time_limit(left):
             return quietly(_run_batch, index, case, start, settings)
     except TimedOut:
         result = CaseResult(case.name, case.source, case.check, case.dtype, settings.get("engine", "diffcompare"),

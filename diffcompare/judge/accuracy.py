@@ -24,6 +24,7 @@ import math
 from dataclasses import dataclass
 
 import mpmath
+import numpy as np
 
 from diffcompare.autograd import ops
 from diffcompare.language.expression import CONST, VAR
@@ -332,6 +333,18 @@ def _engine_factor_of_result(row):
         return None
     vjp = entry[2]
     return lambda r: vjp(mpmath.mpf(1), r)
+
+
+def result_shift(row, result) -> float | None:
+    """How far (in units of u) the engine's local derivative of a one-input row moves when
+    its result is rounded, for the rows whose backward reads the saved result (sigmoid's
+    r(1 - r), tanh's 1 - r²); None for the others."""
+    factor = _engine_factor_of_result(row)
+    if factor is None:
+        return None
+    with mpmath.workdps(40):
+        shifts = [float(_factor_shift(factor, mpmath.mpf(float(r)))) for r in np.ravel(np.asarray(result, dtype=float))]
+    return max(shifts) if shifts else None
 
 
 def _factor_shift(factor, value) -> mpmath.mpf:

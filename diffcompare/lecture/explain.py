@@ -36,12 +36,15 @@ from diffcompare.autograd.graph import AccumulateGrad, collect, recording, seque
 from diffcompare.autograd.ops import Op, sum_to
 from diffcompare.autograd.quiet import quietly
 from diffcompare.autograd.tensor import Tensor
+from diffcompare.judge.accuracy import FLOOR_ULPS, NO_FORMULA_ULPS, SAFETY, UNIT_ROUNDOFF, result_shift
+from diffcompare.judge.policy import decide
 from diffcompare.judge.report import EXIT_FAILED, EXIT_PASSED, EXIT_UNDECIDED, Report
+from diffcompare.judge.verdicts import FAIL, PASS
 from diffcompare.language.expression import constant
 from diffcompare.language.printing import one_line
 from diffcompare.language.worlds import ENGINE, SYMPY
 from diffcompare.methods.budget import TimedOut, time_limit
-from diffcompare.methods.finite_differences import SCHEMES, nominal_step, richardson
+from diffcompare.methods.finite_differences import SCHEMES, STENCILS, nominal_step, richardson
 from diffcompare.methods.symbolic import MPMATH_EXTRAS
 from diffcompare.problem.errors import InputError, SymbolicUnavailable
 from diffcompare.problem.problem import make_problem
@@ -49,8 +52,6 @@ from diffcompare.problem.tasks import parse_vector
 
 MAX_NODES = 2000              # a lecture graph; larger graphs are refused with the count
 MAX_CHECKED_ELEMENTS = 256    # beyond this many elements an input is checked along random directions
-SYMPY_TOLERANCE = 1e-9        # relative to Σ|adjoint · local derivative|: rounding of two float64 VJPs
-DIFFERENCE_TOLERANCE = 1e-6   # Richardson differences are good to ~1e-10 relative; wrong rules are off by O(1)
 ARGUMENT_NAMES = "abcdefgh"
 
 
@@ -81,7 +82,7 @@ class Step:
     edges: list = field(default_factory=list)
     rule: str | None = None        # the engine's VJP rule in words, when the op has one
     source: str = ""               # where the reference VJP came from: sympy, differences
-    check: str = ""                # ok, wrong, kink, not checked
+    check: str = ""                # ok, wrong, kink, inconclusive, not checked
     detail: str = ""
     reference_adjoint: np.ndarray | None = None
 
@@ -128,7 +129,8 @@ class Explanation(Report):
     def unchecked(self) -> list:
         """Steps --check could not hold to the reference (a kink; a forward that cannot be
         replayed); a node no gradient reaches has nothing to check."""
-        return [s for s in self.steps if s.check == "kink" or (s.check == "not checked" and s.detail != NO_GRADIENT)]
+        return [s for s in self.steps if s.check in ("kink", "inconclusive")
+                or (s.check == "not checked" and s.detail != NO_GRADIENT)]
 
     def step(self, number: int) -> Step:
         return self.steps[number - 1]
@@ -440,13 +442,22 @@ def _check(explanation, nodes, records, sympy_rows):
             step.check = step.check or "ok"
             continue
         if step.check == "kink":
+            # at a kink the conventions differ, but nan or ±inf is never a right value
+            for k, edge in enumerate(step.edges):
+                if edge.target is not None and edge.sent is not None and not np.all(np.isfinite(edge.sent)):
+                    step.check = "wrong"
+                    step.detail = (f"its backward sends {_first_non_finite(edge.sent)} to input {k} (step "
+                                   f"{edge.target}) at a kink, where a right value lies between the one-sided "
+                                   f"derivatives: {step.detail}")
+                    break
             continue
         if step.adjoint is None or node not in records:
             step.check, step.detail = "not checked", (NO_GRADIENT if node in records
                                                       else "recorded before f ran: its inputs are unknown")
             continue
         if step.source == "sympy":
-            _compare_full(step, SYMPY_TOLERANCE, errors=None)
+            table = sympy_rows.get(node)
+            _compare_full(step, errors=None, shift=None if table is None else result_shift(table[0], step.value))
             continue
         forward = _replay(node, records[node])
         if forward is None:
@@ -456,30 +467,60 @@ def _check(explanation, nodes, records, sympy_rows):
         _check_by_differences(step, node, records[node], forward)
 
 
-def _compare_full(step, tolerance, errors):
+def _first_non_finite(values) -> str:
+    flat = np.ravel(np.asarray(values, dtype=float))
+    return str(float(flat[~np.isfinite(flat)][0]))
+
+
+def _compare_full(step, errors, shift=None):
+    """Each edge's VJP against its reference, held to the one accuracy model: a VJP the
+    engine computes from SymPy's local derivative is its product with the adjoint, each
+    rounded (SAFETY × (2 + the shift of a formula that reads the rounded result + the
+    terms summed to the input's shape) × u of |adjoint · local derivative|), + FLOOR_ULPS
+    ulp; a node whose rule is unknown (a custom Function: its differences) is held to
+    NO_FORMULA_ULPS ulp of the larger of the two, the differences' own error estimate
+    ten times over as the reference's uncertainty."""
     worst = None
     for k, edge in enumerate(step.edges):
         if edge.target is None or edge.reference is None:
             continue
         sent = np.zeros_like(edge.reference) if edge.sent is None else edge.sent
-        scale = np.abs(edge.reference) if errors is None else np.maximum(np.abs(edge.reference), np.abs(sent))
-        if errors is None and edge.local_value is not None:
-            scale = _sum_to(np.abs(step.adjoint * edge.local_value), np.shape(edge.reference))
-        allowed = tolerance * scale + (0 if errors is None else 10 * errors[k]) + 1e-300
-        with np.errstate(invalid="ignore"):
-            bad = ~(np.abs(sent - edge.reference) <= allowed) & np.isfinite(edge.reference)
-        if np.any(bad):
-            index = np.unravel_index(int(np.argmax(bad)), np.shape(bad)) if np.ndim(bad) else ()
-            worst = (k, index, float(np.asarray(sent)[index]), float(np.asarray(edge.reference)[index]))
+        reference = np.asarray(edge.reference, dtype=float)
+        with np.errstate(invalid="ignore", over="ignore"):
+            if errors is None and edge.local_value is not None:
+                terms = np.abs(step.adjoint * edge.local_value)
+                summed = max(1, int(np.size(terms)) // max(1, int(np.size(reference))))
+                scale = _sum_to(terms, np.shape(reference))
+                extra = 0.0 if shift is None else shift
+                band = SAFETY * UNIT_ROUNDOFF * (2 + extra + summed) * scale + FLOOR_ULPS * np.spacing(np.abs(reference))
+                slack = 0.0
+            else:
+                scale = np.maximum(np.abs(reference), np.abs(np.nan_to_num(sent)))
+                band = NO_FORMULA_ULPS * UNIT_ROUNDOFF * scale + FLOOR_ULPS * np.spacing(np.abs(reference))
+                slack = 0.0 if errors is None else 10 * errors[k]
+            error = np.abs(sent - reference)
+        values, exact = np.atleast_1d(sent).reshape(1, -1), np.atleast_1d(reference).reshape(1, -1)
+        judged = np.isfinite(exact)
+        verdict = decide(np.atleast_1d(error).reshape(1, -1), (np.atleast_1d(band) + slack).reshape(1, -1), exact,
+                         values, [str(i) for i in range(exact.size)], judged=judged)
+        if verdict.outcome == FAIL:
+            flat = int(verdict.numbers["entry"])
+            index = np.unravel_index(flat, np.shape(reference)) if np.ndim(reference) else ()
+            worst = (k, index, float(np.ravel(sent)[flat]), float(np.ravel(reference)[flat]),
+                     verdict.numbers["error"], verdict.numbers["tolerance"])
             break
+        if verdict.outcome not in (PASS, FAIL) and judged.any():
+            step.check, step.detail = "inconclusive", (f"the reference's band for input {k} is as large as the value "
+                                                       f"there: a right VJP cannot be told from a wrong one")
     if worst is None:
-        step.check = "ok"
+        step.check = "ok" if step.check != "inconclusive" else step.check
         return
-    k, index, sent, reference = worst
+    k, index, sent, reference, error, band = worst
     where = f"[{', '.join(map(str, index))}]" if index else ""
     step.check = "wrong"
     step.detail = (f"its backward sends {sent:.10g} to input {k}{where} (step {step.edges[k].target}); "
-                   f"the {'SymPy' if errors is None else 'difference'} reference is {reference:.10g}")
+                   f"the {'SymPy' if errors is None else 'difference'} reference is {reference:.10g} (off by "
+                   f"{error:.2g}, beyond the expected accuracy {band:.2g})")
 
 
 def _replay(node, record):
@@ -504,6 +545,16 @@ def _replay(node, record):
             return [np.asarray(o._data if isinstance(o, ag.Tensor) else o, dtype=np.float64) for o in out]
         return forward
     return None
+
+
+RICHARDSON_WEIGHT = sum(abs(w) for _, w in STENCILS["richardson"])
+
+
+def _sample_rounding(value, terms, h) -> float:
+    """What the rounding of the samples of a difference reference can reach: each sample of
+    the node's weighted forward (a sum of ``terms`` products) rounded by terms × u of its
+    size, through the stencil's weights, over h."""
+    return RICHARDSON_WEIGHT * (terms + 1) * UNIT_ROUNDOFF * abs(value) / h
 
 
 def _check_by_differences(step, node, record, forward):
@@ -537,15 +588,20 @@ def _check_by_differences(step, node, record, forward):
                         x = x0.copy()
                         x[j] = s
                         return weighted(k, x)
-                    reference[j], error[j] = richardson(along, x0[j], nominal_step(scheme, x0[j]))
+                    h = nominal_step(scheme, x0[j])
+                    reference[j], error[j] = richardson(along, x0[j], h)
+                    error[j] += _sample_rounding(weighted(k, x0), x0.size, h)
                 edge.reference = reference.reshape(arrays[k].shape)
                 errors[k] = error.reshape(arrays[k].shape)
             else:
                 for _ in range(2):
                     d = rng.standard_normal(x0.size)
-                    value, error = richardson(lambda t: weighted(k, x0 + t * d), 0.0, nominal_step(scheme, 1.0))
+                    h = nominal_step(scheme, 1.0)
+                    value, error = richardson(lambda t: weighted(k, x0 + t * d), 0.0, h)
+                    error += _sample_rounding(weighted(k, x0), x0.size, h)
                     engine = float(np.sum(sent.reshape(-1) * d))
-                    if not abs(engine - value) <= DIFFERENCE_TOLERANCE * max(abs(value), abs(engine)) + 10 * error:
+                    band = NO_FORMULA_ULPS * UNIT_ROUNDOFF * float(np.sum(np.abs(sent.reshape(-1) * d))) + 10 * error
+                    if not abs(engine - value) <= band:
                         step.check = "wrong"
                         step.detail = (f"along a random direction d its backward gives ⟨sent, d⟩ = {engine:.10g} "
                                        f"to input {k} (step {edge.target}); the difference reference is {value:.10g}")
@@ -556,4 +612,4 @@ def _check_by_differences(step, node, record, forward):
         if edge.reference is not None and not np.all(np.isfinite(edge.reference)):
             step.check, step.detail = "not checked", "the forward is undefined next to the point"
             return
-    _compare_full(step, DIFFERENCE_TOLERANCE, errors)
+    _compare_full(step, errors)

@@ -21,7 +21,7 @@ from diffcompare.render.common import (
 )
 
 SCHEMA_VERSION = 2
-CHECK_STYLE = {"ok": "green", "wrong": "bold red", "kink": "yellow", "not checked": "dim"}
+CHECK_STYLE = {"ok": "green", "wrong": "bold red", "kink": "yellow", "inconclusive": "yellow", "not checked": "dim"}
 
 
 def render(e, format: str = "text", width: int | None = None) -> str:
