@@ -114,6 +114,8 @@ def _wrong(labels, values, fd, exact, verdict, judged, reference, row) -> str:
     the band, every other entry outside its band, and what f's derivative is there when it
     was decided from f."""
     n = verdict.numbers
+    if n.get("joint"):
+        return verdict_reason(verdict)
     k = labels.index(n["entry"]) if n.get("entry") in labels else 0
     errors = np.array(n.get("errors") or [], dtype=float)
     bands = np.array([math.nan if b is None else b for b in n.get("bands") or []], dtype=float)

@@ -33,6 +33,7 @@ from diffcompare.judge.comparison import (
 from diffcompare.judge.differentiability import KINK as KINK_FINDING
 from diffcompare.judge.differentiability import SINGULAR as SINGULAR_FINDING
 from diffcompare.judge.differentiability import UNCERTAIN as UNCERTAIN_FINDING
+from diffcompare.judge.points import joint_violation
 from diffcompare.judge.policy import decide
 from diffcompare.judge.reference import entries_reference, numerical_entries_reference
 from diffcompare.judge.verdicts import (
@@ -44,6 +45,8 @@ from diffcompare.judge.verdicts import (
     NO_BAND,
     NO_REFERENCE,
     NOT_JUDGED,
+    OUTSIDE,
+    PASS,
     REFERENCE_UNCERTAIN,
     SINGULAR,
     Verdict,
@@ -497,12 +500,21 @@ def _judge(result: MethodResult, reference, special: dict, aside: dict, count: i
     verdict = decide(result.abs_error, tolerance, _exact_magnitudes(reference), values, labels,
                      rows=reference.indices if count > 1 else None, judged=judged, source=result.band_source,
                      skipped=skipped, drawn=drawn)
+    if verdict.outcome == PASS and reference.joint:
+        for row in sorted(reference.joint):
+            if not judged[row].any():
+                continue
+            violation = joint_violation(values[row], tolerance[row], reference, row, labels)
+            if violation is not None:
+                point = None if count == 1 else int(reference.indices[row])
+                verdict = Verdict(FAIL, OUTSIDE, {**verdict.numbers, **violation, "point": point})
+                break
     if verdict.outcome == NOT_JUDGED and verdict.cause == NO_REFERENCE and special:
         cause, why = next(iter(special.values()))
         verdict = Verdict(NOT_JUDGED, cause, verdict.numbers, why.text if hasattr(why, "text") else "")
     if verdict.outcome == FAIL and estimate.details.get("caveats"):
         verdict = Verdict(verdict.outcome, verdict.cause, verdict.numbers, "; ".join(estimate.details["caveats"]))
-    if verdict.outcome == FAIL and "entry" in verdict.numbers:
+    if verdict.outcome == FAIL and verdict.numbers.get("entry") in labels:
         k = labels.index(verdict.numbers["entry"])
         row = 0 if count == 1 else int(np.flatnonzero(reference.indices == verdict.numbers["point"])[0])
         finding = reference.findings.get((row, k))

@@ -581,3 +581,41 @@ def analyse(problem, task, entries=None, formula=None, digits: int = GOAL_DIGITS
             value = None if formula is None else formula[e]
             out[e] = combine(left[c], right[c], None if limits is None else limits[c], value)
     return out
+
+
+@dataclass
+class Joint:
+    """Where several entries meet a kink together (max(x, y) at x = y), each one's interval
+    is not enough: a right gradient g also meets f's one-sided derivatives along d, the sum
+    of those entries' directions, -f'(p; -d) and f'(p; d) bounding g·d (max(x, y) grows by
+    exactly 1 along (1, 1), so (1, 1) — a double count — is wrong though each 1 lies in
+    [0, 1]). ``entries``: the entries d sums; ``lower``/``upper``: the bounds; ``error``:
+    their uncertainty."""
+    entries: list
+    lower: object
+    upper: object
+    error: object = 0
+
+    def as_dict(self) -> dict:
+        return {"entries": list(self.entries), "lower": _plain(self.lower), "upper": _plain(self.upper),
+                "error": _plain(self.error)}
+
+
+def joint(problem, task, entries: list, digits: int = GOAL_DIGITS, timeout: float | None = DEFAULT_TIMEOUT):
+    """The :class:`Joint` bounds along the sum of ``entries``' directions (a gradient's or
+    vᵀJ's), or None where f's quotients along it do not both settle to finite values."""
+    if task.kind not in ("gradient", "vjp") or len(entries) < 2:
+        return None
+    deadline = None if timeout is None else time.monotonic() + timeout
+    plans = _plan(task)
+    combine = plans[0].combine
+    direction = [1.0 if i in entries else 0.0 for i in range(task.n)]
+    g = _evaluator(problem, task, "f")
+    flat = [float(v) for v in problem.flat_point()]
+    left = one_side(g, combine, flat, direction, -1, digits, deadline, 1)[0]
+    right = one_side(g, combine, flat, direction, +1, digits, deadline, 1)[0]
+    if left.status != FINITE or right.status != FINITE:
+        return None
+    # the right derivative along d is f'(p; d); the left one is -f'(p; -d)
+    low, high = sorted((left.value, right.value))
+    return Joint(list(entries), low, high, max(left.error, right.error))

@@ -43,6 +43,7 @@ from diffcompare.judge.verdicts import (
     INCONCLUSIVE,
     NO_REFERENCE,
     NOT_JUDGED,
+    OUTSIDE,
     PASS,
     RAISED,
     REFERENCE_UNCERTAIN,
@@ -142,7 +143,11 @@ def _one(row, values, errors, tolerance, slack, reference, labels) -> Verdict:
     exact = np.where(reference.interval[row], reference.magnitude[row], reference.high[row])
     verdict = decide(errors[row], band, exact, row_values, labels, judged=judged,
                      skipped=int((~judged).sum()))
-    if verdict.outcome == FAIL and "entry" in verdict.numbers:
+    if verdict.outcome == PASS:
+        violation = joint_violation(row_values, band, reference, row, labels)
+        if violation is not None:
+            verdict = Verdict(FAIL, OUTSIDE, {**verdict.numbers, **violation})
+    if verdict.outcome == FAIL and verdict.numbers.get("entry") in labels:
         k = labels.index(verdict.numbers["entry"])
         finding = reference.findings.get((row, k))
         if finding is not None:
@@ -151,11 +156,29 @@ def _one(row, values, errors, tolerance, slack, reference, labels) -> Verdict:
     return verdict
 
 
+def joint_violation(values_row, band_row, reference, row, labels) -> dict | None:
+    """Where several entries meet one kink, their sum must lie between f's one-sided
+    derivatives along the sum of their directions (:class:`~diffcompare.judge.differentiability.Joint`):
+    the numbers of a sum outside that interval (beyond the entries' bands), or None."""
+    together = reference.joint.get(row)
+    if together is None:
+        return None
+    total = float(np.sum([values_row[k] for k in together.entries]))
+    with np.errstate(invalid="ignore"):
+        allowed = float(np.nansum([band_row[k] for k in together.entries])) + float(together.error)
+    lower, upper = float(together.lower), float(together.upper)
+    outside = max(lower - total, total - upper, 0.0) if math.isfinite(total) else math.inf
+    if outside <= allowed:
+        return None
+    return {"entry": " + ".join(labels[k] for k in together.entries), "value": total, "exact": upper,
+            "error": outside, "tolerance": allowed, "joint": together.as_dict(), "outside": 1}
+
+
 def _rerun(out, values, errors, tolerance, slack, reference, labels, dtype, rerun) -> None:
     """The precision re-run of the rows that failed on a finite value (float32's inf may be
     float64's value): where the error scales with ε, it is rounding."""
     suspects = [row for row, v in enumerate(out)
-                if v.outcome == FAIL and v.cause != RAISED
+                if v.outcome == FAIL and v.cause != RAISED and "joint" not in v.numbers
                 and (np.isfinite(values[row]).all() or dtype == "float32")]
     if not suspects:
         return

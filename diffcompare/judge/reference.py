@@ -168,6 +168,7 @@ class EntriesReference:
     findings: dict = field(default_factory=dict)
     events: dict = field(default_factory=dict)
     domain: dict = field(default_factory=dict)      # row -> the event that makes f non-finite in binary64
+    joint: dict = field(default_factory=dict)       # row -> a Joint: several entries at one kink, bounded together
 
     def __post_init__(self):
         shape = self.high.shape
@@ -449,7 +450,7 @@ class _Builder:
         self.upper = np.full((rows, size), np.nan)
         self.slack = np.zeros((rows, size))
         self.state = np.full((rows, size), NONE, dtype=object)
-        self.findings, self.events, self.domain = {}, {}, {}
+        self.findings, self.events, self.domain, self.joint = {}, {}, {}, {}
         self.exact = [None] * size if one_point else None
         self.undefined = {}
         self.note = ""
@@ -499,7 +500,8 @@ class _Builder:
                                      self.trusted[:rows], seconds=time.perf_counter() - start,
                                      exact=self.exact, undefined=self.undefined, state=self.state[:rows],
                                      lower=self.lower[:rows], upper=self.upper[:rows], slack=self.slack[:rows],
-                                     findings=self.findings, events=self.events, domain=self.domain, note=self.note)
+                                     findings=self.findings, events=self.events, domain=self.domain, note=self.note,
+                                     joint=self.joint)
         return reference
 
 
@@ -551,6 +553,12 @@ def _special(builder: _Builder, row: int, problem: Problem, task, values: list, 
         if finding.kind == DIFFERENTIABLE and differentiability.FORMULA in finding.routes and not events:
             continue                # the formula's value, confirmed: nothing to add
         builder.finding(row, k, finding)
+    kinks = [k for k in wanted if findings[k] is not None and findings[k].kind == KINK]
+    if len(kinks) > 1:
+        left = None if deadline is None else max(0.05, deadline - time.monotonic())
+        together = differentiability.joint(problem, task, kinks, timeout=left)
+        if together is not None:
+            builder.joint[row] = together
 
 
 def _finite_f(problem) -> bool:

@@ -113,6 +113,12 @@ def reason(verdict) -> str:
     if cause in (OUTSIDE, NON_FINITE):
         entry = _entry(n)
         found = n.get("finding")
+        if n.get("joint"):
+            j = n["joint"]
+            return (f"{_entry(n)} = {n['value']:.17g}, but at this kink f's one-sided derivatives along the sum of "
+                    f"these directions are {_number(j['lower'])} and {_number(j['upper'])}: a subgradient's entries "
+                    f"add up to a value between them (a tie counted twice does not); off by {n['error']:.2g}, "
+                    f"beyond the expected {n['tolerance']:.2g}")
         if cause == NON_FINITE:
             text = f"{entry} = {n['value']} where the reference is finite"
         elif found and found.get("kind") == "kink":
