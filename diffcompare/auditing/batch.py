@@ -5,6 +5,7 @@ case's batches."""
 from __future__ import annotations
 
 import math
+import os
 import threading
 import time
 import zlib
@@ -67,6 +68,16 @@ AUDIT_TIMEOUT = 600.0       # seconds for a whole audit: user code that hangs, o
 _ONE_AT_A_TIME = threading.RLock()
 
 
+def _new_lock():
+    """A child forked while another thread held the lock starts with a free one."""
+    global _ONE_AT_A_TIME
+    _ONE_AT_A_TIME = threading.RLock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_new_lock)
+
+
 class UserExit(BaseException):
     """User code called ``os._exit`` while the audit ran it."""
 
@@ -77,7 +88,6 @@ def run_batch(index: int, case: Case, start: int, settings: dict) -> Batch:
     (``sys.exit``, ``os._exit``, any ``BaseException``) or runs past the audit's time
     budget (``settings["deadline"]``, wall-clock time shared by every worker), the case
     says so; the audit goes on, and never reads that as a pass."""
-    import os
     real_exit = os._exit
 
     def refuse_exit(code=0):

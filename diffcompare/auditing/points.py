@@ -10,7 +10,7 @@ Every point carries its origin, which reports print beside it.
 >>> p = make_problem("relu(x - 0.75) * y", {"x": 0.0, "y": 1.0})
 >>> points = audit_points(p, {"x": (-2.0, 2.0), "y": (0.5, 3.0)}, [], random=2, seed=0)
 >>> [o for o in points.origins if o.startswith("kink")]
-['kink of relu at x = 0.75']
+['kink of relu at x = 0.75', 'kink of relu at x = 0.75, ordinary values']
 >>> len(points.flat) == len(points.origins)
 True
 """

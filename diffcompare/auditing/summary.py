@@ -67,8 +67,8 @@ def summarise(case: CaseResult):
         parts.append(f"a subgradient at {case.counts[NONDIFF]} kink{'s' * (case.counts[NONDIFF] != 1)} (a value "
                      f"between the one-sided derivatives)")
     if case.counts[INCONCLUSIVE_HERE]:
-        parts.append(f"inconclusive at {case.counts[INCONCLUSIVE_HERE]} (an expected accuracy as large as the "
-                     f"value)")
+        parts.append(f"inconclusive at {case.counts[INCONCLUSIVE_HERE]} (a right value and a wrong one cannot be "
+                     f"told apart there)")
     if case.counts[UNDEFINED]:
         parts.append(f"undefined at {case.counts[UNDEFINED]}")
     if case.counts[UNVERIFIED]:

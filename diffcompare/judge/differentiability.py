@@ -446,10 +446,14 @@ def _sympy_number(value):
 
 # -- putting the sides together ---------------------------------------------------------------
 
-def _same(a: Side, b: Side) -> bool:
+LIMIT_AGREEMENT = 12        # digits SymPy's limit must share with f's quotients (a float constant of f
+                            # reaches SymPy as a 15-digit Float: 1e-5 is not binary64's 1.0000000000000000818e-5)
+
+
+def _same(a: Side, b: Side, digits: int = GOAL_DIGITS - 4) -> bool:
     with mpmath.workdps(GOAL_DIGITS + CHECK):
         scale = max(abs(a.value), abs(b.value))
-        return abs(a.value - b.value) <= 4 * (a.error + b.error) + scale * mpmath.mpf(10) ** -(GOAL_DIGITS - 4)
+        return abs(a.value - b.value) <= 4 * (a.error + b.error) + scale * mpmath.mpf(10) ** -digits
 
 
 def _from_sides(left: Side, right: Side) -> Finding:
@@ -472,11 +476,12 @@ def _from_sides(left: Side, right: Side) -> Finding:
 
 
 def _agree(a: Finding, b: Finding) -> bool:
+    """Whether the quotients' finding and SymPy's limits' say the same (to LIMIT_AGREEMENT digits)."""
     if a.kind != b.kind:
         return False
     if a.kind in (DIFFERENTIABLE, ONE_SIDED, KINK):
         ends = ((a.lower, a.error, b.lower, b.error), (a.upper, a.error, b.upper, b.error))
-        return all(_same(Side(FINITE, x, e), Side(FINITE, y, f)) for x, e, y, f in ends)
+        return all(_same(Side(FINITE, x, e), Side(FINITE, y, f), LIMIT_AGREEMENT) for x, e, y, f in ends)
     return True
 
 

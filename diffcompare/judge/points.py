@@ -102,7 +102,7 @@ def judge_points(values, reference, problem, task, flat, labels, derivative=None
             continue
         out[row] = _one(row, values, errors, tolerance, slack, reference, labels)
     if rerun is not None:
-        _rerun(out, values, errors, tolerance, slack, reference, labels, dtype, rerun)
+        _rerun(out, values, errors, tolerance, slack, reference, labels, dtype, rerun, flat)
     for row in range(count):
         numbers = dict(out[row].numbers)
         numbers.setdefault("errors", [_plain(e) for e in errors[row]])
@@ -156,6 +156,28 @@ def _one(row, values, errors, tolerance, slack, reference, labels) -> Verdict:
     return verdict
 
 
+UNHELD_RELATIVE = 1e-10     # an error below this, relative, is not called wrong where no re-run can tell
+FLOAT32 = np.finfo(np.float32)
+
+
+def _held_in_float32(row) -> bool:
+    """Whether every element of a point is a normal float32 number or 0 (float32 can re-run it)."""
+    magnitudes = np.abs(np.asarray(row, dtype=np.float64))
+    return bool(np.all((magnitudes == 0) | ((magnitudes >= FLOAT32.tiny) & (magnitudes <= FLOAT32.max))))
+
+
+def _relative(errors, magnitudes) -> float:
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratio = np.where(magnitudes > 0, errors / np.where(magnitudes > 0, magnitudes, 1.0), np.inf)
+    finite = ratio[~np.isnan(ratio)]
+    return float(finite.max()) if finite.size else math.inf
+
+
+def _numbers_of(verdict) -> dict:
+    return {k: v for k, v in verdict.numbers.items() if k in ("entry", "value", "exact", "error", "tolerance",
+                                                               "judged", "outside")}
+
+
 def joint_violation(values_row, band_row, reference, row, labels) -> dict | None:
     """Where several entries meet one kink, their sum must lie between f's one-sided
     derivatives along the sum of their directions (:class:`~diffcompare.judge.differentiability.Joint`):
@@ -174,7 +196,7 @@ def joint_violation(values_row, band_row, reference, row, labels) -> dict | None
             "error": outside, "tolerance": allowed, "joint": together.as_dict(), "outside": 1}
 
 
-def _rerun(out, values, errors, tolerance, slack, reference, labels, dtype, rerun) -> None:
+def _rerun(out, values, errors, tolerance, slack, reference, labels, dtype, rerun, flat) -> None:
     """The precision re-run of the rows that failed on a finite value (float32's inf may be
     float64's value): where the error scales with ε, it is rounding."""
     suspects = [row for row, v in enumerate(out)
@@ -183,6 +205,17 @@ def _rerun(out, values, errors, tolerance, slack, reference, labels, dtype, reru
     if not suspects:
         return
     other = "float64" if dtype == "float32" else "float32"
+    if other == "float32":
+        # a point float32 cannot hold (an element that underflows or overflows there) has no
+        # float32 re-run: an error too small for a wrong rule is left undecided, not failed
+        held = [row for row in suspects if _held_in_float32(flat[row])]
+        for row in suspects:
+            if row not in held and _relative(errors[row], reference.magnitude[row]) <= UNHELD_RELATIVE:
+                out[row] = Verdict(INCONCLUSIVE, ROUNDING, {**_numbers_of(out[row]), "rerun": {"dtype": other,
+                                                                                          "held": False}})
+        suspects = held
+        if not suspects:
+            return
     there_values = rerun(suspects, other)
     if there_values is None:
         return

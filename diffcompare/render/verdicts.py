@@ -92,6 +92,10 @@ def reason(verdict) -> str:
     cause = verdict.cause
     if cause in (METHOD_STATUS, RAISED):
         return verdict.detail
+    if cause == ROUNDING and (n.get("rerun") or {}).get("held") is False:
+        return (f"{_entry(n)} is off by {n['error']:.2g} (beyond the expected {n['tolerance']:.2g}), too little for a "
+                f"wrong rule to be told from rounding, and float32 cannot hold this point to re-run the rules and "
+                f"tell: not decided")
     if cause == ROUNDING:
         rerun = n.get("rerun") or {}
         text = (f"outside the first-order band, but in {rerun.get('dtype', 'the other precision')} the same rules err "
