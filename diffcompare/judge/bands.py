@@ -218,13 +218,15 @@ class Bands:
     def forward_row(self, r: int) -> np.ndarray:
         """The band of a method that carries each input's perturbation forward through f's
         program in exact-rounded arithmetic (the complex step): the rounding along f's
-        chain-rule paths without the engine's own VJP formulas, + FLOOR_ULPS ulp (normwise
-        where the paths are unavailable); no walk of SymPy's formula, which it never evaluates."""
+        chain-rule paths without the engine's own VJP formulas, + FLOOR_ULPS ulp: no walk of
+        SymPy's formula, which it never evaluates (where f is a callable whose program is not
+        followed, the exact methods' band, formula walk included)."""
         magnitude = self.magnitude[r]
         ulp = np.spacing(magnitude)
         paths = self._paths(r, engine_formulas=False)
         if paths is None:
-            return FLOOR_ULPS * ulp + FLOOR_ULPS * UNIT_ROUNDOFF * magnitude.max()
+            # no program to follow (a callable): the whole band, which walks SymPy's formula
+            return self.exact_row(r) / self.scale
         return SAFETY * paths + FLOOR_ULPS * ulp
 
     def _paths(self, r: int, engine_formulas: bool = True):

@@ -499,7 +499,7 @@ def _judge(result: MethodResult, reference, special: dict, aside: dict, count: i
     skipped = len(special) + len(aside) + int(untrusted.sum()) + int((missing & ~judged).sum())
     verdict = decide(result.abs_error, tolerance, _exact_magnitudes(reference), values, labels,
                      rows=reference.indices if count > 1 else None, judged=judged, source=result.band_source,
-                     skipped=skipped, drawn=drawn)
+                     skipped=skipped, drawn=drawn, rounded=np.where(reference.interval, np.nan, reference.high))
     if verdict.outcome == PASS and reference.joint:
         for row in sorted(reference.joint):
             if not judged[row].any():

@@ -142,7 +142,8 @@ def _one(row, values, errors, tolerance, slack, reference, labels) -> Verdict:
     band = np.where(~np.isfinite(row_values) & np.isnan(band) & judged, 0.0, band)
     exact = np.where(reference.interval[row], reference.magnitude[row], reference.high[row])
     verdict = decide(errors[row], band, exact, row_values, labels, judged=judged,
-                     skipped=int((~judged).sum()))
+                     skipped=int((~judged).sum()),
+                     rounded=np.where(reference.interval[row], np.nan, reference.high[row]))
     if verdict.outcome == PASS:
         violation = joint_violation(row_values, band, reference, row, labels)
         if violation is not None:

@@ -39,7 +39,7 @@ from diffcompare.judge.verdicts import (
 
 
 def decide(errors, tolerance, exact, values, labels, rows=None, judged=None, source="",
-           skipped: int = 0, drawn: bool = False) -> Verdict:
+           skipped: int = 0, drawn: bool = False, rounded=None) -> Verdict:
     """The verdict on a method's entries.
 
     ``errors``, ``tolerance``, ``exact``, ``values``: arrays (points, entries) of absolute
@@ -52,7 +52,9 @@ def decide(errors, tolerance, exact, values, labels, rows=None, judged=None, sou
     left out before (kinks, domain errors), counted in the numbers. ``drawn``: the points
     were drawn by the tool, not asked for: an entry whose band cannot decide (as wide as the
     value, or none) is counted (``undecided``) and the verdict rests on the entries that
-    can be decided; only when none can is the method inconclusive.
+    can be decided; only when none can is the method inconclusive. ``rounded``: the exact
+    values correctly rounded to binary64; a value equal to its entry's is right, whatever
+    the band (0 where the exact value lies below binary64's range).
 
     >>> import numpy as np
     >>> v = decide(np.array([[1e-17], [1e-17]]), np.array([[1e-15], [0.9]]), np.array([[0.5], [0.5]]),
@@ -83,6 +85,8 @@ def decide(errors, tolerance, exact, values, labels, rows=None, judged=None, sou
             numbers = _entry(row, entry, errors, tolerance, exact, values, labels, rows, sources)
             return Verdict(FAIL, cause, {**counts, **numbers, "outside": int(outside.sum())})
         wide = judged & undecidable(tolerance, exact)
+        if rounded is not None:
+            wide &= ~(np.atleast_2d(np.asarray(rounded, dtype=float)) == values)
         if drawn and (wide.any() or no_band.any()) and (judged & ~wide).any():
             counts["undecided"] = int(wide.sum() + no_band.sum())
             counts["judged"] = int((judged & ~wide).sum())
