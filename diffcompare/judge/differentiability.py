@@ -206,6 +206,41 @@ def _evaluator(problem, task, which: str):
     return outputs
 
 
+SHORT_BITS = 24     # a float f returns for mpmath numbers with at most this many significant bits is a constant
+
+
+def _short_float(value) -> bool:
+    """Whether a binary64 number has a short binary expansion (0, 1, 0.5, 3.25: a constant
+    written in f, not the rounding of a computed value such as math.sin's)."""
+    if value == 0 or not math.isfinite(value):
+        return True
+    mantissa = abs(math.frexp(value)[0])
+    bits = 0
+    while mantissa and bits <= SHORT_BITS:
+        mantissa = mantissa * 2 - int(mantissa * 2)
+        bits += 1
+    return bits <= SHORT_BITS
+
+
+def computes_in_binary64(problem, flat) -> bool:
+    """Whether f, run on mpmath numbers at the point and beside it, answers with rounded
+    binary64 values (math.sin on a number) rather than mpmath numbers or exact constants
+    (a branch returning 1.0): then no high-precision quotient of f can be trusted."""
+    f = problem.world_function(MPMATH)
+    with mpmath.workdps(40):
+        for shift in (0, 1, -1):
+            moved = [mpmath.mpf(float(v)) + shift * mpmath.ldexp(1, _point_scale(flat) - 80) for v in flat]
+            values = problem.split(np.array(moved, dtype=object))
+            try:
+                out = f(*[values[name] for name in problem.variables])
+            except Exception:
+                continue
+            for item in np.ravel(np.asarray(out, dtype=object)):
+                if isinstance(item, (float, np.floating)) and not _short_float(float(item)):
+                    return True
+    return False
+
+
 def _real(value):
     """An mpf from an output of f on mpmath numbers, or _NoValue (nan, inf, complex, text)."""
     if isinstance(value, mpmath.mpc):

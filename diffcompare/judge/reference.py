@@ -607,7 +607,7 @@ def numerical_entries_reference(problem: Problem, flat: np.ndarray, digits: int 
                         if finding is not None and finding.kind == DIFFERENTIABLE:
                             builder.state[row, k] = VALUE       # the quotients' value: f is smooth here
                         elif count == 1 and finding is not None and not finding.judgeable:
-                            builder.undefined[k] = f"f's derivative here is {finding.kind}"
+                            builder.undefined[k] = f"no finite derivative here ({finding.kind})"
                 reached = row + 1
     except TimedOut as stop:
         if reached == 0:
@@ -618,7 +618,8 @@ def numerical_entries_reference(problem: Problem, flat: np.ndarray, digits: int 
     reference.source = "mpmath"
     if not reference.judgeable.any() and not reference.domain:
         reference = _none(digits, size, next(iter(builder.undefined.values()), "no numerical reference"), start,
-                          source="mpmath", exact=builder.exact, undefined=builder.undefined if count == 1 else {})
+                          source="mpmath", exact=builder.exact, undefined=builder.undefined if count == 1 else {},
+                          findings=builder.findings if count == 1 else {}, events=builder.events)
         return reference
     said = "reference: f's numerical derivative, by its one-sided difference quotients in high precision"
     reference.note = reference.note or (f"{said} ({why})" if why else said)
@@ -637,6 +638,8 @@ def _not_high_precision(problem: Problem, digits: int) -> str:
             return f"no high-precision reference: f failed on mpmath numbers ({type(error).__name__}: {error})"
     if isinstance(probe, (mpmath.mpf, mpmath.mpc)) or isinstance(probe, (list, tuple, np.ndarray)):
         return ""
+    if not differentiability.computes_in_binary64(problem, [float(v) for v in problem.flat_point()]):
+        return ""               # constants written in f (a branch returning 1.0): exact
     return (f"no high-precision reference: f returned {type(probe).__name__} for mpmath numbers, so it computes "
             "in lower precision (math.sin instead of diffcompare.language.functions.sin?)")
 
