@@ -382,6 +382,8 @@ def _set_aside_for_differences(reference) -> dict:
     """Reference rows where f meets a kink or a singular intermediate (an event, or an entry
     decided from f): a difference stencil there straddles it, so finite differences are not
     judged, whatever their value: row -> the cause."""
+    if not reference.available:
+        return {}
     rows = set(reference.events) | {row for row, k in reference.findings if reference.state[row, k] != "value"}
     return {row: KINK if any(f.kind == KINK_FINDING for (r, _), f in reference.findings.items() if r == row)
             or any(e.kind == "kink" for e in reference.events.get(row, ())) else CROSSING for row in rows}
