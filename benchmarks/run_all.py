@@ -22,6 +22,8 @@ import jacobian_hessian
 import many_points_gradient
 import mlp_gradient
 import peer_engines
+import real_bug_detection
+import reference_quality
 import per_op_overhead
 import polynomial_points
 import richardson_accuracy
@@ -56,7 +58,8 @@ def main():
                 unused_features_cost.main(), compare_wall_time.main([]), richardson_accuracy.main(), richardson_estimate.main([]),
                 rosenbrock_methods.main([]), many_points_gradient.main([]), audit_scaling.main([]),
                 audit_large.main([]),
-                verdict_quality.main([]), bug_catalogue.main([]),
+                verdict_quality.main([]), bug_catalogue.main([]), real_bug_detection.main([]),
+                reference_quality.main([]),
                 startup_layout.main(["--before", args.before] if args.before else [])]
     RESULTS.write_text(header + "\n".join(sections))
     print(f"written to {RESULTS}")

@@ -42,11 +42,16 @@ def runner(jobs: int = 1, scheduler: str | None = None):
                                                        cases, settings, progress)
     else:
         import multiprocessing
+        import threading
         from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
         # fork where there is one: workers start at once with everything imported (this
-        # process runs no threads of its own: the progress bar refreshes without one)
+        # process runs no threads of its own: the progress bar refreshes without one). A
+        # process that does run threads (a library's, a test runner's) may hold a lock at the
+        # fork, which the child would wait for forever: then a fork server, started clean
         methods = multiprocessing.get_all_start_methods()
-        context = multiprocessing.get_context("fork" if "fork" in methods else None)
+        threaded = threading.active_count() > 1
+        method = "forkserver" if threaded and "forkserver" in methods else "fork" if "fork" in methods else None
+        context = multiprocessing.get_context(method)
         with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
             yield lambda cases, settings, progress: _drive(
                 lambda *a: pool.submit(run_batch, *a),
