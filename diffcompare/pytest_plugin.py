@@ -76,6 +76,8 @@ class AuditCase(pytest.Item):
         self.user_properties.append(("verdict", result.verdict))
         if result.status == "error":
             raise AuditFailure(f"bad input: {result.error}")
+        if result.status == "internal":
+            raise AuditFailure(f"internal error of diffcompare (not of your function): {result.error}")
         if result.status == "fail":
             raise AuditFailure("\n".join(failure_lines(result)))
         if result.status == "undecided":

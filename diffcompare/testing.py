@@ -61,6 +61,9 @@ def assert_gradients(fn, at, check: str = "gradient", dtype: str = "float64", do
     case = report.cases[0]
     if case.status == "error":
         raise ValueError(f"cannot audit {case.source}: {case.error}")
+    if case.status == "internal":
+        raise RuntimeError(f"diffcompare failed auditing {case.source} (an internal error, not your function's): "
+                           f"{case.error}")
     failing = [p for p in case.points if p.verdict in FAILING]
     if failing:
         worst = max(failing, key=lambda p: p.autograd_error if p.autograd_error is not None else float("inf"))

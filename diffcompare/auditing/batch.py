@@ -25,9 +25,16 @@ from diffcompare.auditing.directional import (
     is_directional,
     narrow,
 )
-from diffcompare.auditing.evaluate import f_values, gradcheck_differences, judged_values, plain, special_points
+from diffcompare.auditing.evaluate import (
+    f_values,
+    first_line,
+    gradcheck_differences,
+    judged_values,
+    plain,
+    special_points,
+)
 from diffcompare.auditing.points import audit_points
-from diffcompare.auditing.results import ROUNDING_LOSS, UNDEFINED, WRONG, CaseResult, PointResult
+from diffcompare.auditing.results import INTERNAL, ROUNDING_LOSS, UNDEFINED, WRONG, CaseResult, PointResult
 from diffcompare.auditing.suite import Case, load_function, resolve
 from diffcompare.auditing.summary import summarise
 from diffcompare.autograd.quiet import quietly
@@ -116,11 +123,24 @@ def run_batch(index: int, case: Case, start: int, settings: dict) -> Batch:
         return Batch(index, start, 0, _bad(_result(case, settings), f"the function called {how}({code!r}) while "
                                                                     f"the audit ran it: a function that exits cannot "
                                                                     f"be audited"))
+    except Exception as error:              # escaped everything that runs user code: diffcompare's own failure
+        result = _result(case, settings)
+        result.status, result.error = "internal", _internal(error)
+        result.verdict = f"internal error: {result.error}"
+        return Batch(index, start, 0, result)
     except BaseException as error:          # noqa: BLE001  (user code may raise anything)
         return Batch(index, start, 0, _bad(_result(case, settings), f"the function raised {type(error).__name__} "
                                                                     f"(a BaseException, not an Exception): {error}"))
     finally:
         os._exit = real_exit
+
+
+def _internal(error) -> str:
+    """An internal error's cause: its type, message and where in diffcompare it happened."""
+    import traceback
+    frames = [f for f in traceback.extract_tb(error.__traceback__) if "diffcompare" in f.filename]
+    where = f" (at {frames[-1].filename.rsplit('diffcompare', 1)[-1].lstrip('/')}:{frames[-1].lineno})" if frames else ""
+    return f"{type(error).__name__}: {first_line(error)}{where}"
 
 
 def _result(case, settings):
@@ -256,11 +276,14 @@ def _audit_points(result, case, problem, reference_problem, task, flat, origins,
             reference = _empty_reference(len(flat), task.size)
         for i, row in enumerate(flat):
             point = {n: v.tolist() if np.ndim(v) else float(v) for n, v in problem.split(row).items()}
-            verdict, cause, reason, gc, errors = classify(labels, autograd[i], fd[i], reference, i, verdicts[i], dtype,
-                                                          f_size[i], problem, point, result.judged)
-            if verdict == WRONG and not np.isfinite(autograd[i]).all() and i not in autograd_errors \
-                    and task.kind == "gradient" and gradient is None:
-                reason += _overflow(problem, point, dtype)
+            try:
+                verdict, cause, reason, gc, errors = classify(labels, autograd[i], fd[i], reference, i, verdicts[i],
+                                                              dtype, f_size[i], problem, point, result.judged)
+                if verdict == WRONG and not np.isfinite(autograd[i]).all() and i not in autograd_errors \
+                        and task.kind == "gradient" and gradient is None:
+                    reason += _overflow(problem, point, dtype)
+            except Exception as error:      # diffcompare's own failure at this point: the others go on
+                verdict, cause, reason, gc, errors = INTERNAL, "internal", _internal(error), "—", (None, None)
             reference_values = None if not reference.available or not reference.judgeable[i].any() else \
                 plain(np.where(reference.interval[i], np.nan, reference.high[i]))
             result.points.append(PointResult(origins[i], point, verdict, reason, gc, plain(autograd[i]),
@@ -430,8 +453,10 @@ def merge(batches: list) -> CaseResult:
     """One case's result from its batches (in order of their first point)."""
     batches = sorted(batches, key=lambda b: b.start)
     first = batches[0].case
-    if first.status == "error" or (first.status == "undecided" and not first.points):
-        return first            # bad input, or the first batch ran out of time
+    if first.status in ("error", "internal") and not first.points or \
+            (first.status == "undecided" and not first.points):
+        return first            # bad input, an internal error, or the first batch ran out of time
+    broken = [b.case for b in batches[1:] if b.case.status == "internal" and not b.case.points]
     case = replace(first, points=[p for b in batches for p in b.case.points],
                    notes=list(dict.fromkeys(n for b in batches for n in b.case.notes)))
     seconds = {}
@@ -446,6 +471,9 @@ def merge(batches: list) -> CaseResult:
             return max((p.autograd_error or 0.0) for p in points if p.verdict == WRONG)
         case.wrong_node = max(nodes, key=lambda pair: worst_error(pair[0]))[1]
     summarise(case)
+    if broken and case.status != "fail":    # a later batch failed inside diffcompare: its points are lost
+        case.status, case.error = "internal", broken[0].error
+        case.verdict = f"{case.verdict}; internal error in a later batch: {broken[0].error}"
     late = [b.case.verdict for b in batches[1:] if b.case.status == "undecided" and not b.case.points]
     if late and case.status != "fail":      # a later batch ran out of time: not everything was checked
         case.status, case.verdict = "undecided", f"{case.verdict}; {late[0]}"

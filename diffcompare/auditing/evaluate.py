@@ -159,7 +159,8 @@ def special_points(problem, flat, engine) -> dict:
         moved = replace(problem, point=problem.split(row))
         for event in moved.events():
             if event.kind == "kink":
-                args = ", ".join(f"{a:.6g}" for a in event.arguments)
+                args = ", ".join(f"{a:.6g}" if isinstance(a, float) else
+                                 np.array2string(np.asarray(a), precision=6, threshold=6) for a in event.arguments)
                 found[i] = f"{event.function}({args}): {event.text}"
                 break
     return found

@@ -16,7 +16,9 @@ ROUNDING_LOSS = "autograd loses accuracy to rounding"
 UNVERIFIED = "autograd and FD agree (no exact reference)"
 DISAGREE = "autograd and FD disagree (no exact reference)"
 INCONCLUSIVE_HERE = "inconclusive: right and wrong cannot be told apart here"
-VERDICTS = (AGREE, WRONG, FD_UNRELIABLE, NONDIFF, UNDEFINED, ROUNDING_LOSS, UNVERIFIED, DISAGREE, INCONCLUSIVE_HERE)
+INTERNAL = "internal error (a bug of diffcompare, not of the function)"
+VERDICTS = (AGREE, WRONG, FD_UNRELIABLE, NONDIFF, UNDEFINED, ROUNDING_LOSS, UNVERIFIED, DISAGREE, INCONCLUSIVE_HERE,
+            INTERNAL)
 FAILING = (WRONG, DISAGREE)
 UNCHECKED = (UNDEFINED, UNVERIFIED, INCONCLUSIVE_HERE)  # autograd could not be held to the exact reference there
 
@@ -56,7 +58,8 @@ class CaseResult:
     check: str
     dtype: str
     engine: str
-    status: str                     # "pass", "fail", "undecided" (a point asked for not checked) or "error"
+    status: str                     # "pass", "fail", "undecided" (a point asked for not checked), "error" (bad
+                                    # input) or "internal" (diffcompare failed: its cause in ``error``)
     verdict: str
     error: str = ""
     judged: str = "autograd"        # the gradient on trial: autograd's, or "gradient module:function"
@@ -75,8 +78,9 @@ class CaseResult:
 @dataclass(repr=False)
 class AuditReport(Report):
     """Every case's result; ``exit_status`` 0 when all pass, 1 when a gradient is wrong,
-    2 when a case could not be run (bad input), 4 when nothing failed but a point asked
-    for could not be checked (a kink, undefined there, no exact reference)."""
+    2 when a case could not be run (bad input), 3 when diffcompare itself failed on a case
+    or a point (an internal error: the other points and cases are still reported), 4 when
+    nothing failed but a point asked for could not be decided."""
     cases: list
     settings: dict = field(default_factory=dict)
     seconds: dict = field(default_factory=dict)
@@ -88,6 +92,8 @@ class AuditReport(Report):
     @property
     def exit_status(self) -> int:
         statuses = {c.status for c in self.cases}
+        if "internal" in statuses:
+            return 3
         if "error" in statuses:
             return 2
         if "fail" in statuses:

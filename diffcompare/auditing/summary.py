@@ -11,6 +11,7 @@ from diffcompare.auditing.results import (
     FAILING,
     FD_UNRELIABLE,
     INCONCLUSIVE_HERE,
+    INTERNAL,
     NONDIFF,
     ROUNDING_LOSS,
     UNCHECKED,
@@ -41,6 +42,12 @@ def summarise(case: CaseResult):
             case.worst[method] = {"relative_error": getattr(p, attribute), "point": p.point, "origin": p.origin}
     failing = [p for p in points if p.verdict in FAILING]
     total = len(points)
+    broken = [p for p in points if p.verdict == INTERNAL]
+    if broken and not failing:
+        case.status = "internal"
+        case.error = f"diffcompare failed at {len(broken)} of {total} points: {broken[0].reason}"
+        case.verdict = f"internal error at {len(broken)} of {total} points (the others were checked); {broken[0].reason}"
+        return
     if failing:
         case.status = "fail"
         worst = max(failing, key=lambda p: p.autograd_error if p.autograd_error is not None else math.inf)

@@ -18,7 +18,8 @@ from diffcompare.render.common import dropped_note, envelope, fitted_table, json
 
 SCHEMA_VERSION = 2
 FORMATS = ("text", "json", "markdown", "junit")
-STATUS_STYLE = {"pass": "green", "fail": "bold red", "undecided": "yellow", "error": "bold yellow"}
+STATUS_STYLE = {"pass": "green", "fail": "bold red", "undecided": "yellow", "error": "bold yellow",
+                "internal": "bold magenta"}
 METHOD_NAMES = {"autograd": "autograd", "fd": "FD (gradcheck's)"}
 
 
@@ -62,8 +63,9 @@ def print_report(report, console) -> None:
     headers = ["case", "check", "dtype", "points", f"worst {on_trial}", "worst FD", "gradcheck alone", "verdict"]
     rows = []
     for case in report.cases:
-        if case.status == "error":
-            rows.append([case.name, case.check, case.dtype, "—", "—", "—", "—", "bad input"])
+        if case.status == "error" or (case.status == "internal" and not case.points):
+            rows.append([case.name, case.check, case.dtype, "—", "—", "—", "—",
+                         "bad input" if case.status == "error" else "internal error"])
             continue
         alarms, missed = case.gradcheck.get("false alarms", 0), case.gradcheck.get("missed", 0)
         alone = "; ".join(t for t in (f"{alarms} false alarm{'s' * (alarms != 1)}" if alarms else "",
@@ -82,7 +84,7 @@ def print_report(report, console) -> None:
     for case in report.cases:
         style = STATUS_STYLE[case.status]
         console.print(f"\n[{style}]{case.status}[/] [bold]{escape(case.name)}[/bold] ({escape(case.source)})")
-        if case.status == "error":
+        if case.status == "error" or (case.status == "internal" and not case.points):
             console.print(f"  {case.error}", highlight=False, markup=False)
             continue
         console.print(f"  {case.verdict}", highlight=False, markup=False)
@@ -96,6 +98,7 @@ def print_report(report, console) -> None:
             console.print(f"  note: {note}", style="dim", highlight=False, markup=False)
     status = report.exit_status
     meaning = {0: "every gradient is right", 1: "a gradient is wrong", 2: "a case could not be run (bad input)",
+               3: "diffcompare failed on a case (an internal error; its cause is above, the rest is reported)",
                4: "nothing is wrong, but a point asked for could not be checked (see the cases marked undecided)"}
     console.print(f"\nexit status {status}: {meaning[status]}")
 
@@ -144,8 +147,9 @@ def markdown(report) -> str:
              f"| case | check | dtype | points | worst {_on_trial(report)} | worst FD | gradcheck alone | verdict |",
              "|---|---|---|---:|---:|---:|---|---|"]
     for c in report.cases:
-        if c.status == "error":
-            lines.append(f"| {_md(c.name)} | {c.check} | {c.dtype} | — | — | — | — | **bad input** |")
+        if c.status == "error" or (c.status == "internal" and not c.points):
+            what = "bad input" if c.status == "error" else "internal error"
+            lines.append(f"| {_md(c.name)} | {c.check} | {c.dtype} | — | — | — | — | **{what}** |")
             continue
         alarms, missed = c.gradcheck.get("false alarms", 0), c.gradcheck.get("missed", 0)
         alone = f"{alarms} false alarms, {missed} missed" if alarms or missed else "right"
@@ -153,8 +157,8 @@ def markdown(report) -> str:
                      f"{_worst(c, 'fd')} | {alone} | **{c.status}** |")
     for c in report.cases:
         lines += ["", f"## {_md(c.name)}: {c.status}", "", f"`{_md(c.source)}`", ""]
-        if c.status == "error":
-            lines.append(f"Bad input: {_md(c.error)}")
+        if c.status == "error" or (c.status == "internal" and not c.points):
+            lines.append(f"{'Bad input' if c.status == 'error' else 'Internal error'}: {_md(c.error)}")
             continue
         lines.append(_md(c.verdict))
         if c.wrong_node:
@@ -183,7 +187,7 @@ def failure_lines(case) -> list:
 def junit(report) -> str:
     """JUnit XML: a testsuite per audit, a testcase per case."""
     failures = sum(c.status == "fail" for c in report.cases)
-    errors = sum(c.status == "error" for c in report.cases)
+    errors = sum(c.status in ("error", "internal") for c in report.cases)
     skipped = sum(c.status == "undecided" for c in report.cases)
     wall = report.seconds.get("wall", 0.0)
     suites = ElementTree.Element("testsuites", name="diffcompare audit", tests=str(len(report.cases)),
@@ -195,9 +199,10 @@ def junit(report) -> str:
         seconds = sum(c.seconds.values()) if c.seconds else 0.0
         case = ElementTree.SubElement(suite, "testcase", classname=f"audit.{c.check}", name=c.name,
                                       time=f"{seconds:.3f}")
-        if c.status == "error":
-            element = ElementTree.SubElement(case, "error", message=f"bad input: {c.error.splitlines()[0]}",
-                                             type="BadInput")
+        if c.status in ("error", "internal"):
+            element = ElementTree.SubElement(case, "error", message=f"{'bad input' if c.status == 'error' else 'internal error'}: "
+                                                                    f"{c.error.splitlines()[0]}",
+                                             type="BadInput" if c.status == "error" else "InternalError")
             element.text = c.error
         elif c.status == "fail":
             worst = max((p for p in c.points if p.verdict in FAILING),
