@@ -33,7 +33,7 @@ from diffcompare.judge.comparison import (
 from diffcompare.judge.differentiability import KINK as KINK_FINDING
 from diffcompare.judge.differentiability import SINGULAR as SINGULAR_FINDING
 from diffcompare.judge.differentiability import UNCERTAIN as UNCERTAIN_FINDING
-from diffcompare.judge.points import joint_violation
+from diffcompare.judge.points import joint_violation, non_finite_where_not_differentiable
 from diffcompare.judge.policy import decide
 from diffcompare.judge.reference import entries_reference, numerical_entries_reference
 from diffcompare.judge.verdicts import (
@@ -42,6 +42,7 @@ from diffcompare.judge.verdicts import (
     FAIL,
     KINK,
     METHOD_STATUS,
+    NON_FINITE,
     NO_BAND,
     NO_REFERENCE,
     NOT_JUDGED,
@@ -495,6 +496,14 @@ def _judge(result: MethodResult, reference, special: dict, aside: dict, count: i
             return
     slack = reference.uncertainty
     values = estimate.values.reshape(estimate.values.shape[0], -1)[reference.indices]
+    for row in range(values.shape[0]):
+        if row in special or row in aside:
+            continue
+        bad = non_finite_where_not_differentiable(values[row], reference, row, labels)
+        if bad is not None:
+            result.judgement = Verdict(FAIL, NON_FINITE, {**bad, "point": None if count == 1 else
+                                                          int(reference.indices[row])})
+            return
     tolerance = result.tolerance + slack
     # nan or inf where the reference is finite is wrong, band or no band
     tolerance = np.where(~np.isfinite(values) & np.isnan(tolerance) & judged, 0.0, tolerance)

@@ -48,7 +48,7 @@ import numpy as np
 
 from diffcompare.language.worlds import MPMATH
 from diffcompare.methods.budget import TimedOut, time_limit
-from diffcompare.methods.symbolic import MPMATH_EXTRAS
+from diffcompare.methods.symbolic import mpmath_lambdify
 
 # the outcomes
 DIFFERENTIABLE = "differentiable"
@@ -57,7 +57,9 @@ ONE_SIDED = "one-sided"
 SINGULAR = "singular"
 UNDEFINED = "undefined"
 UNCERTAIN = "uncertain"           # the two routes disagree, or the budget ran out before a decision
-KINDS = (DIFFERENTIABLE, KINK, ONE_SIDED, SINGULAR, UNDEFINED, UNCERTAIN)
+NOT_DIFFERENTIABLE = "not differentiable"   # every partial exists, yet f's slope along a sum of directions is
+                                            # not their sum (min(max(x, y), z) at a three-way tie)
+KINDS = (DIFFERENTIABLE, KINK, ONE_SIDED, SINGULAR, UNDEFINED, UNCERTAIN, NOT_DIFFERENTIABLE)
 JUDGEABLE = (DIFFERENTIABLE, KINK, ONE_SIDED)
 
 # one side's outcome
@@ -179,7 +181,7 @@ def _evaluator(problem, task, which: str):
             import sympy
             outputs, symbols = problem.sympy_outputs()
             partials = [sympy.diff(outputs[0], s) for s in symbols]
-            compiled = sympy.lambdify(symbols, partials, modules=[MPMATH_EXTRAS, "mpmath"])
+            compiled = mpmath_lambdify(symbols, partials)
         except Exception:
             return None
 
@@ -659,3 +661,46 @@ def joint(problem, task, entries: list, digits: int = GOAL_DIGITS, timeout: floa
     # the right derivative along d is f'(p; d); the left one is -f'(p; -d)
     low, high = sorted((left.value, right.value))
     return Joint(list(entries), low, high, max(left.error, right.error))
+
+
+MAX_PAIRED = 6      # inputs up to which the pairs of entries are checked against f's slopes
+
+
+def consistent(problem, task, findings: list, digits: int = GOAL_DIGITS,
+               timeout: float | None = DEFAULT_TIMEOUT) -> bool | None:
+    """Whether the entry-by-entry findings (one per input: differentiable with a value, or
+    a kink with an interval) describe f at a point where it meets a kink. Each is found along
+    its own axis; where f is not differentiable, they must still reproduce f's one-sided
+    slopes along every pair of directions e_i ± e_j: a slope outside the sum of the two
+    entries' intervals means the right gradients are no box of intervals at all
+    (min(max(x, y), z) at x = y = z: each partial is 0, but f grows by 1 along (1, 1, 1) and
+    PyTorch's tie-splitting (1/4, 1/4, 1/2) is a right subgradient). False then; True when
+    every pair agrees; None where it cannot be told (a slope that does not settle, another
+    task, too many inputs)."""
+    if task.kind not in ("gradient", "vjp") or not 2 <= task.n <= MAX_PAIRED:
+        return None
+    if any(f is None or f.kind not in (DIFFERENTIABLE, KINK) for f in findings):
+        return None
+    deadline = None if timeout is None else time.monotonic() + timeout
+    combine = _plan(task)[0].combine
+    g = _evaluator(problem, task, "f")
+    flat = [float(v) for v in problem.flat_point()]
+    slack = mpmath.mpf(10) ** -LIMIT_AGREEMENT
+    for i in range(task.n):
+        for j in range(i + 1, task.n):
+            for sign_j in (1, -1):
+                direction = [0.0] * task.n
+                direction[i], direction[j] = 1.0, float(sign_j)
+                with mpmath.workdps(GOAL_DIGITS + CHECK):
+                    ends_i = (findings[i].lower, findings[i].upper)
+                    ends_j = sorted((sign_j * findings[j].lower, sign_j * findings[j].upper))
+                    low, high = ends_i[0] + ends_j[0], ends_i[1] + ends_j[1]
+                for sign in (-1, 1):
+                    side = one_side(g, combine, flat, direction, sign, digits, deadline, 1)[0]
+                    if side.status != FINITE:
+                        return None
+                    with mpmath.workdps(GOAL_DIGITS + CHECK):
+                        margin = slack * max(abs(low), abs(high), abs(side.value), 1) + 4 * side.error
+                        if side.value < low - margin or side.value > high + margin:
+                            return False
+    return True

@@ -34,6 +34,7 @@ import numpy as np
 
 from diffcompare.judge.bands import Bands
 from diffcompare.judge.comparison import MIN_TRUSTED_DIGITS, errors_against
+from diffcompare.judge.differentiability import NOT_DIFFERENTIABLE
 from diffcompare.judge.differentiability import SINGULAR as SINGULAR_FINDING
 from diffcompare.judge.differentiability import UNCERTAIN as UNCERTAIN_FINDING
 from diffcompare.judge.policy import decide
@@ -42,6 +43,7 @@ from diffcompare.judge.verdicts import (
     FAIL,
     INCONCLUSIVE,
     NO_REFERENCE,
+    NON_FINITE,
     NOT_JUDGED,
     OUTSIDE,
     PASS,
@@ -121,6 +123,9 @@ def _one(row, values, errors, tolerance, slack, reference, labels) -> Verdict:
     if row in reference.domain:
         event = reference.domain[row]
         return Verdict(NOT_JUDGED, DOMAIN, {}, event.text if event is not None else "")
+    bad = non_finite_where_not_differentiable(values[row], reference, row, labels)
+    if bad is not None:
+        return Verdict(FAIL, NON_FINITE, bad)
     judged = reference.judgeable[row].copy()
     untrusted = judged & (reference.trusted[row] < MIN_TRUSTED_DIGITS)
     judged &= ~untrusted
@@ -177,6 +182,19 @@ def _relative(errors, magnitudes) -> float:
 def _numbers_of(verdict) -> dict:
     return {k: v for k, v in verdict.numbers.items() if k in ("entry", "value", "exact", "error", "tolerance",
                                                                "judged", "outside")}
+
+
+def non_finite_where_not_differentiable(values_row, reference, row, labels) -> dict | None:
+    """Where f is not differentiable though its partials exist, no value can be held to an
+    interval, but nan or ±inf is never right (f is finite and has finite slopes there): the
+    numbers of such an entry, or None."""
+    for k, state in enumerate(reference.state[row]):
+        if state == NOT_DIFFERENTIABLE and not math.isfinite(float(values_row[k])):
+            finding = reference.findings.get((row, k))
+            return {"entry": labels[k], "value": float(values_row[k]), "exact": math.nan, "error": math.inf,
+                    "tolerance": 0.0, "judged": 1, "outside": 1,
+                    **({"finding": finding.as_dict()} if finding is not None else {})}
+    return None
 
 
 def joint_violation(values_row, band_row, reference, row, labels) -> dict | None:

@@ -47,7 +47,7 @@ from diffcompare.judge.differentiability import DIFFERENTIABLE, JUDGEABLE, KINK,
 from diffcompare.autograd.quiet import quietly
 from diffcompare.language.worlds import MPMATH, NUMPY
 from diffcompare.methods.budget import TimedOut, time_limit
-from diffcompare.methods.symbolic import MPMATH_EXTRAS, SymbolicDerivative
+from diffcompare.methods.symbolic import SymbolicDerivative, mpmath_lambdify
 from diffcompare.problem.problem import Problem
 from diffcompare.problem.tasks import make_task
 
@@ -285,9 +285,7 @@ class _Formula:
         self.derivative = derivative
         self.deadline = deadline
         try:
-            replacements, reduced = sympy.cse(derivative.partials)
-            self.compiled = sympy.lambdify(derivative.symbols, derivative.partials, modules=[MPMATH_EXTRAS, "mpmath"],
-                                           cse=lambda exprs: (replacements, reduced))
+            self.compiled = mpmath_lambdify(derivative.symbols, derivative.partials, cse=sympy.cse(derivative.partials))
         except Exception:       # SymPy cannot print it for mpmath (zoo, say): evalf each entry
             self.compiled = None
 
@@ -554,6 +552,15 @@ def _special(builder: _Builder, row: int, problem: Problem, task, values: list, 
             continue                # the formula's value, confirmed: nothing to add
         builder.finding(row, k, finding)
     kinks = [k for k in wanted if findings[k] is not None and findings[k].kind == KINK]
+    if events and len(wanted) == len(values) and any(e.kind == "kink" for e in events):
+        # a kink of a function f calls: do the entries' own findings describe f's slopes?
+        left = None if deadline is None else max(0.05, deadline - time.monotonic())
+        if differentiability.consistent(problem, task, [findings[k] for k in wanted], timeout=left) is False:
+            for k in wanted:
+                builder.finding(row, k, Finding(differentiability.NOT_DIFFERENTIABLE, findings[k].value,
+                                                left=findings[k].left, right=findings[k].right,
+                                                routes=findings[k].routes))
+            kinks = []
     if len(kinks) > 1:
         left = None if deadline is None else max(0.05, deadline - time.monotonic())
         together = differentiability.joint(problem, task, kinks, timeout=left)

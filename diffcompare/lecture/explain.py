@@ -45,7 +45,7 @@ from diffcompare.language.printing import one_line
 from diffcompare.language.worlds import ENGINE, SYMPY
 from diffcompare.methods.budget import TimedOut, time_limit
 from diffcompare.methods.finite_differences import SCHEMES, STENCILS, nominal_step, richardson
-from diffcompare.methods.symbolic import MPMATH_EXTRAS
+from diffcompare.methods.symbolic import mpmath_lambdify
 from diffcompare.problem.errors import InputError, SymbolicUnavailable
 from diffcompare.problem.problem import make_problem
 from diffcompare.problem.tasks import parse_vector
@@ -204,8 +204,11 @@ def explain(f, at, vector=None, check: bool = False, label: str | None = None) -
                 if isinstance(t, ag.Tensor) and t.grad_fn is node:
                     tensors.append(t)
                     owners.append((node, index))
-    grads = quietly(ag.grad, output, tensors, grad_outputs=ag.tensor(seed) if seed is not None else None,
-                    retain_graph=True, allow_unused=True)
+    try:
+        grads = quietly(ag.grad, output, tensors, grad_outputs=ag.tensor(seed) if seed is not None else None,
+                        retain_graph=True, allow_unused=True)
+    except Exception as error:          # a rule of f's (a custom backward) raised: there is no walk to show
+        raise InputError(_stopped(error)) from None
     adjoints = {}
     for (node, index), g in zip(owners, grads):
         adjoints.setdefault(node, {})[index] = None if g is None else np.array(g._data)
@@ -234,7 +237,10 @@ def explain(f, at, vector=None, check: bool = False, label: str | None = None) -
             continue
         incoming = adjoints[node]
         grads_in = incoming[0] if node.n_outputs == 1 else [incoming.get(i) for i in range(node.n_outputs)]
-        sent = quietly(node._apply, grads_in, False)
+        try:
+            sent = quietly(node._apply, grads_in, False)
+        except Exception as error:
+            raise InputError(_stopped(error, name=type(node).__name__)) from None
         for i, (target, g) in enumerate(zip(node._next, sent)):
             g = _dense(g)
             step.edges.append(Edge(number.get(target) if target is not None else None, g))
@@ -244,12 +250,22 @@ def explain(f, at, vector=None, check: bool = False, label: str | None = None) -
 
     # what reaches each leaf's AccumulateGrad is what backward() adds to its .grad
     at_leaf = {id(node.variable): step.adjoint for node, step in zip(nodes, steps) if step.is_leaf}
-    gradient = {name: at_leaf.get(id(t), np.zeros_like(t._data)) for name, t in leaves.items()}
+    # nothing reaching a leaf (a rule returned None for it) leaves its gradient 0, as backward() does
+    gradient = {name: at_leaf.get(id(t)) if at_leaf.get(id(t)) is not None else np.zeros_like(t._data)
+                for name, t in leaves.items()}
     explanation = Explanation(problem.label, problem.variables, dict(problem.point), np.array(output._data), seed,
                               steps, gradient, _symbolic_gradient(problem, seed), checked=check)
     if check:
         _check(explanation, nodes, records, sympy_rows)
     return explanation
+
+
+def _stopped(error, name: str = "") -> str:
+    """Why the backward walk could not run: a rule of f's raised."""
+    text = str(error).strip().splitlines()
+    where = f"{name}'s backward" if name else "a backward rule of f's"
+    return (f"the backward pass stopped: {where} raised {type(error).__name__}: {text[0] if text else ''}; a rule that "
+            f"raises cannot be walked (diffcompare audit reports it as a wrong gradient)")
 
 
 def _seed(output, vector):
@@ -385,7 +401,7 @@ def _evaluate_mp(expr, symbols, arrays) -> np.ndarray:
     import mpmath
     import sympy
 
-    function = sympy.lambdify(symbols, expr, [MPMATH_EXTRAS, "mpmath"])
+    function = mpmath_lambdify(symbols, expr)
 
     def one(*values):
         with mpmath.workdps(30):

@@ -60,6 +60,32 @@ def _mp_dirac(argument, *order):
 
 # what SymPy's derivatives may hold that its mpmath printer leaves undefined (sign'(x) is 2 DiracDelta(x))
 MPMATH_EXTRAS = {"DiracDelta": _mp_dirac}
+def mpmath_lambdify(symbols, exprs, cse=None):
+    """``sympy.lambdify`` of ``exprs`` for mpmath numbers, with the functions SymPy leaves
+    undefined there (:data:`MPMATH_EXTRAS`). SymPy's mpmath printer writes log2(a)**3 as
+    ``log(a)/log(2)**3`` (a power of log(2) alone): log2 is rewritten as log(a)/log(2) first.
+
+    >>> import sympy, mpmath
+    >>> x = sympy.Symbol("x")
+    >>> from sympy.codegen.cfunctions import log2
+    >>> float(mpmath_lambdify([x], [log2(x) ** 3])(mpmath.mpf(8))[0])
+    27.0
+    """
+    import sympy
+    from sympy.codegen.cfunctions import log2
+
+    def rewritten(expr):
+        return expr.replace(log2, lambda a: sympy.log(a) / sympy.log(2)) if isinstance(expr, sympy.Basic) else expr
+    exprs = [rewritten(e) for e in exprs] if isinstance(exprs, (list, tuple)) else rewritten(exprs)
+    if cse is None:
+        return sympy.lambdify(symbols, exprs, modules=[MPMATH_EXTRAS, "mpmath"])
+    replacements, reduced = cse
+    replacements = [(s, rewritten(e)) for s, e in replacements]
+    reduced = [rewritten(e) for e in reduced]
+    return sympy.lambdify(symbols, exprs, modules=[MPMATH_EXTRAS, "mpmath"],
+                          cse=lambda _: (replacements, reduced))
+
+
 # lambdify's modules for NumPy code of a derivative: the numpy module object, not "numpy" (lambdify
 # would run `from numpy import *`, which loads every lazy NumPy submodule, ~0.13 s), and erf on arrays
 NUMPY_MODULES = [{"DiracDelta": _dirac, "erf": special.erf}, np]

@@ -105,6 +105,18 @@ def output_shape(problem: Problem) -> tuple:
         raise FailsAtPoint(f"{problem.label} cannot be evaluated at the point: {type(error).__name__}: {error}") \
             from None
     shape = np.shape(value)
+    try:
+        numbers = np.asarray(value)
+        if numbers.dtype.kind not in "biufc":
+            if any(v is None for v in np.ravel(numbers)):
+                raise TypeError("None")
+            numbers = numbers.astype(np.float64)
+    except (TypeError, ValueError):
+        numbers = None
+    if numbers is None or numbers.dtype.kind == "b":
+        shown = type(value).__name__ if numbers is None or not hasattr(value, "dtype") else str(value.dtype)
+        raise InputError(f"{problem.label} returns {shown} ({str(value)[:40]!r}) at the point, not a number: f must "
+                         f"return a number, or a vector or matrix of numbers")
     if np.iscomplexobj(value) and np.any(np.imag(np.asarray(value, dtype=complex)) != 0):
         raise InputError(f"{problem.label} returns a complex value at the point ({complex(np.ravel(value)[0])}): "
                          f"the methods here differentiate real functions; return the real part, or split f into "

@@ -76,6 +76,10 @@ def finding(found) -> str:
                 f"from the right {right}{decided}")
     if kind == "undefined":
         return "f itself has no value here"
+    if kind == "not differentiable":
+        return ("f is not differentiable here, though each partial derivative exists (along a sum of the inputs' "
+                "directions its slope is not the sum of the partials, as at a tie of several inputs): the right values "
+                "are not an interval per entry, so only nan or ±inf can be told wrong")
     notes = f.get("notes") or []
     if "routes disagree" in notes:
         return "f's quotients and SymPy's limit disagree about the derivative here: it is not decided"

@@ -199,3 +199,13 @@ def test_a_step_beyond_the_taylor_series_reach_is_inconclusive_not_a_failure():
     data = json.loads(c.render("json"), parse_constant=refuse)
     complex_step = next(m for m in data["methods"] if m["name"] == "complex-step")
     assert complex_step["judgement"]["numbers"]["tolerance"] == "inf"
+
+
+def test_the_reference_of_a_power_of_log2():
+    # SymPy's mpmath printer writes log2(x)**3 as log(x)/log(2)**3; by hand the derivative is
+    # 3 log2(x)² / (x ln 2)
+    c = diffcompare.compare("log2(x)**3", at={"x": 1.5}, methods="autograd", repeat=1)
+    with mpmath.workdps(40):
+        x = mpmath.mpf(1.5)
+        exact = 3 * (mpmath.log(x) / mpmath.log(2)) ** 2 / (x * mpmath.log(2))
+    assert abs(c.reference.value("x") - exact) < mpmath.mpf(10) ** -25 and c.exit_status == 0
