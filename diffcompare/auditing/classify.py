@@ -83,6 +83,11 @@ def classify(labels, judged_values, fd, reference, row, verdict, dtype, f_size, 
         why = verdict_reason(verdict) if cause == SINGULAR else \
             f"f is not finite in {dtype} here" + (f" ({verdict.detail})" if verdict.detail else "")
         return UNDEFINED, cause, why, gc, (None, None)
+    if cause in (NO_REFERENCE, REFERENCE_UNCERTAIN) and verdict.outcome != PASS and reference.events.get(row):
+        # no reference where f meets a kink or a singular point: FD and autograd disagreeing there says nothing
+        event = reference.events[row][0]
+        return UNDEFINED, cause, (f"no exact reference where f meets {event.function}'s special point "
+                                  f"({event.text}): nothing to hold {judged} to"), gc, (None, None)
     if cause in (NO_REFERENCE, REFERENCE_UNCERTAIN) and verdict.outcome != PASS:
         found = verdict.numbers.get("finding")
         if gc_ok:

@@ -55,7 +55,7 @@ def audit_points(problem: Problem, domain: dict, explicit: list, random: int, se
     names = problem.variables
     shapes = problem.shapes
     rows, origins = [], []
-    centre = {n: (domain[n][0] + domain[n][1]) / 2 for n in domain}
+    centre = {n: domain[n][0] / 2 + domain[n][1] / 2 for n in domain}
 
     def add(values: dict, origin: str):
         rows.append(problem.flatten({n: np.broadcast_to(values[n], shapes[n]) for n in names}))
@@ -67,7 +67,7 @@ def audit_points(problem: Problem, domain: dict, explicit: list, random: int, se
     if domain and len(boxed) == len(names):
         rng = np.random.default_rng(seed)
         for k in range(random):
-            add({n: rng.uniform(*domain[n], size=shapes[n] or None) for n in names}, "random")
+            add({n: _between(rng, *domain[n], shapes[n] or None) for n in names}, "random")
         if adversarial:
             ordinary = _ordinary(names, domain, shapes, seed)
             for values, origin in _adversarial(names, domain, centre, dtype, shapes):
@@ -82,6 +82,12 @@ def audit_points(problem: Problem, domain: dict, explicit: list, random: int, se
     if dtype == "float32":
         flat = flat.astype(np.float32).astype(np.float64)
     return _unique(flat, origins)
+
+
+def _between(rng, low, high, size=None):
+    """Uniform draws in [low, high), without overflow where high - low exceeds binary64's range."""
+    u = rng.uniform(size=size)
+    return low * (1 - u) + high * u
 
 
 def _unique(flat, origins):
@@ -132,14 +138,16 @@ def _ordinary(names, domain, shapes, seed) -> dict:
         low, high = domain[name]
         size = int(np.prod(shapes[name])) if shapes[name] else 1
         values = []
+        quarter = low / 4 * 3 + high / 4, low / 4 + high / 4 * 3      # (no overflow for [-1e308, 1e308])
+        width = high / 64 - low / 64
         for _ in range(64 * size):
             if len(values) == size:
                 break
-            v = float(rng.uniform(low + (high - low) / 4, high - (high - low) / 4))
-            if min(abs(v), abs(abs(v) - 1)) > (high - low) / 64 and all(v != w for w in values):
+            v = float(_between(rng, *quarter))
+            if min(abs(v), abs(abs(v) - 1)) > width and all(v != w for w in values):
                 values.append(v)
         while len(values) < size:           # a narrow domain: any distinct values inside it
-            values.append(float(rng.uniform(low, high)))
+            values.append(float(_between(rng, low, high)))
         out[name] = np.array(values).reshape(shapes[name]) if shapes[name] else values[0]
     return out
 

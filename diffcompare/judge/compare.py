@@ -395,7 +395,7 @@ def _crossings(problem, task, where, reference, estimate, aside=()) -> dict:
     function table is not smooth (a pole, a kink, a domain edge): row -> why. Scalar
     variables and coordinate directions only (not Jv), at up to MAX_PATH_POINTS points."""
     if (estimate.family != "finite differences" or not estimate.has_values or not reference.available
-            or problem.has_arrays or task.kind not in ("gradient", "jacobian", "vjp")
+            or problem.has_arrays or task.kind not in ("gradient", "jacobian", "vjp", "hessian")
             or reference.indices.size > MAX_PATH_POINTS):
         return {}
     found = {}

@@ -531,6 +531,15 @@ def _special(builder: _Builder, row: int, problem: Problem, task, values: list, 
     if not wanted:
         return
     if task.kind == "hessian":
+        # no second derivative along an input whose first derivative is not finite here (sum(sqrt(x))
+        # at 0: ∂f/∂x0 = 1/(2 sqrt(x0)) is infinite, so row and column 0 of the Hessian do not exist)
+        if events:
+            first = _gradient_at(problem)
+            for i, value in enumerate(first):
+                if value is None:
+                    for k in {i * task.n + j for j in range(task.n)} | {j * task.n + i for j in range(task.n)}:
+                        builder.finding(row, k, Finding(differentiability.SINGULAR, notes=("first derivative",)))
+            wanted = [k for k in wanted if (row, k) not in builder.findings]
         # second derivatives where the formula has none: mpmath's second differences of f itself
         # (sin(x)/x written with a branch at 0 is smooth there); no kink analysis of second derivatives
         missing = [k for k in wanted if values[k] is None]
@@ -566,6 +575,28 @@ def _special(builder: _Builder, row: int, problem: Problem, task, values: list, 
         together = differentiability.joint(problem, task, kinks, timeout=left)
         if together is not None:
             builder.joint[row] = together
+
+
+def _gradient_at(problem) -> list:
+    """f's first derivatives at the point (SymPy's formula in mpmath; None where not finite,
+    or all None where SymPy cannot follow f)."""
+    import sympy
+    try:
+        outputs, symbols = problem.sympy_outputs()
+        partials = [sympy.diff(outputs[0], s) for s in symbols]
+    except Exception:
+        return [None] * len(problem.input_labels)
+    args = [mpmath.mpf(float(v)) for v in problem.flat_point()]
+    out = []
+    for partial in partials:            # one by one: 1/0 in one raises in mpmath, the others still count
+        try:
+            with mpmath.workdps(40):
+                out.append(_real_or_none(mpmath_lambdify(symbols, partial)(*args)))
+        except (TimedOut, KeyboardInterrupt):
+            raise
+        except Exception:
+            out.append(None)
+    return out
 
 
 def _finite_f(problem) -> bool:

@@ -91,7 +91,8 @@ def nominal_step(scheme: Scheme, x: float) -> float:
 
 
 # how far each stencil reaches, in steps, to the left and to the right
-_REACH = {"forward": (0, 1), "backward": (1, 0), "central": (1, 1), "five-point": (2, 2), "richardson": (1, 1)}
+_REACH = {"forward": (0, 1), "backward": (1, 0), "central": (1, 1), "five-point": (2, 2), "richardson": (1, 1),
+          "second-differences": (1, 1), "mixed": (1, 1)}       # (steps to the left, to the right)
 
 
 def stencil_crossing(problem: Problem, scheme_name: str, name: str, h: float, centre=None) -> str | None:

@@ -101,6 +101,9 @@ def record_failure(result, error: BaseException, failing: str = "SymPy failed") 
         result.status, result.reason = "unavailable", str(error)
     elif isinstance(error, RecursionError):
         result.status, result.reason = "failed", f"SymPy ran out of recursion depth during {result.phase}"
+    elif result.phase == "code generation":     # SymPy cannot print the derivative as code: not f's fault
+        result.status, result.reason = "unavailable", (f"SymPy cannot write its derivative as NumPy code "
+                                                       f"({type(error).__name__}: {str(error).splitlines()[0][:120]})")
     else:                           # SymPy may fail in many ways on unusual input; say how
         result.status, result.reason = "failed", f"{failing} during {result.phase}: {type(error).__name__}: {error}"
 

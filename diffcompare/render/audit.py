@@ -13,7 +13,7 @@ import sys
 from dataclasses import asdict
 from xml.etree import ElementTree
 
-from diffcompare.auditing.results import AGREE, FAILING, format_point
+from diffcompare.auditing.results import AGREE, FAILING, format_point, worded
 from diffcompare.render.common import dropped_note, envelope, fitted_table, json_number, render_report
 
 SCHEMA_VERSION = 2
@@ -114,7 +114,7 @@ def _findings(case) -> list:
             continue
         shown[p.verdict] = shown.get(p.verdict, 0) + 1
         if shown[p.verdict] <= 2 and len(lines) < MAX_FINDINGS:
-            lines.append(f"{p.verdict} at {format_point(p.point)} [{p.origin}]: {p.reason}")
+            lines.append(f"{worded(p.verdict, case.judged)} at {format_point(p.point)} [{p.origin}]: {p.reason}")
     hidden = sum(shown.values()) - len(lines)
     if hidden > 0:
         lines.append(f"… and {hidden} more such point{'s' * (hidden != 1)} (--report FILE.json has them all)")
@@ -207,7 +207,8 @@ def junit(report) -> str:
         elif c.status == "fail":
             worst = max((p for p in c.points if p.verdict in FAILING),
                         key=lambda p: p.autograd_error if p.autograd_error is not None else math.inf)
-            element = ElementTree.SubElement(case, "failure", message=f"{worst.verdict} at {format_point(worst.point)}",
+            element = ElementTree.SubElement(case, "failure", message=f"{worded(worst.verdict, c.judged)} at "
+                                                                      f"{format_point(worst.point)}",
                                              type="WrongGradient")
             element.text = "\n".join(failure_lines(c))
         elif c.status == "undecided":
