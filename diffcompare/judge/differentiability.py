@@ -78,7 +78,7 @@ MAX_DPS = 5000              # working digits at most
 GROWTH = 1.5                # |q| growing by this factor at each of the last steps: an infinite slope or a jump
 INFINITE_STEPS = 20         # ... down to steps of the point's scale × 16^-20 ≈ 8e-25, no sooner
 DEFAULT_TIMEOUT = 5.0       # seconds for the analysis of one point (both routes)
-LIMIT_TIMEOUT = 1.0         # seconds for SymPy's limit of one quotient
+LIMIT_TIMEOUT = 0.5         # seconds for SymPy's limit of one quotient
 
 
 class _NoValue(Exception):
@@ -613,9 +613,13 @@ def analyse(problem, task, entries=None, formula=None, digits: int = GOAL_DIGITS
             right = one_side(g, direction.combine, flat, direction.vector, +1, digits, deadline, count)
         except TimedOut:
             raise
+        # SymPy's limit, the second route: where the quotients do not settle, and to confirm what
+        # they found where the formula has no value (an infinite slope or a missing side needs none)
         limits = None
-        if formula is None or any(formula[e] is None for e in direction.entries if e in wanted) \
-                or any(s.status != FINITE for s in left + right):
+        unsettled = any(s.status == UNSETTLED for s in left + right)
+        unconfirmed = (formula is None or any(formula[e] is None for e in direction.entries if e in wanted)) \
+            and all(s.status == FINITE for s in left + right)
+        if unsettled or unconfirmed:
             limits = _limits(problem, task, direction, flat, deadline)
         for c, e in enumerate(direction.entries):
             if e not in wanted:

@@ -561,8 +561,12 @@ def _special(builder: _Builder, row: int, problem: Problem, task, values: list, 
             continue                # the formula's value, confirmed: nothing to add
         builder.finding(row, k, finding)
     kinks = [k for k in wanted if findings[k] is not None and findings[k].kind == KINK]
-    if events and len(wanted) == len(values) and any(e.kind == "kink" for e in events):
-        # a kink of a function f calls: do the entries' own findings describe f's slopes?
+    kink_events = [e for e in events if e.kind == "kink"]
+    if len(wanted) == len(values) and (len(kink_events) > 1 or any(
+            len(e.arguments) > 2 or any(np.ndim(a) for a in e.arguments) for e in kink_events)):
+        # several kinks at once, or one of several pieces (clamp with lo = hi, a tie in an array's
+        # max): do the entries' own findings describe f's slopes? (one kink between two smooth
+        # pieces always does: each entry's interval is the projection of the segment between them)
         left = None if deadline is None else max(0.05, deadline - time.monotonic())
         if differentiability.consistent(problem, task, [findings[k] for k in wanted], timeout=left) is False:
             for k in wanted:
