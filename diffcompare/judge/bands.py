@@ -178,17 +178,20 @@ class Bands:
         # or path to walk there; FLOOR_ULPS ulp of the entry and of the largest entry at the point
         return np.where(decided, FLOOR_ULPS * ulp + normwise, band)
 
-    def refine(self, tolerance: np.ndarray, outside: np.ndarray, timeout: float | None = None) -> np.ndarray:
+    def refine(self, tolerance: np.ndarray, outside: np.ndarray, timeout: float | None = None,
+               complex_step: bool = False) -> np.ndarray:
         """``tolerance`` with the whole band at every row where an entry lies ``outside`` its
-        floor; rows the budget (``timeout`` seconds) leaves unreached get nan there: no band,
-        rather than a floor too narrow for them."""
+        floor (the complex step's: ``tolerance`` plus its own rounding along f's paths); rows
+        the budget (``timeout`` seconds) leaves unreached get nan there: no band, rather than a
+        floor too narrow for them."""
         out = tolerance.copy()
         rows = [int(r) for r in np.flatnonzero(outside.any(axis=1))]
         done = 0
         try:
             with time_limit(timeout):
                 for r in rows:
-                    out[r] = np.fmax(out[r], self.exact_row(r))
+                    out[r] = tolerance[r] + self.forward_row(r) if complex_step else \
+                        np.fmax(out[r], self.exact_row(r))
                     done += 1
         except TimedOut:
             for r in rows[done:]:
@@ -364,8 +367,12 @@ class Bands:
         bands = []
         for k, name in enumerate(problem.variables):
             h = float(estimate.details["steps"][0, k])
-            exact = Band(float(self.exact_row(0)[k]), self.EXACT_SOURCE) if scheme in STENCILS else \
-                Band(float(self.forward_row(0)[k]), "4 × the rounding along f's chain-rule paths + 4 ulp")
+            # a difference scheme's own truncation and rounding dwarf an exact method's rounding:
+            # FLOOR_ULPS ulp of the entry and of the largest entry stand for it
+            # (the complex step's own rounding along f's paths is added where its value lies farther: refine)
+            exact = Band(float(self.floor[0, k] + FLOOR_ULPS * UNIT_ROUNDOFF * self.magnitude[0].max()),
+                         self.EXACT_SOURCE if scheme in STENCILS else
+                         "4 ulp, or where the value lies farther 4 × the rounding along f's chain-rule paths + 4 ulp")
             if scheme in STENCILS:
                 largest = self._largest_f(scheme, k, h)
                 f_error = self._f_rounding(f_expr, point, scheme, k, h, largest)

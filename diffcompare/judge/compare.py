@@ -229,8 +229,10 @@ def _compare(f, at, kind, vector, points, seed, box, grid, methods, digits, repe
             result.symmetry = _asymmetry(estimate.values)
         if estimate.has_values and reference.available:
             measure(result, reference, labels)
-            if bands is not None and result.tolerance is not None and estimate.family != "finite differences":
-                result.tolerance = bands.refine(result.tolerance, _outside(result, reference), symbolic_timeout)
+            if bands is not None and result.tolerance is not None and (estimate.family != "finite differences"
+                                                                       or estimate.method == "complex-step"):
+                result.tolerance = bands.refine(result.tolerance, _outside(result, reference), symbolic_timeout,
+                                                complex_step=estimate.method == "complex-step")
         aside = set_aside if estimate.family == "finite differences" else {}
         crossings = _crossings(problem, task, where, reference, estimate, aside) if not special else {}
         _judge(result, reference, special, {**aside, **crossings}, len(where), labels, drawn)
