@@ -162,13 +162,16 @@ def _one_odd(names, domain, ordinary, dtype, shapes):
         size = int(np.prod(shape)) if shape else 1
         for value, what in _specials(name, domain, dtype):
             label = f"{value:g}" if what == "domain edge" else what
-            if size > MANY_ELEMENTS and what not in ("0", "-0.0") and "tiny" not in what:
-                continue            # a large array: one zero (or tiny) element, where the real bugs are
             if not shape:
-                yield {**ordinary, name: value}, f"adversarial: {name} = {label}, the others ordinary"
+                # (the other special values of a scalar are tried with the others at the centre above)
+                if what in ("0", "-0.0") or "tiny" in what:
+                    yield {**ordinary, name: value}, f"adversarial: {name} = {label}, the others ordinary"
                 continue
-            # one element; and a few (not for tiny values: products of several underflow)
-            positions = [(0,), (0, size // 2, size - 1)] if size > 2 and "tiny" not in what else [(0,)]
+            if size > MANY_ELEMENTS and what != "0" and what != f"tiny ({TINY[dtype]:.3g})":
+                continue            # a large array: one zero (or tiny) element, where the real bugs are
+            # one element; and a few (not for tiny values: products of several underflow; not in a large array)
+            positions = [(0,), (0, size // 2, size - 1)] if 2 < size <= MANY_ELEMENTS and "tiny" not in what \
+                else [(0,)]
             for chosen in positions:
                 array = np.array(ordinary[name], dtype=float).reshape(-1)
                 array[list(chosen)] = value

@@ -535,6 +535,14 @@ def _special(builder: _Builder, row: int, problem: Problem, task, values: list, 
         # at 0: ∂f/∂x0 = 1/(2 sqrt(x0)) is infinite, so row and column 0 of the Hessian do not exist)
         if events:
             first = _gradient_at(problem)
+            missing_first = [i for i, value in enumerate(first) if value is None]
+            if missing_first:       # the formula has no value: does f itself have a first derivative there?
+                gradient_task = make_task(problem, "gradient", shape=())
+                found = differentiability.analyse(problem, gradient_task, missing_first, timeout=deadline and
+                                                  max(0.05, deadline - time.monotonic()))
+                for i in missing_first:
+                    if found[i] is not None and found[i].kind == DIFFERENTIABLE:
+                        first[i] = found[i].value
             for i, value in enumerate(first):
                 if value is None:
                     for k in {i * task.n + j for j in range(task.n)} | {j * task.n + i for j in range(task.n)}:

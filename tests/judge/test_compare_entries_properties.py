@@ -30,7 +30,7 @@ def extend(children):
 expressions = st.recursive(leaves, extend, max_leaves=5)
 coordinates = st.floats(min_value=-2, max_value=2, allow_nan=False).map(lambda v: round(v, 3))
 weights = st.floats(min_value=-3, max_value=3, allow_nan=False)
-SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def exact(expr, subs):
