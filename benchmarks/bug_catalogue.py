@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 import common  # noqa: F401  (thread pins before NumPy)
 import mpmath
-from common import table
+from common import table, tools_footer
 from wrong_rules import ENTRIES, Engines
 
 import diffcompare
@@ -332,9 +332,7 @@ def main(argv=None) -> str:
     first, findings = catalogue(args.points, args.seed, engines, tools)
     second, alarm_findings = false_alarms(args.functions, args.seed, engines, tools)
     out = first + "\n" + second + "\n" + findings_table(findings, alarm_findings)
-    skipped = [t for t in ("gradcheck", "check_grads") if t not in tools]
-    out += (f"\n{time.perf_counter() - start:.0f} s in all"
-            + (f"; not installed, skipped: {', '.join(skipped)}" if skipped else "") + "\n")
+    out += tools_footer(start, tools)
     return out
 
 

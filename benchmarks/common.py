@@ -69,3 +69,51 @@ def ratio(x):
 
 def micros(seconds):
     return f"{seconds * 1e6:.2f} µs"
+
+
+class LazyEngines:
+    """The engines a catalogue of rules runs on — diffcompare's, PyTorch's and JAX's — each
+    built on first use (None where not installed). A subclass names its three Ops classes
+    (``ENGINE``, ``TORCH``, ``JAX``: built from nothing, the torch module, the jax module)."""
+    ENGINE = TORCH = JAX = None
+
+    def __init__(self):
+        self._built = {}
+
+    def _once(self, name, build):
+        if name not in self._built:
+            self._built[name] = build()
+        return self._built[name]
+
+    @property
+    def engine(self):
+        return self._once("engine", self.ENGINE)
+
+    @property
+    def torch(self):
+        def build():
+            try:
+                import torch
+            except ImportError:
+                return None
+            torch.set_num_threads(1)
+            return self.TORCH(torch)
+        return self._once("torch", build)
+
+    @property
+    def jax(self):
+        def build():
+            try:
+                import jax
+            except ImportError:
+                return None
+            jax.config.update("jax_enable_x64", True)
+            return self.JAX(jax)
+        return self._once("jax", build)
+
+
+def tools_footer(start: float, tools) -> str:
+    """The last line of a tools' comparison: its time, and the tools not installed."""
+    skipped = [t for t in ("gradcheck", "check_grads") if t not in tools]
+    return (f"\n{time.perf_counter() - start:.0f} s in all"
+            + (f"; not installed, skipped: {', '.join(skipped)}" if skipped else "") + "\n")

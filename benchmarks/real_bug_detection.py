@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 import common  # noqa: F401  (thread pins before NumPy)
 import numpy as np
-from common import table
+from common import table, tools_footer
 from real_bugs import BUGS, BY_NAME, KINDS, QUICK, Engines
 
 import diffcompare
@@ -377,9 +377,7 @@ def _run(bugs, args) -> str:
                          f"{second:.0f} s for this section"])
     out += "\n" + kinds_table(bugs, tools, per_bug, rows2)
     out += "\n" + findings_table(findings + findings2)
-    skipped = [t for t in ("gradcheck", "check_grads") if t not in tools]
-    out += (f"\n{time.perf_counter() - start:.0f} s in all"
-            + (f"; not installed, skipped: {', '.join(skipped)}" if skipped else "") + "\n")
+    out += tools_footer(start, tools)
     return out
 
 

@@ -52,10 +52,11 @@ import math
 import operator
 from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import cached_property, reduce
+from functools import reduce
 
 import mpmath
 import numpy as np
+from common import LazyEngines
 
 DPS = 50
 PI = math.pi                            # f is defined with binary64 π in every world
@@ -392,30 +393,9 @@ class JaxOps(_Ops):
         return op
 
 
-class Engines:
+class Engines(LazyEngines):
     """The three engines, each built on first use (None where not installed)."""
-
-    @cached_property
-    def engine(self) -> EngineOps:
-        return EngineOps()
-
-    @cached_property
-    def torch(self) -> TorchOps | None:
-        try:
-            import torch
-        except ImportError:
-            return None
-        torch.set_num_threads(1)
-        return TorchOps(torch)
-
-    @cached_property
-    def jax(self) -> JaxOps | None:
-        try:
-            import jax
-        except ImportError:
-            return None
-        jax.config.update("jax_enable_x64", True)
-        return JaxOps(jax)
+    ENGINE, TORCH, JAX = EngineOps, TorchOps, JaxOps
 
 
 # ==============================================================================================
