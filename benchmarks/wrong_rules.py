@@ -31,7 +31,6 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
-
 import mpmath
 import numpy as np
 from common import LazyEngines
