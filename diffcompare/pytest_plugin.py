@@ -70,8 +70,9 @@ class AuditCase(pytest.Item):
         from diffcompare.auditing.audit import run_cases
         from diffcompare.render.audit import failure_lines
         config = self.config
+        __tracebackhide__ = True
         report = run_cases([self.case], random=config.getoption("audit_points"),
-                           seed=config.getoption("audit_seed"))
+                           seed=config.getoption("audit_seed"), isolate=True)
         result = report.cases[0]
         self.user_properties.append(("verdict", result.verdict))
         if result.status == "error":

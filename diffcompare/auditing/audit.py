@@ -31,9 +31,10 @@ from __future__ import annotations
 
 import time
 
-from diffcompare.auditing.batch import AUDIT_TIMEOUT, SYMBOLIC_TIMEOUT, merge
-from diffcompare.auditing.results import AuditReport
+from diffcompare.auditing.batch import AUDIT_TIMEOUT, BATCH, SYMBOLIC_TIMEOUT, merge
+from diffcompare.auditing.results import AuditReport, CaseResult
 from diffcompare.auditing.runners import runner
+from diffcompare.auditing.workers import UNIT_TIMEOUT
 from diffcompare.auditing.suite import make_case, names_function
 from diffcompare.language import torch_world
 from diffcompare.problem.errors import InputError
@@ -44,7 +45,8 @@ from diffcompare.version import install_hint
 
 def run_cases(cases: list, random: int | None = None, seed: int = 0, engine: str = "diffcompare", jobs: int = 1,
               scheduler: str | None = None, adversarial: bool = True, symbolic_timeout: float = SYMBOLIC_TIMEOUT,
-              progress=None, timeout: float | None = AUDIT_TIMEOUT) -> AuditReport:
+              progress=None, timeout: float | None = AUDIT_TIMEOUT, isolate: bool = False,
+              case_timeout: float | None = UNIT_TIMEOUT) -> AuditReport:
     """Audit ``cases`` (:class:`~diffcompare.auditing.suite.Case`) and return the report.
 
     ``random``: random points per case (None: each case's own, else 10); ``seed``: their
@@ -52,6 +54,10 @@ def run_cases(cases: list, random: int | None = None, seed: int = 0, engine: str
     ``scheduler``: the address of a Dask scheduler instead; ``progress(done, total)``
     is called as batches finish; ``timeout``: seconds allowed to the whole audit (None:
     no limit), after which the points not yet checked leave their cases undecided.
+    ``isolate``: run user code in supervised worker processes (what ``diffcompare audit``
+    and the pytest plugin do: a crash, an exit or a hang ends its case only), each batch of
+    a case's points within ``case_timeout`` seconds; else in this process (or, with
+    ``jobs`` above 1, in forked ones).
     """
     if engine not in ("diffcompare", "torch"):
         raise InputError(f"unknown engine {engine!r}; choose diffcompare or torch")
@@ -60,6 +66,9 @@ def run_cases(cases: list, random: int | None = None, seed: int = 0, engine: str
             raise InputError(f"--engine torch needs PyTorch: {install_hint('torch')}")
     if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2 ** 63:
         raise InputError(f"the seed must be a whole number from 0 to 2^63 - 1, not {seed!r}")
+    if case_timeout is not None and not (isinstance(case_timeout, (int, float)) and case_timeout > 0):
+        raise InputError(f"the time budget per case must be a positive number of seconds (None: no limit), not "
+                         f"{case_timeout!r}")
     if timeout is not None and not (isinstance(timeout, (int, float)) and timeout > 0):
         raise InputError(f"the time budget must be a positive number of seconds (None: no limit), not {timeout!r}")
     if random is not None and (not isinstance(random, int) or isinstance(random, bool) or not 0 <= random <= 1_000_000):
@@ -68,15 +77,38 @@ def run_cases(cases: list, random: int | None = None, seed: int = 0, engine: str
                 "symbolic_timeout": symbolic_timeout, "timeout": timeout,
                 "deadline": None if timeout is None else time.time() + timeout}
     start = time.perf_counter()
-    with runner(jobs, scheduler) as run:
-        batches = run(cases, settings, progress)
+    collected: list = []            # every batch as it finishes: what an interruption keeps
+    interrupted = False
+    try:
+        with runner(jobs, scheduler, isolate, case_timeout) as run:
+            run(cases, settings, progress, collected)
+    except KeyboardInterrupt:       # Ctrl-C, or SIGTERM on the command line: the report of what is done
+        interrupted = True
     by_case = {}
-    for batch in batches:
+    for batch in collected:
         by_case.setdefault(batch.index, []).append(batch)
-    results = [merge(by_case[i]) for i in range(len(cases))]
+    results = []
+    for i, case in enumerate(cases):
+        if i in by_case:
+            results.append(merge(by_case[i]))
+            if interrupted and _unfinished(by_case[i]) and results[-1].status == "pass":
+                results[-1].status = "undecided"
+                results[-1].verdict += "; interrupted before every point was checked"
+        else:
+            results.append(CaseResult(case.name, case.source, case.check, case.dtype, engine, "undecided",
+                                      "interrupted before it was checked" if interrupted else
+                                      "no worker ran it", judged=case.judged))
     shown = {k: v for k, v in settings.items() if k not in ("symbolic_timeout", "timeout", "deadline")}
     where = f"Dask scheduler {scheduler}" if scheduler else f"{jobs} process{'es' * (jobs != 1)}"
-    return AuditReport(results, shown, {"wall": time.perf_counter() - start, "where": where})
+    report = AuditReport(results, shown, {"wall": time.perf_counter() - start, "where": where})
+    report.interrupted = interrupted
+    return report
+
+
+def _unfinished(batches) -> bool:
+    """Whether some batch of a case never came back (its first says how many there are)."""
+    first = min(batches, key=lambda b: b.start)
+    return first.total > 0 and len(batches) < -(-first.total // BATCH)
 
 
 def audit(fn, domain=None, points=None, check: str = "gradient", dtype: str = "float64", random: int = 0,

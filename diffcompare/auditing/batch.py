@@ -89,17 +89,20 @@ class UserExit(BaseException):
     """User code called ``os._exit`` while the audit ran it."""
 
 
-def run_batch(index: int, case: Case, start: int, settings: dict) -> Batch:
+def run_batch(index: int, case: Case, start: int, settings: dict, in_worker: bool = False) -> Batch:
     """The audit of points ``start`` .. ``start + BATCH`` of ``case`` (its first call
     also tells how many points there are). User code runs here: if it exits
-    (``sys.exit``, ``os._exit``, any ``BaseException``) or runs past the audit's time
-    budget (``settings["deadline"]``, wall-clock time shared by every worker), the case
-    says so; the audit goes on, and never reads that as a pass."""
+    (``sys.exit``, any ``BaseException``; in this process, ``os._exit`` too) or runs past
+    the audit's time budget (``settings["deadline"]``, wall-clock time shared by every
+    worker), the case says so; the audit goes on, and never reads that as a pass. In a
+    supervised worker (``in_worker``) nothing is patched: an ``os._exit`` ends the worker,
+    and its supervisor reports the case (:mod:`diffcompare.auditing.workers`)."""
     real_exit = os._exit
 
     def refuse_exit(code=0):
         raise UserExit(code)
-    os._exit = refuse_exit
+    if not in_worker:
+        os._exit = refuse_exit
     deadline = settings.get("deadline")
     left = None if deadline is None else deadline - time.time()
     try:
@@ -133,6 +136,17 @@ def run_batch(index: int, case: Case, start: int, settings: dict) -> Batch:
                                                                     f"(a BaseException, not an Exception): {error}"))
     finally:
         os._exit = real_exit
+
+
+def unit_failed(index: int, case: Case, start: int, settings: dict, how: str, why: str) -> Batch:
+    """The batch of a unit that could not finish: its worker crashed (the case is an error,
+    with the cause) or ran out of time (undecided)."""
+    result = _result(case, settings)
+    if how == "timed out":
+        result.status, result.verdict = "undecided", why
+    else:
+        result.status, result.error, result.verdict = "error", why, f"bad input: {why}"
+    return Batch(index, start, 0, result)
 
 
 def _internal(error) -> str:
@@ -456,9 +470,10 @@ def merge(batches: list) -> CaseResult:
     if first.status in ("error", "internal") and not first.points or \
             (first.status == "undecided" and not first.points):
         return first            # bad input, an internal error, or the first batch ran out of time
-    broken = [b.case for b in batches[1:] if b.case.status == "internal" and not b.case.points]
+    broken = [b.case for b in batches[1:] if b.case.status in ("internal", "error") and not b.case.points]
     case = replace(first, points=[p for b in batches for p in b.case.points],
-                   notes=list(dict.fromkeys(n for b in batches for n in b.case.notes)))
+                   notes=list(dict.fromkeys(n for b in batches for n in b.case.notes)),
+                   output="".join(b.case.output for b in batches))
     seconds = {}
     for b in batches:
         for stage, s in b.case.seconds.items():
@@ -471,9 +486,10 @@ def merge(batches: list) -> CaseResult:
             return max((p.autograd_error or 0.0) for p in points if p.verdict == WRONG)
         case.wrong_node = max(nodes, key=lambda pair: worst_error(pair[0]))[1]
     summarise(case)
-    if broken and case.status != "fail":    # a later batch failed inside diffcompare: its points are lost
-        case.status, case.error = "internal", broken[0].error
-        case.verdict = f"{case.verdict}; internal error in a later batch: {broken[0].error}"
+    if broken and case.status != "fail":    # a later batch failed (diffcompare, or the process running it)
+        case.status, case.error = broken[0].status, broken[0].error
+        what = "internal error" if broken[0].status == "internal" else "error"
+        case.verdict = f"{case.verdict}; {what} in a later batch: {broken[0].error}"
     late = [b.case.verdict for b in batches[1:] if b.case.status == "undecided" and not b.case.points]
     if late and case.status != "fail":      # a later batch ran out of time: not everything was checked
         case.status, case.verdict = "undecided", f"{case.verdict}; {late[0]}"

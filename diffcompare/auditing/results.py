@@ -73,17 +73,20 @@ class CaseResult:
     wrong_node: str = ""
     notes: list = field(default_factory=list)
     seconds: dict = field(default_factory=dict)     # where the time went (not part of the result)
+    output: str = ""                # what the case's own code printed (standard output and error), captured
 
 
 @dataclass(repr=False)
 class AuditReport(Report):
-    """Every case's result; ``exit_status`` 0 when all pass, 1 when a gradient is wrong,
-    2 when a case could not be run (bad input), 3 when diffcompare itself failed on a case
-    or a point (an internal error: the other points and cases are still reported), 4 when
-    nothing failed but a point asked for could not be decided."""
+    """Every case's result; ``exit_status`` 1 when a gradient is wrong (whatever else
+    happened); else 3 when diffcompare itself failed on a case or a point (an internal
+    error: the other points and cases are still reported), 2 when a case could not be run
+    (bad input, or its function crashed or exited), 4 when a point asked for could not be
+    decided, 0 when all pass."""
     cases: list
     settings: dict = field(default_factory=dict)
     seconds: dict = field(default_factory=dict)
+    interrupted: bool = False       # stopped (Ctrl-C, SIGTERM) before every batch came back
 
     @property
     def methods(self):
@@ -92,12 +95,12 @@ class AuditReport(Report):
     @property
     def exit_status(self) -> int:
         statuses = {c.status for c in self.cases}
+        if "fail" in statuses:          # a wrong gradient says most, whatever else happened
+            return EXIT_FAILED
         if "internal" in statuses:
             return 3
         if "error" in statuses:
             return 2
-        if "fail" in statuses:
-            return EXIT_FAILED
         return EXIT_UNDECIDED if "undecided" in statuses else EXIT_PASSED
 
     def case(self, name: str) -> CaseResult:

@@ -29,17 +29,25 @@ class _Done:
 
 
 @contextmanager
-def runner(jobs: int = 1, scheduler: str | None = None):
-    """A function ``run(cases, settings, progress) -> [Batch]`` using the chosen workers."""
+def runner(jobs: int = 1, scheduler: str | None = None, isolate: bool = False, unit_timeout: float | None = None):
+    """A function ``run(cases, settings, progress) -> [Batch]`` using the chosen workers:
+    with ``isolate``, ``jobs`` supervised worker processes (:mod:`diffcompare.auditing.workers`:
+    user code cannot take the audit down, ``unit_timeout`` bounds each batch); else in this
+    process (``jobs`` 1: ``assert_gradients`` in the user's own test process) or in forked
+    processes; or on a Dask cluster."""
     if not isinstance(jobs, int) or isinstance(jobs, bool) or not 1 <= jobs <= MAX_JOBS:
         raise InputError(f"--jobs must be an integer from 1 to {MAX_JOBS}, not {jobs!r}")
     if scheduler is not None:
         with _dask(scheduler) as run:
             yield run
+    elif isolate:
+        from diffcompare.auditing.workers import Pool
+        with Pool(jobs, unit_timeout) as pool:
+            yield pool.run
     elif jobs == 1:
-        yield lambda cases, settings, progress: _drive(lambda *a: _Done(run_batch(*a)),
-                                                       lambda pending: (set(pending), set()),
-                                                       cases, settings, progress)
+        yield lambda cases, settings, progress, collected=None: _drive(lambda *a: _Done(run_batch(*a)),
+                                                                       lambda pending: (set(pending), set()),
+                                                                       cases, settings, progress, collected)
     else:
         import multiprocessing
         import threading
@@ -53,9 +61,9 @@ def runner(jobs: int = 1, scheduler: str | None = None):
         method = "forkserver" if threaded and "forkserver" in methods else "fork" if "fork" in methods else None
         context = multiprocessing.get_context(method)
         with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-            yield lambda cases, settings, progress: _drive(
+            yield lambda cases, settings, progress, collected=None: _drive(
                 lambda *a: pool.submit(run_batch, *a),
-                lambda pending: wait(pending, return_when=FIRST_COMPLETED), cases, settings, progress)
+                lambda pending: wait(pending, return_when=FIRST_COMPLETED), cases, settings, progress, collected)
 
 
 @contextmanager
@@ -72,9 +80,9 @@ def _dask(address: str):
     except (OSError, TimeoutError, ValueError) as error:
         raise InputError(f"cannot reach the Dask scheduler at {address!r}: {error}") from None
     try:
-        yield lambda cases, settings, progress: _drive(
+        yield lambda cases, settings, progress, collected=None: _drive(
             lambda *a: client.submit(run_batch, *a, pure=False),
-            lambda pending: wait(list(pending), return_when="FIRST_COMPLETED"), cases, settings, progress)
+            lambda pending: wait(list(pending), return_when="FIRST_COMPLETED"), cases, settings, progress, collected)
     finally:
         client.close()
 
@@ -99,11 +107,11 @@ def _refused(address: str) -> str | None:
     return None
 
 
-def _drive(submit, wait, cases, settings, progress):
+def _drive(submit, wait, cases, settings, progress, collected=None):
     """Submit every case's first batch, then the rest of each case's batches as its first
-    reports the number of points; collect every batch."""
+    reports the number of points; collect every batch (into ``collected`` as they come)."""
     pending = {submit(i, case, 0, settings) for i, case in enumerate(cases)}
-    total, results = len(pending), []
+    total, results = len(pending), ([] if collected is None else collected)
     while pending:
         done, not_done = wait(pending)
         pending = set(not_done)

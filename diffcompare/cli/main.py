@@ -139,6 +139,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="seconds allowed to the whole audit; the cases whose points were not all checked "
                             "by then are undecided (exit 4) (default 600; 0 or inf for no limit; on Dask's threads "
                             "a batch already running is not interrupted)")
+    audit.add_argument("--case-timeout", type=_seconds, default=300.0, metavar="S",
+                       help="seconds allowed to each batch of a case's points (up to 256), after which its worker is "
+                            "stopped and the case undecided (default 300; 0 or inf for no limit)")
     audit.add_argument("--scheduler", metavar="ADDRESS",
                        help=f'a Dask scheduler (tcp://host:8786) to run the cases on ({install_hint("dask")})')
     audit.add_argument("--report", action="append", metavar="FILE",
@@ -367,6 +370,11 @@ def run_audit(args) -> int:
         if extension not in REPORT_FORMATS:
             return fail("audit", f"--report {path}: the extension says the format; use .json, .md or .xml (JUnit)")
         reports.append((path, REPORT_FORMATS[extension]))
+    import signal
+
+    def terminate(signum, frame):       # SIGTERM ends the audit as Ctrl-C does: the report of what is done
+        raise KeyboardInterrupt
+    previous = signal.signal(signal.SIGTERM, terminate)
     try:
         from diffcompare.auditing.audit import run_cases
         from diffcompare.auditing.suite import read_suite
@@ -374,10 +382,18 @@ def run_audit(args) -> int:
         with _progress("auditing", "batches") as progress:
             report = run_cases(suite.cases, random=args.points, seed=args.seed, engine=args.engine, jobs=args.jobs,
                                scheduler=args.scheduler, adversarial=args.adversarial, progress=progress,
-                               timeout=args.timeout)
+                               timeout=args.timeout, isolate=True, case_timeout=args.case_timeout)
         report.settings = {"suite": args.suite, **report.settings}      # the command's inputs, for the JSON
     except InputError as error:
         return fail("audit", str(error))
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    if report.interrupted:
+        written = [path for path, format in reports if not _write(path, report.render(format), "audit")]
+        done = sum(1 for c in report.cases if c.status != "undecided" or c.points)
+        print(f"diffcompare audit: interrupted after {done} of {len(report.cases)} cases"
+              + (f"; the partial report is in {', '.join(written)}" if written else ""), file=sys.stderr)
+        return 130
     unwritten = 0
     for path, format in reports:            # every report that can be written is, whatever the others do
         if _write(path, report.render(format), "audit"):

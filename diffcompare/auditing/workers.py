@@ -1,0 +1,325 @@
+"""Supervised worker processes: where an audit runs user code (suite modules, functions,
+custom backward rules, user gradients), so that nothing it does can take the audit down.
+
+The supervisor (the audit's own process) runs no user code and patches nothing. Each worker
+is a fresh interpreter (``python -m diffcompare.auditing.workers``, never a fork of the
+supervisor) in a session of its own, that dies with its parent (Linux: PR_SET_PDEATHSIG;
+elsewhere it notices its parent is gone); units of work (a batch of a case's points) go to
+it over a pipe of its own, and results come back the same way. Then:
+
+- a crash of any kind — a signal (SIGSEGV, SIGABRT, the OOM killer's SIGKILL), ``os._exit``,
+  an exit at import — ends the unit it was running: its case is an error with the cause (the
+  signal's name or the exit code, and what the worker printed last: Python's fault handler
+  names the line), the worker is replaced and every other unit runs;
+- the supervisor enforces the deadlines — a budget per unit (``unit_timeout``) and the whole
+  audit's — by killing the worker's whole process group: a loop in C, code that takes over
+  SIGALRM, a child it forked;
+- forks in user code are harmless (they are the worker's children, killed with it);
+- what user code prints to standard output and error is captured per unit (its file
+  descriptors 1 and 2), never mixed into the audit's own output.
+
+>>> from diffcompare.auditing.suite import Case
+>>> with Pool(1) as pool:
+...     batches = pool.run([Case("cube", expression="x**3", at=[{"x": 2.0}])], {"random": 0, "adversarial": False})
+>>> [(b.case.status, b.case.points[0].reference) for b in batches]
+[('pass', [12.0])]
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from multiprocessing.connection import Connection, wait
+
+from diffcompare.auditing.batch import BATCH, Batch, run_batch, unit_failed
+
+UNIT_TIMEOUT = 300.0            # seconds a unit (a batch of one case's points) may take, by default
+OUTPUT_LIMIT = 16_000           # characters of a unit's captured output kept in the report
+POLL = 0.5                      # seconds between looks at the workers' processes
+
+
+class WorkerGone(Exception):
+    """The worker died, or had to be killed."""
+
+
+class Worker:
+    """One worker process, its pipes, and the unit it is running."""
+
+    def __init__(self):
+        to_worker_r, to_worker_w = os.pipe()
+        from_worker_r, from_worker_w = os.pipe()
+        # what the worker itself prints (Python's fault handler on a crash): a file with no name,
+        # so that nothing is left behind even when the supervisor is killed
+        self.log = tempfile.TemporaryFile()
+        environment = dict(os.environ)
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "diffcompare.auditing.workers", str(to_worker_r), str(from_worker_w),
+             str(os.getpid())],
+            stdin=subprocess.DEVNULL, stdout=self.log, stderr=self.log, pass_fds=(to_worker_r, from_worker_w),
+            start_new_session=True, env=environment, cwd=os.getcwd())
+        os.close(to_worker_r)
+        os.close(from_worker_w)
+        self.send_to = Connection(to_worker_w, readable=False)
+        self.receive_from = Connection(from_worker_r, writable=False)
+        self.unit = None                # (index, case, start) being run
+        self.deadline = None            # monotonic time by which it must answer
+
+    def start(self, unit, settings, deadline):
+        index, case, start = unit
+        self.unit, self.deadline = unit, deadline
+        self.send_to.send_bytes(pickle.dumps((index, case, start, settings)))
+
+    def finish(self) -> Batch:
+        batch = pickle.loads(self.receive_from.recv_bytes())
+        self._done()
+        return batch
+
+    def _done(self):
+        self.unit, self.deadline = None, None
+
+    def why_gone(self) -> str:
+        """How the worker ended, in words: the signal or the exit code."""
+        try:
+            code = self.process.wait(timeout=2)     # its pipe closed as it died: let it be reaped
+        except subprocess.TimeoutExpired:
+            code = None
+        if code is None:
+            return "it stopped answering"
+        if code < 0:
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:
+                name = f"signal {-code}"
+            more = {"SIGKILL": " (killed from outside: the out-of-memory killer?)",
+                    "SIGSEGV": " (a segmentation fault)", "SIGABRT": " (an abort)",
+                    "SIGBUS": " (a bus error)", "SIGFPE": " (a floating-point trap)"}.get(name, "")
+            return f"it was killed by {name}{more}"
+        return f"it exited with code {code} (os._exit, or an exit the function could not be stopped from making)"
+
+    def last_words(self) -> str:
+        """The line where the worker crashed, as Python's fault handler names it (or the last
+        line it printed)."""
+        try:
+            self.log.seek(0)
+            text = self.log.read().decode("utf-8", errors="replace")
+        except (OSError, ValueError):
+            text = ""
+        lines = [line for line in text.strip().splitlines() if line.strip()]
+        frames = [line.strip() for line in lines if line.strip().startswith("File ")]
+        # the innermost frame of the user's own code (faulthandler lists the innermost first)
+        libraries = tuple({sys.prefix, sys.base_prefix, os.path.dirname(os.path.dirname(__file__))})
+        own = [f for f in frames if not f.split('"')[1:2] or not f.split('"')[1].startswith(libraries)]
+        if own or frames:
+            return (own or frames)[0]
+        return lines[-1].strip() if lines else ""
+
+    def kill(self):
+        """End the worker and everything it started (its session's process group)."""
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
+
+    def close(self):
+        """Ask the worker to stop, then make sure it and its children are gone."""
+        try:
+            self.send_to.send_bytes(b"")
+        except OSError:
+            pass
+        try:
+            self.process.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            pass
+        self.kill()
+        self._done()
+        for connection in (self.send_to, self.receive_from):
+            try:
+                connection.close()
+            except OSError:
+                pass
+        try:
+            self.log.close()
+        except OSError:
+            pass
+
+
+class Pool:
+    """``jobs`` supervised workers; ``run(cases, settings, progress)`` audits every batch of
+    every case and returns the batches, whatever user code does."""
+
+    def __init__(self, jobs: int = 1, unit_timeout: float | None = UNIT_TIMEOUT):
+        self.jobs, self.unit_timeout = jobs, unit_timeout
+        self.workers: list = []
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        for worker in self.workers:
+            worker.close()
+        self.workers = []
+
+    def run(self, cases, settings, progress=None, collected=None) -> list:
+        for case in cases:
+            try:
+                pickle.dumps(case)
+            except Exception:
+                from diffcompare.problem.errors import InputError
+                raise InputError(f"case {case.name!r}: its function cannot be sent to a worker process (a lambda "
+                                 f"or a function defined inside another): name it as 'module:function', or audit "
+                                 f"it in this process (jobs=1)") from None
+        queue = [(i, case, 0) for i, case in enumerate(cases)]
+        total, results = len(queue), ([] if collected is None else collected)
+        audit_deadline = settings.get("deadline")
+        while queue or any(w.unit is not None for w in self.workers):
+            self._fill(queue, settings, audit_deadline)
+            busy = [w for w in self.workers if w.unit is not None]
+            timeout = self._wait_for(busy)
+            # (a child the worker forked may hold its pipe open after it died: look at it twice a second)
+            ready = wait([w.receive_from for w in busy], POLL if timeout is None else min(timeout, POLL))
+            now = time.monotonic()
+            for worker in busy:
+                batch = None
+                if worker.receive_from in ready or worker.receive_from.poll():
+                    try:
+                        batch = worker.finish()
+                    except (EOFError, OSError):
+                        batch = self._lost(worker, settings, worker.why_gone())
+                elif worker.process.poll() is not None:
+                    batch = self._lost(worker, settings, worker.why_gone())
+                elif worker.deadline is not None and now >= worker.deadline:
+                    over_all = audit_deadline is not None and time.time() >= audit_deadline
+                    batch = self._lost(worker, settings, None, timed_out=True, whole=over_all)
+                if batch is None:
+                    continue
+                results.append(batch)
+                if batch.start == 0:
+                    for start in range(BATCH, batch.total, BATCH):
+                        queue.append((batch.index, cases[batch.index], start))
+                        total += 1
+                if progress is not None:
+                    progress(len(results), total)
+        return results
+
+    def _fill(self, queue, settings, audit_deadline):
+        """Give every idle worker a unit (starting workers up to ``jobs``)."""
+        while queue:
+            idle = [w for w in self.workers if w.unit is None]
+            if not idle and len(self.workers) < self.jobs:
+                self.workers.append(Worker())
+                continue
+            if not idle:
+                return
+            unit = queue.pop(0)
+            deadline = None
+            if self.unit_timeout is not None:
+                deadline = time.monotonic() + self.unit_timeout
+            if audit_deadline is not None:
+                left = audit_deadline - time.time()
+                deadline = time.monotonic() + max(0.0, left) if deadline is None else \
+                    min(deadline, time.monotonic() + max(0.0, left))
+            idle[0].start(unit, settings, deadline)
+
+    def _wait_for(self, busy) -> float | None:
+        deadlines = [w.deadline for w in busy if w.deadline is not None]
+        if not deadlines:
+            return None
+        return max(0.0, min(deadlines) - time.monotonic()) + 0.01
+
+    def _lost(self, worker, settings, how, timed_out=False, whole=False) -> Batch:
+        """The batch of a unit whose worker died or was killed; the worker is replaced."""
+        index, case, start = worker.unit
+        worker.kill()
+        last = worker.last_words()
+        worker.close()
+        self.workers.remove(worker)
+        if timed_out:
+            budget = settings.get("timeout") if whole else self.unit_timeout
+            what = "the audit's time budget" if whole else "its budget per batch of points (--case-timeout)"
+            batch = unit_failed(index, case, start, settings, "timed out",
+                                f"timed out: {what} ({budget:g} s) ran out before points {start} to "
+                                f"{start + BATCH - 1} of this case were checked; the worker running them was "
+                                f"stopped")
+        else:
+            batch = unit_failed(index, case, start, settings, "crashed",
+                                f"the process running this case's function died: {how}"
+                                + (f"; its last words: {last}" if last else ""))
+        return batch
+
+
+# -- the worker's side ---------------------------------------------------------------------
+
+def _die_with_parent(parent: int):
+    """Ask the kernel to kill this process when its parent dies (Linux); elsewhere, the loop
+    checks that the parent is still there."""
+    try:
+        import ctypes
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(1, signal.SIGKILL)           # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent:                  # the parent died before prctl took effect
+        os._exit(1)
+
+
+def _captured(run):
+    """``run()`` with file descriptors 1 and 2 pointed at a file with no name: (its result,
+    what was printed there — the end of it, when long)."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = os.dup(1), os.dup(2)
+    with tempfile.TemporaryFile() as target:
+        os.dup2(target.fileno(), 1)
+        os.dup2(target.fileno(), 2)
+        try:
+            result = run()
+        finally:
+            try:
+                sys.stdout.flush()
+                sys.stderr.flush()
+            except (OSError, ValueError):
+                pass
+            os.dup2(saved[0], 1)
+            os.dup2(saved[1], 2)
+            os.close(saved[0])
+            os.close(saved[1])
+        target.seek(0)
+        text = target.read().decode("utf-8", errors="replace")
+    return result, (text if len(text) <= OUTPUT_LIMIT else "…" + text[-OUTPUT_LIMIT:])
+
+
+def serve(receive_fd: int, send_fd: int, parent: int) -> None:
+    """The worker's loop: receive a unit, run it with its output captured, send the batch."""
+    _die_with_parent(parent)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)    # Ctrl-C is the supervisor's to handle
+    import faulthandler
+    # a crash's trace goes to the worker's own log (the supervisor reads it), not to the unit's output
+    faulthandler.enable(file=os.fdopen(os.dup(2), "w"), all_threads=False)
+    receive, send = Connection(receive_fd, writable=False), Connection(send_fd, readable=False)
+    while True:
+        try:
+            message = receive.recv_bytes()
+        except (EOFError, OSError):
+            return
+        if not message:
+            return
+        index, case, start, settings = pickle.loads(message)
+        batch, output = _captured(lambda: run_batch(index, case, start, settings, in_worker=True))
+        batch.case.output = output
+        try:
+            send.send_bytes(pickle.dumps(batch))
+        except (OSError, pickle.PicklingError):
+            return
+
+
+if __name__ == "__main__":
+    serve(int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]))
