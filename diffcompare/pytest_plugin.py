@@ -2,11 +2,18 @@
 suites collected as tests, one item per case, and a fixture to check gradients in any test.
 
 - Files named ``audit*.toml`` or ``*_audit.toml`` (the ini option ``diffcompare_suites``
-  sets other patterns) are audit suites: each case is a test item that fails with the
+  sets other patterns) that are audit suites — TOML with ``[[case]]`` tables — are
+  collected; any other TOML file of those names (``audit_settings.toml`` with a
+  ``[logging]`` table) is left alone. Each case is a test item that fails with the
   audit's own message (the worst point, every method's values, the tolerance, the wrong
-  backward rule), errors when it cannot run (bad input) and is skipped when a point asked
-  for could not be checked (undecided). ``--audit-points N`` and ``--audit-seed S`` set
-  the random points, as the command's ``--points`` and ``--seed`` do.
+  backward rule), errors when it cannot run (bad input, a crash) and is skipped when a
+  point asked for could not be checked (undecided). ``--audit-points N`` and
+  ``--audit-seed S`` set the random points, as the command's ``--points`` and ``--seed``
+  do; ``--audit-case-timeout S`` the time budget of each batch of a case's points.
+- Each case runs as ``diffcompare audit`` runs it: in a supervised worker process (shared
+  by the session's cases), with its ``module:function`` imported from its own suite's
+  folder — two folders' ``ops.py`` are two modules — so that a crash, an exit or a hang
+  in user code ends that case only, and nothing it does reaches the test process.
 - The fixture ``assert_gradients`` is :func:`diffcompare.testing.assert_gradients`::
 
       def test_my_layer(assert_gradients):
@@ -32,13 +39,36 @@ def pytest_addoption(parser):
     group.addoption("--audit-points", type=int, default=None, metavar="N",
                     help="random points per audit case (default: each case's own, else 10)")
     group.addoption("--audit-seed", type=int, default=0, metavar="S", help="the seed of the random points")
+    group.addoption("--audit-case-timeout", type=float, default=None, metavar="S",
+                    help="seconds each batch of an audit case's points may take (default: as diffcompare audit)")
 
 
 def pytest_collect_file(file_path, parent):
     patterns = parent.config.getini("diffcompare_suites")
     if file_path.suffix == ".toml" and any(fnmatch.fnmatch(file_path.name, p) for p in patterns):
-        return AuditSuite.from_parent(parent, path=file_path)
+        from diffcompare.auditing.suite import is_suite
+        if is_suite(str(file_path)):
+            return AuditSuite.from_parent(parent, path=file_path)
     return None
+
+
+def _workers(config):
+    """The session's supervised workers, started by the first case that needs one."""
+    pool = getattr(config, "_diffcompare_workers", None)
+    if pool is None:
+        from diffcompare.auditing.workers import UNIT_TIMEOUT, Pool
+        budget = config.getoption("audit_case_timeout")
+        if budget is not None and not budget > 0:
+            raise pytest.UsageError(f"--audit-case-timeout must be a positive number of seconds, not {budget:g}")
+        pool = config._diffcompare_workers = Pool(1, UNIT_TIMEOUT if budget is None else budget)
+    return pool
+
+
+def pytest_unconfigure(config):
+    pool = getattr(config, "_diffcompare_workers", None)
+    if pool is not None:
+        pool.close()
+        config._diffcompare_workers = None
 
 
 class AuditFailure(Exception):
@@ -72,7 +102,7 @@ class AuditCase(pytest.Item):
         config = self.config
         __tracebackhide__ = True
         report = run_cases([self.case], random=config.getoption("audit_points"),
-                           seed=config.getoption("audit_seed"), isolate=True)
+                           seed=config.getoption("audit_seed"), workers=_workers(config))
         result = report.cases[0]
         self.user_properties.append(("verdict", result.verdict))
         if result.status == "error":

@@ -46,7 +46,7 @@ from diffcompare.version import install_hint
 def run_cases(cases: list, random: int | None = None, seed: int = 0, engine: str = "diffcompare", jobs: int = 1,
               scheduler: str | None = None, adversarial: bool = True, symbolic_timeout: float = SYMBOLIC_TIMEOUT,
               progress=None, timeout: float | None = AUDIT_TIMEOUT, isolate: bool = False,
-              case_timeout: float | None = UNIT_TIMEOUT) -> AuditReport:
+              case_timeout: float | None = UNIT_TIMEOUT, workers=None) -> AuditReport:
     """Audit ``cases`` (:class:`~diffcompare.auditing.suite.Case`) and return the report.
 
     ``random``: random points per case (None: each case's own, else 10); ``seed``: their
@@ -57,7 +57,9 @@ def run_cases(cases: list, random: int | None = None, seed: int = 0, engine: str
     ``isolate``: run user code in supervised worker processes (what ``diffcompare audit``
     and the pytest plugin do: a crash, an exit or a hang ends its case only), each batch of
     a case's points within ``case_timeout`` seconds; else in this process (or, with
-    ``jobs`` above 1, in forked ones).
+    ``jobs`` above 1, in forked ones). ``workers``: a
+    :class:`~diffcompare.auditing.workers.Pool` already started, to run in (the pytest
+    plugin's, shared by a session's cases).
     """
     if engine not in ("diffcompare", "torch"):
         raise InputError(f"unknown engine {engine!r}; choose diffcompare or torch")
@@ -80,8 +82,11 @@ def run_cases(cases: list, random: int | None = None, seed: int = 0, engine: str
     collected: list = []            # every batch as it finishes: what an interruption keeps
     interrupted = False
     try:
-        with runner(jobs, scheduler, isolate, case_timeout) as run:
-            run(cases, settings, progress, collected)
+        if workers is not None:
+            workers.run(cases, settings, progress, collected)
+        else:
+            with runner(jobs, scheduler, isolate, case_timeout) as run:
+                run(cases, settings, progress, collected)
     except KeyboardInterrupt:       # Ctrl-C, or SIGTERM on the command line: the report of what is done
         interrupted = True
     by_case = {}

@@ -35,6 +35,7 @@ from diffcompare.auditing.evaluate import (
 )
 from diffcompare.auditing.points import audit_points
 from diffcompare.auditing.results import INTERNAL, ROUNDING_LOSS, UNDEFINED, WRONG, CaseResult, PointResult
+from diffcompare.auditing.modules import in_folder
 from diffcompare.auditing.suite import Case, load_function, resolve
 from diffcompare.auditing.summary import summarise
 from diffcompare.autograd.quiet import quietly
@@ -110,7 +111,8 @@ def run_batch(index: int, case: Case, start: int, settings: dict, in_worker: boo
             raise TimedOut(settings.get("timeout"))
         # mpmath's working precision is one global setting: two threads of one process (a
         # threaded Dask worker) computing references at once would change each other's
-        with _ONE_AT_A_TIME, time_limit(left):
+        # (and the folder's modules are the ones the case's imports find: one folder at a time too)
+        with _ONE_AT_A_TIME, in_folder(case.search_path), time_limit(left):
             return quietly(_run_batch, index, case, start, settings)
     except TimedOut:
         result = CaseResult(case.name, case.source, case.check, case.dtype, settings.get("engine", "diffcompare"),

@@ -26,15 +26,14 @@ tolerances. A bad case is kept with the reason (``Case.error``): the other cases
 
 from __future__ import annotations
 
-import importlib
 import inspect
 import os
 import re
-import sys
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from diffcompare.auditing.modules import imported
 from diffcompare.autograd.function import Function
 from diffcompare.language.expression import ExpressionError, nearest, parse
 from diffcompare.problem.errors import InputError
@@ -130,6 +129,34 @@ def read_suite(path: str) -> Suite:
     except UnicodeDecodeError:
         raise InputError(f"{path} is not UTF-8 text: an audit suite is a TOML file") from None
     return parse_suite(text, path, os.path.dirname(os.path.abspath(path)))
+
+
+_CASE_TABLE = re.compile(r"^[ \t]*\[\[[ \t]*case[ \t]*\]\]", re.MULTILINE)
+
+
+def is_suite(path: str) -> bool:
+    """Whether the file ``path`` is meant as an audit suite: a TOML document with cases (an
+    array of ``[[case]]`` tables). A file that does not parse counts when it has a
+    ``[[case]]`` header (a suite with a mistake, to be reported); any other TOML file (a
+    project's ``audit_settings.toml`` with a ``[logging]`` table) is not one.
+
+    >>> import tempfile
+    >>> with tempfile.NamedTemporaryFile("w", suffix=".toml", delete=False) as other:
+    ...     _ = other.write("[logging]\\nlevel = 'info'\\n")
+    >>> is_suite(other.name)
+    False
+    """
+    try:
+        with open(path, "rb") as handle:
+            text = handle.read(1_000_000).decode("utf-8", errors="replace")
+    except OSError:
+        return False
+    tomllib = _toml()
+    try:
+        data = tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, RecursionError):
+        return _CASE_TABLE.search(text) is not None
+    return isinstance(data.get("case"), list)
 
 
 def _toml():
@@ -354,11 +381,8 @@ def load_function(spec, search_path: str | None = None):
     module_name, _, attribute = str(spec).partition(":")
     if not module_name or not attribute:
         raise InputError(f"function = {spec!r}: write module:function, e.g. function = \"my_ops:swish\"")
-    added = search_path is not None and search_path not in sys.path
-    if added:
-        sys.path.insert(0, search_path)
     try:
-        module = importlib.import_module(module_name)
+        module = imported(module_name, search_path)
     except KeyboardInterrupt:
         raise
     except BaseException as error:  # noqa: BLE001  (a module may raise anything while importing, sys.exit too)
@@ -366,9 +390,6 @@ def load_function(spec, search_path: str | None = None):
         what = f"it called sys.exit({error.code!r})" if isinstance(error, SystemExit) else \
             f"{type(error).__name__}: {error}"
         raise InputError(f"cannot import module {module_name!r}{where}: {what}") from None
-    finally:
-        if added:
-            sys.path.remove(search_path)
     found = module
     for part in attribute.split("."):
         if not hasattr(found, part):

@@ -2,8 +2,7 @@
 custom backward rules, user gradients), so that nothing it does can take the audit down.
 
 The supervisor (the audit's own process) runs no user code and patches nothing. Each worker
-is a fresh interpreter (``python -m diffcompare.auditing.workers``, never a fork of the
-supervisor) in a session of its own, that dies with its parent (Linux: PR_SET_PDEATHSIG;
+is a fresh interpreter (``python -c``, never a fork of the supervisor) in a session of its own, that dies with its parent (Linux: PR_SET_PDEATHSIG;
 elsewhere it notices its parent is gone); units of work (a batch of a case's points) go to
 it over a pipe of its own, and results come back the same way. Then:
 
@@ -43,8 +42,11 @@ OUTPUT_LIMIT = 16_000           # characters of a unit's captured output kept in
 POLL = 0.5                      # seconds between looks at the workers' processes
 
 
-class WorkerGone(Exception):
-    """The worker died, or had to be killed."""
+# the worker's start: this diffcompare first on its path, in place of the current folder that
+# ``-c`` puts there (a json.py in it would replace the standard library's)
+HOME = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BOOTSTRAP = ("import sys; sys.path[0] = sys.argv[1]; from diffcompare.auditing.workers import serve; "
+             "serve(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]))")
 
 
 class Worker:
@@ -58,8 +60,7 @@ class Worker:
         self.log = tempfile.TemporaryFile()
         environment = dict(os.environ)
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "diffcompare.auditing.workers", str(to_worker_r), str(from_worker_w),
-             str(os.getpid())],
+            [sys.executable, "-c", BOOTSTRAP, HOME, str(to_worker_r), str(from_worker_w), str(os.getpid())],
             stdin=subprocess.DEVNULL, stdout=self.log, stderr=self.log, pass_fds=(to_worker_r, from_worker_w),
             start_new_session=True, env=environment, cwd=os.getcwd())
         os.close(to_worker_r)
@@ -72,7 +73,8 @@ class Worker:
     def start(self, unit, settings, deadline):
         index, case, start = unit
         self.unit, self.deadline = unit, deadline
-        self.send_to.send_bytes(pickle.dumps((index, case, start, settings)))
+        # the supervisor's Python path comes along: a module:function found there is found here too
+        self.send_to.send_bytes(pickle.dumps((index, case, start, settings, [p for p in sys.path if p])))
 
     def finish(self) -> Batch:
         batch = pickle.loads(self.receive_from.recv_bytes())
@@ -164,6 +166,10 @@ class Pool:
         return self
 
     def __exit__(self, *exc):
+        self.close()
+
+    def close(self):
+        """Stop every worker (and whatever it started)."""
         for worker in self.workers:
             worker.close()
         self.workers = []
@@ -312,7 +318,8 @@ def serve(receive_fd: int, send_fd: int, parent: int) -> None:
             return
         if not message:
             return
-        index, case, start, settings = pickle.loads(message)
+        index, case, start, settings, path = pickle.loads(message)
+        sys.path.extend(p for p in path if p not in sys.path)      # after its own: nothing is shadowed
         batch, output = _captured(lambda: run_batch(index, case, start, settings, in_worker=True))
         batch.case.output = output
         try:
@@ -320,6 +327,3 @@ def serve(receive_fd: int, send_fd: int, parent: int) -> None:
         except (OSError, pickle.PicklingError):
             return
 
-
-if __name__ == "__main__":
-    serve(int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]))
