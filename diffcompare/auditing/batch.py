@@ -26,6 +26,7 @@ from diffcompare.auditing.directional import (
     narrow,
 )
 from diffcompare.auditing.evaluate import (
+    f_raised,
     f_values,
     first_line,
     gradcheck_differences,
@@ -43,7 +44,7 @@ from diffcompare.judge.points import EPS, judge_points
 from diffcompare.judge.reference import entries_reference, numerical_entries_reference
 from diffcompare.judge.accuracy import FLOOR_ULPS, NO_FORMULA_ULPS, backward_extreme
 from diffcompare.judge.reference import EntriesReference
-from diffcompare.judge.verdicts import DOMAIN, FAIL, NO_REFERENCE, NOT_JUDGED, RAISED, Verdict
+from diffcompare.judge.verdicts import DOMAIN, F_RAISED, FAIL, NO_REFERENCE, NOT_JUDGED, RAISED, Verdict
 from diffcompare.judge.verdicts import KINK as KINK_CAUSE
 from diffcompare.language.expression import parse
 from diffcompare.methods.budget import TimedOut, time_limit
@@ -260,6 +261,8 @@ def _audit_points(result, case, problem, reference_problem, task, flat, origins,
     timeout = settings.get("symbolic_timeout", SYMBOLIC_TIMEOUT)
     with clock("autograd"):
         autograd, autograd_errors = judged_values(problem, task, flat, dtype, engine, gradient, result.judged)
+        # where f itself raises, the user's code failed there: not a wrong derivative
+        raised = f_raised(problem, flat, list(autograd_errors), dtype, engine, gradient)
     with clock("fd"):
         fd, f_size = gradcheck_differences(problem, task, flat, dtype, engine)
     with clock("reference"):
@@ -290,6 +293,8 @@ def _audit_points(result, case, problem, reference_problem, task, flat, origins,
             verdicts = [Verdict(NOT_JUDGED, NO_REFERENCE, {}, reference.reason) if i not in autograd_errors else
                         Verdict(FAIL, RAISED, {}, autograd_errors[i]) for i in range(len(flat))]
             reference = _empty_reference(len(flat), task.size)
+        for i, why in raised.items():
+            verdicts[i] = Verdict(NOT_JUDGED, F_RAISED, {}, why)
         for i, row in enumerate(flat):
             point = {n: v.tolist() if np.ndim(v) else float(v) for n, v in problem.split(row).items()}
             try:

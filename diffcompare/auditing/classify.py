@@ -19,6 +19,7 @@ from diffcompare.auditing.results import (
     FD_KINK,
     FD_TRUNCATION,
     FD_UNRELIABLE,
+    F_RAISED_HERE,
     INCONCLUSIVE_HERE,
     NONDIFF,
     ROUNDING_LOSS,
@@ -29,6 +30,7 @@ from diffcompare.auditing.results import (
 from diffcompare.judge.points import EPS
 from diffcompare.judge.verdicts import (
     DOMAIN,
+    F_RAISED,
     FAIL,
     INCONCLUSIVE,
     NO_REFERENCE,
@@ -63,6 +65,8 @@ def classify(labels, judged_values, fd, reference, row, verdict, dtype, f_size, 
         fd_error = np.abs(fd - exact)
         errors_shown = (_largest(errors / scale), _largest(fd_error / scale))
     cause = verdict.cause
+    if cause == F_RAISED:
+        return F_RAISED_HERE, F_RAISED, verdict.detail, "—", (None, None)
     if verdict.outcome == FAIL and cause == RAISED:
         return WRONG, RAISED, verdict.detail, gc, (math.inf, None)
     if verdict.outcome == FAIL:

@@ -13,10 +13,11 @@ from diffcompare.autograd.quiet import quietly
 from diffcompare.autograd.tensor import GraphBreakWarning
 from diffcompare.language.torch_world import load
 from diffcompare.language.worlds import FLOAT32, NUMPY, TORCH
-from diffcompare.methods.entries import outputs, run_autograd, untraceable, vectorisable
+from diffcompare.methods.entries import ENGINE_WORLDS, engine_inputs, outputs, run_autograd, untraceable, vectorisable
 from diffcompare.methods.given import GivenShapeError, given_values
 from diffcompare.methods.torch_autograd import torch_autograd
 from diffcompare.problem.errors import InputError
+from diffcompare.problem.usercode import described
 
 
 GRADCHECK_EPS, GRADCHECK_ATOL, GRADCHECK_RTOL = 1e-6, 1e-5, 1e-3   # torch.autograd.gradcheck's own defaults
@@ -54,7 +55,7 @@ def _autograd_values(problem, task, flat, dtype, engine):
         except Exception as error:   # a user's backward may raise anything
             if engine != "torch" and untraceable(error):
                 raise InputError(f"cannot audit f with the engine: {untraceable(error)}") from None
-            failures[i] = f"autograd raised {type(error).__name__}: {first_line(error)}"
+            failures[i] = f"autograd raised {described(error)}"
     return values, failures
 
 
@@ -71,8 +72,33 @@ def judged_values(problem, task, flat, dtype, engine, gradient=None, label="auto
         except GivenShapeError as error:
             raise InputError(f"{label}: {error}") from None
         except Exception as error:      # the user's function may raise anything
-            failures[i] = f"{label} raised {type(error).__name__}: {first_line(error)}"
+            failures[i] = f"{label} raised {described(error)}"
     return values, failures
+
+
+def f_raised(problem, flat, rows, dtype, engine, gradient=None) -> dict:
+    """Of the ``rows`` where the gradient on trial raised, those where f itself raises —
+    user code that fails there, not a wrong derivative: {row: the exception and the user's
+    line it came from}. f runs as the method ran it: on the engine's tensors (or PyTorch's),
+    or, beside a user's own gradient, on plain numbers."""
+    found = {}
+    for i in rows:
+        row = flat[i]
+        try:
+            if gradient is not None:
+                quietly(problem.evaluate, NUMPY if dtype == "float64" else FLOAT32,
+                        {n: np.asarray(v, dtype=dtype) for n, v in problem.split(row).items()})
+            elif engine == "torch":
+                torch = load()
+                with torch.no_grad():
+                    problem.evaluate(TORCH, {n: torch.tensor(np.asarray(v, dtype=dtype))
+                                             for n, v in problem.split(row).items()})
+            else:
+                _, values = engine_inputs(problem, row[None, :], False, dtype)
+                quietly(problem.evaluate, ENGINE_WORLDS[dtype], values)
+        except Exception as error:      # noqa: BLE001  (user code may raise anything)
+            found[i] = described(error)
+    return found
 
 
 def first_line(error):

@@ -17,8 +17,9 @@ UNVERIFIED = "autograd and FD agree (no exact reference)"
 DISAGREE = "autograd and FD disagree (no exact reference)"
 INCONCLUSIVE_HERE = "inconclusive: right and wrong cannot be told apart here"
 INTERNAL = "internal error (a bug of diffcompare, not of the function)"
+F_RAISED_HERE = "f raised here"                 # user code failed at the point: the case cannot be audited there
 VERDICTS = (AGREE, WRONG, FD_UNRELIABLE, NONDIFF, UNDEFINED, ROUNDING_LOSS, UNVERIFIED, DISAGREE, INCONCLUSIVE_HERE,
-            INTERNAL)
+            INTERNAL, F_RAISED_HERE)
 FAILING = (WRONG, DISAGREE)
 UNCHECKED = (UNDEFINED, UNVERIFIED, INCONCLUSIVE_HERE)  # autograd could not be held to the exact reference there
 

@@ -10,6 +10,7 @@ from diffcompare.auditing.results import (
     DISAGREE,
     FAILING,
     FD_UNRELIABLE,
+    F_RAISED_HERE,
     INCONCLUSIVE_HERE,
     INTERNAL,
     NONDIFF,
@@ -55,6 +56,7 @@ def summarise(case: CaseResult):
         case.verdict = (f"{worded(what, case.judged)} at {len(failing)} of {total} points; worst at "
                         f"{format_point(worst.point)}: {worst.reason}")
         return
+    crashed = [p for p in points if p.verdict == F_RAISED_HERE]
     unchecked = [p for p in points if p.asked and p.verdict in UNCHECKED]
     checked = [p for p in points if p.verdict not in UNCHECKED]
     case.status = "undecided" if unchecked or not checked else "pass"
@@ -86,3 +88,10 @@ def summarise(case: CaseResult):
     if unchecked:
         parts.append(f"{len(unchecked)} of the points asked for could not be checked against the exact reference")
     case.verdict = "; ".join(parts)
+    if crashed:
+        # the user's code failed at some points: the case cannot be audited there (bad input), and
+        # what the other points showed is kept beside it
+        case.status = "error"
+        case.error = (f"f raised {crashed[0].reason} at {len(crashed)} of {total} points, e.g. "
+                      f"{format_point(crashed[0].point)}")
+        case.verdict = case.error if len(crashed) == total else f"{case.error}; at the others: {case.verdict}"

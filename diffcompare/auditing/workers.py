@@ -36,6 +36,7 @@ import time
 from multiprocessing.connection import Connection, wait
 
 from diffcompare.auditing.batch import BATCH, Batch, run_batch, unit_failed
+from diffcompare.problem.usercode import innermost_user_line
 
 UNIT_TIMEOUT = 300.0            # seconds a unit (a batch of one case's points) may take, by default
 OUTPUT_LIMIT = 16_000           # characters of a unit's captured output kept in the report
@@ -112,13 +113,7 @@ class Worker:
         except (OSError, ValueError):
             text = ""
         lines = [line for line in text.strip().splitlines() if line.strip()]
-        frames = [line.strip() for line in lines if line.strip().startswith("File ")]
-        # the innermost frame of the user's own code (faulthandler lists the innermost first)
-        libraries = tuple({sys.prefix, sys.base_prefix, os.path.dirname(os.path.dirname(__file__))})
-        own = [f for f in frames if not f.split('"')[1:2] or not f.split('"')[1].startswith(libraries)]
-        if own or frames:
-            return (own or frames)[0]
-        return lines[-1].strip() if lines else ""
+        return innermost_user_line(lines) or (lines[-1].strip() if lines else "")
 
     def kill(self):
         """End the worker and everything it started (its session's process group)."""

@@ -32,13 +32,14 @@ NO_BAND = "no-band"                     # inconclusive / not judged: the band co
 KINK = "kink"                           # not judged: a difference stencil across a kink
 SINGULAR = "singular"                   # not judged: f has no finite derivative here (an infinite slope, a jump)
 DOMAIN = "domain"                       # not judged: f itself is not finite in binary64 here
+F_RAISED = "f-raised"                   # not judged: f itself (user code) raised here
 CROSSING = "crossing"                   # not judged: the stencil crosses a pole, a kink or a domain edge
 REFERENCE_UNCERTAIN = "reference-uncertain"  # not judged: two routes to the reference disagree
 NO_REFERENCE = "no-reference"           # not judged: no reference (undefined, timed out, unavailable)
 METHOD_STATUS = "method-status"         # the method did not run: its status is the outcome
 
-CAUSES = (WITHIN, ROUNDING, RAISED, OUTSIDE, NON_FINITE, WIDE_BAND, NO_BAND, KINK, SINGULAR, DOMAIN, CROSSING, REFERENCE_UNCERTAIN,
-          NO_REFERENCE, METHOD_STATUS)
+CAUSES = (WITHIN, ROUNDING, RAISED, OUTSIDE, NON_FINITE, WIDE_BAND, NO_BAND, KINK, SINGULAR, DOMAIN, F_RAISED, CROSSING,
+          REFERENCE_UNCERTAIN, NO_REFERENCE, METHOD_STATUS)
 
 
 @dataclass(frozen=True)

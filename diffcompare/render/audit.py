@@ -84,8 +84,9 @@ def print_report(report, console) -> None:
     for case in report.cases:
         style = STATUS_STYLE[case.status]
         console.print(f"\n[{style}]{case.status}[/] [bold]{escape(case.name)}[/bold] ({escape(case.source)})")
-        if case.status == "error" or (case.status == "internal" and not case.points):
+        if case.status in ("error", "internal") and not case.points:
             console.print(f"  {case.error}", highlight=False, markup=False)
+            _output(console, case)
             continue
         console.print(f"  {case.verdict}", highlight=False, markup=False)
         if case.wrong_node:
@@ -96,6 +97,7 @@ def print_report(report, console) -> None:
             console.print(f"  {line}", highlight=False, markup=False)
         for note in case.notes:
             console.print(f"  note: {note}", style="dim", highlight=False, markup=False)
+        _output(console, case)
     status = report.exit_status
     meaning = {0: "every gradient is right", 1: "a gradient is wrong", 2: "a case could not be run (bad input)",
                3: "diffcompare failed on a case (an internal error; its cause is above, the rest is reported)",
@@ -104,6 +106,19 @@ def print_report(report, console) -> None:
 
 
 MAX_FINDINGS = 6
+OUTPUT_LINES = 6
+
+
+def _output(console, case):
+    """What the case's code printed, its last lines (a report file has all of it)."""
+    lines = case.output.rstrip().splitlines()
+    if not lines:
+        return
+    console.print(f"  what {case.source} printed ({len(lines)} line{'s' * (len(lines) != 1)}"
+                  f"{'; the last ' + str(OUTPUT_LINES) if len(lines) > OUTPUT_LINES else ''}):", style="dim",
+                  highlight=False, markup=False)
+    for line in lines[-OUTPUT_LINES:]:
+        console.print(f"    {line}", style="dim", highlight=False, markup=False, overflow="ellipsis", no_wrap=True)
 
 
 def _findings(case) -> list:
@@ -147,7 +162,7 @@ def markdown(report) -> str:
              f"| case | check | dtype | points | worst {_on_trial(report)} | worst FD | gradcheck alone | verdict |",
              "|---|---|---|---:|---:|---:|---|---|"]
     for c in report.cases:
-        if c.status == "error" or (c.status == "internal" and not c.points):
+        if c.status in ("error", "internal") and not c.points:
             what = "bad input" if c.status == "error" else "internal error"
             lines.append(f"| {_md(c.name)} | {c.check} | {c.dtype} | — | — | — | — | **{what}** |")
             continue
@@ -157,8 +172,9 @@ def markdown(report) -> str:
                      f"{_worst(c, 'fd')} | {alone} | **{c.status}** |")
     for c in report.cases:
         lines += ["", f"## {_md(c.name)}: {c.status}", "", f"`{_md(c.source)}`", ""]
-        if c.status == "error" or (c.status == "internal" and not c.points):
+        if c.status in ("error", "internal") and not c.points:
             lines.append(f"{'Bad input' if c.status == 'error' else 'Internal error'}: {_md(c.error)}")
+            lines += _md_output(c)
             continue
         lines.append(_md(c.verdict))
         if c.wrong_node:
@@ -167,8 +183,18 @@ def markdown(report) -> str:
         findings = _findings(c)
         if findings:
             lines += [""] + [f"- {_md(f)}" for f in findings]
+        lines += _md_output(c)
     lines += ["", f"Exit status {report.exit_status}.", ""]
     return "\n".join(lines)
+
+
+def _md_output(case) -> list:
+    """What the case printed, as a fenced block (the fence longer than any run of backticks in it)."""
+    text = case.output.rstrip()
+    if not text:
+        return []
+    fence = "`" * max(3, max((len(run) for run in re.findall("`+", text)), default=0) + 1)
+    return ["", f"What `{_md(case.source)}` printed:", "", fence + "text", text, fence]
 
 
 def failure_lines(case) -> list:
@@ -215,6 +241,8 @@ def junit(report) -> str:
             ElementTree.SubElement(case, "skipped", message=c.verdict)
         out = ElementTree.SubElement(case, "system-out")
         out.text = f"{c.source}\n{c.verdict}"
+        if c.output:
+            out.text += f"\n\nwhat the case's code printed (standard output and error):\n{c.output}"
     ElementTree.indent(suites)
     xml = ElementTree.tostring(suites, encoding="unicode")
     # XML 1.0 cannot hold most control characters, escaped or not (a case name with \x07):
