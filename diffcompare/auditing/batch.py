@@ -99,12 +99,6 @@ def run_batch(index: int, case: Case, start: int, settings: dict, in_worker: boo
     worker), the case says so; the audit goes on, and never reads that as a pass. In a
     supervised worker (``in_worker``) nothing is patched: an ``os._exit`` ends the worker,
     and its supervisor reports the case (:mod:`diffcompare.auditing.workers`)."""
-    real_exit = os._exit
-
-    def refuse_exit(code=0):
-        raise UserExit(code)
-    if not in_worker:
-        os._exit = refuse_exit
     deadline = settings.get("deadline")
     left = None if deadline is None else deadline - time.time()
     try:
@@ -113,7 +107,7 @@ def run_batch(index: int, case: Case, start: int, settings: dict, in_worker: boo
         # mpmath's working precision is one global setting: two threads of one process (a
         # threaded Dask worker) computing references at once would change each other's
         # (and the folder's modules are the ones the case's imports find: one folder at a time too)
-        with _ONE_AT_A_TIME, in_folder(case.search_path), time_limit(left):
+        with _ONE_AT_A_TIME, _exits_refused(not in_worker), in_folder(case.search_path), time_limit(left):
             return quietly(_run_batch, index, case, start, settings)
     except TimedOut:
         result = CaseResult(case.name, case.source, case.check, case.dtype, settings.get("engine", "diffcompare"),
@@ -137,6 +131,25 @@ def run_batch(index: int, case: Case, start: int, settings: dict, in_worker: boo
     except BaseException as error:          # noqa: BLE001  (user code may raise anything)
         return Batch(index, start, 0, _bad(_result(case, settings), f"the function raised {type(error).__name__} "
                                                                     f"(a BaseException, not an Exception): {error}"))
+
+
+@contextmanager
+def _exits_refused(refuse: bool):
+    """In the process that called the audit (``assert_gradients`` in a test), an ``os._exit``
+    in user code raises instead of ending that process; a child it forked exits for real
+    (it must never go on running its parent's code)."""
+    if not refuse:
+        yield
+        return
+    real_exit, me = os._exit, os.getpid()
+
+    def refuse_exit(code=0):
+        if os.getpid() != me:
+            real_exit(code)
+        raise UserExit(code)
+    os._exit = refuse_exit
+    try:
+        yield
     finally:
         os._exit = real_exit
 
@@ -150,6 +163,16 @@ def unit_failed(index: int, case: Case, start: int, settings: dict, how: str, wh
     else:
         result.status, result.error, result.verdict = "error", why, f"bad input: {why}"
     return Batch(index, start, 0, result)
+
+
+def unit_timed_out(index: int, case: Case, start: int, settings: dict, budget: float | None, more: str = "") -> Batch:
+    """The batch of a unit given up at a deadline: ``budget`` the seconds per batch
+    (``--case-timeout``), or None for the whole audit's (``--timeout``)."""
+    what = (f"its budget per batch of points (--case-timeout, {budget:g} s)" if budget is not None else
+            f"the audit's time budget ({settings.get('timeout'):g} s)")
+    return unit_failed(index, case, start, settings, "timed out",
+                       f"timed out: {what} ran out before points {start} to {start + BATCH - 1} of this case were "
+                       f"checked" + (f"; {more}" if more else ""))
 
 
 def _internal(error) -> str:

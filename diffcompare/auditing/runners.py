@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import re
 import socket
+import time
 from contextlib import contextmanager
 
-from diffcompare.auditing.batch import BATCH, run_batch
+from diffcompare.auditing.batch import BATCH, run_batch, unit_failed, unit_timed_out
 from diffcompare.problem.errors import InputError
 from diffcompare.version import install_hint
 
@@ -30,44 +31,31 @@ class _Done:
 
 @contextmanager
 def runner(jobs: int = 1, scheduler: str | None = None, isolate: bool = False, unit_timeout: float | None = None):
-    """A function ``run(cases, settings, progress) -> [Batch]`` using the chosen workers:
-    with ``isolate``, ``jobs`` supervised worker processes (:mod:`diffcompare.auditing.workers`:
-    user code cannot take the audit down, ``unit_timeout`` bounds each batch); else in this
-    process (``jobs`` 1: ``assert_gradients`` in the user's own test process) or in forked
-    processes; or on a Dask cluster."""
+    """A function ``run(cases, settings, progress, collected) -> [Batch]`` using the chosen
+    workers: ``jobs`` supervised worker processes (:mod:`diffcompare.auditing.workers`: user
+    code cannot take the audit down, ``unit_timeout`` bounds each batch) when ``isolate`` or
+    ``jobs`` > 1; this process when ``jobs`` is 1 and not ``isolate`` (``assert_gradients``
+    in the user's own test process); or a Dask cluster (``scheduler``)."""
     if not isinstance(jobs, int) or isinstance(jobs, bool) or not 1 <= jobs <= MAX_JOBS:
         raise InputError(f"--jobs must be an integer from 1 to {MAX_JOBS}, not {jobs!r}")
     if scheduler is not None:
-        with _dask(scheduler) as run:
+        with _dask(scheduler, unit_timeout) as run:
             yield run
-    elif isolate:
+    elif isolate or jobs > 1:
         from diffcompare.auditing.workers import Pool
         with Pool(jobs, unit_timeout) as pool:
             yield pool.run
-    elif jobs == 1:
-        yield lambda cases, settings, progress, collected=None: _drive(lambda *a: _Done(run_batch(*a)),
-                                                                       lambda pending: (set(pending), set()),
-                                                                       cases, settings, progress, collected)
     else:
-        import multiprocessing
-        import threading
-        from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-        # fork where there is one: workers start at once with everything imported (this
-        # process runs no threads of its own: the progress bar refreshes without one). A
-        # process that does run threads (a library's, a test runner's) may hold a lock at the
-        # fork, which the child would wait for forever: then a fork server, started clean
-        methods = multiprocessing.get_all_start_methods()
-        threaded = threading.active_count() > 1
-        method = "forkserver" if threaded and "forkserver" in methods else "fork" if "fork" in methods else None
-        context = multiprocessing.get_context(method)
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-            yield lambda cases, settings, progress, collected=None: _drive(
-                lambda *a: pool.submit(run_batch, *a),
-                lambda pending: wait(pending, return_when=FIRST_COMPLETED), cases, settings, progress, collected)
+        yield lambda cases, settings, progress, collected=None: _drive(
+            lambda *a: _Done(run_batch(*a)), lambda pending, timeout: (set(pending), set()), cases, settings, progress,
+            collected)
+
+
+DASK_POLL = 1.0     # seconds between looks at the Dask futures (the deadlines, the scheduler's health)
 
 
 @contextmanager
-def _dask(address: str):
+def _dask(address: str, unit_timeout: float | None):
     try:
         from distributed import Client, wait
     except ImportError:
@@ -75,16 +63,76 @@ def _dask(address: str):
     refused = _refused(address)
     if refused:
         raise InputError(f"cannot reach the Dask scheduler at {address!r}: {refused}")
+    import logging
+    quiet = [logging.getLogger(name) for name in ["distributed", "tornado", "asyncio"] + [
+        name for name in list(logging.Logger.manager.loggerDict) if name.startswith("distributed.")]]
+    levels = [logger.level for logger in quiet]
+    for logger in quiet:        # a lost scheduler or worker is reported in the case, not in 40 lines of log
+        logger.setLevel(logging.CRITICAL)
     try:
-        client = Client(address, timeout="10s")
-    except (OSError, TimeoutError, ValueError) as error:
-        raise InputError(f"cannot reach the Dask scheduler at {address!r}: {error}") from None
-    try:
-        yield lambda cases, settings, progress, collected=None: _drive(
-            lambda *a: client.submit(run_batch, *a, pure=False),
-            lambda pending: wait(list(pending), return_when="FIRST_COMPLETED"), cases, settings, progress, collected)
+        try:
+            client = Client(address, timeout="10s")
+        except (OSError, TimeoutError, ValueError) as error:
+            raise InputError(f"cannot reach the Dask scheduler at {address!r}: {error}") from None
+
+        def waiting(pending, timeout):
+            try:
+                return wait(list(pending), timeout=timeout, return_when="FIRST_COMPLETED")
+            except TimeoutError:
+                return set(), set(pending)
+            except Exception:           # the scheduler is gone: its futures were cancelled, and are done
+                done = {f for f in pending if f.done()}
+                return done, set(pending) - done
+
+        def lost(error) -> str:
+            name = type(error).__name__
+            if name == "KilledWorker":
+                return ("the Dask worker running it died, and each worker that tried it after: the function crashed "
+                        "its process (a segmentation fault, an abort, os._exit, the out-of-memory killer)")
+            if "cancel" in name.lower() or client.status != "running":
+                return f"the Dask scheduler at {address} stopped answering before this case was checked"
+            return f"the Dask cluster could not run it: {name}: {str(error).strip().splitlines()[0] if str(error).strip() else ''}"
+
+        began: dict = {}
+
+        def started(futures) -> dict:
+            """When each unit began running on a worker (a unit queued behind others has not
+            used its budget yet); while the scheduler has no worker at all, the wait counts."""
+            try:
+                running = {key for keys in client.processing().values() for key in keys}
+                workers = len(client.scheduler_info().get("workers", {}))
+            except Exception:           # the scheduler is gone: the next wait reports it
+                return {}
+            now = time.monotonic()
+            for future in futures:
+                if future.key in running:
+                    began.setdefault(future.key, now)
+            return {f: began.get(f.key) for f in futures if workers or f.key in began}
+
+        def overdue(future) -> str:
+            try:
+                workers = client.scheduler_info().get("workers", {}) if client.status == "running" else {}
+            except Exception:
+                workers = None
+            if workers == {}:
+                return f"no Dask worker ran it: the scheduler at {address} has no workers"
+            client.cancel([future])
+            return ("a Dask worker cannot stop a task it is running: that worker may stay busy until the function "
+                    "returns")
+
+        try:
+            yield lambda cases, settings, progress, collected=None: _drive(
+                lambda *a: client.submit(run_batch, *a, in_worker=True, pure=False), waiting, cases, settings,
+                progress, collected, lost=lost, overdue=overdue, started=started, unit_timeout=unit_timeout,
+                poll=DASK_POLL)
+        finally:
+            try:
+                client.close(timeout=5)
+            except Exception:           # a scheduler that died: nothing left to close
+                pass
     finally:
-        client.close()
+        for logger, level in zip(quiet, levels):
+            logger.setLevel(level)
 
 
 def _refused(address: str) -> str | None:
@@ -107,20 +155,50 @@ def _refused(address: str) -> str | None:
     return None
 
 
-def _drive(submit, wait, cases, settings, progress, collected=None):
+def _drive(submit, wait, cases, settings, progress, collected=None, lost=None, overdue=None, started=None,
+           unit_timeout: float | None = None, poll: float | None = None):
     """Submit every case's first batch, then the rest of each case's batches as its first
-    reports the number of points; collect every batch (into ``collected`` as they come)."""
-    pending = {submit(i, case, 0, settings) for i, case in enumerate(cases)}
+    reports the number of points; collect every batch (into ``collected`` as they come).
+    ``wait(pending, timeout) -> (done, not done)``. A unit whose future raised is lost
+    (``lost(error)`` says why: its case is an error); one running past ``unit_timeout`` or
+    the audit's deadline is given up (``overdue(future)`` says more, and cancels it): its
+    case is undecided; ``started(futures) -> {future: when it began running, or None}``
+    starts a unit's clock when it runs, not when it was queued. Every other unit goes on."""
+    pending = {}
+    audit_deadline = settings.get("deadline")
+
+    def add(index, start):
+        pending[submit(index, cases[index], start, settings)] = (index, start, time.monotonic())
+
+    for i in range(len(cases)):
+        add(i, 0)
     total, results = len(pending), ([] if collected is None else collected)
     while pending:
-        done, not_done = wait(pending)
-        pending = set(not_done)
+        done, _ = wait(set(pending), poll)
+        finished = []
         for future in done:
-            batch = future.result()
+            index, start, _ = pending.pop(future)
+            try:
+                finished.append(future.result())
+            except Exception as error:      # noqa: BLE001  (the cluster's own failure: the unit is lost)
+                if lost is None:
+                    raise
+                finished.append(unit_failed(index, cases[index], start, settings, "crashed", lost(error)))
+        now = time.monotonic()
+        over_all = audit_deadline is not None and time.time() >= audit_deadline
+        starts = started(list(pending)) if started is not None and unit_timeout is not None else {}
+        for future, (index, start, since) in list(pending.items()):
+            began = starts.get(future, since)
+            if over_all or (unit_timeout is not None and began is not None and now - began >= unit_timeout):
+                del pending[future]
+                more = overdue(future) if overdue is not None else ""
+                finished.append(unit_timed_out(index, cases[index], start, settings,
+                                               None if over_all else unit_timeout, more))
+        for batch in finished:
             results.append(batch)
             if batch.start == 0:
                 for start in range(BATCH, batch.total, BATCH):
-                    pending.add(submit(batch.index, cases[batch.index], start, settings))
+                    add(batch.index, start)
                     total += 1
             if progress is not None:
                 progress(len(results), total)

@@ -131,7 +131,7 @@ def read_suite(path: str) -> Suite:
     return parse_suite(text, path, os.path.dirname(os.path.abspath(path)))
 
 
-_CASE_TABLE = re.compile(r"^[ \t]*\[\[[ \t]*case[ \t]*\]\]", re.MULTILINE)
+_CASE_TABLE = re.compile(r"^[ \t]*\[\[?[ \t]*case\b", re.MULTILINE)
 
 
 def is_suite(path: str) -> bool:

@@ -35,8 +35,8 @@ import tempfile
 import time
 from multiprocessing.connection import Connection, wait
 
-from diffcompare.auditing.batch import BATCH, Batch, run_batch, unit_failed
-from diffcompare.problem.usercode import innermost_user_line
+from diffcompare.auditing.batch import BATCH, Batch, run_batch, unit_failed, unit_timed_out
+from diffcompare.problem.usercode import innermost_user_line, is_user_file
 
 UNIT_TIMEOUT = 300.0            # seconds a unit (a batch of one case's points) may take, by default
 OUTPUT_LIMIT = 16_000           # characters of a unit's captured output kept in the report
@@ -113,6 +113,9 @@ class Worker:
         except (OSError, ValueError):
             text = ""
         lines = [line for line in text.strip().splitlines() if line.strip()]
+        exits = [line.strip() for line in lines if line.startswith(EXIT_MARK)]
+        if exits:
+            return exits[-1]
         return innermost_user_line(lines) or (lines[-1].strip() if lines else "")
 
     def kill(self):
@@ -244,12 +247,12 @@ class Pool:
         worker.close()
         self.workers.remove(worker)
         if timed_out:
-            budget = settings.get("timeout") if whole else self.unit_timeout
-            what = "the audit's time budget" if whole else "its budget per batch of points (--case-timeout)"
-            batch = unit_failed(index, case, start, settings, "timed out",
-                                f"timed out: {what} ({budget:g} s) ran out before points {start} to "
-                                f"{start + BATCH - 1} of this case were checked; the worker running them was "
-                                f"stopped")
+            batch = unit_timed_out(index, case, start, settings, None if whole else self.unit_timeout,
+                                   "the worker running them was stopped")
+        elif last.startswith(EXIT_MARK):
+            batch = unit_failed(index, case, start, settings, "crashed",
+                                f"the function called {last.removeprefix(EXIT_MARK)}, which ends the process running "
+                                f"it: a function that exits cannot be audited")
         else:
             batch = unit_failed(index, case, start, settings, "crashed",
                                 f"the process running this case's function died: {how}"
@@ -270,6 +273,30 @@ def _die_with_parent(parent: int):
         pass
     if os.getppid() != parent:                  # the parent died before prctl took effect
         os._exit(1)
+
+
+EXIT_MARK = "exit: "
+
+
+def _report_exits(log):
+    """Make ``os._exit`` in this worker say where it was called (in its log) before it exits;
+    a child that user code forked exits as it would."""
+    real_exit, me = os._exit, os.getpid()
+
+    def exiting(code=0):
+        if os.getpid() == me:
+            frame = sys._getframe(1)
+            while frame is not None and not is_user_file(frame.f_code.co_filename):
+                frame = frame.f_back
+            at = f" ({os.path.basename(frame.f_code.co_filename)} line {frame.f_lineno}, in " \
+                 f"{frame.f_code.co_name})" if frame is not None else ""
+            try:
+                log.write(f"{EXIT_MARK}os._exit({code!r}){at}\n")
+                log.flush()
+            except (OSError, ValueError):
+                pass
+        real_exit(code)
+    os._exit = exiting
 
 
 def _captured(run):
@@ -304,7 +331,9 @@ def serve(receive_fd: int, send_fd: int, parent: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)    # Ctrl-C is the supervisor's to handle
     import faulthandler
     # a crash's trace goes to the worker's own log (the supervisor reads it), not to the unit's output
-    faulthandler.enable(file=os.fdopen(os.dup(2), "w"), all_threads=False)
+    log = os.fdopen(os.dup(2), "w")
+    faulthandler.enable(file=log, all_threads=False)
+    _report_exits(log)
     receive, send = Connection(receive_fd, writable=False), Connection(send_fd, readable=False)
     while True:
         try:
