@@ -97,6 +97,15 @@ def classify(labels, judged_values, fd, reference, row, verdict, dtype, f_size, 
         if gc_ok:
             return UNVERIFIED, cause, (f"no exact reference ({finding_text(found)})" if found else
                                        f"no exact reference: only {judged} and FD could be compared"), gc, (None, None)
+        with np.errstate(invalid="ignore"):
+            fd_lost = ~np.isfinite(fd) & np.isfinite(judged_values)
+        if fd_lost.any():
+            # FD is nan or inf where the value on trial is finite: f failed inside the stencil (it
+            # raised, or left its domain), which says nothing about the value on trial
+            k = int(np.flatnonzero(fd_lost)[0])
+            return UNDEFINED, cause, (f"no exact reference, and FD is {_g(fd[k])} for {labels[k]} here (f is not "
+                                      f"finite, or raised, inside its stencil): nothing to hold {judged} to"), gc, \
+                (None, None)
         return DISAGREE, cause, _disagreement(labels, judged_values, fd, judged), gc, (None, None)
     if verdict.outcome == INCONCLUSIVE:
         return INCONCLUSIVE_HERE, cause, verdict_reason(verdict), gc, errors_shown

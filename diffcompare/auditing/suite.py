@@ -204,12 +204,15 @@ def parse_suite(text: str, path: str = "<suite>", search_path: str | None = None
 
 
 def make_case(entry: dict, fallback_name: str = "case", search_path: str | None = None) -> Case:
-    """A Case from one suite entry (a mapping); problems become ``Case.error``."""
+    """A Case from one suite entry (a mapping); problems become ``Case.error``. A case that
+    names user code ("module:function") is checked where it runs, in a worker: reading a
+    suite never imports the user's modules (their code may crash, exit or hang)."""
     name = entry.get("name", fallback_name)
     case = Case(str(name), search_path=search_path)
     try:
         _fill(case, entry)
-        resolve(case)
+        if not isinstance(case.function, str) and not isinstance(case.gradient, str):
+            resolve(case)
     except (InputError, ExpressionError) as error:
         case.error = str(error)
     return case
