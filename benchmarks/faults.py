@@ -284,6 +284,9 @@ class LocalDask:
         """New worker processes (the old ones, busy or not, are killed)."""
         if self.workers is not None:
             _kill_group(self.workers)
+            self.workers = None
+        if not self.workers_count:
+            return
         self.workers = self._start([sys.executable, "-m", "distributed.cli.dask_worker", self.address, "--nworkers",
                                     str(self.workers_count), "--nthreads", "1", "--no-dashboard"])
         from distributed import Client

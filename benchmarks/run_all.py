@@ -17,6 +17,7 @@ import audit_scaling
 import bug_catalogue
 import compare_wall_time
 import deep_chain_memory
+import fault_survival
 import forward_reverse
 import jacobian_hessian
 import many_points_gradient
@@ -58,7 +59,7 @@ def main():
                 unused_features_cost.main(), compare_wall_time.main([]), richardson_accuracy.main(), richardson_estimate.main([]),
                 rosenbrock_methods.main([]), many_points_gradient.main([]), audit_scaling.main([]),
                 audit_large.main([]),
-                verdict_quality.main([]), bug_catalogue.main([]), real_bug_detection.main([]),
+                verdict_quality.main([]), bug_catalogue.main([]), real_bug_detection.main([]), fault_survival.main([]),
                 reference_quality.main([]),
                 startup_layout.main(["--before", args.before] if args.before else [])]
     RESULTS.write_text(header + "\n".join(sections))

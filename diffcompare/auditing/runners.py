@@ -84,11 +84,13 @@ def _dask(address: str, unit_timeout: float | None):
                 done = {f for f in pending if f.done()}
                 return done, set(pending) - done
 
+        crashed = ("the function crashed its process (a segmentation fault, an abort, os._exit, the out-of-memory "
+                   "killer)")
+
         def lost(error) -> str:
             name = type(error).__name__
             if name == "KilledWorker":
-                return ("the Dask worker running it died, and each worker that tried it after: the function crashed "
-                        "its process (a segmentation fault, an abort, os._exit, the out-of-memory killer)")
+                return f"the Dask worker running it died, and each worker that tried it after: {crashed}"
             if "cancel" in name.lower() or client.status != "running":
                 return f"the Dask scheduler at {address} stopped answering before this case was checked"
             return f"the Dask cluster could not run it: {name}: {str(error).strip().splitlines()[0] if str(error).strip() else ''}"
@@ -98,6 +100,8 @@ def _dask(address: str, unit_timeout: float | None):
         def started(futures) -> dict:
             """When each unit began running on a worker (a unit queued behind others has not
             used its budget yet); while the scheduler has no worker at all, the wait counts."""
+            if client.status != "running":
+                return {}               # the scheduler is gone: asking it would wait for its time-out
             try:
                 running = {key for keys in client.processing().values() for key in keys}
                 workers = len(client.scheduler_info().get("workers", {}))
@@ -109,16 +113,21 @@ def _dask(address: str, unit_timeout: float | None):
                     began.setdefault(future.key, now)
             return {f: began.get(f.key) for f in futures if workers or f.key in began}
 
-        def overdue(future) -> str:
+        def overdue(future) -> tuple:
+            """(how the unit ended: "timed out" or "crashed", why)."""
             try:
                 workers = client.scheduler_info().get("workers", {}) if client.status == "running" else {}
+                deaths = client.run_on_scheduler(_deaths, key=future.key) if workers else 0
             except Exception:
-                workers = None
-            if workers == {}:
-                return f"no Dask worker ran it: the scheduler at {address} has no workers"
+                workers, deaths = None, 0
             client.cancel([future])
-            return ("a Dask worker cannot stop a task it is running: that worker may stay busy until the function "
-                    "returns")
+            if deaths:
+                return "crashed", (f"the Dask worker running it died ({deaths} time{'s' * (deaths != 1)} before the "
+                                   f"budget ran out): {crashed}")
+            if workers == {}:
+                return "timed out", f"no Dask worker ran it: the scheduler at {address} has no workers"
+            return "timed out", ("a Dask worker cannot stop a task it is running: that worker may stay busy until the "
+                                 "function returns")
 
         try:
             yield lambda cases, settings, progress, collected=None: _drive(
@@ -155,14 +164,20 @@ def _refused(address: str) -> str | None:
     return None
 
 
+def _deaths(dask_scheduler=None, key=None) -> int:
+    """On a Dask scheduler: how many workers died while running task ``key``."""
+    task = dask_scheduler.tasks.get(key) if dask_scheduler is not None else None
+    return int(getattr(task, "suspicious", 0) or 0)
+
+
 def _drive(submit, wait, cases, settings, progress, collected=None, lost=None, overdue=None, started=None,
            unit_timeout: float | None = None, poll: float | None = None):
     """Submit every case's first batch, then the rest of each case's batches as its first
     reports the number of points; collect every batch (into ``collected`` as they come).
     ``wait(pending, timeout) -> (done, not done)``. A unit whose future raised is lost
     (``lost(error)`` says why: its case is an error); one running past ``unit_timeout`` or
-    the audit's deadline is given up (``overdue(future)`` says more, and cancels it): its
-    case is undecided; ``started(futures) -> {future: when it began running, or None}``
+    the audit's deadline is given up (``overdue(future) -> (how, why)`` cancels it and says
+    why: its case is undecided, or an error when the unit's process crashed meanwhile); ``started(futures) -> {future: when it began running, or None}``
     starts a unit's clock when it runs, not when it was queued. Every other unit goes on."""
     pending = {}
     audit_deadline = settings.get("deadline")
@@ -191,9 +206,12 @@ def _drive(submit, wait, cases, settings, progress, collected=None, lost=None, o
             began = starts.get(future, since)
             if over_all or (unit_timeout is not None and began is not None and now - began >= unit_timeout):
                 del pending[future]
-                more = overdue(future) if overdue is not None else ""
-                finished.append(unit_timed_out(index, cases[index], start, settings,
-                                               None if over_all else unit_timeout, more))
+                how, more = overdue(future) if overdue is not None else ("timed out", "")
+                if how == "crashed":
+                    finished.append(unit_failed(index, cases[index], start, settings, "crashed", more))
+                else:
+                    finished.append(unit_timed_out(index, cases[index], start, settings,
+                                                   None if over_all else unit_timeout, more))
         for batch in finished:
             results.append(batch)
             if batch.start == 0:

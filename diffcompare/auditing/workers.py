@@ -129,12 +129,15 @@ class Worker:
         except subprocess.TimeoutExpired:
             pass
 
-    def close(self):
-        """Ask the worker to stop, then make sure it and its children are gone."""
+    def ask_to_stop(self):
         try:
             self.send_to.send_bytes(b"")
         except OSError:
             pass
+
+    def close(self):
+        """Ask the worker to stop, then make sure it and its children are gone."""
+        self.ask_to_stop()
         try:
             self.process.wait(timeout=2)
         except subprocess.TimeoutExpired:
@@ -167,7 +170,13 @@ class Pool:
         self.close()
 
     def close(self):
-        """Stop every worker (and whatever it started)."""
+        """Stop every worker (and whatever it started): an idle one is asked to, a busy one
+        (the audit interrupted, or given up) is killed at once."""
+        for worker in self.workers:
+            if worker.unit is not None:
+                worker.kill()
+            else:
+                worker.ask_to_stop()
         for worker in self.workers:
             worker.close()
         self.workers = []
