@@ -6,12 +6,12 @@ out-of-memory killer's SIGKILL, ``sys.exit``, a ``BaseException``, an exception 
 the domain, a ``MemoryError``, a result that is not a number, a loop in C, a loop that takes
 over SIGALRM, a fork (multiprocessing's fork method, a child left running), output on the
 file descriptors, an exit while its module is imported, and modules beside the suite named
-like the standard library's. Every suite holds the fault between a right case and a wrong
-one (a backward rule off by a factor): whatever the fault does, the audit must still report
-the wrong gradient, pass the right one, give the fault's case its own cause, write its report
+like the standard library's. Every suite holds the faults between a right case and a wrong
+one (a backward rule off by a factor): whatever the faults do, the audit must still report
+the wrong gradient, pass the right one, give each fault's case its own cause, write its report
 whole, leave no process behind and finish within its time budget.
 
-``run(folder, route)`` runs ``diffcompare audit`` on a fault's suite as CI does (a separate
+``run(suite, route)`` runs ``diffcompare audit`` on such a suite as CI does (a separate
 process, ``--format json`` on standard output and ``--report`` to a file) through a route:
 ``--jobs 1``, ``--jobs 2`` or a Dask cluster (:class:`LocalDask`, a scheduler and two worker
 processes on 127.0.0.1) and returns what a person would check. Used by
@@ -114,32 +114,23 @@ FAULTS = [
 BY_NAME = {f.name: f for f in FAULTS}
 
 
-def write_suite(folder: Path, fault: Fault) -> Path:
-    """``folder``/suite.toml with three cases — right, the fault, wrong — and their ops.py."""
+def write_suite(folder: Path, *faults: Fault) -> Path:
+    """``folder``/suite.toml: a right case, one case per fault (named after it), a wrong case;
+    their ops.py and the faults' other files."""
     folder.mkdir(parents=True, exist_ok=True)
-    body = textwrap.indent(fault.body, "    ")
-    (folder / "ops.py").write_text(RIGHT_AND_WRONG + f"\n\ndef fault(x):\n{body}\n")
-    for name, text in fault.files.items():
-        (folder / name).write_text(text)
-    (folder / "suite.toml").write_text(textwrap.dedent(f'''
-        [defaults]
-        random = 3
-
-        [[case]]
-        name = "right"
-        function = "ops:right"
-        domain = {{ x = [0.5, 1.5] }}
-
-        [[case]]
-        name = "fault"
-        function = "{fault.module}:fault"
-        domain = {{ x = [0.5, 1.5] }}
-
-        [[case]]
-        name = "wrong"
-        function = "ops:WrongCube"
-        domain = {{ x = [0.5, 1.5] }}
-    '''))
+    functions, cases = [], []
+    for k, fault in enumerate(faults):
+        name = "fault" if fault.module != "ops" else f"fault_{k}"
+        if fault.module == "ops":
+            functions.append(f"\n\ndef {name}(x):\n{textwrap.indent(fault.body, '    ')}\n")
+        for file, text in fault.files.items():
+            (folder / file).write_text(text)
+        cases.append((fault.name, f"{fault.module}:{name}"))
+    (folder / "ops.py").write_text(RIGHT_AND_WRONG + "".join(functions))
+    cases = [("right", "ops:right")] + cases + [("wrong", "ops:WrongCube")]
+    (folder / "suite.toml").write_text("[defaults]\nrandom = 3\n" + "".join(
+        f'\n[[case]]\nname = "{name}"\nfunction = "{function}"\ndomain = {{ x = [0.5, 1.5] }}\n'
+        for name, function in cases))
     return folder / "suite.toml"
 
 
@@ -219,24 +210,26 @@ def _route_key(route: str) -> str:
     return "dask" if route == "dask" else "jobs"
 
 
-def judged(outcome: Outcome, fault: Fault, route: str) -> list:
-    """What went wrong, in words (empty: the audit survived the fault with the right verdicts)."""
+def judged(outcome: Outcome, faults, route: str) -> list:
+    """What went wrong, in words (empty: the audit survived the faults with the right verdicts)."""
+    faults = [faults] if isinstance(faults, Fault) else list(faults)
     problems = []
     key = _route_key(route)
-    expected = fault.expect.get(key, fault.expect["*"])
     if outcome.exit_status != 1:
         problems.append(f"exit status {outcome.exit_status}, not 1 (the wrong case fails)")
-    if set(outcome.cases) != {"right", "fault", "wrong"}:
+    names = {"right", "wrong"} | {f.name for f in faults}
+    if set(outcome.cases) != names:
         problems.append(f"the report file holds {sorted(outcome.cases) or 'nothing'}")
     if outcome.stdout_cases != outcome.cases:
         problems.append("standard output is not the report's JSON")
-    for name, status in (("right", "pass"), ("wrong", "fail"), ("fault", expected)):
+    expected = [("right", "pass", None), ("wrong", "fail", None)] + [
+        (f.name, f.expect.get(key, f.expect["*"]), f.says.get(key, f.says.get("*"))) for f in faults]
+    for name, status, says in expected:
         got = outcome.cases.get(name, ("missing", ""))
         if got[0] != status:
             problems.append(f"{name}: {got[0]}, not {status} ({got[1][:120]})")
-    says = fault.says.get(key, fault.says.get("*"))
-    if says and says not in outcome.cases.get("fault", ("", ""))[1]:
-        problems.append(f"the fault's message does not say {says!r}: {outcome.cases.get('fault', ('', ''))[1][:160]}")
+        elif says and says not in got[1]:
+            problems.append(f"{name}: the message does not say {says!r}: {got[1][:160]}")
     if outcome.left_behind:
         problems.append(f"{len(outcome.left_behind)} process(es) left running")
     return problems

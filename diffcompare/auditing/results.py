@@ -123,7 +123,8 @@ class AuditReport(Report):
             c = dict(c)
             c["points"] = [PointResult(**{k: from_plain(v) for k, v in p.items()}) for p in c["points"]]
             cases.append(CaseResult(**{k: (from_plain(v) if k != "points" else v) for k, v in c.items()}))
-        return cls(cases, data.get("command", data.get("settings", {})), data.get("seconds", {}))
+        return cls(cases, data.get("command", data.get("settings", {})), data.get("seconds", {}),
+                   bool(data.get("interrupted", False)))
 
 
 def format_point(point: dict, most: int = 8) -> str:

@@ -150,7 +150,8 @@ def _plain(value):
 
 def as_dict(report) -> dict:
     return envelope("audit", SCHEMA_VERSION, _plain(report.settings), report.exit_status,
-                    {"seconds": _plain(report.seconds), "cases": [_plain(asdict(c)) for c in report.cases]})
+                    {"seconds": _plain(report.seconds), "interrupted": report.interrupted,
+                     "cases": [_plain(asdict(c)) for c in report.cases]})
 
 
 def _md(text) -> str:

@@ -30,6 +30,9 @@ MACHINE = HERE / "machine.json"         # the fingerprint of the machine the cor
 # and the restructuring left every output unchanged but audit-02's, on purpose (the first
 # entry below). Later changes meant to alter what the tool says record it again and say why.
 RERECORDED = {
+    "supervised workers": "issue 27: audit reports gain what each case's code printed (JSON: output), whether the audit "
+                          "was interrupted (JSON: interrupted) and a count of points where f itself raised ('f raised "
+                          "here'); no judgement in the corpus changed",
     "one judge": "issue 26: the reference decides from f where its formula has no value (0·log 0, an infinite "
                  "intermediate) and at kinks: exact methods are held to the interval between the one-sided "
                  "derivatives at a kink (abs, relu, max, min, clamp at their kinks now pass; hypot's and SymPy's "
