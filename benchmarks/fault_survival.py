@@ -54,7 +54,7 @@ def fault_table(routes, faults) -> tuple:
                 folder = Path(tempfile.mkdtemp(prefix="diffcompare-fault-"))
                 outcome = run(write_suite(folder, fault), route, case_timeout=CASE_TIMEOUT,
                               scheduler=cluster.address if route == "dask" else None)
-                problems = judged(outcome, fault, route)
+                problems = judged(outcome, fault)
                 total += 1
                 survived += not problems
                 row.append(f"survived, {outcome.seconds:.1f} s" if not problems else

@@ -63,53 +63,43 @@ class WrongCube(ag.Function):
 @dataclass(frozen=True)
 class Fault:
     """One kind of fault: the body of ``fault(x)`` in ops.py, what its case's status must be
-    (``expect``: route -> status, "*" for every route) and a text its message must hold
-    (``says``: route -> text)."""
+    (``expect``, on every route) and a text its message must hold (``says``)."""
     name: str
     body: str
-    expect: dict
-    says: dict = field(default_factory=dict)
+    expect: str
+    says: str = ""
     files: dict = field(default_factory=dict)       # other files beside the suite: name -> text
     module: str = "ops"                             # the module the fault's case names
     hangs: bool = False
 
 
-def _both(status, dask=None):
-    return {"*": status} if dask is None else {"*": status, "dask": dask}
-
-
 FAULTS = [
-    Fault("segmentation fault", "import ctypes\nctypes.string_at(0)\nreturn x", _both("error"),
-          {"jobs": "SIGSEGV", "dask": "worker running it died"}),
-    Fault("abort", "os.abort()", _both("error"), {"jobs": "SIGABRT", "dask": "worker running it died"}),
-    Fault("os._exit", "os._exit(0)", _both("error"), {"jobs": "os._exit(0)", "dask": "worker running it died"}),
-    Fault("killed (OOM)", "os.kill(os.getpid(), signal.SIGKILL)", _both("error"),
-          {"jobs": "SIGKILL", "dask": "worker running it died"}),
-    Fault("sys.exit", "sys.exit(3)", _both("error"), {"*": "sys.exit(3)"}),
-    Fault("BaseException", "class Stop(BaseException):\n    pass\nraise Stop('stop')", _both("error"),
-          {"*": "Stop"}),
+    Fault("segmentation fault", "import ctypes\nctypes.string_at(0)\nreturn x", "error", "SIGSEGV"),
+    Fault("abort", "os.abort()", "error", "SIGABRT"),
+    Fault("os._exit", "os._exit(0)", "error", "os._exit(0)"),
+    Fault("killed (OOM)", "os.kill(os.getpid(), signal.SIGKILL)", "error", "SIGKILL"),
+    Fault("sys.exit", "sys.exit(3)", "error", "sys.exit(3)"),
+    Fault("BaseException", "class Stop(BaseException):\n    pass\nraise Stop('stop')", "error", "Stop"),
     Fault("exception on part of the domain", "if x > 1.0:\n    raise KeyError('missing')\nreturn sin(x)",
-          _both("error"), {"*": "KeyError: 'missing' (ops.py line"}),
-    Fault("MemoryError", "raise MemoryError()", _both("error"), {"*": "MemoryError"}),
-    Fault("returns None", "return None", _both("error"), {"*": "NoneType"}),
-    Fault("loop in C", "return sum(range(10 ** 13)) * x", _both("undecided"), {"*": "timed out"}, hangs=True),
+          "error", "KeyError: 'missing' (ops.py line"),
+    Fault("MemoryError", "raise MemoryError()", "error", "MemoryError"),
+    Fault("returns None", "return None", "error", "NoneType"),
+    Fault("loop in C", "return sum(range(10 ** 13)) * x", "undecided", "timed out", hangs=True),
     Fault("takes over SIGALRM", "signal.signal(signal.SIGALRM, signal.SIG_IGN)\nwhile True:\n    time.sleep(0.05)",
-          _both("undecided", dask="error"), {"*": "timed out", "dask": "signal only works in main thread"},
-          hangs=True),
+          "undecided", "timed out", hangs=True),
     Fault("fork (multiprocessing)", "import multiprocessing\nchild = multiprocessing.get_context('fork')"
-          ".Process(target=print)\nchild.start()\nchild.join()\nreturn sin(x) * x",
-          _both("pass", dask="error"), {"dask": "daemonic processes are not allowed to have children"}),
+          ".Process(target=print)\nchild.start()\nchild.join()\nreturn sin(x) * x", "pass"),
     Fault("fork, child left running", "if os.fork() == 0:\n    time.sleep(600)\n    os._exit(0)\nreturn sin(x) * x",
-          _both("pass")),
+          "pass"),
     Fault("prints", "print('to stdout', x)\nprint('to stderr', file=sys.stderr)\nos.write(1, b'to fd 1\\n')\n"
-          "return sin(x) * x", _both("pass")),
-    Fault("exit at import", "return x", _both("error"), {"jobs": "os._exit(0)", "dask": "worker running it died"},
+          "return sin(x) * x", "pass"),
+    Fault("exit at import", "return x", "error", "os._exit(0)",
           files={"exits_at_import.py": "import os\nos._exit(0)\ndef fault(x):\n    return x\n"},
           module="exits_at_import"),
     Fault("stdlib-named modules beside the suite", "import json\njson.dumps({'a': 1}, indent=2)\nreturn sin(x) * x",
-          _both("pass"), files={"json.py": "raise RuntimeError('the suite folder json.py was imported')\n",
-                                "multiprocessing.py": "raise RuntimeError('the suite folder multiprocessing.py "
-                                                      "was imported')\n"}),
+          "pass", files={"json.py": "raise RuntimeError('the suite folder json.py was imported')\n",
+                         "multiprocessing.py": "raise RuntimeError('the suite folder multiprocessing.py "
+                                               "was imported')\n"}),
 ]
 BY_NAME = {f.name: f for f in FAULTS}
 
@@ -206,15 +196,10 @@ def run(suite: Path, route: str, case_timeout: float = 4.0, timeout: float = 120
                    err.decode("utf-8", "replace"))
 
 
-def _route_key(route: str) -> str:
-    return "dask" if route == "dask" else "jobs"
-
-
-def judged(outcome: Outcome, faults, route: str) -> list:
+def judged(outcome: Outcome, faults) -> list:
     """What went wrong, in words (empty: the audit survived the faults with the right verdicts)."""
     faults = [faults] if isinstance(faults, Fault) else list(faults)
     problems = []
-    key = _route_key(route)
     if outcome.exit_status != 1:
         problems.append(f"exit status {outcome.exit_status}, not 1 (the wrong case fails)")
     names = {"right", "wrong"} | {f.name for f in faults}
@@ -223,7 +208,7 @@ def judged(outcome: Outcome, faults, route: str) -> list:
     if outcome.stdout_cases != outcome.cases:
         problems.append("standard output is not the report's JSON")
     expected = [("right", "pass", None), ("wrong", "fail", None)] + [
-        (f.name, f.expect.get(key, f.expect["*"]), f.says.get(key, f.says.get("*"))) for f in faults]
+        (f.name, f.expect, f.says) for f in faults]
     for name, status, says in expected:
         got = outcome.cases.get(name, ("missing", ""))
         if got[0] != status:

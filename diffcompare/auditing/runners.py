@@ -2,7 +2,9 @@
 ``jobs`` processes on this machine; or on a Dask distributed cluster (``scheduler``,
 the optional extra ``dask[distributed]``). A unit is one batch of one case's points;
 the first batch of a case tells how many points it has, and the others follow. The
-results do not depend on where or in which order units ran.
+results do not depend on where or in which order units ran. Away from this process, user
+code always runs in a supervised worker process (:mod:`diffcompare.auditing.workers`), on
+this machine or on each Dask worker.
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ def runner(jobs: int = 1, scheduler: str | None = None, isolate: bool = False, u
 
 
 DASK_POLL = 1.0     # seconds between looks at the Dask futures (the deadlines, the scheduler's health)
+DASK_GRACE = 30.0   # seconds a Dask task may run past its unit's budget (starting its worker process)
 
 
 @contextmanager
@@ -129,10 +132,14 @@ def _dask(address: str, unit_timeout: float | None):
             return "timed out", ("a Dask worker cannot stop a task it is running: that worker may stay busy until the "
                                  "function returns")
 
+        from diffcompare.auditing.workers import run_in_dask_worker
+        # each task runs its unit in a supervised process on the Dask worker, which enforces the
+        # budget itself; the budget here (longer) catches a Dask worker that stopped answering
+        outer = None if unit_timeout is None else unit_timeout + DASK_GRACE
         try:
             yield lambda cases, settings, progress, collected=None: _drive(
-                lambda *a: client.submit(run_batch, *a, in_worker=True, pure=False), waiting, cases, settings,
-                progress, collected, lost=lost, overdue=overdue, started=started, unit_timeout=unit_timeout,
+                lambda *a: client.submit(run_in_dask_worker, *a, unit_timeout, pure=False), waiting, cases,
+                settings, progress, collected, lost=lost, overdue=overdue, started=started, unit_timeout=outer,
                 poll=DASK_POLL)
         finally:
             try:

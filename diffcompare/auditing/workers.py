@@ -17,6 +17,10 @@ it over a pipe of its own, and results come back the same way. Then:
 - what user code prints to standard output and error is captured per unit (its file
   descriptors 1 and 2), never mixed into the audit's own output.
 
+On a Dask cluster each task does the same on its worker (:func:`run_in_dask_worker`): the
+Dask worker supervises a process of this kind, so a crash or a hang ends one unit, not the
+Dask worker and the tasks beside it.
+
 >>> from diffcompare.auditing.suite import Case
 >>> with Pool(1) as pool:
 ...     batches = pool.run([Case("cube", expression="x**3", at=[{"x": 2.0}])], {"random": 0, "adversarial": False})
@@ -32,6 +36,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from multiprocessing.connection import Connection, wait
 
@@ -47,13 +52,13 @@ POLL = 0.5                      # seconds between looks at the workers' processe
 # ``-c`` puts there (a json.py in it would replace the standard library's)
 HOME = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BOOTSTRAP = ("import sys; sys.path[0] = sys.argv[1]; from diffcompare.auditing.workers import serve; "
-             "serve(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]))")
+             "serve(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5]))")
 
 
 class Worker:
     """One worker process, its pipes, and the unit it is running."""
 
-    def __init__(self):
+    def __init__(self, idle_exit: float = 0.0):
         to_worker_r, to_worker_w = os.pipe()
         from_worker_r, from_worker_w = os.pipe()
         # what the worker itself prints (Python's fault handler on a crash): a file with no name,
@@ -61,7 +66,8 @@ class Worker:
         self.log = tempfile.TemporaryFile()
         environment = dict(os.environ)
         self.process = subprocess.Popen(
-            [sys.executable, "-c", BOOTSTRAP, HOME, str(to_worker_r), str(from_worker_w), str(os.getpid())],
+            [sys.executable, "-c", BOOTSTRAP, HOME, str(to_worker_r), str(from_worker_w), str(os.getpid()),
+             str(idle_exit)],
             stdin=subprocess.DEVNULL, stdout=self.log, stderr=self.log, pass_fds=(to_worker_r, from_worker_w),
             start_new_session=True, env=environment, cwd=os.getcwd())
         os.close(to_worker_r)
@@ -157,10 +163,13 @@ class Worker:
 
 class Pool:
     """``jobs`` supervised workers; ``run(cases, settings, progress)`` audits every batch of
-    every case and returns the batches, whatever user code does."""
+    every case and returns the batches, whatever user code does. ``idle_exit`` (seconds, for
+    a pool kept between audits: a Dask worker's) ends a worker left idle that long, with what
+    user code left running."""
 
-    def __init__(self, jobs: int = 1, unit_timeout: float | None = UNIT_TIMEOUT):
-        self.jobs, self.unit_timeout = jobs, unit_timeout
+    def __init__(self, jobs: int = 1, unit_timeout: float | None = UNIT_TIMEOUT, idle_exit: float = 0.0):
+        self.jobs, self.unit_timeout, self.idle_exit = jobs, unit_timeout, idle_exit
+        self.last_used = time.monotonic()
         self.workers: list = []
 
     def __enter__(self):
@@ -190,7 +199,24 @@ class Pool:
                 raise InputError(f"case {case.name!r}: its function cannot be sent to a worker process (a lambda "
                                  f"or a function defined inside another): name it as 'module:function', or audit "
                                  f"it in this process (jobs=1)") from None
-        queue = [(i, case, 0) for i, case in enumerate(cases)]
+        return self._run([(i, case, 0) for i, case in enumerate(cases)], settings, progress, collected)
+
+    def run_unit(self, index: int, case, start: int, settings: dict) -> Batch:
+        """One unit (points ``start`` onward of case ``index``, one batch), whatever it does:
+        what a Dask task runs, so that a crash or a hang ends the unit, not the Dask worker."""
+        if self.idle_exit and time.monotonic() - self.last_used > self.idle_exit / 2:
+            self.close()                    # it may be ending itself just now: start afresh
+        for worker in [w for w in self.workers if w.process.poll() is not None]:
+            worker.close()                  # ended while idle (its parent thread ended, say)
+            self.workers.remove(worker)
+        try:
+            return self._run([(index, case, start)], settings, follow=False)[0]
+        finally:
+            self.last_used = time.monotonic()
+
+    def _run(self, queue, settings, progress=None, collected=None, follow=True) -> list:
+        """Run the units in ``queue``; with ``follow``, a case's first batch queues the rest."""
+        cases = {index: case for index, case, _ in queue}
         total, results = len(queue), ([] if collected is None else collected)
         audit_deadline = settings.get("deadline")
         while queue or any(w.unit is not None for w in self.workers):
@@ -215,7 +241,7 @@ class Pool:
                 if batch is None:
                     continue
                 results.append(batch)
-                if batch.start == 0:
+                if follow and batch.start == 0:
                     for start in range(BATCH, batch.total, BATCH):
                         queue.append((batch.index, cases[batch.index], start))
                         total += 1
@@ -228,7 +254,7 @@ class Pool:
         while queue:
             idle = [w for w in self.workers if w.unit is None]
             if not idle and len(self.workers) < self.jobs:
-                self.workers.append(Worker())
+                self.workers.append(Worker(self.idle_exit))
                 continue
             if not idle:
                 return
@@ -334,8 +360,27 @@ def _captured(run):
     return result, (text if len(text) <= OUTPUT_LIMIT else "…" + text[-OUTPUT_LIMIT:])
 
 
-def serve(receive_fd: int, send_fd: int, parent: int) -> None:
-    """The worker's loop: receive a unit, run it with its output captured, send the batch."""
+_POOLS = threading.local()
+DASK_IDLE_EXIT = 60.0           # seconds a Dask worker's supervised process waits for the next unit
+
+
+def run_in_dask_worker(index: int, case, start: int, settings: dict, unit_timeout: float | None) -> Batch:
+    """A Dask task: the unit, run by a supervised worker process that this Dask worker's thread
+    keeps for the next unit (its start-up is paid once per thread). A segmentation fault, an
+    ``os._exit`` or a hang in user code ends that process, and the unit, with its cause; the
+    Dask worker and every other task on it go on."""
+    pool = getattr(_POOLS, "pool", None)
+    if pool is None or pool.unit_timeout != unit_timeout:
+        if pool is not None:
+            pool.close()
+        pool = _POOLS.pool = Pool(1, unit_timeout, idle_exit=DASK_IDLE_EXIT)
+    return pool.run_unit(index, case, start, settings)
+
+
+def serve(receive_fd: int, send_fd: int, parent: int, idle_exit: float = 0.0) -> None:
+    """The worker's loop: receive a unit, run it with its output captured, send the batch.
+    With ``idle_exit`` (seconds), a worker left idle that long ends, with its process group:
+    whatever user code left running (a forked child) goes with it."""
     _die_with_parent(parent)
     signal.signal(signal.SIGINT, signal.SIG_IGN)    # Ctrl-C is the supervisor's to handle
     import faulthandler
@@ -345,6 +390,8 @@ def serve(receive_fd: int, send_fd: int, parent: int) -> None:
     _report_exits(log)
     receive, send = Connection(receive_fd, writable=False), Connection(send_fd, readable=False)
     while True:
+        if idle_exit > 0 and not receive.poll(idle_exit):
+            os.killpg(os.getpgrp(), signal.SIGKILL)
         try:
             message = receive.recv_bytes()
         except (EOFError, OSError):

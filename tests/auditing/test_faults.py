@@ -33,7 +33,7 @@ ROUTES = {
 def test_the_audit_survives_faults_with_the_right_verdicts(tmp_path, route):
     faults = [BY_NAME[name] for name in ROUTES[route]]
     outcome = run(write_suite(tmp_path, *faults), route, case_timeout=2)
-    assert judged(outcome, faults, route) == [], outcome.stderr[-2000:]
+    assert judged(outcome, faults) == [], outcome.stderr[-2000:]
     # the hangs were bounded by the per-case budget, not by the audit's 120 s
     assert outcome.seconds < 60
 
@@ -77,7 +77,7 @@ def test_a_dask_cluster_that_loses_workers_or_its_scheduler(tmp_path):
     faults = [BY_NAME["segmentation fault"], BY_NAME["loop in C"]]
     with LocalDask(workers=2, folder=tmp_path) as cluster:
         outcome = run(write_suite(tmp_path / "crash", *faults), "dask", case_timeout=3, scheduler=cluster.address)
-        assert judged(outcome, faults, "dask") == [], outcome.stderr[-2000:]
+        assert judged(outcome, faults) == [], outcome.stderr[-2000:]
         cluster.kill_scheduler()
         start = time.perf_counter()
         outcome = run(write_suite(tmp_path / "gone", BY_NAME["prints"]), "dask", case_timeout=3,
