@@ -15,6 +15,7 @@ import time
 from contextlib import contextmanager
 
 from diffcompare.auditing.batch import BATCH, run_batch, unit_failed, unit_timed_out
+from diffcompare.auditing.workers import Pool, run_in_dask_worker
 from diffcompare.problem.errors import InputError
 from diffcompare.version import install_hint
 
@@ -44,7 +45,6 @@ def runner(jobs: int = 1, scheduler: str | None = None, isolate: bool = False, u
         with _dask(scheduler, unit_timeout) as run:
             yield run
     elif isolate or jobs > 1:
-        from diffcompare.auditing.workers import Pool
         with Pool(jobs, unit_timeout) as pool:
             yield pool.run
     else:
@@ -132,7 +132,6 @@ def _dask(address: str, unit_timeout: float | None):
             return "timed out", ("a Dask worker cannot stop a task it is running: that worker may stay busy until the "
                                  "function returns")
 
-        from diffcompare.auditing.workers import run_in_dask_worker
         # each task runs its unit in a supervised process on the Dask worker, which enforces the
         # budget itself; the budget here (longer) catches a Dask worker that stopped answering
         outer = None if unit_timeout is None else unit_timeout + DASK_GRACE

@@ -41,6 +41,7 @@ import time
 from multiprocessing.connection import Connection, wait
 
 from diffcompare.auditing.batch import BATCH, Batch, run_batch, unit_failed, unit_timed_out
+from diffcompare.problem.errors import InputError
 from diffcompare.problem.usercode import innermost_user_line, is_user_file
 
 UNIT_TIMEOUT = 300.0            # seconds a unit (a batch of one case's points) may take, by default
@@ -195,7 +196,6 @@ class Pool:
             try:
                 pickle.dumps(case)
             except Exception:
-                from diffcompare.problem.errors import InputError
                 raise InputError(f"case {case.name!r}: its function cannot be sent to a worker process (a lambda "
                                  f"or a function defined inside another): name it as 'module:function', or audit "
                                  f"it in this process (jobs=1)") from None
