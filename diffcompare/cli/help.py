@@ -245,14 +245,24 @@ examples:
   diffcompare audit suite.toml --engine torch       # PyTorch's autograd under audit
   diffcompare audit suite.toml --scheduler tcp://10.0.0.5:8786          # a Dask cluster
 
-reports (--report FILE, by its extension): .json (report "audit", schema_version 1),
+reports (--report FILE, by its extension): .json (report "audit", schema_version 2),
 .md (Markdown), .xml (JUnit: one testcase per case; a wrong gradient is a failure with
-the worst point and every method's values; a case that cannot run is an error).
+the worst point and every method's values; a case that cannot run is an error). What
+user code prints goes into the report with its case, not onto the audit's output.
+
+user code that misbehaves ends its own case, never the audit: a crash (a segmentation
+fault, an abort, os._exit, the out-of-memory killer) or an exception is an error naming
+its cause and line; a hang is stopped at --case-timeout (undecided); children it forks
+are ended with its worker. The suite's modules come from the suite's own folder, and
+never in place of the standard library's or diffcompare's.
 
 exit status: 0 every gradient is right at every point asked for; 1 a gradient is
 wrong; 4 nothing is wrong, but a point asked for (explicit or random) could not be
 checked against the exact reference (a kink, undefined there, no reference: the case is
 "undecided"; the adversarial and kink points the audit adds itself do not count); 2 bad
 input (the suite cannot be read, or a case names an unknown function, a module that
-fails to import, ...: each bad case is reported and the others still run).
+fails to import, a function that crashes, ...: each bad case is reported and the
+others still run); 3 an internal error of diffcompare's; 130 interrupted (Ctrl-C,
+SIGTERM): the cases checked so far are reported, the others undecided. Several: 1 before
+3, 3 before 2, 2 before 4.
 """

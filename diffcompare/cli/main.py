@@ -134,11 +134,11 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument("--engine", choices=("diffcompare", "torch"), default="diffcompare",
                        help="whose autograd is audited: diffcompare's engine (default) or PyTorch's "
                             f'({install_hint("torch")})')
-    audit.add_argument("--jobs", type=int, default=1, metavar="N", help="processes on this machine (default 1)")
+    audit.add_argument("--jobs", type=int, default=1, metavar="N", help="worker processes on this machine (default 1); user code always runs in a "
+                            "supervised worker, so a crash or a hang ends its own case, not the audit")
     audit.add_argument("--timeout", type=_seconds, default=600.0, metavar="S",
                        help="seconds allowed to the whole audit; the cases whose points were not all checked "
-                            "by then are undecided (exit 4) (default 600; 0 or inf for no limit; on Dask's threads "
-                            "a batch already running is not interrupted)")
+                            "by then are undecided (exit 4) (default 600; 0 or inf for no limit)")
     audit.add_argument("--case-timeout", type=_seconds, default=300.0, metavar="S",
                        help="seconds allowed to each batch of a case's points (up to 256), after which its worker is "
                             "stopped and the case undecided (default 300; 0 or inf for no limit)")
