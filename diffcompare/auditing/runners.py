@@ -54,7 +54,7 @@ def runner(jobs: int = 1, scheduler: str | None = None, isolate: bool = False, u
 
 
 DASK_POLL = 1.0     # seconds between looks at the Dask futures (the deadlines, the scheduler's health)
-DASK_GRACE = 30.0   # seconds a Dask task may run past its unit's budget (starting its worker process)
+DASK_GRACE = 10.0   # seconds a Dask task may run past its unit's budget (its supervised process ends it)
 
 
 @contextmanager
