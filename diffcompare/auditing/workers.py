@@ -47,6 +47,8 @@ from diffcompare.problem.usercode import innermost_user_line, is_user_file
 UNIT_TIMEOUT = 300.0            # seconds a unit (a batch of one case's points) may take, by default
 OUTPUT_LIMIT = 16_000           # characters of a unit's captured output kept in the report
 POLL = 0.5                      # seconds between looks at the workers' processes
+STARTUP_LIMIT = 120.0           # seconds a worker's interpreter may take to start
+READY = b"ready"                # what a worker says once it has started
 
 
 # the worker's start: this diffcompare first on its path, in place of the current folder that
@@ -77,20 +79,41 @@ class Worker:
         self.receive_from = Connection(from_worker_r, writable=False)
         self.unit = None                # (index, case, start) being run
         self.deadline = None            # monotonic time by which it must answer
+        self.ready = False              # its interpreter has started (the unit's clock runs from then)
+        self.budget = None              # (seconds for the unit, the audit's wall-clock deadline)
 
-    def start(self, unit, settings, deadline):
+    def start(self, unit, settings, budget: float | None, audit_deadline: float | None):
         index, case, start = unit
-        self.unit, self.deadline = unit, deadline
+        self.unit, self.budget = unit, (budget, audit_deadline)
+        self._arm()
         # the supervisor's Python path comes along: a module:function found there is found here too
         self.send_to.send_bytes(pickle.dumps((index, case, start, settings, [p for p in sys.path if p])))
 
-    def finish(self) -> Batch:
-        batch = pickle.loads(self.receive_from.recv_bytes())
+    def _arm(self):
+        """The deadline of the unit: its budget from when the worker is ready (an interpreter
+        starting on a loaded machine does not use the case's time), the audit's in any case."""
+        budget, audit_deadline = self.budget
+        now = time.monotonic()
+        deadline = (None if budget is None else now + budget) if self.ready else now + STARTUP_LIMIT
+        if audit_deadline is not None:
+            left = now + max(0.0, audit_deadline - time.time())
+            deadline = left if deadline is None else min(deadline, left)
+        self.deadline = deadline
+
+    def finish(self) -> Batch | None:
+        """The batch the worker sent, or None when it said it is ready."""
+        message = self.receive_from.recv_bytes()
+        if message == READY:
+            self.ready = True
+            if self.unit is not None:
+                self._arm()
+            return None
+        batch = pickle.loads(message)
         self._done()
         return batch
 
     def _done(self):
-        self.unit, self.deadline = None, None
+        self.unit, self.deadline, self.budget = None, None, None
 
     def why_gone(self) -> str:
         """How the worker ended, in words: the signal or the exit code."""
@@ -233,6 +256,8 @@ class Pool:
                         batch = worker.finish()
                     except (EOFError, OSError):
                         batch = self._lost(worker, settings, worker.why_gone())
+                    if batch is None:
+                        continue
                 elif worker.process.poll() is not None:
                     batch = self._lost(worker, settings, worker.why_gone())
                 elif worker.deadline is not None and now >= worker.deadline:
@@ -258,15 +283,7 @@ class Pool:
                 continue
             if not idle:
                 return
-            unit = queue.pop(0)
-            deadline = None
-            if self.unit_timeout is not None:
-                deadline = time.monotonic() + self.unit_timeout
-            if audit_deadline is not None:
-                left = audit_deadline - time.time()
-                deadline = time.monotonic() + max(0.0, left) if deadline is None else \
-                    min(deadline, time.monotonic() + max(0.0, left))
-            idle[0].start(unit, settings, deadline)
+            idle[0].start(queue.pop(0), settings, self.unit_timeout, audit_deadline)
 
     def _wait_for(self, busy) -> float | None:
         deadlines = [w.deadline for w in busy if w.deadline is not None]
@@ -389,6 +406,10 @@ def serve(receive_fd: int, send_fd: int, parent: int, idle_exit: float = 0.0) ->
     faulthandler.enable(file=log, all_threads=False)
     _report_exits(log)
     receive, send = Connection(receive_fd, writable=False), Connection(send_fd, readable=False)
+    try:
+        send.send_bytes(READY)
+    except OSError:
+        return
     while True:
         if idle_exit > 0 and not receive.poll(idle_exit):
             os.killpg(os.getpgrp(), signal.SIGKILL)

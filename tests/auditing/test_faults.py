@@ -59,7 +59,10 @@ def test_sigterm_ends_the_audit_like_ctrl_c(tmp_path):
     process = subprocess.Popen([sys.executable, "-m", "diffcompare", "audit", "suite.toml", "--jobs", "2",
                                 "--report", "r.json"], cwd=tmp_path, env=environment, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE)
-    time.sleep(4)
+    waited = time.monotonic()           # until its workers run (they carry the marker): the audit is under way
+    while len(_marked(marker)) < 3 and time.monotonic() - waited < 60:
+        time.sleep(0.1)
+    time.sleep(1.0)
     process.send_signal(signal.SIGTERM)
     out, err = process.communicate(timeout=60)
     assert process.returncode == 130
