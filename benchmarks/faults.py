@@ -3,9 +3,11 @@
 Each fault is a function in a suite's ``ops.py`` that does what real user code does to an
 audit — a segmentation fault (``ctypes.string_at(0)``), an abort, ``os._exit``, the
 out-of-memory killer's SIGKILL, ``sys.exit``, a ``BaseException``, an exception on part of
-the domain, a ``MemoryError``, a result that is not a number, a loop in C, a loop that takes
-over SIGALRM, a fork (multiprocessing's fork method, a child left running), output on the
-file descriptors, an exit while its module is imported, and modules beside the suite named
+the domain, a ``MemoryError``, an exception whose message cannot be printed, a result that
+is not a number (``None``, an object whose ``__float__`` raises), a loop in C, a loop that
+takes over SIGALRM, a fork (multiprocessing's fork method, a child left running, a child that
+escapes its process group with ``setsid``), output on the file descriptors, a closed
+``sys.stdout``, an exit while its module is imported, and modules beside the suite named
 like the standard library's. Every suite holds the faults between a right case and a wrong
 one (a backward rule off by a factor): whatever the faults do, the audit must still report
 the wrong gradient, pass the right one, give each fault's case its own cause, write its report
@@ -93,6 +95,13 @@ FAULTS = [
           "pass"),
     Fault("prints", "print('to stdout', x)\nprint('to stderr', file=sys.stderr)\nos.write(1, b'to fd 1\\n')\n"
           "return sin(x) * x", "pass"),
+    Fault("an exception that cannot be printed", "class Mute(Exception):\n    def __str__(self):\n"
+          "        raise ValueError('no text')\nraise Mute()", "error", "Mute"),
+    Fault("returns an object that is not a number", "class Thing:\n    def __float__(self):\n"
+          "        raise RuntimeError('no float')\nreturn Thing()", "error", "not a number"),
+    Fault("closes sys.stdout", "sys.stdout.close()\nreturn sin(x) * x", "pass"),
+    Fault("fork, child escapes with setsid", "if os.fork() == 0:\n    os.setsid()\n    time.sleep(600)\n"
+          "    os._exit(0)\nreturn sin(x) * x", "pass"),
     Fault("exit at import", "return x", "error", "os._exit(0)",
           files={"exits_at_import.py": "import os\nos._exit(0)\ndef fault(x):\n    return x\n"},
           module="exits_at_import"),

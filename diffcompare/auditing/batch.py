@@ -53,6 +53,7 @@ from diffcompare.methods.torch_autograd import output_shape
 from diffcompare.problem.errors import InputError
 from diffcompare.problem.problem import make_problem
 from diffcompare.problem.tasks import make_task
+from diffcompare.problem.usercode import message
 
 BATCH = 256                     # points per unit of work (fixed, so schedules cannot change results)
 DEFAULT_RANDOM = 10
@@ -129,8 +130,8 @@ def run_batch(index: int, case: Case, start: int, settings: dict, in_worker: boo
         result.verdict = f"internal error: {result.error}"
         return Batch(index, start, 0, result)
     except BaseException as error:          # noqa: BLE001  (user code may raise anything)
-        return Batch(index, start, 0, _bad(_result(case, settings), f"the function raised {type(error).__name__} "
-                                                                    f"(a BaseException, not an Exception): {error}"))
+        return Batch(index, start, 0, _bad(_result(case, settings), f"the function raised {message(error)} (a "
+                                                                    f"BaseException, not an Exception)"))
 
 
 @contextmanager

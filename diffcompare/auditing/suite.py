@@ -37,6 +37,7 @@ from diffcompare.auditing.modules import imported
 from diffcompare.autograd.function import Function
 from diffcompare.language.expression import ExpressionError, nearest, parse
 from diffcompare.problem.errors import InputError
+from diffcompare.problem.usercode import described
 from diffcompare.problem.values import parse_number, parse_value
 
 CHECKS = ("gradient", "jacobian", "hessian")
@@ -391,7 +392,7 @@ def load_function(spec, search_path: str | None = None):
     except BaseException as error:  # noqa: BLE001  (a module may raise anything while importing, sys.exit too)
         where = f" (looked in {search_path} and the Python path)" if search_path else ""
         what = f"it called sys.exit({error.code!r})" if isinstance(error, SystemExit) else \
-            f"{type(error).__name__}: {error}"
+            described(error)
         raise InputError(f"cannot import module {module_name!r}{where}: {what}") from None
     found = module
     for part in attribute.split("."):

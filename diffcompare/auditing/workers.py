@@ -149,7 +149,9 @@ class Worker:
         return innermost_user_line(lines) or (lines[-1].strip() if lines else "")
 
     def kill(self):
-        """End the worker and everything it started (its session's process group)."""
+        """End the worker and everything it started: its process group, and the processes
+        that left it (a child that called ``setsid``) but descend from the worker."""
+        _end_descendants(self.process.pid)
         try:
             os.killpg(self.process.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
@@ -167,6 +169,8 @@ class Worker:
 
     def close(self):
         """Ask the worker to stop, then make sure it and its children are gone."""
+        if self.process.poll() is None:
+            _end_descendants(self.process.pid)      # before they lose their parent, and with it their trace
         self.ask_to_stop()
         try:
             self.process.wait(timeout=2)
@@ -312,6 +316,41 @@ class Pool:
         return batch
 
 
+def _descendants(root: int) -> list:
+    """The pids of every process descending from ``root`` (Linux: /proc; elsewhere none)."""
+    parents = {}
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return []
+    for entry in entries:
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as handle:
+                    parents[int(entry)] = int(handle.read().rsplit(b")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+    found, frontier = [], {root}
+    while frontier:
+        children = [pid for pid, parent in parents.items() if parent in frontier and pid not in found]
+        found += children
+        frontier = set(children)
+    return found
+
+
+def _end_descendants(root: int):
+    """SIGKILL every process descending from ``root`` (a few rounds: one may fork meanwhile)."""
+    for _ in range(3):
+        family = _descendants(root)
+        if not family:
+            return
+        for pid in family:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+
+
 # -- the worker's side ---------------------------------------------------------------------
 
 def _die_with_parent(parent: int):
@@ -321,6 +360,7 @@ def _die_with_parent(parent: int):
         import ctypes
         libc = ctypes.CDLL("libc.so.6", use_errno=True)
         libc.prctl(1, signal.SIGKILL)           # PR_SET_PDEATHSIG
+        libc.prctl(36, 1)                       # PR_SET_CHILD_SUBREAPER: orphans of user code stay below
     except (OSError, AttributeError):
         pass
     if os.getppid() != parent:                  # the parent died before prctl took effect
@@ -351,11 +391,27 @@ def _report_exits(log):
     os._exit = exiting
 
 
+def _flush(*streams):
+    for stream in streams:
+        try:
+            stream.flush()
+        except Exception:       # noqa: BLE001  (user code may have closed or replaced it)
+            pass
+
+
+def _usable(stream, fd: int):
+    """``stream``, or a new one on ``fd`` when user code closed it."""
+    if stream is not None and not getattr(stream, "closed", True):
+        return stream
+    return open(fd, "w", buffering=1, closefd=False, encoding="utf-8", errors="replace")
+
+
 def _captured(run):
     """``run()`` with file descriptors 1 and 2 pointed at a file with no name: (its result,
-    what was printed there — the end of it, when long)."""
-    sys.stdout.flush()
-    sys.stderr.flush()
+    what was printed there — the end of it, when long). What user code changed of the
+    process's standard streams and working folder is put back for the next unit."""
+    streams, folder = (sys.stdout, sys.stderr), os.getcwd()
+    _flush(*streams)
     saved = os.dup(1), os.dup(2)
     with tempfile.TemporaryFile() as target:
         os.dup2(target.fileno(), 1)
@@ -363,18 +419,23 @@ def _captured(run):
         try:
             result = run()
         finally:
-            try:
-                sys.stdout.flush()
-                sys.stderr.flush()
-            except (OSError, ValueError):
-                pass
+            _flush(sys.stdout, sys.stderr, *streams)
+            sys.stdout, sys.stderr = (_usable(stream, fd) for stream, fd in zip(streams, (1, 2)))
             os.dup2(saved[0], 1)
             os.dup2(saved[1], 2)
             os.close(saved[0])
             os.close(saved[1])
-        target.seek(0)
+            try:
+                os.chdir(folder)
+            except OSError:
+                pass
+        target.seek(0, os.SEEK_END)
+        size = target.tell()
+        target.seek(max(0, size - 4 * OUTPUT_LIMIT))        # the end of it: megabytes are not read whole
         text = target.read().decode("utf-8", errors="replace")
-    return result, (text if len(text) <= OUTPUT_LIMIT else "…" + text[-OUTPUT_LIMIT:])
+    if size > 4 * OUTPUT_LIMIT or len(text) > OUTPUT_LIMIT:
+        text = "…" + text[-OUTPUT_LIMIT:]
+    return result, text
 
 
 _POOLS = threading.local()
@@ -406,6 +467,7 @@ def serve(receive_fd: int, send_fd: int, parent: int, idle_exit: float = 0.0) ->
     faulthandler.enable(file=log, all_threads=False)
     _report_exits(log)
     receive, send = Connection(receive_fd, writable=False), Connection(send_fd, readable=False)
+    import sympy  # noqa: F401  (every reference needs it: its import is the worker's start, not a case's time)
     try:
         send.send_bytes(READY)
     except OSError:

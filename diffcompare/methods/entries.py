@@ -37,6 +37,7 @@ from diffcompare.methods.timing import Timing, measure
 from diffcompare.problem.points import Points
 from diffcompare.problem.problem import Problem
 from diffcompare.problem.tasks import Task
+from diffcompare.problem.usercode import message
 
 HESSIAN_STEP = EPS ** (1 / 4)     # second differences balance h² truncation against eps/h² rounding
 MIXED_STEP = EPS ** (1 / 3)       # central differences of an exact gradient
@@ -112,8 +113,9 @@ def run_estimate(method, family, compute, batches, evaluations=None, **details):
         if method == "complex-step" and isinstance(error, TypeError):
             # a callable comparing values (if x < 0) or calling a function with no complex form
             return Estimate(method, family, status=NOT_APPLICABLE,
-                            reason=f"f is not complex-safe: it failed on complex arguments ({error})", details=details)
-        return Estimate(method, family, status=FAILED, reason=f"{type(error).__name__}: {error}", details=details)
+                            reason=f"f is not complex-safe: it failed on complex arguments ({message(error)})",
+                            details=details)
+        return Estimate(method, family, status=FAILED, reason=message(error), details=details)
     if not batches:
         timing = None
     elif first >= LONG_CALL:

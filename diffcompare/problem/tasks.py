@@ -26,6 +26,7 @@ from diffcompare.language.expression import nearest
 from diffcompare.language.worlds import NUMPY
 from diffcompare.problem.errors import FailsAtPoint, InputError
 from diffcompare.problem.problem import Problem
+from diffcompare.problem.usercode import described, shown
 from diffcompare.problem.values import parse_value
 
 KINDS = ("gradient", "jacobian", "vjp", "jvp", "hessian")
@@ -102,8 +103,7 @@ def output_shape(problem: Problem) -> tuple:
     try:
         value = quietly(problem.evaluate, NUMPY, problem.point)
     except Exception as error:
-        raise FailsAtPoint(f"{problem.label} cannot be evaluated at the point: {type(error).__name__}: {error}") \
-            from None
+        raise FailsAtPoint(f"{problem.label} cannot be evaluated at the point: {described(error)}") from None
     shape = np.shape(value)
     try:
         numbers = np.asarray(value)
@@ -111,11 +111,11 @@ def output_shape(problem: Problem) -> tuple:
             if any(v is None for v in np.ravel(numbers)):
                 raise TypeError("None")
             numbers = numbers.astype(np.float64)
-    except (TypeError, ValueError):
+    except Exception:       # noqa: BLE001  (a user's object whose __float__ or __array__ raises)
         numbers = None
     if numbers is None or numbers.dtype.kind == "b":
-        shown = type(value).__name__ if numbers is None or not hasattr(value, "dtype") else str(value.dtype)
-        raise InputError(f"{problem.label} returns {shown} ({str(value)[:40]!r}) at the point, not a number: f must "
+        kind = type(value).__name__ if numbers is None or not hasattr(value, "dtype") else str(value.dtype)
+        raise InputError(f"{problem.label} returns {kind} ({shown(value)}) at the point, not a number: f must "
                          f"return a number, or a vector or matrix of numbers")
     if np.iscomplexobj(value) and np.any(np.imag(np.asarray(value, dtype=complex)) != 0):
         raise InputError(f"{problem.label} returns a complex value at the point ({complex(np.ravel(value)[0])}): "

@@ -54,15 +54,32 @@ def where(error: BaseException) -> str:
     return f"{os.path.basename(frame.filename)} line {frame.lineno}, in {frame.name}"
 
 
+def message(error: BaseException) -> str:
+    """The exception in one line, "KeyError: 'missing'", even when its own text cannot be
+    made (user code's ``__str__`` may raise too)."""
+    try:
+        lines = str(error).strip().splitlines()
+    except Exception:       # noqa: BLE001
+        lines = ["(its message cannot be printed: its __str__ raised)"]
+    if not lines and isinstance(error, MemoryError):
+        lines = ["out of memory"]
+    return f"{type(error).__name__}: {lines[0]}" if lines else type(error).__name__
+
+
 def described(error: BaseException) -> str:
     """The exception in one line with the user's line it came from: "KeyError: 'missing'
     (ops.py line 5, in keyerr)"."""
-    lines = str(error).strip().splitlines()
-    if not lines and isinstance(error, MemoryError):
-        lines = ["out of memory"]
-    text = f"{type(error).__name__}: {lines[0]}" if lines else type(error).__name__
-    at = where(error)
+    text, at = message(error), where(error)
     return f"{text} ({at})" if at else text
+
+
+def shown(value, limit: int = 40) -> str:
+    """``repr(value)`` cut to ``limit`` characters, or what it is when that cannot be made."""
+    try:
+        text = repr(value)
+    except Exception:       # noqa: BLE001
+        return f"a {type(value).__name__} that cannot be printed"
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def innermost_user_line(lines) -> str:
@@ -73,4 +90,4 @@ def innermost_user_line(lines) -> str:
     return (own or frames or [""])[0]
 
 
-__all__ = ["described", "innermost_user_line", "is_user_file", "where"]
+__all__ = ["described", "innermost_user_line", "is_user_file", "message", "shown", "where"]

@@ -25,7 +25,9 @@ ROUTES = {
     "jobs 1": ["segmentation fault", "os._exit", "exception on part of the domain", "loop in C", "prints",
                "exit at import", "stdlib-named modules beside the suite"],
     "jobs 2": ["abort", "killed (OOM)", "sys.exit", "BaseException", "MemoryError", "returns None",
-               "fork (multiprocessing)", "fork, child left running", "takes over SIGALRM"],
+               "fork (multiprocessing)", "fork, child left running", "takes over SIGALRM",
+               "fork, child escapes with setsid", "an exception that cannot be printed",
+               "returns an object that is not a number", "closes sys.stdout"],
 }
 
 
