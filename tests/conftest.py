@@ -1,3 +1,4 @@
+import compileall
 import sys
 from pathlib import Path
 
@@ -11,3 +12,9 @@ sys.path.insert(0, str(Path(__file__).parent))              # the tool's tests' 
 # Cases that once failed are kept as @example in their tests.
 settings.register_profile("diffcompare", max_examples=60, deadline=None, derandomize=True, database=None)
 settings.load_profile("diffcompare")
+
+# The package's bytecode, written once: every process the tests start (the CLI run as users
+# run it, the audit's worker processes, pytest-xdist's workers) reads it instead of compiling
+# diffcompare's source again, also where PYTHONDONTWRITEBYTECODE is set (it stops only
+# writing at import, not reading).
+compileall.compile_dir(str(Path(__file__).resolve().parents[1] / "diffcompare"), quiet=1)
