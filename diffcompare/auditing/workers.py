@@ -210,6 +210,8 @@ class Pool:
         """Stop every worker (and whatever it started): an idle one is asked to, a busy one
         (the audit interrupted, or given up) is killed at once."""
         for worker in self.workers:
+            if worker.process.poll() is None:
+                _end_descendants(worker.process.pid)    # while they still have the worker as a parent
             if worker.unit is not None:
                 worker.kill()
             else:
@@ -474,6 +476,7 @@ def serve(receive_fd: int, send_fd: int, parent: int, idle_exit: float = 0.0) ->
         return
     while True:
         if idle_exit > 0 and not receive.poll(idle_exit):
+            _end_descendants(os.getpid())
             os.killpg(os.getpgrp(), signal.SIGKILL)
         try:
             message = receive.recv_bytes()
