@@ -18,6 +18,7 @@ import bug_catalogue
 import compare_wall_time
 import deep_chain_memory
 import fault_survival
+import supervision_cost
 import forward_reverse
 import jacobian_hessian
 import many_points_gradient
@@ -60,6 +61,7 @@ def main():
                 rosenbrock_methods.main([]), many_points_gradient.main([]), audit_scaling.main([]),
                 audit_large.main([]),
                 verdict_quality.main([]), bug_catalogue.main([]), real_bug_detection.main([]), fault_survival.main([]),
+                supervision_cost.main([]),
                 reference_quality.main([]),
                 startup_layout.main(["--before", args.before] if args.before else [])]
     RESULTS.write_text(header + "\n".join(sections))

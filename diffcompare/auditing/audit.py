@@ -56,8 +56,8 @@ def run_cases(cases: list, random: int | None = None, seed: int = 0, engine: str
     no limit), after which the points not yet checked leave their cases undecided.
     ``isolate``: run user code in supervised worker processes (what ``diffcompare audit``
     and the pytest plugin do: a crash, an exit or a hang ends its case only), each batch of
-    a case's points within ``case_timeout`` seconds; else in this process (or, with
-    ``jobs`` above 1, in forked ones). ``workers``: a
+    a case's points within ``case_timeout`` seconds, as they always are with ``jobs`` above
+    1; else in this process. ``workers``: a
     :class:`~diffcompare.auditing.workers.Pool` already started, to run in (the pytest
     plugin's, shared by a session's cases).
     """
