@@ -49,4 +49,4 @@ def main(argv=None) -> str:
 
 
 if __name__ == "__main__":
-    print(main())
+    main()
