@@ -35,9 +35,10 @@ from diffcompare.auditing.batch import AUDIT_TIMEOUT, BATCH, SYMBOLIC_TIMEOUT, m
 from diffcompare.auditing.results import AuditReport, CaseResult
 from diffcompare.auditing.runners import runner
 from diffcompare.auditing.workers import UNIT_TIMEOUT
-from diffcompare.auditing.suite import make_case, names_function
+from diffcompare.auditing.suite import MAX_RANDOM, make_case, names_function
 from diffcompare.language import torch_world
 from diffcompare.problem.errors import InputError
+from diffcompare.problem.values import SEED_LIMIT, whole_number
 from diffcompare.version import install_hint
 
 # torch.autograd.gradcheck's defaults: the plain check an audit reports beside its own
@@ -66,15 +67,14 @@ def run_cases(cases: list, random: int | None = None, seed: int = 0, engine: str
     if engine == "torch":
         if not torch_world.available():
             raise InputError(f"--engine torch needs PyTorch: {install_hint('torch')}")
-    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2 ** 63:
-        raise InputError(f"the seed must be a whole number from 0 to 2^63 - 1, not {seed!r}")
+    whole_number(seed, "the seed", 0, SEED_LIMIT - 1)
     if case_timeout is not None and not (isinstance(case_timeout, (int, float)) and case_timeout > 0):
         raise InputError(f"the time budget per case must be a positive number of seconds (None: no limit), not "
                          f"{case_timeout!r}")
     if timeout is not None and not (isinstance(timeout, (int, float)) and timeout > 0):
         raise InputError(f"the time budget must be a positive number of seconds (None: no limit), not {timeout!r}")
-    if random is not None and (not isinstance(random, int) or isinstance(random, bool) or not 0 <= random <= 1_000_000):
-        raise InputError(f"--points must be an integer from 0 to 1,000,000, not {random!r}")
+    if random is not None:
+        whole_number(random, "--points", 0, MAX_RANDOM)
     settings = {"random": random, "seed": seed, "engine": engine, "adversarial": adversarial,
                 "symbolic_timeout": symbolic_timeout, "timeout": timeout,
                 "deadline": None if timeout is None else time.time() + timeout}

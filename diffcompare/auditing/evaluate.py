@@ -9,6 +9,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from diffcompare.autograd.gradcheck import ATOL, EPS, RTOL
 from diffcompare.autograd.quiet import quietly
 from diffcompare.autograd.tensor import GraphBreakWarning
 from diffcompare.language.torch_world import load
@@ -20,7 +21,7 @@ from diffcompare.problem.errors import InputError
 from diffcompare.problem.usercode import described
 
 
-GRADCHECK_EPS, GRADCHECK_ATOL, GRADCHECK_RTOL = 1e-6, 1e-5, 1e-3   # torch.autograd.gradcheck's own defaults
+GRADCHECK_EPS, GRADCHECK_ATOL, GRADCHECK_RTOL = EPS, ATOL, RTOL   # what a plain gradcheck would use
 
 
 def plain(values):

@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from diffcompare.auditing.batch import BATCH, run_batch, unit_failed, unit_timed_out
 from diffcompare.auditing.workers import Pool, run_in_dask_worker
 from diffcompare.problem.errors import InputError
+from diffcompare.problem.values import whole_number
 from diffcompare.version import install_hint
 
 MAX_JOBS = 256
@@ -39,8 +40,7 @@ def runner(jobs: int = 1, scheduler: str | None = None, isolate: bool = False, u
     code cannot take the audit down, ``unit_timeout`` bounds each batch) when ``isolate`` or
     ``jobs`` > 1; this process when ``jobs`` is 1 and not ``isolate`` (``assert_gradients``
     in the user's own test process); or a Dask cluster (``scheduler``)."""
-    if not isinstance(jobs, int) or isinstance(jobs, bool) or not 1 <= jobs <= MAX_JOBS:
-        raise InputError(f"--jobs must be an integer from 1 to {MAX_JOBS}, not {jobs!r}")
+    whole_number(jobs, "--jobs", 1, MAX_JOBS)
     if scheduler is not None:
         with _dask(scheduler, unit_timeout) as run:
             yield run

@@ -38,7 +38,7 @@ from diffcompare.autograd.function import Function
 from diffcompare.language.expression import ExpressionError, nearest, parse
 from diffcompare.problem.errors import InputError
 from diffcompare.problem.usercode import described
-from diffcompare.problem.values import parse_number, parse_value
+from diffcompare.problem.values import parse_number, parse_value, whole_number
 
 CHECKS = ("gradient", "jacobian", "hessian")
 DTYPES = ("float64", "float32")
@@ -48,6 +48,7 @@ TOLERANCE_KEYS = ("rtol", "atol")
 SUITE_KEYS = ("case", "defaults")
 DEFAULT_KEYS = ("check", "dtype", "tolerance", "random")
 MAX_EXPLICIT_POINTS = 100_000
+MAX_RANDOM = 1_000_000         # random points per case
 MAX_ELEMENTS = 100_000          # elements of one array variable
 FUNCTION_NAME = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_][\w.]*")   # module:function (an expression may hold x[1:])
 
@@ -249,8 +250,8 @@ def _fill(case: Case, entry: dict):
     case.at = _explicit_points(entry.get("at", []))
     case.tolerance = _tolerance(entry.get("tolerance", {}))
     random = entry.get("random")
-    if random is not None and (not isinstance(random, int) or isinstance(random, bool) or not 0 <= random <= 1_000_000):
-        raise InputError(f"random = {random!r}: the number of random points is an integer from 0 to 1,000,000")
+    if random is not None:
+        whole_number(random, "random (the number of random points)", 0, MAX_RANDOM)
     case.random = random
 
 

@@ -30,6 +30,9 @@ class GradcheckError(RuntimeError):
     """Raised when the analytical and numerical derivatives disagree."""
 
 
+EPS, ATOL, RTOL = 1e-6, 1e-5, 1e-3      # torch.autograd.gradcheck's defaults: the step and the tolerances
+
+
 def _as_tuple(x):
     return (x,) if isinstance(x, Tensor) or not isinstance(x, (tuple, list)) else tuple(x)
 
@@ -66,7 +69,7 @@ def _numerical_outputs(func, inputs):
             if isinstance(o, Tensor) else None for o in _outputs(func, inputs)]
 
 
-def numerical_jacobian(func, inputs, eps=1e-6):
+def numerical_jacobian(func, inputs, eps=EPS):
     """J[k][o]: shape (inputs[k].numel(), outputs[o].numel()), by central differences,
     perturbing each element in place: f(x - eps), then f(x + eps), then restore."""
     diff = _differentiable_inputs(inputs)
@@ -349,7 +352,7 @@ def _refuse_complex(inputs, func):
                                       "imaginary parts as two real inputs (build the complex value inside func)")
 
 
-def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, nondet_tol=0.0,
+def gradcheck(func, inputs, *, eps=EPS, atol=ATOL, rtol=RTOL, raise_exception=True, nondet_tol=0.0,
               check_undefined_grad=True, check_grad_dtypes=False, check_batched_grad=False,
               check_batched_forward_grad=False, check_forward_ad=False, check_backward_ad=True,
               fast_mode=False, masked=None) -> bool:
@@ -406,7 +409,7 @@ def _finish(failure, raise_exception) -> bool:
     return False
 
 
-def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3,
+def gradgradcheck(func, inputs, grad_outputs=None, *, eps=EPS, atol=ATOL, rtol=RTOL,
                   gen_non_contig_grad_outputs=False, raise_exception=True, nondet_tol=0.0,
                   check_undefined_grad=True, check_grad_dtypes=False, check_batched_grad=False,
                   check_fwd_over_rev=False, check_rev_over_rev=True, fast_mode=False, masked=False) -> bool:

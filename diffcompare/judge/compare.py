@@ -89,6 +89,7 @@ from diffcompare.problem.points import (
 )
 from diffcompare.problem.problem import make_problem
 from diffcompare.problem.tasks import make_task, output_shape
+from diffcompare.problem.values import SEED_LIMIT, whole_number
 
 DEFAULT_DIGITS = 30
 DEFAULT_TIMEOUT = 10.0
@@ -142,10 +143,8 @@ def _silent(done, total, what=""):
 
 
 def _check_settings(digits, repeat, step, symbolic_timeout):
-    if not isinstance(digits, int) or isinstance(digits, bool) or not 16 <= digits <= 1000:
-        raise InputError(f"digits must be an integer from 16 to 1000, not {digits!r}")
-    if not isinstance(repeat, int) or isinstance(repeat, bool) or not 1 <= repeat <= 1000:
-        raise InputError(f"repeat must be an integer from 1 to 1000, not {repeat!r}")
+    whole_number(digits, "digits", 16, 1000)
+    whole_number(repeat, "repeat", 1, 1000)
     if step is not None and not (isinstance(step, (int, float)) and math.isfinite(step) and step > 0):
         raise InputError(f"step must be a positive number, not {step!r}")
     if symbolic_timeout is not None and not (isinstance(symbolic_timeout, (int, float)) and symbolic_timeout > 0):
@@ -160,8 +159,7 @@ def make_points(problem, points=None, seed: int = 0, box=None, grid: bool = Fals
         return single(problem)
     if box is None:
         raise InputError("--points needs a region: --box x=-2:2,y=0.1:3 (NAME=LOW:HIGH for each variable that varies)")
-    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2 ** 63:
-        raise InputError(f"the seed must be a whole number from 0 to 2^63 - 1, not {seed!r}")
+    whole_number(seed, "the seed", 0, SEED_LIMIT - 1)
     return grid_points(problem, box, points) if grid else random_points(problem, box, points, seed)
 
 

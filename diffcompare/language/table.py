@@ -18,7 +18,6 @@ walks the whole table and checks that the worlds agree with each other.
 
 from __future__ import annotations
 
-import importlib
 import math
 import operator
 from dataclasses import dataclass
@@ -29,23 +28,12 @@ import numpy as np
 from diffcompare.autograd import ops as _ag
 from diffcompare.autograd.ops import special
 from diffcompare.autograd.tensor import Tensor, as_tensor
+from diffcompare.lazy import LazyModule
 
 
-class _Lazy:
-    """A module imported on first attribute access (SymPy alone takes ~0.3 s to import)."""
-
-    def __init__(self, name):
-        self._name, self._module = name, None
-
-    def __getattr__(self, attr):
-        if self._module is None:
-            self._module = importlib.import_module(self._name)
-        return getattr(self._module, attr)
-
-
-sp = _Lazy("sympy")
-mp = _Lazy("mpmath")
-_cfunctions = _Lazy("sympy.codegen.cfunctions")
+sp = LazyModule("sympy")          # SymPy alone takes ~0.3 s to import
+mp = LazyModule("mpmath")
+_cfunctions = LazyModule("sympy.codegen.cfunctions")
 
 
 @dataclass(frozen=True)

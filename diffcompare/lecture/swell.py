@@ -47,6 +47,7 @@ from diffcompare.methods.symbolic import differentiate
 from diffcompare.methods.symbolic_reverse import symbolic_reverse
 from diffcompare.problem.errors import InputError, SymbolicUnavailable
 from diffcompare.problem.problem import make_problem
+from diffcompare.problem.values import whole_number
 
 MAX_N = 100_000
 
@@ -244,8 +245,7 @@ def swell(family: str, ns, template: str | None = None, timeout: float = 10.0,
     >>> row.expressions.f, row.expressions.derivative
     (4*x*(1 - x), 4 - 8*x)
     """
-    if not isinstance(expressions, int) or isinstance(expressions, bool) or not 0 <= expressions <= MAX_SHOWN:
-        raise InputError(f"--expressions must be a whole number from 0 to {MAX_SHOWN}, not {expressions!r}")
+    whole_number(expressions, "--expressions", 0, MAX_SHOWN)
     if family not in FAMILIES:
         hint = nearest(family, FAMILIES)
         raise InputError(f"unknown family {family!r}" + (f" (did you mean {hint!r}?)" if hint else "")

@@ -21,7 +21,7 @@ import numpy as np
 
 from diffcompare.problem.errors import InputError
 from diffcompare.problem.problem import Problem
-from diffcompare.problem.values import parse_number
+from diffcompare.problem.values import parse_number, whole_number
 
 MAX_POINTS = 2_000_000       # memory grows with the points (about 0.3 KB each with every method)
 
@@ -85,8 +85,7 @@ def _check(problem: Problem, box: dict, count):
     if unknown:
         raise InputError(f"--box gives {unknown[0]!r}, which is not a variable of f "
                          f"(its variables: {', '.join(problem.variables)})")
-    if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= MAX_POINTS:
-        raise InputError(f"the number of points must be an integer from 1 to {MAX_POINTS:,}, not {count!r}")
+    whole_number(count, "the number of points", 1, MAX_POINTS)
 
 
 def _columns(problem: Problem):

@@ -14,6 +14,26 @@ import numpy as np
 from diffcompare.problem.errors import InputError
 
 
+SEED_LIMIT = 2 ** 63        # seeds are the integers NumPy's generators take: 0 to 2^63 - 1
+
+
+def whole_number(value, what: str, low: int, high: int) -> int:
+    """``value`` when it is an integer (not a bool) from ``low`` to ``high``; else bad input
+    that says so.
+
+    >>> whole_number(3, "--jobs", 1, 256)
+    3
+    >>> whole_number(2.5, "--jobs", 1, 256)
+    Traceback (most recent call last):
+    ...
+    diffcompare.problem.errors.InputError: --jobs must be an integer from 1 to 256, not 2.5
+    """
+    if isinstance(value, int) and not isinstance(value, bool) and low <= value <= high:
+        return value
+    top = "2^63 - 1" if high == SEED_LIMIT - 1 else f"{high:,}"
+    raise InputError(f"{what} must be an integer from {low:,} to {top}, not {value!r}")
+
+
 def parse_number(name: str, text) -> float:
     """A variable's value as binary64: the float nearest to the decimal text.
 

@@ -33,6 +33,7 @@ from diffcompare.render.common import (  # noqa: E402
     small,
     tex,
 )
+from diffcompare.judge.comparison import correct_digits  # noqa: E402
 from diffcompare.render.verdicts import finding, reason  # noqa: E402
 from diffcompare.version import __version__  # noqa: E402
 
@@ -191,9 +192,7 @@ def _digits(m, k) -> str:
         return "—"
     relative, absolute = float(m.rel_error[0, k]), float(m.abs_error[0, k])
     worst = relative if np.isfinite(relative) else absolute     # an exact zero: digits of the absolute error
-    if worst == 0:
-        return "17.0"
-    return f"{max(0.0, min(17.0, -np.log10(worst))):.1f}"
+    return f"{correct_digits(worst):.1f}"
 
 
 def _partial_rows(c):
