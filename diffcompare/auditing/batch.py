@@ -48,7 +48,7 @@ from diffcompare.judge.verdicts import DOMAIN, F_RAISED, FAIL, NO_REFERENCE, NOT
 from diffcompare.judge.verdicts import KINK as KINK_CAUSE
 from diffcompare.language.expression import parse
 from diffcompare.methods.budget import TimedOut, time_limit
-from diffcompare.methods.symbolic import differentiate
+from diffcompare.methods.symbolic import DEFAULT_TIMEOUT, differentiate
 from diffcompare.methods.torch_autograd import output_shape
 from diffcompare.problem.errors import InputError
 from diffcompare.problem.problem import make_problem
@@ -57,7 +57,7 @@ from diffcompare.problem.usercode import message
 
 BATCH = 256                     # points per unit of work (fixed, so schedules cannot change results)
 DEFAULT_RANDOM = 10
-SYMBOLIC_TIMEOUT = 10.0
+SYMBOLIC_TIMEOUT = DEFAULT_TIMEOUT
 REFERENCE_DIGITS = 20
 
 

@@ -55,29 +55,12 @@ from diffcompare.judge.verdicts import (
 from diffcompare.language.expression import parse
 from diffcompare.language.table import ROWS
 from diffcompare.methods.budget import TimedOut, time_limit
-from diffcompare.methods.entries import (
-    autograd_entries,
-    autograd_jacobian_vjp,
-    fd_entries,
-    functional_entries,
-    hessian_by_differences,
-    hessian_mixed,
-    symbolic_entries,
-    too_slow,
-)
+from diffcompare.methods.catalogue import Settings
+from diffcompare.methods.catalogue import methods as catalogue_methods
 from diffcompare.methods.estimate import FAILED, OK
-from diffcompare.methods.finite_differences import (
-    FD_METHODS,
-    samples_cross,
-    stencil_crossing,
-)
-from diffcompare.methods.forward_mode import forward_mode_entries
-from diffcompare.methods.given import given_entries
-from diffcompare.methods.jax_method import jax_entries, require_jax
+from diffcompare.methods.finite_differences import samples_cross, stencil_crossing
 from diffcompare.methods.registry import parse_methods_for
-from diffcompare.methods.symbolic import differentiate
-from diffcompare.methods.symbolic_reverse import symbolic_reverse_entries
-from diffcompare.methods.torch_autograd import require_torch, torch_entries
+from diffcompare.methods.symbolic import DEFAULT_TIMEOUT, differentiate
 from diffcompare.problem.errors import FailsAtPoint, InputError
 from diffcompare.problem.points import (
     Points,
@@ -92,7 +75,6 @@ from diffcompare.problem.tasks import make_task, output_shape
 from diffcompare.problem.values import SEED_LIMIT, whole_number
 
 DEFAULT_DIGITS = 30
-DEFAULT_TIMEOUT = 10.0
 MAX_REFERENCE_POINTS = 2000     # exact references (and error statistics) at most at this many points
 MAX_NUMERICAL_POINTS = 50       # mpmath's numerical reference, where SymPy cannot follow f (n² derivatives each)
 
@@ -182,10 +164,7 @@ def _compare(f, at, kind, vector, points, seed, box, grid, methods, digits, repe
         shape = ()          # a scalar f that fails at the point: the report says how (f's domain)
     task = make_task(problem, kind, vector, shape)
     names = parse_methods_for(task.kind, methods, given=grad is not None)
-    if "torch" in names:
-        require_torch()
-    if "jax" in names or "jax-jit" in names:
-        require_jax()
+    chosen = catalogue_methods(names)
     where = make_points(problem, points, seed, box, grid)
     labels = task.entry_labels()
     notes = []
@@ -194,10 +173,11 @@ def _compare(f, at, kind, vector, points, seed, box, grid, methods, digits, repe
     progress(0, stages, "SymPy's derivative")
     derivative = differentiate(problem, symbolic_timeout, task)
     notes.extend(Note("symbolic", text) for text in derivative.notes)
+    settings = Settings(repeat, step, derivative, grad, symbolic_timeout)
     estimates = []
-    for k, name in enumerate(names):
-        progress(1 + k, stages, name)
-        estimates.append(_run(name, problem, task, where, derivative, repeat, step, grad, symbolic_timeout))
+    for k, method in enumerate(chosen):
+        progress(1 + k, stages, method.name)
+        estimates.append(method.estimate(problem, task, where, settings))
     progress(1 + len(names), stages, "the exact reference")
     reference = _reference(problem, task, where, derivative, digits, symbolic_timeout)
     progress(2 + len(names), stages, "the expected accuracy")
@@ -282,36 +262,6 @@ def _reference_notes(reference, labels, derivative, names) -> list:
         elif low.any():
             notes.append(Note("reference", f"{int(low.sum())} reference entries are trusted to fewer than 17 digits"))
     return notes
-
-
-def _run(name, problem, task, where, derivative, repeat, step, grad=None, symbolic_timeout=DEFAULT_TIMEOUT):
-    # a difference scheme's band runs it again at h/2 and h/4
-    slow = too_slow(name, problem, task, where, 3 if name in FD_METHODS + ("second-differences", "mixed") else 1)
-    if slow is not None:
-        return slow
-    if name == "autograd":
-        return autograd_entries(problem, task, where, repeat)
-    if name == "autograd-functional":
-        return functional_entries(problem, task, where, repeat)
-    if name == "forward-mode":
-        return forward_mode_entries(problem, task, where, repeat)
-    if name == "torch":
-        return torch_entries(problem, task, where, repeat)
-    if name in ("jax", "jax-jit"):
-        return jax_entries(problem, task, where, repeat, jit=name == "jax-jit")
-    if name == "given":
-        return given_entries(problem, task, where, grad, getattr(grad, "__name__", "grad"), repeat)
-    if name == "autograd-full-J":
-        return autograd_jacobian_vjp(problem, task, where, repeat)
-    if name == "symbolic":
-        return symbolic_entries(problem, task, where, derivative, repeat)
-    if name == "symbolic-reverse":
-        return symbolic_reverse_entries(problem, task, where, repeat, symbolic_timeout)
-    if name == "second-differences":
-        return hessian_by_differences(problem, task, where, step, repeat)
-    if name == "mixed":
-        return hessian_mixed(problem, task, where, step, repeat)
-    return fd_entries(problem, task, where, name, step, repeat)
 
 
 def _asymmetry(values: np.ndarray) -> float:

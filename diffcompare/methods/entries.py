@@ -171,7 +171,8 @@ def predicted_seconds(name: str, problem: Problem, task: Task, points: Points) -
 METHOD_BUDGET = 60.0            # seconds: a method predicted to take longer is not run
 
 
-def too_slow(name: str, problem: Problem, task: Task, points: Points, factor: float = 1.0) -> Estimate | None:
+def too_slow(name: str, family: str, problem: Problem, task: Task, points: Points,
+             factor: float = 1.0) -> Estimate | None:
     """A "timed out" estimate for a method predicted (:func:`predicted_seconds`, times
     ``factor`` for the runs its band adds) to take longer than METHOD_BUDGET; None when
     it fits."""
@@ -179,8 +180,6 @@ def too_slow(name: str, problem: Problem, task: Task, points: Points, factor: fl
     seconds *= factor
     if seconds <= METHOD_BUDGET:
         return None
-    differences = name in SCHEMES or name in ("second-differences", "mixed")
-    family = "finite differences" if differences else ("symbolic" if name == "symbolic" else "autograd")
     return Estimate(name, family, status=TIMED_OUT,
                     reason=f"not run: {what} would take about {seconds:,.0f} s, more than the "
                            f"{METHOD_BUDGET:g} s allowed to one method")

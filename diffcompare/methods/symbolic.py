@@ -59,6 +59,7 @@ def _mp_dirac(argument, *order):
 
 
 # what SymPy's derivatives may hold that its mpmath printer leaves undefined (sign'(x) is 2 DiracDelta(x))
+DEFAULT_TIMEOUT = 10.0          # seconds SymPy may take to differentiate f (compare, the audit)
 MPMATH_EXTRAS = {"DiracDelta": _mp_dirac}
 def mpmath_lambdify(symbols, exprs, cse=None):
     """``sympy.lambdify`` of ``exprs`` for mpmath numbers, with the functions SymPy leaves
