@@ -23,7 +23,7 @@ def compare(f, at=None, methods=None, digits: int = 30, repeat: int = 5, step: f
     ``points=`` random points of ``box`` (or a ``grid``); ``grad``: your own derivative,
     judged as the method "given"; ``progress(done, total, what)``: called as each stage
     finishes. Every option is described at
-    :func:`diffcompare.judge.compare.compare` (imported when first called, so that
+    :func:`diffcompare.pipeline.compare.compare` (imported when first called, so that
     ``import diffcompare`` stays quick).
 
     >>> import diffcompare
@@ -31,7 +31,7 @@ def compare(f, at=None, methods=None, digits: int = 30, repeat: int = 5, step: f
     >>> c.method("autograd").verdict, c.exit_status
     ('pass', 0)
     """
-    from diffcompare.judge.compare import compare as run
+    from diffcompare.pipeline.compare import compare as run
     return run(f, at, methods=methods, digits=digits, repeat=repeat, step=step, symbolic_timeout=symbolic_timeout,
                kind=kind, vector=vector, points=points, seed=seed, box=box, grid=grid, grad=grad, progress=progress)
 

@@ -218,7 +218,7 @@ def run_compare(args) -> int:
         if not args.at and not args.box:
             raise InputError("give the point with --at NAME=VALUE (or a region with --box and --points)")
         point = _point(args)
-        from diffcompare.judge.compare import compare
+        from diffcompare.pipeline.compare import compare
         with _progress("comparing", "stages") as progress:
             comparison = compare(_function(args.expression), point, methods=args.methods, digits=args.digits,
                                  repeat=args.repeat, step=args.step,

@@ -134,7 +134,7 @@ class MethodResult(JudgedMethod):
         """Every entry's value at point ``point``: {variable: value} for a gradient, {label:
         value} otherwise; {} when the method has none.
 
-        >>> from diffcompare.judge.compare import compare
+        >>> from diffcompare.pipeline.compare import compare
         >>> compare("x**2 * y", at={"x": 3, "y": 2}, methods="autograd", repeat=1).method("autograd").values()
         {'x': 12.0, 'y': 9.0}
         """
@@ -147,7 +147,7 @@ class MethodResult(JudgedMethod):
         """Entry ``which`` (its label, for a gradient also the variable's name, or its
         index) at reference point ``point``.
 
-        >>> from diffcompare.judge.compare import compare
+        >>> from diffcompare.pipeline.compare import compare
         >>> e = compare("x**3", at={"x": 2}, methods="central", repeat=1).method("central").entry("x")
         >>> e.value != 12, e.abs_error == abs(e.value - 12), e.within
         (True, True, True)

@@ -10,7 +10,7 @@ import pytest
 import diffcompare
 import diffcompare.testing
 from diffcompare.auditing.audit import audit
-from diffcompare.judge.compare import compare
+from diffcompare.pipeline.compare import compare
 from diffcompare.lecture.explain import explain
 from diffcompare.lecture.steps import step_sweep
 from diffcompare.lecture.swell import swell
