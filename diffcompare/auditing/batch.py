@@ -50,7 +50,7 @@ from diffcompare.language.expression import parse
 from diffcompare.methods.budget import TimedOut, time_limit
 from diffcompare.methods.symbolic import DEFAULT_TIMEOUT, differentiate
 from diffcompare.methods.torch_autograd import output_shape
-from diffcompare.problem.errors import InputError
+from diffcompare.problem.errors import InputError, ShapeMismatch
 from diffcompare.problem.problem import make_problem
 from diffcompare.problem.tasks import make_task
 from diffcompare.problem.usercode import message
@@ -209,7 +209,7 @@ def _run_batch(index, case, start, settings):
             reference_problem = replace(problem, function=parse(case.reference), label=case.reference)
     except InputError as error:
         why = str(error)
-        if "cannot be evaluated with these shapes" in why and not case.shapes():
+        if isinstance(error, ShapeMismatch) and not case.shapes():
             why += ("\n  an array variable needs its shape: shape = { x = [n] } (or [rows, columns]), or explicit "
                     "points giving its values, at = [{ x = [1, 2, 3] }]")
         return Batch(index, start, 0, _bad(result, why))

@@ -14,5 +14,10 @@ class FailsAtPoint(InputError):
     bad input for a Jacobian, a case the gradient's report explains (f's domain)."""
 
 
+class ShapeMismatch(InputError):
+    """f cannot be evaluated with the shapes its variables have (an array variable given as
+    a number, vectors that do not broadcast)."""
+
+
 class SymbolicUnavailable(Exception):
     """f cannot be expressed in SymPy (control flow on values, an unknown function...)."""

@@ -26,7 +26,7 @@ from diffcompare.language.expression import Expression, nearest, parse
 from diffcompare.language.functions import OBSERVER
 from diffcompare.language.numpy_protocol import speaks_numpy
 from diffcompare.language.worlds import NUMPY, OBJECT_WORLDS, SYMPY
-from diffcompare.problem.errors import InputError, SymbolicUnavailable
+from diffcompare.problem.errors import InputError, ShapeMismatch, SymbolicUnavailable
 from diffcompare.problem.values import parse_value
 
 
@@ -247,7 +247,7 @@ def _check_shapes(problem):
         quietly(problem.evaluate, NUMPY, problem.point)
     except (IndexError, ValueError, TypeError) as error:
         shapes = ", ".join(f"{n}: {'number' if not s else 'x'.join(map(str, s))}" for n, s in problem.shapes.items())
-        raise InputError(f"{problem.label} cannot be evaluated with these shapes ({shapes}): "
+        raise ShapeMismatch(f"{problem.label} cannot be evaluated with these shapes ({shapes}): "
                          f"{_first_line(error)}") from None
 
 
