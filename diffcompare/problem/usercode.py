@@ -78,7 +78,7 @@ def shown(value, limit: int = 40) -> str:
     try:
         text = repr(value)
     except Exception:       # noqa: BLE001
-        return f"a {type(value).__name__} that cannot be printed"
+        return f"an object of type {type(value).__name__} that cannot be printed"
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
