@@ -208,6 +208,7 @@ def visible(text: str) -> str:
 
 
 def run_compare(args) -> int:
+    from diffcompare.render import terminal
     from diffcompare.language.expression import ExpressionError
     from diffcompare.problem.errors import InputError
 
@@ -219,7 +220,7 @@ def run_compare(args) -> int:
             raise InputError("give the point with --at NAME=VALUE (or a region with --box and --points)")
         point = _point(args)
         from diffcompare.pipeline.compare import compare
-        with _progress("comparing", "stages") as progress:
+        with terminal.progress_bar("comparing", "stages") as progress:
             comparison = compare(_function(args.expression), point, methods=args.methods, digits=args.digits,
                                  repeat=args.repeat, step=args.step,
                                  symbolic_timeout=args.symbolic_timeout,
@@ -281,21 +282,22 @@ def output_format(args) -> str:
 def _show(report, args, command) -> int:
     """Print ``report`` in its format (:func:`output_format`), or write it to args.output;
     its exit status."""
+    from diffcompare.render import terminal
     from diffcompare.problem.errors import InputError
     try:
         format = output_format(args)
     except InputError as error:
         return fail(command, str(error))
     if getattr(args, "output", None):
-        status = _write(args.output, report.render(format, width=pipe_width()), command)
+        status = _write(args.output, report.render(format, width=terminal.pipe_width()), command)
         if status:
             return status
         print(f"wrote {args.output} ({format})", file=sys.stderr)
     elif format == "text" and sys.stdout.isatty():
-        report.print_report(_console(highlight=False))          # the terminal's width, with colour
+        report.print_report(terminal.console(highlight=False))          # the terminal's width, with colour
     elif format == "text":
         # a pipe or file: COLUMNS wide (80 when unset), no colour codes, no trailing spaces
-        sys.stdout.write(report.render("text", width=pipe_width()))
+        sys.stdout.write(report.render("text", width=terminal.pipe_width()))
     else:
         sys.stdout.write(report.render(format))
     return report.exit_status
@@ -361,6 +363,7 @@ def run_explain(args) -> int:
 
 
 def run_audit(args) -> int:
+    from diffcompare.render import terminal
     import os
 
     from diffcompare.problem.errors import InputError
@@ -379,7 +382,7 @@ def run_audit(args) -> int:
         from diffcompare.auditing.audit import run_cases
         from diffcompare.auditing.suite import read_suite
         suite = read_suite(args.suite)
-        with _progress("auditing", "batches") as progress:
+        with terminal.progress_bar("auditing", "batches") as progress:
             report = run_cases(suite.cases, random=args.points, seed=args.seed, engine=args.engine, jobs=args.jobs,
                                scheduler=args.scheduler, adversarial=args.adversarial, progress=progress,
                                timeout=args.timeout, isolate=True, case_timeout=args.case_timeout)
@@ -405,50 +408,11 @@ def run_audit(args) -> int:
     return status if status == 1 or not unwritten else 2
 
 
-PROGRESS_AFTER = 1.0        # seconds of work before a progress bar appears
-
-
-def _progress(doing: str, unit: str = ""):
-    """A progress bar on the terminal's standard error (none in CI or a pipe), shown once
-    the work has taken PROGRESS_AFTER seconds: the context yields ``update(done, total,
-    what="")``, or None where no bar can be shown."""
-    import contextlib
-    import os
-    if not sys.stderr.isatty() or os.environ.get("CI"):
-        return contextlib.nullcontext(None)
-
-    @contextlib.contextmanager
-    def bar():
-        import time
-
-        from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-        # refreshed on each update, not by a thread: --jobs forks worker processes
-        progress = Progress(TextColumn(doing), BarColumn(), MofNCompleteColumn(), TextColumn(unit),
-                            TextColumn("{task.description}", style="dim"), TimeElapsedColumn(),
-                            console=Console(stderr=True), transient=True, auto_refresh=False)
-        start, shown, task = time.perf_counter(), [False], [None]
-
-        def update(done, total, what=""):
-            if not shown[0] and time.perf_counter() - start < PROGRESS_AFTER:
-                return
-            if not shown[0]:
-                progress.start()
-                task[0] = progress.add_task(what, total=total)
-                shown[0] = True
-            progress.update(task[0], completed=done, total=total, description=what, refresh=True)
-        try:
-            yield update
-        finally:
-            if shown[0]:
-                progress.stop()
-    return bar()
-
-
 def run_steps(args) -> int:
+    from diffcompare.render import terminal
     def build():
         from diffcompare.lecture.steps import step_sweep
-        with _progress("sweeping", "curves") as progress:
+        with terminal.progress_bar("sweeping", "curves") as progress:
             return step_sweep(args.expression, _point(args), variable=args.var, per_decade=args.per_decade,
                               label=args.expression.strip(), progress=progress)
     sweep, status = _build("steps", build)
@@ -459,12 +423,13 @@ def run_steps(args) -> int:
 
 
 def run_swell(args) -> int:
+    from diffcompare.render import terminal
     if args.timeout <= 0:
         return fail("swell", f"--timeout must be a positive number of seconds, not {args.timeout:g}")
 
     def build():
         from diffcompare.lecture.swell import swell
-        with _progress("measuring swell", "values of n") as progress:
+        with terminal.progress_bar("measuring swell", "values of n") as progress:
             return swell(args.family, args.n, template=args.template, timeout=args.timeout,
                          symbolic_backend=args.symbolic_backend, expressions=args.expressions, progress=progress)
     report, status = _build("swell", build, where="--template")
@@ -488,6 +453,7 @@ GRAPH_EXTENSIONS = {".dot": "dot", ".gv": "dot", ".txt": "text", ".svg": "svg", 
 
 
 def run_graph(args) -> int:
+    from diffcompare.render import terminal
     import os
 
     form = args.format
@@ -506,14 +472,14 @@ def run_graph(args) -> int:
     if form in ("svg", "png"):
         content, problem = draw(explanation, form)
         if content is None:
-            sys.stdout.write(plain_tree(explanation, _text_width()))
+            sys.stdout.write(plain_tree(explanation, terminal.text_width()))
             return fail("graph", f"cannot draw {form.upper()}: {problem}. The graph as text is above; "
                                  "--format dot gives DOT text for any Graphviz viewer")
         if not args.output:
             return fail("graph", f"{form.upper()} is binary: give --output FILE")
     else:
         content = dot(explanation) if form == "dot" else plain_tree(explanation, None if args.output else
-                                                                   _text_width())
+                                                                   terminal.text_width())
     if args.output:
         status = _write(args.output, content, "graph")
         if not status:
@@ -539,23 +505,8 @@ def _what(args):
 
 
 def run_functions(args) -> int:
-    from diffcompare.language.table import CALLABLE, CONSTANTS
-    from diffcompare.render.common import fitted_table, plain_lines
-
-    headers = ["name", "arity", "meaning", "domain", "complex step"]
-    rows = [[row.name, str(row.arity), row.doc, row.domain,
-             "yes" if row.complex is not None else f"no: {row.not_complex_safe}"]
-            for row in list(CALLABLE.values()) + list(CONSTANTS.values())]
-    terminal = sys.stdout.isatty()
-    console = _console(highlight=False, **({} if terminal else {"width": pipe_width(), "color_system": None}))
-    table, _ = fitted_table(console, headers, rows, drop_order=("arity",), wrap=headers[2:], left=headers,
-                            prose_width=16, box=None, header_style="bold")
-    if terminal:
-        console.print(table)
-    else:
-        with console.capture() as captured:
-            console.print(table)
-        sys.stdout.write(plain_lines(captured.get()))
+    from diffcompare.render import terminal
+    terminal.print_functions()
     return 0
 
 
@@ -574,31 +525,6 @@ def protect_expressions(argv, parser):
             if previous not in options or previous in ("-h", "--help"):
                 out[i] = " " + arg
     return out
-
-
-def _text_width() -> int:
-    """The width text is written at: the terminal's, or in a pipe :func:`pipe_width`."""
-    import shutil
-    return shutil.get_terminal_size().columns if sys.stdout.isatty() else pipe_width()
-
-
-def pipe_width() -> int:
-    """The width of text written to a pipe or a file: COLUMNS when it is a sensible number
-    of columns, else 80."""
-    import os
-    text = os.environ.get("COLUMNS", "")
-    return int(text) if text.isdigit() and 20 <= int(text) <= 1000 else 80
-
-
-def _console(**options):
-    """A rich console on standard output whose closed pipe is reported by main (rich's own
-    answer is SystemExit(1), which would read as "a gradient is wrong")."""
-    from rich.console import Console
-
-    class _Console(Console):
-        def on_broken_pipe(self):
-            raise BrokenPipeError
-    return _Console(**options)
 
 
 def _silence_stdout():

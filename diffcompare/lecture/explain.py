@@ -51,7 +51,7 @@ from diffcompare.problem.problem import make_problem
 from diffcompare.problem.tasks import parse_vector
 
 MAX_NODES = 2000              # a lecture graph; larger graphs are refused with the count
-MAX_CHECKED_ELEMENTS = 256    # beyond this many elements an input is checked along random directions
+ELEMENTWISE_CHECK_LIMIT = 256    # beyond this many elements an input is checked along random directions
 ARGUMENT_NAMES = "abcdefgh"
 
 
@@ -67,7 +67,7 @@ class Edge:
 
 
 NO_GRADIENT = "no gradient reaches this node"
-MAX_CHECK_ELEMENTS = 5_000      # input elements explain --check replays (its memory grows as their square)
+REPLAY_LIMIT = 5_000      # input elements explain --check replays (its memory grows as their square)
 
 
 @dataclass
@@ -161,9 +161,9 @@ def explain(f, at, vector=None, check: bool = False, label: str | None = None) -
 
     problem = make_problem(f, at, label)
     elements = problem.flat_point().size
-    if check and elements > MAX_CHECK_ELEMENTS:
+    if check and elements > REPLAY_LIMIT:
         raise InputError(f"--check replays every node against a reference of its own Jacobian, whose memory grows "
-                         f"with the square of the inputs: at most {MAX_CHECK_ELEMENTS:,} input elements (this f has "
+                         f"with the square of the inputs: at most {REPLAY_LIMIT:,} input elements (this f has "
                          f"{elements:,}); without --check the walk has no such limit")
     leaves = {name: ag.tensor(np.array(problem.point[name], dtype=np.float64), requires_grad=True)
               for name in problem.variables}
@@ -597,7 +597,7 @@ def _check_by_differences(step, node, record, forward):
         x0 = arrays[k].reshape(-1)
         sent = np.zeros(arrays[k].shape) if edge.sent is None else edge.sent
         try:
-            if x0.size <= MAX_CHECKED_ELEMENTS:
+            if x0.size <= ELEMENTWISE_CHECK_LIMIT:
                 reference, error = np.empty(x0.size), np.empty(x0.size)
                 for j in range(x0.size):
                     def along(s, j=j):

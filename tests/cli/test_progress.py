@@ -9,8 +9,8 @@ import pytest
 from cli_runner import run
 
 from diffcompare import compare
-from diffcompare.cli import main as cli
 from diffcompare.lecture.steps import step_sweep
+from diffcompare.render import terminal
 
 
 def test_compare_reports_each_stage():
@@ -31,7 +31,7 @@ def test_steps_reports_each_curve():
 @pytest.mark.parametrize("command", [["compare", "sin(x)*exp(y)", "--at", "x=1,y=2", "--repeat", "1"],
                                      ["steps", "sin(x)", "--at", "x=1"]])
 def test_a_bar_on_a_terminal_only(command, capsys, monkeypatch):
-    monkeypatch.setattr(cli, "PROGRESS_AFTER", 0.0)
+    monkeypatch.setattr(terminal, "PROGRESS_AFTER", 0.0)
     monkeypatch.delenv("CI", raising=False)
     code, out = run(command, capsys)                   # standard error is not a terminal here
     assert code == 0 and out.err == ""

@@ -125,7 +125,7 @@ def test_the_wrong_input_of_a_two_input_op_is_named():
 
 
 def test_large_inputs_are_checked_along_random_directions():
-    x = np.linspace(0.1, 2.0, 300).tolist()              # above MAX_CHECKED_ELEMENTS
+    x = np.linspace(0.1, 2.0, 300).tolist()              # above ELEMENTWISE_CHECK_LIMIT
     good = diffcompare.explain(lambda x: Cube.apply(x).sum(), at={"x": x}, check=True)
     bad = diffcompare.explain(lambda x: WrongCube.apply(x).sum(), at={"x": x}, check=True)
     assert good.first_wrong is None
