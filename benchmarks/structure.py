@@ -23,7 +23,7 @@ import common  # noqa: F401  (the checkout on sys.path)
 from common import table
 
 ROOT = Path(__file__).resolve().parent.parent
-COMPUTING = ("language", "problem", "methods", "judge", "auditing", "lecture")   # stages below render/
+COMPUTING = ("language", "problem", "methods", "judge", "pipeline", "auditing", "lecture")   # below render/
 ENGLISH = re.compile(r"[A-Za-z']{2,} [A-Za-z']{2,} [A-Za-z']{2,}")               # three words or more
 BRANCHES = (ast.If, ast.IfExp, ast.For, ast.AsyncFor, ast.While, ast.ExceptHandler, ast.Assert, ast.comprehension)
 
