@@ -220,179 +220,208 @@ def parse(text: str) -> Expression:
         raise ExpressionError(f"expression too long: {len(text):,} characters (the limit is {MAX_LENGTH:,})")
     if not text.strip():
         raise ExpressionError("empty expression: write one such as sin(x)*exp(y)")
+    return _Parser(text).run()
 
-    def fail(message, column):
-        raise ExpressionError(message, text, column)
 
-    output = []                 # postfix program
-    operators = []              # (kind, payload, column): "binary"/"unary" with the symbol, or "(" with
-                                # the called row (None for plain parentheses)
-    arg_counts = []             # one per open call
-    variables = {}
-    functions = set()
-    expect_operand = True
-    previous = None             # (kind, text, column) of the last token
+class _Parser:
+    """Operator precedence (shunting-yard) into a postfix program: tokens are read one by one,
+    an operand where one is expected (:meth:`operand`), else an operator, a subscript or a
+    closing bracket (:meth:`after_operand`)."""
 
-    def emit(item):
-        output.append(item)
-        if len(output) > MAX_NODES:
-            fail(f"expression too large: more than {MAX_NODES:,} numbers, names and operators", item_column(item))
+    def __init__(self, text: str):
+        self.text = text
+        self.output = []            # the postfix program
+        self.operators = []         # (kind, payload, column): "binary"/"unary" with the symbol, or "(" / "["
+                                    # with the called row (None for plain parentheses)
+        self.arg_counts = []        # one per open call or vector
+        self.variables = {}
+        self.functions = set()
+        self.expect_operand = True
+        self.previous = None        # (kind, text, column) of the last token
+        self.position = 0
 
-    def item_column(item):
-        return item[-1]
+    def fail(self, message, column):
+        raise ExpressionError(message, self.text, column)
 
-    def pop_operator():
-        kind, payload, column = operators.pop()
+    def emit(self, item):
+        self.output.append(item)
+        if len(self.output) > MAX_NODES:
+            self.fail(f"expression too large: more than {MAX_NODES:,} numbers, names and operators", item[-1])
+
+    def open(self, entry):
+        self.operators.append(entry)
+        _check_nesting(self.operators, self.fail, entry[2])
+
+    def pop_operator(self):
+        kind, payload, column = self.operators.pop()
         if kind == "binary":
-            emit((CALL, OPERATORS[payload], 2, column))
+            self.emit((CALL, OPERATORS[payload], 2, column))
         else:
-            emit((CALL, ROWS["neg"], 1, column))
+            self.emit((CALL, ROWS["neg"], 1, column))
 
-    position = 0
-    length = len(text)
-    while position < length:
-        match = _TOKEN.match(text, position)
-        column = position + 1
-        if match is None:
-            char = text[position]
-            hint = _HINTS.get(char)
-            fail(hint or f"unexpected character {char!r}", column)
-        position = match.end()
-        kind = match.lastgroup
-        token = match.group()
-        if kind == "space":
-            continue
-        if token == "^":
-            token = "**"
-
-        if expect_operand:
-            if kind == "number":
-                if len(token) > MAX_NUMBER_LENGTH:
-                    fail(f"number too long: {len(token)} characters (the limit is {MAX_NUMBER_LENGTH})", column)
-                value = float(token)
-                if value == float("inf"):
-                    fail(f"the number {token} is beyond the largest float64 (about 1.8e308)", column)
-                emit((CONST, value, token, column))
-                expect_operand = False
-            elif kind == "name":
-                following = _TOKEN.match(text, position)
-                while following is not None and following.lastgroup == "space":
-                    following = _TOKEN.match(text, following.end())
-                is_call = following is not None and following.group() == "("
-                if is_call:
-                    row = CALLABLE.get(token)
-                    if row is None:
-                        if token in CONSTANTS:
-                            fail(f"'{token}' is a constant, not a function", column)
-                        suggestion = nearest(token, CALLABLE)
-                        fail(f"unknown function '{token}'" + (f" — did you mean '{suggestion}'?" if suggestion
-                             else f"; known functions: {', '.join(sorted(CALLABLE))}"), column)
-                    functions.add(row.name)
-                    operators.append(("(", row, column))       # a call's parenthesis carries its row
-                    arg_counts.append(1)
-                    _check_nesting(operators, fail, column)
-                    position = following.end()
-                    previous = ("op", "(", following.start() + 1)
-                    continue
-                elif token in CONSTANTS:
-                    functions.add(token)
-                    emit((CALL, CONSTANTS[token], 0, column))
-                    expect_operand = False
-                elif token in CALLABLE:
-                    arity = CALLABLE[token].arity
-                    fail(f"'{token}' is a function: call it as {token}({', '.join('xy'[:arity])})", column)
-                else:
-                    variables.setdefault(token, column)
-                    emit((VAR, token, column))
-                    expect_operand = False
-            elif token == "(":
-                operators.append(("(", None, column))
-                _check_nesting(operators, fail, column)
-            elif token == "[":                                 # a vector [a, b, ...]
-                operators.append(("[", ROWS["vector"], column))
-                arg_counts.append(1)
-                _check_nesting(operators, fail, column)
-            elif token == "-":
-                operators.append(("unary", "-", column))
-                _check_nesting(operators, fail, column)
-            elif token == "+":
-                pass                                           # unary plus changes nothing
-            elif token == ")" and previous is not None and previous[1] == "(" and operators[-1][1] is not None:
-                row = operators[-1][1]
-                fail(f"{row.name} takes {row.arity} argument{'s' * (row.arity != 1)}, got none", column)
-            elif token == "]" and previous is not None and previous[1] == "[":
-                fail("an empty vector []: write its elements, e.g. [x, y]", column)
+    def run(self) -> Expression:
+        text, length = self.text, len(self.text)
+        while self.position < length:
+            match = _TOKEN.match(text, self.position)
+            column = self.position + 1
+            if match is None:
+                char = text[self.position]
+                self.fail(_HINTS.get(char) or f"unexpected character {char!r}", column)
+            self.position = match.end()
+            kind, token = match.lastgroup, match.group()
+            if kind == "space":
+                continue
+            token = "**" if token == "^" else token
+            if self.expect_operand:
+                token = self.operand(kind, token, column)
             else:
-                after = f"after {_describe(previous[0], previous[1])}" if previous else "at the start"
-                fail(f"expected a number, a variable, a function call or '(' {after}, found {_describe(kind, token)}",
-                     column)
+                token = self.after_operand(kind, token, column, match)
+            if token is not None:
+                self.previous = (kind, token, column)
+        return self.finish()
+
+    def operand(self, kind, token, column):
+        """A number, a name, an opening bracket or a sign, where an operand is expected; the
+        token to remember as the previous one (None: already remembered)."""
+        if kind == "number":
+            if len(token) > MAX_NUMBER_LENGTH:
+                self.fail(f"number too long: {len(token)} characters (the limit is {MAX_NUMBER_LENGTH})", column)
+            value = float(token)
+            if value == float("inf"):
+                self.fail(f"the number {token} is beyond the largest float64 (about 1.8e308)", column)
+            self.emit((CONST, value, token, column))
+            self.expect_operand = False
+        elif kind == "name":
+            return self.name(token, column)
+        elif token == "(":
+            self.open(("(", None, column))
+        elif token == "[":                                 # a vector [a, b, ...]
+            self.open(("[", ROWS["vector"], column))
+            self.arg_counts.append(1)
+        elif token == "-":
+            self.open(("unary", "-", column))
+        elif token == "+":
+            pass                                           # unary plus changes nothing
+        elif token == ")" and self.previous is not None and self.previous[1] == "(" and \
+                self.operators[-1][1] is not None:
+            row = self.operators[-1][1]
+            self.fail(f"{row.name} takes {row.arity} argument{'s' * (row.arity != 1)}, got none", column)
+        elif token == "]" and self.previous is not None and self.previous[1] == "[":
+            self.fail("an empty vector []: write its elements, e.g. [x, y]", column)
         else:
-            if token in _BINARY:
-                precedence, right = _BINARY[token]
-                while operators:
-                    top_kind, top_payload, _ = operators[-1]
-                    if top_kind == "binary":
-                        top_precedence = _BINARY[top_payload][0]
-                    elif top_kind == "unary":
-                        top_precedence = _UNARY_PRECEDENCE
-                    else:
-                        break
-                    if top_precedence > precedence or (top_precedence == precedence and not right):
-                        pop_operator()
-                    else:
-                        break
-                operators.append(("binary", token, column))
-                _check_nesting(operators, fail, column)
-                expect_operand = True
-            elif token == "[":                                 # a subscript of what came before
-                match = _SUBSCRIPT.match(text, match.start())
-                if match is None:
-                    fail("a subscript holds integer constants and slices, e.g. x[0], x[1:], x[:-1], A[0, 1]", column)
-                position = match.end()
-                emit((KEY, _subscript(match.group(1), fail, column), match.group(), column))
-                emit((CALL, ROWS["index"], 2, column))
-                token = match.group()
-            elif token in (")", ",", "]"):
-                while operators and operators[-1][0] not in ("(", "["):
-                    pop_operator()
-                if not operators:
-                    fail({")": "unmatched ')'", "]": "unmatched ']'"}.get(
-                        token, "',' outside a function call's arguments or a vector"), column)
-                opener, _, open_column = operators[-1]
-                if token != "," and opener != {")": "(", "]": "["}[token]:
-                    fail(f"'{opener}' at column {open_column} is closed by '{token}'", column)
-                if token == ",":
-                    if operators[-1][1] is None:
-                        fail("',' inside parentheses that are not a function call", column)
-                    arg_counts[-1] += 1
-                    expect_operand = True
-                elif token == "]":
-                    _, row, open_column = operators.pop()
-                    emit((CALL, row, arg_counts.pop(), open_column))
-                else:
-                    _, row, call_column = operators.pop()
-                    if row is not None:
-                        nargs = arg_counts.pop()
-                        if nargs != row.arity:
-                            fail(f"{row.name} takes {row.arity} argument{'s' * (row.arity != 1)}, got {nargs}",
-                                 call_column)
-                        emit((CALL, row, nargs, call_column))
-            else:
-                before = _describe(previous[0], previous[1])
-                suggestion = f" — write {previous[1]}*{token}?" if kind in ("name", "number") else ""
-                fail(f"missing operator between {before} and {_describe(kind, token)}{suggestion}", column)
-        previous = (kind, token, column)
+            after = f"after {_describe(*self.previous[:2])}" if self.previous else "at the start"
+            self.fail(f"expected a number, a variable, a function call or '(' {after}, found "
+                      f"{_describe(kind, token)}", column)
+        return token
 
-    if expect_operand:
-        after = _describe(previous[0], previous[1]) if previous else "the start"
-        fail(f"expression ends after {after}: expected a number, a variable or '('", len(text.rstrip()) + 1)
-    while operators:
-        kind, payload, column = operators[-1]
-        if kind in ("(", "["):
-            fail(f"'{kind}' is never closed", column)
-        pop_operator()
-    functions.update(item[1].name for item in output if item[0] == CALL and item[1].structural)
-    return Expression(text, tuple(output), tuple(variables), frozenset(functions))
+    def name(self, token, column):
+        """A function call's name (with its parenthesis), a constant or a variable."""
+        following = _TOKEN.match(self.text, self.position)
+        while following is not None and following.lastgroup == "space":
+            following = _TOKEN.match(self.text, following.end())
+        if following is not None and following.group() == "(":
+            row = CALLABLE.get(token)
+            if row is None:
+                if token in CONSTANTS:
+                    self.fail(f"'{token}' is a constant, not a function", column)
+                suggestion = nearest(token, CALLABLE)
+                self.fail(f"unknown function '{token}'" + (f" — did you mean '{suggestion}'?" if suggestion
+                          else f"; known functions: {', '.join(sorted(CALLABLE))}"), column)
+            self.functions.add(row.name)
+            self.open(("(", row, column))                  # a call's parenthesis carries its row
+            self.arg_counts.append(1)
+            self.position = following.end()
+            self.previous = ("op", "(", following.start() + 1)
+            return None
+        if token in CONSTANTS:
+            self.functions.add(token)
+            self.emit((CALL, CONSTANTS[token], 0, column))
+        elif token in CALLABLE:
+            arity = CALLABLE[token].arity
+            self.fail(f"'{token}' is a function: call it as {token}({', '.join('xy'[:arity])})", column)
+        else:
+            self.variables.setdefault(token, column)
+            self.emit((VAR, token, column))
+        self.expect_operand = False
+        return token
+
+    def after_operand(self, kind, token, column, match):
+        """A binary operator, a subscript or a closing bracket or comma, after an operand."""
+        if token in _BINARY:
+            self.binary(token, column)
+        elif token == "[":                                 # a subscript of what came before
+            match = _SUBSCRIPT.match(self.text, match.start())
+            if match is None:
+                self.fail("a subscript holds integer constants and slices, e.g. x[0], x[1:], x[:-1], A[0, 1]",
+                          column)
+            self.position = match.end()
+            self.emit((KEY, _subscript(match.group(1), self.fail, column), match.group(), column))
+            self.emit((CALL, ROWS["index"], 2, column))
+            token = match.group()
+        elif token in (")", ",", "]"):
+            self.close(token, column)
+        else:
+            before = _describe(*self.previous[:2])
+            suggestion = f" — write {self.previous[1]}*{token}?" if kind in ("name", "number") else ""
+            self.fail(f"missing operator between {before} and {_describe(kind, token)}{suggestion}", column)
+        return token
+
+    def binary(self, token, column):
+        precedence, right = _BINARY[token]
+        while self.operators:
+            top_kind, top_payload, _ = self.operators[-1]
+            if top_kind == "binary":
+                top_precedence = _BINARY[top_payload][0]
+            elif top_kind == "unary":
+                top_precedence = _UNARY_PRECEDENCE
+            else:
+                break
+            if top_precedence > precedence or (top_precedence == precedence and not right):
+                self.pop_operator()
+            else:
+                break
+        self.open(("binary", token, column))
+        self.expect_operand = True
+
+    def close(self, token, column):
+        """``)``, ``]`` or ``,``: the operators inside go out; a call or a vector is complete."""
+        while self.operators and self.operators[-1][0] not in ("(", "["):
+            self.pop_operator()
+        if not self.operators:
+            self.fail({")": "unmatched ')'", "]": "unmatched ']'"}.get(
+                token, "',' outside a function call's arguments or a vector"), column)
+        opener, _, open_column = self.operators[-1]
+        if token != "," and opener != {")": "(", "]": "["}[token]:
+            self.fail(f"'{opener}' at column {open_column} is closed by '{token}'", column)
+        if token == ",":
+            if self.operators[-1][1] is None:
+                self.fail("',' inside parentheses that are not a function call", column)
+            self.arg_counts[-1] += 1
+            self.expect_operand = True
+        elif token == "]":
+            _, row, open_column = self.operators.pop()
+            self.emit((CALL, row, self.arg_counts.pop(), open_column))
+        else:
+            _, row, call_column = self.operators.pop()
+            if row is not None:
+                count = self.arg_counts.pop()
+                if count != row.arity:
+                    self.fail(f"{row.name} takes {row.arity} argument{'s' * (row.arity != 1)}, got {count}",
+                              call_column)
+                self.emit((CALL, row, count, call_column))
+
+    def finish(self) -> Expression:
+        if self.expect_operand:
+            after = _describe(*self.previous[:2]) if self.previous else "the start"
+            self.fail(f"expression ends after {after}: expected a number, a variable or '('",
+                      len(self.text.rstrip()) + 1)
+        while self.operators:
+            kind, _, column = self.operators[-1]
+            if kind in ("(", "["):
+                self.fail(f"'{kind}' is never closed", column)
+            self.pop_operator()
+        self.functions.update(item[1].name for item in self.output if item[0] == CALL and item[1].structural)
+        return Expression(self.text, tuple(self.output), tuple(self.variables), frozenset(self.functions))
 
 
 def _subscript(text, fail, column):
