@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from diffcompare.auditing.batch import BATCH, run_batch, unit_failed, unit_timed_out
 from diffcompare.auditing.workers import Pool, run_in_dask_worker
 from diffcompare.problem.errors import InputError
+from diffcompare.problem.usercode import message
 from diffcompare.problem.values import whole_number
 from diffcompare.version import install_hint
 
@@ -96,7 +97,7 @@ def _dask(address: str, unit_timeout: float | None):
                 return f"the Dask worker running it died, and each worker that tried it after: {crashed}"
             if "cancel" in name.lower() or client.status != "running":
                 return f"the Dask scheduler at {address} stopped answering before this case was checked"
-            return f"the Dask cluster could not run it: {name}: {str(error).strip().splitlines()[0] if str(error).strip() else ''}"
+            return f"the Dask cluster could not run it: {message(error)}"
 
         began: dict = {}
 
@@ -183,8 +184,9 @@ def _drive(submit, wait, cases, settings, progress, collected=None, lost=None, o
     ``wait(pending, timeout) -> (done, not done)``. A unit whose future raised is lost
     (``lost(error)`` says why: its case is an error); one running past ``unit_timeout`` or
     the audit's deadline is given up (``overdue(future) -> (how, why)`` cancels it and says
-    why: its case is undecided, or an error when the unit's process crashed meanwhile); ``started(futures) -> {future: when it began running, or None}``
-    starts a unit's clock when it runs, not when it was queued. Every other unit goes on."""
+    why: its case is undecided, or an error when the unit's process crashed meanwhile);
+    ``started(futures) -> {future: when it began running, or None}`` starts a unit's clock
+    when it runs, not when it was queued. Every other unit goes on."""
     pending = {}
     audit_deadline = settings.get("deadline")
 

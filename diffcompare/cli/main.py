@@ -24,6 +24,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The command line: one subcommand each, their options in the functions below."""
     from diffcompare.version import __version__
 
     parser = _Parser(
@@ -34,7 +35,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"diffcompare {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    compare = _compare_command(commands)
+    explain = _explain_command(commands)
+    graph = _graph_command(commands)
+    steps = _steps_command(commands)
+    _swell_command(commands)
+    _audit_command(commands)
+    parser.expression_parsers = {"compare": compare, "explain": explain, "graph": graph, "steps": steps}
+    commands.add_parser("functions", help="list the functions the expression language knows",
+                        description=texts.FUNCTIONS_DESCRIPTION)
+    return parser
 
+
+def _compare_command(commands):
+    """compare: every method on one function, at one point or many."""
     compare = commands.add_parser("compare", help="compare the methods on one expression at one point",
                                   description=texts.COMPARE_DESCRIPTION, epilog=texts.COMPARE_EPILOG,
                                   formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -76,7 +90,11 @@ def build_parser() -> argparse.ArgumentParser:
                          help="seconds allowed to SymPy's derivative, and again to the reference "
                               "(default 10; 0 or inf for no limit)")
     _report_arguments(compare, "report format (default text: a table in the terminal)")
+    return compare
 
+
+def _explain_command(commands):
+    """explain: the backward pass node by node."""
     explain = commands.add_parser("explain", help="the backward pass step by step, node by node",
                                   description=texts.EXPLAIN_DESCRIPTION, epilog=texts.EXPLAIN_EPILOG,
                                   formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -85,7 +103,11 @@ def build_parser() -> argparse.ArgumentParser:
                          help="check every node's backward rule against a reference and name the first wrong one")
     _report_arguments(explain, "text: a tree and a table in the terminal; markdown/latex: the walk as a table "
                                "for slides; json: every number")
+    return explain
 
+
+def _graph_command(commands):
+    """graph: the backward graph as DOT, text, SVG or PNG."""
     graph = commands.add_parser("graph", help="the backward graph as Graphviz DOT, text, SVG or PNG",
                                 description=texts.GRAPH_DESCRIPTION, epilog=texts.GRAPH_EPILOG,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -93,7 +115,11 @@ def build_parser() -> argparse.ArgumentParser:
     graph.add_argument("--format", choices=("dot", "text", "svg", "png"),
                        help="default: dot, or what --output's extension says (.svg, .png, .dot, .txt)")
     graph.add_argument("--output", metavar="FILE", help="write to FILE instead of standard output")
+    return graph
 
+
+def _steps_command(commands):
+    """steps: finite-difference error against the step."""
     steps = commands.add_parser("steps", help="finite-difference error against the step size (float64, float32)",
                                 description=texts.STEPS_DESCRIPTION, epilog=texts.STEPS_EPILOG,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -104,7 +130,11 @@ def build_parser() -> argparse.ArgumentParser:
     steps.add_argument("--per-decade", type=int, default=1, metavar="K",
                        help="steps per decade of h (default 1: h = 1e-1, 1e-2, ..., 1e-20)")
     _report_arguments(steps, "text: tables and a character plot per precision", plot="the curves")
+    return steps
 
+
+def _swell_command(commands):
+    """swell: expression swell as n grows."""
     swell = commands.add_parser("swell", help="expression swell: sizes and times of symbolic vs reverse mode as n grows",
                                 description=texts.SWELL_DESCRIPTION, epilog=texts.SWELL_EPILOG,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -121,7 +151,11 @@ def build_parser() -> argparse.ArgumentParser:
                        help="also show the expressions for n up to N (at most 8): f, SymPy's raw derivative, after "
                             "cse, f's program and symbolic reverse mode's (the lecture's table; default 0)")
     _report_arguments(swell, "text: tables and a character plot", plot="sizes and times")
+    return swell
 
+
+def _audit_command(commands):
+    """audit: a suite of cases at many points, for CI."""
     audit = commands.add_parser("audit", help="audit gradients: cases from a TOML suite, many points, CI reports",
                                 description=texts.AUDIT_DESCRIPTION, epilog=texts.AUDIT_EPILOG,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -134,7 +168,8 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument("--engine", choices=("diffcompare", "torch"), default="diffcompare",
                        help="whose autograd is audited: diffcompare's engine (default) or PyTorch's "
                             f'({install_hint("torch")})')
-    audit.add_argument("--jobs", type=int, default=1, metavar="N", help="worker processes on this machine (default 1); user code always runs in a "
+    audit.add_argument("--jobs", type=int, default=1, metavar="N",
+                       help="worker processes on this machine (default 1); user code always runs in a "
                             "supervised worker, so a crash or a hang ends its own case, not the audit")
     audit.add_argument("--timeout", type=_seconds, default=600.0, metavar="S",
                        help="seconds allowed to the whole audit; the cases whose points were not all checked "
@@ -148,11 +183,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="also write the report to FILE: .json, .md or .xml (JUnit); repeatable")
     audit.add_argument("--format", choices=("text", "json", "markdown", "junit"), default="text",
                        help="what to print (default: the rich summary)")
-
-    parser.expression_parsers = {"compare": compare, "explain": explain, "graph": graph, "steps": steps}
-    commands.add_parser("functions", help="list the functions the expression language knows",
-                        description=texts.FUNCTIONS_DESCRIPTION)
-    return parser
+    return audit
 
 
 def _seconds(text: str):
