@@ -22,10 +22,10 @@ from faults import BY_NAME, LocalDask, ROOT, _marked, judged, run, write_suite  
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the harness reads /proc")
 
 ROUTES = {
-    "jobs 1": ["segmentation fault", "os._exit", "exception on part of the domain", "loop in C", "prints",
+    "jobs 1": ["segmentation fault", "os._exit", "exception on part of the domain", "prints",
                "exit at import", "stdlib-named modules beside the suite"],
     "jobs 2": ["abort", "killed (OOM)", "sys.exit", "BaseException", "MemoryError", "returns None",
-               "fork (multiprocessing)", "fork, child left running", "takes over SIGALRM",
+               "fork (multiprocessing)", "fork, child left running", "takes over SIGALRM", "loop in C",
                "fork, child escapes with setsid", "an exception that cannot be printed",
                "returns an object that is not a number", "closes sys.stdout"],
 }
