@@ -28,6 +28,7 @@ import numpy as np
 
 from diffcompare.autograd import ops
 from diffcompare.language.expression import CONST, VAR
+from diffcompare.language.table import specials
 from diffcompare.language.worlds import MPMATH
 from diffcompare.methods.budget import TimedOut, time_limit
 from diffcompare.methods.finite_differences import EPS, STENCILS
@@ -366,7 +367,7 @@ def _local_derivative(row, args, k):
         import sympy
         dummies = sympy.symbols(f"a0:{row.arity}", real=True)
         func = _DERIVATIVES[key] = sympy.lambdify(dummies, sympy.diff(row.sympy(*dummies), dummies[k]),
-                                                  modules=[{"DiracDelta": lambda *a: mpmath.mpf(0)}, mpmath])
+                                                  modules=[specials("bound"), mpmath])
     return mpmath.mpf(func(*args))
 
 

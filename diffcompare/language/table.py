@@ -552,3 +552,38 @@ CALLABLE = {name: row for name, row in ROWS.items()
 CALLABLE["pow"] = ROWS["pow"]
 CONSTANTS = {name: row for name, row in ROWS.items() if row.is_constant}
 KNOWN_NAMES = sorted(CALLABLE) + sorted(CONSTANTS)
+
+
+# -- what SymPy's derivatives hold that no world defines ----------------------------------------
+
+@dataclass(frozen=True)
+class Special:
+    """A function that appears only in SymPy's derivatives of rows (sign'(x) is 2 DiracDelta(x)),
+    in the worlds that evaluate those derivatives: NumPy arrays and mpmath numbers, and the
+    size the error model gives it (``bound``)."""
+    name: str
+    numpy: Callable
+    mpmath: Callable
+    bound: Callable
+
+
+def _dirac_numpy(argument, *order):
+    a = np.asarray(argument, dtype=float)
+    return np.where(a == 0, np.nan, 0.0)[()]
+
+
+def _dirac_mpmath(argument, *order):
+    return mp.mpf(0) if argument != 0 else mp.nan
+
+
+SPECIALS = {
+    # 0 away from 0, undefined at 0: a derivative holding it is undefined on the kink; the error
+    # model's local derivatives count it as 0 (the kink itself is judged by the differentiability
+    # analysis, not by a band)
+    "DiracDelta": Special("DiracDelta", numpy=_dirac_numpy, mpmath=_dirac_mpmath, bound=lambda *a: mp.mpf(0)),
+}
+
+
+def specials(world: str) -> dict:
+    """{name: the special function in ``world`` ("numpy", "mpmath" or "bound")}, for lambdify."""
+    return {name: getattr(special, world) for name, special in SPECIALS.items()}

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from diffcompare.autograd.ops import special  # erf on arrays: lambdify would print math.erf, one number at a time
+from diffcompare.language.table import specials
 from diffcompare.methods.budget import TimedOut, can_interrupt, time_limit
 from diffcompare.problem.errors import SymbolicUnavailable
 from diffcompare.problem.problem import Problem
@@ -46,21 +47,10 @@ class SymbolicDerivative:
         return sum(parts) if parts else None
 
 
-def _dirac(argument, *order):
-    """DiracDelta in generated code: 0 away from 0, undefined (nan) at 0."""
-    a = np.asarray(argument, dtype=float)
-    return np.where(a == 0, np.nan, 0.0)[()]
-
-
-def _mp_dirac(argument, *order):
-    """DiracDelta on mpmath numbers: 0 away from 0, undefined (nan) at 0."""
-    import mpmath
-    return mpmath.mpf(0) if argument != 0 else mpmath.nan
-
-
-# what SymPy's derivatives may hold that its mpmath printer leaves undefined (sign'(x) is 2 DiracDelta(x))
 DEFAULT_TIMEOUT = 10.0          # seconds SymPy may take to differentiate f (compare, the audit)
-MPMATH_EXTRAS = {"DiracDelta": _mp_dirac}
+# what SymPy's derivatives may hold that its printers leave undefined (sign'(x) is 2 DiracDelta(x)):
+# the function table's special functions
+MPMATH_EXTRAS = specials("mpmath")
 def mpmath_lambdify(symbols, exprs, cse=None):
     """``sympy.lambdify`` of ``exprs`` for mpmath numbers, with the functions SymPy leaves
     undefined there (:data:`MPMATH_EXTRAS`). SymPy's mpmath printer writes log2(a)**3 as
@@ -89,7 +79,7 @@ def mpmath_lambdify(symbols, exprs, cse=None):
 
 # lambdify's modules for NumPy code of a derivative: the numpy module object, not "numpy" (lambdify
 # would run `from numpy import *`, which loads every lazy NumPy submodule, ~0.13 s), and erf on arrays
-NUMPY_MODULES = [{"DiracDelta": _dirac, "erf": special.erf}, np]
+NUMPY_MODULES = [{**specials("numpy"), "erf": special.erf}, np]
 
 
 def record_failure(result, error: BaseException, failing: str = "SymPy failed") -> None:
