@@ -26,7 +26,7 @@ from diffcompare.methods.entries import (
     too_slow,
 )
 from diffcompare.methods.estimate import Estimate
-from diffcompare.methods.finite_differences import FD_METHODS
+from diffcompare.methods.finite_differences import FD_METHODS, SCHEMES
 from diffcompare.methods.forward_mode import forward_mode_entries
 from diffcompare.methods.given import given_entries
 from diffcompare.methods.jax_method import jax_entries, require_jax
@@ -61,16 +61,26 @@ class Method:
     compute: Callable[[Problem, Task, Points, Settings], Estimate]
     band_runs: int = 1                  # a difference scheme's band runs it again at h/2 and h/4
     require: Callable[[], None] = lambda: None      # bad input naming the package to install
+    work: Callable[[Task], tuple] = None            # (unit, how many) for the time budget: reverse passes
 
     def estimate(self, problem: Problem, task: Task, points: Points, settings: Settings) -> Estimate:
         """The method's entries at every point, or "not run" when it is predicted to take
         longer than one method is allowed."""
-        slow = too_slow(self.name, self.family, problem, task, points, self.band_runs)
+        work = (self.work or reverse_passes)(task)
+        slow = too_slow(self.name, self.family, work, problem, task, points, self.band_runs)
         return slow if slow is not None else self.compute(problem, task, points, settings)
 
 
+def reverse_passes(task: Task) -> tuple:
+    """Reverse mode's work: one backward pass per output for a Jacobian, per input for a
+    Hessian (each row by a double backward), one for vᵀJ, two for a gradient."""
+    return "backward", {"jacobian": task.m, "hessian": task.n, "vjp": 1}.get(task.kind, 2)
+
+
 def _scheme(name: str) -> Method:
-    return Method(name, DIFFERENCES, lambda p, t, w, s: fd_entries(p, t, w, name, s.step, s.repeat), band_runs=3)
+    cost = SCHEMES[name].cost
+    return Method(name, DIFFERENCES, lambda p, t, w, s: fd_entries(p, t, w, name, s.step, s.repeat), band_runs=3,
+                  work=lambda t: ("evaluations", cost * (1 if t.kind == "jvp" else t.n)))
 
 
 def _jax(jit: bool):
@@ -80,19 +90,23 @@ def _jax(jit: bool):
 _METHODS = [
     Method("autograd", AUTOGRAD, lambda p, t, w, s: autograd_entries(p, t, w, s.repeat)),
     Method("autograd-functional", AUTOGRAD, lambda p, t, w, s: functional_entries(p, t, w, s.repeat)),
-    Method("autograd-full-J", AUTOGRAD, lambda p, t, w, s: autograd_jacobian_vjp(p, t, w, s.repeat)),
-    Method("forward-mode", AUTOGRAD, lambda p, t, w, s: forward_mode_entries(p, t, w, s.repeat)),
+    Method("autograd-full-J", AUTOGRAD, lambda p, t, w, s: autograd_jacobian_vjp(p, t, w, s.repeat),
+           work=lambda t: ("backward", t.m) if t.kind == "vjp" else reverse_passes(t)),
+    Method("forward-mode", AUTOGRAD, lambda p, t, w, s: forward_mode_entries(p, t, w, s.repeat),
+           work=lambda t: ("forward", 1 if t.kind == "jvp" else t.n)),       # one pass per input direction
     Method("torch", AUTOGRAD, lambda p, t, w, s: torch_entries(p, t, w, s.repeat), require=require_torch),
     Method("jax", AUTOGRAD, _jax(False), require=require_jax),
     Method("jax-jit", AUTOGRAD, _jax(True), require=require_jax),
     Method("given", AUTOGRAD, lambda p, t, w, s: given_entries(p, t, w, s.grad, getattr(s.grad, "__name__", "grad"),
                                                                s.repeat)),
-    Method("symbolic", SYMBOLIC, lambda p, t, w, s: symbolic_entries(p, t, w, s.derivative, s.repeat)),
+    Method("symbolic", SYMBOLIC, lambda p, t, w, s: symbolic_entries(p, t, w, s.derivative, s.repeat),
+           work=lambda t: (None, 0)),             # one vectorised pass of the compiled derivative
     Method("symbolic-reverse", SYMBOLIC, lambda p, t, w, s: symbolic_reverse_entries(p, t, w, s.repeat,
                                                                                      s.symbolic_timeout)),
     Method("second-differences", DIFFERENCES, lambda p, t, w, s: hessian_by_differences(p, t, w, s.step, s.repeat),
-           band_runs=3),
-    Method("mixed", DIFFERENCES, lambda p, t, w, s: hessian_mixed(p, t, w, s.step, s.repeat), band_runs=3),
+           band_runs=3, work=lambda t: ("evaluations", 1 + 2 * t.n * t.n)),
+    Method("mixed", DIFFERENCES, lambda p, t, w, s: hessian_mixed(p, t, w, s.step, s.repeat), band_runs=3,
+           work=lambda t: ("backward", 2 * t.n)),
 ] + [_scheme(name) for name in FD_METHODS]
 CATALOGUE = {method.name: method for method in _METHODS}
 

@@ -125,10 +125,11 @@ def run_estimate(method, family, compute, batches, evaluations=None, **details):
     return Estimate(method, family, values, evaluations=evaluations, timing=timing, details=details)
 
 
-def predicted_seconds(name: str, problem: Problem, task: Task, points: Points) -> tuple:
-    """(seconds, what) a method would take, from one evaluation of f (or one backward
-    pass) timed here: finite differences grow like n evaluations, a Jacobian by reverse
-    mode like m backward passes, a Hessian like n."""
+def predicted_seconds(work: tuple, problem: Problem, task: Task, points: Points) -> tuple:
+    """(seconds, what) a method would take, from its ``work`` — ("evaluations", k): k
+    evaluations of f; ("backward" or "forward", k): k passes at each point; (None, 0):
+    nothing to predict — and one evaluation of f (or one backward pass) timed here."""
+    unit, amount = work
     n, m, count = task.n, task.m, len(points)
     batched = vectorisable(problem)
     sample = points.flat if batched else points.flat[:1]
@@ -142,41 +143,29 @@ def predicted_seconds(name: str, problem: Problem, task: Task, points: Points) -
             return 0.0          # the method will report the failure itself
         return time.perf_counter() - start
 
-    if name in SCHEMES or name == "second-differences":
+    if unit == "evaluations":
         one = timed(lambda: outputs(problem, task, sample)) * per_point
-        if name == "second-differences":
-            evaluations = 1 + 2 * n * n
-        else:
-            columns = 1 if task.kind == "jvp" else n
-            evaluations = {"forward": 1, "backward": 1, "central": 2, "five-point": 4, "complex-step": 2,
-                           "richardson": 6}[name] * columns
-        return evaluations * one, f"{evaluations:,} evaluations of f"
-    passes = {"jacobian": m, "hessian": n, "vjp": m if name == "autograd-full-J" else 1}.get(task.kind, 2)
-    if name == "mixed":
-        passes = 2 * n
-    if name == "forward-mode":         # one forward pass per input direction (one along v for Jv)
-        passes = 1 if task.kind == "jvp" else n
-    if name == "symbolic" or (passes <= 2 and (batched or count == 1)):
+        return amount * one, f"{amount:,} evaluations of f"
+    if unit is None or (amount <= 2 and (batched or count == 1)):
         return 0.0, ""              # one vectorised pass, or one point: nothing to predict
-    passes = max(passes, 1)
+    passes = max(amount, 1)
     # one forward and one backward pass, timed at one point
     one_pass = (Task("gradient", n, 1, task.output_shape, task.input_labels) if m == 1 else
                 Task("vjp", n, m, task.output_shape, task.input_labels, np.ones(m)))
     one = timed(lambda: run_autograd(problem, one_pass, points.flat[:1], False))
-    kind = "forward" if name == "forward-mode" else "backward"
-    return passes * one * count, (f"{passes:,} {kind} passes" + (f" at each of {count:,} points" if count > 1
+    return passes * one * count, (f"{passes:,} {unit} passes" + (f" at each of {count:,} points" if count > 1
                                                                      else ""))
 
 
 METHOD_BUDGET = 60.0            # seconds: a method predicted to take longer is not run
 
 
-def too_slow(name: str, family: str, problem: Problem, task: Task, points: Points,
+def too_slow(name: str, family: str, work: tuple, problem: Problem, task: Task, points: Points,
              factor: float = 1.0) -> Estimate | None:
     """A "timed out" estimate for a method predicted (:func:`predicted_seconds`, times
     ``factor`` for the runs its band adds) to take longer than METHOD_BUDGET; None when
     it fits."""
-    seconds, what = predicted_seconds(name, problem, task, points)
+    seconds, what = predicted_seconds(work, problem, task, points)
     seconds *= factor
     if seconds <= METHOD_BUDGET:
         return None
