@@ -13,8 +13,10 @@ sys.path.insert(0, str(Path(__file__).parent))              # the tool's tests' 
 settings.register_profile("diffcompare", max_examples=60, deadline=None, derandomize=True, database=None)
 settings.load_profile("diffcompare")
 
-# The package's bytecode, written once: every process the tests start (the CLI run as users
-# run it, the audit's worker processes, pytest-xdist's workers) reads it instead of compiling
+# The bytecode of the package (and of the tests and benchmarks they import), written once:
+# every process the tests start (the CLI run as users run it, the audit's worker processes,
+# pytest-xdist's workers) reads it instead of compiling
 # diffcompare's source again, also where PYTHONDONTWRITEBYTECODE is set (it stops only
 # writing at import, not reading).
-compileall.compile_dir(str(Path(__file__).resolve().parents[1] / "diffcompare"), quiet=1)
+for _folder in ("diffcompare", "tests", "benchmarks"):
+    compileall.compile_dir(str(Path(__file__).resolve().parents[1] / _folder), quiet=1)
