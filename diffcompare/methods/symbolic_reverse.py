@@ -247,6 +247,8 @@ def decompose(expressions, symbols, prefix: str = "t") -> Program:
     """
     import sympy
 
+    # SymPy objects only: strict=True refuses text (it would be parsed, and parsing runs code)
+    expressions = [sympy.sympify(e, strict=True) for e in expressions]
     names = (f"{prefix}{k}" for k in itertools.count(1))
     symbol_of, assignments = {}, []
 
@@ -272,7 +274,7 @@ def decompose(expressions, symbols, prefix: str = "t") -> Program:
             symbol = sympy.Symbol(next(names), real=True)
             assignments.append((symbol, definition))
             symbol_of[e] = symbol
-    return Program(tuple(symbols), assignments, [replaced(sympy.sympify(e, strict=True)) for e in expressions])
+    return Program(tuple(symbols), assignments, [replaced(e) for e in expressions])
 
 
 # -- the reverse sweep ----------------------------------------------------------------------------

@@ -221,3 +221,15 @@ def test_symengine_missing_is_one_clear_error(monkeypatch):
         diffcompare.swell("logistic", "1..2", symbolic_backend="symengine")
     with pytest.raises(InputError, match="unknown symbolic backend 'symengin' \\(did you mean 'symengine'\\?\\)"):
         diffcompare.swell("logistic", "1..2", symbolic_backend="symengin")
+
+
+def test_text_is_never_parsed_as_mathematics():
+    # the traced outputs pass through sympify(strict=True): a string must be refused, not run
+    import sympy
+
+    from diffcompare.methods.symbolic_reverse import decompose
+    marker = "__import__('os').environ.setdefault('DIFFCOMPARE_PARSED_TEXT', '1')"
+    with pytest.raises(sympy.SympifyError):
+        decompose([marker], (sympy.Symbol("x"),))
+    import os
+    assert "DIFFCOMPARE_PARSED_TEXT" not in os.environ
