@@ -118,6 +118,27 @@ def _leftovers(folder: Path, marker: str) -> str:
         (f", {len(temporary)} temp file(s) left" if temporary else ", no temp file left")
 
 
+def _on_a_cluster(after: float, fault) -> tuple:
+    """An audit of the slow suite on a fresh local cluster, ``fault(cluster)`` done ``after``
+    seconds into it: (exit status, standard error, {case: status}, seconds from the fault to
+    the end)."""
+    folder = Path(tempfile.mkdtemp(prefix="diffcompare-fault-"))
+    with LocalDask() as cluster:
+        process, report = _start_audit(_slow_suite(folder), ["--scheduler", cluster.address], os.urandom(8).hex())
+        time.sleep(after)
+        fault(cluster)
+        start = time.perf_counter()
+        _, err = process.communicate(timeout=180)
+        return process.returncode, err.decode(), _report_cases(report) or {}, time.perf_counter() - start
+
+
+def _kill_a_worker(cluster):
+    from distributed import Client
+    with Client(cluster.address, timeout="10s") as client:
+        pids = client.run(os.getpid)
+    os.kill(next(iter(pids.values())), signal.SIGKILL)
+
+
 def scenarios(with_dask: bool) -> list:
     rows = []
     # SIGTERM mid-audit: a partial report written whole, exit 130, one line, nothing left
@@ -157,36 +178,15 @@ def scenarios(with_dask: bool) -> list:
                      f"exit {outcome.exit_status}, cases {statuses}: \"{said[said.find('no Dask'):][:60]}\"",
                      f"{time.perf_counter() - start:.1f} s"])
     # the scheduler killed mid-audit
-    folder = Path(tempfile.mkdtemp(prefix="diffcompare-fault-"))
-    with LocalDask() as cluster:
-        marker = os.urandom(8).hex()
-        process, report = _start_audit(_slow_suite(folder), ["--scheduler", cluster.address], marker)
-        time.sleep(8)
-        cluster.kill_scheduler()
-        start = time.perf_counter()
-        out, err = process.communicate(timeout=120)
-        cases = _report_cases(report) or {}
-        rows.append(["Dask scheduler killed mid-audit",
-                     f"exit {process.returncode}, {sum(s == 'pass' for s in cases.values())} finished cases kept, "
-                     f"{sum(s == 'error' for s in cases.values())} ended with the cause, "
-                     f"{len(err.decode().strip().splitlines())} line(s) on stderr",
-                     f"{time.perf_counter() - start:.1f} s after the kill"])
+    returncode, err, cases, seconds = _on_a_cluster(8, lambda cluster: cluster.kill_scheduler())
+    rows.append(["Dask scheduler killed mid-audit",
+                 f"exit {returncode}, {sum(s == 'pass' for s in cases.values())} finished cases kept, "
+                 f"{sum(s == 'error' for s in cases.values())} ended with the cause, "
+                 f"{len(err.strip().splitlines())} line(s) on stderr", f"{seconds:.1f} s after the kill"])
     # a worker killed mid-audit (from outside): Dask moves its task to the other worker
-    folder = Path(tempfile.mkdtemp(prefix="diffcompare-fault-"))
-    with LocalDask() as cluster:
-        marker = os.urandom(8).hex()
-        process, report = _start_audit(_slow_suite(folder), ["--scheduler", cluster.address], marker)
-        time.sleep(6)
-        from distributed import Client
-        with Client(cluster.address, timeout="10s") as client:
-            pids = client.run(os.getpid)
-        os.kill(next(iter(pids.values())), signal.SIGKILL)
-        start = time.perf_counter()
-        out, err = process.communicate(timeout=180)
-        cases = _report_cases(report) or {}
-        rows.append(["a Dask worker killed mid-audit",
-                     f"exit {process.returncode}, cases {sorted(set(cases.values()))}",
-                     f"{time.perf_counter() - start:.1f} s after the kill"])
+    returncode, err, cases, seconds = _on_a_cluster(6, _kill_a_worker)
+    rows.append(["a Dask worker killed mid-audit", f"exit {returncode}, cases {sorted(set(cases.values()))}",
+                 f"{seconds:.1f} s after the kill"])
     return rows
 
 
