@@ -99,12 +99,13 @@ class AuditCase(pytest.Item):
     def runtest(self):
         from diffcompare.auditing.audit import run_cases
         from diffcompare.render.audit import failure_lines
+        from diffcompare.render.findings import verdict_of
         config = self.config
         __tracebackhide__ = True
         report = run_cases([self.case], random=config.getoption("audit_points"),
                            seed=config.getoption("audit_seed"), workers=_workers(config))
         result = report.cases[0]
-        self.user_properties.append(("verdict", result.verdict))
+        self.user_properties.append(("verdict", verdict_of(result)))
         if result.status == "error":
             raise AuditFailure(f"bad input: {result.error}")
         if result.status == "internal":
@@ -113,7 +114,7 @@ class AuditCase(pytest.Item):
             raise AuditFailure("\n".join(failure_lines(result)))
         if result.status == "undecided":
             # reported at the suite's case, not at this line of the plugin
-            raise pytest.skip.Exception(f"{self.name}: undecided: {result.verdict}", _use_item_location=True)
+            raise pytest.skip.Exception(f"{self.name}: undecided: {verdict_of(result)}", _use_item_location=True)
 
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, AuditFailure):

@@ -13,6 +13,7 @@ from __future__ import annotations
 from diffcompare.auditing.audit import audit
 from diffcompare.auditing.results import FAILING, UNCHECKED, format_point
 from diffcompare.render.audit import failure_lines
+from diffcompare.render.findings import verdict_of, verdict_words
 
 __all__ = ["assert_gradients"]
 
@@ -76,8 +77,8 @@ def assert_gradients(fn, at, check: str = "gradient", dtype: str = "float64", do
     if (undecided or case.status == "undecided") and not allow_undecided:
         asked = sum(1 for p in case.points if p.asked)
         lines = [f"the {check} of {case.name} could not be decided at {len(undecided)} of the {asked} points asked "
-                 f"for: " + "; ".join(f"{format_point(p.point)}: {p.verdict}: {p.reason}" for p in undecided[:5])]
+                 f"for: " + "; ".join(f"{format_point(p.point)}: {verdict_words(p.verdict, case.judged)}: {p.reason}" for p in undecided[:5])]
         if case.status == "undecided" and not undecided:
-            lines = [f"the {check} of {case.name} could not be decided: {case.verdict}"]
+            lines = [f"the {check} of {case.name} could not be decided: {verdict_of(case)}"]
         lines.append("  (allow_undecided=True accepts points that cannot be decided)")
         raise AssertionError("\n".join(lines))

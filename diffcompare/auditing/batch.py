@@ -35,7 +35,8 @@ from diffcompare.auditing.evaluate import (
     special_points,
 )
 from diffcompare.auditing.points import audit_points
-from diffcompare.auditing.results import INTERNAL, ROUNDING_LOSS, UNDEFINED, WRONG, CaseResult, PointResult
+from diffcompare.auditing.results import (BAD_INPUT, INTERNAL, INTERNAL_ERROR, LATER_BATCH, ROUNDING_LOSS, TIMED_OUT,
+                                         UNDEFINED, UNIT_TIMED_OUT, WRONG, CaseResult, PointResult, finding)
 from diffcompare.auditing.modules import in_folder
 from diffcompare.auditing.suite import Case, load_function, resolve
 from diffcompare.auditing.summary import summarise
@@ -112,9 +113,8 @@ def run_batch(index: int, case: Case, start: int, settings: dict, in_worker: boo
             return quietly(_run_batch, index, case, start, settings)
     except TimedOut:
         result = CaseResult(case.name, case.source, case.check, case.dtype, settings.get("engine", "diffcompare"),
-                            "undecided", f"timed out: the audit's time budget ({settings.get('timeout'):g} s) ran "
-                                         f"out before points {start} to {start + BATCH - 1} of this case were "
-                                         f"checked")
+                            "undecided", [finding(TIMED_OUT, timeout=settings.get("timeout"), first=start,
+                                                                  last=start + BATCH - 1)])
         return Batch(index, start, 0, result)
     except KeyboardInterrupt:
         raise
@@ -127,7 +127,7 @@ def run_batch(index: int, case: Case, start: int, settings: dict, in_worker: boo
     except Exception as error:              # escaped everything that runs user code: diffcompare's own failure
         result = _result(case, settings)
         result.status, result.error = "internal", _internal(error)
-        result.verdict = f"internal error: {result.error}"
+        result.findings = [finding(INTERNAL_ERROR, error=result.error)]
         return Batch(index, start, 0, result)
     except BaseException as error:          # noqa: BLE001  (user code may raise anything)
         return Batch(index, start, 0, _bad(_result(case, settings), f"the function raised {message(error)} (a "
@@ -160,9 +160,9 @@ def unit_failed(index: int, case: Case, start: int, settings: dict, how: str, wh
     with the cause) or ran out of time (undecided)."""
     result = _result(case, settings)
     if how == "timed out":
-        result.status, result.verdict = "undecided", why
+        result.status, result.findings = "undecided", [finding(UNIT_TIMED_OUT, why=why)]
     else:
-        result.status, result.error, result.verdict = "error", why, f"bad input: {why}"
+        result.status, result.error, result.findings = "error", why, [finding(BAD_INPUT, why=why)]
     return Batch(index, start, 0, result)
 
 
@@ -185,7 +185,7 @@ def _internal(error) -> str:
 
 
 def _result(case, settings):
-    return CaseResult(case.name, case.source, case.check, case.dtype, settings.get("engine", "diffcompare"), "pass", "",
+    return CaseResult(case.name, case.source, case.check, case.dtype, settings.get("engine", "diffcompare"), "pass", [],
                       judged=case.judged)
 
 
@@ -257,7 +257,7 @@ def _tolerance_said(case) -> dict:
 
 
 def _bad(result: CaseResult, why: str) -> CaseResult:
-    result.status, result.error, result.verdict = "error", why, f"bad input: {why.splitlines()[0]}"
+    result.status, result.error, result.findings = "error", why, [finding(BAD_INPUT, why=why.splitlines()[0])]
     return result
 
 
@@ -519,9 +519,9 @@ def merge(batches: list) -> CaseResult:
     summarise(case)
     if broken and case.status != "fail":    # a later batch failed (diffcompare, or the process running it)
         case.status, case.error = broken[0].status, broken[0].error
-        what = "internal error" if broken[0].status == "internal" else "error"
-        case.verdict = f"{case.verdict}; {what} in a later batch: {broken[0].error}"
-    late = [b.case.verdict for b in batches[1:] if b.case.status == "undecided" and not b.case.points]
+        case.findings = case.findings + [finding(LATER_BATCH, internal=broken[0].status == "internal",
+                                                 error=broken[0].error)]
+    late = [b.case.findings for b in batches[1:] if b.case.status == "undecided" and not b.case.points]
     if late and case.status != "fail":      # a later batch ran out of time: not everything was checked
-        case.status, case.verdict = "undecided", f"{case.verdict}; {late[0]}"
+        case.status, case.findings = "undecided", case.findings + late[0]
     return case

@@ -5,23 +5,50 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from diffcompare.judge.report import EXIT_FAILED, EXIT_PASSED, EXIT_UNDECIDED, Report
+from diffcompare.judge.report import EXIT_FAILED, EXIT_PASSED, EXIT_UNDECIDED, RENDERERS, Report
 
-AGREE = "all agree"
-WRONG = "autograd is wrong"
-FD_UNRELIABLE = "FD is unreliable here"
-NONDIFF = "kink: a right subgradient"           # a value between the one-sided derivatives
-UNDEFINED = "undefined here"
-ROUNDING_LOSS = "autograd loses accuracy to rounding"
-UNVERIFIED = "autograd and FD agree (no exact reference)"
-DISAGREE = "autograd and FD disagree (no exact reference)"
-INCONCLUSIVE_HERE = "inconclusive: right and wrong cannot be told apart here"
-INTERNAL = "internal error (a bug of diffcompare, not of the function)"
-F_RAISED_HERE = "f raised here"                 # user code failed at the point: the case cannot be audited there
+# A point's verdict: codes (render/ words them, naming the gradient on trial)
+AGREE = "agree"
+WRONG = "wrong"
+FD_UNRELIABLE = "fd-unreliable"
+NONDIFF = "subgradient"             # at a kink: a value between the one-sided derivatives
+UNDEFINED = "undefined"
+ROUNDING_LOSS = "rounding-loss"
+UNVERIFIED = "unverified"           # the gradient on trial and FD agree; no exact reference
+DISAGREE = "disagree"               # ... and disagree
+INCONCLUSIVE_HERE = "inconclusive"  # a right value and a wrong one cannot be told apart here
+INTERNAL = "internal"               # a bug of diffcompare, not of the function
+F_RAISED_HERE = "f-raised"          # user code failed at the point: the case cannot be audited there
 VERDICTS = (AGREE, WRONG, FD_UNRELIABLE, NONDIFF, UNDEFINED, ROUNDING_LOSS, UNVERIFIED, DISAGREE, INCONCLUSIVE_HERE,
             INTERNAL, F_RAISED_HERE)
 FAILING = (WRONG, DISAGREE)
-UNCHECKED = (UNDEFINED, UNVERIFIED, INCONCLUSIVE_HERE)  # autograd could not be held to the exact reference there
+UNCHECKED = (UNDEFINED, UNVERIFIED, INCONCLUSIVE_HERE)  # the gradient could not be held to the exact reference there
+
+# A case's findings: records {"code": ..., numbers}, in the order render/ says them (joined by "; ").
+# Besides the point verdicts above (each with its "count", and "total" for AGREE; "causes" for
+# FD_UNRELIABLE; "point" and "reason" of the worst for the failing ones):
+FALSE_ALARMS = "false-alarms"           # count: a plain gradcheck would have failed right gradients
+UNCHECKED_ASKED = "unchecked-asked"     # count: points asked for that could not be checked
+INTERNAL_AT = "internal-at"             # count, total, reason: diffcompare failed at some points
+CASE_ERROR = "error"                    # error: the case could not be run (bad input; the text says why)
+BAD_INPUT = "bad-input"                 # why: the case's input is wrong
+AT_THE_OTHERS = "at-the-others"         # what follows is what the other points showed
+INTERNAL_ERROR = "internal-error"       # error: diffcompare failed on the case
+LATER_BATCH = "later-batch"             # internal (bool), error: a later batch failed
+TIMED_OUT = "timed-out"                 # timeout, first, last: the time budget ran out before these points
+UNIT_TIMED_OUT = "unit-timed-out"       # why: the supervisor's deadline ended the batch
+INTERRUPTED = "interrupted"             # checked: whether some points were (Ctrl-C, SIGTERM)
+NOT_RUN = "not-run"                     # no worker ran the case
+
+
+def finding(code: str, **numbers) -> dict:
+    """One finding of a case, as data.
+
+    >>> finding(WRONG, count=1, total=3)
+    {'code': 'wrong', 'count': 1, 'total': 3}
+    """
+    return {"code": code, **numbers}
+
 
 # causes (codes) behind a point's verdict; render/ words them
 WITHIN, OUTSIDE, RAISED = "within", "outside", "raised"     # all agree; autograd outside its tolerance; it raised
@@ -61,7 +88,7 @@ class CaseResult:
     engine: str
     status: str                     # "pass", "fail", "undecided" (a point asked for not checked), "error" (bad
                                     # input) or "internal" (diffcompare failed: its cause in ``error``)
-    verdict: str
+    findings: list                  # what the case showed, as records (:func:`finding`); render/ says them
     error: str = ""
     judged: str = "autograd"        # the gradient on trial: autograd's, or "gradient module:function"
     variables: list = field(default_factory=list)
@@ -75,6 +102,16 @@ class CaseResult:
     notes: list = field(default_factory=list)
     seconds: dict = field(default_factory=dict)     # where the time went (not part of the result)
     output: str = ""                # what the case's own code printed (standard output and error), captured
+
+    @property
+    def verdict(self) -> str:
+        """The findings in one sentence, as every report says them (render/ words them).
+
+        >>> CaseResult("c", "x**2", "gradient", "float64", "diffcompare", "pass",
+        ...            [finding(AGREE, count=3, total=3)]).verdict
+        'all agree at 3 of 3 points'
+        """
+        return RENDERERS["AuditReport"]().verdict_of(self)
 
 
 @dataclass(repr=False)
@@ -110,21 +147,6 @@ class AuditReport(Report):
                 return c
         raise KeyError(name)
 
-    def verdicts(self) -> str:
-        """One line per case: name, status and verdict; then the exit status."""
-        lines = [f"{c.name}: {c.status} — {c.verdict}" for c in self.cases]
-        return "\n".join(lines + [f"exit status {self.exit_status}"])
-
-    @classmethod
-    def from_dict(cls, data: dict) -> "AuditReport":
-        """The report back from its JSON form (:meth:`to_dict`)."""
-        cases = []
-        for c in data["cases"]:
-            c = dict(c)
-            c["points"] = [PointResult(**{k: from_plain(v) for k, v in p.items()}) for p in c["points"]]
-            cases.append(CaseResult(**{k: (from_plain(v) if k != "points" else v) for k, v in c.items()}))
-        return cls(cases, data.get("command", data.get("settings", {})), data.get("seconds", {}),
-                   bool(data.get("interrupted", False)))
 
 
 def format_point(point: dict, most: int = 8) -> str:
@@ -144,12 +166,6 @@ def _shown(value, most):
     if len(flat) <= most:
         return repr(value)
     return "[" + ", ".join(map(repr, flat[:most // 2])) + f", … ({len(flat)} elements)]"
-
-
-def worded(verdict: str, judged: str) -> str:
-    """A verdict of the vocabulary above said of the gradient on trial ("autograd is wrong"
-    of a user's gradient is "gradient my_grads:df is wrong")."""
-    return verdict if judged == "autograd" else verdict.replace("autograd", judged)
 
 
 def from_plain(value):

@@ -391,70 +391,78 @@ def _judge(result: MethodResult, reference, special: dict, aside: dict, count: i
     ``aside``: rows where this method is not judged (a difference stencil across a kink:
     row -> the cause, or why); ``drawn``: the points were drawn by the tool (an entry whose
     band cannot decide is counted, not made the method's verdict)."""
-    estimate = result.estimate
     rows = reference.indices.size if reference.available else min(count, MAX_REFERENCE_POINTS)
+    verdict = _not_judged_at_all(result, reference, special, aside, rows)
+    if verdict is None:
+        entries = _judged_entries(reference, special, aside, count, labels)
+        verdict = entries if isinstance(entries, Verdict) else _decided(result, reference, special, aside, count,
+                                                                         labels, drawn, *entries)
+    result.judgement = verdict
+
+
+def _not_judged_at_all(result, reference, special, aside, rows):
+    """The verdict when no entry of the method can be judged (every row special or set aside,
+    the method did not run, no reference, no band); else None."""
+    estimate = result.estimate
     if special and len(special) == rows and estimate.status in (OK, FAILED):
         cause, why = next(iter(special.values()))
-        result.judgement = Verdict(NOT_JUDGED, cause, _special_numbers(reference, next(iter(special))),
-                                   detail=why.text if hasattr(why, "text") else "")
-        return
+        return Verdict(NOT_JUDGED, cause, _special_numbers(reference, next(iter(special))),
+                       detail=why.text if hasattr(why, "text") else "")
     if estimate.status != OK:
-        result.judgement = Verdict(estimate.status, METHOD_STATUS, detail=estimate.reason)
-        return
+        return Verdict(estimate.status, METHOD_STATUS, detail=estimate.reason)
     if aside and len(aside) == rows:
         cause = next(iter(aside.values()))
         row = next(iter(aside))
         if cause in (KINK, CROSSING):
-            result.judgement = Verdict(NOT_JUDGED, cause, _special_numbers(reference, row),
-                                       detail=_event_text(reference, row))
-        else:
-            result.judgement = Verdict(NOT_JUDGED, CROSSING, detail=cause)
-        return
+            return Verdict(NOT_JUDGED, cause, _special_numbers(reference, row), detail=_event_text(reference, row))
+        return Verdict(NOT_JUDGED, CROSSING, detail=cause)
     if not reference.available:
-        result.judgement = Verdict(NOT_JUDGED, NO_REFERENCE, detail=reference.reason or "")
-        return
+        return Verdict(NOT_JUDGED, NO_REFERENCE, detail=reference.reason or "")
     if result.tolerance is None:
-        result.judgement = Verdict(NOT_JUDGED, NO_BAND)
-        return
+        return Verdict(NOT_JUDGED, NO_BAND)
+    return None
+
+
+def _judged_entries(reference, special, aside, count, labels):
+    """(judged, untrusted, missing): the entries judged, those whose reference is not trusted,
+    those without one; or the verdict when what is missing decides it."""
     judged = reference.judgeable.copy()
+    missing = ~reference.judgeable
     for row in list(special) + list(aside):
         judged[row] = False
+        missing[row] = False
     untrusted = judged & (reference.trusted < MIN_TRUSTED_DIGITS)
     judged &= ~untrusted
     if untrusted.any():
         row, k = np.argwhere(untrusted)[0]
         why = reference.uncertain.get(int(k)) if count == 1 else None
         if why or not judged.any():
-            result.judgement = Verdict(NOT_JUDGED, REFERENCE_UNCERTAIN,
-                                       {"entry": labels[k], "untrusted": int(untrusted.sum())},
-                                       why or f"the reference is trusted to fewer than {MIN_TRUSTED_DIGITS} digits "
-                                              f"at {int(untrusted.sum())} entries (two working precisions disagree)")
-            return
-    missing = ~reference.judgeable
-    for row in list(special) + list(aside):
-        missing[row] = False
-    if count == 1 and missing.any():
+            return Verdict(NOT_JUDGED, REFERENCE_UNCERTAIN, {"entry": labels[k], "untrusted": int(untrusted.sum())},
+                           why or f"the reference is trusted to fewer than {MIN_TRUSTED_DIGITS} digits "
+                                  f"at {int(untrusted.sum())} entries (two working precisions disagree)")
+    if count == 1 and missing.any() and not judged.any():
         k = int(np.flatnonzero(missing[0])[0])
         finding = reference.findings.get((0, k))
         cause = NO_REFERENCE
         if finding is not None:
             cause = SINGULAR if finding.kind == SINGULAR_FINDING else \
                 REFERENCE_UNCERTAIN if finding.kind == UNCERTAIN_FINDING else NO_REFERENCE
-        if not judged.any():
-            result.judgement = Verdict(NOT_JUDGED, cause, {"entry": labels[k], **_finding_numbers(finding)},
-                                       reference.undefined.get(k, ""))
-            return
-    slack = reference.uncertainty
+        return Verdict(NOT_JUDGED, cause, {"entry": labels[k], **_finding_numbers(finding)},
+                       reference.undefined.get(k, ""))
+    return judged, untrusted, missing
+
+
+def _decided(result, reference, special, aside, count, labels, drawn, judged, untrusted, missing):
+    """The policy's verdict on the judged entries, then what the reference adds to it."""
+    estimate = result.estimate
     values = estimate.values.reshape(estimate.values.shape[0], -1)[reference.indices]
     for row in range(values.shape[0]):
         if row in special or row in aside:
             continue
         bad = non_finite_where_not_differentiable(values[row], reference, row, labels)
         if bad is not None:
-            result.judgement = Verdict(FAIL, NON_FINITE, {**bad, "point": None if count == 1 else
-                                                          int(reference.indices[row])})
-            return
-    tolerance = result.tolerance + slack
+            return Verdict(FAIL, NON_FINITE, {**bad, "point": None if count == 1 else int(reference.indices[row])})
+    tolerance = result.tolerance + reference.uncertainty
     # nan or inf where the reference is finite is wrong, band or no band
     tolerance = np.where(~np.isfinite(values) & np.isnan(tolerance) & judged, 0.0, tolerance)
     skipped = len(special) + len(aside) + int(untrusted.sum()) + int((missing & ~judged).sum())
@@ -462,14 +470,25 @@ def _judge(result: MethodResult, reference, special: dict, aside: dict, count: i
                      rows=reference.indices if count > 1 else None, judged=judged, source=result.band_source,
                      skipped=skipped, drawn=drawn, rounded=np.where(reference.interval, np.nan, reference.high))
     if verdict.outcome == PASS and reference.joint:
-        for row in sorted(reference.joint):
-            if not judged[row].any():
-                continue
-            violation = joint_violation(values[row], tolerance[row], reference, row, labels)
-            if violation is not None:
-                point = None if count == 1 else int(reference.indices[row])
-                verdict = Verdict(FAIL, OUTSIDE, {**verdict.numbers, **violation, "point": point})
-                break
+        verdict = _joint(verdict, values, tolerance, reference, judged, count, labels)
+    return _amended(verdict, estimate, reference, special, count, labels)
+
+
+def _joint(verdict, values, tolerance, reference, judged, count, labels):
+    """A pass at a kink checked jointly: the entries together must be one subgradient."""
+    for row in sorted(reference.joint):
+        if not judged[row].any():
+            continue
+        violation = joint_violation(values[row], tolerance[row], reference, row, labels)
+        if violation is not None:
+            point = None if count == 1 else int(reference.indices[row])
+            return Verdict(FAIL, OUTSIDE, {**verdict.numbers, **violation, "point": point})
+    return verdict
+
+
+def _amended(verdict, estimate, reference, special, count, labels):
+    """The verdict with what explains it: the special point's cause where nothing had a
+    reference, the method's caveats and the reference's finding at a failing entry."""
     if verdict.outcome == NOT_JUDGED and verdict.cause == NO_REFERENCE and special:
         cause, why = next(iter(special.values()))
         verdict = Verdict(NOT_JUDGED, cause, verdict.numbers, why.text if hasattr(why, "text") else "")
@@ -482,7 +501,7 @@ def _judge(result: MethodResult, reference, special: dict, aside: dict, count: i
         if finding is not None:
             verdict = Verdict(verdict.outcome, verdict.cause, {**verdict.numbers, **_finding_numbers(finding)},
                               verdict.detail)
-    result.judgement = verdict
+    return verdict
 
 
 def _outside(result, reference) -> np.ndarray:

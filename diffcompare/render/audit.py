@@ -13,7 +13,8 @@ import sys
 from dataclasses import asdict
 from xml.etree import ElementTree
 
-from diffcompare.auditing.results import AGREE, FAILING, format_point, worded
+from diffcompare.auditing.results import AGREE, FAILING, AuditReport, CaseResult, PointResult, finding, format_point, from_plain
+from diffcompare.render.findings import AS_WRITTEN, VERDICT_PHRASES, verdict_code, verdict_of, verdict_words
 from diffcompare.render.common import dropped_note, envelope, fitted_table, json_number, render_report
 
 SCHEMA_VERSION = 2
@@ -88,7 +89,7 @@ def print_report(report, console) -> None:
             console.print(f"  {case.error}", highlight=False, markup=False)
             _output(console, case)
             continue
-        console.print(f"  {case.verdict}", highlight=False, markup=False)
+        console.print(f"  {verdict_of(case)}", highlight=False, markup=False)
         if case.wrong_node:
             console.print(f"  wrong backward rule: {case.wrong_node}", highlight=False, markup=False)
         if case.tolerance.get("source"):
@@ -129,7 +130,7 @@ def _findings(case) -> list:
             continue
         shown[p.verdict] = shown.get(p.verdict, 0) + 1
         if shown[p.verdict] <= 2 and len(lines) < MAX_FINDINGS:
-            lines.append(f"{worded(p.verdict, case.judged)} at {format_point(p.point)} [{p.origin}]: {p.reason}")
+            lines.append(f"{verdict_words(p.verdict, case.judged)} at {format_point(p.point)} [{p.origin}]: {p.reason}")
     hidden = sum(shown.values()) - len(lines)
     if hidden > 0:
         lines.append(f"… and {hidden} more such point{'s' * (hidden != 1)} (--report FILE.json has them all)")
@@ -151,7 +152,37 @@ def _plain(value):
 def as_dict(report) -> dict:
     return envelope("audit", SCHEMA_VERSION, _plain(report.settings), report.exit_status,
                     {"seconds": _plain(report.seconds), "interrupted": report.interrupted,
-                     "cases": [_plain(asdict(c)) for c in report.cases]})
+                     "cases": [_case_dict(c) for c in report.cases]})
+
+
+def _case_dict(case) -> dict:
+    """A case in JSON: its findings said as its verdict, each point's verdict in words."""
+    data = {}
+    for key, value in asdict(case).items():
+        if key == "findings":
+            data["verdict"] = verdict_of(case)
+        elif key == "points":
+            data["points"] = [{**p, "verdict": verdict_words(p["verdict"], case.judged)} for p in value]
+        elif key == "counts":
+            data["counts"] = {verdict_words(code, case.judged): n for code, n in value.items()}
+        else:
+            data[key] = value
+    return _plain(data)
+
+
+def from_json(data: dict) -> AuditReport:
+    """The report back from its JSON form (:func:`as_dict`): verdicts as codes again, each
+    case's verdict kept as it was written."""
+    cases = []
+    for c in data["cases"]:
+        c = {k: from_plain(v) for k, v in c.items()}
+        judged = c.get("judged", "autograd")
+        c["points"] = [PointResult(**{**p, "verdict": verdict_code(p["verdict"], judged)}) for p in c["points"]]
+        c["counts"] = {verdict_code(words, judged): n for words, n in c.get("counts", {}).items()}
+        c["findings"] = [finding(AS_WRITTEN, text=c.pop("verdict"))]
+        cases.append(CaseResult(**c))
+    return AuditReport(cases, data.get("command", data.get("settings", {})), data.get("seconds", {}),
+                       bool(data.get("interrupted", False)))
 
 
 def _md(text) -> str:
@@ -177,7 +208,7 @@ def markdown(report) -> str:
             lines.append(f"{'Bad input' if c.status == 'error' else 'Internal error'}: {_md(c.error)}")
             lines += _md_output(c)
             continue
-        lines.append(_md(c.verdict))
+        lines.append(_md(verdict_of(c)))
         if c.wrong_node:
             lines += ["", f"Wrong backward rule: {_md(c.wrong_node)}"]
         lines += ["", f"Tolerance: {_md(c.tolerance.get('source', ''))}"]
@@ -203,7 +234,7 @@ def failure_lines(case) -> list:
     the verdict, the worst point, every method's values there and the tolerance."""
     worst = max((p for p in case.points if p.verdict in FAILING),
                 key=lambda p: p.autograd_error if p.autograd_error is not None else math.inf)
-    lines = [case.verdict, f"the worst point is {worst.origin}; there:",
+    lines = [verdict_of(case), f"the worst point is {worst.origin}; there:",
              f"{case.judged}: {worst.autograd}", f"exact:    {worst.reference}", f"FD:       {worst.fd}",
              f"tolerance: {case.tolerance.get('source', '')}"]
     if case.wrong_node:
@@ -234,14 +265,14 @@ def junit(report) -> str:
         elif c.status == "fail":
             worst = max((p for p in c.points if p.verdict in FAILING),
                         key=lambda p: p.autograd_error if p.autograd_error is not None else math.inf)
-            element = ElementTree.SubElement(case, "failure", message=f"{worded(worst.verdict, c.judged)} at "
+            element = ElementTree.SubElement(case, "failure", message=f"{verdict_words(worst.verdict, c.judged)} at "
                                                                       f"{format_point(worst.point)}",
                                              type="WrongGradient")
             element.text = "\n".join(failure_lines(c))
         elif c.status == "undecided":
-            ElementTree.SubElement(case, "skipped", message=c.verdict)
+            ElementTree.SubElement(case, "skipped", message=verdict_of(c))
         out = ElementTree.SubElement(case, "system-out")
-        out.text = f"{c.source}\n{c.verdict}"
+        out.text = f"{c.source}\n{verdict_of(c)}"
         if c.output:
             out.text += f"\n\nwhat the case's code printed (standard output and error):\n{c.output}"
     ElementTree.indent(suites)

@@ -19,6 +19,8 @@ from diffcompare.auditing.points import audit_points
 from diffcompare.auditing.suite import Case, make_case, parse_suite, read_suite
 from diffcompare.auditing.audit import run_cases
 from diffcompare.auditing.results import AGREE, FD_UNRELIABLE, NONDIFF, WRONG, AuditReport
+from diffcompare.render.audit import from_json
+from diffcompare.render.findings import verdict_of
 from diffcompare.problem.errors import InputError
 from diffcompare.problem.problem import make_problem
 from diffcompare.testing import assert_gradients
@@ -60,7 +62,7 @@ def test_example_suite_verdicts_and_exit_status(example):
 def test_wrong_custom_op_is_named(example):
     case = example.case("swish, wrong backward")
     assert case.wrong_node.split(": ")[0].endswith("WrongSwishBackward")
-    assert case.verdict.startswith("autograd is wrong at")
+    assert verdict_of(case).startswith("autograd is wrong at") and case.findings[0]["code"] == "wrong"
 
 
 def test_softsign_is_wrong_exactly_for_negative_inputs(example):
@@ -250,7 +252,7 @@ def test_junit_reports_bad_input_as_errors():
 def test_json_round_trips(example):
     data = json.loads(example.render("json"))
     assert data["report"] == "audit" and data["schema_version"] == 2 and data["exit_status"] == 1
-    again = AuditReport.from_dict(data)
+    again = from_json(data)
     assert json.loads(again.render("json")) == data
     assert again.case("softsign, wrong for x < 0").points[0].point == example.case("softsign, wrong for x < 0").points[0].point
 
@@ -392,9 +394,9 @@ def test_exact_zeros_and_saturating_formulas_are_not_called_wrong(tmp_path):
                      '[[case]]\nname = "sigmoid"\nexpression = "sigmoid(x)"\ndomain = { x = [35, 45] }\n')
     report = run_cases(read_suite(str(suite)).cases, seed=3)
     for case in report.cases:
-        assert case.status == "pass", (case.name, case.verdict)
+        assert case.status == "pass", (case.name, case.findings)
         assert case.counts[WRONG] == 0
-    assert report.cases[1].counts["inconclusive: right and wrong cannot be told apart here"] > 0
+    assert report.cases[1].counts["inconclusive"] > 0
     assert report.exit_status == 0
 
 
@@ -433,7 +435,7 @@ def test_a_function_sympy_cannot_follow_is_judged_against_mpmaths_derivative(tmp
     (tmp_path / "suite.toml").write_text(f'[[case]]\nname = "branchy"\nfunction = "{module}:branchy"\n'
                                          'domain = { x = [-2, 2] }\nrandom = 5\n')
     case = run_cases(read_suite(str(tmp_path / "suite.toml")).cases, seed=1).cases[0]
-    assert case.status == status, case.verdict
+    assert case.status == status, case.findings
     assert any("numerical derivative" in note for note in case.notes)
     if status == "fail":
         assert case.counts[WRONG] > 0

@@ -94,7 +94,7 @@ def test_the_audit_calls_an_untraceable_function_bad_input_not_wrong(here, capsy
         report = diffcompare.audit(f"user_fns:{name}", points=[{"x": 1.0, "y": 2.0}] if name == "with_numpy"
                                    else [{"x": 1.0}])
         case = report.cases[0]
-        assert case.status == "error" and "cannot audit f with the engine" in case.error, case.verdict
+        assert case.status == "error" and "cannot audit f with the engine" in case.error, case.findings
         assert report.exit_status == 2
 
 

@@ -94,7 +94,7 @@ def test_a_kink_asked_for_is_judged_against_the_one_sided_derivatives():
     case = report.cases[0]
     assert case.status == "pass" and report.exit_status == 0
     assert [p.cause for p in case.points] == ["kink", "within"]
-    assert [p.verdict for p in case.points] == ["kink: a right subgradient", "all agree"]
+    assert [p.verdict for p in case.points] == ["subgradient", "agree"]
 
 
 def test_a_point_asked_for_that_cannot_be_decided_makes_the_case_undecided():
@@ -102,13 +102,13 @@ def test_a_point_asked_for_that_cannot_be_decided_makes_the_case_undecided():
     report = diffcompare.audit("sqrt(x) * y", points=[{"x": 0.0, "y": 2.0}, {"x": 1.5, "y": 2.0}])
     case = report.cases[0]
     assert case.status == "undecided" and report.exit_status == 4
-    assert [p.verdict for p in case.points] == ["undefined here", "all agree"]
+    assert [p.verdict for p in case.points] == ["undefined", "agree"]
 
 
 def test_kinks_the_audit_adds_itself_are_judged_too():
     report = diffcompare.audit("abs(x) * y", domain={"x": (-1, 1), "y": (1, 2)}, random=4, seed=1)
     case = report.cases[0]
-    kinks = [p for p in case.points if p.verdict.startswith("kink")]
+    kinks = [p for p in case.points if p.verdict == "subgradient"]
     assert any("kink of abs" in p.origin for p in kinks)          # found by the kink search
     assert case.status == "pass" and report.exit_status == 0
 
@@ -116,16 +116,16 @@ def test_kinks_the_audit_adds_itself_are_judged_too():
 def test_audit_counts_fd_causes_from_codes():
     report = diffcompare.audit("exp(x) * sin(3 * x)", domain={"x": (-3, 3)}, random=20, seed=0, dtype="float32")
     case = report.cases[0]
-    causes = {p.cause for p in case.points if p.verdict == "FD is unreliable here"}
+    causes = {p.cause for p in case.points if p.verdict == "fd-unreliable"}
     assert causes and causes <= {"kink", "float32 rounding", "cancellation", "truncation"}
-    assert "float32 rounding" in case.verdict
+    assert [f["causes"] for f in case.findings if f["code"] == "fd-unreliable"][0].get("float32 rounding")
 
 
 def test_audit_point_where_f_itself_is_not_finite_is_undefined_not_wrong():
     # y/y is 1 to SymPy, nan at y = 0 in binary64: autograd's nan there is no wrong rule
     report = diffcompare.audit("y / y - x", points=[{"x": 1.0, "y": 0.0}])
     point = report.cases[0].points[0]
-    assert (point.verdict, point.cause) == ("undefined here", "domain")
+    assert (point.verdict, point.cause) == ("undefined", "domain")
     assert report.exit_status == 4
 
 
@@ -135,9 +135,9 @@ def test_a_nan_gradient_where_f_is_differentiable_is_wrong_even_when_every_rule_
     # a wrong gradient, which the report explains
     report = diffcompare.audit("((x + x)/(x*x)) / ((2*x)/(x*x))", points=[{"x": 3e-151}, {"x": 0.5}])
     tiny, ordinary = report.cases[0].points
-    assert tiny.verdict == "autograd is wrong" and tiny.reference == [0.0]
+    assert tiny.verdict == "wrong" and tiny.reference == [0.0]
     assert "f's program" in tiny.reason         # why: it must hold what binary64 cannot
-    assert ordinary.verdict == "all agree" and report.exit_status == 1
+    assert ordinary.verdict == "agree" and report.exit_status == 1
 
 
 def test_f_that_divides_by_zero_is_undefined_not_judged():
@@ -145,7 +145,7 @@ def test_f_that_divides_by_zero_is_undefined_not_judged():
     # itself has no value there, so there is nothing to hold its gradient to
     report = diffcompare.audit("atan(x) / (0.25 / y)", points=[{"x": 1.0, "y": 0.0}])
     point = report.cases[0].points[0]
-    assert point.verdict == "undefined here" and report.exit_status == 4
+    assert point.verdict == "undefined" and report.exit_status == 4
 
 
 def test_audit_float32_infinity_that_float64_resolves_is_rounding():
@@ -157,7 +157,7 @@ def test_audit_float32_infinity_that_float64_resolves_is_rounding():
     u = 1.5 / x - math.sqrt(x)          # in binary64: positive, and small
     assert u > 0
     # rounding, not a wrong rule: -inf cannot be told from the right value, so no pass either
-    assert point.verdict == "inconclusive: right and wrong cannot be told apart here"
+    assert point.verdict == "inconclusive"
     assert point.cause == "rounding" and report.exit_status == 4
 
 

@@ -137,7 +137,7 @@ def test_nan_at_a_kink_fails_and_a_subgradient_passes():
     assert wrong.cases[0].status == "fail"
     right = diffcompare.audit(lambda x: AbsFixed.apply(x), points=[{"x": 0.0}], adversarial=False)
     assert right.cases[0].status == "pass"
-    assert right.cases[0].points[0].verdict == "kink: a right subgradient"
+    assert right.cases[0].points[0].verdict == "subgradient"
 
 
 # -- ties counted twice ----------------------------------------------------------------------------
@@ -158,7 +158,7 @@ def test_one_zero_element_among_ordinary_ones_is_tried_and_caught():
     wrong = diffcompare.audit(lambda x: Prod.apply(x), domain={"x": (-2.0, 2.0)}, shape={"x": [3]}, random=2)
     case = wrong.cases[0]
     assert case.status == "fail"
-    failing = [p for p in case.points if p.verdict == "autograd is wrong"]
+    failing = [p for p in case.points if p.verdict == "wrong"]
     assert any(p.point["x"].count(0.0) == 1 and "the others ordinary" in p.origin for p in failing)
     x = [0.0, 1.5, 0.75]
     assert diffcompare.audit(lambda x: ProdFixed.apply(x), points=[{"x": x}]).cases[0].points[0].reference == \
