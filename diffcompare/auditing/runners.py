@@ -61,94 +61,112 @@ DASK_GRACE = 10.0   # seconds a Dask task may run past its unit's budget (its su
 @contextmanager
 def _dask(address: str, unit_timeout: float | None):
     try:
-        from distributed import Client, wait
+        from distributed import Client
     except ImportError:
         raise InputError(f"--scheduler needs Dask: {install_hint('dask')}") from None
     refused = _refused(address)
     if refused:
         raise InputError(f"cannot reach the Dask scheduler at {address!r}: {refused}")
-    import logging
-    quiet = [logging.getLogger(name) for name in ["distributed", "tornado", "asyncio"] + [
-        name for name in list(logging.Logger.manager.loggerDict) if name.startswith("distributed.")]]
-    levels = [logger.level for logger in quiet]
-    for logger in quiet:        # a lost scheduler or worker is reported in the case, not in 40 lines of log
-        logger.setLevel(logging.CRITICAL)
-    try:
+    with _quiet_logs():
         try:
             client = Client(address, timeout="10s")
         except (OSError, TimeoutError, ValueError) as error:
             raise InputError(f"cannot reach the Dask scheduler at {address!r}: {error}") from None
-
-        def waiting(pending, timeout):
-            try:
-                return wait(list(pending), timeout=timeout, return_when="FIRST_COMPLETED")
-            except TimeoutError:
-                return set(), set(pending)
-            except Exception:           # the scheduler is gone: its futures were cancelled, and are done
-                done = {f for f in pending if f.done()}
-                return done, set(pending) - done
-
-        crashed = ("the function crashed its process (a segmentation fault, an abort, os._exit, the out-of-memory "
-                   "killer)")
-
-        def lost(error) -> str:
-            name = type(error).__name__
-            if name == "KilledWorker":
-                return f"the Dask worker running it died, and each worker that tried it after: {crashed}"
-            if "cancel" in name.lower() or client.status != "running":
-                return f"the Dask scheduler at {address} stopped answering before this case was checked"
-            return f"the Dask cluster could not run it: {message(error)}"
-
-        began: dict = {}
-
-        def started(futures) -> dict:
-            """When each unit began running on a worker (a unit queued behind others has not
-            used its budget yet); while the scheduler has no worker at all, the wait counts."""
-            if client.status != "running":
-                return {}               # the scheduler is gone: asking it would wait for its time-out
-            try:
-                running = {key for keys in client.processing().values() for key in keys}
-                workers = len(client.scheduler_info().get("workers", {}))
-            except Exception:           # the scheduler is gone: the next wait reports it
-                return {}
-            now = time.monotonic()
-            for future in futures:
-                if future.key in running:
-                    began.setdefault(future.key, now)
-            return {f: began.get(f.key) for f in futures if workers or f.key in began}
-
-        def overdue(future) -> tuple:
-            """(how the unit ended: "timed out" or "crashed", why)."""
-            try:
-                workers = client.scheduler_info().get("workers", {}) if client.status == "running" else {}
-                deaths = client.run_on_scheduler(_deaths, key=future.key) if workers else 0
-            except Exception:
-                workers, deaths = None, 0
-            client.cancel([future])
-            if deaths:
-                return "crashed", (f"the Dask worker running it died ({deaths} time{'s' * (deaths != 1)} before the "
-                                   f"budget ran out): {crashed}")
-            if workers == {}:
-                return "timed out", f"no Dask worker ran it: the scheduler at {address} has no workers"
-            return "timed out", ("a Dask worker cannot stop a task it is running: that worker may stay busy until the "
-                                 "function returns")
-
+        cluster = _Cluster(client, address)
         # each task runs its unit in a supervised process on the Dask worker, which enforces the
         # budget itself; the budget here (longer) catches a Dask worker that stopped answering
         outer = None if unit_timeout is None else unit_timeout + DASK_GRACE
         try:
             yield lambda cases, settings, progress, collected=None: _drive(
-                lambda *a: client.submit(run_in_dask_worker, *a, unit_timeout, pure=False), waiting, cases,
-                settings, progress, collected, lost=lost, overdue=overdue, started=started, unit_timeout=outer,
-                poll=DASK_POLL)
+                lambda *a: client.submit(run_in_dask_worker, *a, unit_timeout, pure=False), cluster.waiting, cases,
+                settings, progress, collected, lost=cluster.lost, overdue=cluster.overdue, started=cluster.started,
+                unit_timeout=outer, poll=DASK_POLL)
         finally:
             try:
                 client.close(timeout=5)
             except Exception:           # a scheduler that died: nothing left to close
                 pass
+
+
+@contextmanager
+def _quiet_logs():
+    """Dask's and its network libraries' logs silenced: a lost scheduler or worker is reported
+    in the case, not in 40 lines of log."""
+    import logging
+    quiet = [logging.getLogger(name) for name in ["distributed", "tornado", "asyncio"] + [
+        name for name in list(logging.Logger.manager.loggerDict) if name.startswith("distributed.")]]
+    levels = [logger.level for logger in quiet]
+    for logger in quiet:
+        logger.setLevel(logging.CRITICAL)
+    try:
+        yield
     finally:
         for logger, level in zip(quiet, levels):
             logger.setLevel(level)
+
+
+_CRASHED = "the function crashed its process (a segmentation fault, an abort, os._exit, the out-of-memory killer)"
+
+
+class _Cluster:
+    """What the driver asks a Dask cluster: which units finished, when each began, why one was
+    lost or is overdue."""
+
+    def __init__(self, client, address: str):
+        self.client, self.address = client, address
+        self.began: dict = {}
+
+    def waiting(self, pending, timeout):
+        from distributed import wait
+        try:
+            return wait(list(pending), timeout=timeout, return_when="FIRST_COMPLETED")
+        except TimeoutError:
+            return set(), set(pending)
+        except Exception:           # the scheduler is gone: its futures were cancelled, and are done
+            done = {f for f in pending if f.done()}
+            return done, set(pending) - done
+
+    def lost(self, error) -> str:
+        name = type(error).__name__
+        if name == "KilledWorker":
+            return f"the Dask worker running it died, and each worker that tried it after: {_CRASHED}"
+        if "cancel" in name.lower() or self.client.status != "running":
+            return f"the Dask scheduler at {self.address} stopped answering before this case was checked"
+        return f"the Dask cluster could not run it: {message(error)}"
+
+    def started(self, futures) -> dict:
+        """When each unit began running on a worker (a unit queued behind others has not used
+        its budget yet); while the scheduler has no worker at all, the wait counts."""
+        client = self.client
+        if client.status != "running":
+            return {}               # the scheduler is gone: asking it would wait for its time-out
+        try:
+            running = {key for keys in client.processing().values() for key in keys}
+            workers = len(client.scheduler_info().get("workers", {}))
+        except Exception:           # the scheduler is gone: the next wait reports it
+            return {}
+        now = time.monotonic()
+        for future in futures:
+            if future.key in running:
+                self.began.setdefault(future.key, now)
+        return {f: self.began.get(f.key) for f in futures if workers or f.key in self.began}
+
+    def overdue(self, future) -> tuple:
+        """(how the unit ended: "timed out" or "crashed", why)."""
+        client = self.client
+        try:
+            workers = client.scheduler_info().get("workers", {}) if client.status == "running" else {}
+            deaths = client.run_on_scheduler(_deaths, key=future.key) if workers else 0
+        except Exception:
+            workers, deaths = None, 0
+        client.cancel([future])
+        if deaths:
+            return "crashed", (f"the Dask worker running it died ({deaths} time{'s' * (deaths != 1)} before the "
+                               f"budget ran out): {_CRASHED}")
+        if workers == {}:
+            return "timed out", f"no Dask worker ran it: the scheduler at {self.address} has no workers"
+        return "timed out", ("a Dask worker cannot stop a task it is running: that worker may stay busy until the "
+                             "function returns")
 
 
 def _refused(address: str) -> str | None:
