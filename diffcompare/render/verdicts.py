@@ -91,90 +91,121 @@ def finding(found) -> str:
 
 
 def reason(verdict) -> str:
-    """Why ``verdict`` is what it is, in one sentence."""
-    n = verdict.numbers
-    cause = verdict.cause
-    if cause in (METHOD_STATUS, RAISED):
-        return verdict.detail
-    if cause == ROUNDING and (n.get("rerun") or {}).get("held") is False:
+    """Why ``verdict`` is what it is, in one sentence (each cause's words in :data:`_SAY`)."""
+    say = _SAY.get(verdict.cause)
+    return say(verdict, verdict.numbers) if say else (verdict.detail or verdict.cause)
+
+
+def _rounding(verdict, n) -> str:
+    if (n.get("rerun") or {}).get("held") is False:
         return (f"{_entry(n)} is off by {n['error']:.2g} (beyond the expected {n['tolerance']:.2g}), too little for a "
                 f"wrong rule to be told from rounding, and float32 cannot hold this point to re-run the rules and "
                 f"tell: not decided")
-    if cause == ROUNDING:
-        rerun = n.get("rerun") or {}
-        text = (f"outside the first-order band, but in {rerun.get('dtype', 'the other precision')} the same rules err "
-                f"{_number(rerun.get('error'))} against {_number(rerun.get('here'))} here: the error scales with ε, "
-                f"so it is rounding (a cancellation in the formula), not a wrong rule")
-        if verdict.outcome == "inconclusive":
-            text += (f"; at {n.get('entry', 'an entry')} that rounding is as large as the value, so a right value and "
-                     f"a wrong one cannot be told apart")
-        return text
-    if cause == WITHIN:
-        skipped = []
-        if n.get("skipped"):
-            skipped.append(f"{n['skipped']} special entries or points")
-        if n.get("undecided"):
-            count = n["undecided"]
-            skipped.append(f"{count} entr{'ies' if count != 1 else 'y'} at points drawn by the tool whose band could "
-                           f"not decide (as large as the value, or none)")
-        return "within the expected accuracy" + (f" (not judged: {'; '.join(skipped)})" if skipped else "")
-    if cause in (OUTSIDE, NON_FINITE):
-        entry = _entry(n)
-        found = n.get("finding")
-        if n.get("joint"):
-            j = n["joint"]
-            return (f"{_entry(n)} = {n['value']:.17g}, but at this kink f's one-sided derivatives along the sum of "
-                    f"these directions are {_number(j['lower'])} and {_number(j['upper'])}: a subgradient's entries "
-                    f"add up to a value between them (a tie counted twice does not); off by {n['error']:.2g}, "
-                    f"beyond the expected {n['tolerance']:.2g}")
-        if cause == NON_FINITE:
-            text = f"{entry} = {n['value']} where the reference is finite"
-        elif found and found.get("kind") == "kink":
-            text = (f"{entry} = {n['value']:.17g} lies {n['error']:.2g} outside the interval of right values "
-                    f"[{found['lower']:.12g}, {found['upper']:.12g}] (expected accuracy {n['tolerance']:.2g})")
-        else:
-            text = f"{entry}: error {n['error']:.2g} exceeds the expected {n['tolerance']:.2g} ({n.get('source', '')})"
-        if n.get("judged", 1) > 1:
-            text = f"{n['outside']} of {n['judged']} entries outside the expected accuracy; worst {text}"
-        if found:
-            text += f"; {finding(found)}"
-        return text + (f"; {verdict.detail}" if verdict.detail else "")
-    if cause == SINGULAR:
-        found = n.get("finding") or next(iter((n.get("findings") or {}).values()), None)
-        entry = f"{n['entry']}: " if "entry" in n else ""
-        return f"{entry}{finding(found) or 'f has no finite derivative here'}; nothing to judge against"
-    if cause == WIDE_BAND:
-        entry = _entry(n)
-        count = f"{n['wide']} of {n['judged']} entries have" if n.get("judged", 1) > 1 else f"{entry} has"
-        return (f"a right value and a wrong one cannot be told apart here: {count} an expected accuracy as large "
-                f"as the value (e.g. {entry}: expected {n['tolerance']:.2g} around {n['exact']:.2g}; "
-                f"{n.get('source', '')}); {REMEDY[WIDE_BAND]}")
-    if cause == NO_BAND:
-        if "entry" in n:
-            return (f"a right value and a wrong one cannot be told apart at {n['no_band']} of "
-                    f"{n['judged'] + n['no_band']} entries: no expected accuracy there (the derivatives it needs "
-                    f"are unknown, or the step does not resolve f: h, h/2, h/4 do not converge); "
-                    f"{REMEDY[NO_BAND]}")
-        return "no error band here (the derivatives it needs are unknown, or the step does not resolve f)"
-    if cause == KINK:
-        return ((f"a difference stencil straddles a kink here ({verdict.detail})" if verdict.detail else
-                 "a difference stencil straddles a kink here") + "; its value is not judged (the exact methods are "
-                "held to the interval between the one-sided derivatives)")
-    if cause == DOMAIN:
-        return ("f is not finite in binary64 at this point: " + verdict.detail) if verdict.detail else \
-            "f is not finite in binary64 here"
-    if cause == CROSSING:
-        where = verdict.detail or ("f meets a point where its derivative formula has no value (see the "
-                                   "reference)" if n.get("findings") else "")
-        return ("the stencil crosses a point where f is not smooth, so its value cannot be trusted"
-                + (f": {where}" if where else "") + f"; {REMEDY[CROSSING]}")
-    if cause == REFERENCE_UNCERTAIN:
-        return f"reference uncertain for {n.get('entry', 'an entry')}: {verdict.detail}; {REMEDY[REFERENCE_UNCERTAIN]}"
-    if cause == NO_REFERENCE:
-        if "entry" in n:
-            return f"{n['entry']}: {verdict.detail or 'no reference value'}"
-        return verdict.detail or "the reference is undefined at every entry"
-    return verdict.detail or cause
+    rerun = n.get("rerun") or {}
+    text = (f"outside the first-order band, but in {rerun.get('dtype', 'the other precision')} the same rules err "
+            f"{_number(rerun.get('error'))} against {_number(rerun.get('here'))} here: the error scales with ε, "
+            f"so it is rounding (a cancellation in the formula), not a wrong rule")
+    if verdict.outcome == "inconclusive":
+        text += (f"; at {n.get('entry', 'an entry')} that rounding is as large as the value, so a right value and "
+                 f"a wrong one cannot be told apart")
+    return text
+
+
+def _within(verdict, n) -> str:
+    skipped = []
+    if n.get("skipped"):
+        skipped.append(f"{n['skipped']} special entries or points")
+    if n.get("undecided"):
+        count = n["undecided"]
+        skipped.append(f"{count} entr{'ies' if count != 1 else 'y'} at points drawn by the tool whose band could "
+                       f"not decide (as large as the value, or none)")
+    return "within the expected accuracy" + (f" (not judged: {'; '.join(skipped)})" if skipped else "")
+
+
+def _outside(verdict, n) -> str:
+    entry = _entry(n)
+    found = n.get("finding")
+    if n.get("joint"):
+        j = n["joint"]
+        return (f"{entry} = {n['value']:.17g}, but at this kink f's one-sided derivatives along the sum of "
+                f"these directions are {_number(j['lower'])} and {_number(j['upper'])}: a subgradient's entries "
+                f"add up to a value between them (a tie counted twice does not); off by {n['error']:.2g}, "
+                f"beyond the expected {n['tolerance']:.2g}")
+    if verdict.cause == NON_FINITE:
+        text = f"{entry} = {n['value']} where the reference is finite"
+    elif found and found.get("kind") == "kink":
+        text = (f"{entry} = {n['value']:.17g} lies {n['error']:.2g} outside the interval of right values "
+                f"[{found['lower']:.12g}, {found['upper']:.12g}] (expected accuracy {n['tolerance']:.2g})")
+    else:
+        text = f"{entry}: error {n['error']:.2g} exceeds the expected {n['tolerance']:.2g} ({n.get('source', '')})"
+    if n.get("judged", 1) > 1:
+        text = f"{n['outside']} of {n['judged']} entries outside the expected accuracy; worst {text}"
+    if found:
+        text += f"; {finding(found)}"
+    return text + (f"; {verdict.detail}" if verdict.detail else "")
+
+
+def _singular(verdict, n) -> str:
+    found = n.get("finding") or next(iter((n.get("findings") or {}).values()), None)
+    entry = f"{n['entry']}: " if "entry" in n else ""
+    return f"{entry}{finding(found) or 'f has no finite derivative here'}; nothing to judge against"
+
+
+def _wide_band(verdict, n) -> str:
+    entry = _entry(n)
+    count = f"{n['wide']} of {n['judged']} entries have" if n.get("judged", 1) > 1 else f"{entry} has"
+    return (f"a right value and a wrong one cannot be told apart here: {count} an expected accuracy as large "
+            f"as the value (e.g. {entry}: expected {n['tolerance']:.2g} around {n['exact']:.2g}; "
+            f"{n.get('source', '')}); {REMEDY[WIDE_BAND]}")
+
+
+def _no_band(verdict, n) -> str:
+    if "entry" in n:
+        return (f"a right value and a wrong one cannot be told apart at {n['no_band']} of "
+                f"{n['judged'] + n['no_band']} entries: no expected accuracy there (the derivatives it needs "
+                f"are unknown, or the step does not resolve f: h, h/2, h/4 do not converge); "
+                f"{REMEDY[NO_BAND]}")
+    return "no error band here (the derivatives it needs are unknown, or the step does not resolve f)"
+
+
+def _kink(verdict, n) -> str:
+    return ((f"a difference stencil straddles a kink here ({verdict.detail})" if verdict.detail else
+             "a difference stencil straddles a kink here") + "; its value is not judged (the exact methods are "
+            "held to the interval between the one-sided derivatives)")
+
+
+def _crossing(verdict, n) -> str:
+    where = verdict.detail or ("f meets a point where its derivative formula has no value (see the "
+                               "reference)" if n.get("findings") else "")
+    return ("the stencil crosses a point where f is not smooth, so its value cannot be trusted"
+            + (f": {where}" if where else "") + f"; {REMEDY[CROSSING]}")
+
+
+def _no_reference(verdict, n) -> str:
+    if "entry" in n:
+        return f"{n['entry']}: {verdict.detail or 'no reference value'}"
+    return verdict.detail or "the reference is undefined at every entry"
+
+
+# each cause's words: (verdict, its numbers) -> the sentence
+_SAY = {
+    METHOD_STATUS: lambda verdict, n: verdict.detail,
+    RAISED: lambda verdict, n: verdict.detail,
+    ROUNDING: _rounding,
+    WITHIN: _within,
+    OUTSIDE: _outside,
+    NON_FINITE: _outside,
+    SINGULAR: _singular,
+    WIDE_BAND: _wide_band,
+    NO_BAND: _no_band,
+    KINK: _kink,
+    DOMAIN: lambda verdict, n: (("f is not finite in binary64 at this point: " + verdict.detail) if verdict.detail
+                                else "f is not finite in binary64 here"),
+    CROSSING: _crossing,
+    REFERENCE_UNCERTAIN: lambda verdict, n: (f"reference uncertain for {n.get('entry', 'an entry')}: "
+                                             f"{verdict.detail}; {REMEDY[REFERENCE_UNCERTAIN]}"),
+    NO_REFERENCE: _no_reference,
+}
 
 
 def _entry(numbers) -> str:
