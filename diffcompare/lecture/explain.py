@@ -44,11 +44,12 @@ from diffcompare.language.expression import constant
 from diffcompare.language.printing import one_line
 from diffcompare.language.worlds import ENGINE, SYMPY
 from diffcompare.methods.budget import TimedOut, time_limit
-from diffcompare.methods.finite_differences import SCHEMES, STENCILS, nominal_step, richardson
+from diffcompare.methods.finite_differences import SCHEMES, nominal_step, richardson
 from diffcompare.methods.symbolic import mpmath_lambdify
 from diffcompare.problem.errors import InputError, SymbolicUnavailable
 from diffcompare.problem.problem import make_problem
 from diffcompare.problem.tasks import parse_vector
+from diffcompare.stencil import STENCILS
 
 MAX_NODES = 2000              # a lecture graph; larger graphs are refused with the count
 ELEMENTWISE_CHECK_LIMIT = 256    # beyond this many elements an input is checked along random directions
