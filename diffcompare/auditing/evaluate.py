@@ -19,6 +19,7 @@ from diffcompare.methods.given import GivenShapeError, given_values
 from diffcompare.methods.torch_autograd import torch_autograd
 from diffcompare.problem.errors import InputError
 from diffcompare.problem.usercode import described
+from diffcompare.stencil import CENTRAL, combine, sample
 
 
 GRADCHECK_EPS, GRADCHECK_ATOL, GRADCHECK_RTOL = EPS, ATOL, RTOL   # what a plain gradcheck would use
@@ -136,30 +137,33 @@ def f_values(problem, task, flat, dtype, engine):
 
 
 def gradcheck_differences(problem, task, flat, dtype, engine):
-    """gradcheck's numerical entries: (f(x + eps e_j) - f(x - eps e_j)) / 2 eps with
-    x ± eps rounded to ``dtype`` as PyTorch does (for a Hessian, differences of autograd's
+    """gradcheck's numerical entries: (f(x + eps e_j) - f(x - eps e_j)) / 2 eps (the
+    central stencil of :mod:`diffcompare.stencil`) with x ± eps rounded to ``dtype`` as
+    PyTorch does, divided by eps itself (for a Hessian, differences of autograd's
     gradient, as gradgradcheck). Also the size of f the differences saw, per point."""
     typed = flat.astype(dtype)
     eps = np.asarray(GRADCHECK_EPS, dtype=dtype)
     columns, sizes = [], np.zeros(len(flat))
     for j in range(flat.shape[1]):
-        plus, minus = typed.copy(), typed.copy()
-        plus[:, j] = typed[:, j] + eps
-        minus[:, j] = typed[:, j] - eps
-        if task.kind == "hessian":
-            gradient_task = replace(task, kind="gradient")
-            high = autograd_values(problem, gradient_task, plus.astype(np.float64), dtype, engine)[0]
-            low = autograd_values(problem, gradient_task, minus.astype(np.float64), dtype, engine)[0]
-        else:
-            high = f_values(problem, task, plus.astype(np.float64), dtype, engine)
-            low = f_values(problem, task, minus.astype(np.float64), dtype, engine)
-            both = np.abs(np.concatenate([high, low], axis=1))
+        samples = sample(lambda step, j=j: _values_moved(problem, task, typed, j, step, dtype, engine), eps, CENTRAL)
+        if task.kind != "hessian":
+            both = np.abs(np.concatenate(samples, axis=1))
             sizes = np.fmax(sizes, np.where(np.isnan(both), -np.inf, both).max(axis=1))   # nan: f undefined there
-        columns.append((high - low) / (2 * GRADCHECK_EPS))
+        columns.append(combine(samples, GRADCHECK_EPS, CENTRAL))
     entries = np.stack(columns, axis=-1)                    # (points, m, n): the Jacobian's columns
     if task.kind == "hessian":
         entries = np.swapaxes(entries, 1, 2)                 # column j of H is d(grad)/dx_j
     return entries.reshape(len(flat), -1), sizes
+
+
+def _values_moved(problem, task, typed, j, step, dtype, engine):
+    """f (for a Hessian, autograd's gradient) at the rows of ``typed`` with column j moved
+    by ``step``, the sum rounded to ``dtype``."""
+    moved = typed.copy()
+    moved[:, j] = typed[:, j] + step
+    if task.kind == "hessian":
+        return autograd_values(problem, replace(task, kind="gradient"), moved.astype(np.float64), dtype, engine)[0]
+    return f_values(problem, task, moved.astype(np.float64), dtype, engine)
 
 
 def special_points(problem, flat, engine) -> dict:

@@ -17,6 +17,8 @@ import warnings
 
 import numpy as np
 
+from diffcompare.stencil import CENTRAL, combine, sample
+
 from . import forward_ad
 from .backward import grad
 from .graph import Node, edge_of, init_node
@@ -70,8 +72,16 @@ def _numerical_outputs(func, inputs):
 
 
 def numerical_jacobian(func, inputs, eps=EPS):
-    """J[k][o]: shape (inputs[k].numel(), outputs[o].numel()), by central differences,
-    perturbing each element in place: f(x - eps), then f(x + eps), then restore."""
+    """J[k][o]: shape (inputs[k].numel(), outputs[o].numel()), by central differences
+    (:data:`diffcompare.stencil.CENTRAL`), perturbing each element in place: f(x - eps),
+    then f(x + eps), then restore; each output's differences in its own dtype.
+
+    >>> from diffcompare import autograd as ag
+    >>> x = ag.tensor([1.0, 2.0], requires_grad=True)
+    >>> numerical_jacobian(lambda t: t * t, (x,), eps=0.5)[0][0]    # ((x+h)² - (x-h)²) / 2h = 2x, h = 0.5
+    array([[2., 0.],
+           [0., 4.]])
+    """
     diff = _differentiable_inputs(inputs)
     base = _numerical_outputs(func, inputs)
     jac = {}
@@ -80,16 +90,17 @@ def numerical_jacobian(func, inputs, eps=EPS):
         cols = [np.zeros((array.size, 0 if b is None else b.size)) for b in base]
         for i, idx in enumerate(np.ndindex(array.shape)):
             orig = array[idx]
-            array[idx] = orig - eps
-            outa = _numerical_outputs(func, inputs)
-            array[idx] = orig + eps
-            outb = _numerical_outputs(func, inputs)
+
+            def at(step, idx=idx, orig=orig):
+                array[idx] = orig + step
+                return _numerical_outputs(func, inputs)
+            samples = sample(at, eps, CENTRAL)
             array[idx] = orig
-            for o, (a, b) in enumerate(zip(outa, outb)):
-                if a is not None:
-                    if a.shape != base[o].shape:
+            for o, outs in enumerate(zip(*samples)):
+                if outs[0] is not None:
+                    if any(out.shape != base[o].shape for out in outs):
                         raise AssertionError("the output's shape changed under perturbation")
-                    cols[o][i] = ((b - a) / (2 * eps)).reshape(-1)
+                    cols[o][i] = combine(outs, eps, CENTRAL).reshape(-1)
         jac[k] = cols
     return jac
 
@@ -221,16 +232,16 @@ def _fast_compare(func, inputs, eps, atol, rtol, nondet_tol):
     for k in diff:
         array = inputs[k]._data
         orig = array.copy()
-        step = (eps * us[k]).reshape(array.shape)
-        array[...] = orig - step
-        outa = _numerical_outputs(func, inputs)
-        array[...] = orig + step
-        outb = _numerical_outputs(func, inputs)
+
+        def at(step, u=us[k]):          # x moved by step · u
+            array[...] = orig + (step * u).reshape(array.shape)
+            return _numerical_outputs(func, inputs)
+        samples = sample(at, eps, CENTRAL)
         array[...] = orig
         for o, out in enumerate(outputs):
             if vs[o] is None:
                 continue
-            numerical = float(vs[o] @ ((outb[o] - outa[o]) / (2 * eps)).reshape(-1))
+            numerical = float(vs[o] @ combine([s[o] for s in samples], eps, CENTRAL).reshape(-1))
             if isinstance(out, Tensor) and out.requires_grad:
                 seed = Tensor._make(vs[o].reshape(out.shape).astype(out.dtype))
                 (g,) = grad(out, inputs[k], seed, retain_graph=True, allow_unused=True)

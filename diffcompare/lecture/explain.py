@@ -44,14 +44,17 @@ from diffcompare.language.expression import constant
 from diffcompare.language.printing import one_line
 from diffcompare.language.worlds import ENGINE, SYMPY
 from diffcompare.methods.budget import TimedOut, time_limit
-from diffcompare.methods.finite_differences import SCHEMES, STENCILS, nominal_step, richardson
+from diffcompare.methods.finite_differences import SCHEMES, nominal_step, richardson
 from diffcompare.methods.symbolic import mpmath_lambdify
 from diffcompare.problem.errors import InputError, SymbolicUnavailable
 from diffcompare.problem.problem import make_problem
 from diffcompare.problem.tasks import parse_vector
+from diffcompare.stencil import STENCILS
 
 MAX_NODES = 2000              # a lecture graph; larger graphs are refused with the count
-ELEMENTWISE_CHECK_LIMIT = 256    # beyond this many elements an input is checked along random directions
+# the two bounds of --check: on each input of a node, and on f's inputs as a whole
+ELEMENTWISE_CHECK_LIMIT = 256   # a node's input of more elements is checked along two random directions, not per element
+REPLAY_LIMIT = 5_000            # f's input elements --check accepts at all (its memory grows as their square)
 ARGUMENT_NAMES = "abcdefgh"
 
 
@@ -67,7 +70,6 @@ class Edge:
 
 
 NO_GRADIENT = "no gradient reaches this node"
-REPLAY_LIMIT = 5_000      # input elements explain --check replays (its memory grows as their square)
 
 
 @dataclass
@@ -158,17 +160,44 @@ def explain(f, at, vector=None, check: bool = False, label: str | None = None) -
     >>> e.first_wrong.name, e.exit_status
     ('WrongCubeBackward', 1)
     """
-
     problem = make_problem(f, at, label)
     elements = problem.flat_point().size
     if check and elements > REPLAY_LIMIT:
         raise InputError(f"--check replays every node against a reference of its own Jacobian, whose memory grows "
                          f"with the square of the inputs: at most {REPLAY_LIMIT:,} input elements (this f has "
                          f"{elements:,}); without --check the walk has no such limit")
+    leaves, output, records, calls = _record(problem)
+    seed = _seed(output, vector)
+    nodes = _walk_order(output)
+    number = {node: k + 1 for k, node in enumerate(nodes)}
+    adjoints = _adjoints(output, seed, nodes, records)
+    labels = _labels(problem, calls)
+    leaf_name = {id(t): name for name, t in leaves.items()}
+    steps = [_step(node, number[node], records, labels, leaf_name, adjoints.get(node, {})) for node in nodes]
+    sympy_rows = _table_rows(calls, records)
+    for node, step in zip(nodes, steps):
+        if not (step.is_leaf or step.adjoint is None or node not in records):
+            _send(step, node, adjoints[node], steps, number)
+            _local_derivatives(step, node, sympy_rows.get(node))
+
+    # what reaches each leaf's AccumulateGrad is what backward() adds to its .grad
+    at_leaf = {id(node.variable): step.adjoint for node, step in zip(nodes, steps) if step.is_leaf}
+    # nothing reaching a leaf (a rule returned None for it) leaves its gradient 0, as backward() does
+    gradient = {name: at_leaf.get(id(t)) if at_leaf.get(id(t)) is not None else np.zeros_like(t._data)
+                for name, t in leaves.items()}
+    explanation = Explanation(problem.label, problem.variables, dict(problem.point), np.array(output._data), seed,
+                              steps, gradient, _symbolic_gradient(problem, seed), checked=check)
+    if check:
+        _check(explanation, nodes, records, sympy_rows)
+    return explanation
+
+
+def _record(problem):
+    """f run on the engine at the point: (its leaves by variable, its output, every node's
+    record (inputs, params, outputs), every table function's call (row, args, result) in order)."""
     leaves = {name: ag.tensor(np.array(problem.point[name], dtype=np.float64), requires_grad=True)
               for name in problem.variables}
-    records = {}                   # node -> (inputs, params, outputs)
-    calls = []                     # (row, args, result) of every table function, in order
+    records, calls = {}, []
 
     def record(node, inputs, params, outputs):
         records[node] = (tuple(inputs), dict(params or {}), tuple(outputs))
@@ -183,17 +212,22 @@ def explain(f, at, vector=None, check: bool = False, label: str | None = None) -
     if not isinstance(output, ag.Tensor) or output.grad_fn is None:
         raise InputError("f's result does not depend on its variables through the engine: nothing to explain "
                          "(use diffcompare.language.functions or tensor operations, not math or float())")
-    seed = _seed(output, vector)
+    return leaves, output, records, calls
 
+
+def _walk_order(output) -> list:
+    """The graph's nodes in the order the backward walk reaches them (at most MAX_NODES)."""
     nodes = collect([output.grad_fn])
     if len(nodes) > MAX_NODES:
         raise InputError(f"the graph has {len(nodes)} nodes; explain shows at most {MAX_NODES}")
     nodes.sort(key=sequence_key, reverse=True)
-    number = {node: k + 1 for k, node in enumerate(nodes)}
-    leaf_name = {id(t): name for name, t in leaves.items()}
+    return nodes
 
-    # the engine's own walk gives every node's adjoint: autograd.grad with respect to the
-    # output tensor of every node (and every leaf), the graph kept for the steps below
+
+def _adjoints(output, seed, nodes, records) -> dict:
+    """node -> {output index: its adjoint}, from the engine's own walk: autograd.grad with
+    respect to the output tensor of every node (and every leaf), the graph kept for the
+    steps that replay each rule."""
     tensors, owners = [], []
     for node in nodes:
         if isinstance(node, AccumulateGrad):
@@ -212,52 +246,38 @@ def explain(f, at, vector=None, check: bool = False, label: str | None = None) -
     adjoints = {}
     for (node, index), g in zip(owners, grads):
         adjoints.setdefault(node, {})[index] = None if g is None else np.array(g._data)
+    return adjoints
 
-    labels = _labels(problem, calls)
-    steps = []
-    for node in nodes:
-        name = type(node).__name__
-        if isinstance(node, AccumulateGrad):
-            variable = leaf_name.get(id(node.variable), "leaf")
-            step = Step(number[node], name, variable, np.array(node.variable._data))
-        elif node not in records:
-            step = Step(number[node], name, "(recorded before f ran)", np.array(math.nan))
-        else:
-            outputs = records[node][2]
-            value = np.array(outputs[0]._data) if len(outputs) == 1 else np.array([o._data for o in outputs])
-            plain = name.removesuffix("Backward0").removesuffix("Backward").lower()
-            step = Step(number[node], name, labels.get(id(outputs[0]), plain), value,
-                        rule=getattr(node, "formula", None))
-        step.adjoint = _joined(adjoints.get(node, {}), node)
-        steps.append(step)
 
-    sympy_rows = _table_rows(calls, records)
-    for node, step in zip(nodes, steps):
-        if step.is_leaf or step.adjoint is None or node not in records:
-            continue
-        incoming = adjoints[node]
-        grads_in = incoming[0] if node.n_outputs == 1 else [incoming.get(i) for i in range(node.n_outputs)]
-        try:
-            sent = quietly(node._apply, grads_in, False)
-        except Exception as error:
-            raise InputError(_stopped(error, name=type(node).__name__)) from None
-        for i, (target, g) in enumerate(zip(node._next, sent)):
-            g = _dense(g)
-            step.edges.append(Edge(number.get(target) if target is not None else None, g))
-            if target is not None and g is not None:
-                steps[number[target] - 1].contributions.append((step.number, g))
-        _local_derivatives(step, node, sympy_rows.get(node))
+def _step(node, number, records, labels, leaf_name, adjoint) -> Step:
+    """The Step of one node: what it computes, its forward value and its adjoint."""
+    name = type(node).__name__
+    if isinstance(node, AccumulateGrad):
+        step = Step(number, name, leaf_name.get(id(node.variable), "leaf"), np.array(node.variable._data))
+    elif node not in records:
+        step = Step(number, name, "(recorded before f ran)", np.array(math.nan))
+    else:
+        outputs = records[node][2]
+        value = np.array(outputs[0]._data) if len(outputs) == 1 else np.array([o._data for o in outputs])
+        plain = name.removesuffix("Backward0").removesuffix("Backward").lower()
+        step = Step(number, name, labels.get(id(outputs[0]), plain), value, rule=getattr(node, "formula", None))
+    step.adjoint = _joined(adjoint, node)
+    return step
 
-    # what reaches each leaf's AccumulateGrad is what backward() adds to its .grad
-    at_leaf = {id(node.variable): step.adjoint for node, step in zip(nodes, steps) if step.is_leaf}
-    # nothing reaching a leaf (a rule returned None for it) leaves its gradient 0, as backward() does
-    gradient = {name: at_leaf.get(id(t)) if at_leaf.get(id(t)) is not None else np.zeros_like(t._data)
-                for name, t in leaves.items()}
-    explanation = Explanation(problem.label, problem.variables, dict(problem.point), np.array(output._data), seed,
-                              steps, gradient, _symbolic_gradient(problem, seed), checked=check)
-    if check:
-        _check(explanation, nodes, records, sympy_rows)
-    return explanation
+
+def _send(step, node, incoming, steps, number):
+    """The node's backward rule run on its adjoint: one Edge per input with the VJP it
+    sends, added to the contributions of the input's step."""
+    grads_in = incoming[0] if node.n_outputs == 1 else [incoming.get(i) for i in range(node.n_outputs)]
+    try:
+        sent = quietly(node._apply, grads_in, False)
+    except Exception as error:
+        raise InputError(_stopped(error, name=type(node).__name__)) from None
+    for target, g in zip(node._next, sent):
+        g = _dense(g)
+        step.edges.append(Edge(number.get(target) if target is not None else None, g))
+        if target is not None and g is not None:
+            steps[number[target] - 1].contributions.append((step.number, g))
 
 
 def _stopped(error, name: str = "") -> str:
@@ -351,14 +371,7 @@ def _local_derivatives(step, node, table_row):
         arrays = [np.asarray(a._data if isinstance(a, Tensor) else a, dtype=np.float64) for a in args]
     except (TypeError, ValueError):      # a subscript's key
         return
-    if row.kink is not None:
-        try:
-            at_kink = bool(np.any(quietly(row.kink, *arrays)))
-        except Exception:
-            at_kink = False
-        if at_kink:
-            step.check, step.detail = "kink", row.kink_note + (f"; the engine: {row.engine_convention}"
-                                                                if row.engine_convention else "")
+    _mark_kink(step, row, arrays)
     if row.structural:
         return
     import sympy
@@ -390,6 +403,19 @@ def _local_derivatives(step, node, table_row):
         edge.local_value = _evaluate_mp(partial, wrt, tensor_arrays)
         shape = np.shape(tensor_arrays[wrt.index(symbol)])
         edge.reference = _sum_to(step.adjoint * edge.local_value, shape)
+
+
+def _mark_kink(step, row, arrays):
+    """The step marked "kink" when the table function's arguments lie on one of its kinks."""
+    if row.kink is None:
+        return
+    try:
+        at_kink = bool(np.any(quietly(row.kink, *arrays)))
+    except Exception:
+        at_kink = False
+    if at_kink:
+        step.check, step.detail = "kink", row.kink_note + (f"; the engine: {row.engine_convention}"
+                                                            if row.engine_convention else "")
 
 
 def _short(expr) -> str:

@@ -38,6 +38,7 @@ from diffcompare.problem.points import Points
 from diffcompare.problem.problem import Problem
 from diffcompare.problem.tasks import Task
 from diffcompare.problem.usercode import message
+from diffcompare.stencil import combine, difference, sample
 
 HESSIAN_STEP = EPS ** (1 / 4)     # second differences balance h² truncation against eps/h² rounding
 MIXED_STEP = EPS ** (1 / 3)       # central differences of an exact gradient
@@ -446,7 +447,6 @@ def _directional(problem, task, flat, direction, h, scheme_name, base):
     by one scheme with steps ``h`` (points,). ``base``: f at the points, for one-sided schemes."""
     if scheme_name == "complex-step":
         return outputs(problem, task, _moved(flat, direction, 1j * h), COMPLEX).imag / h[:, None]
-    stencil = STENCILS[scheme_name]
     if isinstance(direction, (int, np.integer)):             # a coordinate: the step actually taken
         x = flat[:, direction]
         if scheme_name == "forward":
@@ -457,14 +457,8 @@ def _directional(problem, task, flat, direction, h, scheme_name, base):
             h_taken = ((x + h) - (x - h)) / 2
     else:
         h_taken = h
-    total = np.zeros((flat.shape[0], task.m))
-    for offset, weight in stencil:
-        if offset == 0:
-            values = base
-        else:
-            values = outputs(problem, task, _moved(flat, direction, offset * h))
-        total = total + weight * values
-    return total / h_taken[:, None]
+    return difference(lambda step: outputs(problem, task, _moved(flat, direction, step)), h,
+                      SCHEMES[scheme_name].stencil, taken=h_taken[:, None], centre=base)
 
 
 def fd_entries(problem: Problem, task: Task, points: Points, scheme_name: str, step: float | None = None,
@@ -534,8 +528,7 @@ def _richardson(problem, task, flat, direction, h):
     d, largest = [], None
     for k in range(3):
         step = h / 2 ** k
-        plus, minus = outputs(problem, task, _moved(flat, direction, step)), \
-            outputs(problem, task, _moved(flat, direction, -step))
+        minus, plus = sample(lambda s: outputs(problem, task, _moved(flat, direction, s)), step)
         size = np.maximum(np.abs(plus), np.abs(minus))
         largest = size if largest is None else np.maximum(largest, size)
         if isinstance(direction, (int, np.integer)):        # the step actually taken
@@ -543,7 +536,7 @@ def _richardson(problem, task, flat, direction, h):
             taken = ((x + step) - (x - step)) / 2
         else:
             taken = step
-        d.append((plus - minus) / (2 * taken)[:, None])
+        d.append(combine([minus, plus], taken[:, None]))
     value, r12 = extrapolate(d)
     weight = sum(abs(w) for _, w in STENCILS["richardson"])
     with np.errstate(over="ignore", invalid="ignore"):

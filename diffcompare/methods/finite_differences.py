@@ -7,7 +7,9 @@ complex step) and rounded to a power of two, so that ``x ± h`` and ``x ± 2h`` 
 in binary64; the step actually taken is ``(x + h) - x``.
 
 The schemes run on every point at once in :mod:`diffcompare.methods.entries`; this
-module holds what they are: their formulas, orders, steps and stencils.
+module holds what they are: their formulas, orders and steps. Their stencils (the
+offsets and weights of f's samples) are :data:`diffcompare.stencil.STENCILS`, shared with
+gradcheck and explain.
 
 >>> nominal_step(SCHEMES["central"], 1000.0) == power_of_two(EPS ** (1 / 3) * 1000)
 True
@@ -24,6 +26,7 @@ import numpy as np
 
 from diffcompare.autograd.quiet import quietly
 from diffcompare.problem.problem import Problem
+from diffcompare.stencil import STENCILS, difference, reach
 
 EPS = float(np.finfo(np.float64).eps)
 SMALLEST_NORMAL = float(np.finfo(np.float64).tiny)
@@ -38,6 +41,12 @@ class Scheme:
     evaluations: str        # per variable, for the help text
     scaled: bool = True
     cost: int = 1           # evaluations of f per variable (a complex one costs two)
+
+    @property
+    def stencil(self) -> tuple | None:
+        """f'(x) ≈ Σ weight · f(x + offset·h) / h as (offset, weight) pairs; None for the
+        complex step, which is no combination of real samples."""
+        return STENCILS.get(self.name)
 
 
 SCHEMES = {
@@ -57,25 +66,6 @@ SCHEMES = {
 FD_METHODS = tuple(SCHEMES)
 
 
-def _richardson_stencil():
-    # (64 D(h/4) - 20 D(h/2) + D(h)) / 45 with D(s) = (f(x + s) - f(x - s)) / 2s
-    weights = {}
-    for scale, c in ((0.25, 64 / 45), (0.5, -20 / 45), (1.0, 1 / 45)):
-        weights[scale] = weights.get(scale, 0) + c / (2 * scale)
-        weights[-scale] = weights.get(-scale, 0) - c / (2 * scale)
-    return tuple(weights.items())
-
-
-# f'(x) ≈ Σ weight · f(x + offset·h) / h: the error model reads these
-STENCILS = {
-    "forward": ((0, -1.0), (1, 1.0)),
-    "backward": ((0, 1.0), (-1, -1.0)),
-    "central": ((1, 0.5), (-1, -0.5)),
-    "five-point": ((-2, 1 / 12), (-1, -8 / 12), (1, 8 / 12), (2, -1 / 12)),
-    "richardson": _richardson_stencil(),
-}
-
-
 def power_of_two(h: float) -> float:
     """The power of two nearest to ``h`` (on a log scale)."""
     return 2.0 ** round(math.log2(h))
@@ -91,9 +81,8 @@ def nominal_step(scheme: Scheme, x: float) -> float:
     return h
 
 
-# how far each stencil reaches, in steps, to the left and to the right
-_REACH = {"forward": (0, 1), "backward": (1, 0), "central": (1, 1), "five-point": (2, 2), "richardson": (1, 1),
-          "second-differences": (1, 1), "mixed": (1, 1)}       # (steps to the left, to the right)
+# how far each stencil reaches, in steps: (to the left, to the right); the Hessian's differences too
+_REACH = {**{name: reach(stencil) for name, stencil in STENCILS.items()}, "second-differences": (1, 1), "mixed": (1, 1)}
 
 
 def stencil_crossing(problem: Problem, scheme_name: str, name: str, h: float, centre=None) -> str | None:
@@ -151,13 +140,13 @@ def samples_cross(problem: Problem, scheme_name: str, name: str, h: float, band:
     x0 = [problem.point[n] for n in names]
     i = names.index(name)
 
+    def at(step):
+        args = list(x0)
+        args[i] = x0[i] + step
+        return float(np.asarray(f(*args)).reshape(-1)[0])
+
     def scheme(step):
-        total = 0.0
-        for offset, weight in STENCILS[scheme_name]:
-            args = list(x0)
-            args[i] = x0[i] + offset * step
-            total += weight * float(np.asarray(f(*args)).reshape(-1)[0])
-        return total / step
+        return difference(at, step, STENCILS[scheme_name])
     try:
         values = quietly(lambda: [scheme(h), scheme(h / 2), scheme(h / 4)])
     except Exception:           # f fails inside the stencil: that is a crossing too
@@ -182,8 +171,8 @@ def richardson(f, x: float, h: float):
     d = []
     for k in range(3):
         step = h / 2 ** k
-        xp, xm = x + step, x - step
-        d.append((f(xp) - f(xm)) / (xp - xm))
+        taken = ((x + step) - (x - step)) / 2      # the step actually taken
+        d.append(difference(lambda s: f(x + s), step, taken=taken))
     value, fourth = extrapolate(d)
     return value, abs(value - fourth)
 
