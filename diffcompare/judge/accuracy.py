@@ -31,7 +31,7 @@ from diffcompare.language.expression import CONST, VAR
 from diffcompare.language.table import specials
 from diffcompare.language.worlds import MPMATH
 from diffcompare.methods.budget import TimedOut, time_limit
-from diffcompare.methods.finite_differences import EPS, STENCILS
+from diffcompare.methods.finite_differences import EPS, SCHEMES, STENCILS
 
 UNIT_ROUNDOFF = EPS / 2
 SAFETY = 4.0                    # bands are this many times the first-order estimate
@@ -380,7 +380,7 @@ def fd_band(scheme: str, h: float, magnitudes: dict, f_error: float, largest_f: 
     Truncation is the Taylor series of the stencil, term by term: the k-th moment of its
     weights times h^(k-1) |f^(k)| for k = 2..9; rounding is the sum of |weights| times
     the rounding of each f value, over h."""
-    if scheme == "complex-step":
+    if SCHEMES[scheme].complex:
         # Im f(x + ih) / h = f' - h²/3! f''' + h⁴/5! f⁽⁵⁾ - ...
         if exact is None or any(k not in magnitudes for k in (3, 5, 7, 9)):
             return None

@@ -43,14 +43,8 @@ from diffcompare.judge.accuracy import (
 )
 from diffcompare.language.worlds import MPMATH
 from diffcompare.methods.budget import TimedOut, time_limit
-from diffcompare.methods.entries import (
-    fd_entries,
-    hessian_by_differences,
-    hessian_mixed,
-    outputs,
-    per_point,
-    run_autograd,
-)
+from diffcompare.methods.catalogue import CATALOGUE, COMPLEX, GRADIENTS, SECOND_DIFFERENCES
+from diffcompare.methods.entries import outputs, per_point, run_autograd
 from diffcompare.methods.finite_differences import STENCILS
 from diffcompare.problem.tasks import Task
 
@@ -302,12 +296,7 @@ class Bands:
         """The scheme again with every step times ``scale``."""
         task, problem = self.task, self.problem
         smaller = step * scale if step else None
-        if name == "second-differences":
-            out = hessian_by_differences(problem, task, points, smaller, batches=0, step_scale=scale)
-        elif name == "mixed":
-            out = hessian_mixed(problem, task, points, smaller, batches=0, step_scale=scale)
-        else:
-            out = fd_entries(problem, task, points, name, smaller, batches=0, step_scale=scale)
+        out = CATALOGUE[name].again(problem, task, points, smaller, scale)
         return out.values.reshape(out.values.shape[0], -1) if out.has_values else None
 
     def _fd_rounding(self, name, points, steps):
@@ -315,14 +304,15 @@ class Bands:
         method's at the reference points, (rows, directions)."""
         task = self.task
         f_error = self.f_error                                # (rows, m)
-        if name == "complex-step":
+        rounding = CATALOGUE[name].rounding
+        if rounding == COMPLEX:
             # NumPy's complex arithmetic is not exact ((0.5+0j)**100): f's relative rounding,
             # carried to Im f / h, capped (where f itself cancels, Im f does not)
             with np.errstate(invalid="ignore", divide="ignore"):
                 relative = np.where(self.f > 0, f_error / np.where(self.f > 0, self.f, 1.0), 0.0)
             relative = np.minimum(np.nan_to_num(relative, nan=0.0, posinf=COMPLEX_ROUNDING_CAP), COMPLEX_ROUNDING_CAP)
             return relative.max(axis=1, keepdims=True) * self.magnitude
-        if name in ("second-differences", "mixed"):
+        if rounding in (SECOND_DIFFERENCES, GRADIENTS):
             gradient_task = Task("gradient", task.n, 1, task.output_shape, task.input_labels)
             try:
                 gradient = np.abs(per_point(lambda row: run_autograd(self.problem, gradient_task, row, False),
@@ -330,7 +320,7 @@ class Bands:
             except Exception:       # f's own rules raise (a custom backward): no rounding estimate, no band
                 return np.full((len(points.flat), task.size), np.nan)
             h = steps
-            if name == "mixed":
+            if rounding == GRADIENTS:
                 # column j differences two gradients, each rounded by a few ulps of its largest entry
                 g_error = 16 * UNIT_ROUNDOFF * gradient.max(axis=1, keepdims=True)
                 return np.broadcast_to((g_error / h)[:, None, :], (h.shape[0], task.n, task.n)).reshape(h.shape[0], -1)

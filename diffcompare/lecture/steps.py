@@ -32,6 +32,7 @@ from diffcompare.judge.reference import evaluate_exactly, exact_point
 from diffcompare.judge.report import Report
 from diffcompare.language.worlds import COMPLEX, FLOAT32, NUMPY
 from diffcompare.methods.budget import TimedOut, time_limit
+from diffcompare.methods.finite_differences import SCHEMES as DIFFERENCE_SCHEMES
 from diffcompare.methods.finite_differences import STENCILS
 from diffcompare.problem.errors import InputError, SymbolicUnavailable
 from diffcompare.problem.problem import make_problem
@@ -187,7 +188,7 @@ def _estimates(problem, variable, scheme, steps, real, complex_type):
     world = FLOAT32 if real is np.float32 else NUMPY
     out = np.full(len(steps), np.nan)
     note = ""
-    if scheme == "complex-step":
+    if DIFFERENCE_SCHEMES[scheme].complex:
         others_c = {n: complex_type(v) for n, v in others.items()}
         for k, h in enumerate(steps):
             try:
@@ -215,7 +216,7 @@ def _best(errors, scheme, eps):
     stays at its floor (about ε) for every small h, the largest h that reaches the floor."""
     if not np.any(np.isfinite(errors)):
         return None
-    if scheme == "complex-step":
+    if DIFFERENCE_SCHEMES[scheme].complex:
         floor = max(2 * np.nanmin(errors), eps)
         return int(np.flatnonzero(errors <= floor)[0])
     return int(np.nanargmin(errors))

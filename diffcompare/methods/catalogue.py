@@ -39,6 +39,9 @@ from diffcompare.problem.problem import Problem
 from diffcompare.problem.tasks import Task
 
 AUTOGRAD, SYMBOLIC, DIFFERENCES = "autograd", "symbolic", "finite differences"
+# how a difference method's band bounds its rounding: a stencil's sum of weights; the complex
+# step's relative rounding of f; f at x ± h e_i ± h e_j; two gradients differenced
+STENCIL, COMPLEX, SECOND_DIFFERENCES, GRADIENTS = "stencil", "complex", "second differences", "gradients"
 ALL_NAMES = tuple(dict.fromkeys(name for names in ALL_METHODS.values() for name in names))
 
 
@@ -62,6 +65,8 @@ class Method:
     band_runs: int = 1                  # a difference scheme's band runs it again at h/2 and h/4
     require: Callable[[], None] = lambda: None      # bad input naming the package to install
     work: Callable[[Task], tuple] = None            # (unit, how many) for the time budget: reverse passes
+    again: Callable | None = None       # a difference method (problem, task, points, step, scale) at its steps × scale
+    rounding: str = ""                  # how a difference method's band bounds its rounding (STENCIL, COMPLEX, ...)
 
     def estimate(self, problem: Problem, task: Task, points: Points, settings: Settings) -> Estimate:
         """The method's entries at every point, or "not run" when it is predicted to take
@@ -78,9 +83,11 @@ def reverse_passes(task: Task) -> tuple:
 
 
 def _scheme(name: str) -> Method:
-    cost = SCHEMES[name].cost
+    scheme = SCHEMES[name]
     return Method(name, DIFFERENCES, lambda p, t, w, s: fd_entries(p, t, w, name, s.step, s.repeat), band_runs=3,
-                  work=lambda t: ("evaluations", cost * (1 if t.kind == "jvp" else t.n)))
+                  work=lambda t: ("evaluations", scheme.cost * (1 if t.kind == "jvp" else t.n)),
+                  again=lambda p, t, w, step, scale: fd_entries(p, t, w, name, step, batches=0, step_scale=scale),
+                  rounding=COMPLEX if scheme.complex else STENCIL)
 
 
 def _jax(jit: bool):
@@ -104,9 +111,11 @@ _METHODS = [
     Method("symbolic-reverse", SYMBOLIC, lambda p, t, w, s: symbolic_reverse_entries(p, t, w, s.repeat,
                                                                                      s.symbolic_timeout)),
     Method("second-differences", DIFFERENCES, lambda p, t, w, s: hessian_by_differences(p, t, w, s.step, s.repeat),
-           band_runs=3, work=lambda t: ("evaluations", 1 + 2 * t.n * t.n)),
+           band_runs=3, work=lambda t: ("evaluations", 1 + 2 * t.n * t.n), rounding=SECOND_DIFFERENCES,
+           again=lambda p, t, w, step, scale: hessian_by_differences(p, t, w, step, batches=0, step_scale=scale)),
     Method("mixed", DIFFERENCES, lambda p, t, w, s: hessian_mixed(p, t, w, s.step, s.repeat), band_runs=3,
-           work=lambda t: ("backward", 2 * t.n)),
+           work=lambda t: ("backward", 2 * t.n), rounding=GRADIENTS,
+           again=lambda p, t, w, step, scale: hessian_mixed(p, t, w, step, batches=0, step_scale=scale)),
 ] + [_scheme(name) for name in FD_METHODS]
 CATALOGUE = {method.name: method for method in _METHODS}
 

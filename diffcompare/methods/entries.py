@@ -42,6 +42,7 @@ from diffcompare.stencil import combine, difference, sample
 
 HESSIAN_STEP = EPS ** (1 / 4)     # second differences balance h² truncation against eps/h² rounding
 MIXED_STEP = EPS ** (1 / 3)       # central differences of an exact gradient
+HESSIAN_STEPS = {"second-differences": HESSIAN_STEP, "mixed": MIXED_STEP}     # the Hessian's difference methods
 
 
 def vectorisable(problem: Problem) -> bool:
@@ -111,7 +112,7 @@ def run_estimate(method, family, compute, batches, evaluations=None, **details):
         if isinstance(error, NotImplementedError):
             # what the engine cannot do for this f (a custom Function without jvp, in forward mode)
             return Estimate(method, family, status=NOT_APPLICABLE, reason=str(error), details=details)
-        if method == "complex-step" and isinstance(error, TypeError):
+        if method in SCHEMES and SCHEMES[method].complex and isinstance(error, TypeError):
             # a callable comparing values (if x < 0) or calling a function with no complex form
             return Estimate(method, family, status=NOT_APPLICABLE,
                             reason=f"f is not complex-safe: it failed on complex arguments ({message(error)})",
@@ -407,7 +408,7 @@ def nominal_steps(scheme_name: str, x: np.ndarray, direction_scale: float = 1.0)
     """The step of a scheme at each x (vectorised :func:`finite_differences.nominal_step`)."""
     scheme = SCHEMES[scheme_name]
     scale = np.maximum(1.0, np.abs(x))
-    if scheme_name == "complex-step":          # no rounding to balance: the same tiny step at every x
+    if scheme.complex:          # no rounding to balance: the same tiny step at every x
         return np.full_like(scale, scheme.step_factor) / direction_scale
     if not scheme.scaled:
         h = np.full_like(x, 2.0 ** round(math.log2(scheme.step_factor)), dtype=np.float64)
@@ -423,8 +424,8 @@ def method_steps(name: str, task: Task, flat: np.ndarray, step: float | None = N
     directions = 1 if task.kind == "jvp" and name in SCHEMES else n
     if step:
         return np.full((count, directions), float(step))
-    if name in ("second-differences", "mixed"):
-        factor = HESSIAN_STEP if name == "second-differences" else MIXED_STEP
+    if name in HESSIAN_STEPS:
+        factor = HESSIAN_STEPS[name]
         return scale * 2.0 ** np.round(np.log2(factor * np.maximum(1.0, np.abs(flat))))
     if task.kind == "jvp":
         size = float(np.max(np.abs(task.vector))) or 1.0
@@ -445,7 +446,7 @@ def _moved(flat, direction, step):
 def _directional(problem, task, flat, direction, h, scheme_name, base):
     """(points, m): the derivative of f along ``direction`` (an input's index, or a vector)
     by one scheme with steps ``h`` (points,). ``base``: f at the points, for one-sided schemes."""
-    if scheme_name == "complex-step":
+    if SCHEMES[scheme_name].complex:
         return outputs(problem, task, _moved(flat, direction, 1j * h), COMPLEX).imag / h[:, None]
     if isinstance(direction, (int, np.integer)):             # a coordinate: the step actually taken
         x = flat[:, direction]
@@ -497,8 +498,7 @@ def fd_entries(problem: Problem, task: Task, points: Points, scheme_name: str, s
             gaps.append(gap)
         estimate["error_estimate"] = entries(gaps, None if task.vector is None else np.abs(task.vector))
         return entries(values, task.vector)
-    per_direction = {"forward": 1, "backward": 1, "central": 2, "five-point": 4, "complex-step": 1, "richardson": 6}
-    evaluations = per_direction[scheme_name] * len(directions) + one_sided
+    evaluations = scheme.samples * len(directions) + one_sided
     work = (f"{evaluations} evaluations of f along v" if task.kind == "jvp" else
             f"{evaluations} evaluations of f ({len(directions)} columns of J)"
             + (", then vᵀJ" if task.kind == "vjp" else ""))
@@ -506,7 +506,7 @@ def fd_entries(problem: Problem, task: Task, points: Points, scheme_name: str, s
                        formula=scheme.formula, order=scheme.order, steps=all_steps, work=work,
                        forms_jacobian=task.kind != "jvp", vectorised=vectorisable(problem) or count == 1)
     result.details.update(estimate)
-    if scheme_name == "complex-step" and result.has_values:
+    if scheme.complex and result.has_values:
         # Im f(x + ih) below the normal range has lost digits to underflow: said when the value fails
         with np.errstate(invalid="ignore", over="ignore"):
             imaginary = np.abs(result.values.reshape(count, -1)) * all_steps.max(axis=1, keepdims=True)

@@ -41,6 +41,8 @@ class Scheme:
     evaluations: str        # per variable, for the help text
     scaled: bool = True
     cost: int = 1           # evaluations of f per variable (a complex one costs two)
+    samples: int = 1        # evaluations of f per direction (f(x) itself, shared, aside)
+    complex: bool = False   # evaluates f at complex points: Im f(x + ih) / h, its step the same at every x
 
     @property
     def stencil(self) -> tuple | None:
@@ -52,16 +54,18 @@ class Scheme:
 SCHEMES = {
     "forward": Scheme("forward", "(f(x+h) - f(x)) / h", 1, math.sqrt(EPS), "n + 1"),
     "backward": Scheme("backward", "(f(x) - f(x-h)) / h", 1, math.sqrt(EPS), "n + 1"),
-    "central": Scheme("central", "(f(x+h) - f(x-h)) / 2h", 2, EPS ** (1 / 3), "2n", cost=2),
-    "five-point": Scheme("five-point", "(f(x-2h) - 8f(x-h) + 8f(x+h) - f(x+2h)) / 12h", 4, EPS ** (1 / 5), "4n", cost=4),
+    "central": Scheme("central", "(f(x+h) - f(x-h)) / 2h", 2, EPS ** (1 / 3), "2n", cost=2, samples=2),
+    "five-point": Scheme("five-point", "(f(x-2h) - 8f(x-h) + 8f(x+h) - f(x+2h)) / 12h", 4, EPS ** (1 / 5), "4n", cost=4,
+                         samples=4),
     # the complex step has no rounding to balance: its step is 1e-20 whatever |x| (scaled by |x|
     # it grows to 100 at x = 1e22, far beyond the reach of the Taylor series)
-    "complex-step": Scheme("complex-step", "Im f(x + ih) / h", 2, 1e-20, "n", scaled=False, cost=2),
+    "complex-step": Scheme("complex-step", "Im f(x + ih) / h", 2, 1e-20, "n", scaled=False, cost=2,
+                           complex=True),
     # central differences at h, h/2, h/4 extrapolated to h -> 0 (order 6): h ≈ eps^(1/7), the
     # balance of an order-6 truncation against rounding. Exact (power-of-two) steps make
     # scaling by |x| unnecessary: the truncation depends on f's scale, not x's.
     "richardson": Scheme("richardson", "central differences at h, h/2, h/4 extrapolated to h → 0", 6,
-                         EPS ** (1 / 7), "6n", scaled=False, cost=6),
+                         EPS ** (1 / 7), "6n", scaled=False, cost=6, samples=6),
 }
 FD_METHODS = tuple(SCHEMES)
 
@@ -72,7 +76,7 @@ def power_of_two(h: float) -> float:
 
 
 def nominal_step(scheme: Scheme, x: float) -> float:
-    if scheme.name == "complex-step":
+    if scheme.complex:
         return scheme.step_factor
     scale = max(1.0, abs(x)) if scheme.scaled else 1.0
     h = power_of_two(scheme.step_factor * scale)

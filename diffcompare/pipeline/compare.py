@@ -55,7 +55,7 @@ from diffcompare.judge.verdicts import (
 from diffcompare.language.expression import parse
 from diffcompare.language.table import ROWS
 from diffcompare.methods.budget import TimedOut, time_limit
-from diffcompare.methods.catalogue import Settings
+from diffcompare.methods.catalogue import CATALOGUE, COMPLEX, Settings
 from diffcompare.methods.catalogue import methods as catalogue_methods
 from diffcompare.methods.estimate import FAILED, OK
 from diffcompare.methods.finite_differences import samples_cross, stencil_crossing
@@ -207,10 +207,11 @@ def _compare(f, at, kind, vector, points, seed, box, grid, methods, digits, repe
             result.symmetry = _asymmetry(estimate.values)
         if estimate.has_values and reference.available:
             measure(result, reference, labels)
+            complex_step = CATALOGUE[estimate.method].rounding == COMPLEX
             if bands is not None and result.tolerance is not None and (estimate.family != "finite differences"
-                                                                       or estimate.method == "complex-step"):
+                                                                       or complex_step):
                 result.tolerance = bands.refine(result.tolerance, _outside(result, reference), symbolic_timeout,
-                                                complex_step=estimate.method == "complex-step")
+                                                complex_step=complex_step)
         aside = set_aside if estimate.family == "finite differences" else {}
         crossings = _crossings(problem, task, where, reference, estimate, aside) if not special else {}
         _judge(result, reference, special, {**aside, **crossings}, len(where), labels, drawn)
