@@ -443,15 +443,9 @@ def _audit_directions(result, case, problem, reference_problem, task, flat, orig
         with clock("classify"):
             if not np.isfinite(f_at[i]).all():
                 verdict = Verdict(NOT_JUDGED, DOMAIN, {}, "")
-            elif failure:
-                verdict = Verdict(FAIL, RAISED, {}, failure)
-            elif i in special:
-                verdict = Verdict(NOT_JUDGED, KINK_CAUSE, {}, special[i])
-            elif not usable:
-                verdict = Verdict(NOT_JUDGED, NO_REFERENCE, {}, "")
             else:
-                verdict = judge_points(values[None, :], reference, reference_problem, task, row[None, :], labels,
-                                       dtype=dtype, band=band[None, :])[0]
+                verdict = _directional_verdict(failure, special.get(i), usable, values, reference, reference_problem,
+                                               task, row, labels, dtype, band)
             verdict_code, cause, reason, gc, errors = classify(labels, values, fd, reference, 0, verdict, dtype, size,
                                                                problem, point, result.judged)
         if i in special:
@@ -459,21 +453,44 @@ def _audit_directions(result, case, problem, reference_problem, task, flat, orig
                                                                   f"decided for a function of this many inputs)")
         if verdict_code == WRONG and not failure:
             with clock("diagnosis"):
-                k = int(np.nanargmax(np.abs(values - reference.high[0])))
-                u, v = pairs[k]
-
-                def bound(w_part, v_part, exact):
-                    spread_part = float(np.abs(w_part) @ np.abs(v_part))
-                    if own is not None:
-                        return own[0] * (spread_part + abs(exact)) + own[1]
-                    return NO_FORMULA_ULPS * u_dtype * spread_part + FLOOR_ULPS * np.spacing(abs(exact))
-                found = narrow(reference_problem, task, row, u, v, weights[k], bound, timeout)
-                if found:
-                    shown = "; ".join(f"∂(uᵀf)/∂{problem.input_labels[j]}: {result.judged} {w:.6g}, exact "
-                                      + (f"{e:.6g}" if e is not None else "unknown") for j, w, e in found)
-                    reason += f"; narrowed down along direction {k + 1}: {shown}"
+                reason += _narrowed_down(problem, reference_problem, task, row, pairs, weights, values, reference,
+                                         own, u_dtype, timeout, result.judged)
         result.points.append(PointResult(origins[i], point, verdict_code, reason, gc, plain(values), plain(fd),
                                          None if not usable else plain(reference.high[0]), *errors, cause=cause))
+
+
+def _directional_verdict(failure, kink, usable, values, reference, reference_problem, task, row, labels, dtype,
+                         band):
+    """The verdict on uᵀJv at one point where f is finite: the gradient raised, a kink along
+    the direction, no reference, or the one judge's."""
+    if failure:
+        return Verdict(FAIL, RAISED, {}, failure)
+    if kink is not None:
+        return Verdict(NOT_JUDGED, KINK_CAUSE, {}, kink)
+    if not usable:
+        return Verdict(NOT_JUDGED, NO_REFERENCE, {}, "")
+    return judge_points(values[None, :], reference, reference_problem, task, row[None, :], labels, dtype=dtype,
+                        band=band[None, :])[0]
+
+
+def _narrowed_down(problem, reference_problem, task, row, pairs, weights, values, reference, own, u_dtype, timeout,
+                   judged) -> str:
+    """The wrong entries of uᵀJ along the worst direction, as the reason's addition ("" when
+    none is found)."""
+    k = int(np.nanargmax(np.abs(values - reference.high[0])))
+    u, v = pairs[k]
+
+    def bound(w_part, v_part, exact):
+        spread_part = float(np.abs(w_part) @ np.abs(v_part))
+        if own is not None:
+            return own[0] * (spread_part + abs(exact)) + own[1]
+        return NO_FORMULA_ULPS * u_dtype * spread_part + FLOOR_ULPS * np.spacing(abs(exact))
+    found = narrow(reference_problem, task, row, u, v, weights[k], bound, timeout)
+    if not found:
+        return ""
+    shown = "; ".join(f"∂(uᵀf)/∂{problem.input_labels[j]}: {judged} {w:.6g}, exact "
+                      + (f"{e:.6g}" if e is not None else "unknown") for j, w, e in found)
+    return f"; narrowed down along direction {k + 1}: {shown}"
 
 
 def _weights(problem, task, row, pairs, dtype, engine, gradient, judged):

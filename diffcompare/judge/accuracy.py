@@ -244,6 +244,14 @@ def _sweep(program, problem, perturbed=None, delta=0, output=None, extremes=None
     (in units of u) of adding up the contributions a node's adjoint receives: recursive
     summation of n terms errs by at most (n - 1) u times their magnitudes, carried to each
     variable by the magnitudes of the paths from it to the node."""
+    forward = _forward_sweep(program, problem, perturbed, delta, extremes, engine_formulas)
+    return _backward_sweep(forward, problem, output, extremes)
+
+
+def _forward_sweep(program, problem, perturbed, delta, extremes, engine_formulas):
+    """The program forward in mpmath: each node's name (a variable's), parents, local
+    derivatives, value and reach; the stack of results; the calls that depend on a variable;
+    the nodes whose local derivative the engine computes from their rounded result."""
     names, parents_of, locals_of, values, stack, calls, varies = [], [], [], [], [], [], []
     reach = []          # per node: variable -> sum over paths from it of |local derivatives|
     from_result = {}    # node -> the engine's VJP factor computed from the node's rounded result
@@ -288,6 +296,13 @@ def _sweep(program, problem, perturbed=None, delta=0, output=None, extremes=None
         locals_of.append(locals_)
         values.append(value)
         stack.append(len(values) - 1)
+    return names, parents_of, locals_of, values, stack, calls, reach, from_result
+
+
+def _backward_sweep(forward, problem, output, extremes):
+    """The adjoints backward from ``output``: (gradient, sum of path magnitudes, calls,
+    accumulation rounding in u) per variable."""
+    names, parents_of, locals_of, values, stack, calls, reach, from_result = forward
     adjoint = [mpmath.mpf(0)] * len(values)
     size = [mpmath.mpf(0)] * len(values)
     received = [0] * len(values)        # how many contributions each node's adjoint adds up
