@@ -11,12 +11,12 @@ incoming gradient) never is.
 >>> class Leaf:                       # a node: one output, no inputs
 ...     n_outputs = 1
 >>> leaf = Leaf()
->>> buffer = GradientBuffer([(leaf, 0)], [np.ones(2)], create_graph=False)
->>> grads, own = buffer.take(leaf, uncommon=False)
->>> grads, own                        # the seed is the caller's: not the walk's own
-(array([1., 1.]), False)
->>> buffer.take(leaf, uncommon=False)  # taken once: nothing is left for it
-(None, False)
+>>> buffer = GradientBuffer([(leaf, 0), (leaf, 0)], [np.ones(2), np.ones(2)], create_graph=False)
+>>> grads = buffer.pending.pop(leaf)
+>>> grads                             # the two seeds summed
+array([2., 2.])
+>>> buffer.claim(leaf, grads, uncommon=False)   # seeds are the caller's: not the walk's own
+(array([2., 2.]), False)
 """
 
 from __future__ import annotations
@@ -54,15 +54,13 @@ class GradientBuffer:
             if node is not None:
                 deposit(self.pending, node, index, seed)
 
-    def take(self, node, uncommon):
-        """``(gradient, own)``: what reached ``node`` (None if nothing did), in the form its
+    def claim(self, node, grads, uncommon):
+        """``(gradient, own)`` for ``grads``, just popped from ``pending`` for ``node``: in the form its
         backward takes (lazy forms made dense unless it takes them), and whether that array
         is the walk's own. Once taken it may be passed on and shared, so it is no longer
         counted as owned; and on an ``uncommon`` step (hooks, retain_grad, captured
-        gradients) the node's inputs never count it as theirs."""
-        grads = self.pending.pop(node, None)
-        if grads is None:
-            return None, False
+        gradients) the node's inputs never count it as theirs. A walk that owns nothing and
+        got a plain array need not ask: that is ``(grads, False)``."""
         owned = self.owned
         if type(grads) in LAZY and (uncommon or type(grads) is IndexedGrad or not node.takes_scaled
                                     or node.meta is not None):

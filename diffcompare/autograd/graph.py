@@ -508,16 +508,19 @@ def run_backward(roots, seeds, retain_graph, create_graph, targets=None, accumul
         targets = set(targets)
     nodes, reaching, executing = plan(roots, targets, keep=retain_graph)
     buffer = GradientBuffer(roots, seeds, create_graph)
-    take, send = buffer.take, buffer.send
+    pop, owned, claim, send = buffer.pending.pop, buffer.owned, buffer.claim, buffer.send
     anomaly_mode = STATE.anomaly_enabled
     check_nan = anomaly_mode and STATE.anomaly_check_nan
     special = targets is not None
     with walking(create_graph):
         for node in nodes:
-            uncommon = special or node._special
-            grads, own = take(node, uncommon)
+            grads = pop(node, None)
             if grads is None:
                 continue
+            uncommon = special or node._special
+            own = False     # the gradient is the walk's own array (the buffer knows; none while it owns none)
+            if owned or type(grads) in LAZY:
+                grads, own = claim(node, grads, uncommon)
             if uncommon:
                 grads = _before_apply(node, grads, create_graph, accumulate, targets, reaching, executing, captured)
                 if grads is None:
