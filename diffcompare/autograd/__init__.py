@@ -18,20 +18,11 @@ from .grad_mode import (detect_anomaly, enable_grad, is_anomaly_check_nan_enable
 from .graph import AccumulateGrad, Node
 from .tensor import (Tensor, arange, as_tensor, eye, from_numpy, full, full_like, is_tensor, linspace, manual_seed,
                      ones, ones_like, rand, randint, randn, tensor, zeros, zeros_like)
-from . import ops as _ops
-from .methods import bind as _bind
-
-_bind()
-
-from .ops import (abs, acos, acosh, allclose, amax, amin, argmax, argmin, asin, asinh, atan, atan2, atanh,  # noqa: E402
-                  cat, cbrt, ceil, clamp, conj, imag, real, clip, clone, concatenate, cos, cosh, cumsum, dot, erf, exp, expm1, flatten,
-                  floor, hypot, isfinite, isnan, log, log1p, log2, log10, log_softmax, logsumexp, matmul, max, maximum,
-                  mean, min, minimum, mm, moveaxis, mv, norm, permute, pow, prod, reciprocal, relu, reshape,
-                  round, rsqrt, sigmoid, sign, sin, sinh, softmax, softplus, sqrt, square, squeeze, stack, std,
-                  sum, t, tan, tanh, transpose, unsqueeze, var, where)
-from .function import Function, FunctionCtx  # noqa: E402
-from . import forward_ad, functional  # noqa: E402
-from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402
-from . import nn, optim  # noqa: E402
+from . import operators  # noqa: F401  (Tensor's operators and methods: its base TensorOperators)
+from .torch_functions import *  # noqa: F401,F403  (ag.sin, ag.cat, ...: every op family's PUBLIC)
+from .function import Function, FunctionCtx
+from . import forward_ad, functional
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck
+from . import nn, optim
 
 autograd = __import__("sys").modules[__name__]   # `ag.autograd.grad` reads like `torch.autograd.grad`

@@ -21,7 +21,8 @@ tensor([[2., 0., 0.],
 from __future__ import annotations
 
 from .grad_mode import STATE
-from .graph import AccumulateGrad, dense, deposit, plan, release, walking
+from .buffer import deposit
+from .graph import AccumulateGrad, dense, plan, release, walking
 
 BATCH_SHAPE_ERROR = (
     "If `is_grads_batched=True`, we interpret the first dimension of each grad_output as the batch dimension. "

@@ -7,7 +7,18 @@ A leaf that requires grad is represented in the graph by an ``AccumulateGrad`` n
 
 ``run_backward`` walks the nodes reachable from the outputs in decreasing creation order.
 Every input of a node was created before the node, so that order is topological; the
-walk is a loop, never recursion, so a graph a million nodes deep is fine.
+walk is a loop, never recursion, so a graph a million nodes deep is fine. What it carries
+from node to node is a :class:`.buffer.GradientBuffer`; the order of the walk, its *plan*,
+is kept with a retained graph for the next walk (``plan``); ``walking`` sets and restores
+the state around it.
+
+>>> import numpy as np
+>>> from diffcompare import autograd as ag
+>>> x = ag.tensor(3.0, requires_grad=True)
+>>> y = x * x
+>>> captured = run_backward([edge_of(y)], [np.array(1.0)], False, False, targets=[edge_of(x)], accumulate=False)
+>>> [float(g) for g in captured.values()]       # d(x * x)/dx at 3
+[6.0]
 """
 
 from __future__ import annotations
@@ -21,10 +32,11 @@ import weakref
 
 import numpy as np
 
-from . import collector, gradients
+from . import collector
 from .grad_mode import STATE
 from .quiet import IGNORE as QUIET, reset_quiet, set_quiet
-from .gradients import LAZY, IndexedGrad, add, is_own, merge, stack_rows
+from .buffer import GradientBuffer
+from .gradients import LAZY, stack_rows
 from .tensor import HookHandle, Tensor
 
 sequence = itertools.count()
@@ -357,17 +369,17 @@ def _has_nan(g):
     return data.dtype.kind in "fc" and bool(np.isnan(data).any())
 
 
-def _warn_error_in(node):
+def _warn_error_in(node, stacklevel=4):
     """Anomaly mode: say which backward function failed and where its forward call was."""
     name = type(node).__name__
     where = ("Traceback of forward call that caused the error:\n" + "".join(node._trace) if node._trace else
              "No forward pass information available. Enable detect anomaly during forward pass for more "
              "information.")
-    warnings.warn(f"Error detected in {name}. {where}", UserWarning, stacklevel=4)
+    warnings.warn(f"Error detected in {name}. {where}", UserWarning, stacklevel=stacklevel)
 
 
 def _anomaly_error(node, index):
-    _warn_error_in(node)
+    _warn_error_in(node, stacklevel=5)      # the warning points where it did when run_backward raised it
     return RuntimeError(f"Function '{type(node).__name__}' returned nan values in its {index}th output.")
 
 
@@ -487,87 +499,61 @@ def run_backward(roots, seeds, retain_graph, create_graph, targets=None, accumul
     ``autograd.grad``) their gradients are returned and no ``.grad`` is touched; with
     ``accumulate=True`` and targets (``backward(inputs=...)``) only those leaves accumulate.
     Returns a dict edge -> gradient for the targets.
+
+    A step is short unless the node is ``_special`` (hooks, retain_grad, several outputs)
+    or the walk has targets; then :func:`_before_apply` does the uncommon parts.
     """
     captured = {}
     if targets is not None:
         targets = set(targets)
     nodes, reaching, executing = plan(roots, targets, keep=retain_graph)
-
-    buffers = {}
-    for (node, index), seed in zip(roots, seeds):
-        if node is None:
-            continue
-        deposit(buffers, node, index, seed)
-
+    buffer = GradientBuffer(roots, seeds, create_graph)
+    pop, owned, claim, send = buffer.pending.pop, buffer.owned, buffer.claim, buffer.send
     anomaly_mode = STATE.anomaly_enabled
-    anomaly = anomaly_mode and STATE.anomaly_check_nan
-    ownership_min_size = gradients.OWNERSHIP_MIN_SIZE
+    check_nan = anomaly_mode and STATE.anomaly_check_nan
     special = targets is not None
-    # ids of gradient arrays that only `buffers` holds (sums this walk made, fresh results of
-    # a node's backward): safe to update in place, and to hand to a leaf without a copy
-    owned = set()
     with walking(create_graph):
         for node in nodes:
-            grads = buffers.pop(node, None)
+            grads = pop(node, None)
             if grads is None:
                 continue
             uncommon = special or node._special
-            if type(grads) in LAZY and (uncommon or type(grads) is IndexedGrad or not node.takes_scaled
-                                        or node.meta is not None):
-                grads = grads.dense()
-                owned.add(id(grads))
+            own = False     # the gradient is the walk's own array (the buffer knows; none while it owns none)
+            if owned or type(grads) in LAZY:
+                grads, own = claim(node, grads, uncommon)
             if uncommon:
-                owned.discard(id(grads))
-                grads = _before_apply(node, grads, create_graph, accumulate, targets, reaching, executing,
-                                      captured)
+                grads = _before_apply(node, grads, create_graph, accumulate, targets, reaching, executing, captured)
                 if grads is None:
                     continue
             elif type(node) is AccumulateGrad:
-                _accumulate_leaf(node.variable, grads, create_graph, fresh=id(grads) in owned)
+                _accumulate_leaf(node.variable, grads, create_graph, fresh=own)
                 continue
-            if owned:
-                incoming_owned = id(grads) in owned
-                owned.discard(id(grads))   # from here on the array may be passed on and shared
-            else:
-                incoming_owned = False
-            if anomaly_mode:
-                try:
-                    results = node._apply(grads, create_graph)
-                except Exception:
-                    _warn_error_in(node)
-                    raise
-            else:
-                results = node._apply(grads, create_graph)
+            results = _apply_noting_errors(node, grads, create_graph) if anomaly_mode else \
+                node._apply(grads, create_graph)
             if uncommon and node._node_hooks:
                 results = _run_node_hooks(node, results, grads, create_graph)
-            if anomaly:
-                for index, g in enumerate(results):
-                    if g is not None and _has_nan(g):
-                        raise _anomaly_error(node, index)
-            if node._nrs is not None:   # an input comes from a node with several outputs
-                for (nxt, index), g in zip(node.next_functions, results):
-                    if nxt is not None and g is not None:
-                        deposit(buffers, nxt, index, g)
-            else:
-                for nxt, g in zip(node._next, results):
-                    if nxt is None or g is None:
-                        continue
-                    previous = buffers.get(nxt)
-                    if previous is None:
-                        buffers[nxt] = g
-                        if type(g) is np.ndarray and g.size >= ownership_min_size and node.fresh_results and \
-                                is_own(g, results, grads, incoming_owned, node._saved):
-                            owned.add(id(g))
-                    elif type(previous) is np.ndarray and type(g) is np.ndarray and id(previous) not in owned:
-                        total = previous + g
-                        owned.add(id(total))
-                        buffers[nxt] = total
-                    else:
-                        buffers[nxt] = merge(previous, g, owned) if not create_graph else previous + g
+            if check_nan:
+                _check_nan(node, results)
+            send(node, results, grads, own)
             if not retain_graph and node._saved is not None:
-                node._saved = None
-                node._freed = True
+                release(node)
     return captured
+
+
+def _apply_noting_errors(node, grads, create_graph):
+    """A node's backward in anomaly mode: if it fails, say where its forward call was."""
+    try:
+        return node._apply(grads, create_graph)
+    except Exception:
+        _warn_error_in(node, stacklevel=5)  # the warning points where it did when run_backward raised it
+        raise
+
+
+def _check_nan(node, results):
+    """Anomaly mode with its NaN check: a backward that returned NaN is an error."""
+    for index, g in enumerate(results):
+        if g is not None and _has_nan(g):
+            raise _anomaly_error(node, index)
 
 
 def _before_apply(node, grads, create_graph, accumulate, targets, reaching, executing, captured):
@@ -576,19 +562,7 @@ def _before_apply(node, grads, create_graph, accumulate, targets, reaching, exec
     if reaching is not None and node not in reaching:
         return None
     multi = node.n_outputs != 1
-    if not multi:
-        grads = [grads]
-    if node._pre_hooks is not None:
-        for index, hooks in node._pre_hooks.items():
-            if grads[index] is not None and hooks:
-                grads[index] = _run_tensor_hooks(hooks, grads[index], create_graph)
-    if node._node_pre_hooks:
-        outputs = tuple(None if g is None else _to_tensor(g) for g in grads)
-        for hook in list(node._node_pre_hooks.values()):
-            replaced = hook(outputs)
-            if replaced is not None:
-                outputs = tuple(replaced)
-        grads = [None if g is None else (g if create_graph else g._data) for g in outputs]
+    grads = _hooked(node, grads if multi else [grads], create_graph)
     if node._retained is not None:
         for index, ref in node._retained.items():
             tensor = ref()
@@ -607,18 +581,24 @@ def _before_apply(node, grads, create_graph, accumulate, targets, reaching, exec
     return grads if multi else grads[0]
 
 
+def _hooked(node, grads, create_graph):
+    """The gradients of a node's outputs (a list) after its outputs' tensor hooks and its
+    own pre-hooks, each of which may replace them."""
+    if node._pre_hooks is not None:
+        for index, hooks in node._pre_hooks.items():
+            if grads[index] is not None and hooks:
+                grads[index] = _run_tensor_hooks(hooks, grads[index], create_graph)
+    if node._node_pre_hooks:
+        outputs = tuple(None if g is None else _to_tensor(g) for g in grads)
+        for hook in list(node._node_pre_hooks.values()):
+            replaced = hook(outputs)
+            if replaced is not None:
+                outputs = tuple(replaced)
+        grads = [None if g is None else (g if create_graph else g._data) for g in outputs]
+    return grads
+
+
 sequence_key = operator.attrgetter("seq")   # a node's place in the order of recording: later nodes are walked first
-
-
-def deposit(buffers, node, index, grad):
-    if node.n_outputs == 1:
-        previous = buffers.get(node)
-        buffers[node] = grad if previous is None else previous + grad
-    else:
-        slots = buffers.get(node)
-        if slots is None:
-            slots = buffers[node] = [None] * node.n_outputs
-        slots[index] = add(slots[index], grad)
 
 
 def _accumulate_leaf(tensor, grad, create_graph, fresh=False):

@@ -54,7 +54,18 @@ class GraphBreakWarning(UserWarning):
 NUMPY_OF_GRAPH = "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
 
 
-class Tensor:
+class Operators:
+    """Tensor's base, where its operators and methods (``+``, ``sin``, ``sum``) come from.
+
+    They are the functions of :mod:`.ops`, and the ops build on ``Tensor``; so they are the
+    attributes of :class:`.operators.TensorOperators`, a subclass of this empty class defined
+    after the ops, which takes its place among Tensor's bases when the package is imported.
+    """
+
+    __slots__ = ()
+
+
+class Tensor(Operators):
     """A multi-dimensional array that can record the operations applied to it.
 
     Build one with :func:`tensor` or a factory; ``Tensor(data)`` works too.
@@ -341,7 +352,7 @@ class Tensor:
         text = tensor_repr(self).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
         return f"<pre>{text}</pre>"
 
-    def __hash__(self):   # __eq__ is elementwise (bound in methods.py): hash by identity
+    def __hash__(self):   # __eq__ is elementwise (TensorOperators): hash by identity
         return id(self)
 
     def __reduce__(self):

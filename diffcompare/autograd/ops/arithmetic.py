@@ -200,3 +200,10 @@ square = lambda x: pow(x, 2)  # noqa: E731 - PyTorch records x.square() as PowBa
 
 
 register(pow=pow)
+
+
+# the torch-level functions of this family (`ag.<name>`, as `torch.<name>`)
+PUBLIC = ('pow', 'square')
+# what the family exports to `ops`
+__all__ = ['AddBackward0', 'DivBackward0', 'MulBackward0', 'MulScalarBackward', 'NegBackward0',
+           'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'SubBackward0', 'pow', 'square']

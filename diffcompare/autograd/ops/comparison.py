@@ -40,3 +40,9 @@ def isfinite(x):
 
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     return bool(np.allclose(array_of(a), array_of(b), rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+# the torch-level functions of this family (`ag.<name>`, as `torch.<name>`)
+PUBLIC = ('allclose', 'argmax', 'argmin', 'isfinite', 'isnan')
+# what the family exports to `ops`
+__all__ = ['allclose', 'argmax', 'argmin', 'eq', 'ge', 'gt', 'isfinite', 'isnan', 'le', 'lt', 'ne']

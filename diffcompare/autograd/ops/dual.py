@@ -68,3 +68,7 @@ def _cast(a, dtype):
 
 
 D.cast = _cast
+
+
+# what the family exports to `ops`
+__all__ = ['D']

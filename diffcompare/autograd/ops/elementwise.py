@@ -281,3 +281,11 @@ for _cls in (SoftplusBackward0, ClampBackward1, ClampBackward0, MaximumBackward0
 register(conj=conj, real=real, exp=exp, log=log, sqrt=sqrt,  # noqa: F821
          sin=sin, cos=cos, sinh=sinh, cosh=cosh, sigmoid=sigmoid, abs=abs,  # noqa: F821
          where=where)  # noqa: F821  (exp ... abs are made from the table above)
+
+
+# the torch-level functions of this family (`ag.<name>`, as `torch.<name>`): the table's, and the rest
+PUBLIC = (*ELEMENTWISE, "atan2", "clamp", "clip", "hypot", "maximum", "minimum", "softplus", "where")
+# what the family exports to `ops`
+__all__ = [*PUBLIC, *(cls.__name__ for cls in OP_CLASSES.values()), "Atan2Backward0", "ClampBackward0",
+           "ClampBackward1", "HypotBackward0", "MaximumBackward0", "MinimumBackward0", "SoftplusBackward0",
+           "WhereBackward0", "ELEMENTWISE", "OP_CLASSES", "R", "X"]

@@ -169,3 +169,8 @@ def setitem(x, index, value):
 for _cls in (IndexBackward0, SelectBackward0, IndexPutBackward0):
     _cls.tangent = "linear"
 CopySlices.tangent = "affine"       # x[index] = value: a constant value has no tangent
+
+
+# what the family exports to `ops`
+__all__ = ['CopySlices', 'IndexBackward0', 'IndexPutBackward0', 'IndexPutBackward0Setitem', 'SelectBackward0',
+           'SliceBackward0', 'getitem', 'index_add_zeros', 'setitem']

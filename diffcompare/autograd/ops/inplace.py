@@ -136,3 +136,8 @@ class CopyBackwards(Op):
         return None, (D.cast(sum_to(g, self.src_shape), self.src_dtype) if self.needs(1) else None)
 
     tangent = "linear"
+
+
+# what the family exports to `ops`
+__all__ = ['CopyBackwards', 'CopySlicesView', 'LEAF_INPLACE_ERROR', 'VIEW_OF_LEAF_INPLACE_ERROR', 'copy_',
+           'fill_', 'inplace_binary', 'inplace_unary', 'write_in_place', 'zero_']

@@ -101,3 +101,10 @@ def dot(a, b):
                            "number of elements, but got %d and %d elements respectively"
                            % (a.shape[0], b.shape[0], a.shape[0], b.shape[0]))
     return matmul(a, b)
+
+
+# the torch-level functions of this family (`ag.<name>`, as `torch.<name>`)
+PUBLIC = ('dot', 'matmul', 'mm', 'mv')
+# what the family exports to `ops`
+__all__ = ['DotBackward0', 'MatmulBackward0', 'MmBackward0', 'MvBackward0', 'SqueezeBackward4', 'dot',
+           'matmul', 'mm', 'mv']

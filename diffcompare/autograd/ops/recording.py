@@ -256,3 +256,7 @@ def check_dim(dim, ndim):
 def array_of(v):
     """The array behind a tensor (anything else as it is)."""
     return v._data if isinstance(v, Tensor) else v
+
+
+# what the family exports to `ops`
+__all__ = ['Op', 'RESULT', 'apply', 'array_of', 'check_dim', 'sum_to']

@@ -421,3 +421,15 @@ SoftmaxBackward0.tangent = staticmethod(softmax_tangent)
 LogSoftmaxBackward0.tangent = staticmethod(log_softmax_tangent)
 
 register(cumsum=cumsum, prod=lambda a, dim: prod(a, dim), mean=lambda a, axis, keep: mean(a, axis, keep))
+
+
+# the torch-level functions of this family (`ag.<name>`, as `torch.<name>`)
+PUBLIC = ('amax', 'amin', 'cumsum', 'log_softmax', 'logsumexp', 'max', 'mean', 'min', 'norm', 'prod',
+          'softmax', 'std', 'sum', 'var')
+# what the family exports to `ops`
+__all__ = ['AmaxBackward0', 'AminBackward0', 'CumsumBackward0', 'LinalgVectorNormBackward0',
+           'LogSoftmaxBackward0', 'LogsumexpBackward0', 'MaxBackward0', 'MaxBackward1', 'MaxResult',
+           'MeanBackward0', 'MeanBackward1', 'MinBackward0', 'MinBackward1', 'NllLossBackward0',
+           'ProdBackward0', 'ProdBackward1', 'SoftmaxBackward0', 'StdBackward0', 'SumBackward0',
+           'SumBackward1', 'VarBackward0', 'amax', 'amin', 'cumsum', 'log_softmax', 'logsumexp', 'max',
+           'mean', 'min', 'nll_loss', 'norm', 'prod', 'softmax', 'std', 'sum', 'var']

@@ -279,3 +279,14 @@ for _cls in (ViewBackward0, TransposeBackward0, PermuteBackward0, SqueezeBackwar
     _cls.tangent = "linear"     # each is linear: its tangent is the op applied to the tangents
 
 register(expand=expand, unsqueeze=unsqueeze, permute=permute, moveaxis=moveaxis, cast=to)
+
+
+# the torch-level functions of this family (`ag.<name>`, as `torch.<name>`)
+PUBLIC = ('cat', 'clone', 'concatenate', 'flatten', 'moveaxis', 'permute', 'reshape', 'squeeze', 'stack', 't',
+          'transpose', 'unsqueeze')
+# what the family exports to `ops`
+__all__ = ['CatBackward0', 'CloneBackward0', 'ExpandBackward0', 'PermuteBackward0', 'SqueezeBackward0',
+           'SqueezeBackward1', 'StackBackward0', 'TBackward0', 'ToCopyBackward0', 'TransposeBackward0',
+           'UnsqueezeBackward0', 'ViewBackward0', 'cat', 'clone', 'concatenate', 'contiguous', 'expand',
+           'expand_as', 'flatten', 'moveaxis', 'permute', 'record_view', 'reshape', 'squeeze', 'stack',
+           'swapaxes', 't', 'to', 'transpose', 'unsqueeze', 'view']

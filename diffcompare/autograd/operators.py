@@ -1,0 +1,290 @@
+"""``TensorOperators``: Tensor's operators and methods (``x + y``, ``x.sin()``, ``x.sum()``,
+``x.add_(y)``), each the function of :mod:`.ops` that records it.
+
+The ops build on ``Tensor`` (they make and read tensors), so the class that holds the
+methods comes after them: ``Tensor`` is defined with an empty base,
+:class:`.tensor.Operators`, and this class takes that base's place once, below, when the
+package is imported. Every method is an ordinary attribute of this class, so ``help`` and
+introspection find it where Python looks for it.
+
+>>> from diffcompare import autograd as ag
+>>> ag.Tensor.__mro__[1].__name__
+'TensorOperators'
+>>> x = ag.tensor([1.0, 2.0], requires_grad=True)
+>>> (2 * x + 1).sin().sum().grad_fn
+<SumBackward0 object at ...>
+>>> ag.Tensor.sin is ag.sin
+True
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from . import ops
+from .backward import backward as backpropagate
+from .tensor import Operators, Tensor
+
+
+def operand(other):
+    """An operand as the ops take it: tensors stay, Python numbers stay (they never change
+    the dtype), anything else (a list, an array) becomes a tensor.
+
+    >>> operand(2.0), operand([1.0, 2.0])
+    (2.0, tensor([1., 2.]))
+    """
+    if type(other) is float or type(other) is int or isinstance(other, (Tensor, numbers.Number)):
+        return other
+    return Tensor._make(np.asarray(other))
+
+
+class TensorOperators(Operators):
+    """Tensor's arithmetic operators and its methods, as in PyTorch.
+
+    >>> from diffcompare import autograd as ag
+    >>> x = ag.tensor([1.0, 4.0], requires_grad=True)
+    >>> y = (1 - x) / x ** 0.5
+    >>> y.grad_fn.name()
+    'DivBackward0'
+    >>> x.sqrt().log().exp()
+    tensor([1., 2.], grad_fn=<ExpBackward0>)
+    """
+
+    __slots__ = ()
+
+    # -- arithmetic (a reflected operator records what PyTorch records) -----------------------
+    def __add__(self, other):
+        """``self + other``, recorded as AddBackward0."""
+        return ops.apply(ops.AddBackward0, (self, operand(other)))
+
+    def __sub__(self, other):
+        """``self - other``, recorded as SubBackward0."""
+        return ops.apply(ops.SubBackward0, (self, operand(other)))
+
+    def __rsub__(self, other):
+        """``other - self``: SubBackward0 for a tensor ``other``, RsubBackward1 for a number."""
+        other = operand(other)
+        if isinstance(other, Tensor):
+            return ops.apply(ops.SubBackward0, (other, self))
+        return ops.apply(ops.RsubBackward1, (self, other))
+
+    def __mul__(self, other):
+        """``self * other``: MulBackward0, or MulScalarBackward for a Python number."""
+        if type(other) is float or type(other) is int:
+            return ops.apply(ops.MulScalarBackward, (self, other))
+        return ops.apply(ops.MulBackward0, (self, operand(other)))
+
+    def __truediv__(self, other):
+        """``self / other``, recorded as DivBackward0."""
+        return ops.apply(ops.DivBackward0, (self, operand(other)))
+
+    def __rtruediv__(self, other):
+        """``other / self``: DivBackward0 for a tensor ``other``; for a number, as PyTorch
+        records it, ``reciprocal(self) * other``."""
+        other = operand(other)
+        if isinstance(other, Tensor):
+            return ops.apply(ops.DivBackward0, (other, self))
+        return TensorOperators.__mul__(ops.reciprocal(self), other)
+
+    def __pow__(self, exponent):
+        """``self ** exponent``: see :func:`.ops.pow`."""
+        return ops.pow(self, operand(exponent))
+
+    def __rpow__(self, base):
+        """``base ** self``: see :func:`.ops.pow`."""
+        return ops.pow(operand(base), self)
+
+    def __matmul__(self, other):
+        """``self @ other``: see :func:`.ops.matmul`."""
+        return ops.matmul(self, operand(other))
+
+    def __rmatmul__(self, other):
+        """``other @ self``: see :func:`.ops.matmul`."""
+        return ops.matmul(operand(other), self)
+
+    def __neg__(self):
+        """``-self``, recorded as NegBackward0."""
+        return ops.apply(ops.NegBackward0, (self,))
+
+    def __pos__(self):
+        """``+self``: the tensor itself."""
+        return self
+
+    __radd__ = add = __add__
+    sub = __sub__
+    __rmul__ = mul = __mul__
+    div = __truediv__
+    pow = __pow__
+    neg = __neg__
+    __abs__ = absolute = ops.abs
+
+    # -- comparisons (elementwise, boolean tensors; Tensor hashes by identity) -----------------
+    __lt__ = lt = ops.lt
+    __le__ = le = ops.le
+    __gt__ = gt = ops.gt
+    __ge__ = ge = ops.ge
+    __eq__ = eq = ops.eq
+    __ne__ = ne = ops.ne
+    isnan = ops.isnan
+    isfinite = ops.isfinite
+    argmax = ops.argmax
+    argmin = ops.argmin
+
+    # -- two-input functions ----------------------------------------------------------------
+    maximum = ops.maximum
+    minimum = ops.minimum
+    atan2 = arctan2 = ops.atan2
+    hypot = ops.hypot
+    matmul = ops.matmul
+    mm = ops.mm
+    mv = ops.mv
+    dot = ops.dot
+
+    # -- the one-input functions of the elementwise table (ops.ELEMENTWISE) ---------------------
+    exp = ops.exp
+    log = ops.log
+    log1p = ops.log1p
+    expm1 = ops.expm1
+    log2 = ops.log2
+    log10 = ops.log10
+    sqrt = ops.sqrt
+    cbrt = ops.cbrt
+    rsqrt = ops.rsqrt
+    sin = ops.sin
+    cos = ops.cos
+    tan = ops.tan
+    asin = ops.asin
+    acos = ops.acos
+    atan = ops.atan
+    sinh = ops.sinh
+    cosh = ops.cosh
+    tanh = ops.tanh
+    asinh = ops.asinh
+    acosh = ops.acosh
+    atanh = ops.atanh
+    sigmoid = ops.sigmoid
+    relu = ops.relu
+    abs = ops.abs
+    sign = ops.sign
+    floor = ops.floor
+    ceil = ops.ceil
+    round = ops.round
+    erf = ops.erf
+    reciprocal = ops.reciprocal
+    conj = ops.conj
+    real = property(ops.real, doc="The real part (a tensor, as in PyTorch; differentiable).")
+    imag = property(ops.imag, doc="The imaginary part (a tensor, as in PyTorch; differentiable).")
+
+    # -- other elementwise functions --------------------------------------------------------
+    square = ops.square
+    softplus = ops.softplus
+    clamp = ops.clamp
+    clip = ops.clip
+
+    # -- reductions -------------------------------------------------------------------------
+    def max(self, dim=None, keepdim=False):
+        """The largest element, or with ``dim`` the (values, indices) along it: see :func:`.ops.max`."""
+        return ops.max(self, dim, keepdim)
+
+    def min(self, dim=None, keepdim=False):
+        """The smallest element, or with ``dim`` the (values, indices) along it: see :func:`.ops.min`."""
+        return ops.min(self, dim, keepdim)
+
+    sum = ops.sum
+    mean = ops.mean
+    prod = ops.prod
+    amax = ops.amax
+    amin = ops.amin
+    var = ops.var
+    std = ops.std
+    norm = ops.norm
+    logsumexp = ops.logsumexp
+    softmax = ops.softmax
+    log_softmax = ops.log_softmax
+    cumsum = ops.cumsum
+
+    # -- shape, views and copies ------------------------------------------------------------
+    reshape = ops.reshape
+    view = ops.view
+    flatten = ops.flatten
+    transpose = ops.transpose
+    swapaxes = ops.swapaxes
+    t = ops.t
+    permute = ops.permute
+    moveaxis = ops.moveaxis
+    squeeze = ops.squeeze
+    unsqueeze = ops.unsqueeze
+    expand = ops.expand
+    expand_as = ops.expand_as
+    clone = ops.clone
+    contiguous = ops.contiguous
+    to = ops.to
+
+    def view_as(self, other):
+        """This tensor viewed with ``other``'s shape."""
+        return ops.reshape(self, other.shape)
+
+    def reshape_as(self, other):
+        """This tensor reshaped to ``other``'s shape."""
+        return ops.reshape(self, other.shape)
+
+    def type_as(self, other):
+        """This tensor in ``other``'s dtype."""
+        return ops.to(self, other.dtype)
+
+    def double(self):
+        """This tensor as float64."""
+        return ops.to(self, np.float64)
+
+    def float(self):
+        """This tensor as float32."""
+        return ops.to(self, np.float32)
+
+    def cpu(self):
+        """The tensor itself (CPU only: a ported ``x.detach().cpu().numpy()`` keeps working)."""
+        return self
+
+    # -- indexing ---------------------------------------------------------------------------
+    __getitem__ = ops.getitem
+    __setitem__ = ops.setitem
+
+    # -- in place: the op on the current value, written back (see :mod:`.ops.inplace`) ---------
+    zero_ = ops.zero_
+    fill_ = ops.fill_
+    copy_ = ops.copy_
+    __iadd__ = add_ = ops.inplace_binary(__add__)
+    __isub__ = sub_ = ops.inplace_binary(__sub__)
+    __imul__ = mul_ = ops.inplace_binary(__mul__)
+    __itruediv__ = div_ = ops.inplace_binary(__truediv__)
+    __ipow__ = pow_ = ops.inplace_binary(__pow__)
+    exp_ = ops.inplace_unary(ops.exp)
+    log_ = ops.inplace_unary(ops.log)
+    sqrt_ = ops.inplace_unary(ops.sqrt)
+    sin_ = ops.inplace_unary(ops.sin)
+    cos_ = ops.inplace_unary(ops.cos)
+    tanh_ = ops.inplace_unary(ops.tanh)
+    sigmoid_ = ops.inplace_unary(ops.sigmoid)
+    relu_ = ops.inplace_unary(ops.relu)
+    abs_ = ops.inplace_unary(ops.abs)
+    clamp_ = ops.inplace_unary(ops.clamp)
+    neg_ = ops.inplace_unary(__neg__)
+
+    # -- reverse mode -----------------------------------------------------------------------
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Compute the gradient of this tensor w.r.t. the graph leaves and add it to their ``.grad``.
+
+        ``gradient`` is the vector v of the vector-Jacobian product vᵀJ; it may be omitted only
+        for a one-element tensor (v = 1). See :func:`diffcompare.autograd.backward`.
+
+        >>> from diffcompare import autograd as ag
+        >>> x = ag.tensor([2.0, 3.0, 4.0], requires_grad=True)
+        >>> (x ** 2).backward(ag.tensor([1.0, 0.1, 0.01]))
+        >>> x.grad
+        tensor([4.0000, 0.6000, 0.0800])
+        """
+        backpropagate(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+
+Tensor.__bases__ = (TensorOperators,)      # the operators take the place of Tensor's empty base
