@@ -31,7 +31,7 @@ from diffcompare.autograd.quiet import quietly
 from diffcompare.autograd.tensor import NUMPY_OF_GRAPH, GraphBreakWarning
 from diffcompare.language.expression import NotInWorld
 from diffcompare.language.worlds import COMPLEX, ENGINE, ENGINE_FLOAT32, NUMPY
-from diffcompare.methods.estimate import FAILED, NOT_APPLICABLE, OK, TIMED_OUT, Estimate
+from diffcompare.methods.estimate import FAILED, NOT_APPLICABLE, OK, TIMED_OUT, Estimate, work
 from diffcompare.methods.finite_differences import EPS, SCHEMES, SMALLEST_NORMAL, STENCILS, extrapolate
 from diffcompare.methods.timing import Timing, measure
 from diffcompare.problem.points import Points
@@ -310,17 +310,6 @@ def per_point(one, flat):
     return np.concatenate([one(flat[p:p + 1]) for p in range(flat.shape[0])])
 
 
-AUTOGRAD_WORK = {
-    "gradient": "1 forward, 1 backward()",
-    "jacobian": "1 forward, 1 backward over a batch of m seeds (one per output row)",
-    "vjp": "1 forward, 1 backward(v): J is never formed",
-    "jvp": "1 forward, 2 backward passes (the double-vjp trick)",
-    "hessian": "1 forward, 1 backward(create_graph=True), then 1 backward through it over a batch of n seeds",
-}
-FUNCTIONAL_CALLS = {"jacobian": "ag.functional.jacobian(vectorize=True)", "jvp": "ag.functional.jvp",
-                    "vjp": "ag.functional.vjp", "hessian": "ag.functional.hessian(vectorize=True)"}
-
-
 def autograd_entries(problem: Problem, task: Task, points: Points, batches: int = 5) -> Estimate:
     batched = vectorisable(problem) and len(points) > 1
     if batched:
@@ -329,8 +318,8 @@ def autograd_entries(problem: Problem, task: Task, points: Points, batches: int 
     else:
         def compute():
             return per_point(lambda row: run_autograd(problem, task, row, False), points.flat)
-    work = AUTOGRAD_WORK[task.kind].replace("of m seeds", f"of {task.m} seeds").replace("of n seeds", f"of {task.n} seeds")
-    return run_estimate("autograd", "autograd", compute, batches, evaluations=1, work=work,
+    return run_estimate("autograd", "autograd", compute, batches, evaluations=1,
+                        work=work("autograd", task.kind, m=task.m, n=task.n),
                      forms_jacobian=task.kind == "jacobian", vectorised=batched or len(points) == 1)
 
 
@@ -346,15 +335,14 @@ def autograd_jacobian_vjp(problem: Problem, task: Task, points: Points, batches:
             jacobian = per_point(lambda row: run_autograd(problem, full, row, False), points.flat)
         return np.einsum("m,pmn->pn", task.vector, jacobian)
     return run_estimate("autograd-full-J", "autograd", compute, batches, evaluations=1,
-                     work=f"1 forward, {task.m} backward passes to form J, then vᵀJ", forms_jacobian=True,
+                     work=work("autograd-full-J", task.kind, m=task.m), forms_jacobian=True,
                      vectorised=batched or len(points) == 1)
 
 
 def functional_entries(problem: Problem, task: Task, points: Points, batches: int = 5) -> Estimate:
-    call = FUNCTIONAL_CALLS[task.kind]
     return run_estimate("autograd-functional", "autograd",
                      lambda: per_point(lambda row: _one_functional(problem, task, row), points.flat), batches,
-                     evaluations=1, work=call, forms_jacobian=task.kind in ("jacobian", "hessian"),
+                     evaluations=1, work=work("autograd-functional", task.kind), forms_jacobian=task.kind in ("jacobian", "hessian"),
                      vectorised=len(points) == 1)
 
 
@@ -365,9 +353,7 @@ def symbolic_entries(problem: Problem, task: Task, points: Points, derivative, b
     generated, on every point at once."""
     details = {"size_f": derivative.size_f, "size_raw": derivative.size_raw, "size_cse": derivative.size_cse,
                "diff_seconds": derivative.diff_seconds, "codegen_seconds": derivative.codegen_seconds,
-               "work": {"gradient": "diff, cse, generated code", "jacobian": "Matrix.jacobian, cse, generated code",
-                        "vjp": "the full J (Matrix.jacobian), then vᵀJ", "jvp": "the full J, then Jv",
-                        "hessian": "hessian, cse, generated code"}[task.kind],
+               "work": work("symbolic", task.kind),
                "forms_jacobian": task.kind in ("jacobian", "vjp", "jvp"), "vectorised": True}
     if derivative.status != OK:
         status = TIMED_OUT if derivative.status == "timed out" else (
@@ -499,11 +485,9 @@ def fd_entries(problem: Problem, task: Task, points: Points, scheme_name: str, s
         estimate["error_estimate"] = entries(gaps, None if task.vector is None else np.abs(task.vector))
         return entries(values, task.vector)
     evaluations = scheme.samples * len(directions) + one_sided
-    work = (f"{evaluations} evaluations of f along v" if task.kind == "jvp" else
-            f"{evaluations} evaluations of f ({len(directions)} columns of J)"
-            + (", then vᵀJ" if task.kind == "vjp" else ""))
     result = run_estimate(scheme_name, "finite differences", compute, batches, evaluations=evaluations,
-                       formula=scheme.formula, order=scheme.order, steps=all_steps, work=work,
+                       formula=scheme.formula, order=scheme.order, steps=all_steps,
+                       work=work("differences", task.kind, evaluations=evaluations, directions=len(directions)),
                        forms_jacobian=task.kind != "jvp", vectorised=vectorisable(problem) or count == 1)
     result.details.update(estimate)
     if scheme.complex and result.has_values:
@@ -572,7 +556,7 @@ def hessian_by_differences(problem: Problem, task: Task, points: Points, step: f
     evaluations = 1 + 2 * n + 2 * n * (n - 1)
     return run_estimate("second-differences", "finite differences", compute, batches, evaluations=evaluations,
                      formula="(f(x+h) - 2f(x) + f(x-h)) / h²; cross terms from 4 points", order=2,
-                     steps=h, work=f"{evaluations} evaluations of f",
+                     steps=h, work=work("second-differences", task.kind, evaluations=evaluations),
                      forms_jacobian=True, vectorised=vectorisable(problem) or count == 1)
 
 
@@ -603,5 +587,5 @@ def hessian_mixed(problem: Problem, task: Task, points: Points, step: float | No
         return np.stack(columns, axis=2)
     return run_estimate("mixed", "finite differences", compute, batches, evaluations=2 * n,
                      formula="(∇f(x+h e_j) - ∇f(x-h e_j)) / 2h, ∇f by autograd", order=2,
-                     steps=steps, work=f"{2 * n} gradients by autograd", forms_jacobian=True,
+                     steps=steps, work=work("mixed", task.kind, gradients=2 * n), forms_jacobian=True,
                      vectorised=batched or count == 1)

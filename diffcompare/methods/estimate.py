@@ -24,3 +24,13 @@ class Estimate:
     @property
     def has_values(self):
         return self.status == OK and self.values is not None
+
+
+def work(of: str, task: str, **counts) -> dict:
+    """What a method did, as data: whose work (``of``: a method, or "differences" for the
+    difference schemes), for which task, and its counts; ``render.work`` says it.
+
+    >>> work("autograd", "jacobian", m=3, n=2)
+    {'of': 'autograd', 'task': 'jacobian', 'm': 3, 'n': 2}
+    """
+    return {"of": of, "task": task, **counts}

@@ -25,7 +25,7 @@ from diffcompare.methods.entries import (
     split_direction,
     vectorisable,
 )
-from diffcompare.methods.estimate import Estimate
+from diffcompare.methods.estimate import Estimate, work
 from diffcompare.problem.points import Points
 from diffcompare.problem.problem import Problem
 from diffcompare.problem.tasks import Task
@@ -92,11 +92,6 @@ def _directions_of(vector, leaves, batched, count):
     return [d._data for d in split_direction(vector, leaves, batched, count)]
 
 
-WORK = {"gradient": "{n} forward passes, one per input (each gives one partial)",
-        "jacobian": "{n} forward passes, one per input column of J",
-        "vjp": "{n} forward passes to form J, then vᵀJ",
-        "jvp": "1 forward pass along v: J is never formed",
-        "hessian": "{n} forward-over-reverse passes (a gradient with create_graph, carrying e_j)"}
 
 
 def forward_mode_entries(problem: Problem, task: Task, points: Points, batches: int = 5) -> Estimate:
@@ -107,6 +102,6 @@ def forward_mode_entries(problem: Problem, task: Task, points: Points, batches: 
     else:
         def compute():
             return per_point(lambda row: run_forward_mode(problem, task, row, False), points.flat)
-    return run_estimate(NAME, "autograd", compute, batches, evaluations=1, work=WORK[task.kind].format(n=task.n),
+    return run_estimate(NAME, "autograd", compute, batches, evaluations=1, work=work(NAME, task.kind, n=task.n),
                      passes=passes(task), forms_jacobian=task.kind in ("jacobian", "vjp"),
                      vectorised=batched or len(points) == 1)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from diffcompare.methods.entries import run_estimate
+from diffcompare.methods.estimate import work
 from diffcompare.problem.errors import InputError
 from diffcompare.problem.tasks import Task
 
@@ -135,5 +136,5 @@ def given_entries(problem, task, points, g, label: str, batches: int = 5):
             return np.einsum("pmn,n->pm", values, task.vector)
         return values
     return run_estimate("given", "given", compute, batches, evaluations=1,
-                        work=f"{label}, called once per point", function=label)
+                        work=work("given", task.kind, function=label), function=label)
 

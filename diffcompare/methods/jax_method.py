@@ -18,12 +18,10 @@ import numpy as np
 from diffcompare.language.jax_world import available, load
 from diffcompare.language.worlds import JAX
 from diffcompare.methods.entries import run_estimate
+from diffcompare.methods.estimate import work
 from diffcompare.problem.errors import InputError
 from diffcompare.version import install_hint
 
-WORK = {"gradient": "jax.grad", "jacobian": "jax.jacrev (one backward per output row, vectorised by vmap)",
-        "hessian": "jax.hessian (forward over reverse)", "vjp": "jax.vjp: one backward with v",
-        "jvp": "jax.jvp: one forward pass along v"}
 
 
 def require_jax():
@@ -87,5 +85,5 @@ def jax_entries(problem, task, points, batches: int = 5, jit: bool = False):
         pass                            # the timed run reports the failure
     name = "jax-jit" if jit else "jax"
     return run_estimate(name, "autograd", lambda: jax_values(problem, task, points.flat, jit, d), batches,
-                        evaluations=1, work=WORK[task.kind] + (", compiled by jax.jit" if jit else ", eager"),
+                        evaluations=1, work=work("jax", task.kind, jit=jit),
                         forms_jacobian=task.kind in ("jacobian", "hessian"), vectorised=len(points) == 1)

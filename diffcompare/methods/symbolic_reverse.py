@@ -41,7 +41,7 @@ from diffcompare.language.table import EXTRA_WORLDS
 from diffcompare.language.worlds import SYMPY
 from diffcompare.methods.budget import TimedOut, can_interrupt, time_limit
 from diffcompare.methods.entries import symbolic_entries
-from diffcompare.methods.estimate import Estimate
+from diffcompare.methods.estimate import Estimate, work
 from diffcompare.methods.symbolic import NUMPY_MODULES, SymbolicDerivative, record_failure
 from diffcompare.problem.errors import SymbolicUnavailable
 from diffcompare.problem.points import Points
@@ -53,11 +53,6 @@ FAMILY = "symbolic"
 TRACE = "sympy-trace"           # the world in which every row's call records one node
 TRACED = "traced"               # how the forward program was found: f's operations as it ran ...
 DECOMPOSED = "decomposed"       # ... or the distinct subexpressions of SymPy's expression of f
-WORK = {"gradient": "one reverse sweep over the traced program, lambdify",
-        "vjp": "one reverse sweep seeded with v, lambdify",
-        "jacobian": "one reverse sweep per output over one shared forward program, lambdify",
-        "jvp": "the full J by one reverse sweep per output, then Jv",
-        "hessian": "reverse over reverse: one sweep per gradient entry over the gradient's program, lambdify"}
 
 
 @dataclass
@@ -455,7 +450,7 @@ def symbolic_reverse_entries(problem: Problem, task: Task, points: Points, batch
     r = symbolic_reverse(problem, task, timeout)
     details = {"size_f": r.size_f, "size": r.size, "assignments": len(r.program.assignments) if r.program else None,
                "how": r.how, "diff_seconds": r.diff_seconds, "codegen_seconds": r.codegen_seconds,
-               "work": WORK[task.kind], "forms_jacobian": task.kind in ("jacobian", "jvp"), "vectorised": True}
+               "work": work("symbolic-reverse", task.kind), "forms_jacobian": task.kind in ("jacobian", "jvp"), "vectorised": True}
     derivative = SymbolicDerivative(status=r.status, reason=r.reason, function=r.function,
                                     diff_seconds=r.diff_seconds, codegen_seconds=r.codegen_seconds)
     estimate = symbolic_entries(problem, task, points, derivative, batches)

@@ -18,6 +18,7 @@ import numpy as np
 from diffcompare.language.torch_world import available, load
 from diffcompare.language.worlds import TORCH
 from diffcompare.methods.entries import run_estimate
+from diffcompare.methods.estimate import work
 from diffcompare.problem.errors import InputError
 from diffcompare.problem.tasks import Task
 from diffcompare.version import install_hint
@@ -94,10 +95,7 @@ def torch_entries(problem, task, points, batches: int = 5):
         if task.kind == "jvp":
             return np.einsum("pmn,n->pm", values, task.vector)
         return values
-    work = {"gradient": "torch.autograd.grad, one backward", "jacobian": "torch.autograd.grad, one per output row",
-            "hessian": "torch.autograd.grad with create_graph, then one per gradient entry",
-            "vjp": "torch.autograd.grad per output row (J), then vᵀJ", "jvp": "J by torch.autograd.grad, then Jv"}
-    return run_estimate("torch", "autograd", compute, batches, evaluations=1, work=work[task.kind],
+    return run_estimate("torch", "autograd", compute, batches, evaluations=1, work=work("torch", task.kind),
                         forms_jacobian=task.kind in ("jacobian", "vjp", "jvp", "hessian"), vectorised=len(points) == 1)
 
 

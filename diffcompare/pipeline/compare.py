@@ -11,7 +11,7 @@ one-point case. Problem -> estimates and reference -> bands -> verdicts -> Compa
 >>> s = compare("[x*y, sin(x)*z, exp(y)]", at={"x": 1, "y": 2, "z": 3}, kind="vjp",
 ...             vector=[0.1, 1.0, 0.0001], repeat=1)
 >>> s.method("autograd").verdict, s.method("autograd").estimate.details["work"]
-('pass', '1 forward, 1 backward(v): J is never formed')
+('pass', {'of': 'autograd', 'task': 'vjp', 'm': 3, 'n': 3})
 """
 
 from __future__ import annotations

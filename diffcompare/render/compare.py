@@ -35,6 +35,7 @@ from diffcompare.render.common import (  # noqa: E402
 )
 from diffcompare.judge.comparison import correct_digits  # noqa: E402
 from diffcompare.render.verdicts import finding, reason  # noqa: E402
+from diffcompare.render.work import work_words  # noqa: E402
 from diffcompare.version import __version__  # noqa: E402
 
 SCHEMA_VERSION = 3
@@ -84,7 +85,7 @@ def headline(c) -> str:
 
 
 def _work(e) -> str:
-    work = e.details.get("work", "")
+    work = work_words(e.details.get("work"))
     if e.details.get("vectorised") is False:
         work += "; point by point"
     return work
@@ -412,7 +413,7 @@ def as_dict(c) -> dict:
             "worst": {k: json_number(v) for k, v in m.worst.items()} if m.worst else None,
             "band": ("; ".join(dict.fromkeys(t for t in source if t)) if isinstance(source, (list, tuple))
                      else source) or None,
-            "work": e.details.get("work"), "forms_jacobian": e.details.get("forms_jacobian"),
+            "work": work_words(e.details.get("work")) or None, "forms_jacobian": e.details.get("forms_jacobian"),
             "vectorised": e.details.get("vectorised"), "evaluations": e.evaluations,
             "time": e.timing.as_dict() if e.timing else None, "setup_seconds": e.setup_seconds,
             "entries": _entries(c, m),
