@@ -531,36 +531,10 @@ def _special(builder: _Builder, row: int, problem: Problem, task, values: list, 
     if not wanted:
         return
     if task.kind == "hessian":
-        # no second derivative along an input whose first derivative is not finite here (sum(sqrt(x))
-        # at 0: ∂f/∂x0 = 1/(2 sqrt(x0)) is infinite, so row and column 0 of the Hessian do not exist)
-        if events:
-            first = _gradient_at(problem)
-            missing_first = [i for i, value in enumerate(first) if value is None]
-            if missing_first:       # the formula has no value: does f itself have a first derivative there?
-                gradient_task = make_task(problem, "gradient", shape=())
-                found = differentiability.analyse(problem, gradient_task, missing_first, timeout=deadline and
-                                                  max(0.05, deadline - time.monotonic()))
-                for i in missing_first:
-                    if found[i] is not None and found[i].kind == DIFFERENTIABLE:
-                        first[i] = found[i].value
-            for i, value in enumerate(first):
-                if value is None:
-                    for k in {i * task.n + j for j in range(task.n)} | {j * task.n + i for j in range(task.n)}:
-                        builder.finding(row, k, Finding(differentiability.SINGULAR, notes=("first derivative",)))
-            wanted = [k for k in wanted if (row, k) not in builder.findings]
-        # second derivatives where the formula has none: mpmath's second differences of f itself
-        # (sin(x)/x written with a branch at 0 is smooth there); no kink analysis of second derivatives
-        missing = [k for k in wanted if values[k] is None]
-        if missing and not problem.has_arrays:
-            for k, (value, trusted, why) in enumerate(_numerical_hessian(problem, builder.digits)):
-                if k in missing and value is not None and trusted >= 3:
-                    builder.value(row, k, value, trusted)
-                    builder.state[row, k] = VALUE
-                    builder.undefined.pop(k, None)
+        _special_hessian(builder, row, problem, task, values, deadline, events, wanted)
         return
-    left = None if deadline is None else max(0.05, deadline - time.monotonic())
-    timeout = differentiability.DEFAULT_TIMEOUT if left is None else min(differentiability.DEFAULT_TIMEOUT, left)
-    findings = differentiability.analyse(problem, task, wanted, formula=values, timeout=timeout)
+    findings = differentiability.analyse(problem, task, wanted, formula=values,
+                                         timeout=_left(deadline, differentiability.DEFAULT_TIMEOUT))
     for k in wanted:
         finding = findings[k]
         if finding is None:
@@ -569,24 +543,66 @@ def _special(builder: _Builder, row: int, problem: Problem, task, values: list, 
             continue                # the formula's value, confirmed: nothing to add
         builder.finding(row, k, finding)
     kinks = [k for k in wanted if findings[k] is not None and findings[k].kind == KINK]
-    kink_events = [e for e in events if e.kind == "kink"]
-    if len(wanted) == len(values) and (len(kink_events) > 1 or any(
-            len(e.arguments) > 2 or any(np.ndim(a) for a in e.arguments) for e in kink_events)):
+    if len(wanted) == len(values) and _several_pieces(events):
         # several kinks at once, or one of several pieces (clamp with lo = hi, a tie in an array's
         # max): do the entries' own findings describe f's slopes? (one kink between two smooth
         # pieces always does: each entry's interval is the projection of the segment between them)
-        left = None if deadline is None else max(0.05, deadline - time.monotonic())
-        if differentiability.consistent(problem, task, [findings[k] for k in wanted], timeout=left) is False:
+        if differentiability.consistent(problem, task, [findings[k] for k in wanted],
+                                        timeout=_left(deadline)) is False:
             for k in wanted:
                 builder.finding(row, k, Finding(differentiability.NOT_DIFFERENTIABLE, findings[k].value,
                                                 left=findings[k].left, right=findings[k].right,
                                                 routes=findings[k].routes))
             kinks = []
     if len(kinks) > 1:
-        left = None if deadline is None else max(0.05, deadline - time.monotonic())
-        together = differentiability.joint(problem, task, kinks, timeout=left)
+        together = differentiability.joint(problem, task, kinks, timeout=_left(deadline))
         if together is not None:
             builder.joint[row] = together
+
+
+def _left(deadline, most: float | None = None) -> float | None:
+    """The seconds left before ``deadline`` (at least 0.05; at most ``most``; None: no deadline)."""
+    if deadline is None:
+        return most
+    left = max(0.05, deadline - time.monotonic())
+    return left if most is None else min(most, left)
+
+
+def _several_pieces(events) -> bool:
+    """Whether f meets several kinks at once, or one joining more than two pieces."""
+    kinks = [e for e in events if e.kind == "kink"]
+    return len(kinks) > 1 or any(len(e.arguments) > 2 or any(np.ndim(a) for a in e.arguments) for e in kinks)
+
+
+def _special_hessian(builder, row, problem, task, values, deadline, events, wanted) -> None:
+    """A Hessian's entries decided from f: none along an input whose first derivative is not
+    finite; mpmath's second differences of f where the formula has no value."""
+    if events:
+        # no second derivative along an input whose first derivative is not finite here (sum(sqrt(x))
+        # at 0: ∂f/∂x0 = 1/(2 sqrt(x0)) is infinite, so row and column 0 of the Hessian do not exist)
+        first = _gradient_at(problem)
+        missing_first = [i for i, value in enumerate(first) if value is None]
+        if missing_first:       # the formula has no value: does f itself have a first derivative there?
+            gradient_task = make_task(problem, "gradient", shape=())
+            found = differentiability.analyse(problem, gradient_task, missing_first, timeout=deadline and
+                                              max(0.05, deadline - time.monotonic()))
+            for i in missing_first:
+                if found[i] is not None and found[i].kind == DIFFERENTIABLE:
+                    first[i] = found[i].value
+        for i, value in enumerate(first):
+            if value is None:
+                for k in {i * task.n + j for j in range(task.n)} | {j * task.n + i for j in range(task.n)}:
+                    builder.finding(row, k, Finding(differentiability.SINGULAR, notes=("first derivative",)))
+        wanted = [k for k in wanted if (row, k) not in builder.findings]
+    # second derivatives where the formula has none: mpmath's second differences of f itself
+    # (sin(x)/x written with a branch at 0 is smooth there); no kink analysis of second derivatives
+    missing = [k for k in wanted if values[k] is None]
+    if missing and not problem.has_arrays:
+        for k, (value, trusted, why) in enumerate(_numerical_hessian(problem, builder.digits)):
+            if k in missing and value is not None and trusted >= 3:
+                builder.value(row, k, value, trusted)
+                builder.state[row, k] = VALUE
+                builder.undefined.pop(k, None)
 
 
 def _gradient_at(problem) -> list:

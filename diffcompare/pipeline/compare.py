@@ -148,31 +148,16 @@ def make_points(problem, points=None, seed: int = 0, box=None, grid: bool = Fals
 def _compare(f, at, kind, vector, points, seed, box, grid, methods, digits, repeat, step, symbolic_timeout, grad,
              progress):
     box = parse_box(box) if box is not None else None
-    at = dict(at or {})
-    if box and isinstance(f, str):
-        variables = parse(f).variables
-        unknown = [name for name in box if name not in variables]
-        if unknown:
-            raise InputError(f"--box gives {unknown[0]!r}, which is not a variable of f "
-                             f"(its variables: {', '.join(variables)})")
-    problem = make_problem(f, box_centre(box, at) if box else at)
-    try:
-        shape = output_shape(problem)
-    except FailsAtPoint:
-        if kind not in (None, "gradient") or problem.has_arrays or points is not None:
-            raise
-        shape = ()          # a scalar f that fails at the point: the report says how (f's domain)
-    task = make_task(problem, kind, vector, shape)
+    problem, task = _problem(f, dict(at or {}), kind, vector, points, box)
     names = parse_methods_for(task.kind, methods, given=grad is not None)
     chosen = catalogue_methods(names)
     where = make_points(problem, points, seed, box, grid)
     labels = task.entry_labels()
-    notes = []
 
     stages = len(names) + 3
     progress(0, stages, "SymPy's derivative")
     derivative = differentiate(problem, symbolic_timeout, task)
-    notes.extend(Note("symbolic", text) for text in derivative.notes)
+    notes = [Note("symbolic", text) for text in derivative.notes]
     settings = Settings(repeat, step, derivative, grad, symbolic_timeout)
     estimates = []
     for k, method in enumerate(chosen):
@@ -184,34 +169,14 @@ def _compare(f, at, kind, vector, points, seed, box, grid, methods, digits, repe
     notes.extend(_reference_notes(reference, labels, derivative, names))
 
     special = _special_rows(reference, problem, len(where))
-    set_aside = _set_aside_for_differences(reference)
     notes.extend(_event_notes(problem, reference, len(where)))
     results = [MethodResult(e, labels=labels) for e in estimates]
-    bands = None
-    if reference.available and len(special) < reference.indices.size:
-        # the bands walk f's formulas (O(n²) for a gradient of n variables): they get the
-        # symbolic budget too, and a method left without a band is not decided, not a hang
-        try:
-            with time_limit(symbolic_timeout):
-                bands = Bands(problem, task, where, reference, derivative, symbolic_timeout)
-                for result in results:
-                    if result.estimate.has_values:
-                        result.tolerance, result.band_source = bands.of(result.estimate, step)
-        except TimedOut:
-            notes.append(Note("reference", f"the expected accuracy ran out of time after {symbolic_timeout:g} s: "
-                                           f"methods without a band are not decided"))
+    bands = _banded(results, problem, task, where, reference, derivative, special, step, symbolic_timeout, notes)
+    set_aside = _set_aside_for_differences(reference)
     drawn = points is not None          # random points or a grid, drawn by the tool: not asked for one by one
     for result in results:
+        _measured(result, task, reference, labels, bands, symbolic_timeout)
         estimate = result.estimate
-        if estimate.has_values and task.kind == "hessian":
-            result.symmetry = _asymmetry(estimate.values)
-        if estimate.has_values and reference.available:
-            measure(result, reference, labels)
-            complex_step = CATALOGUE[estimate.method].rounding == COMPLEX
-            if bands is not None and result.tolerance is not None and (estimate.family != "finite differences"
-                                                                       or complex_step):
-                result.tolerance = bands.refine(result.tolerance, _outside(result, reference), symbolic_timeout,
-                                                complex_step=complex_step)
         aside = set_aside if estimate.family == "finite differences" else {}
         crossings = _crossings(problem, task, where, reference, estimate, aside) if not special else {}
         _judge(result, reference, special, {**aside, **crossings}, len(where), labels, drawn)
@@ -225,6 +190,60 @@ def _compare(f, at, kind, vector, points, seed, box, grid, methods, digits, repe
                 "grid": grid}
     value = problem.value() if not task.output_shape else math.nan       # f at the point (a scalar f)
     return Comparison(problem, task, where, reference, results, notes, derivative, settings, special, value)
+
+
+def _problem(f, at, kind, vector, points, box):
+    """The problem (f at the point, or at the box's centre) and its task."""
+    if box and isinstance(f, str):
+        variables = parse(f).variables
+        unknown = [name for name in box if name not in variables]
+        if unknown:
+            raise InputError(f"--box gives {unknown[0]!r}, which is not a variable of f "
+                             f"(its variables: {', '.join(variables)})")
+    problem = make_problem(f, box_centre(box, at) if box else at)
+    try:
+        shape = output_shape(problem)
+    except FailsAtPoint:
+        if kind not in (None, "gradient") or problem.has_arrays or points is not None:
+            raise
+        shape = ()          # a scalar f that fails at the point: the report says how (f's domain)
+    return problem, make_task(problem, kind, vector, shape)
+
+
+def _banded(results, problem, task, where, reference, derivative, special, step, symbolic_timeout, notes):
+    """Each method's band (its expected accuracy), and the Bands that gave them (None when
+    there is no reference, or every row is special)."""
+    if not reference.available or len(special) >= reference.indices.size:
+        return None
+    # the bands walk f's formulas (O(n²) for a gradient of n variables): they get the
+    # symbolic budget too, and a method left without a band is not decided, not a hang
+    bands = None
+    try:
+        with time_limit(symbolic_timeout):
+            bands = Bands(problem, task, where, reference, derivative, symbolic_timeout)
+            for result in results:
+                if result.estimate.has_values:
+                    result.tolerance, result.band_source = bands.of(result.estimate, step)
+    except TimedOut:
+        notes.append(Note("reference", f"the expected accuracy ran out of time after {symbolic_timeout:g} s: "
+                                       f"methods without a band are not decided"))
+    return bands
+
+
+def _measured(result, task, reference, labels, bands, symbolic_timeout) -> None:
+    """A method's errors against the reference, and its band refined where a value lies
+    outside the floor (exact methods and the complex step)."""
+    estimate = result.estimate
+    if estimate.has_values and task.kind == "hessian":
+        result.symmetry = _asymmetry(estimate.values)
+    if not (estimate.has_values and reference.available):
+        return
+    measure(result, reference, labels)
+    complex_step = CATALOGUE[estimate.method].rounding == COMPLEX
+    if bands is not None and result.tolerance is not None and (estimate.family != "finite differences"
+                                                               or complex_step):
+        result.tolerance = bands.refine(result.tolerance, _outside(result, reference), symbolic_timeout,
+                                        complex_step=complex_step)
 
 
 def _reference(problem, task, where, derivative, digits, timeout):

@@ -397,38 +397,8 @@ def _entries(c, m) -> dict | None:
 
 def as_dict(c) -> dict:
     """The comparison as plain data (what the JSON format writes)."""
-    r = c.reference
     labels = c.task.entry_labels()
     single = c.single
-    methods = []
-    for m in c.methods:
-        e = m.estimate
-        source = m.band_source
-        item = {
-            "name": m.name, "family": e.family, "status": e.status, "verdict": m.verdict, "reason": reason(m.judgement),
-            "judgement": _judgement(m.judgement),
-            "errors": {"max_abs": json_number(m.max_abs_error), "max_rel": json_number(m.statistic("max")),
-                       "median_rel": json_number(m.statistic("median")), "digits": m.digits,
-                       "outside_band": m.outside},
-            "worst": {k: json_number(v) for k, v in m.worst.items()} if m.worst else None,
-            "band": ("; ".join(dict.fromkeys(t for t in source if t)) if isinstance(source, (list, tuple))
-                     else source) or None,
-            "work": work_words(e.details.get("work")) or None, "forms_jacobian": e.details.get("forms_jacobian"),
-            "vectorised": e.details.get("vectorised"), "evaluations": e.evaluations,
-            "time": e.timing.as_dict() if e.timing else None, "setup_seconds": e.setup_seconds,
-            "entries": _entries(c, m),
-        }
-        if c.task.kind == "hessian":
-            item["asymmetry"] = json_number(m.symmetry)
-        if single and e.has_values:
-            item["values"] = [json_number(float(v)) for v in np.ravel(e.values[0])]
-            item["details"] = _details(e.details)
-        methods.append(item)
-    d = c.derivative
-    formulas = None
-    if d is not None and d.partials is not None and c.task.size <= MAX_ENTRY_ROWS:
-        formulas = {label: {"text": one_line(p), "pretty": pretty(p), "latex": latex(p)}
-                    for label, p in zip(labels, d.partials)}
     point = {n: np.asarray(v, dtype=np.float64).tolist() for n, v in c.problem.point.items()}
     command = {"function": c.problem.label, "at": point, **c.settings}
     return envelope("compare", SCHEMA_VERSION, command, c.exit_status, {
@@ -445,24 +415,68 @@ def as_dict(c) -> dict:
                              for k, v in c.problem.split(c.points.flat[0]).items()} if single else None,
                    "point_exact": {k: _exact_decimal(v) for k, v in c.problem.point.items()
                                    if not isinstance(v, np.ndarray)} if single else None},
-        "reference": {"source": r.source, "label": r.label, "digits": r.digits, "points": int(r.indices.size),
-                      "reason": r.reason or None,
-                      "values": [json_number(float(v)) for v in r.high[0]] if single and r.available else None,
-                      "exact": [r.text(k) for k in range(len(labels))] if single and r.exact is not None else None,
-                      "trusted_digits": [int(t) for t in r.trusted[0]] if single and r.available else None,
-                      "min_trusted_digits": int(r.trusted.min()) if r.available and r.trusted.size else None,
-                      "uncertain": {labels[k]: why for k, why in r.uncertain.items()},
-                      "undefined": {labels[k]: why for k, why in r.undefined.items()},
-                      "findings": _findings(c),
-                      "states": [[str(state) for state in row] for row in r.state] if single else None,
-                      "seconds": r.seconds},
-        "symbolic": {"status": d.status, "reason": d.reason, "size_f": d.size_f, "size_raw": d.size_raw,
-                     "size_cse": d.size_cse, "diff_seconds": d.diff_seconds, "codegen_seconds": d.codegen_seconds,
-                     "formulas": formulas} if d else None,
-        "methods": methods,
+        "reference": _reference_dict(c, labels),
+        "symbolic": _symbolic_dict(c, labels),
+        "methods": [_method_dict(c, m) for m in c.methods],
         "agreement_digits": c.agreements(),
         "notes": [{"kind": n.kind, "text": n.text} for n in c.notes],
     })
+
+
+def _method_dict(c, m) -> dict:
+    """One method's row in JSON."""
+    e = m.estimate
+    source = m.band_source
+    item = {
+        "name": m.name, "family": e.family, "status": e.status, "verdict": m.verdict, "reason": reason(m.judgement),
+        "judgement": _judgement(m.judgement),
+        "errors": {"max_abs": json_number(m.max_abs_error), "max_rel": json_number(m.statistic("max")),
+                   "median_rel": json_number(m.statistic("median")), "digits": m.digits,
+                   "outside_band": m.outside},
+        "worst": {k: json_number(v) for k, v in m.worst.items()} if m.worst else None,
+        "band": ("; ".join(dict.fromkeys(t for t in source if t)) if isinstance(source, (list, tuple))
+                 else source) or None,
+        "work": work_words(e.details.get("work")) or None, "forms_jacobian": e.details.get("forms_jacobian"),
+        "vectorised": e.details.get("vectorised"), "evaluations": e.evaluations,
+        "time": e.timing.as_dict() if e.timing else None, "setup_seconds": e.setup_seconds,
+        "entries": _entries(c, m),
+    }
+    if c.task.kind == "hessian":
+        item["asymmetry"] = json_number(m.symmetry)
+    if c.single and e.has_values:
+        item["values"] = [json_number(float(v)) for v in np.ravel(e.values[0])]
+        item["details"] = _details(e.details)
+    return item
+
+
+def _reference_dict(c, labels) -> dict:
+    """The exact reference in JSON: its source, values, trusted digits and findings."""
+    r, single = c.reference, c.single
+    return {"source": r.source, "label": r.label, "digits": r.digits, "points": int(r.indices.size),
+            "reason": r.reason or None,
+            "values": [json_number(float(v)) for v in r.high[0]] if single and r.available else None,
+            "exact": [r.text(k) for k in range(len(labels))] if single and r.exact is not None else None,
+            "trusted_digits": [int(t) for t in r.trusted[0]] if single and r.available else None,
+            "min_trusted_digits": int(r.trusted.min()) if r.available and r.trusted.size else None,
+            "uncertain": {labels[k]: why for k, why in r.uncertain.items()},
+            "undefined": {labels[k]: why for k, why in r.undefined.items()},
+            "findings": _findings(c),
+            "states": [[str(state) for state in row] for row in r.state] if single else None,
+            "seconds": r.seconds}
+
+
+def _symbolic_dict(c, labels) -> dict | None:
+    """SymPy's derivative in JSON: its status, sizes and (for a few entries) formulas."""
+    d = c.derivative
+    if not d:
+        return None
+    formulas = None
+    if d.partials is not None and c.task.size <= MAX_ENTRY_ROWS:
+        formulas = {label: {"text": one_line(p), "pretty": pretty(p), "latex": latex(p)}
+                    for label, p in zip(labels, d.partials)}
+    return {"status": d.status, "reason": d.reason, "size_f": d.size_f, "size_raw": d.size_raw,
+            "size_cse": d.size_cse, "diff_seconds": d.diff_seconds, "codegen_seconds": d.codegen_seconds,
+            "formulas": formulas}
 
 
 def _findings(c) -> dict:
