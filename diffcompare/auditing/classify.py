@@ -77,12 +77,7 @@ def classify(labels, judged_values, fd, reference, row, verdict, dtype, f_size, 
         return UNDEFINED, cause, f"{verdict.numbers.get('entry', '')}: {finding_text(found)}", gc, (None, None)
     if verdict.incomplete:
         # a point asked for, where some entries could not be decided: it is not checked whole
-        skipped = [(k, reference.findings.get((row, k))) for k in range(len(labels))
-                   if not reference.judgeable[row, k]]
-        said = "; ".join(f"{labels[k]}: {finding_text(f) if f is not None else 'no reference value'}"
-                         for k, f in skipped[:MAX_NAMED])
-        return UNDEFINED, cause, (f"{len(skipped)} of {len(labels)} entries cannot be decided here ({said}); the "
-                                  f"others are within their expected accuracy"), gc, errors_shown
+        return UNDEFINED, cause, _incomplete(labels, reference, row), gc, errors_shown
     if cause in (DOMAIN, SINGULAR):
         why = verdict_reason(verdict) if cause == SINGULAR else \
             f"f is not finite in {dtype} here" + (f" ({verdict.detail})" if verdict.detail else "")
@@ -93,38 +88,63 @@ def classify(labels, judged_values, fd, reference, row, verdict, dtype, f_size, 
         return UNDEFINED, cause, (f"no exact reference where f meets {event.function}'s special point "
                                   f"({event.text}): nothing to hold {judged} to"), gc, (None, None)
     if cause in (NO_REFERENCE, REFERENCE_UNCERTAIN) and verdict.outcome != PASS:
-        found = verdict.numbers.get("finding")
-        if gc_ok:
-            return UNVERIFIED, cause, (f"no exact reference ({finding_text(found)})" if found else
-                                       f"no exact reference: only {judged} and FD could be compared"), gc, (None, None)
-        with np.errstate(invalid="ignore"):
-            fd_lost = ~np.isfinite(fd) & np.isfinite(judged_values)
-        if fd_lost.any():
-            # FD is nan or inf where the value on trial is finite: f failed inside the stencil (it
-            # raised, or left its domain), which says nothing about the value on trial
-            k = int(np.flatnonzero(fd_lost)[0])
-            return UNDEFINED, cause, (f"no exact reference, and FD is {_g(fd[k])} for {labels[k]} here (f is not "
-                                      f"finite, or raised, inside its stencil): nothing to hold {judged} to"), gc, \
-                (None, None)
-        return DISAGREE, cause, _disagreement(labels, judged_values, fd, judged), gc, (None, None)
+        code, why = _without_reference(labels, judged_values, fd, verdict, gc_ok, judged)
+        return code, cause, why, gc, (None, None)
     if verdict.outcome == INCONCLUSIVE:
         return INCONCLUSIVE_HERE, cause, verdict_reason(verdict), gc, errors_shown
     if cause == ROUNDING:
         return ROUNDING_LOSS, ROUNDING, verdict_reason(verdict), gc, errors_shown
+    code, cause, why = _passed(labels, judged_values, fd, fd_error, reference, row, magnitude, dtype, f_size,
+                               problem, point, judged)
+    return code, cause, why, gc, errors_shown
+
+
+def _incomplete(labels, reference, row) -> str:
+    """Why a point asked for is not checked whole: the entries that cannot be decided."""
+    skipped = [(k, reference.findings.get((row, k))) for k in range(len(labels)) if not reference.judgeable[row, k]]
+    said = "; ".join(f"{labels[k]}: {finding_text(f) if f is not None else 'no reference value'}"
+                     for k, f in skipped[:MAX_NAMED])
+    return (f"{len(skipped)} of {len(labels)} entries cannot be decided here ({said}); the others are within "
+            f"their expected accuracy")
+
+
+def _without_reference(labels, judged_values, fd, verdict, gc_ok, judged) -> tuple:
+    """(verdict, reason) where no exact reference decides: the value on trial and FD agree,
+    FD failed inside its stencil, or they disagree."""
+    found = verdict.numbers.get("finding")
+    if gc_ok:
+        return UNVERIFIED, (f"no exact reference ({finding_text(found)})" if found else
+                            f"no exact reference: only {judged} and FD could be compared")
+    with np.errstate(invalid="ignore"):
+        fd_lost = ~np.isfinite(fd) & np.isfinite(judged_values)
+    if fd_lost.any():
+        # FD is nan or inf where the value on trial is finite: f failed inside the stencil (it
+        # raised, or left its domain), which says nothing about the value on trial
+        k = int(np.flatnonzero(fd_lost)[0])
+        return UNDEFINED, (f"no exact reference, and FD is {_g(fd[k])} for {labels[k]} here (f is not finite, "
+                           f"or raised, inside its stencil): nothing to hold {judged} to")
+    return DISAGREE, _disagreement(labels, judged_values, fd, judged)
+
+
+def _passed(labels, judged_values, fd, fd_error, reference, row, magnitude, dtype, f_size, problem, point,
+            judged) -> tuple:
+    """(verdict, cause, reason) where the value on trial passed: a subgradient at a kink, FD
+    unreliable (and why), or all agree."""
+    high = reference.high[row]
     kinks = [k for k in range(len(labels)) if reference.interval[row, k]]
     if kinks:
         k = kinks[0]
         found = reference.findings.get((row, k))
         return NONDIFF, "kink", (f"{labels[k]}: {judged} {_g(judged_values[k])} is a right value here: "
-                                 f"{finding_text(found)}"), gc, errors_shown
+                                 f"{finding_text(found)}")
     with np.errstate(invalid="ignore"):
         fd_bad = ~(fd_error <= GRADCHECK_ATOL + GRADCHECK_RTOL * magnitude)
     if fd_bad.any():
         k = int(np.argmax(np.where(fd_bad, np.nan_to_num(fd_error, nan=np.inf), -1)))
         fd_cause, why = _fd_cause(labels[k], k, fd_error[k], magnitude[k], dtype, f_size, problem, point)
         return FD_UNRELIABLE, fd_cause, (f"{why}: {labels[k]} by FD {_g(fd[k])}, exact {_g(high[k])} "
-                                         f"({judged} {_g(judged_values[k])} is right)"), gc, errors_shown
-    return AGREE, "within", f"{judged}, FD and the exact reference agree", gc, errors_shown
+                                         f"({judged} {_g(judged_values[k])} is right)")
+    return AGREE, "within", f"{judged}, FD and the exact reference agree"
 
 
 def _wrong(labels, values, fd, exact, verdict, judged, reference, row) -> str:

@@ -31,9 +31,9 @@ from diffcompare.auditing.results import (
 )
 
 
-def summarise(case: CaseResult):
-    """Counts, worst points, the plain gradcheck's record, the status and the findings (records
-    that render/ says), from the points."""
+def _count(case: CaseResult) -> None:
+    """The counts of each verdict, a plain gradcheck's false alarms and misses, and each
+    method's worst point."""
     points = case.points
     case.counts = {v: sum(1 for p in points if p.verdict == v) for v in VERDICTS}
     case.gradcheck = {
@@ -47,6 +47,13 @@ def summarise(case: CaseResult):
         if judged:
             p = max(judged, key=lambda q: getattr(q, attribute))
             case.worst[method] = {"relative_error": getattr(p, attribute), "point": p.point, "origin": p.origin}
+
+
+def summarise(case: CaseResult):
+    """Counts, worst points, the plain gradcheck's record, the status and the findings (records
+    that render/ says), from the points."""
+    points = case.points
+    _count(case)
     failing = [p for p in points if p.verdict in FAILING]
     total = len(points)
     broken = [p for p in points if p.verdict == INTERNAL]
