@@ -290,22 +290,7 @@ def _audit_points(result, case, problem, reference_problem, task, flat, origins,
     with clock("fd"):
         fd, f_size = gradcheck_differences(problem, task, flat, dtype, engine)
     with clock("reference"):
-        derivative = differentiate(reference_problem, timeout, task)
-        reference = entries_reference(derivative, flat, REFERENCE_DIGITS, _reference_budget(timeout, len(flat)),
-                                      len(flat), reference_problem, task)
-    if not reference.available and derivative.partials is None and not problem.has_arrays:
-        # SymPy cannot follow f (a branch on the value): f's own quotients in high precision
-        with clock("reference"):
-            numerical = numerical_entries_reference(reference_problem, flat, REFERENCE_DIGITS,
-                                                    _reference_budget(timeout, len(flat)),
-                                                    why=reference.reason.removeprefix("no reference: "), task=task)
-        if numerical.available:
-            result.notes.append(numerical.note)
-            reference = numerical
-    if not reference.available:
-        result.notes.append(reference.reason)
-    elif reference.note and reference.note not in result.notes and reference.source == "sympy":
-        result.notes.append(reference.note)
+        derivative, reference = _points_reference(result, problem, reference_problem, task, flat, timeout)
     labels = task.entry_labels()
     with clock("classify"):
         if reference.available:
@@ -320,19 +305,8 @@ def _audit_points(result, case, problem, reference_problem, task, flat, origins,
         for i, why in raised.items():
             verdicts[i] = Verdict(NOT_JUDGED, F_RAISED, {}, why)
         for i, row in enumerate(flat):
-            point = {n: v.tolist() if np.ndim(v) else float(v) for n, v in problem.split(row).items()}
-            try:
-                verdict, cause, reason, gc, errors = classify(labels, autograd[i], fd[i], reference, i, verdicts[i],
-                                                              dtype, f_size[i], problem, point, result.judged)
-                if verdict == WRONG and not np.isfinite(autograd[i]).all() and i not in autograd_errors \
-                        and task.kind == "gradient" and gradient is None:
-                    reason += _overflow(problem, point, dtype)
-            except Exception as error:      # diffcompare's own failure at this point: the others go on
-                verdict, cause, reason, gc, errors = INTERNAL, "internal", _internal(error), "—", (None, None)
-            reference_values = None if not reference.available or not reference.judgeable[i].any() else \
-                plain(np.where(reference.interval[i], np.nan, reference.high[i]))
-            result.points.append(PointResult(origins[i], point, verdict, reason, gc, plain(autograd[i]),
-                                             plain(fd[i]), reference_values, *errors, cause=cause))
+            result.points.append(_point_result(i, row, origins, labels, autograd, autograd_errors, fd, f_size,
+                                               reference, verdicts[i], problem, task, dtype, gradient, result.judged))
     failing = [p for p in result.points if p.verdict == WRONG]
     if failing and engine == "diffcompare" and task.kind != "hessian" and gradient is None:
         with clock("diagnosis"):
@@ -340,6 +314,46 @@ def _audit_points(result, case, problem, reference_problem, task, flat, origins,
             finite = [p for p in failing if p.autograd_error is not None and math.isfinite(p.autograd_error)]
             worst = max(finite or failing, key=lambda p: p.autograd_error if p.autograd_error is not None else 0.0)
             result.wrong_node = wrong_node(problem, task, worst)
+
+
+def _points_reference(result, problem, reference_problem, task, flat, timeout) -> tuple:
+    """(SymPy's derivative, the exact reference at the points): SymPy's, or where SymPy cannot
+    follow f (a branch on the value) f's own quotients in high precision; what limits it is
+    noted in ``result``."""
+    derivative = differentiate(reference_problem, timeout, task)
+    reference = entries_reference(derivative, flat, REFERENCE_DIGITS, _reference_budget(timeout, len(flat)),
+                                  len(flat), reference_problem, task)
+    if not reference.available and derivative.partials is None and not problem.has_arrays:
+        numerical = numerical_entries_reference(reference_problem, flat, REFERENCE_DIGITS,
+                                                _reference_budget(timeout, len(flat)),
+                                                why=reference.reason.removeprefix("no reference: "), task=task)
+        if numerical.available:
+            result.notes.append(numerical.note)
+            reference = numerical
+    if not reference.available:
+        result.notes.append(reference.reason)
+    elif reference.note and reference.note not in result.notes and reference.source == "sympy":
+        result.notes.append(reference.note)
+    return derivative, reference
+
+
+def _point_result(i, row, origins, labels, autograd, autograd_errors, fd, f_size, reference, verdict, problem, task,
+                  dtype, gradient, judged) -> PointResult:
+    """One point's result: the audit's verdict from the judge's, or an internal error there
+    (diffcompare's own failure at one point: the others go on)."""
+    point = {n: v.tolist() if np.ndim(v) else float(v) for n, v in problem.split(row).items()}
+    try:
+        code, cause, reason, gc, errors = classify(labels, autograd[i], fd[i], reference, i, verdict, dtype,
+                                                   f_size[i], problem, point, judged)
+        if code == WRONG and not np.isfinite(autograd[i]).all() and i not in autograd_errors \
+                and task.kind == "gradient" and gradient is None:
+            reason += _overflow(problem, point, dtype)
+    except Exception as error:
+        code, cause, reason, gc, errors = INTERNAL, "internal", _internal(error), "—", (None, None)
+    reference_values = None if not reference.available or not reference.judgeable[i].any() else \
+        plain(np.where(reference.interval[i], np.nan, reference.high[i]))
+    return PointResult(origins[i], point, code, reason, gc, plain(autograd[i]), plain(fd[i]), reference_values,
+                       *errors, cause=cause)
 
 
 def _overflow(problem, point, dtype) -> str:

@@ -321,6 +321,14 @@ class _Formula:
                 unsettled.append(k)
         # more digits where mpmath's two precisions disagree; SymPy's evalf where a value is 0
         # (a cancellation may round to 0 at every precision) or where mpmath has none
+        first, second = self._more_digits(row, digits, dps, first, second, unsettled, values, trusted)
+        if unsettled:
+            self._evalf(row, digits, first, second, unsettled, values, trusted, why)
+        return values, trusted, why
+
+    def _more_digits(self, row, digits, dps, first, second, unsettled, values, trusted) -> tuple:
+        """Double the working precision while mpmath's two precisions disagree at an entry
+        (settled entries leave ``unsettled``); the last two runs."""
         while unsettled and dps < MAX_DPS and self.compiled is not None:
             disagree = [k for k in unsettled if first[k] is not None and second[k] is not None
                         and first[k] != 0 and _agreement(first[k], second[k], digits) < digits]
@@ -333,26 +341,28 @@ class _Formula:
                 if a is not None and b is not None and _agreement(a, b, digits) >= digits:
                     values[k], trusted[k] = b, digits
                     unsettled.remove(k)
-        if unsettled:
-            import sympy
-            subs = {s: sympy.Rational(*float(v).as_integer_ratio()) for s, v in zip(self.derivative.symbols, row)}
-            for k in unsettled:
-                if self.deadline is not None and time.monotonic() > self.deadline:
-                    why[k] = "budget"
-                    continue
-                try:
-                    with time_limit(EVALF_TIMEOUT):
-                        value, why[k] = evaluate_exactly(self.derivative.partials[k], subs, digits + GUARD_DIGITS)
-                        check = None
-                        if value is not None and value != 0:
-                            check, _ = evaluate_exactly(self.derivative.partials[k], subs, digits + CHECK_DIGITS)
-                except TimedOut:
-                    value, why[k] = (second[k], "") if second[k] is not None else (None, "evalf timed out")
-                    check = first[k]
-                if value is not None:
-                    values[k] = value
-                    trusted[k] = digits if value == 0 else _agreement(value, check, digits)
-        return values, trusted, why
+        return first, second
+
+    def _evalf(self, row, digits, first, second, unsettled, values, trusted, why) -> None:
+        """SymPy's evalf at the entries mpmath left unsettled, within the budget."""
+        import sympy
+        subs = {s: sympy.Rational(*float(v).as_integer_ratio()) for s, v in zip(self.derivative.symbols, row)}
+        for k in unsettled:
+            if self.deadline is not None and time.monotonic() > self.deadline:
+                why[k] = "budget"
+                continue
+            try:
+                with time_limit(EVALF_TIMEOUT):
+                    value, why[k] = evaluate_exactly(self.derivative.partials[k], subs, digits + GUARD_DIGITS)
+                    check = None
+                    if value is not None and value != 0:
+                        check, _ = evaluate_exactly(self.derivative.partials[k], subs, digits + CHECK_DIGITS)
+            except TimedOut:
+                value, why[k] = (second[k], "") if second[k] is not None else (None, "evalf timed out")
+                check = first[k]
+            if value is not None:
+                values[k] = value
+                trusted[k] = digits if value == 0 else _agreement(value, check, digits)
 
 
 BEYOND = mpmath.mpf(2) ** 1100
