@@ -32,14 +32,13 @@ from __future__ import annotations
 import time
 
 from diffcompare.auditing.batch import AUDIT_TIMEOUT, BATCH, SYMBOLIC_TIMEOUT, merge
+from diffcompare.auditing.engines import engine_named
 from diffcompare.auditing.results import INTERRUPTED, NOT_RUN, AuditReport, CaseResult, finding
 from diffcompare.auditing.runners import runner
 from diffcompare.auditing.workers import UNIT_TIMEOUT
 from diffcompare.auditing.suite import MAX_RANDOM, make_case, names_function
-from diffcompare.language import torch_world
 from diffcompare.problem.errors import InputError
 from diffcompare.problem.values import SEED_LIMIT, whole_number
-from diffcompare.version import install_hint
 
 # torch.autograd.gradcheck's defaults: the plain check an audit reports beside its own
 
@@ -62,11 +61,7 @@ def run_cases(cases: list, random: int | None = None, seed: int = 0, engine: str
     :class:`~diffcompare.auditing.workers.Pool` already started, to run in (the pytest
     plugin's, shared by a session's cases).
     """
-    if engine not in ("diffcompare", "torch"):
-        raise InputError(f"unknown engine {engine!r}; choose diffcompare or torch")
-    if engine == "torch":
-        if not torch_world.available():
-            raise InputError(f"--engine torch needs PyTorch: {install_hint('torch')}")
+    engine_named(engine)
     whole_number(seed, "the seed", 0, SEED_LIMIT - 1)
     if case_timeout is not None and not (isinstance(case_timeout, (int, float)) and case_timeout > 0):
         raise InputError(f"the time budget per case must be a positive number of seconds (None: no limit), not "

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from diffcompare.auditing.classify import classify
+from diffcompare.auditing.engines import ENGINES
 from diffcompare.auditing.diagnose import wrong_node
 from diffcompare.auditing.directional import (
     DIRECTIONS,
@@ -201,7 +202,7 @@ def _run_batch(index, case, start, settings):
         nominal = {**case.centre(), **(case.at[0] if case.at else {})}
         problem = make_problem(f, {v: nominal[v] for v in variables}, label=case.source)
         shape = None
-        if engine == "torch":
+        if ENGINES[engine].needs_shape:
             shape = output_shape(problem)
         task = make_task(problem, case.check, shape=shape)
         reference_problem = problem
@@ -308,7 +309,7 @@ def _audit_points(result, case, problem, reference_problem, task, flat, origins,
             result.points.append(_point_result(i, row, origins, labels, autograd, autograd_errors, fd, f_size,
                                                reference, verdicts[i], problem, task, dtype, gradient, result.judged))
     failing = [p for p in result.points if p.verdict == WRONG]
-    if failing and engine == "diffcompare" and task.kind != "hessian" and gradient is None:
+    if failing and ENGINES[engine].replays_nodes and task.kind != "hessian" and gradient is None:
         with clock("diagnosis"):
             # the largest finite error: an infinite one (1/0 in a backward) is a poor place to replay
             finite = [p for p in failing if p.autograd_error is not None and math.isfinite(p.autograd_error)]

@@ -12,11 +12,10 @@ import numpy as np
 from diffcompare.autograd.gradcheck import ATOL, EPS, RTOL
 from diffcompare.autograd.quiet import quietly
 from diffcompare.autograd.tensor import GraphBreakWarning
-from diffcompare.language.torch_world import load
-from diffcompare.language.worlds import FLOAT32, NUMPY, TORCH
-from diffcompare.methods.entries import ENGINE_WORLDS, engine_inputs, outputs, run_autograd, untraceable, vectorisable
+from diffcompare.auditing.engines import ENGINES
+from diffcompare.language.worlds import FLOAT32, NUMPY
+from diffcompare.methods.entries import outputs, untraceable, vectorisable
 from diffcompare.methods.given import GivenShapeError, given_values
-from diffcompare.methods.torch_autograd import torch_autograd
 from diffcompare.problem.errors import InputError
 from diffcompare.problem.usercode import described
 from diffcompare.stencil import CENTRAL, combine, sample
@@ -38,24 +37,19 @@ def autograd_values(problem, task, flat, dtype, engine):
 
 
 def _autograd_values(problem, task, flat, dtype, engine):
-    if engine == "torch":
-
-        def one(row):
-            return torch_autograd(problem, task, row[None, :], dtype).reshape(1, -1)
-    else:
-        def one(row):
-            return run_autograd(problem, task, row[None, :], False, dtype).reshape(1, -1)
-    if engine != "torch" and vectorisable(problem) and len(flat) > 1:
-        try:
-            return run_autograd(problem, task, flat, True, dtype).reshape(len(flat), -1).astype(np.float64), {}
-        except Exception:
-            pass                    # some point raises: find out which, one at a time
+    engine = ENGINES[engine]
+    try:
+        batch = engine.batch(problem, task, flat, dtype)
+        if batch is not None:
+            return batch.astype(np.float64), {}
+    except Exception:
+        pass                        # some point raises: find out which, one at a time
     values, failures = np.full((len(flat), task.size), np.nan), {}
     for i, row in enumerate(flat):
         try:
-            values[i] = one(row)
+            values[i] = engine.row(problem, task, row, dtype)
         except Exception as error:   # a user's backward may raise anything
-            if engine != "torch" and untraceable(error):
+            if engine.traces and untraceable(error):
                 raise InputError(f"cannot audit f with the engine: {untraceable(error)}") from None
             failures[i] = f"autograd raised {described(error)}"
     return values, failures
@@ -90,14 +84,8 @@ def f_raised(problem, flat, rows, dtype, engine, gradient=None) -> dict:
             if gradient is not None:
                 quietly(problem.evaluate, NUMPY if dtype == "float64" else FLOAT32,
                         {n: np.asarray(v, dtype=dtype) for n, v in problem.split(row).items()})
-            elif engine == "torch":
-                torch = load()
-                with torch.no_grad():
-                    problem.evaluate(TORCH, {n: torch.tensor(np.asarray(v, dtype=dtype))
-                                             for n, v in problem.split(row).items()})
             else:
-                _, values = engine_inputs(problem, row[None, :], False, dtype)
-                quietly(problem.evaluate, ENGINE_WORLDS[dtype], values)
+                ENGINES[engine].evaluate(problem, row, dtype)
         except Exception as error:      # noqa: BLE001  (user code may raise anything)
             found[i] = described(error)
     return found
@@ -110,18 +98,9 @@ def first_line(error):
 
 def f_values(problem, task, flat, dtype, engine):
     """f at the rows of ``flat`` computed in ``dtype``: (points, m), nan where f raises."""
-    if engine == "torch":
-        torch = load()
-        out = np.full((len(flat), task.m), np.nan)
-        with torch.no_grad():
-            for i, row in enumerate(flat):
-                values = {n: torch.tensor(np.asarray(v, dtype=dtype)) for n, v in problem.split(row).items()}
-                try:
-                    y = problem.evaluate(TORCH, values)
-                    out[i] = np.ravel(y.double().numpy() if isinstance(y, torch.Tensor) else float(y))
-                except Exception:
-                    pass
-        return out
+    own = ENGINES[engine].f_values(problem, task, flat, dtype)
+    if own is not None:
+        return own
     world = NUMPY if dtype == "float64" else FLOAT32
     moved = flat.astype(dtype)
     try:
