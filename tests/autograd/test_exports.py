@@ -20,7 +20,8 @@ FAMILIES = (dual, recording, arithmetic, elementwise, shape, inplace, indexing, 
 
 # the non-module public names of diffcompare.autograd
 AUTOGRAD = frozenset("""
-    AccumulateGrad Function FunctionCtx GradcheckError Node Tensor abs acos acosh allclose amax amin
+    AccumulateGrad Function FunctionCtx GradcheckError Node Tensor abs acos acosh allclose amax amin device
+    get_default_device set_default_device
     arange argmax argmin as_tensor asin asinh atan atan2 atanh backward bool cat cbrt cdouble ceil
     cfloat clamp clip clone complex128 complex64 concatenate conj cos cosh cumsum detect_anomaly dot
     double enable_grad erf exp expm1 eye flatten float float16 float32 float64 floor from_numpy full
@@ -69,7 +70,8 @@ TENSOR = frozenset("""
     __reduce__ __reduce_ex__ __repr__ __rmatmul__ __rmul__ __rpow__ __rsub__ __rtruediv__ __setattr__
     __setitem__ __sizeof__ __slots__ __str__ __sub__ __subclasshook__ __truediv__ __weakref__ abs abs_
     absolute acos acosh add add_ amax amin arctan2 argmax argmin asin asinh atan atan2 atanh backward
-    cbrt ceil clamp clamp_ clip clone conj contiguous copy_ cos cos_ cosh cpu cumsum data detach detach_
+    cbrt ceil clamp clamp_ clip clone conj contiguous copy_ cos cos_ cosh cpu cuda cumsum data detach detach_
+    device is_cpu is_cuda is_meta
     dim div div_ dot double dtype eq erf exp exp_ expand expand_as expm1 fill_ flatten float floor ge
     grad grad_fn gt hypot imag is_leaf isfinite isnan item le log log10 log1p log2 log_ log_softmax
     logsumexp lt mT matmul max maximum mean min minimum mm moveaxis mul mul_ mv ndim ne neg neg_ norm
