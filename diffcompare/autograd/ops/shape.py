@@ -203,6 +203,25 @@ class ToCopyBackward0(Op):
     batched_backward = backward
 
 
+def to_arguments(args, device=None, dtype=None, copy=False):
+    """The (dtype or None, copy) that ``to``'s arguments ask for, after checking that their
+    device is the CPU: ``(dtype)``, ``(device, dtype)``, ``(other)``, each followed by
+    ``non_blocking`` and ``copy``."""
+    rest = list(args)
+    if rest and isinstance(rest[0], Tensor):          # to(other, non_blocking, copy)
+        dtype = rest.pop(0).dtype
+    else:
+        if rest and (isinstance(rest[0], (str, Device)) or type(rest[0]) is int):
+            device = rest.pop(0)
+        if rest and not isinstance(rest[0], bool):
+            dtype = rest.pop(0)
+    if len(rest) > 1:
+        copy = rest[1]
+    if device is not None:
+        resolve_device(device)
+    return (None if dtype is None else np.dtype(dtype)), copy
+
+
 def to(x, *args, device=None, dtype=None, non_blocking=False, copy=False, memory_format=None):
     """This tensor with another dtype, as PyTorch's ``to(dtype)``, ``to(device, dtype)`` and
     ``to(other)``: itself when nothing changes (unless ``copy=True``), else a copy recorded as
@@ -213,20 +232,7 @@ def to(x, *args, device=None, dtype=None, non_blocking=False, copy=False, memory
     >>> x.to("cpu") is x, x.to("cpu", ag.float32).dtype, x.to(ag.zeros(1, dtype=ag.float16)).dtype
     (True, dtype('float32'), dtype('float16'))
     """
-    rest = list(args)
-    if rest and isinstance(rest[0], Tensor):          # to(other, non_blocking, copy)
-        dtype = rest.pop(0).dtype
-    else:
-        if rest and (isinstance(rest[0], (str, Device)) or type(rest[0]) is int):
-            device = rest.pop(0)
-        if rest and not isinstance(rest[0], bool):
-            dtype = rest.pop(0)
-    if rest:
-        non_blocking = rest.pop(0)
-    if rest:
-        copy = rest.pop(0)
-    if device is not None:
-        resolve_device(device)
+    dtype, copy = to_arguments(args, device, dtype, copy)
     dtype = x.dtype if dtype is None else np.dtype(dtype)
     if dtype == x.dtype and not copy:
         return x
@@ -307,4 +313,4 @@ __all__ = ['CatBackward0', 'CloneBackward0', 'ExpandBackward0', 'PermuteBackward
            'SqueezeBackward1', 'StackBackward0', 'TBackward0', 'ToCopyBackward0', 'TransposeBackward0',
            'UnsqueezeBackward0', 'ViewBackward0', 'cat', 'clone', 'concatenate', 'contiguous', 'expand',
            'expand_as', 'flatten', 'moveaxis', 'permute', 'record_view', 'reshape', 'squeeze', 'stack',
-           'swapaxes', 't', 'to', 'transpose', 'unsqueeze', 'view']
+           'swapaxes', 't', 'to', 'to_arguments', 'transpose', 'unsqueeze', 'view']
