@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 from collections import OrderedDict, namedtuple
 
 import numpy as np
@@ -334,6 +335,12 @@ class BackwardHookFunction(Function):
         return (None, *ctx.on_gradients(grads))
 
 
+NO_INPUT_GRADIENTS = (
+    "Full backward hook is firing when gradients are computed with respect to module outputs since no inputs "
+    "require gradients. See https://docs.pytorch.org/docs/main/generated/torch.nn.Module.html"
+    "#torch.nn.Module.register_full_backward_hook for more details.")
+
+
 class _BackwardHookState:
     """One call of a module with full backward hooks: its inputs and outputs pass through
     BackwardHookFunction, which collects grad_output and then calls the hooks with grad_input."""
@@ -366,6 +373,7 @@ class _BackwardHookState:
     def _on_output_grads(self, grads):
         self.grad_output = grads
         if not self.inputs_wrapped:
+            warnings.warn(NO_INPUT_GRADIENTS, UserWarning, stacklevel=2)
             self._call_hooks((None,) * self.n_inputs)
         return grads
 
