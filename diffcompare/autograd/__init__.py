@@ -10,6 +10,7 @@ tensor([4., 6., 8.])
 """
 
 from . import dtypes
+from .device import accelerator, backends, cuda, device, get_default_device, set_default_device
 from .backward import backward, grad
 from .dtypes import (bool, cdouble, cfloat, complex64, complex128, double, float, float16, float32,  # noqa: A004
                      float64, half, int, int32, int64, long)

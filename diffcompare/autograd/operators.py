@@ -25,6 +25,7 @@ import numpy as np
 
 from . import ops
 from .backward import backward as backpropagate
+from .device import CPU, resolve as resolve_device
 from .tensor import Operators, Tensor
 
 
@@ -245,6 +246,24 @@ class TensorOperators(Operators):
     def cpu(self):
         """The tensor itself (CPU only: a ported ``x.detach().cpu().numpy()`` keeps working)."""
         return self
+
+    def cuda(self, device=None, non_blocking=False):
+        """PyTorch's error of a CPU-only build: the engine has no CUDA device."""
+        resolve_device("cuda")
+
+    @property
+    def device(self):
+        """Where the tensor lives: always the CPU.
+
+        >>> from diffcompare import autograd as ag
+        >>> ag.ones(2).device
+        device(type='cpu')
+        """
+        return CPU
+
+    is_cuda = False
+    is_cpu = True
+    is_meta = False
 
     # -- indexing ---------------------------------------------------------------------------
     __getitem__ = ops.getitem

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 
+from .device import check as _check_device
 from .dtypes import DEFAULT_DTYPE, int64
 from .printing import tensor_repr
 
@@ -409,7 +410,7 @@ def _finish(array, requires_grad):
     return t
 
 
-def tensor(data: Any, requires_grad: bool = False, dtype=None) -> Tensor:
+def tensor(data: Any, requires_grad: bool = False, dtype=None, device=None) -> Tensor:
     """A new leaf tensor holding a copy of ``data`` (Python floats become float64).
 
     >>> from diffcompare import autograd as ag
@@ -421,6 +422,7 @@ def tensor(data: Any, requires_grad: bool = False, dtype=None) -> Tensor:
     ...
     RuntimeError: Only Tensors of floating point and complex dtype can require gradients
     """
+    _check_device(device)
     if isinstance(data, Tensor):
         warnings.warn(
             "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() "
@@ -459,8 +461,9 @@ def from_numpy(array: np.ndarray) -> Tensor:
     return Tensor._make(array)
 
 
-def as_tensor(data, dtype=None) -> Tensor:
+def as_tensor(data, dtype=None, device=None) -> Tensor:
     """Share memory with a NumPy array of the right dtype, copy anything else."""
+    _check_device(device)
     if isinstance(data, Tensor) and (dtype is None or data.dtype == np.dtype(dtype)):
         return data
     if isinstance(data, np.ndarray) and (dtype is None or data.dtype == np.dtype(dtype)):
@@ -490,48 +493,55 @@ def _shape(size):
     return tuple(size)
 
 
-def zeros(*size, dtype=None, requires_grad=False) -> Tensor:
+def zeros(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
     """A tensor of zeros: ``zeros(2, 3)`` or ``zeros((2, 3))``."""
+    _check_device(device)
     return _finish(np.zeros(_shape(size), dtype=_dtype(dtype) or DEFAULT_DTYPE), requires_grad)
 
 
-def ones(*size, dtype=None, requires_grad=False) -> Tensor:
+def ones(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
     """A tensor of ones.
 
     >>> from diffcompare import autograd as ag
     >>> ag.ones(2, requires_grad=True)
     tensor([1., 1.], requires_grad=True)
     """
+    _check_device(device)
     return _finish(np.ones(_shape(size), dtype=_dtype(dtype) or DEFAULT_DTYPE), requires_grad)
 
 
-def full(size, fill_value, dtype=None, requires_grad=False) -> Tensor:
+def full(size, fill_value, dtype=None, device=None, requires_grad=False) -> Tensor:
     """A tensor of the given shape filled with ``fill_value``."""
+    _check_device(device)
     size = (size,) if np.isscalar(size) else tuple(size)
     if dtype is None:
         dtype = DEFAULT_DTYPE if isinstance(fill_value, float) else np.asarray(fill_value).dtype
     return _finish(np.full(size, fill_value, dtype=_dtype(dtype)), requires_grad)
 
 
-def zeros_like(t: Tensor, dtype=None, requires_grad=False) -> Tensor:
+def zeros_like(t: Tensor, dtype=None, device=None, requires_grad=False) -> Tensor:
+    _check_device(device)
     return _finish(np.zeros(t.shape, dtype=_dtype(dtype) or t.dtype), requires_grad)
 
 
-def ones_like(t: Tensor, dtype=None, requires_grad=False) -> Tensor:
+def ones_like(t: Tensor, dtype=None, device=None, requires_grad=False) -> Tensor:
+    _check_device(device)
     return _finish(np.ones(t.shape, dtype=_dtype(dtype) or t.dtype), requires_grad)
 
 
-def full_like(t: Tensor, fill_value, dtype=None, requires_grad=False) -> Tensor:
+def full_like(t: Tensor, fill_value, dtype=None, device=None, requires_grad=False) -> Tensor:
+    _check_device(device)
     return _finish(np.full(t.shape, fill_value, dtype=_dtype(dtype) or t.dtype), requires_grad)
 
 
-def arange(start, end=None, step=1, dtype=None, requires_grad=False) -> Tensor:
+def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False) -> Tensor:
     """Values from ``start`` up to (not including) ``end``; integers stay int64.
 
     >>> from diffcompare import autograd as ag
     >>> ag.arange(4)
     tensor([0, 1, 2, 3])
     """
+    _check_device(device)
     if end is None:
         start, end = 0, start
     array = np.arange(start, end, step)
@@ -542,12 +552,14 @@ def arange(start, end=None, step=1, dtype=None, requires_grad=False) -> Tensor:
     return _finish(array, requires_grad)
 
 
-def linspace(start, end, steps, dtype=None, requires_grad=False) -> Tensor:
+def linspace(start, end, steps, dtype=None, device=None, requires_grad=False) -> Tensor:
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
+    _check_device(device)
     return _finish(np.linspace(start, end, steps, dtype=_dtype(dtype) or DEFAULT_DTYPE), requires_grad)
 
 
-def eye(n, m=None, dtype=None, requires_grad=False) -> Tensor:
+def eye(n, m=None, dtype=None, device=None, requires_grad=False) -> Tensor:
+    _check_device(device)
     return _finish(np.eye(n, m, dtype=_dtype(dtype) or DEFAULT_DTYPE), requires_grad)
 
 
@@ -566,19 +578,22 @@ def manual_seed(seed: int):
     return _generator
 
 
-def rand(*size, dtype=None, requires_grad=False) -> Tensor:
+def rand(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
     """Uniform samples in [0, 1)."""
+    _check_device(device)
     array = _generator.random(_shape(size)).astype(_dtype(dtype) or DEFAULT_DTYPE)
     return _finish(array, requires_grad)
 
 
-def randn(*size, dtype=None, requires_grad=False) -> Tensor:
+def randn(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
     """Standard normal samples."""
+    _check_device(device)
     array = _generator.standard_normal(_shape(size)).astype(_dtype(dtype) or DEFAULT_DTYPE)
     return _finish(array, requires_grad)
 
 
-def randint(low, high=None, size=(), dtype=None) -> Tensor:
+def randint(low, high=None, size=(), dtype=None, device=None) -> Tensor:
+    _check_device(device)
     if high is None:
         low, high = 0, low
     return _finish(_generator.integers(low, high, size=tuple(size)).astype(_dtype(dtype) or int64), False)

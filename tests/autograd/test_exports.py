@@ -13,14 +13,15 @@ import pytest
 
 from diffcompare import autograd as ag
 from diffcompare.autograd import ops
-from diffcompare.autograd.ops import (arithmetic, comparison, dual, elementwise, indexing, inplace, linalg, recording,
-                                      reductions, shape)
+from diffcompare.autograd.ops import (arithmetic, comparison, dual, elementwise, indexing, inplace, layers, linalg,
+                                      recording, reductions, shape)
 
-FAMILIES = (dual, recording, arithmetic, elementwise, shape, inplace, indexing, reductions, linalg, comparison)
+FAMILIES = (dual, recording, arithmetic, elementwise, shape, inplace, indexing, reductions, linalg, comparison, layers)
 
 # the non-module public names of diffcompare.autograd
 AUTOGRAD = frozenset("""
-    AccumulateGrad Function FunctionCtx GradcheckError Node Tensor abs acos acosh allclose amax amin
+    AccumulateGrad Function FunctionCtx GradcheckError Node Tensor abs acos acosh allclose amax amin device
+    get_default_device set_default_device addmm conv2d max_pool2d
     arange argmax argmin as_tensor asin asinh atan atan2 atanh backward bool cat cbrt cdouble ceil
     cfloat clamp clip clone complex128 complex64 concatenate conj cos cosh cumsum detect_anomaly dot
     double enable_grad erf exp expm1 eye flatten float float16 float32 float64 floor from_numpy full
@@ -52,12 +53,15 @@ OPS = frozenset("""
     TanhBackward0 ToCopyBackward0 TransposeBackward0 UnsqueezeBackward0 VIEW_OF_LEAF_INPLACE_ERROR
     VarBackward0 ViewBackward0 WhereBackward0 X abs acos acosh allclose amax amin apply argmax argmin
     array_of asin asinh atan atan2 atanh cat cbrt ceil check_dim clamp clip clone concatenate conj
-    contiguous copy_ cos cosh cumsum dot eq erf exp expand expand_as expm1 fill_ flatten floor ge
+    contiguous copy_ cos cosh cumsum dot eq erf exp expand expand_as expm1 fill_ flatten floor ge to_arguments
     getitem gt hypot imag index_add_zeros inplace_binary inplace_unary isfinite isnan le log log10 log1p
     log2 log_softmax logsumexp lt matmul max maximum mean min minimum mm moveaxis mv ne nll_loss norm
     permute pow prod real reciprocal record_view relu reshape round rsqrt setitem sigmoid sign sin sinh
     softmax softplus sqrt square squeeze stack std sum sum_to swapaxes t tan tanh to transpose unsqueeze
     var view where write_in_place zero_
+    AddmmBackward0 BinaryCrossEntropyWithLogitsBackward0 ConvolutionBackward0 MaxPool2DWithIndicesBackward0
+    MseLossBackward0 NativeBatchNormBackward0 addmm batch_norm binary_cross_entropy_with_logits conv2d max_pool2d
+    mse_loss
 """.split())
 
 # Tensor's attributes: public ones and special methods
@@ -69,7 +73,8 @@ TENSOR = frozenset("""
     __reduce__ __reduce_ex__ __repr__ __rmatmul__ __rmul__ __rpow__ __rsub__ __rtruediv__ __setattr__
     __setitem__ __sizeof__ __slots__ __str__ __sub__ __subclasshook__ __truediv__ __weakref__ abs abs_
     absolute acos acosh add add_ amax amin arctan2 argmax argmin asin asinh atan atan2 atanh backward
-    cbrt ceil clamp clamp_ clip clone conj contiguous copy_ cos cos_ cosh cpu cumsum data detach detach_
+    cbrt ceil clamp clamp_ clip clone conj contiguous copy_ cos cos_ cosh cpu cuda cumsum data detach detach_
+    device is_cpu is_cuda is_meta
     dim div div_ dot double dtype eq erf exp exp_ expand expand_as expm1 fill_ flatten float floor ge
     grad grad_fn gt hypot imag is_leaf isfinite isnan item le log log10 log1p log2 log_ log_softmax
     logsumexp lt mT matmul max maximum mean min minimum mm moveaxis mul mul_ mv ndim ne neg neg_ norm

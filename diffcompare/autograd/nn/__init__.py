@@ -12,14 +12,18 @@
 from __future__ import annotations
 
 import math
-from collections import OrderedDict
+import warnings
+from collections import OrderedDict, namedtuple
 
 import numpy as np
 
 from .. import ops
-from ..tensor import Tensor, generator
+from ..device import resolve as resolve_device
+from ..function import Function
+from ..grad_mode import no_grad
+from ..tensor import HookHandle, Tensor, generator
 from . import functional  # noqa: F401  (ag.nn.functional, as torch.nn.functional)
-from .functional import cross_entropy, mse_loss
+from . import functional as F
 
 
 class Parameter(Tensor):
@@ -39,11 +43,19 @@ class Parameter(Tensor):
 
 
 class Module:
-    """Base class: assign Parameters and Modules as attributes; define ``forward``."""
+    """Base class: assign Parameters and Modules as attributes; define ``forward``.
+
+    >>> from diffcompare import autograd as ag
+    >>> net = ag.nn.Sequential(ag.nn.Linear(2, 2), ag.nn.ReLU())
+    >>> [name for name, _ in net.named_modules()]
+    ['', '0', '1']
+    """
 
     def __init__(self):
-        object.__setattr__(self, "_parameters", OrderedDict())
-        object.__setattr__(self, "_modules", OrderedDict())
+        for table in ("_parameters", "_buffers", "_modules", "_forward_hooks", "_forward_pre_hooks",
+                      "_backward_hooks"):
+            object.__setattr__(self, table, OrderedDict())
+        object.__setattr__(self, "_non_persistent", set())
         object.__setattr__(self, "training", True)
 
     def __setattr__(self, name, value):
@@ -51,45 +63,163 @@ class Module:
             raise AttributeError("cannot assign module attributes before Module.__init__() call "
                                  "(call super().__init__() first in your __init__)")
         if isinstance(value, Parameter):
+            self._forget(name)
             self._parameters[name] = value
+        elif name in self._parameters:
+            if value is not None:
+                raise TypeError(f"cannot assign '{_tensor_type(value)}' as parameter '{name}' "
+                                "(torch.nn.Parameter or None expected)")
+            self._parameters[name] = None
         elif isinstance(value, Module):
+            self._forget(name)
             self._modules[name] = value
+        elif name in self._modules:
+            if value is not None:
+                raise TypeError(f"cannot assign '{_tensor_type(value)}' as child module '{name}' "
+                                "(torch.nn.Module or None expected)")
+            self._modules[name] = None
+        elif name in self._buffers:
+            if value is not None and not isinstance(value, Tensor):
+                raise TypeError(f"cannot assign '{_tensor_type(value)}' as buffer '{name}' "
+                                "(torch.Tensor or None expected)")
+            self._buffers[name] = value
         object.__setattr__(self, name, value)
 
+    def _forget(self, name):
+        for table in (self._parameters, self._buffers, self._modules):
+            table.pop(name, None)
+        self._non_persistent.discard(name)
+
+    def __delattr__(self, name):
+        """``del module.weight`` unregisters the parameter (or buffer, or submodule) too."""
+        self._forget(name)
+        object.__delattr__(self, name)
+
+    def register_parameter(self, name, param):
+        """Register ``param`` (a Parameter, or None) under ``name``."""
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError(f"cannot assign '{_tensor_type(param)}' object to parameter '{name}' "
+                            "(torch.nn.Parameter or None required)")
+        self._forget(name)
+        self._parameters[name] = param
+        object.__setattr__(self, name, param)
+
+    def register_buffer(self, name, tensor, persistent=True):
+        """Register a tensor that is state but not a parameter (BatchNorm's running statistics)."""
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(f"cannot assign '{_tensor_type(tensor)}' object to buffer '{name}' "
+                            "(torch Tensor or None required)")
+        self._forget(name)
+        self._buffers[name] = tensor
+        if not persistent:
+            self._non_persistent.add(name)
+        object.__setattr__(self, name, tensor)
+
+    def add_module(self, name, module):
+        self._forget(name)
+        self._modules[name] = module
+        object.__setattr__(self, name, module)
+
+    register_module = add_module
+
     def forward(self, *args, **kwargs):
-        raise NotImplementedError(f"{type(self).__name__} must define forward()")
+        raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
     def __call__(self, *args, **kwargs):
-        return self.forward(*args, **kwargs)
+        if not (self._forward_hooks or self._forward_pre_hooks or self._backward_hooks):
+            return self.forward(*args, **kwargs)
+        for hook in list(self._forward_pre_hooks.values()):
+            changed = hook(self, args)
+            if changed is not None:
+                args = changed if isinstance(changed, tuple) else (changed,)
+        state = None
+        if self._backward_hooks:
+            state = _BackwardHookState(self)
+            args = state.wrap_inputs(args)
+        result = self.forward(*args, **kwargs)
+        for hook in list(self._forward_hooks.values()):
+            changed = hook(self, args, result)
+            if changed is not None:
+                result = changed
+        if state is not None:
+            result = state.wrap_outputs(result)
+        return result
 
-    def named_parameters(self, prefix=""):
+    def register_forward_hook(self, hook):
+        """Call ``hook(module, args, output)`` after every forward; a returned value replaces the output."""
+        return HookHandle(self._forward_hooks, hook)
+
+    def register_forward_pre_hook(self, hook):
+        """Call ``hook(module, args)`` before every forward; a returned value replaces the arguments."""
+        return HookHandle(self._forward_pre_hooks, hook)
+
+    def register_full_backward_hook(self, hook):
+        """Call ``hook(module, grad_input, grad_output)`` when the gradients of the module's
+        inputs are computed; a returned tuple replaces ``grad_input``."""
+        return HookHandle(self._backward_hooks, hook)
+
+    def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
         seen = set()
-        for name, p in self._parameters.items():
-            if id(p) not in seen:
+        modules = self.named_modules(prefix=prefix) if recurse else [(prefix, self)]
+        for mname, module in modules:
+            for name, p in module._parameters.items():
+                if p is None or (remove_duplicate and id(p) in seen):
+                    continue
                 seen.add(id(p))
-                yield prefix + name, p
-        for mname, module in self._modules.items():
-            for name, p in module.named_parameters(prefix + mname + "."):
-                if id(p) not in seen:
-                    seen.add(id(p))
-                    yield name, p
+                yield (f"{mname}.{name}" if mname else name), p
 
-    def parameters(self):
-        return (p for _, p in self.named_parameters())
+    def parameters(self, recurse=True):
+        return (p for _, p in self.named_parameters(recurse=recurse))
+
+    def named_buffers(self, prefix="", recurse=True):
+        modules = self.named_modules(prefix=prefix) if recurse else [(prefix, self)]
+        for mname, module in modules:
+            for name, b in module._buffers.items():
+                if b is not None:
+                    yield (f"{mname}.{name}" if mname else name), b
+
+    def buffers(self, recurse=True):
+        return (b for _, b in self.named_buffers(recurse=recurse))
+
+    def named_children(self):
+        return ((name, m) for name, m in self._modules.items() if m is not None)
 
     def children(self):
-        return iter(self._modules.values())
+        return (m for _, m in self.named_children())
+
+    def named_modules(self, memo=None, prefix="", remove_duplicate=True):
+        """(name, module) for this module and every submodule, depth first ('' for itself)."""
+        memo = set() if memo is None else memo
+        if remove_duplicate:
+            if id(self) in memo:
+                return
+            memo.add(id(self))
+        yield prefix, self
+        for name, m in self.named_children():
+            yield from m.named_modules(memo, f"{prefix}.{name}" if prefix else name, remove_duplicate)
 
     def modules(self):
-        yield self
-        for m in self._modules.values():
-            yield from m.modules()
+        return (m for _, m in self.named_modules())
+
+    def apply(self, fn):
+        """Call ``fn`` on every submodule and then on this module (weight initialisation)."""
+        for m in self.children():
+            m.apply(fn)
+        fn(self)
+        return self
 
     def zero_grad(self, set_to_none=True):
         for p in self.parameters():
             zero_grad_of(p, set_to_none)
 
+    def requires_grad_(self, requires_grad=True):
+        for p in self.parameters():
+            p.requires_grad_(requires_grad)
+        return self
+
     def train(self, mode=True):
+        if not isinstance(mode, bool):
+            raise ValueError("training mode is expected to be boolean")
         for m in self.modules():
             object.__setattr__(m, "training", mode)
         return self
@@ -97,15 +227,75 @@ class Module:
     def eval(self):
         return self.train(False)
 
-    def state_dict(self):
-        return OrderedDict((name, Tensor._make(p._data.copy())) for name, p in self.named_parameters())
+    # -- devices and dtypes: the CPU only; a floating dtype converts parameters and buffers in place
+    def to(self, *args, **kwargs):
+        """The module itself, its floating parameters and buffers converted to a dtype if one is
+        given; a device other than the CPU raises as in a CPU-only PyTorch."""
+        dtype, _ = ops.to_arguments(args, kwargs.get("device"), kwargs.get("dtype"))
+        return self._cast(dtype)
 
-    def load_state_dict(self, state):
-        for name, p in self.named_parameters():
-            if name not in state:
-                raise KeyError(f"missing key in state_dict: {name!r}")
-            value = state[name]
-            p._data[...] = value._data if isinstance(value, Tensor) else value
+    def cpu(self):
+        return self
+
+    def cuda(self, device=None):
+        resolve_device("cuda")
+
+    def double(self):
+        return self._cast(np.dtype(np.float64))
+
+    def float(self):
+        return self._cast(np.dtype(np.float32))
+
+    def _cast(self, dtype):
+        if dtype is None or dtype.kind not in "fc":
+            return self
+        for t in (*self.parameters(), *self.buffers()):
+            if t.dtype.kind in "fc" and t.dtype != dtype:
+                t._data = t._data.astype(dtype)
+                if t._grad is not None:
+                    t._grad = Tensor._make(t._grad._data.astype(dtype))
+        return self
+
+    # -- state --------------------------------------------------------------------------------
+    def state_dict(self, destination=None, prefix="", keep_vars=False):
+        """Parameters and persistent buffers by name, detached (sharing memory), as PyTorch's."""
+        state = OrderedDict() if destination is None else destination
+        for mname, module in self.named_modules(prefix=prefix.rstrip(".")):
+            lead = f"{mname}." if mname else ""
+            for name, p in module._parameters.items():
+                if p is not None:
+                    state[lead + name] = p if keep_vars else p.detach()
+            for name, b in module._buffers.items():
+                if b is not None and name not in module._non_persistent:
+                    state[lead + name] = b if keep_vars else b.detach()
+        return state
+
+    def load_state_dict(self, state_dict, strict=True, assign=False):
+        """Copy the values of ``state_dict`` into the parameters and buffers; with ``strict``,
+        missing and unexpected keys are PyTorch's error."""
+        own = self.state_dict(keep_vars=True)
+        missing = [k for k in own if k not in state_dict]
+        unexpected = [k for k in state_dict if k not in own]
+        errors = []
+        if strict and unexpected:
+            errors.append("Unexpected key(s) in state_dict: " + ", ".join(f'"{k}"' for k in unexpected) + ". ")
+        if strict and missing:
+            errors.insert(0, "Missing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in missing) + ". ")
+        for key, target in own.items():
+            if key not in state_dict:
+                continue
+            value = state_dict[key]
+            data = value._data if isinstance(value, Tensor) else np.asarray(value)
+            if data.shape != target.shape:
+                errors.append(f"size mismatch for {key}: copying a param with shape torch.Size({list(data.shape)}) "
+                              f"from checkpoint, the shape in current model is torch.Size({list(target.shape)}).")
+                continue
+            target._data[...] = data
+            target._bump()
+        if errors:
+            raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t"
+                               + "\n\t".join(errors))
+        return _IncompatibleKeys(missing, unexpected)
 
     def __repr__(self):
         lines = [f"  ({name}): " + repr(m).replace("\n", "\n  ") for name, m in self._modules.items()]
@@ -116,6 +306,94 @@ class Module:
 
     def extra_repr(self):
         return ""
+
+
+class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    def __repr__(self):
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return super().__repr__()
+
+
+def _tensor_type(value):
+    if isinstance(value, Tensor):
+        return {"float64": "torch.DoubleTensor", "float32": "torch.FloatTensor"}.get(str(value.dtype),
+                                                                                  "torch.Tensor")
+    return type(value).__name__
+
+
+class BackwardHookFunction(Function):
+    """The identity, whose backward hands the gradients passing through to a callback."""
+
+    @staticmethod
+    def forward(ctx, on_gradients, *tensors):
+        ctx.on_gradients = on_gradients
+        return tuple(t.detach() for t in tensors) if len(tensors) != 1 else tensors[0].detach()
+
+    @staticmethod
+    def backward(ctx, *grads):
+        return (None, *ctx.on_gradients(grads))
+
+
+NO_INPUT_GRADIENTS = (
+    "Full backward hook is firing when gradients are computed with respect to module outputs since no inputs "
+    "require gradients. See https://docs.pytorch.org/docs/main/generated/torch.nn.Module.html"
+    "#torch.nn.Module.register_full_backward_hook for more details.")
+
+
+class _BackwardHookState:
+    """One call of a module with full backward hooks: its inputs and outputs pass through
+    BackwardHookFunction, which collects grad_output and then calls the hooks with grad_input."""
+
+    def __init__(self, module):
+        self.module = module
+        self.n_inputs = 0
+        self.inputs_wrapped = False
+        self.grad_output = None
+
+    def wrap_inputs(self, args):
+        self.n_inputs = len(args)
+        positions = [i for i, a in enumerate(args) if isinstance(a, Tensor) and a.requires_grad]
+        if not positions:
+            return args
+        self.inputs_wrapped = True
+        wrapped = _as_tuple(BackwardHookFunction.apply(self._on_input_grads, *[args[i] for i in positions]))
+        self.positions = positions
+        args = list(args)
+        for i, t in zip(positions, wrapped):
+            args[i] = t
+        return tuple(args)
+
+    def wrap_outputs(self, result):
+        single = isinstance(result, Tensor)
+        outputs = (result,) if single else tuple(result)
+        wrapped = _as_tuple(BackwardHookFunction.apply(self._on_output_grads, *outputs))
+        return wrapped[0] if single else type(result)(wrapped) if isinstance(result, tuple) else list(wrapped)
+
+    def _on_output_grads(self, grads):
+        self.grad_output = grads
+        if not self.inputs_wrapped:
+            warnings.warn(NO_INPUT_GRADIENTS, UserWarning, stacklevel=2)
+            self._call_hooks((None,) * self.n_inputs)
+        return grads
+
+    def _on_input_grads(self, grads):
+        full = [None] * self.n_inputs
+        for i, g in zip(self.positions, grads):
+            full[i] = g
+        full = self._call_hooks(tuple(full))
+        return tuple(full[i] for i in self.positions)
+
+    def _call_hooks(self, grad_input):
+        for hook in list(self.module._backward_hooks.values()):
+            changed = hook(self.module, grad_input, self.grad_output)
+            if changed is not None:
+                grad_input = tuple(changed)
+        return grad_input
+
+
+def _as_tuple(value):
+    return value if isinstance(value, tuple) else (value,)
 
 
 def zero_grad_of(p, set_to_none):
@@ -130,28 +408,192 @@ def zero_grad_of(p, set_to_none):
         p._grad._data[...] = 0
 
 
-class Linear(Module):
-    """y = x Wᵀ + b, with W and b drawn from U(-1/√in, 1/√in) as in PyTorch."""
+def _uniform(bound, shape, dtype):
+    dtype = np.dtype(dtype) if dtype is not None else np.float64
+    return Parameter(generator().uniform(-bound, bound, shape).astype(dtype))
 
-    def __init__(self, in_features, out_features, bias=True, dtype=None):
+
+class Linear(Module):
+    """y = x Wᵀ + b, with W and b drawn from U(-1/√in, 1/√in) as in PyTorch; recorded as
+    AddmmBackward0 (with views around it for an input that is not a matrix)."""
+
+    def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
         super().__init__()
+        resolve_device(device)
         self.in_features, self.out_features = in_features, out_features
         bound = 1.0 / math.sqrt(in_features) if in_features else 0.0
-        rng = generator()
-        dtype = np.dtype(dtype) if dtype is not None else np.float64
-        self.weight = Parameter(rng.uniform(-bound, bound, (out_features, in_features)).astype(dtype))
-        self.bias = Parameter(rng.uniform(-bound, bound, (out_features,)).astype(dtype)) if bias else None
+        self.weight = _uniform(bound, (out_features, in_features), dtype)
+        self.register_parameter("bias", _uniform(bound, (out_features,), dtype) if bias else None)
 
     def forward(self, x):
-        if x.shape[-1] != self.in_features:
-            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({'x'.join(map(str, x.shape))} and "
-                               f"{self.in_features}x{self.out_features}): Linear({self.in_features}, "
-                               f"{self.out_features}) expects inputs whose last dimension is {self.in_features}")
-        y = x @ self.weight.t()
-        return y + self.bias if self.bias is not None else y
+        return F.linear(x, self.weight, self.bias)
 
     def extra_repr(self):
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
+
+
+class Conv2d(Module):
+    """2-d convolution over (N, C, H, W) inputs; weight (out, in/groups, kh, kw) and bias drawn
+    from U(-1/√fan_in, 1/√fan_in) as in PyTorch. Recorded as ConvolutionBackward0.
+
+    >>> from diffcompare import autograd as ag
+    >>> conv = ag.nn.Conv2d(3, 8, 3, padding=1)
+    >>> conv(ag.randn(2, 3, 5, 5)).shape
+    (2, 8, 5, 5)
+    """
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 bias=True, padding_mode="zeros", device=None, dtype=None):
+        super().__init__()
+        resolve_device(device)
+        if in_channels % groups:
+            raise ValueError("in_channels must be divisible by groups")
+        if out_channels % groups:
+            raise ValueError("out_channels must be divisible by groups")
+        if padding_mode != "zeros":
+            raise NotImplementedError(f"padding_mode={padding_mode!r}: only 'zeros' is implemented")
+        kernel = kernel_size if isinstance(kernel_size, tuple) else (kernel_size, kernel_size)
+        self.in_channels, self.out_channels, self.kernel_size = in_channels, out_channels, tuple(kernel)
+        self.stride, self.padding, self.dilation, self.groups = stride, padding, dilation, groups
+        fan_in = in_channels // groups * kernel[0] * kernel[1]
+        bound = 1.0 / math.sqrt(fan_in) if fan_in else 0.0
+        self.weight = _uniform(bound, (out_channels, in_channels // groups) + tuple(kernel), dtype)
+        self.register_parameter("bias", _uniform(bound, (out_channels,), dtype) if bias else None)
+
+    def forward(self, x):
+        return F.conv2d(x, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+
+    def extra_repr(self):
+        return (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
+                + (f", padding={self.padding}" if self.padding else "")
+                + (f", groups={self.groups}" if self.groups != 1 else "")
+                + (", bias=False" if self.bias is None else ""))
+
+
+class MaxPool2d(Module):
+    """2-d max pooling, recorded as MaxPool2DWithIndicesBackward0."""
+
+    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False):
+        super().__init__()
+        self.kernel_size, self.stride, self.padding = kernel_size, stride or kernel_size, padding
+        self.dilation, self.return_indices, self.ceil_mode = dilation, return_indices, ceil_mode
+
+    def forward(self, x):
+        return F.max_pool2d(x, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode,
+                            self.return_indices)
+
+    def extra_repr(self):
+        return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
+                f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
+
+
+class _BatchNorm(Module):
+    """Batch normalisation over the channel axis (1): learnable ``weight``/``bias`` (affine) and
+    the buffers ``running_mean``, ``running_var`` and ``num_batches_tracked``."""
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
+                 device=None, dtype=None):
+        super().__init__()
+        resolve_device(device)
+        dtype = np.dtype(dtype) if dtype is not None else np.float64
+        self.num_features, self.eps, self.momentum = num_features, eps, momentum
+        self.affine, self.track_running_stats = affine, track_running_stats
+        if affine:
+            self.weight = Parameter(np.ones(num_features, dtype=dtype))
+            self.bias = Parameter(np.zeros(num_features, dtype=dtype))
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        if track_running_stats:
+            self.register_buffer("running_mean", Tensor._make(np.zeros(num_features, dtype=dtype)))
+            self.register_buffer("running_var", Tensor._make(np.ones(num_features, dtype=dtype)))
+            self.register_buffer("num_batches_tracked", Tensor._make(np.array(0, dtype=np.int64)))
+        else:
+            for name in ("running_mean", "running_var", "num_batches_tracked"):
+                self.register_buffer(name, None)
+
+    def _check_input_dim(self, x):
+        pass
+
+    def forward(self, x):
+        self._check_input_dim(x)
+        momentum = 0.0 if self.momentum is None else self.momentum
+        if self.training and self.track_running_stats:
+            self.num_batches_tracked._data += 1
+            if self.momentum is None:            # a cumulative moving average
+                momentum = 1.0 / int(self.num_batches_tracked._data)
+        batch_stats = self.training or self.running_mean is None
+        track = not self.training or self.track_running_stats
+        return F.batch_norm(x, self.running_mean if track else None, self.running_var if track else None,
+                            self.weight, self.bias, batch_stats, momentum, self.eps)
+
+    def extra_repr(self):
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
+                f"track_running_stats={self.track_running_stats}")
+
+
+class BatchNorm1d(_BatchNorm):
+    """Batch normalisation of (N, C) or (N, C, L) inputs, recorded as NativeBatchNormBackward0.
+
+    >>> from diffcompare import autograd as ag
+    >>> bn = ag.nn.BatchNorm1d(1)
+    >>> bn(ag.tensor([[1.0], [3.0]])).detach(), bn.running_mean, bn.running_var
+    (tensor([[-1.0000],
+            [ 1.0000]]), tensor([0.2000]), tensor([1.1000]))
+    """
+
+    def _check_input_dim(self, x):
+        if x.ndim not in (2, 3):
+            raise ValueError(f"expected 2D or 3D input (got {x.ndim}D input)")
+
+
+class BatchNorm2d(_BatchNorm):
+    """Batch normalisation of (N, C, H, W) inputs."""
+
+    def _check_input_dim(self, x):
+        if x.ndim != 4:
+            raise ValueError(f"expected 4D input (got {x.ndim}D input)")
+
+
+class Flatten(Module):
+    """Flatten dimensions ``start_dim`` to ``end_dim`` (by default all but the batch one)."""
+
+    def __init__(self, start_dim=1, end_dim=-1):
+        super().__init__()
+        self.start_dim, self.end_dim = start_dim, end_dim
+
+    def forward(self, x):
+        return ops.flatten(x, self.start_dim, self.end_dim)
+
+    def extra_repr(self):
+        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+
+
+class Identity(Module):
+    """The input itself (arguments accepted and ignored, as in PyTorch)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+
+    def forward(self, x):
+        return x
+
+
+class Dropout(Module):
+    """Zero elements with probability ``p`` in training (the rest scaled by 1/(1 - p)); the
+    identity in evaluation."""
+
+    def __init__(self, p=0.5, inplace=False):
+        super().__init__()
+        if not 0 <= p <= 1:
+            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+        self.p, self.inplace = p, inplace
+
+    def forward(self, x):
+        return F.dropout(x, self.p, self.training, self.inplace)
+
+    def extra_repr(self):
+        return f"p={self.p}, inplace={self.inplace}"
 
 
 class ReLU(Module):
@@ -183,8 +625,12 @@ class Sequential(Module):
 
     def __init__(self, *modules):
         super().__init__()
-        for i, m in enumerate(modules):
-            setattr(self, str(i), m)
+        if len(modules) == 1 and isinstance(modules[0], OrderedDict):
+            for name, m in modules[0].items():
+                self.add_module(name, m)
+        else:
+            for i, m in enumerate(modules):
+                self.add_module(str(i), m)
 
     def forward(self, x):
         for m in self._modules.values():
@@ -192,10 +638,19 @@ class Sequential(Module):
         return x
 
     def __getitem__(self, i):
+        if isinstance(i, slice):
+            return Sequential(*list(self._modules.values())[i])
         return list(self._modules.values())[i]
 
     def __len__(self):
         return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    def append(self, module):
+        self.add_module(str(len(self)), module)
+        return self
 
 
 class MSELoss(Module):
@@ -204,7 +659,7 @@ class MSELoss(Module):
         self.reduction = reduction
 
     def forward(self, input, target):
-        return mse_loss(input, target, self.reduction)
+        return F.mse_loss(input, target, self.reduction)
 
 
 class CrossEntropyLoss(Module):
@@ -213,4 +668,13 @@ class CrossEntropyLoss(Module):
         self.reduction = reduction
 
     def forward(self, input, target):
-        return cross_entropy(input, target, self.reduction)
+        return F.cross_entropy(input, target, self.reduction)
+
+
+class BCEWithLogitsLoss(Module):
+    def __init__(self, weight=None, reduction="mean", pos_weight=None):
+        super().__init__()
+        self.weight, self.reduction, self.pos_weight = weight, reduction, pos_weight
+
+    def forward(self, input, target):
+        return F.binary_cross_entropy_with_logits(input, target, self.weight, self.reduction, self.pos_weight)

@@ -1,5 +1,7 @@
-"""``torch.nn.functional``'s part that the engine has: activations, softmax and the losses,
-so that ``import torch.nn.functional as F`` ports as ``import diffcompare.autograd.nn.functional as F``.
+"""``torch.nn.functional``'s part that the engine has: activations, softmax, dropout, the
+layers' functions (``linear``, ``conv2d``, ``max_pool2d``, ``batch_norm``) and the losses, so
+that ``import torch.nn.functional as F`` ports as ``import diffcompare.autograd.nn.functional as F``.
+Each records the node PyTorch records (``AddmmBackward0``, ``MseLossBackward0``, ...).
 
 >>> from diffcompare import autograd as ag
 >>> import diffcompare.autograd.nn.functional as F
@@ -14,7 +16,8 @@ import warnings
 import numpy as np
 
 from .. import ops
-from ..tensor import Tensor
+from ..tensor import Tensor, generator
+from ..ops import batch_norm, binary_cross_entropy_with_logits, conv2d, max_pool2d  # noqa: F401
 
 relu = ops.relu
 tanh = ops.tanh
@@ -35,16 +38,44 @@ def _reduce(loss, reduction):
     raise ValueError(f"{reduction} is not a valid value for reduction (use 'mean', 'sum' or 'none')")
 
 
-def mse_loss(input, target, reduction="mean"):
-    if not isinstance(target, Tensor):
-        target = Tensor._make(np.asarray(target, dtype=input.dtype))
-    if input.shape != target.shape:
+def _as_tensor(value, like):
+    return value if isinstance(value, Tensor) else Tensor._make(np.asarray(value, dtype=like.dtype))
 
-        warnings.warn(f"Using a target size ({tuple(target.shape)}) that is different to the input size "
-                      f"({tuple(input.shape)}). This will likely lead to incorrect results due to broadcasting. "
-                      "Please ensure they have the same size.", UserWarning, stacklevel=3)
-    diff = input - target
-    return _reduce(diff * diff, reduction)
+
+def linear(input, weight, bias=None):
+    """``input @ weight.T + bias``, recorded as PyTorch does: AddmmBackward0 for a matrix input
+    with a bias (viewed to and from a matrix for other ranks), MmBackward0 without one.
+
+    >>> from diffcompare import autograd as ag
+    >>> import diffcompare.autograd.nn.functional as F
+    >>> F.linear(ag.ones(2, 3, requires_grad=True), ag.ones(4, 3), ag.zeros(4)).grad_fn.name()
+    'AddmmBackward0'
+    """
+    if input.shape[-1] != weight.shape[-1]:
+        rows = "x".join(map(str, input.shape[:-1] or (1,)))
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{input.shape[-1]} and "
+                           f"{weight.shape[-1]}x{weight.shape[0]})")
+    if bias is None:
+        return ops.matmul(input, ops.t(weight))
+    if input.ndim == 2:
+        return ops.addmm(bias, input, ops.t(weight))
+    out = ops.addmm(bias, ops.reshape(input, (-1, input.shape[-1])), ops.t(weight))
+    return ops.reshape(out, input.shape[:-1] + (weight.shape[0],))
+
+
+def mse_loss(input, target, reduction="mean"):
+    """The mean (or sum, or none) of ``(input - target)²``, recorded as MseLossBackward0; a target
+    of another shape is broadcast, with PyTorch's warning."""
+    target = _as_tensor(target, input)
+    if input.shape != target.shape:
+        warnings.warn(f"Using a target size ({_size(target.shape)}) that is different to the input size "
+                      f"({_size(input.shape)}). This will likely lead to incorrect results due to broadcasting. "
+                      "Please ensure they have the same size.", UserWarning, stacklevel=2)
+    return ops.mse_loss(input, target, reduction)
+
+
+def _size(shape):
+    return f"torch.Size({list(shape)})"
 
 
 def cross_entropy(input, target, reduction="mean"):
@@ -56,3 +87,29 @@ def cross_entropy(input, target, reduction="mean"):
         return ops.nll_loss(logp, target_data, reduction)
     target = target if isinstance(target, Tensor) else Tensor._make(target_data.astype(input.dtype))
     return _reduce(-(target * logp).sum(dim=-1 if input.ndim == 1 else 1), reduction)
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    """Zero each element with probability ``p`` and scale the rest by 1/(1 - p) (training);
+    the input itself otherwise. The mask comes from the engine's generator (``ag.manual_seed``).
+
+    >>> from diffcompare import autograd as ag
+    >>> import diffcompare.autograd.nn.functional as F
+    >>> x = ag.ones(3)
+    >>> F.dropout(x, 0.5, training=False) is x, F.dropout(x, 1.0)
+    (True, tensor([0., 0., 0.]))
+    """
+    if not 0 <= p <= 1:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training:
+        return input
+    keep = generator().random(input.shape) >= p
+    scale = 0.0 if p == 1 else 1.0 / (1.0 - p)
+    mask = Tensor._make((keep * scale).astype(input.dtype))
+    if inplace:
+        return input.mul_(mask)
+    return input * mask
+
+
+def flatten(input, start_dim=0, end_dim=-1):
+    return ops.flatten(input, start_dim, end_dim)

@@ -10,7 +10,8 @@ keepdims=)``, ``reshape``, ``swapaxes``, indexing) and the dual functions of ``D
 
 The families: :mod:`.recording` (the ``Op`` base class, ``apply``, ``sum_to``),
 :mod:`.arithmetic`, :mod:`.elementwise`, :mod:`.reductions`, :mod:`.linalg`, :mod:`.shape`
-(views, ``cat``, ``stack``), :mod:`.indexing`, :mod:`.inplace`, :mod:`.comparison`. Each
+(views, ``cat``, ``stack``), :mod:`.indexing`, :mod:`.inplace`, :mod:`.comparison`,
+:mod:`.layers` (the fused ops of nn's layers and losses). Each
 family names what it exports in its ``__all__``, and its torch-level functions (``ag.sin``,
 ``ag.cat``) in ``PUBLIC``; this package gathers both, so an op is added in its family alone.
 
@@ -21,7 +22,8 @@ family names what it exports in its ``__all__``, and its torch-level functions (
 ('MulBackward0', ['SinBackward0', 'AccumulateGrad'])
 """
 
-from . import arithmetic, comparison, dual, elementwise, indexing, inplace, linalg, recording, reductions, shape
+from . import (arithmetic, comparison, dual, elementwise, indexing, inplace, layers, linalg, recording, reductions,
+               shape)
 from .dual import *  # noqa: F401,F403
 from .recording import *  # noqa: F401,F403
 from .arithmetic import *  # noqa: F401,F403
@@ -32,10 +34,12 @@ from .indexing import *  # noqa: F401,F403
 from .reductions import *  # noqa: F401,F403
 from .linalg import *  # noqa: F401,F403
 from .comparison import *  # noqa: F401,F403
+from .layers import *  # noqa: F401,F403
 
 # the torch-level functions, `diffcompare.autograd.<name>` as `torch.<name>`
 PUBLIC = (*arithmetic.PUBLIC, *elementwise.PUBLIC, *shape.PUBLIC, *reductions.PUBLIC, *linalg.PUBLIC,
-          *comparison.PUBLIC)
+          *comparison.PUBLIC, *layers.PUBLIC)
 
 __all__ = [*dual.__all__, *recording.__all__, *arithmetic.__all__, *elementwise.__all__, *shape.__all__,
-           *inplace.__all__, *indexing.__all__, *reductions.__all__, *linalg.__all__, *comparison.__all__]
+           *inplace.__all__, *indexing.__all__, *reductions.__all__, *linalg.__all__, *comparison.__all__,
+           *layers.__all__]

@@ -8,6 +8,7 @@ import builtins
 
 import numpy as np
 
+from ..device import device as Device, resolve as resolve_device
 from ..tensor import Tensor
 from .dual import D, register
 from .recording import Op, apply, check_dim, sum_to
@@ -202,17 +203,40 @@ class ToCopyBackward0(Op):
     batched_backward = backward
 
 
-def to(x, dtype=None, *args, **kwargs):
-    """A copy with another dtype (device arguments are accepted and ignored: CPU only)."""
-    if dtype is None or isinstance(dtype, str) and dtype in ("cpu", "cuda"):
-        dtype = kwargs.get("dtype")
-        if dtype is None:
-            return x
-    dtype = np.dtype(dtype)
-    if dtype == x.dtype:
+def to_arguments(args, device=None, dtype=None, copy=False):
+    """The (dtype or None, copy) that ``to``'s arguments ask for, after checking that their
+    device is the CPU: ``(dtype)``, ``(device, dtype)``, ``(other)``, each followed by
+    ``non_blocking`` and ``copy``."""
+    rest = list(args)
+    if rest and isinstance(rest[0], Tensor):          # to(other, non_blocking, copy)
+        dtype = rest.pop(0).dtype
+    else:
+        if rest and (isinstance(rest[0], (str, Device)) or type(rest[0]) is int):
+            device = rest.pop(0)
+        if rest and not isinstance(rest[0], bool):
+            dtype = rest.pop(0)
+    if len(rest) > 1:
+        copy = rest[1]
+    if device is not None:
+        resolve_device(device)
+    return (None if dtype is None else np.dtype(dtype)), copy
+
+
+def to(x, *args, device=None, dtype=None, non_blocking=False, copy=False, memory_format=None):
+    """This tensor with another dtype, as PyTorch's ``to(dtype)``, ``to(device, dtype)`` and
+    ``to(other)``: itself when nothing changes (unless ``copy=True``), else a copy recorded as
+    ToCopyBackward0. The device must be the CPU (the engine has no other).
+
+    >>> from diffcompare import autograd as ag
+    >>> x = ag.tensor([1.0, 2.0])
+    >>> x.to("cpu") is x, x.to("cpu", ag.float32).dtype, x.to(ag.zeros(1, dtype=ag.float16)).dtype
+    (True, dtype('float32'), dtype('float16'))
+    """
+    dtype, copy = to_arguments(args, device, dtype, copy)
+    dtype = x.dtype if dtype is None else np.dtype(dtype)
+    if dtype == x.dtype and not copy:
         return x
     return apply(ToCopyBackward0, (x,), {"dtype": dtype, "in_dtype": x.dtype})
-
 
 
 class CatBackward0(Op):
@@ -289,4 +313,4 @@ __all__ = ['CatBackward0', 'CloneBackward0', 'ExpandBackward0', 'PermuteBackward
            'SqueezeBackward1', 'StackBackward0', 'TBackward0', 'ToCopyBackward0', 'TransposeBackward0',
            'UnsqueezeBackward0', 'ViewBackward0', 'cat', 'clone', 'concatenate', 'contiguous', 'expand',
            'expand_as', 'flatten', 'moveaxis', 'permute', 'record_view', 'reshape', 'squeeze', 'stack',
-           'swapaxes', 't', 'to', 'transpose', 'unsqueeze', 'view']
+           'swapaxes', 't', 'to', 'to_arguments', 'transpose', 'unsqueeze', 'view']

@@ -1,0 +1,191 @@
+"""Devices as PyTorch names them, on an engine that computes on the CPU only: ``device``,
+the ``device=`` keyword of the factories, ``cuda``, ``backends.mps`` and ``accelerator``
+saying that no accelerator is there, and the default device.
+
+The lines every tutorial starts with run and choose the CPU:
+
+>>> from diffcompare import autograd as ag
+>>> device = "cuda" if ag.cuda.is_available() else "cpu"
+>>> ag.zeros(2, device=device).device
+device(type='cpu')
+>>> ag.accelerator.current_accelerator().type if ag.accelerator.is_available() else "cpu"
+'cpu'
+
+Asking for CUDA memory fails as it does in a CPU-only PyTorch build:
+
+>>> ag.zeros(2, device="cuda")
+Traceback (most recent call last):
+...
+AssertionError: Torch not compiled with CUDA enabled
+"""
+
+from __future__ import annotations
+
+import re
+import types
+
+# the device types PyTorch parses (its error message lists them in this order)
+DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga", "maia",
+                "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia", "privateuseone")
+_DEVICE_STRING = re.compile(r"^([a-z]+)(?::(\d+))?$")
+NO_ACCELERATOR = "Cannot access accelerator device when none is available."
+
+
+class device:  # noqa: N801 - PyTorch's name
+    """A device: a type (``"cpu"``, ``"cuda"``, ...) and an optional index.
+
+    >>> device("cuda:1")
+    device(type='cuda', index=1)
+    >>> str(device("cpu")), device("cpu") == device("cpu"), device("cpu") == "cpu"
+    ('cpu', True, False)
+    """
+
+    __slots__ = ("type", "index")
+
+    def __init__(self, type, index=None):   # noqa: A002 - PyTorch's argument name
+        if isinstance(type, device):
+            type, index = type.type, type.index
+        elif isinstance(type, int) and not isinstance(type, bool):
+            raise RuntimeError(NO_ACCELERATOR)     # a bare index means the current accelerator
+        elif isinstance(type, str):
+            match = _DEVICE_STRING.match(type)
+            if match is None or match.group(1) not in DEVICE_TYPES:
+                if match is None and ":" in type:
+                    raise RuntimeError(f"Invalid device string: '{type}'")
+                names = ", ".join(DEVICE_TYPES)
+                raise RuntimeError(f"Expected one of {names} device type at start of device string: {type}")
+            if match.group(2) is not None:
+                if index is not None:
+                    raise RuntimeError(f"type (string) must not include an index because index was passed "
+                                       f"explicitly: {type}")
+                index = int(match.group(2))
+            type = match.group(1)
+        else:
+            raise TypeError(f"device() received an invalid combination of arguments - got ({_typename(type)})")
+        if index is not None and index < 0:
+            raise RuntimeError("Device index must not be negative")
+        object.__setattr__(self, "type", type)
+        object.__setattr__(self, "index", index)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"attribute '{name}' of 'torch.device' objects is not writable")
+
+    def __eq__(self, other):
+        return isinstance(other, device) and (self.type, self.index) == (other.type, other.index)
+
+    def __hash__(self):
+        return hash((self.type, self.index))
+
+    def __repr__(self):
+        if self.index is None:
+            return f"device(type='{self.type}')"
+        return f"device(type='{self.type}', index={self.index})"
+
+    def __str__(self):
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __reduce__(self):
+        return (device, (self.type, self.index))
+
+
+def _typename(value):
+    return type(value).__name__
+
+
+CPU = device("cpu")
+_default = [None]      # the device set by set_default_device (None: the CPU)
+
+
+def resolve(where) -> device:
+    """The device a tensor asked for with ``device=where`` lives on: the CPU, or PyTorch's error
+    of a CPU-only build for a device this engine has not got.
+
+    >>> resolve(None), resolve("cpu:0")
+    (device(type='cpu'), device(type='cpu'))
+    """
+    if where is None:
+        where = _default[0]
+        if where is None:
+            return CPU
+    if type(where) is not device:
+        where = device(where)
+    kind = where.type
+    if kind == "cpu":
+        return CPU
+    if kind in ("cuda", "hip"):
+        raise AssertionError("Torch not compiled with CUDA enabled")
+    if kind == "xpu":
+        raise AssertionError("Torch not compiled with XPU enabled")
+    if kind == "mps":
+        raise RuntimeError("PyTorch is not linked with support for mps devices")
+    raise RuntimeError(f"Could not run on device '{where}': this engine computes on the CPU only")
+
+
+def check(where) -> None:
+    """Refuse, as :func:`resolve` does, a factory's ``device=`` that is not the CPU; quick for
+    the common call without one."""
+    if where is not None or _default[0] is not None:
+        resolve(where)
+
+
+def set_default_device(where) -> None:
+    """Make ``where`` the device of the factories called without ``device=`` (None: the CPU).
+    As in PyTorch, an unavailable device is accepted here and refused where a tensor is made.
+
+    >>> set_default_device("cpu"); get_default_device()
+    device(type='cpu')
+    >>> set_default_device(None)
+    """
+    _default[0] = None if where is None else device(where)
+
+
+def get_default_device() -> device:
+    """The device the factories use when called without ``device=``."""
+    return resolve(None)
+
+
+def _false():
+    return False
+
+
+def _zero():
+    return 0
+
+
+def _none(*args, **kwargs):
+    return None
+
+
+def _no_cuda(*args, **kwargs):
+    raise AssertionError("Torch not compiled with CUDA enabled")
+
+
+def _no_accelerator(*args, **kwargs):
+    raise RuntimeError(NO_ACCELERATOR)
+
+
+def _namespace(name, doc, **attributes):
+    """A module object standing for ``torch.<name>``."""
+    module = types.ModuleType(f"{__package__}.{name}", doc)
+    module.__dict__.update(attributes)
+    return module
+
+
+cuda = _namespace(
+    "cuda", "``torch.cuda`` on a CPU-only engine: no CUDA device (``is_available()`` is False).",
+    is_available=_false, device_count=_zero, is_initialized=_false,
+    manual_seed=_none, manual_seed_all=_none, empty_cache=_none,
+    current_device=_no_cuda, synchronize=_no_cuda, get_device_name=_no_cuda, set_device=_no_cuda)
+accelerator = _namespace(
+    "accelerator", "``torch.accelerator`` on a CPU-only engine: ``is_available()`` is False and "
+    "``current_accelerator()`` None.",
+    is_available=_false, current_accelerator=_none, device_count=_zero,
+    current_device_index=_no_accelerator, synchronize=_no_accelerator, set_device_index=_no_accelerator)
+backends = _namespace(
+    "backends", "``torch.backends`` on a CPU-only engine: MPS and cuDNN are not there.",
+    mps=_namespace("backends.mps", "No MPS device.", is_available=_false, is_built=_false),
+    cuda=_namespace("backends.cuda", "No CUDA.", is_built=_false),
+    cudnn=_namespace("backends.cudnn", "No cuDNN (its flags may be set, as tutorials do).",
+                     is_available=_false, enabled=True, deterministic=False, benchmark=False))
+
+__all__ = ["accelerator", "backends", "cuda", "device", "get_default_device", "resolve", "set_default_device"]

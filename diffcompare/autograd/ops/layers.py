@@ -1,0 +1,438 @@
+"""The fused ops of neural-network layers, recorded under PyTorch's node names: ``addmm``
+(``nn.Linear``), ``conv2d`` (ConvolutionBackward0), ``max_pool2d``
+(MaxPool2DWithIndicesBackward0), batch normalisation (NativeBatchNormBackward0) and the
+losses ``mse_loss`` (MseLossBackward0) and ``binary_cross_entropy_with_logits``.
+
+>>> from diffcompare import autograd as ag
+>>> x = ag.ones(1, 1, 3, 3, requires_grad=True)
+>>> y = ag.conv2d(x, ag.ones(1, 1, 2, 2))
+>>> y, y.grad_fn.name()
+(tensor([[[[4., 4.],
+          [4., 4.]]]], grad_fn=<ConvolutionBackward0>), 'ConvolutionBackward0')
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+from ..tensor import Tensor
+from .dual import D
+from .indexing import index_add_zeros
+from .recording import Op, apply, sum_to
+from .shape import squeeze, unsqueeze
+
+
+def _pair(value, name):
+    if isinstance(value, (tuple, list)):
+        if len(value) != 2:
+            raise RuntimeError(f"expected {name} to be a single integer value or a list of 2 values to match the "
+                               f"convolution dimensions, but got {name}={list(value)}")
+        return tuple(int(v) for v in value)
+    return (int(value), int(value))
+
+
+# -- nn.Linear ------------------------------------------------------------------------------------
+
+class AddmmBackward0(Op):
+    """bias + mat1 @ mat2 for matrices, broadcasting the bias: nn.Linear's node."""
+    saves = (1, 2)
+
+    @staticmethod
+    def forward(bias, mat1, mat2, beta=1, alpha=1, bias_shape=None):
+        product = mat1 @ mat2
+        if alpha != 1:
+            product = product * alpha
+        return product + (bias if beta == 1 else beta * bias)
+
+    def backward(self, g, mat1, mat2):
+        gb = g1 = g2 = None
+        if self.needs(0):
+            gb = sum_to(g if self.beta == 1 else g * self.beta, self.bias_shape)
+        if self.alpha != 1:
+            g = g * self.alpha
+        if self.needs(1):
+            g1 = g @ mat2.swapaxes(-1, -2)
+        if self.needs(2):
+            g2 = mat1.swapaxes(-1, -2) @ g
+        return gb, g1, g2
+
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    """``beta * input + alpha * (mat1 @ mat2)`` for matrices ``mat1`` and ``mat2``.
+
+    >>> from diffcompare import autograd as ag
+    >>> ag.addmm(ag.tensor([1.0, 2.0]), ag.eye(2), ag.ones(2, 2))
+    tensor([[2., 3.],
+            [2., 3.]])
+    """
+    if mat1.ndim != 2 or mat2.ndim != 2:
+        raise RuntimeError(f"mat1 must be a matrix, got {mat1.ndim}-D tensor" if mat1.ndim != 2 else
+                           f"mat2 must be a matrix, got {mat2.ndim}-D tensor")
+    if mat1.shape[1] != mat2.shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({mat1.shape[0]}x{mat1.shape[1]} and "
+                           f"{mat2.shape[0]}x{mat2.shape[1]})")
+    bias_shape = input.shape if isinstance(input, Tensor) else np.shape(input)
+    return apply(AddmmBackward0, (input, mat1, mat2), {"beta": beta, "alpha": alpha, "bias_shape": bias_shape})
+
+
+# -- convolution --------------------------------------------------------------------------------
+
+def _windows(x, kernel, stride, dilation):
+    """(N, C, OH, OW, kh, kw) views of ``x`` (N, C, H, W) under every kernel position."""
+    (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation
+    view = sliding_window_view(x, (dh * (kh - 1) + 1, dw * (kw - 1) + 1), axis=(2, 3))
+    return view[:, :, ::sh, ::sw, ::dh, ::dw]
+
+
+class ConvolutionBackward0(Op):
+    """2-d cross-correlation of ``input`` (N, C, H, W) with ``weight`` (O, C/groups, kh, kw),
+    plus ``bias`` (O,): im2col windows contracted with the kernel. Its VJP contracts the
+    gradient with the windows (weight), scatters it back through the kernel (input) and sums
+    it (bias)."""
+    saves = (0, 1)
+
+    @staticmethod
+    def forward(x, w, b, stride, padding, dilation, groups):
+        xp = np.pad(x, ((0, 0), (0, 0), padding[0], padding[1])) if any(map(any, padding)) else x
+        cols = _windows(xp, w.shape[2:], stride, dilation)
+        n, c, oh, ow, kh, kw = cols.shape
+        cols = cols.reshape(n, groups, c // groups, oh, ow, kh, kw)
+        wg = w.reshape(groups, w.shape[0] // groups, c // groups, kh, kw)
+        out = np.einsum("ngchwkl,gockl->ngohw", cols, wg, optimize=True).reshape(n, w.shape[0], oh, ow)
+        if b is not None:
+            out = out + b.reshape(-1, 1, 1)
+        return out
+
+    def backward(self, g, x, w):
+        if isinstance(g, Tensor):
+            raise NotImplementedError("the double backward of conv2d (create_graph=True through a convolution) "
+                                      "is not implemented")
+        groups, (sh, sw), (dh, dw) = self.groups, self.stride, self.dilation
+        (pt, pb), (pl, pr) = self.padding
+        n, o, oh, ow = g.shape
+        _, cg, kh, kw = w.shape
+        gg = g.reshape(n, groups, o // groups, oh, ow)
+        gx = gw = gb = None
+        if self.needs(1):
+            xp = np.pad(x, ((0, 0), (0, 0), (pt, pb), (pl, pr)))
+            cols = _windows(xp, (kh, kw), self.stride, self.dilation).reshape(n, groups, cg, oh, ow, kh, kw)
+            gw = np.einsum("ngohw,ngchwkl->gockl", gg, cols, optimize=True).reshape(w.shape)
+        if self.needs(0):
+            wg = w.reshape(groups, o // groups, cg, kh, kw)
+            cols = np.einsum("ngohw,gockl->ngchwkl", gg, wg, optimize=True).reshape(n, groups * cg, oh, ow, kh, kw)
+            h, wd = x.shape[2] + pt + pb, x.shape[3] + pl + pr
+            gxp = np.zeros((n, groups * cg, h, wd), dtype=g.dtype)
+            for i in range(kh):
+                for j in range(kw):
+                    gxp[:, :, i * dh: i * dh + sh * (oh - 1) + 1: sh, j * dw: j * dw + sw * (ow - 1) + 1: sw] \
+                        += cols[..., i, j]
+            gx = gxp[:, :, pt: h - pb, pl: wd - pr]
+        if self.needs(2):
+            gb = g.sum(axis=(0, 2, 3))
+        return gx, gw, gb
+
+
+def _conv_padding(padding, kernel, dilation, stride):
+    if isinstance(padding, str):
+        if padding == "valid":
+            return ((0, 0), (0, 0))
+        if padding != "same":
+            raise ValueError(f"Invalid padding string '{padding}', should be one of {{'valid', 'same'}}")
+        if stride != (1, 1):
+            raise RuntimeError("padding='same' is not supported for strided convolutions")
+        pads = []
+        for k, d in zip(kernel, dilation):
+            total = d * (k - 1)
+            pads.append((total // 2, total - total // 2))
+        return tuple(pads)
+    ph, pw = _pair(padding, "padding")
+    if ph < 0 or pw < 0:
+        raise RuntimeError("negative padding is not supported")
+    return ((ph, ph), (pw, pw))
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """2-d convolution (cross-correlation) as ``torch.nn.functional.conv2d``; ``input`` is
+    (N, C, H, W) or unbatched (C, H, W).
+
+    >>> from diffcompare import autograd as ag
+    >>> ag.conv2d(ag.arange(16.0).reshape(1, 1, 4, 4), ag.ones(1, 1, 2, 2), stride=2)
+    tensor([[[[10., 18.],
+              [42., 50.]]]])
+    """
+    if input.ndim == 3:
+        return squeeze(conv2d(unsqueeze(input, 0), weight, bias, stride, padding, dilation, groups), 0)
+    if input.ndim != 4 or weight.ndim != 4:
+        raise RuntimeError(f"Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: "
+                           f"{list(input.shape)}")
+    stride, dilation = _pair(stride, "stride"), _pair(dilation, "dilation")
+    if min(stride) <= 0:
+        raise RuntimeError("non-positive stride is not supported")
+    if min(dilation) <= 0:
+        raise RuntimeError("dilation should be greater than zero")
+    if groups <= 0 or weight.shape[0] % groups:
+        raise RuntimeError("non-positive groups is not supported" if groups <= 0 else
+                           "Given groups, expected weight to be divisible by groups")
+    if input.shape[1] != weight.shape[1] * groups:
+        raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected input"
+                           f"{list(input.shape)} to have {weight.shape[1] * groups} channels, but got "
+                           f"{input.shape[1]} channels instead")
+    pads = _conv_padding(padding, weight.shape[2:], dilation, stride)
+    for size, (lo, hi), k, d, name in zip(input.shape[2:], pads, weight.shape[2:], dilation, "HW"):
+        if size + lo + hi < d * (k - 1) + 1:
+            raise RuntimeError(f"Calculated padded input size per channel: ({input.shape[2] + sum(pads[0])} x "
+                               f"{input.shape[3] + sum(pads[1])}). Kernel size: ({weight.shape[2]} x "
+                               f"{weight.shape[3]}). Kernel size can't be greater than actual input size")
+    return apply(ConvolutionBackward0, (input, weight, bias),
+                 {"stride": stride, "padding": pads, "dilation": dilation, "groups": groups})
+
+
+# -- max pooling ------------------------------------------------------------------------------
+
+class MaxPool2DWithIndicesBackward0(Op):
+    """The input's elements at the windows' maxima; the gradient goes back to those places."""
+
+    @staticmethod
+    def forward(x, index, in_shape):
+        return x[index]
+
+    def backward(self, g):
+        return (index_add_zeros(g, self.index, self.in_shape),)
+
+
+MaxPool2DWithIndicesBackward0.tangent = "linear"
+
+
+def _pool_size(size, k, s, p, d, ceil_mode):
+    span = size + 2 * p - d * (k - 1) - 1
+    out = (-(-span // s) if ceil_mode else span // s) + 1
+    if ceil_mode and (out - 1) * s >= size + p:     # the last window must start inside the input
+        out -= 1
+    return out
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    """2-d max pooling as ``torch.nn.functional.max_pool2d`` (NaN wins, as in PyTorch; ties
+    go to the first position).
+
+    >>> from diffcompare import autograd as ag
+    >>> ag.max_pool2d(ag.arange(16.0).reshape(1, 4, 4), 2)
+    tensor([[[ 5.,  7.],
+             [13., 15.]]])
+    """
+    if input.ndim not in (3, 4):
+        raise RuntimeError(f"non-empty 3D or 4D (batch mode) tensor expected for input, got {list(input.shape)}")
+    kernel = _pair(kernel_size, "kernel_size")
+    stride = kernel if stride is None or stride == [] or stride == () else _pair(stride, "stride")
+    pad, dilation = _pair(padding, "padding"), _pair(dilation, "dilation")
+    if pad[0] > kernel[0] // 2 or pad[1] > kernel[1] // 2:
+        raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={pad[0]}, "
+                           f"kernel_size={kernel[0]} and dilation={dilation[0]}")
+    data = input._data
+    h, w = data.shape[-2:]
+    oh, ow = (_pool_size(n, k, s, p, d, ceil_mode) for n, k, s, p, d in zip((h, w), kernel, stride, pad, dilation))
+    # pad with -inf: to the left by the padding, to the right as far as the last window reaches
+    right = [max(0, (o - 1) * s + d * (k - 1) + 1 - n - p) for o, s, d, k, n, p in
+             zip((oh, ow), stride, dilation, kernel, (h, w), pad)]
+    lead = data.shape[:-2]
+    flat = data.reshape((-1, 1) + (h, w))
+    fill = -np.inf if data.dtype.kind == "f" else np.iinfo(data.dtype).min
+    xp = np.pad(flat, ((0, 0), (0, 0), (pad[0], right[0]), (pad[1], right[1])), constant_values=fill)
+    cols = _windows(xp, kernel, stride, dilation)[:, 0, :oh, :ow].reshape(flat.shape[0], oh, ow, -1)
+    pick = np.where(np.isnan(cols).any(axis=-1), np.isnan(cols).argmax(axis=-1), cols.argmax(axis=-1)) \
+        if data.dtype.kind == "f" else cols.argmax(axis=-1)
+    ki, kj = np.divmod(pick, kernel[1])
+    rows = np.arange(oh).reshape(-1, 1) * stride[0] + ki * dilation[0] - pad[0]
+    columns = np.arange(ow) * stride[1] + kj * dilation[1] - pad[1]
+    plane = np.arange(flat.shape[0]).reshape(-1, 1, 1)
+    index = tuple(np.broadcast_to(i, pick.shape) for i in (plane, rows, columns))
+    index = tuple(i.reshape(lead + (oh, ow)) for i in np.unravel_index(
+        np.ravel_multi_index(index, (flat.shape[0], h, w)), data.shape))
+    out = apply(MaxPool2DWithIndicesBackward0, (input,), {"index": index, "in_shape": data.shape})
+    if return_indices:
+        return out, Tensor._make((index[-2] * w + index[-1]).astype(np.int64))
+    return out
+
+
+# -- batch normalisation ----------------------------------------------------------------------
+
+class NativeBatchNormBackward0(Op):
+    """(x - mean) / sqrt(var + eps) * weight + bias over the batch (and length) axes: with the
+    batch's own statistics in training, the running ones in evaluation."""
+    saves = (0, 1)
+
+    @staticmethod
+    def forward(x, weight, bias, mean, invstd, axes, training, eps):
+        shape = (1, -1) + (1,) * (x.ndim - 2)
+        y = (x - mean.reshape(shape)) * invstd.reshape(shape)
+        if weight is not None:
+            y = y * weight.reshape(shape)
+        if bias is not None:
+            y = y + bias.reshape(shape)
+        return y
+
+    def backward(self, g, x, weight):
+        axes, shape = self.axes, (1, -1) + (1,) * (x.ndim - 2)
+        if self.training:
+            # the statistics depend on x: recomputed from it, so that the rule differentiates again
+            mean = D.mean(x, axes, True)
+            centred = x - mean
+            invstd = 1 / D.sqrt(D.mean(centred * centred, axes, True) + self.eps)
+        else:
+            centred = x - self.mean.reshape(shape)
+            invstd = self.invstd.reshape(shape)
+        xhat = centred * invstd
+        gx = gw = gb = None
+        if self.needs(0):
+            scale = invstd if weight is None else invstd * weight.reshape(shape)
+            if self.training:
+                count = x.size if isinstance(x, np.ndarray) else x.numel()
+                count //= x.shape[1]
+                gx = scale * (g - g.sum(axis=axes, keepdims=True) / count
+                              - xhat * (g * xhat).sum(axis=axes, keepdims=True) / count)
+            else:
+                gx = g * scale
+        if self.needs(1):
+            gw = (g * xhat).sum(axis=axes)
+        if self.needs(2):
+            gb = g.sum(axis=axes)
+        return gx, gw, gb
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
+    """Batch normalisation as ``torch.nn.functional.batch_norm``: in training the batch's
+    statistics normalise and update ``running_mean``/``running_var`` in place (the variance
+    unbiased, as PyTorch keeps it); in evaluation the running ones normalise.
+
+    >>> from diffcompare import autograd as ag
+    >>> import diffcompare.autograd.nn.functional as F
+    >>> F.batch_norm(ag.tensor([[1.0], [3.0]]), None, None, training=True, eps=0.0)
+    tensor([[-1.],
+            [ 1.]])
+    """
+    data = input._data
+    axes = (0,) + tuple(range(2, data.ndim))
+    count = data.size // data.shape[1]
+    if training:
+        if count <= 1:
+            raise ValueError(f"Expected more than 1 value per channel when training, got input size "
+                             f"{list(input.shape)}")
+        mean = data.mean(axis=axes)
+        var = data.var(axis=axes)
+        if running_mean is not None:
+            running_mean._data[...] = (1 - momentum) * running_mean._data + momentum * mean
+            running_mean._bump()
+        if running_var is not None:
+            running_var._data[...] = (1 - momentum) * running_var._data + momentum * var * count / (count - 1)
+            running_var._bump()
+    else:
+        mean, var = running_mean._data, running_var._data
+    invstd = 1 / np.sqrt(var + eps)
+    return apply(NativeBatchNormBackward0, (input, weight, bias),
+                 {"mean": mean, "invstd": invstd, "axes": axes, "training": bool(training), "eps": eps})
+
+
+# -- losses -----------------------------------------------------------------------------------
+
+REDUCTIONS = ("mean", "sum", "none")
+
+
+def _check_reduction(reduction):
+    if reduction not in REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _reduce(loss, reduction):
+    if reduction == "none":
+        return loss
+    return np.asarray(loss.mean() if reduction == "mean" else loss.sum())
+
+
+class MseLossBackward0(Op):
+    """Mean (or sum, or none) of the squared differences."""
+    saves = (0, 1)
+
+    @staticmethod
+    def forward(x, target, reduction):
+        d = x - target
+        return _reduce(d * d, reduction)
+
+    def backward(self, g, x, target):
+        d = x - target
+        scale = 2 / math.prod(d.shape) if self.reduction == "mean" else 2
+        grad = d * (g * scale)
+        return (sum_to(grad, x.shape) if self.needs(0) else None,
+                sum_to(-grad, target.shape) if self.needs(1) else None)
+
+
+def mse_loss(input, target, reduction="mean"):
+    """The squared error ``(input - target)²``, averaged (or summed, or not reduced).
+
+    >>> from diffcompare import autograd as ag
+    >>> import diffcompare.autograd.nn.functional as F
+    >>> F.mse_loss(ag.tensor([1.0, 3.0]), ag.tensor([0.0, 0.0]))
+    tensor(5.)
+    """
+    _check_reduction(reduction)
+    return apply(MseLossBackward0, (input, target), {"reduction": reduction})
+
+
+class BinaryCrossEntropyWithLogitsBackward0(Op):
+    """-w [y log σ(x) + (1 - y) log(1 - σ(x))] (with ``pos_weight`` p: the first term times p),
+    computed stably as (1 - y) x + (1 + (p - 1) y) softplus(-x)."""
+    saves = (0, 1)
+
+    @staticmethod
+    def forward(x, target, weight, pos_weight, reduction):
+        softplus = np.log1p(np.exp(-np.abs(x))) + np.maximum(-x, 0)
+        log_weight = 1 if pos_weight is None else (pos_weight - 1) * target + 1
+        loss = (1 - target) * x + log_weight * softplus
+        if weight is not None:
+            loss = loss * weight
+        return _reduce(loss, reduction)
+
+    def backward(self, g, x, target):
+        count = math.prod(np.broadcast_shapes(x.shape, target.shape))
+        if self.reduction == "mean":
+            g = g / count
+        if self.weight is not None:
+            g = g * self.weight
+        gx = gt = None
+        p = self.pos_weight
+        if self.needs(0):
+            log_weight = 1 if p is None else (p - 1) * target + 1
+            gx = sum_to(g * ((1 - target) - log_weight * D.sigmoid(-x)), x.shape)
+        if self.needs(1):
+            slope = -x if p is None else -x - (p - 1) * D.log(D.sigmoid(x))
+            gt = sum_to(g * slope, target.shape)
+        return gx, gt
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean", pos_weight=None):
+    """Binary cross-entropy of logits ``input`` against probabilities ``target``.
+
+    >>> from diffcompare import autograd as ag
+    >>> import diffcompare.autograd.nn.functional as F
+    >>> round(F.binary_cross_entropy_with_logits(ag.tensor([0.0]), ag.tensor([1.0])).item(), 6)   # log 2
+    0.693147
+    """
+    _check_reduction(reduction)
+    if input.shape != target.shape:
+        raise ValueError(f"Target size ({tuple(target.shape)}) must be the same as input size "
+                         f"({tuple(input.shape)})".replace("(", "torch.Size([").replace(")", "])"))
+    weight = None if weight is None else np.asarray(weight._data if isinstance(weight, Tensor) else weight)
+    pos_weight = None if pos_weight is None else np.asarray(
+        pos_weight._data if isinstance(pos_weight, Tensor) else pos_weight)
+    return apply(BinaryCrossEntropyWithLogitsBackward0, (input, target),
+                 {"weight": weight, "pos_weight": pos_weight, "reduction": reduction})
+
+
+# the torch-level functions of this family (`ag.<name>`, as `torch.<name>`)
+PUBLIC = ('addmm', 'conv2d', 'max_pool2d')
+# what the family exports to `ops`
+__all__ = ['AddmmBackward0', 'BinaryCrossEntropyWithLogitsBackward0', 'ConvolutionBackward0',
+           'MaxPool2DWithIndicesBackward0', 'MseLossBackward0', 'NativeBatchNormBackward0', 'addmm', 'batch_norm',
+           'binary_cross_entropy_with_logits', 'conv2d', 'max_pool2d', 'mse_loss']
