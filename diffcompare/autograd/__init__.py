@@ -21,7 +21,7 @@ from .tensor import (Tensor, arange, as_tensor, eye, from_numpy, full, full_like
 from . import operators  # noqa: F401  (Tensor's operators and methods: its base TensorOperators)
 from .torch_functions import *  # noqa: F401,F403  (ag.sin, ag.cat, ...: every op family's PUBLIC)
 from .function import Function, FunctionCtx
-from . import forward_ad, functional
+from . import forward_ad, functional, linalg
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from . import nn, optim
 

@@ -9,7 +9,9 @@ keepdims=)``, ``reshape``, ``swapaxes``, indexing) and the dual functions of ``D
 (:mod:`.dual`). It returns one gradient per input (``None`` where the input needs none).
 
 The families: :mod:`.recording` (the ``Op`` base class, ``apply``, ``sum_to``),
-:mod:`.arithmetic`, :mod:`.elementwise`, :mod:`.reductions`, :mod:`.linalg`, :mod:`.shape`
+:mod:`.arithmetic`, :mod:`.elementwise`, :mod:`.reductions`, :mod:`.linalg` (products),
+:mod:`.matrices` (triangles, diagonals), :mod:`.decompositions` (det, inv, solve, cholesky),
+:mod:`.einstein` (einsum), :mod:`.shape`
 (views, ``cat``, ``stack``), :mod:`.indexing`, :mod:`.inplace`, :mod:`.comparison`. Each
 family names what it exports in its ``__all__``, and its torch-level functions (``ag.sin``,
 ``ag.cat``) in ``PUBLIC``; this package gathers both, so an op is added in its family alone.
@@ -21,7 +23,8 @@ family names what it exports in its ``__all__``, and its torch-level functions (
 ('MulBackward0', ['SinBackward0', 'AccumulateGrad'])
 """
 
-from . import arithmetic, comparison, dual, elementwise, indexing, inplace, linalg, recording, reductions, shape
+from . import (arithmetic, comparison, decompositions, dual, einstein, elementwise, indexing, inplace, linalg, matrices, recording,
+               reductions, shape)
 from .dual import *  # noqa: F401,F403
 from .recording import *  # noqa: F401,F403
 from .arithmetic import *  # noqa: F401,F403
@@ -32,10 +35,15 @@ from .indexing import *  # noqa: F401,F403
 from .reductions import *  # noqa: F401,F403
 from .linalg import *  # noqa: F401,F403
 from .comparison import *  # noqa: F401,F403
+from .matrices import *  # noqa: F401,F403
+from .decompositions import *  # noqa: F401,F403
+from .einstein import *  # noqa: F401,F403
 
 # the torch-level functions, `diffcompare.autograd.<name>` as `torch.<name>`
 PUBLIC = (*arithmetic.PUBLIC, *elementwise.PUBLIC, *shape.PUBLIC, *reductions.PUBLIC, *linalg.PUBLIC,
-          *comparison.PUBLIC)
+          *comparison.PUBLIC, *matrices.PUBLIC, *decompositions.PUBLIC,
+          *einstein.PUBLIC)
 
 __all__ = [*dual.__all__, *recording.__all__, *arithmetic.__all__, *elementwise.__all__, *shape.__all__,
-           *inplace.__all__, *indexing.__all__, *reductions.__all__, *linalg.__all__, *comparison.__all__]
+           *inplace.__all__, *indexing.__all__, *reductions.__all__, *linalg.__all__, *comparison.__all__,
+           *matrices.__all__, *decompositions.__all__, *einstein.__all__]

@@ -254,6 +254,8 @@ class LinalgVectorNormBackward0(Op):
         ax = np.abs(x)
         if p == math.inf:
             return np.max(ax, axis=axis, keepdims=keepdims)
+        if p == -math.inf:
+            return np.min(ax, axis=axis, keepdims=keepdims)
         if p == 2:
             return np.sqrt(np.sum(ax * ax, axis=axis, keepdims=keepdims))
         if p == 1:
@@ -268,7 +270,7 @@ class LinalgVectorNormBackward0(Op):
             local = x / r
         elif p == 1:
             local = np.sign(array_of(x))
-        elif p == math.inf:
+        elif p == math.inf or p == -math.inf:
             mask = np.abs(array_of(x)) == array_of(r)
             local = np.sign(array_of(x)) * mask / mask.sum(axis=self.axis, keepdims=True)
         else:
