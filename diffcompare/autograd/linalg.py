@@ -16,7 +16,7 @@ import numbers
 
 from .ops import LinalgVectorNormBackward0, amax, amin, check_dim, matmul, permute, svdvals, unsqueeze
 from .ops.decompositions import LinAlgError, cholesky, det, inv, slogdet, solve
-from .ops.matrices import cross as _cross, diagonal as _diagonal
+from .ops.matrices import diagonal as _diagonal, linalg_cross
 from .ops.reductions import _reduction
 
 __all__ = ['LinAlgError', 'cholesky', 'cross', 'det', 'diagonal', 'inv', 'matmul', 'matrix_norm', 'norm', 'slogdet',
@@ -100,7 +100,7 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
 
 def cross(input, other, *, dim=-1):
     """The cross product of 3-vectors along ``dim``."""
-    return _cross(input, other, dim)
+    return linalg_cross(input, other, dim)
 
 
 def diagonal(A, *, offset=0, dim1=-2, dim2=-1):

@@ -11,7 +11,7 @@ keepdims=)``, ``reshape``, ``swapaxes``, indexing) and the dual functions of ``D
 The families: :mod:`.recording` (the ``Op`` base class, ``apply``, ``sum_to``),
 :mod:`.arithmetic`, :mod:`.elementwise`, :mod:`.reductions`, :mod:`.linalg` (products),
 :mod:`.matrices` (triangles, diagonals), :mod:`.decompositions` (det, inv, solve, cholesky),
-:mod:`.einstein` (einsum), :mod:`.shape`
+:mod:`.einstein` (einsum), :mod:`.selection` (gather, sort, split), :mod:`.shape`
 (views, ``cat``, ``stack``), :mod:`.indexing`, :mod:`.inplace`, :mod:`.comparison`. Each
 family names what it exports in its ``__all__``, and its torch-level functions (``ag.sin``,
 ``ag.cat``) in ``PUBLIC``; this package gathers both, so an op is added in its family alone.
@@ -24,7 +24,7 @@ family names what it exports in its ``__all__``, and its torch-level functions (
 """
 
 from . import (arithmetic, comparison, decompositions, dual, einstein, elementwise, indexing, inplace, linalg, matrices, recording,
-               reductions, shape)
+               reductions, selection, shape)
 from .dual import *  # noqa: F401,F403
 from .recording import *  # noqa: F401,F403
 from .arithmetic import *  # noqa: F401,F403
@@ -38,12 +38,13 @@ from .comparison import *  # noqa: F401,F403
 from .matrices import *  # noqa: F401,F403
 from .decompositions import *  # noqa: F401,F403
 from .einstein import *  # noqa: F401,F403
+from .selection import *  # noqa: F401,F403
 
 # the torch-level functions, `diffcompare.autograd.<name>` as `torch.<name>`
 PUBLIC = (*arithmetic.PUBLIC, *elementwise.PUBLIC, *shape.PUBLIC, *reductions.PUBLIC, *linalg.PUBLIC,
           *comparison.PUBLIC, *matrices.PUBLIC, *decompositions.PUBLIC,
-          *einstein.PUBLIC)
+          *einstein.PUBLIC, *selection.PUBLIC)
 
 __all__ = [*dual.__all__, *recording.__all__, *arithmetic.__all__, *elementwise.__all__, *shape.__all__,
            *inplace.__all__, *indexing.__all__, *reductions.__all__, *linalg.__all__, *comparison.__all__,
-           *matrices.__all__, *decompositions.__all__, *einstein.__all__]
+           *matrices.__all__, *decompositions.__all__, *einstein.__all__, *selection.__all__]

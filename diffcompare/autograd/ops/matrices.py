@@ -12,6 +12,8 @@ tensor([[1., 0.],
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from ..tensor import Tensor
@@ -204,9 +206,11 @@ class LinalgCrossBackward0(Op):
         return ga, gb
 
 
-def cross(a, b, dim=-1):
+def linalg_cross(a, b, dim=-1):
     """The cross product of 3-vectors along ``dim`` (``torch.linalg.cross``; broadcasts)."""
-    ndim = max(a.ndim, b.ndim)
+    if a.ndim != b.ndim:
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    ndim = a.ndim
     d = check_dim(dim, ndim) - ndim
     if a.shape[d] != 3 or b.shape[d] != 3:
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {a.shape[d]} and "
@@ -216,6 +220,23 @@ def cross(a, b, dim=-1):
 
 for _cls in (TrilBackward0, TriuBackward0, DiagEmbedBackward0, DiagonalBackward0, TraceBackward0):
     _cls.tangent = "linear"
+
+
+def cross(input, other, dim=None):
+    """``torch.cross``: as :func:`linalg_cross`; without ``dim``, along the first dimension of
+    size 3 (deprecated in PyTorch, which warns the same way).
+
+    >>> from diffcompare import autograd as ag
+    >>> ag.cross(ag.tensor([1.0, 0.0, 0.0]), ag.tensor([0.0, 1.0, 0.0]), dim=0)
+    tensor([0., 0., 1.])
+    """
+    if dim is None:
+        warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the dim "
+                      "explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to agree "
+                      "with that of linalg.cross in a future release.", UserWarning, stacklevel=2)
+        shape = np.broadcast_shapes(tuple(input.shape), tuple(other.shape))
+        dim = next((i for i, n in enumerate(shape) if n == 3), -1)
+    return linalg_cross(input, other, dim)
 
 
 def _cross_tangent(node, tangents, arrays, out):
@@ -228,14 +249,14 @@ def _cross_tangent(node, tangents, arrays, out):
 
 LinalgCrossBackward0.tangent = staticmethod(_cross_tangent)
 
-register(tril=tril, triu=triu, cross=cross)
+register(tril=tril, triu=triu, cross=linalg_cross)
 define("tril", np.tril)
 define("triu", np.triu)
 define("cross", lambda a, b, dim: np.cross(a, b, axis=dim))
 
 
 # the torch-level functions of this family (`ag.<name>`, as `torch.<name>`)
-PUBLIC = ('diag', 'diag_embed', 'diagonal', 'ger', 'kron', 'outer', 'trace', 'tril', 'triu')
+PUBLIC = ('cross', 'diag', 'diag_embed', 'diagonal', 'ger', 'kron', 'outer', 'trace', 'tril', 'triu')
 # what the family exports to `ops`
 __all__ = ['DiagEmbedBackward0', 'DiagonalBackward0', 'DiagonalBackward0_copy', 'LinalgCrossBackward0',
-           'TraceBackward0', 'TrilBackward0', 'TriuBackward0', 'UnsafeViewBackward0', 'cross', *PUBLIC]
+           'TraceBackward0', 'TrilBackward0', 'TriuBackward0', 'UnsafeViewBackward0', 'linalg_cross', *PUBLIC]
