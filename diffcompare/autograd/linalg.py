@@ -14,29 +14,12 @@ from __future__ import annotations
 import math
 import numbers
 
-from .ops import LinalgVectorNormBackward0, amax, amin, check_dim, matmul, permute, svdvals, unsqueeze
+from .ops import amax, amin, check_dim, matmul, permute, svdvals, unsqueeze, vector_norm
 from .ops.decompositions import LinAlgError, cholesky, det, inv, slogdet, solve
 from .ops.matrices import diagonal as _diagonal, linalg_cross
-from .ops.reductions import _reduction
 
 __all__ = ['LinAlgError', 'cholesky', 'cross', 'det', 'diagonal', 'inv', 'matmul', 'matrix_norm', 'norm', 'slogdet',
            'solve', 'svdvals', 'vector_norm']
-
-
-def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
-    """The ``ord``-norm of the elements (all, or along ``dim``): sum(|x|^ord)^(1/ord),
-    max |x| for inf, min |x| for -inf.
-
-    >>> from diffcompare import autograd as ag
-    >>> ag.linalg.vector_norm(ag.tensor([3.0, -4.0]), 1)
-    tensor(7.)
-    """
-    if isinstance(ord, str) or not isinstance(ord, numbers.Number):
-        raise TypeError(f"linalg_vector_norm(): argument 'ord' (position 2) must be Number, not "
-                        f"{type(ord).__name__}")
-    if dtype is not None:
-        x = x.to(dtype)
-    return _reduction(LinalgVectorNormBackward0, x, dim, keepdim, p=float(ord))
 
 
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):

@@ -14,10 +14,11 @@ import pytest
 from diffcompare import autograd as ag
 from diffcompare.autograd import ops
 from diffcompare.autograd.ops import (arithmetic, comparison, decompositions, dual, einstein, elementwise, indexing,
-                                      inplace, linalg, matrices, recording, reductions, selection, shape)
+                                      inplace, linalg, matrices, pointwise, recording, reductions, selection,
+                                      shape)
 
 FAMILIES = (dual, recording, arithmetic, elementwise, shape, inplace, indexing, reductions, linalg, comparison, matrices,
-            decompositions, einstein, selection)
+            decompositions, einstein, selection, pointwise)
 
 # the non-module public names of diffcompare.autograd
 AUTOGRAD = frozenset("""
@@ -100,7 +101,7 @@ OPS_TENSOR_API = frozenset("""
     any argsort baddbmm bmm cholesky chunk clamp_max clamp_min cross cumprod define det diag diag_embed
     diagonal einsum equal flip gather ger index_select inv inverse kron lerp linalg_cross logaddexp logdet
     logit masked_fill movedim nan_to_num outer repeat roll scatter_add slogdet solve sort split svdvals tile
-    topk trace tril triu unbind xlogy
+    topk trace tril triu unbind vector_norm xlogy
 """.split())
 TENSOR_TENSOR_API = frozenset("""
     addcdiv addcmul addmm all any argsort baddbmm bmm bool chunk clamp_max clamp_min cross cumprod det diag

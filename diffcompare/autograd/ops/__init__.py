@@ -11,7 +11,8 @@ keepdims=)``, ``reshape``, ``swapaxes``, indexing) and the dual functions of ``D
 The families: :mod:`.recording` (the ``Op`` base class, ``apply``, ``sum_to``),
 :mod:`.arithmetic`, :mod:`.elementwise`, :mod:`.reductions`, :mod:`.linalg` (products),
 :mod:`.matrices` (triangles, diagonals), :mod:`.decompositions` (det, inv, solve, cholesky),
-:mod:`.einstein` (einsum), :mod:`.selection` (gather, sort, split), :mod:`.shape`
+:mod:`.einstein` (einsum), :mod:`.selection` (gather, sort, split),
+:mod:`.pointwise` (lerp, xlogy, ...: beside the function table), :mod:`.shape`
 (views, ``cat``, ``stack``), :mod:`.indexing`, :mod:`.inplace`, :mod:`.comparison`. Each
 family names what it exports in its ``__all__``, and its torch-level functions (``ag.sin``,
 ``ag.cat``) in ``PUBLIC``; this package gathers both, so an op is added in its family alone.
@@ -23,8 +24,8 @@ family names what it exports in its ``__all__``, and its torch-level functions (
 ('MulBackward0', ['SinBackward0', 'AccumulateGrad'])
 """
 
-from . import (arithmetic, comparison, decompositions, dual, einstein, elementwise, indexing, inplace, linalg, matrices, recording,
-               reductions, selection, shape)
+from . import (arithmetic, comparison, decompositions, dual, einstein, elementwise, indexing, inplace, linalg, matrices, pointwise,
+               recording, reductions, selection, shape)
 from .dual import *  # noqa: F401,F403
 from .recording import *  # noqa: F401,F403
 from .arithmetic import *  # noqa: F401,F403
@@ -39,12 +40,14 @@ from .matrices import *  # noqa: F401,F403
 from .decompositions import *  # noqa: F401,F403
 from .einstein import *  # noqa: F401,F403
 from .selection import *  # noqa: F401,F403
+from .pointwise import *  # noqa: F401,F403
 
 # the torch-level functions, `diffcompare.autograd.<name>` as `torch.<name>`
 PUBLIC = (*arithmetic.PUBLIC, *elementwise.PUBLIC, *shape.PUBLIC, *reductions.PUBLIC, *linalg.PUBLIC,
           *comparison.PUBLIC, *matrices.PUBLIC, *decompositions.PUBLIC,
-          *einstein.PUBLIC, *selection.PUBLIC)
+          *einstein.PUBLIC, *selection.PUBLIC, *pointwise.PUBLIC)
 
 __all__ = [*dual.__all__, *recording.__all__, *arithmetic.__all__, *elementwise.__all__, *shape.__all__,
            *inplace.__all__, *indexing.__all__, *reductions.__all__, *linalg.__all__, *comparison.__all__,
-           *matrices.__all__, *decompositions.__all__, *einstein.__all__, *selection.__all__]
+           *matrices.__all__, *decompositions.__all__, *einstein.__all__, *selection.__all__,
+           *pointwise.__all__]

@@ -284,6 +284,22 @@ def norm(x, p=2, dim=None, keepdim=False):
     return _reduction(LinalgVectorNormBackward0, x, dim, keepdim, p=float(p))
 
 
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
+    """The ``ord``-norm of the elements (all, or along ``dim``): sum(|x|^ord)^(1/ord),
+    max |x| for inf, min |x| for -inf (``torch.linalg.vector_norm``).
+
+    >>> from diffcompare import autograd as ag
+    >>> ag.linalg.vector_norm(ag.tensor([3.0, -4.0]), 1)
+    tensor(7.)
+    """
+    if isinstance(ord, str) or not isinstance(ord, (int, float)):
+        raise TypeError(f"linalg_vector_norm(): argument 'ord' (position 2) must be Number, not "
+                        f"{type(ord).__name__}")
+    if dtype is not None:
+        x = x.to(dtype)
+    return _reduction(LinalgVectorNormBackward0, x, dim, keepdim, p=float(ord))
+
+
 class LogsumexpBackward0(Op):
     saves = (0, RESULT)
 
@@ -434,4 +450,4 @@ __all__ = ['AmaxBackward0', 'AminBackward0', 'CumsumBackward0', 'LinalgVectorNor
            'MeanBackward0', 'MeanBackward1', 'MinBackward0', 'MinBackward1', 'NllLossBackward0',
            'ProdBackward0', 'ProdBackward1', 'SoftmaxBackward0', 'StdBackward0', 'SumBackward0',
            'SumBackward1', 'VarBackward0', 'amax', 'amin', 'cumsum', 'log_softmax', 'logsumexp', 'max',
-           'mean', 'min', 'nll_loss', 'norm', 'prod', 'softmax', 'std', 'sum', 'var']
+           'mean', 'min', 'nll_loss', 'norm', 'prod', 'softmax', 'std', 'sum', 'var', 'vector_norm']
