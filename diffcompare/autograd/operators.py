@@ -26,7 +26,7 @@ import numpy as np
 from . import ops
 from .backward import backward as backpropagate
 from .device import CPU, resolve as resolve_device
-from .tensor import Operators, Tensor
+from .tensor import Operators, Tensor, full, ones, tensor as tensor_factory, zeros
 
 
 def operand(other):
@@ -142,6 +142,33 @@ class TensorOperators(Operators):
     mm = ops.mm
     mv = ops.mv
     dot = ops.dot
+    bmm = ops.bmm
+    addmm = ops.addmm
+    baddbmm = ops.baddbmm
+    outer = ger = ops.outer
+    kron = ops.kron
+    cross = ops.cross
+    lerp = ops.lerp
+    addcmul = ops.addcmul
+    addcdiv = ops.addcdiv
+    logaddexp = ops.logaddexp
+    xlogy = ops.xlogy
+    equal = ops.equal
+
+    # -- matrices ---------------------------------------------------------------------------
+    tril = ops.tril
+    triu = ops.triu
+    diag = ops.diag
+    diag_embed = ops.diag_embed
+    trace = ops.trace
+    det = ops.det
+    logdet = ops.logdet
+    slogdet = ops.slogdet
+    inverse = ops.inverse
+
+    def diagonal(self, offset=0, dim1=0, dim2=1):
+        """The ``offset`` diagonal of dimensions ``dim1`` and ``dim2``: see :func:`.ops.diagonal`."""
+        return ops.diagonal(self, offset, dim1, dim2)
 
     # -- the one-input functions of the elementwise table (ops.ELEMENTWISE) ---------------------
     exp = ops.exp
@@ -183,6 +210,10 @@ class TensorOperators(Operators):
     softplus = ops.softplus
     clamp = ops.clamp
     clip = ops.clip
+    clamp_min = ops.clamp_min
+    clamp_max = ops.clamp_max
+    logit = ops.logit
+    nan_to_num = ops.nan_to_num
 
     # -- reductions -------------------------------------------------------------------------
     def max(self, dim=None, keepdim=False):
@@ -205,6 +236,9 @@ class TensorOperators(Operators):
     softmax = ops.softmax
     log_softmax = ops.log_softmax
     cumsum = ops.cumsum
+    cumprod = ops.cumprod
+    all = ops.all
+    any = ops.any
 
     # -- shape, views and copies ------------------------------------------------------------
     reshape = ops.reshape
@@ -214,7 +248,14 @@ class TensorOperators(Operators):
     swapaxes = ops.swapaxes
     t = ops.t
     permute = ops.permute
-    moveaxis = ops.moveaxis
+    moveaxis = movedim = ops.moveaxis
+    repeat = ops.repeat
+    tile = ops.tile
+    roll = ops.roll
+    flip = ops.flip
+    split = ops.split
+    chunk = ops.chunk
+    unbind = ops.unbind
     squeeze = ops.squeeze
     unsqueeze = ops.unsqueeze
     expand = ops.expand
@@ -243,6 +284,44 @@ class TensorOperators(Operators):
         """This tensor as float32."""
         return ops.to(self, np.float32)
 
+    def half(self):
+        """This tensor as float16."""
+        return ops.to(self, np.float16)
+
+    def long(self):
+        """This tensor as int64 (outside the graph: integers carry no gradient)."""
+        return ops.to(self.detach() if self.requires_grad_flag else self, np.int64)
+
+    def int(self):
+        """This tensor as int32."""
+        return ops.to(self.detach() if self.requires_grad_flag else self, np.int32)
+
+    def bool(self):
+        """This tensor as bool."""
+        return ops.to(self.detach() if self.requires_grad_flag else self, np.bool_)
+
+    # -- new tensors like this one (its dtype) ------------------------------------------------
+    def new_tensor(self, data, dtype=None, requires_grad=False):
+        """A new leaf holding ``data``, in this tensor's dtype unless ``dtype`` is given."""
+        return tensor_factory(data._data if isinstance(data, Tensor) else data, dtype=dtype or self.dtype,
+                              requires_grad=requires_grad)
+
+    def new_zeros(self, *size, dtype=None, requires_grad=False):
+        """Zeros of ``size`` in this tensor's dtype."""
+        return zeros(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+    def new_ones(self, *size, dtype=None, requires_grad=False):
+        """Ones of ``size`` in this tensor's dtype."""
+        return ones(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+    def new_empty(self, *size, dtype=None, requires_grad=False):
+        """A tensor of ``size`` in this tensor's dtype (values unset: zeros here)."""
+        return zeros(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+    def new_full(self, size, fill_value, dtype=None, requires_grad=False):
+        """``fill_value`` in ``size``, in this tensor's dtype."""
+        return full(size, fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
     def cpu(self):
         """The tensor itself (CPU only: a ported ``x.detach().cpu().numpy()`` keeps working)."""
         return self
@@ -268,6 +347,13 @@ class TensorOperators(Operators):
     # -- indexing ---------------------------------------------------------------------------
     __getitem__ = ops.getitem
     __setitem__ = ops.setitem
+    gather = ops.gather
+    scatter_add = ops.scatter_add
+    index_select = ops.index_select
+    masked_fill = ops.masked_fill
+    sort = ops.sort
+    argsort = ops.argsort
+    topk = ops.topk
 
     # -- in place: the op on the current value, written back (see :mod:`.ops.inplace`) ---------
     zero_ = ops.zero_
@@ -288,6 +374,7 @@ class TensorOperators(Operators):
     relu_ = ops.inplace_unary(ops.relu)
     abs_ = ops.inplace_unary(ops.abs)
     clamp_ = ops.inplace_unary(ops.clamp)
+    masked_fill_ = ops.inplace_unary(ops.masked_fill)
     neg_ = ops.inplace_unary(__neg__)
 
     # -- reverse mode -----------------------------------------------------------------------

@@ -592,11 +592,53 @@ def randn(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
     return _finish(array, requires_grad)
 
 
-def randint(low, high=None, size=(), dtype=None, device=None) -> Tensor:
+def randint(*args, size=None, dtype=None, device=None, requires_grad=False) -> Tensor:
+    """Integers drawn uniformly from [low, high): ``randint(high, size)`` or
+    ``randint(low, high, size)``, as in PyTorch.
+
+    >>> from diffcompare import autograd as ag
+    >>> ag.randint(3, 5, (2,)).shape, ag.randint(10, (3,)).dtype
+    ((2,), dtype('int64'))
+    """
     _check_device(device)
-    if high is None:
-        low, high = 0, low
-    return _finish(_generator.integers(low, high, size=tuple(size)).astype(_dtype(dtype) or int64), False)
+    if size is None:
+        if not args or not isinstance(args[-1], (tuple, list)):
+            raise TypeError("randint() missing 1 required positional argument: 'size'")
+        *args, size = args
+    if len(args) == 1:
+        low, high = 0, args[0]
+    elif len(args) == 2:
+        low, high = args
+    else:
+        raise TypeError(f"randint() takes 1 or 2 bounds (high, or low and high), got {len(args)}")
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    return _finish(_generator.integers(low, high, size=tuple(size)).astype(_dtype(dtype) or int64), requires_grad)
+
+
+def empty(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
+    """A tensor whose values are not to be read before they are written (here: zeros)."""
+    return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def empty_like(t: Tensor, dtype=None, device=None, requires_grad=False) -> Tensor:
+    return zeros_like(t, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def rand_like(t: Tensor, dtype=None, device=None, requires_grad=False) -> Tensor:
+    """Uniform samples in [0, 1) with ``t``'s shape and dtype."""
+    return rand(t.shape, dtype=dtype or t.dtype, device=device, requires_grad=requires_grad)
+
+
+def randn_like(t: Tensor, dtype=None, device=None, requires_grad=False) -> Tensor:
+    """Standard normal samples with ``t``'s shape and dtype."""
+    return randn(t.shape, dtype=dtype or t.dtype, device=device, requires_grad=requires_grad)
+
+
+def randint_like(t: Tensor, low, high=None, dtype=None, device=None, requires_grad=False) -> Tensor:
+    """Integers from [low, high) (or [0, low)) with ``t``'s shape, in ``t``'s dtype."""
+    bounds = (low,) if high is None else (low, high)
+    return randint(*bounds, t.shape, dtype=dtype or t.dtype, device=device, requires_grad=requires_grad)
 
 
 def is_tensor(obj) -> bool:

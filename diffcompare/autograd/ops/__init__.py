@@ -9,11 +9,14 @@ keepdims=)``, ``reshape``, ``swapaxes``, indexing) and the dual functions of ``D
 (:mod:`.dual`). It returns one gradient per input (``None`` where the input needs none).
 
 The families: :mod:`.recording` (the ``Op`` base class, ``apply``, ``sum_to``),
-:mod:`.arithmetic`, :mod:`.elementwise`, :mod:`.reductions`, :mod:`.linalg`, :mod:`.shape`
+:mod:`.arithmetic`, :mod:`.elementwise`, :mod:`.reductions`, :mod:`.linalg` (products),
+:mod:`.matrices` (triangles, diagonals), :mod:`.decompositions` (det, inv, solve, cholesky),
+:mod:`.einstein` (einsum), :mod:`.selection` (gather, sort, split),
+:mod:`.pointwise` (lerp, xlogy, ...: beside the function table), :mod:`.shape`
 (views, ``cat``, ``stack``), :mod:`.indexing`, :mod:`.inplace`, :mod:`.comparison`,
-:mod:`.layers` (the fused ops of nn's layers and losses). Each
-family names what it exports in its ``__all__``, and its torch-level functions (``ag.sin``,
-``ag.cat``) in ``PUBLIC``; this package gathers both, so an op is added in its family alone.
+:mod:`.layers` (the fused ops of nn's layers and losses). Each family names what it exports
+in its ``__all__``, and its torch-level functions (``ag.sin``, ``ag.cat``) in ``PUBLIC``;
+this package gathers both from :data:`FAMILIES`, so an op is added in its family alone.
 
 >>> from diffcompare import autograd as ag
 >>> x = ag.tensor(0.5, requires_grad=True)
@@ -22,24 +25,17 @@ family names what it exports in its ``__all__``, and its torch-level functions (
 ('MulBackward0', ['SinBackward0', 'AccumulateGrad'])
 """
 
-from . import (arithmetic, comparison, dual, elementwise, indexing, inplace, layers, linalg, recording, reductions,
-               shape)
-from .dual import *  # noqa: F401,F403
-from .recording import *  # noqa: F401,F403
-from .arithmetic import *  # noqa: F401,F403
-from .elementwise import *  # noqa: F401,F403
-from .shape import *  # noqa: F401,F403
-from .inplace import *  # noqa: F401,F403
-from .indexing import *  # noqa: F401,F403
-from .reductions import *  # noqa: F401,F403
-from .linalg import *  # noqa: F401,F403
-from .comparison import *  # noqa: F401,F403
-from .layers import *  # noqa: F401,F403
+from . import (arithmetic, comparison, decompositions, dual, einstein, elementwise, indexing, inplace, layers, linalg,
+               matrices, pointwise, recording, reductions, selection, shape)
 
-# the torch-level functions, `diffcompare.autograd.<name>` as `torch.<name>`
-PUBLIC = (*arithmetic.PUBLIC, *elementwise.PUBLIC, *shape.PUBLIC, *reductions.PUBLIC, *linalg.PUBLIC,
-          *comparison.PUBLIC, *layers.PUBLIC)
+# the families, in the order their names are gathered (a later family's name wins)
+FAMILIES = (dual, recording, arithmetic, elementwise, shape, inplace, indexing, reductions, linalg, comparison, layers,
+            matrices, decompositions, einstein, selection, pointwise)
 
-__all__ = [*dual.__all__, *recording.__all__, *arithmetic.__all__, *elementwise.__all__, *shape.__all__,
-           *inplace.__all__, *indexing.__all__, *reductions.__all__, *linalg.__all__, *comparison.__all__,
-           *layers.__all__]
+__all__ = []
+PUBLIC = ()         # the torch-level functions, `diffcompare.autograd.<name>` as `torch.<name>`
+for _family in FAMILIES:
+    globals().update({name: getattr(_family, name) for name in _family.__all__})
+    __all__ += list(_family.__all__)
+    PUBLIC += tuple(getattr(_family, "PUBLIC", ()))
+del _family

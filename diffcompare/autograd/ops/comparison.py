@@ -38,11 +38,39 @@ def isfinite(x):
     return Tensor._make(np.isfinite(x._data))
 
 
+def equal(a, b):
+    """True when both tensors have the same shape and the same elements (a Python bool).
+
+    >>> from diffcompare import autograd as ag
+    >>> ag.equal(ag.tensor([1.0, 2.0]), ag.tensor([1.0, 2.0])), ag.equal(ag.tensor([1.0]), ag.tensor([1.0, 1.0]))
+    (True, False)
+    """
+    a, b = array_of(a), array_of(b)
+    return a.shape == b.shape and bool(np.array_equal(a, b))
+
+
+def _logical(np_func):
+    def reduce(x, dim=None, keepdim=False):
+        a = array_of(x)
+        if dim is None:
+            return Tensor._make(np.asarray(np_func(a)))
+        return Tensor._make(np_func(a, axis=dim if isinstance(dim, int) else tuple(dim), keepdims=keepdim))
+    return reduce
+
+
+all = _logical(np.all)  # noqa: A001 - PyTorch's name
+all.__name__ = all.__qualname__ = "all"
+all.__doc__ = "Whether every element (along ``dim``) is nonzero, as a bool tensor."
+any = _logical(np.any)  # noqa: A001 - PyTorch's name
+any.__name__ = any.__qualname__ = "any"
+any.__doc__ = "Whether some element (along ``dim``) is nonzero, as a bool tensor."
+
+
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     return bool(np.allclose(array_of(a), array_of(b), rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
 # the torch-level functions of this family (`ag.<name>`, as `torch.<name>`)
-PUBLIC = ('allclose', 'argmax', 'argmin', 'isfinite', 'isnan')
+PUBLIC = ('all', 'allclose', 'any', 'argmax', 'argmin', 'equal', 'isfinite', 'isnan')
 # what the family exports to `ops`
-__all__ = ['allclose', 'argmax', 'argmin', 'eq', 'ge', 'gt', 'isfinite', 'isnan', 'le', 'lt', 'ne']
+__all__ = ['all', 'any', 'equal', 'allclose', 'argmax', 'argmin', 'eq', 'ge', 'gt', 'isfinite', 'isnan', 'le', 'lt', 'ne']

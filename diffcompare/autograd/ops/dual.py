@@ -56,6 +56,11 @@ D.zeros_like = _pick(np.zeros_like, "zeros_like")
 del _name, _np_func
 
 
+def define(name, np_func) -> None:
+    """Add ``D.name``: ``np_func`` on arrays, the op a family registers under ``name`` on tensors."""
+    setattr(D, name, _pick(np_func, name))
+
+
 def _cast(a, dtype):
     """``a`` as ``dtype``; a complex gradient of a real value keeps its real part, as PyTorch's
     gradients of real inputs do (every real op's rule is real-linear in the gradient, so the
@@ -71,4 +76,4 @@ D.cast = _cast
 
 
 # what the family exports to `ops`
-__all__ = ['D']
+__all__ = ['D', 'define']

@@ -1,5 +1,5 @@
-"""The fused ops of neural-network layers, recorded under PyTorch's node names: ``addmm``
-(``nn.Linear``), ``conv2d`` (ConvolutionBackward0), ``max_pool2d``
+"""The fused ops of neural-network layers, recorded under PyTorch's node names (``nn.Linear``'s
+``addmm`` is :mod:`.linalg`'s): ``conv2d`` (ConvolutionBackward0), ``max_pool2d``
 (MaxPool2DWithIndicesBackward0), batch normalisation (NativeBatchNormBackward0) and the
 losses ``mse_loss`` (MseLossBackward0) and ``binary_cross_entropy_with_logits``.
 
@@ -34,48 +34,7 @@ def _pair(value, name):
     return (int(value), int(value))
 
 
-# -- nn.Linear ------------------------------------------------------------------------------------
-
-class AddmmBackward0(Op):
-    """bias + mat1 @ mat2 for matrices, broadcasting the bias: nn.Linear's node."""
-    saves = (1, 2)
-
-    @staticmethod
-    def forward(bias, mat1, mat2, beta=1, alpha=1, bias_shape=None):
-        product = mat1 @ mat2
-        if alpha != 1:
-            product = product * alpha
-        return product + (bias if beta == 1 else beta * bias)
-
-    def backward(self, g, mat1, mat2):
-        gb = g1 = g2 = None
-        if self.needs(0):
-            gb = sum_to(g if self.beta == 1 else g * self.beta, self.bias_shape)
-        if self.alpha != 1:
-            g = g * self.alpha
-        if self.needs(1):
-            g1 = g @ mat2.swapaxes(-1, -2)
-        if self.needs(2):
-            g2 = mat1.swapaxes(-1, -2) @ g
-        return gb, g1, g2
-
-
-def addmm(input, mat1, mat2, *, beta=1, alpha=1):
-    """``beta * input + alpha * (mat1 @ mat2)`` for matrices ``mat1`` and ``mat2``.
-
-    >>> from diffcompare import autograd as ag
-    >>> ag.addmm(ag.tensor([1.0, 2.0]), ag.eye(2), ag.ones(2, 2))
-    tensor([[2., 3.],
-            [2., 3.]])
-    """
-    if mat1.ndim != 2 or mat2.ndim != 2:
-        raise RuntimeError(f"mat1 must be a matrix, got {mat1.ndim}-D tensor" if mat1.ndim != 2 else
-                           f"mat2 must be a matrix, got {mat2.ndim}-D tensor")
-    if mat1.shape[1] != mat2.shape[0]:
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({mat1.shape[0]}x{mat1.shape[1]} and "
-                           f"{mat2.shape[0]}x{mat2.shape[1]})")
-    bias_shape = input.shape if isinstance(input, Tensor) else np.shape(input)
-    return apply(AddmmBackward0, (input, mat1, mat2), {"beta": beta, "alpha": alpha, "bias_shape": bias_shape})
+# nn.Linear's node, AddmmBackward0, is linalg's addmm
 
 
 # -- convolution --------------------------------------------------------------------------------
@@ -431,8 +390,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean
 
 
 # the torch-level functions of this family (`ag.<name>`, as `torch.<name>`)
-PUBLIC = ('addmm', 'conv2d', 'max_pool2d')
+PUBLIC = ('conv2d', 'max_pool2d')
 # what the family exports to `ops`
-__all__ = ['AddmmBackward0', 'BinaryCrossEntropyWithLogitsBackward0', 'ConvolutionBackward0',
-           'MaxPool2DWithIndicesBackward0', 'MseLossBackward0', 'NativeBatchNormBackward0', 'addmm', 'batch_norm',
+__all__ = ['BinaryCrossEntropyWithLogitsBackward0', 'ConvolutionBackward0',
+           'MaxPool2DWithIndicesBackward0', 'MseLossBackward0', 'NativeBatchNormBackward0', 'batch_norm',
            'binary_cross_entropy_with_logits', 'conv2d', 'max_pool2d', 'mse_loss']

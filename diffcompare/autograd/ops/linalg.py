@@ -1,4 +1,5 @@
-"""Linear algebra: ``mm``, ``mv``, ``dot`` and ``matmul``."""
+"""Matrix products: ``mm``, ``mv``, ``dot``, ``matmul``, ``bmm``, and the fused
+``addmm`` and ``baddbmm`` (beta * input + alpha * product, one node as in PyTorch)."""
 
 from __future__ import annotations
 
@@ -103,8 +104,117 @@ def dot(a, b):
     return matmul(a, b)
 
 
+class BmmBackward0(Op):
+    """Batched matrix product of two 3-D tensors."""
+    saves = (0, 1)
+    forward = staticmethod(np.matmul)
+    tangent = staticmethod(matmul_tangent)
+
+    def backward(self, g, a, b):
+        return (g @ b.swapaxes(-1, -2) if self.needs(0) else None), \
+            (a.swapaxes(-1, -2) @ g if self.needs(1) else None)
+
+
+def bmm(a, b):
+    """Batched matrix product: ``a[i] @ b[i]`` for 3-D tensors (no broadcasting).
+
+    >>> from diffcompare import autograd as ag
+    >>> ag.bmm(ag.ones(2, 1, 3), ag.ones(2, 3, 1)).shape
+    (2, 1, 1)
+    """
+    if a.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if b.ndim != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    if b.shape[:2] != (a.shape[0], a.shape[2]):
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
+    return apply(BmmBackward0, (a, b))
+
+
+class AddmmBackward0(Op):
+    """beta * input + alpha * (m1 @ m2); input broadcasts to the product's shape."""
+    saves = (1, 2)
+
+    @staticmethod
+    def forward(c, m1, m2, beta, alpha, input_shape):
+        product = np.matmul(m1, m2)
+        if alpha != 1:
+            product = product * alpha
+        if beta == 0:
+            return product
+        return product + (c if beta == 1 else c * beta)
+
+    def backward(self, g, m1, m2):
+        beta, alpha = self.beta, self.alpha
+        gc = None
+        if self.needs(0):
+            gc = sum_to(g if beta == 1 else g * beta, self.input_shape)
+        ga = g @ m2.swapaxes(-1, -2) if self.needs(1) else None
+        gb = m1.swapaxes(-1, -2) @ g if self.needs(2) else None
+        if alpha != 1:
+            ga = None if ga is None else ga * alpha
+            gb = None if gb is None else gb * alpha
+        return gc, ga, gb
+
+
+def _addmm_tangent(node, tangents, arrays, out):
+    tc, t1, t2 = tangents
+    product = matmul_tangent(node, (t1, t2), arrays[1:], out)
+    total = None if product is None else product * node.alpha
+    if tc is not None and node.beta != 0:
+        total = tc * node.beta if total is None else total + tc * node.beta
+    return total
+
+
+AddmmBackward0.tangent = staticmethod(_addmm_tangent)
+
+
+class BaddbmmBackward0(AddmmBackward0):
+    pass
+
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    """``beta * input + alpha * (mat1 @ mat2)`` in one node (what ``nn.Linear`` records).
+
+    >>> from diffcompare import autograd as ag
+    >>> ag.addmm(ag.ones(2), ag.eye(2), ag.full((2, 2), 3.0), beta=2).tolist()
+    [[5.0, 5.0], [5.0, 5.0]]
+    """
+    if mat1.ndim != 2:
+        raise RuntimeError("mat1 must be a matrix, got %d-D tensor" % mat1.ndim)
+    if mat2.ndim != 2:
+        raise RuntimeError("mat2 must be a matrix, got %d-D tensor" % mat2.ndim)
+    if mat1.shape[1] != mat2.shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({mat1.shape[0]}x{mat1.shape[1]} and "
+                           f"{mat2.shape[0]}x{mat2.shape[1]})")
+    return _fused(AddmmBackward0, input, mat1, mat2, beta, alpha)
+
+
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    """``beta * input + alpha * bmm(batch1, batch2)`` in one node."""
+    if batch1.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if batch2.ndim != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    return _fused(BaddbmmBackward0, input, batch1, batch2, beta, alpha)
+
+
+def _fused(cls, input, m1, m2, beta, alpha):
+    shape = tuple(m1.shape[:-1]) + (m2.shape[-1],)
+    in_shape = tuple(np.shape(input._data if isinstance(input, Tensor) else input))
+    try:
+        if np.broadcast_shapes(in_shape, shape) != shape:
+            raise ValueError
+    except ValueError:
+        raise RuntimeError(f"The expanded size of the tensor ({shape[-1]}) must match the existing size "
+                           f"({in_shape[-1] if in_shape else 1}) at non-singleton dimension {len(shape) - 1}.  "
+                           f"Target sizes: {list(shape)}.  Tensor sizes: {list(in_shape)}") from None
+    return apply(cls, (input, m1, m2), {"beta": beta, "alpha": alpha, "input_shape": in_shape})
+
+
 # the torch-level functions of this family (`ag.<name>`, as `torch.<name>`)
-PUBLIC = ('dot', 'matmul', 'mm', 'mv')
+PUBLIC = ('addmm', 'baddbmm', 'bmm', 'dot', 'matmul', 'mm', 'mv')
 # what the family exports to `ops`
-__all__ = ['DotBackward0', 'MatmulBackward0', 'MmBackward0', 'MvBackward0', 'SqueezeBackward4', 'dot',
+__all__ = ['AddmmBackward0', 'BaddbmmBackward0', 'BmmBackward0', 'addmm', 'baddbmm', 'bmm', 'DotBackward0', 'MatmulBackward0', 'MmBackward0', 'MvBackward0', 'SqueezeBackward4', 'dot',
            'matmul', 'mm', 'mv']

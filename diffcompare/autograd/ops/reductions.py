@@ -254,6 +254,8 @@ class LinalgVectorNormBackward0(Op):
         ax = np.abs(x)
         if p == math.inf:
             return np.max(ax, axis=axis, keepdims=keepdims)
+        if p == -math.inf:
+            return np.min(ax, axis=axis, keepdims=keepdims)
         if p == 2:
             return np.sqrt(np.sum(ax * ax, axis=axis, keepdims=keepdims))
         if p == 1:
@@ -268,7 +270,7 @@ class LinalgVectorNormBackward0(Op):
             local = x / r
         elif p == 1:
             local = np.sign(array_of(x))
-        elif p == math.inf:
+        elif p == math.inf or p == -math.inf:
             mask = np.abs(array_of(x)) == array_of(r)
             local = np.sign(array_of(x)) * mask / mask.sum(axis=self.axis, keepdims=True)
         else:
@@ -280,6 +282,22 @@ def norm(x, p=2, dim=None, keepdim=False):
     """Vector p-norm over all elements or along ``dim`` (p = 'fro' means 2)."""
     p = 2 if p in ("fro", None) else (math.inf if p in ("inf",) else p)
     return _reduction(LinalgVectorNormBackward0, x, dim, keepdim, p=float(p))
+
+
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
+    """The ``ord``-norm of the elements (all, or along ``dim``): sum(|x|^ord)^(1/ord),
+    max |x| for inf, min |x| for -inf (``torch.linalg.vector_norm``).
+
+    >>> from diffcompare import autograd as ag
+    >>> ag.linalg.vector_norm(ag.tensor([3.0, -4.0]), 1)
+    tensor(7.)
+    """
+    if isinstance(ord, str) or not isinstance(ord, (int, float)):
+        raise TypeError(f"linalg_vector_norm(): argument 'ord' (position 2) must be Number, not "
+                        f"{type(ord).__name__}")
+    if dtype is not None:
+        x = x.to(dtype)
+    return _reduction(LinalgVectorNormBackward0, x, dim, keepdim, p=float(ord))
 
 
 class LogsumexpBackward0(Op):
@@ -432,4 +450,4 @@ __all__ = ['AmaxBackward0', 'AminBackward0', 'CumsumBackward0', 'LinalgVectorNor
            'MeanBackward0', 'MeanBackward1', 'MinBackward0', 'MinBackward1', 'NllLossBackward0',
            'ProdBackward0', 'ProdBackward1', 'SoftmaxBackward0', 'StdBackward0', 'SumBackward0',
            'SumBackward1', 'VarBackward0', 'amax', 'amin', 'cumsum', 'log_softmax', 'logsumexp', 'max',
-           'mean', 'min', 'nll_loss', 'norm', 'prod', 'softmax', 'std', 'sum', 'var']
+           'mean', 'min', 'nll_loss', 'norm', 'prod', 'softmax', 'std', 'sum', 'var', 'vector_norm']

@@ -113,8 +113,27 @@ def permute(x, *dims):
 
 
 def moveaxis(x, source, destination):
-    order = list(np.moveaxis(np.arange(x.ndim), source, destination))
+    """The dimensions ``source`` moved to positions ``destination`` (ints or sequences), the
+    others kept in order (PermuteBackward0, as ``torch.movedim``).
+
+    >>> from diffcompare import autograd as ag
+    >>> ag.moveaxis(ag.zeros(2, 3, 4), 0, -1).shape
+    (3, 4, 2)
+    """
+    src = [source] if isinstance(source, int) else list(source)
+    dst = [destination] if isinstance(destination, int) else list(destination)
+    if len(src) != len(dst):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({src} dims) should contain the "
+                           f"same number of dims as destination ({dst} dims)")
+    src = [check_dim(d, x.ndim) for d in src]
+    dst = [check_dim(d, x.ndim) for d in dst]
+    order = [n for n in range(x.ndim) if n not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
     return permute(x, order)
+
+
+movedim = moveaxis
 
 
 class SqueezeBackward0(Op):
@@ -306,11 +325,11 @@ register(expand=expand, unsqueeze=unsqueeze, permute=permute, moveaxis=moveaxis,
 
 
 # the torch-level functions of this family (`ag.<name>`, as `torch.<name>`)
-PUBLIC = ('cat', 'clone', 'concatenate', 'flatten', 'moveaxis', 'permute', 'reshape', 'squeeze', 'stack', 't',
+PUBLIC = ('cat', 'clone', 'concatenate', 'flatten', 'moveaxis', 'movedim', 'permute', 'reshape', 'squeeze', 'stack', 't',
           'transpose', 'unsqueeze')
 # what the family exports to `ops`
 __all__ = ['CatBackward0', 'CloneBackward0', 'ExpandBackward0', 'PermuteBackward0', 'SqueezeBackward0',
            'SqueezeBackward1', 'StackBackward0', 'TBackward0', 'ToCopyBackward0', 'TransposeBackward0',
            'UnsqueezeBackward0', 'ViewBackward0', 'cat', 'clone', 'concatenate', 'contiguous', 'expand',
-           'expand_as', 'flatten', 'moveaxis', 'permute', 'record_view', 'reshape', 'squeeze', 'stack',
+           'expand_as', 'flatten', 'moveaxis', 'movedim', 'permute', 'record_view', 'reshape', 'squeeze', 'stack',
            'swapaxes', 't', 'to', 'to_arguments', 'transpose', 'unsqueeze', 'view']

@@ -1,0 +1,208 @@
+"""Pointwise functions PyTorch has beside diffcompare's function table (whose functions are
+:mod:`.elementwise`'s): ``clamp_min``/``clamp_max``, ``lerp``, ``addcmul``, ``addcdiv``,
+``logaddexp``, ``xlogy``, ``logit`` and ``nan_to_num``, each with its VJP.
+
+>>> from diffcompare import autograd as ag
+>>> x = ag.tensor([0.0, 2.0], requires_grad=True)
+>>> ag.logaddexp(x, ag.tensor([0.0, 0.0])).sum().backward()
+>>> x.grad
+tensor([0.5000, 0.8808])
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..tensor import Tensor
+from .dual import D
+from .elementwise import ClampBackward0, ClampBackward1
+from .recording import Op, apply, array_of
+
+
+class ClampMinBackward0(ClampBackward1):
+    """clamp_min(x, min): the gradient passes where x >= min."""
+
+
+class ClampMaxBackward0(ClampBackward1):
+    """clamp_max(x, max): the gradient passes where x <= max."""
+
+
+def clamp_min(x, min):
+    """``max(x, min)`` elementwise, recorded as ClampMinBackward0 (a tensor bound: see :func:`clamp`)."""
+    if isinstance(min, Tensor):
+        return apply(ClampBackward0, (x, min, None))
+    return apply(ClampMinBackward0, (x,), {"min": min, "max": None})
+
+
+def clamp_max(x, max):
+    """``min(x, max)`` elementwise, recorded as ClampMaxBackward0."""
+    if isinstance(max, Tensor):
+        return apply(ClampBackward0, (x, None, max))
+    return apply(ClampMaxBackward0, (x,), {"min": None, "max": max})
+
+
+class LerpBackward1(Op):
+    """start + weight (end - start), weight a tensor: d start = g (1 - w), d end = g w,
+    d weight = g (end - start)."""
+    broadcasts = True
+    saves = (0, 1, 2)
+
+    @staticmethod
+    def forward(start, end, weight):
+        return start + weight * (end - start)
+
+    def backward(self, g, start, end, weight):
+        return (g * (1 - weight) if self.needs(0) else None, g * weight if self.needs(1) else None,
+                g * (end - start) if self.needs(2) else None)
+
+
+class LerpBackward0(LerpBackward1):
+    """lerp with a number as the weight."""
+
+
+def lerp(input, end, weight):
+    """Linear interpolation ``input + weight * (end - input)``.
+
+    >>> from diffcompare import autograd as ag
+    >>> ag.lerp(ag.tensor([0.0, 1.0]), ag.tensor([10.0, 3.0]), 0.5)
+    tensor([5., 2.])
+    """
+    return apply(LerpBackward1 if isinstance(weight, Tensor) else LerpBackward0, (input, end, weight))
+
+
+class AddcmulBackward0(Op):
+    """input + value * t1 * t2."""
+    broadcasts = True
+    saves = (1, 2, "value")
+
+    @staticmethod
+    def forward(x, t1, t2, value):
+        return x + value * (t1 * t2)
+
+    def backward(self, g, t1, t2, value):
+        return (g if self.needs(0) else None, g * (t2 * value) if self.needs(1) else None,
+                g * (t1 * value) if self.needs(2) else None)
+
+
+class AddcdivBackward0(Op):
+    """input + value * t1 / t2."""
+    broadcasts = True
+    saves = (1, 2, "value")
+
+    @staticmethod
+    def forward(x, t1, t2, value):
+        return x + value * (t1 / t2)
+
+    def backward(self, g, t1, t2, value):
+        return (g if self.needs(0) else None, g * value / t2 if self.needs(1) else None,
+                -g * value * t1 / (t2 * t2) if self.needs(2) else None)
+
+
+def addcmul(input, tensor1, tensor2, *, value=1):
+    """``input + value * tensor1 * tensor2``."""
+    return apply(AddcmulBackward0, (input, tensor1, tensor2), {"value": value})
+
+
+def addcdiv(input, tensor1, tensor2, *, value=1):
+    """``input + value * tensor1 / tensor2``."""
+    return apply(AddcdivBackward0, (input, tensor1, tensor2), {"value": value})
+
+
+class LogaddexpBackward0(Op):
+    """log(exp(a) + exp(b)) without overflow: d a = g sigmoid(a - b), d b = g sigmoid(b - a)."""
+    broadcasts = True
+    saves = (0, 1)
+    forward = staticmethod(np.logaddexp)
+
+    def backward(self, g, a, b):
+        return (g * D.sigmoid(a - b) if self.needs(0) else None, g * D.sigmoid(b - a) if self.needs(1) else None)
+
+
+def logaddexp(input, other):
+    """``log(exp(input) + exp(other))``, computed without overflow."""
+    return apply(LogaddexpBackward0, (input, other))
+
+
+class XlogyBackward0(Op):
+    """x log y, 0 where x = 0 (unless y is nan): d x = g log y (0 where x = 0 and y <= 0), d y = g x / y."""
+    broadcasts = True
+    saves = (0, 1)
+
+    @staticmethod
+    def forward(x, y):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where((np.asarray(x) == 0) & ~np.isnan(y), 0.0, x * np.log(y)).astype(np.result_type(x, y))
+
+    def backward(self, g, x, y):
+        gx = gy = None
+        if self.needs(0):
+            xa, ya = array_of(x), array_of(y)
+            gx = D.where((xa == 0) & (ya <= 0), 0.0, g * D.log(y))
+        if self.needs(1):
+            gy = g * x / y
+        return gx, gy
+
+
+def xlogy(input, other):
+    """``input * log(other)``, 0 where ``input`` is 0 (as scipy's xlogy)."""
+    return apply(XlogyBackward0, (input, other))
+
+
+class LogitBackward0(Op):
+    """log(x / (1 - x)), x first clamped to [eps, 1 - eps] when eps is given (gradient 0 outside)."""
+    saves = (0,)
+
+    @staticmethod
+    def forward(x, eps):
+        if eps is not None:
+            x = np.clip(x, eps, 1 - eps)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.log(x / (1 - x))
+
+    def backward(self, g, x):
+        local = g / (x * (1 - x))
+        if self.eps is None:
+            xa = array_of(x)
+            return (D.where((xa < 0) | (xa > 1), np.nan, local),)
+        xa = array_of(x)
+        return (D.where((xa < self.eps) | (xa > 1 - self.eps), 0.0, local),)
+
+
+def logit(input, eps=None):
+    """The inverse of the sigmoid, log(p / (1 - p)).
+
+    >>> from diffcompare import autograd as ag
+    >>> ag.logit(ag.tensor([0.5]))
+    tensor([0.])
+    """
+    return apply(LogitBackward0, (input,), {"eps": eps})
+
+
+class NanToNumBackward0(Op):
+    """nan, +inf and -inf replaced by numbers; the gradient passes where x is finite."""
+    saves = (0,)
+
+    @staticmethod
+    def forward(x, nan, posinf, neginf):
+        return np.nan_to_num(x, nan=nan, posinf=posinf, neginf=neginf)
+
+    def backward(self, g, x):
+        return (D.where(np.isfinite(array_of(x)), g, 0.0),)
+
+
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
+    """nan as ``nan``, +-inf as ``posinf``/``neginf`` (default: the dtype's largest/smallest value)."""
+    return apply(NanToNumBackward0, (input,), {"nan": nan, "posinf": posinf, "neginf": neginf})
+
+
+for _cls in (LerpBackward1, AddcmulBackward0, AddcdivBackward0, LogaddexpBackward0, XlogyBackward0, LogitBackward0,
+             NanToNumBackward0):
+    _cls.batched_backward = _cls.backward   # elementwise: the rule takes a batch as it is
+    _cls.tangent = "elementwise"
+
+
+# the torch-level functions of this family (`ag.<name>`, as `torch.<name>`)
+PUBLIC = ("addcdiv", "addcmul", "clamp_max", "clamp_min", "lerp", "logaddexp", "logit", "nan_to_num", "xlogy")
+# what the family exports to `ops`
+__all__ = ["AddcdivBackward0", "AddcmulBackward0", "ClampMaxBackward0", "ClampMinBackward0", "LerpBackward0",
+           "LerpBackward1", "LogaddexpBackward0", "LogitBackward0", "NanToNumBackward0", "XlogyBackward0", *PUBLIC]

@@ -1,0 +1,333 @@
+"""Picking, arranging and repeating elements: ``gather``, ``scatter_add``, ``index_select``,
+``masked_fill``, ``sort``, ``topk``, ``split``, ``chunk``, ``unbind``, ``roll``, ``flip``,
+``repeat``, ``tile``, ``cumprod``. The picks record PyTorch's node names on the indexing ops
+(their gradient is the incoming one scattered back, itself differentiable).
+
+>>> from diffcompare import autograd as ag
+>>> x = ag.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+>>> y = ag.gather(x, 1, ag.tensor([[1], [0]]))
+>>> y
+tensor([[2.],
+        [3.]], grad_fn=<GatherBackward0>)
+>>> y.sum().backward()
+>>> x.grad
+tensor([[0., 1.],
+        [1., 0.]])
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+
+from ..tensor import Tensor
+from .dual import D, define, register
+from .indexing import IndexBackward0, SelectBackward0, SliceBackward0, index_add_zeros
+from .recording import Op, apply, array_of, check_dim, sum_to
+from .shape import record_view
+
+
+def _index_array(index, name="index"):
+    a = np.asarray(array_of(index))
+    if a.dtype.kind not in "iu":
+        raise RuntimeError(f"{name}(): Expected dtype int64 for index")
+    return a
+
+
+def _along(index, dim):
+    """The advanced index that picks ``index`` along ``dim`` (NumPy's take_along_axis as x[...])."""
+    grid = list(np.indices(index.shape, sparse=True))
+    grid[dim] = index
+    return tuple(grid)
+
+
+class GatherBackward0(IndexBackward0):
+    """x gathered along a dimension; the gradient is scattered back (repeats accumulate)."""
+
+
+class IndexSelectBackward0(IndexBackward0):
+    pass
+
+
+class SortBackward0(IndexBackward0):
+    pass
+
+
+class TopkBackward0(IndexBackward0):
+    pass
+
+
+def _pick(cls, x, index):
+    return apply(cls, (x,), {"index": index, "in_shape": x.shape})
+
+
+def gather(input, dim, index):
+    """``out[i][j] = input[i][index[i][j]]`` along ``dim`` (here dim = 1)."""
+    d = check_dim(dim, input.ndim)
+    index = _index_array(index, "gather")
+    if index.ndim != input.ndim and not (index.ndim <= 1 and input.ndim <= 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    for axis, (n, m) in enumerate(zip(index.shape, input.shape)):
+        if axis != d and n > m:
+            raise RuntimeError(f"Size does not match at dimension {axis} expected index {list(index.shape)} to be "
+                               f"no larger than self {list(input.shape)} apart from dimension {d}")
+    if index.size and (index.max() >= input.shape[d] or index.min() < -input.shape[d]):
+        bad = int(index.max() if index.max() >= input.shape[d] else index.min())
+        raise RuntimeError(f"index {bad} is out of bounds for dimension {d} with size {input.shape[d]}")
+    return _pick(GatherBackward0, input, _along(index, d))
+
+
+def index_select(input, dim, index):
+    """The slices of ``input`` at positions ``index`` (1-d) along ``dim``."""
+    d = check_dim(dim, input.ndim)
+    index = _index_array(index, "index_select").reshape(-1)
+    return _pick(IndexSelectBackward0, input, (slice(None),) * d + (index,))
+
+
+class ScatterAddBackward0(Op):
+    """``self`` with ``src`` added at ``index`` along a dimension: d self = g, d src = g gathered."""
+
+    @staticmethod
+    def forward(x, src, index, part, src_shape):
+        out = np.array(x)
+        np.add.at(out, index, src[part])
+        return out
+
+    def backward(self, g):
+        gx = g if self.needs(0) else None
+        gsrc = index_add_zeros(g[self.index], self.part, self.src_shape, basic=True) if self.needs(1) else None
+        return gx, gsrc
+
+
+ScatterAddBackward0.tangent = "linear"
+
+
+def scatter_add(input, dim, index, src):
+    """``input`` with ``src[i][j]`` added at ``[i][index[i][j]]`` (dim = 1), repeats accumulating."""
+    d = check_dim(dim, input.ndim)
+    index = _index_array(index, "scatter_add")
+    part = tuple(slice(0, n) for n in index.shape)
+    src_shape = src.shape if isinstance(src, Tensor) else np.shape(src)
+    return apply(ScatterAddBackward0, (input, src), {"index": _along(index, d), "part": part,
+                                                     "src_shape": tuple(src_shape)})
+
+
+class MaskedFillBackward0(Op):
+    """``value`` where ``mask`` holds: there the gradient is 0."""
+
+    @staticmethod
+    def forward(x, mask, value, in_shape):
+        return np.where(mask, np.asarray(value, dtype=np.result_type(x)), x)
+
+    def backward(self, g):
+        return (sum_to(D.where(self.mask, 0.0, g), self.in_shape),)
+
+
+MaskedFillBackward0.tangent = "linear"
+
+
+def masked_fill(input, mask, value):
+    """``input`` with ``value`` (a number or a 0-d tensor) where the boolean ``mask`` holds."""
+    mask = np.asarray(array_of(mask))
+    if mask.dtype != np.bool_:
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {mask.dtype}")
+    if isinstance(value, Tensor):
+        if value.ndim != 0:
+            raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                               f"{value.ndim} dimension(s).")
+        value = value._data.item()
+    return apply(MaskedFillBackward0, (input,), {"mask": mask, "value": value, "in_shape": input.shape})
+
+
+SortResult = namedtuple("sort", ["values", "indices"])
+TopkResult = namedtuple("topk", ["values", "indices"])
+
+
+def _order(a, dim, descending):
+    return np.argsort(-a if descending else a, axis=dim, kind="stable")
+
+
+def sort(input, dim=-1, descending=False, stable=False):
+    """Values in order along ``dim`` and where each came from; the gradient goes back there."""
+    d = check_dim(dim, input.ndim)
+    if input.ndim == 0:
+        return SortResult(_pick(SortBackward0, input, (Ellipsis,)), Tensor._make(np.zeros((), np.int64)))
+    order = _order(input._data, d, descending)
+    return SortResult(_pick(SortBackward0, input, _along(order, d)), Tensor._make(order))
+
+
+def argsort(input, dim=-1, descending=False, stable=False):
+    return Tensor._make(_order(input._data, check_dim(dim, input.ndim), descending))
+
+
+def topk(input, k, dim=-1, largest=True, sorted=True):
+    """The ``k`` largest (or smallest) values along ``dim``, with their indices."""
+    d = check_dim(dim, input.ndim)
+    size = input.shape[d] if input.ndim else 1
+    if not 0 <= k <= size:
+        raise RuntimeError("selected index k out of range")
+    order = np.take(_order(input._data, d, largest), np.arange(k), axis=d)
+    return TopkResult(_pick(TopkBackward0, input, _along(order, d)), Tensor._make(order))
+
+
+class SplitBackward0(SliceBackward0):
+    pass
+
+
+class SplitWithSizesBackward0(SliceBackward0):
+    pass
+
+
+class UnbindBackward0(SelectBackward0):
+    pass
+
+
+def _slices(x, cls, d, bounds):
+    out = []
+    for start, stop in bounds:
+        index = (slice(None),) * d + (slice(start, stop), Ellipsis)
+        out.append(record_view(cls, x, {"index": index, "in_shape": x.shape}, lambda a, i=index: a[i]))
+    return tuple(out)
+
+
+def split(tensor, split_size_or_sections, dim=0):
+    """Pieces of ``split_size`` along ``dim`` (the last one smaller), or of the listed sizes."""
+    d = check_dim(dim, tensor.ndim)
+    n = tensor.shape[d]
+    if isinstance(split_size_or_sections, (list, tuple)):
+        sizes = list(split_size_or_sections)
+        if sum(sizes) != n:
+            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size at "
+                               f"dimension {d}), but got split_sizes={sizes}")
+        cls = SplitWithSizesBackward0
+    else:
+        step = int(split_size_or_sections)
+        sizes = [min(step, n - s) for s in range(0, n, step)] if step else [0]
+        cls = SplitBackward0
+    bounds = np.cumsum([0] + sizes)
+    return _slices(tensor, cls, d, zip(bounds[:-1].tolist(), bounds[1:].tolist()))
+
+
+def chunk(input, chunks, dim=0):
+    """At most ``chunks`` pieces of equal size (the last may be smaller) along ``dim``."""
+    d = check_dim(dim, input.ndim)
+    n = input.shape[d]
+    return split(input, -(-n // chunks) if n else 1, d)
+
+
+def unbind(input, dim=0):
+    """The slices along ``dim``, that dimension removed."""
+    d = check_dim(dim, input.ndim)
+    out = []
+    for i in range(input.shape[d]):
+        index = (slice(None),) * d + (i, Ellipsis)
+        out.append(record_view(UnbindBackward0, input, {"index": index, "in_shape": input.shape},
+                               lambda a, j=index: a[j]))
+    return tuple(out)
+
+
+class RollBackward0(Op):
+    forward = staticmethod(lambda x, shifts, dims: np.roll(x, shifts, dims))
+
+    def backward(self, g):
+        back = tuple(-s for s in self.shifts) if isinstance(self.shifts, tuple) else -self.shifts
+        return (D.roll(g, back, self.dims),)
+
+
+def roll(input, shifts, dims=None):
+    """Elements shifted cyclically along ``dims`` (all, flattened, when None)."""
+    if isinstance(shifts, (list, tuple)):
+        shifts = tuple(int(s) for s in shifts)
+    if isinstance(dims, (list, tuple)):
+        dims = tuple(check_dim(d, input.ndim) for d in dims)
+    elif dims is not None:
+        dims = check_dim(dims, input.ndim)
+    return apply(RollBackward0, (input,), {"shifts": shifts, "dims": dims})
+
+
+class FlipBackward0(Op):
+    forward = staticmethod(lambda x, dims: np.flip(x, dims).copy())
+
+    def backward(self, g):
+        return (D.flip(g, self.dims),)
+
+
+def flip(input, dims):
+    """The elements in reverse order along each of ``dims``."""
+    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    return apply(FlipBackward0, (input,), {"dims": tuple(check_dim(d, input.ndim) for d in dims)})
+
+
+class RepeatBackward0(Op):
+    """The tensor tiled ``repeats`` times along each dimension; the gradient sums the tiles."""
+    forward = staticmethod(lambda x, repeats, in_shape: np.tile(np.reshape(x, (1,) * (len(repeats) - np.ndim(x))
+                                                                           + np.shape(x)), repeats))
+
+    def backward(self, g):
+        lead = len(self.repeats) - len(self.in_shape)
+        shape = (1,) * lead + tuple(self.in_shape)
+        split = tuple(n for r, s in zip(self.repeats, shape) for n in (r, s))
+        g = g.reshape(split).sum(axis=tuple(range(0, len(split), 2)))
+        return (g.reshape(self.in_shape),)
+
+
+def repeat(input, *sizes):
+    """The tensor repeated ``sizes[i]`` times along dimension i (extra sizes add leading dimensions)."""
+    sizes = tuple(sizes[0]) if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)) else sizes
+    if len(sizes) < input.ndim:
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of "
+                           "tensor")
+    return apply(RepeatBackward0, (input,), {"repeats": tuple(int(s) for s in sizes), "in_shape": input.shape})
+
+
+def tile(input, dims):
+    """``repeat`` with fewer ``dims`` than dimensions allowed (ones are put in front)."""
+    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    return repeat(input, (1,) * (input.ndim - len(dims)) + dims)
+
+
+class CumprodBackward0(Op):
+    """Running product; d x_i = sum over j >= i of g_j prod_{k <= j, k != i} x_k (zero-safe)."""
+    saves = (0, -1)
+
+    @staticmethod
+    def forward(x, dim):
+        return np.cumprod(x, axis=dim)
+
+    def backward(self, g, x, r):
+        d = self.dim
+        if not (array_of(x) == 0).any():
+            total = g * r
+            reverse = total.sum(axis=d, keepdims=True) - D.cumsum(total, d) + total
+            return (reverse / x,)
+        n = x.shape[d]
+        moved_x, moved_g = D.moveaxis(x, d, -1), D.moveaxis(g, d, -1)
+        # row i: x with x_i replaced by 1, multiplied up; the running products from i on count
+        others = D.cumprod(D.where(np.eye(n, dtype=bool), 1.0, D.unsqueeze(moved_x, -2)), -1)
+        upper = np.triu(np.ones((n, n), dtype=bool))
+        terms = D.where(upper, others * D.unsqueeze(moved_g, -2), 0.0)
+        return (D.moveaxis(terms.sum(axis=-1), -1, d),)
+
+
+def cumprod(input, dim):
+    """The running product along ``dim``."""
+    return apply(CumprodBackward0, (input,), {"dim": check_dim(dim, input.ndim)})
+
+
+for _cls in (RollBackward0, FlipBackward0, RepeatBackward0):
+    _cls.tangent = "linear"
+
+register(roll=roll, flip=flip, cumprod=cumprod)
+define("roll", np.roll)
+define("flip", lambda a, dims: np.flip(a, dims))
+define("cumprod", lambda a, dim: np.cumprod(a, axis=dim))
+
+
+# the torch-level functions of this family (`ag.<name>`, as `torch.<name>`)
+PUBLIC = ('argsort', 'chunk', 'cumprod', 'flip', 'gather', 'index_select', 'masked_fill', 'roll', 'scatter_add',
+          'sort', 'split', 'tile', 'topk', 'unbind')
+# what the family exports to `ops`
+__all__ = ['CumprodBackward0', 'FlipBackward0', 'GatherBackward0', 'IndexSelectBackward0', 'MaskedFillBackward0',
+           'RepeatBackward0', 'RollBackward0', 'ScatterAddBackward0', 'SortBackward0', 'SortResult',
+           'SplitBackward0', 'SplitWithSizesBackward0', 'TopkBackward0', 'TopkResult', 'UnbindBackward0', 'repeat', *PUBLIC]
