@@ -125,7 +125,7 @@ def test_the_audits_gradcheck_reference_is_the_central_stencil(monkeypatch):
     calls = _spy(monkeypatch, evaluate)
     p = make_problem("x**2 * y", {"x": 0.5, "y": 2.0})
     flat = np.array([[0.5, 2.0], [1.5, -1.0]])
-    got, sizes = evaluate.gradcheck_differences(p, make_task(p, "gradient"), flat, "float64", "engine")
+    got, sizes = evaluate.gradcheck_differences(p, make_task(p, "gradient"), flat, "float64", "diffcompare")
     eps = 1e-6
     for row, (x, y) in enumerate(flat):
         by_hand = [((x + eps) ** 2 * y - (x - eps) ** 2 * y) / (2 * eps),
