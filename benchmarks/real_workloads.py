@@ -186,7 +186,7 @@ def profile(name, size, top=25):
     module = WORKLOADS[name]
     run = engine_gradient(module, module.make_data(size, seed=0))
     run()
-    profiler = cProfile.Profile()
+    profiler = cProfile.Profile(time.process_time)
     profiler.enable()
     for _ in range(3):
         run()
