@@ -27,6 +27,7 @@ import peer_engines
 import real_bug_detection
 import reference_quality
 import per_op_overhead
+import real_workloads
 import polynomial_points
 import richardson_accuracy
 import richardson_estimate
@@ -55,7 +56,7 @@ def main():
     )
     sections = [per_op_overhead.main([]), polynomial_points.main([]), jacobian_hessian.main([]), forward_reverse.main([]),
                 peer_engines.main([]), symbolic_reverse.main([]),
-                rosenbrock_gradient.main([]), mlp_gradient.main(),
+                rosenbrock_gradient.main([]), mlp_gradient.main(), real_workloads.main(["--no-write"]),
                 deep_chain_memory.main(["--ops", "100000" if args.quick else "1000000"]),
                 unused_features_cost.main(), compare_wall_time.main([]), richardson_accuracy.main(), richardson_estimate.main([]),
                 rosenbrock_methods.main([]), many_points_gradient.main([]), audit_scaling.main([]),
