@@ -1,6 +1,6 @@
 """Real AD workloads side by side: the gradients of ADBench's and GradBench's objectives
 (GMM, bundle adjustment, hand tracking, LSTM, log-sum-exp, the determinant by minors;
-benchmarks/workloads/) in the engine, PyTorch eager and JAX jit, at two sizes each.
+diffcompare/workloads/) in the engine, PyTorch eager and JAX jit, at two sizes each.
 
 Every gradient is checked first: the engine's against PyTorch's (to 1e-10, relative to the
 largest entry of each gradient, float64) and against central differences of the engine's
@@ -35,7 +35,7 @@ import numpy as np  # noqa: E402
 
 from common import RESULTS, load_torch, table  # noqa: E402
 from diffcompare import autograd as ag  # noqa: E402
-from workloads import WORKLOADS  # noqa: E402
+from diffcompare.workloads import WORKLOADS  # noqa: E402
 
 TITLE = "Real AD workloads: time per gradient, engine against PyTorch eager and JAX jit (same run)"
 DIRECTIONS, FD_STEP, FD_TOL, TORCH_TOL = 3, 1e-5, 1e-6, 1e-10
@@ -233,7 +233,7 @@ def main(argv=None):
         f"checks before timing: engine against PyTorch (largest difference relative to the largest gradient entry, "
         f"must be ≤ {TORCH_TOL:g}); central differences (h = {FD_STEP:g}) along {DIRECTIONS} random unit directions "
         f"(|difference - g·v| / |g| ≤ {FD_TOL:g}); JAX against the engine, reported",
-        "objectives: benchmarks/workloads/ (the engine and PyTorch run the same function body); ADBench's BA and HT "
+        "objectives: diffcompare/workloads/ (the engine and PyTorch run the same function body); ADBench's BA and HT "
         "ask for Jacobians, here the gradient of the residuals' sum of squares / 2",
         f"{time.perf_counter() - start:.0f} s in all"
         + ("" if torch else "; PyTorch not installed") + ("" if jax else "; JAX not installed"),

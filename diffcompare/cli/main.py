@@ -52,10 +52,17 @@ def _compare_command(commands):
     compare = commands.add_parser("compare", help="compare the methods on one expression at one point",
                                   description=texts.COMPARE_DESCRIPTION, epilog=texts.COMPARE_EPILOG,
                                   formatter_class=argparse.RawDescriptionHelpFormatter)
-    compare.add_argument("expression", metavar="EXPR",
+    compare.add_argument("expression", metavar="EXPR", nargs="?",
                          help='the function: an expression, e.g. "sin(x)*exp(y)", or module:function, a Python '
                               'function imported from the current directory (as the audit does); - reads it '
                               'from standard input')
+    compare.add_argument("--workload", metavar="NAME",
+                         help="instead of EXPR and --at: a real AD workload, its objective and data — gmm, ba, ht, "
+                              "lstm (ADBench's and GradBench's Gaussian mixture, bundle adjustment, hand tracking, "
+                              "LSTM), lse (log-sum-exp), det (a determinant by minors); e.g. --workload gmm "
+                              "--methods autograd,forward-mode,torch")
+    compare.add_argument("--size", choices=("tiny", "small", "medium"), default="small",
+                         help="the workload's size (default small; medium is ADBench's larger sizes)")
     compare.add_argument("--at", action="append", metavar="NAME=VALUE[,NAME=VALUE...]",
                          help="the point: a value for every variable (repeatable); vectors and matrices in "
                               "brackets: x=[1.2,1.2,1.2], A=[[2,1],[1,3]]")
@@ -247,12 +254,10 @@ def run_compare(args) -> int:
         args.expression = sys.stdin.read().strip()
     try:
         kind, vector = _what(args)
-        if not args.at and not args.box:
-            raise InputError("give the point with --at NAME=VALUE (or a region with --box and --points)")
-        point = _point(args)
+        function, point = _compared(args)
         from diffcompare.pipeline.compare import compare
         with terminal.progress_bar("comparing", "stages") as progress:
-            comparison = compare(_function(args.expression), point, methods=args.methods, digits=args.digits,
+            comparison = compare(function, point, methods=args.methods, digits=args.digits,
                                  repeat=args.repeat, step=args.step,
                                  symbolic_timeout=args.symbolic_timeout,
                                  kind=kind, vector=vector, points=args.points, seed=args.seed, box=args.box,
@@ -265,6 +270,25 @@ def run_compare(args) -> int:
     return _show(comparison, args, "compare")
 
 
+
+
+def _compared(args):
+    """(f, the point) of compare: EXPR at --at, or a named --workload with its data."""
+    from diffcompare.problem.errors import InputError
+    if args.workload is not None:
+        if args.expression is not None or args.at or args.box:
+            raise InputError("--workload brings its own function and point: give it without EXPR, --at or --box")
+        from diffcompare.workloads.named import UnknownWorkload, workload_function
+        try:
+            function, point, _ = workload_function(args.workload, args.size, args.seed)
+        except UnknownWorkload as error:
+            raise InputError(f"--workload: {error}") from None
+        return function, point
+    if args.expression is None:
+        raise InputError("give the function: EXPR (an expression or module:function), or --workload NAME")
+    if not args.at and not args.box:
+        raise InputError("give the point with --at NAME=VALUE (or a region with --box and --points)")
+    return _function(args.expression), _point(args)
 
 
 def _function(text):

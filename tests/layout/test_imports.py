@@ -14,7 +14,7 @@ import pytest
 PACKAGE = pathlib.Path(__file__).resolve().parents[2] / "diffcompare"
 
 # the stages in data-flow order; a module may import its own stage and the stages before it
-STAGES = ("version", "lazy", "stencil", "autograd", "language", "problem", "methods", "judge", "pipeline", "lecture", "auditing",
+STAGES = ("version", "lazy", "stencil", "autograd", "workloads", "language", "problem", "methods", "judge", "pipeline", "lecture", "auditing",
           "render", "functions", "testing", "pytest_plugin", "cli", "__main__", "__init__")
 # modules on a start-up path (the CLI's; every pytest run's, for the plugin), whose imports
 # inside functions keep start-up quick

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from diffcompare import autograd
+
 from .common import Data
 
 NAME = "lstm"
@@ -79,7 +81,6 @@ def _objective(torch, main_params, extra_params, state, sequence):
 
 
 def objective_engine(*params, **consts):
-    from diffcompare import autograd
     return _objective(autograd, *params, **consts)
 
 

@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from diffcompare import autograd
+
 from .common import Data
 
 NAME = "ba"
@@ -88,7 +90,6 @@ def _objective(torch, cams, X, w, obs_cam, obs_pt, feats):
 
 
 def objective_engine(*params, **consts):
-    from diffcompare import autograd
     return _objective(autograd, *params, **consts)
 
 

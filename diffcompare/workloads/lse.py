@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from diffcompare import autograd
+
 from .common import Data
 
 NAME = "lse"
@@ -31,7 +33,6 @@ def _objective(torch, x):
 
 
 def objective_engine(*params, **consts):
-    from diffcompare import autograd
     return _objective(autograd, *params, **consts)
 
 

@@ -1,4 +1,4 @@
-"""The real-workload objectives (benchmarks/workloads/: ADBench's and GradBench's GMM, BA,
+"""The real-workload objectives (diffcompare/workloads/: ADBench's and GradBench's GMM, BA,
 hand tracking and LSTM, log-sum-exp, the determinant by minors) at a tiny size: the
 engine's gradient against central differences of its own forward, and against PyTorch's
 gradient where installed. The JAX objectives are checked (jitted, against the engine) by
@@ -15,7 +15,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 from real_workloads import difference, engine_forward, engine_gradient, finite_difference_error  # noqa: E402
-from workloads import WORKLOADS  # noqa: E402
+from diffcompare.workloads import WORKLOADS  # noqa: E402
 
 NAMES = sorted(WORKLOADS)
 

@@ -25,6 +25,8 @@ import math
 
 import numpy as np
 
+from diffcompare import autograd
+
 from .common import Data
 
 NAME = "gmm"
@@ -91,7 +93,6 @@ def _objective(torch, alphas, means, icf, x, wishart_gamma, wishart_m, tril_inde
 
 
 def objective_engine(*params, **consts):
-    from diffcompare import autograd
     return _objective(autograd, *params, **consts)
 
 

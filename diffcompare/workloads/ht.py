@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from diffcompare import autograd
+
 from .common import Data
 
 NAME = "ht"
@@ -167,7 +169,6 @@ def _objective(torch, theta, nbones, parents, base_relatives, inverse_base_absol
 
 
 def objective_engine(*params, **consts):
-    from diffcompare import autograd
     return _objective(autograd, *params, **consts)
 
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from diffcompare import autograd
+
 from .common import Data
 
 NAME = "det"
@@ -47,7 +49,6 @@ def _objective(torch, A):
 
 
 def objective_engine(*params, **consts):
-    from diffcompare import autograd
     return _objective(autograd, *params, **consts)
 
 

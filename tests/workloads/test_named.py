@@ -1,0 +1,63 @@
+"""A named workload as compare's function: one body on the engine's tensors, on NumPy arrays
+and on PyTorch's, and the command line's --workload."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import diffcompare
+from diffcompare.workloads import WORKLOADS
+from diffcompare.workloads.named import UnknownWorkload, parameter_names, workload_function
+
+
+def test_every_workload_names_its_parameters_in_order():
+    for name, module in WORKLOADS.items():
+        f, at, label = workload_function(name, "tiny")
+        assert list(at) == parameter_names(module) and name in label
+        assert [a.shape for a in at.values()] == [p.shape for p in module.make_data("tiny").params]
+
+
+def test_lse_by_compare_matches_the_softmax_by_hand():
+    f, at, _ = workload_function("lse", "tiny", seed=3)
+    x = at["x"]
+    softmax = np.exp(x - x.max()) / np.exp(x - x.max()).sum()       # d/dx log Σ exp(x) = softmax(x)
+    assert np.isclose(f(x), np.log(np.exp(x).sum()), rtol=1e-14)
+    c = diffcompare.compare(f, at=at, methods="autograd,forward-mode,central", repeat=1)
+    for name in ("autograd", "forward-mode"):
+        assert np.allclose(np.ravel(c.method(name).estimate.values[0]), softmax, rtol=1e-13, atol=0), name
+    assert np.allclose(np.ravel(c.method("central").estimate.values[0]), softmax, rtol=1e-7)
+
+
+def test_the_body_runs_on_torch_tensors_too():
+    torch = pytest.importorskip("torch")
+    f, at, _ = workload_function("det", "tiny")
+    a = at["A"]
+    assert float(f(torch.tensor(a))) == pytest.approx(np.linalg.det(a), rel=1e-12)
+
+
+def test_unknown_names_and_sizes_say_what_exists():
+    with pytest.raises(UnknownWorkload, match="choose from ba, det, gmm, ht, lse, lstm"):
+        workload_function("gmmm")
+    with pytest.raises(UnknownWorkload, match="choose from tiny, small, medium"):
+        workload_function("gmm", "huge")
+
+
+def _cli(*argv):
+    return subprocess.run([sys.executable, "-m", "diffcompare", "compare", *argv], capture_output=True, text=True,
+                          timeout=300)
+
+
+def test_the_command_line_compares_a_workload():
+    done = _cli("--workload", "det", "--size", "tiny", "--methods", "autograd,forward-mode", "--repeat", "1",
+                "--format", "json")
+    report = json.loads(done.stdout)
+    values = {m["name"]: m["values"] for m in report["methods"]}
+    assert np.allclose(values["autograd"], values["forward-mode"], rtol=1e-13)
+    assert report["inputs"][0].startswith("A[")
+    bad = _cli("--workload", "det", "--at", "x=1")
+    assert bad.returncode == 2 and "without EXPR, --at or --box" in bad.stderr and "Traceback" not in bad.stderr
