@@ -473,7 +473,8 @@ def _plan(roots, targets):
 def walking(create_graph):
     """The state of a backward walk: grad mode as ``create_graph`` asks, NumPy's
     floating-point warnings off (0 * inf is nan, as in PyTorch, silently), and afterwards the
-    previous mode back and the garbage collector restarted if recording had paused it."""
+    previous mode back and what recording froze out of the garbage collector's sight unfrozen
+    (:mod:`.collector`)."""
     previous_mode = STATE.grad_enabled
     STATE.grad_enabled = create_graph
     quiet = set_quiet(QUIET)
