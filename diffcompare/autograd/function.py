@@ -26,7 +26,8 @@ import inspect
 import numpy as np
 
 from .grad_mode import STATE, no_grad
-from .graph import Node, SavedTensor, edge_of, init_node
+from .graph import Node, edge_of, init_node
+from .saved_hooks import save
 from .ops import sum_to
 from .ops.forward import set_tangent
 from .tensor import Tensor
@@ -268,7 +269,7 @@ class Function:
             if t is None or not isinstance(t, Tensor):
                 saved.append(t)
             else:
-                saved.append(SavedTensor(t, is_output=t.grad_fn is ctx))
+                saved.append(save(t, is_output=t.grad_fn is ctx))
         ctx._saved = saved
         ctx._to_save = ()
         if STATE.forward_level:

@@ -209,14 +209,17 @@ class Node:
             if self._freed:
                 raise RuntimeError(FREED_ERROR)
             return ()
-        return [s.unpack(self, as_tensor) if type(s) is SavedTensor else s for s in saved]
+        return [s.unpack(self, as_tensor) if isinstance(s, SavedTensor) else s for s in saved]
 
     def __getattr__(self, name):
-        # PyTorch exposes saved values as _saved_<name>; reading them after they were freed
-        # raises the same error as a second backward.
-        if name.startswith("_saved_") and self._freed:
-            raise RuntimeError(FREED_ERROR)
+        # PyTorch exposes saved values as _saved_<name> (and _raw_saved_<name>); reading them
+        # after they were freed raises the same error as a second backward.
+        if name.startswith(("_saved_", "_raw_saved_")):
+            return saved_attribute(self, name)
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __dir__(self):
+        return sorted(set(super().__dir__()) | set(saved_attribute_names(self)))
 
 
 def init_node(node, edges, saved=None):
@@ -610,3 +613,8 @@ def _accumulate_leaf(tensor, grad, create_graph, fresh=False):
     if tensor._post_hooks:
         for hook in tensor._post_hooks.values():
             hook(tensor)
+
+
+# torch.autograd.graph's hooks for saved tensors (``ag.autograd.graph.saved_tensors_hooks``)
+from .saved_hooks import (disable_saved_tensors_hooks, save_on_cpu, saved_attribute,  # noqa: E402,F401
+                          saved_attribute_names, saved_tensors_hooks)

@@ -158,6 +158,7 @@ class ClampBackward0(Op):
     """clamp with tensor bounds: ties go to x; a bound gets the gradient where it clamps."""
     broadcasts = True
     saves = (0, 1, 2)
+    saved_names = ("self", "min", "max")
 
     @staticmethod
     def forward(x, lo, hi):
@@ -300,6 +301,7 @@ class WhereBackward0(Op):
     infinite local derivative is nan: the well-known where-NaN trap, kept on purpose)."""
     broadcasts = True
     saves = (0,)
+    saved_names = ("condition",)
 
     @staticmethod
     def forward(cond, a, b):
