@@ -27,7 +27,7 @@ import numpy as np
 
 from .grad_mode import STATE, no_grad
 from .graph import Node, edge_of, init_node
-from .saved_hooks import save
+from .saved import save
 from .ops import sum_to
 from .ops.forward import set_tangent
 from .tensor import Tensor

@@ -3,10 +3,10 @@ becomes ``from diffcompare.autograd.autograd.graph import saved_tensors_hooks``.
 
 >>> from diffcompare.autograd.autograd.graph import save_on_cpu, saved_tensors_hooks
 >>> saved_tensors_hooks.__module__
-'diffcompare.autograd.saved_hooks'
+'diffcompare.autograd.saved'
 """
 
 from ..graph import Node
-from ..saved_hooks import disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks
+from ..saved import disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks
 
 __all__ = ["Node", "disable_saved_tensors_hooks", "save_on_cpu", "saved_tensors_hooks"]

@@ -13,7 +13,7 @@ from ..collector import MASK as COLLECTOR_MASK, checkpoint
 from ..grad_mode import STATE
 from ..gradients import ScaledGrad
 from ..graph import FREED_ERROR, Node, SavedTensor, edge_of, sequence
-from ..saved_hooks import HookedSavedTensor, save
+from ..saved import HookedSavedTensor, save
 from ..quiet import IGNORE as QUIET, reset_quiet, set_quiet
 from ..tensor import Tensor
 from .dual import D

@@ -1,4 +1,5 @@
-"""Hooks for saved tensors, and a node's saved values by PyTorch's names.
+"""What a node keeps for backward (``SavedTensor``), hooks for saved tensors, and a node's
+saved values by PyTorch's names.
 
 ``saved_tensors_hooks(pack_hook, unpack_hook)``: while it is active, every tensor an op
 saves for backward goes through ``pack_hook`` when it is saved, and what that returned
@@ -29,8 +30,80 @@ import weakref
 import numpy as np
 
 from .grad_mode import STATE, no_grad
-from .graph import FREED_ERROR, SavedTensor, edge_of
 from .tensor import Tensor
+
+FREED_ERROR = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after "
+    "they have already been freed). Saved intermediate values of the graph are freed when you call "
+    ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
+    "graph a second time or if you need to access saved tensors after calling backward."
+)
+
+
+class SavedTensor:
+    """A tensor kept for backward, with the version it had when it was saved.
+
+    Like PyTorch's SavedVariable it keeps the array and where its gradient goes, not the
+    tensor object: an intermediate tensor is freed as soon as the user drops it, and an
+    op's output saved by its own node makes no reference cycle. A tensor is rebuilt only
+    when a differentiable backward (create_graph) asks for it. A leaf is kept as itself.
+    """
+
+    __slots__ = ("array", "counter", "version", "grad_fn", "output_nr", "leaf", "tangent")
+
+    def __init__(self, tensor, is_output):
+        self.counter = tensor._counter()
+        self.version = self.counter[0]
+        self.array = tensor._data
+        self.tangent = tensor._tangent      # forward mode: kept so a backward through the graph carries it
+        self.output_nr = tensor._output_nr
+        if is_output:
+            self.grad_fn = self.leaf = None        # the saving node is the producer
+        elif tensor.grad_fn is not None:
+            self.grad_fn, self.leaf = tensor.grad_fn, None
+        else:
+            self.grad_fn, self.leaf = None, tensor
+
+    @property
+    def is_output(self):
+        return self.grad_fn is None and self.leaf is None
+
+    def unpack(self, node, as_tensor):
+        if self.counter[0] != self.version:
+            raise RuntimeError(_modified_message(self, node))
+        if not as_tensor:
+            return self.array
+        if self.leaf is not None:
+            return self.leaf
+
+        t = Tensor._make(self.array, True, self.grad_fn or node, self.counter)
+        t._output_nr = self.output_nr
+        if self.tangent is not None and STATE.forward_level:
+            t._tangent = self.tangent        # forward over reverse: the backward's ops see the tangent
+            STATE.dual_tensors.append(weakref.ref(t))
+        return t
+
+
+def _modified_message(saved, node):
+    array = saved.array
+    shape = ", ".join(str(n) for n in array.shape)
+    who = f"[{array.dtype} tensor [{shape}]]"
+    producer = node if saved.is_output else saved.grad_fn
+    if producer is not None:
+        who += f", which is output {saved.output_nr} of {type(producer).__name__}"
+    hint = (
+        "Hint: the backtrace further above shows the operation that failed to compute its gradient. "
+        "The variable in question was changed in there or anywhere later. Good luck!"
+        if STATE.anomaly_enabled
+        else "Hint: enable anomaly detection to find the operation that failed to compute its gradient, "
+        "with diffcompare.autograd.set_detect_anomaly(True, check_nan=False)."
+    )
+    return (
+        "one of the variables needed for gradient computation has been modified by an inplace "
+        f"operation: {who}, is at version {saved.counter[0]}; expected version {saved.version} "
+        f"instead. {hint}"
+    )
+
 
 RESULT = -1      # an op's result in its ``saves`` (as ops.forward.RESULT)
 POSITION_NAMES = ("self", "other")   # PyTorch's names of an op's first two inputs
@@ -75,8 +148,8 @@ class HookedSavedTensor(SavedTensor):
         if leaf is not None:
             if not leaf.requires_grad_flag:
                 return Tensor._make(t._data)
-            out = Tensor._make(t._data, True)      # a new tensor whose gradient goes to the leaf
-            out._accum = weakref.ref(edge_of(leaf)[0])
+            out = Tensor._make(t._data, True)      # a new tensor whose gradient goes to the leaf:
+            out._accum = leaf._accum               # its accumulator, made when the node was recorded
             return out
         out = Tensor._make(t._data, True, self.grad_fn or node)
         out._output_nr = self.output_nr
