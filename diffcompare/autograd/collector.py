@@ -1,4 +1,4 @@
-"""The cyclic garbage collector, paused while a large graph is being recorded.
+"""A large graph, while it is being recorded, is kept out of the cyclic collector's sight.
 
 Every recorded op leaves a few objects the cyclic collector tracks (its node, the tuple of
 its edges, what it saved). While a graph grows, Python's collector scans the survivors again
@@ -6,12 +6,15 @@ and again (a full scan each time the old objects grow by a quarter): on a chain 
 ops that was a third of the forward's time, for nothing, since the graph holds no cycles
 (saved values never point back at the tensors that own them).
 
-So when a graph is large and still growing, the automatic collection is paused: every
-``CHECK_EVERY`` nodes, recording looks at whether the checkpoint nodes of the last
-``LIVE_CHECKPOINTS`` checks are all alive; if so, collection stops. It starts again as soon
-as a backward walk ends or the graph is released (the oldest live checkpoint is freed), and
-never if the program had turned the collector off itself. ``STATE.pausing = False`` turns
-the pause off.
+So when a graph is large and still growing, what is alive is *frozen* (``gc.freeze()``:
+moved to the collector's permanent generation, which its scans skip): every ``CHECK_EVERY``
+nodes, recording looks at whether the checkpoint nodes of the last ``LIVE_CHECKPOINTS``
+checks are all alive; if so, the young generations are collected and the rest is frozen.
+The collector itself stays on: cycles made while the graph is held (a program that keeps a
+graph and never calls backward) are collected as usual. Everything is unfrozen as soon as a
+backward walk ends or the graph is released (the oldest live checkpoint is freed). Nothing
+is frozen if the program turned the collector off or froze objects itself (its freeze is
+never undone here). ``STATE.pausing = False`` turns all of this off.
 
 >>> import gc
 >>> from diffcompare import autograd as ag
@@ -19,11 +22,11 @@ the pause off.
 >>> y = x
 >>> for _ in range(60_000):
 ...     y = y * 1.0
->>> gc.isenabled()
-False
+>>> gc.isenabled(), gc.get_freeze_count() > 0
+(True, True)
 >>> y.backward()
->>> gc.isenabled()
-True
+>>> gc.get_freeze_count()
+0
 """
 
 from __future__ import annotations
@@ -37,9 +40,9 @@ LIVE_CHECKPOINTS = 2            # pause once this many consecutive checkpoints a
 
 
 class _State:
-    pausing = True              # False: never pause (the collector runs as Python sets it)
+    pausing = True              # False: never freeze (the collector runs as Python sets it)
     checkpoints: list = []      # weak references to recent checkpoint nodes
-    paused = False              # collection was stopped here (and only then is it restarted here)
+    paused = False              # objects were frozen here (and only then are they unfrozen here)
 
 
 STATE = _State()
@@ -50,18 +53,22 @@ def checkpoint(node):
     refs = [r for r in STATE.checkpoints if r() is not None]
     refs.append(weakref.ref(node))
     STATE.checkpoints = refs[-LIVE_CHECKPOINTS:]
-    if STATE.paused or not STATE.pausing or len(STATE.checkpoints) < LIVE_CHECKPOINTS or not gc.isenabled():
+    if not STATE.pausing or len(STATE.checkpoints) < LIVE_CHECKPOINTS or not gc.isenabled():
         return
-    gc.disable()
-    STATE.paused = True
-    oldest = STATE.checkpoints[0]()
-    if oldest is not None:
-        weakref.finalize(oldest, resume)
+    if not STATE.paused:
+        if gc.get_freeze_count():
+            return              # the program froze objects itself: its freeze is not ours to undo
+        STATE.paused = True
+        oldest = STATE.checkpoints[0]()
+        if oldest is not None:
+            weakref.finalize(oldest, resume)
+    gc.collect(1)               # what died young is collected, not frozen
+    gc.freeze()
 
 
 def resume():
-    """Restart the collection this module stopped (no-op otherwise)."""
+    """Unfreeze what this module froze (no-op otherwise): the next full collection scans it again."""
     if STATE.paused:
         STATE.paused = False
         STATE.checkpoints = []
-        gc.enable()
+        gc.unfreeze()

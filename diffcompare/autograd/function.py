@@ -21,11 +21,13 @@ tensor(12.)
 from __future__ import annotations
 
 import functools
+import inspect
 
 import numpy as np
 
 from .grad_mode import STATE, no_grad
-from .graph import Node, SavedTensor, edge_of, init_node
+from .graph import Node, edge_of, init_node
+from .saved import save
 from .ops import sum_to
 from .ops.forward import set_tangent
 from .tensor import Tensor
@@ -44,16 +46,39 @@ class FunctionCtx(Node):
         self._for_forward = tensors
 
     def mark_non_differentiable(self, *tensors):
+        """Outputs that get no gradient: they do not require grad, and backward receives
+        zeros for them (None without materialized gradients)."""
         self._non_differentiable = {id(t) for t in tensors}
 
     def set_materialize_grads(self, value: bool):
+        """With False, backward receives None (not zeros) for outputs that got no gradient."""
         self._materialize = bool(value)
 
     def mark_dirty(self, *tensors):
-        """Accepted for compatibility; in-place changes are tracked by version counters."""
+        """Inputs that ``forward`` modified in place (and returns): their history becomes this
+        node, as in PyTorch; their version goes up, so saved copies of the old value are stale.
+
+        >>> from diffcompare import autograd as ag
+        >>> class AddOne(ag.Function):
+        ...     @staticmethod
+        ...     def forward(ctx, x):
+        ...         x.add_(1)
+        ...         ctx.mark_dirty(x)
+        ...         return x
+        ...     @staticmethod
+        ...     def backward(ctx, g):
+        ...         return g
+        >>> h = ag.tensor([1.0], requires_grad=True) * 1
+        >>> AddOne.apply(h) is h, h.grad_fn
+        (True, <AddOneBackward object at ...>)
+        """
+        self._dirty = tensors
+        for t in tensors:
+            t._bump()
 
     _for_forward = ()
     _reading_forward = False
+    _dirty = ()
 
     @property
     def saved_tensors(self):
@@ -154,6 +179,54 @@ class Function:
             if isinstance(o, Tensor) and t is not None:
                 set_tangent(o, t._data if isinstance(t, Tensor) else np.asarray(t))
 
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        """The modern style: ``forward(*args)`` without ``ctx``, then ``setup_context(ctx,
+        inputs, output)`` saves what backward needs (``inputs``: forward's arguments, defaults
+        filled in; ``output``: what it returned). A subclass that defines it is called so.
+
+        >>> from diffcompare import autograd as ag
+        >>> class Cube(ag.Function):
+        ...     @staticmethod
+        ...     def forward(x):
+        ...         return x ** 3
+        ...     @staticmethod
+        ...     def setup_context(ctx, inputs, output):
+        ...         (x,) = inputs
+        ...         ctx.save_for_backward(x)
+        ...     @staticmethod
+        ...     def backward(ctx, grad):
+        ...         (x,) = ctx.saved_tensors
+        ...         return grad * 3 * x ** 2
+        >>> x = ag.tensor(2.0, requires_grad=True)
+        >>> Cube.apply(x).backward(); x.grad
+        tensor(12.)
+        """
+        raise NotImplementedError("setup_context is not implemented.")
+
+    generate_vmap_rule = False
+
+    @staticmethod
+    def vmap(info, in_dims, *args):
+        """Not supported: the engine never batches a custom Function with a vmap rule."""
+        raise NotImplementedError(
+            "To use autograd.Function with vmap, you must either override the vmap staticmethod or set "
+            "generate_vmap_rule=True. (diffcompare's engine supports neither: custom Functions' vmap rules are "
+            "out of its scope.)")
+
+    @classmethod
+    def _run_forward(cls, ctx, args, kwargs):
+        """Run ``forward`` (and ``setup_context`` in the modern style) without recording;
+        returns its outputs and the arguments they were called with."""
+        with no_grad():
+            if cls.setup_context is Function.setup_context:
+                return cls.forward(ctx, *args, **kwargs), args
+            if kwargs or len(args) < _positional_count(cls.forward):
+                args = _bind_default_args(cls.forward, args, kwargs)
+            outputs = cls.forward(*args)
+            cls.setup_context(ctx, args, outputs)
+        return outputs, args
+
     @classmethod
     def apply(cls, *args, **kwargs):
         ctx = object.__new__(cls._node_type())
@@ -161,8 +234,9 @@ class Function:
         ctx._non_differentiable = set()
         ctx._materialize = True
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
-        with no_grad():
-            outputs = cls.forward(ctx, *args, **kwargs)
+        outputs, args = cls._run_forward(ctx, args, kwargs)
+        if len(ctx.needs_input_grad) != len(args):       # defaults bound in: they need no grad
+            ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
         single = not isinstance(outputs, tuple)
         outs = (outputs,) if single else outputs
         record = STATE.grad_enabled and any(ctx.needs_input_grad)
@@ -172,9 +246,13 @@ class Function:
             return outputs
 
         inputs = [a for a in args if isinstance(a, Tensor)]
+        dirty = ctx._dirty
+        for t in dirty:
+            if t.requires_grad_flag and t.grad_fn is None:
+                raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
         fresh = []
         for o in outs:
-            if isinstance(o, Tensor) and any(o is a for a in inputs):
+            if isinstance(o, Tensor) and any(o is a for a in inputs) and not any(o is d for d in dirty):
                 o = Tensor._make(o._data, False, None, o._counter())   # an input returned as is: a new handle
             fresh.append(o)
         edges = tuple(edge_of(a) if isinstance(a, Tensor) else (None, 0) for a in args)
@@ -191,7 +269,7 @@ class Function:
             if t is None or not isinstance(t, Tensor):
                 saved.append(t)
             else:
-                saved.append(SavedTensor(t, is_output=t.grad_fn is ctx))
+                saved.append(save(t, is_output=t.grad_fn is ctx))
         ctx._saved = saved
         ctx._to_save = ()
         if STATE.forward_level:
@@ -199,6 +277,19 @@ class Function:
         if STATE.recorder is not None:
             STATE.recorder(ctx, args, kwargs, tuple(fresh))
         return fresh[0] if single else tuple(fresh)
+
+
+def _positional_count(func):
+    code = getattr(func, "__code__", None)
+    return code.co_argcount if code is not None else 0
+
+
+def _bind_default_args(func, args, kwargs):
+    """``args`` and ``kwargs`` as one tuple of positional arguments, defaults filled in (as
+    PyTorch passes them to ``forward`` and ``setup_context``)."""
+    bound = inspect.signature(func).bind(*args, **kwargs)
+    bound.apply_defaults()
+    return bound.args
 
 
 def once_differentiable(fn):

@@ -33,6 +33,8 @@ class _State(threading.local):
     recorder = None      # graph.recording: sees every node as it is recorded
     forward_level = 0    # forward-mode AD: the dual level open (0: none), see forward_ad.py
     dual_tensors = None  # weak references to the tensors given a tangent at that level, cleared when it closes
+    saved_hooks = ()     # (pack_hook, unpack_hook) pairs of the active saved_tensors_hooks, innermost last
+    saved_hooks_disabled = None   # the error message of disable_saved_tensors_hooks, while it is active
 
 
 STATE = _State()

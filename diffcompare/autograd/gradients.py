@@ -171,6 +171,8 @@ def is_own(g, results, incoming, incoming_owned, saved):
         return False
     for value in saved or ():
         array = getattr(value, "array", value)   # a SavedTensor's array, or a constant
+        if array is None and getattr(value, "hooked", False):
+            return False      # kept by a pack hook: what it unpacks to is not known here
         if type(array) is np.ndarray and np.may_share_memory(g, array):
             return False
     return True

@@ -36,83 +36,13 @@ from . import collector
 from .grad_mode import STATE
 from .quiet import IGNORE as QUIET, reset_quiet, set_quiet
 from .buffer import GradientBuffer
+# what a node keeps for backward; torch.autograd.graph's hooks for saved tensors are here too
+from .saved import (FREED_ERROR, SavedTensor, disable_saved_tensors_hooks, save_on_cpu,  # noqa: F401
+                    saved_attribute, saved_attribute_names, saved_tensors_hooks)
 from .gradients import LAZY, stack_rows
 from .tensor import HookHandle, Tensor
 
 sequence = itertools.count()
-
-FREED_ERROR = (
-    "Trying to backward through the graph a second time (or directly access saved tensors after "
-    "they have already been freed). Saved intermediate values of the graph are freed when you call "
-    ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
-    "graph a second time or if you need to access saved tensors after calling backward."
-)
-
-
-class SavedTensor:
-    """A tensor kept for backward, with the version it had when it was saved.
-
-    Like PyTorch's SavedVariable it keeps the array and where its gradient goes, not the
-    tensor object: an intermediate tensor is freed as soon as the user drops it, and an
-    op's output saved by its own node makes no reference cycle. A tensor is rebuilt only
-    when a differentiable backward (create_graph) asks for it. A leaf is kept as itself.
-    """
-
-    __slots__ = ("array", "counter", "version", "grad_fn", "output_nr", "leaf", "tangent")
-
-    def __init__(self, tensor, is_output):
-        self.counter = tensor._counter()
-        self.version = self.counter[0]
-        self.array = tensor._data
-        self.tangent = tensor._tangent      # forward mode: kept so a backward through the graph carries it
-        self.output_nr = tensor._output_nr
-        if is_output:
-            self.grad_fn = self.leaf = None        # the saving node is the producer
-        elif tensor.grad_fn is not None:
-            self.grad_fn, self.leaf = tensor.grad_fn, None
-        else:
-            self.grad_fn, self.leaf = None, tensor
-
-    @property
-    def is_output(self):
-        return self.grad_fn is None and self.leaf is None
-
-    def unpack(self, node, as_tensor):
-        if self.counter[0] != self.version:
-            raise RuntimeError(_modified_message(self, node))
-        if not as_tensor:
-            return self.array
-        if self.leaf is not None:
-            return self.leaf
-
-        t = Tensor._make(self.array, True, self.grad_fn or node, self.counter)
-        t._output_nr = self.output_nr
-        if self.tangent is not None and STATE.forward_level:
-            t._tangent = self.tangent        # forward over reverse: the backward's ops see the tangent
-            STATE.dual_tensors.append(weakref.ref(t))
-        return t
-
-
-def _modified_message(saved, node):
-    array = saved.array
-    shape = ", ".join(str(n) for n in array.shape)
-    who = f"[{array.dtype} tensor [{shape}]]"
-    producer = node if saved.is_output else saved.grad_fn
-    if producer is not None:
-        who += f", which is output {saved.output_nr} of {type(producer).__name__}"
-    hint = (
-        "Hint: the backtrace further above shows the operation that failed to compute its gradient. "
-        "The variable in question was changed in there or anywhere later. Good luck!"
-        if STATE.anomaly_enabled
-        else "Hint: enable anomaly detection to find the operation that failed to compute its gradient, "
-        "with diffcompare.autograd.set_detect_anomaly(True, check_nan=False)."
-    )
-    return (
-        "one of the variables needed for gradient computation has been modified by an inplace "
-        f"operation: {who}, is at version {saved.counter[0]}; expected version {saved.version} "
-        f"instead. {hint}"
-    )
-
 
 class Node:
     """One recorded operation. Subclasses define ``_apply(grad, create_graph)``.
@@ -209,14 +139,17 @@ class Node:
             if self._freed:
                 raise RuntimeError(FREED_ERROR)
             return ()
-        return [s.unpack(self, as_tensor) if type(s) is SavedTensor else s for s in saved]
+        return [s.unpack(self, as_tensor) if isinstance(s, SavedTensor) else s for s in saved]
 
     def __getattr__(self, name):
-        # PyTorch exposes saved values as _saved_<name>; reading them after they were freed
-        # raises the same error as a second backward.
-        if name.startswith("_saved_") and self._freed:
-            raise RuntimeError(FREED_ERROR)
+        # PyTorch exposes saved values as _saved_<name> (and _raw_saved_<name>); reading them
+        # after they were freed raises the same error as a second backward.
+        if name.startswith(("_saved_", "_raw_saved_")):
+            return saved_attribute(self, name)
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __dir__(self):
+        return sorted(set(super().__dir__()) | set(saved_attribute_names(self)))
 
 
 def init_node(node, edges, saved=None):
@@ -473,7 +406,8 @@ def _plan(roots, targets):
 def walking(create_graph):
     """The state of a backward walk: grad mode as ``create_graph`` asks, NumPy's
     floating-point warnings off (0 * inf is nan, as in PyTorch, silently), and afterwards the
-    previous mode back and the garbage collector restarted if recording had paused it."""
+    previous mode back and what recording froze out of the garbage collector's sight unfrozen
+    (:mod:`.collector`)."""
     previous_mode = STATE.grad_enabled
     STATE.grad_enabled = create_graph
     quiet = set_quiet(QUIET)

@@ -36,6 +36,7 @@ OPS = frozenset("""
     AbsBackward0 AcosBackward0 AcoshBackward0 AddBackward0 AmaxBackward0 AminBackward0 AsinBackward0
     AsinhBackward0 Atan2Backward0 AtanBackward0 AtanhBackward0 CatBackward0 CbrtBackward0 CeilBackward0
     ClampBackward0 ClampBackward1 CloneBackward0 ConjBackward0 CopyBackwards CopySlices CopySlicesView
+    FillBackward2 FillBackward3 ZeroBackward0
     CosBackward0 CoshBackward0 CumsumBackward0 D DivBackward0 DotBackward0 ELEMENTWISE ErfBackward0
     ExpBackward0 ExpandBackward0 Expm1Backward0 FloorBackward0 HypotBackward0 ImagBackward0
     IndexBackward0 IndexPutBackward0 IndexPutBackward0Setitem LEAF_INPLACE_ERROR

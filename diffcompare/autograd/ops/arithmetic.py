@@ -59,6 +59,7 @@ class MulScalarBackward(Op):
 
 
 MulScalarBackward.__name__ = "MulBackward0"
+MulScalarBackward.saved_names, MulScalarBackward.saved_absent = ("other",), ("self",)   # as PyTorch keeps x * c
 
 
 class DivBackward0(Op):
@@ -141,6 +142,7 @@ class PowBackward1(Op):
     a == 0 and b >= 0)."""
     broadcasts = True
     saves = (0, 1, RESULT)
+    saved_names = ("self", "exponent", "result")
 
     @staticmethod
     def forward(a, b):
@@ -158,6 +160,7 @@ class PowBackward1(Op):
 class PowBackward2(Op):
     """``c ** x`` for a constant base c."""
     saves = (RESULT,)
+    saved_params = {"self": "base"}     # PyTorch's name of the base
 
     @staticmethod
     def forward(x, base):

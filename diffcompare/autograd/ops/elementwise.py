@@ -37,12 +37,24 @@ def _elementwise(np_func, name, saves, vjp, formula):
                               "formula": formula, "__doc__": f"VJP: {formula}."})
 
 
+def _sign(x):
+    """PyTorch's sign of real values: np.sign, but 0 at NaN (so abs'(nan) is 0, as in PyTorch).
+
+    >>> _sign(np.array([-2.0, 0.0, np.nan, np.inf]))
+    array([-1.,  0.,  0.,  1.])
+    """
+    s = np.sign(x)
+    if s.dtype.kind == "f" and np.isnan(s).any():
+        s = np.where(np.isnan(s), 0, s).astype(s.dtype)
+    return s
+
+
 def _sgn(x):
-    """PyTorch's sgn: sign(x) for real x; x/|x| for complex x (0 at 0), itself differentiable
-    when x is a tensor, so that second derivatives through abs are right."""
+    """PyTorch's sgn: sign(x) for real x (0 at NaN); x/|x| for complex x (0 at 0), itself
+    differentiable when x is a tensor, so that second derivatives through abs are right."""
     a = array_of(x)
     if a.dtype.kind != "c":
-        return np.sign(a)
+        return _sign(a)
     zero = a == 0
     return D.where(zero, 0.0, x / D.where(zero, 1.0, D.abs(x)))
 
@@ -76,9 +88,9 @@ ELEMENTWISE = {
     "acosh": (np.arccosh, X, lambda g, x: g / D.sqrt(x * x - 1), "grad / sqrt(x^2 - 1)"),
     "atanh": (np.arctanh, X, lambda g, x: g / (1 - x * x), "grad / (1 - x^2)"),
     "sigmoid": (special.sigmoid, R, lambda g, r: g * (r * (1 - r)), "grad * result (1 - result)"),
-    "relu":  (special.relu,   R, lambda g, r: D.where(array_of(r) > 0, g, 0.0), "grad where result > 0, else 0"),
+    "relu":  (special.relu,   R, lambda g, r: D.where(array_of(r) <= 0, 0.0, g), "grad except where result <= 0 (NaN passes it)"),
     "abs":   (np.abs,     X, lambda g, x: g * _sgn(x), "grad * sgn(x)"),
-    "sign":  (np.sign,    (), lambda g: D.zeros_like(g), "0"),
+    "sign":  (_sign,      (), lambda g: D.zeros_like(g), "0"),
     "floor": (np.floor,   (), lambda g: D.zeros_like(g), "0"),
     "ceil":  (np.ceil,    (), lambda g: D.zeros_like(g), "0"),
     "round": (np.round,   (), lambda g: D.zeros_like(g), "0"),
@@ -146,6 +158,7 @@ class ClampBackward0(Op):
     """clamp with tensor bounds: ties go to x; a bound gets the gradient where it clamps."""
     broadcasts = True
     saves = (0, 1, 2)
+    saved_names = ("self", "min", "max")
 
     @staticmethod
     def forward(x, lo, hi):
@@ -157,15 +170,23 @@ class ClampBackward0(Op):
         return np.array(out, dtype=np.result_type(x))
 
     def backward(self, g, x, lo, hi):
+        # PyTorch's clamp_backward_min_max: comparisons with a NaN are false, so x's gradient
+        # is zero where x or a bound is NaN, and a bound gets it only where it clamps
         xa, la, ha = array_of(x), array_of(lo), array_of(hi)
-        below = (xa < la) if la is not None else np.zeros_like(xa, dtype=bool)
-        above = (xa > ha) if ha is not None else np.zeros_like(xa, dtype=bool)
+        gx = glo = ghi = None
         if la is not None and ha is not None:
-            below = below & ~(la > ha)
-            above = above | (la > ha)
-        gx = D.where(below | above, 0.0, g)
-        glo = D.where(below, g, 0.0) if self.needs(1) else None
-        ghi = D.where(above, g, 0.0) if self.needs(2) else None
+            if self.needs(0):
+                gx = D.where((xa >= la) & (xa <= ha), g, 0.0)
+            if self.needs(1):
+                glo = D.where((xa < la) & (la < ha), g, 0.0)
+            if self.needs(2):
+                ghi = D.where((xa > ha) | (ha < la), g, 0.0)
+        elif la is not None:
+            gx = D.where(xa >= la, g, 0.0) if self.needs(0) else None
+            glo = D.where(xa < la, g, 0.0) if self.needs(1) else None
+        else:
+            gx = D.where(xa <= ha, g, 0.0) if self.needs(0) else None
+            ghi = D.where(xa > ha, g, 0.0) if self.needs(2) else None
         return gx, glo, ghi
 
 
@@ -187,26 +208,52 @@ clip = clamp
 
 
 class MaximumBackward0(Op):
-    """Elementwise max; a tie sends half the gradient to each side."""
+    """Elementwise max; a tie sends half the gradient to each side, and where a comparison
+    fails (a NaN on either side) both sides get all of it, as in PyTorch.
+
+    >>> from diffcompare import autograd as ag
+    >>> a = ag.tensor([float("nan"), 1.0, 2.0], requires_grad=True)
+    >>> b = ag.tensor([1.0, 1.0, 3.0], requires_grad=True)
+    >>> ag.maximum(a, b).sum().backward()
+    >>> a.grad, b.grad
+    (tensor([1.0000, 0.5000, 0.0000]), tensor([1.0000, 0.5000, 1.0000]))
+    """
     broadcasts = True
     saves = (0, 1)
     forward = staticmethod(np.maximum)
 
     def backward(self, g, a, b):
-        a, b = array_of(a), array_of(b)
-        share_a = np.where(a > b, 1.0, np.where(a == b, 0.5, 0.0)).astype(g.dtype)
-        return (g * share_a if self.needs(0) else None), (g * (1 - share_a) if self.needs(1) else None)
+        return _extremum_shares(self, g, array_of(a), array_of(b), np.less, np.greater)
 
 
 class MinimumBackward0(Op):
+    """Elementwise min; ties and NaNs as in :class:`MaximumBackward0`."""
     broadcasts = True
     saves = (0, 1)
     forward = staticmethod(np.minimum)
 
     def backward(self, g, a, b):
-        a, b = array_of(a), array_of(b)
-        share_a = np.where(a < b, 1.0, np.where(a == b, 0.5, 0.0)).astype(g.dtype)
-        return (g * share_a if self.needs(0) else None), (g * (1 - share_a) if self.needs(1) else None)
+        return _extremum_shares(self, g, array_of(a), array_of(b), np.greater, np.less)
+
+
+def _extremum_shares(node, g, a, b, a_loses, b_loses):
+    """PyTorch's rule for maximum/minimum: each side gets the gradient, halved where a == b,
+    zeroed where it loses (``a_loses(a, b)``); NaN compares false, so it loses nowhere."""
+    tie = np.where(a == b, 0.5, 1.0).astype(g.dtype)
+    share_a = np.where(a_loses(a, b), 0.0, tie).astype(g.dtype) if node.needs(0) else None
+    share_b = np.where(b_loses(a, b), 0.0, tie).astype(g.dtype) if node.needs(1) else None
+    return (None if share_a is None else g * share_a), (None if share_b is None else g * share_b)
+
+
+def _extremum_tangent(node, tangents, arrays, out):
+    """Forward mode of maximum/minimum, PyTorch's formula: tb + w (ta - tb) with w = 1/2 at a
+    tie, else whether a wins (so at a NaN the tangent is b's)."""
+    (ta, tb), (a, b) = tangents, arrays
+    wins = np.greater(a, b) if type(node) is MaximumBackward0 else np.less(a, b)
+    share = np.where(np.equal(a, b), 0.5, wins).astype(out.dtype)
+    ta = 0 if ta is None else ta
+    tb = 0 if tb is None else tb
+    return tb + share * (ta - tb)
 
 
 def maximum(a, b):
@@ -254,6 +301,7 @@ class WhereBackward0(Op):
     infinite local derivative is nan: the well-known where-NaN trap, kept on purpose)."""
     broadcasts = True
     saves = (0,)
+    saved_names = ("condition",)
 
     @staticmethod
     def forward(cond, a, b):
@@ -277,6 +325,7 @@ for _cls in (SoftplusBackward0, ClampBackward1, ClampBackward0, MaximumBackward0
              HypotBackward0, WhereBackward0):
     _cls.batched_backward = _cls.backward   # elementwise: the rule takes a batch as it is
     _cls.tangent = "elementwise"
+MaximumBackward0.tangent = MinimumBackward0.tangent = staticmethod(_extremum_tangent)
 
 register(conj=conj, real=real, exp=exp, log=log, sqrt=sqrt,  # noqa: F821
          sin=sin, cos=cos, sinh=sinh, cosh=cosh, sigmoid=sigmoid, abs=abs,  # noqa: F821

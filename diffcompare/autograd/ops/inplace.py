@@ -11,7 +11,7 @@ from ..grad_mode import STATE
 from ..tensor import Tensor
 from .dual import D
 from .forward import set_tangent
-from .recording import Op, apply, sum_to
+from .recording import Op, apply, array_of, sum_to
 
 LEAF_INPLACE_ERROR = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_OF_LEAF_INPLACE_ERROR = "a view of a leaf Variable that requires grad is being used in an in-place operation."
@@ -111,18 +111,77 @@ def inplace_unary(op):
 
 
 def zero_(t):
-    return fill_(t, 0)
+    """``t.zero_()``: on a tensor with history, that history is cut (``ZeroBackward0``
+    sends a zero gradient to the old value), as in PyTorch.
+
+    >>> from diffcompare import autograd as ag
+    >>> x = ag.tensor([1.0, 2.0], requires_grad=True)
+    >>> y = x * 2
+    >>> y.zero_().grad_fn
+    <ZeroBackward0 ...>
+    """
+    return write_in_place(t, lambda old: apply(ZeroBackward0, (old,)))
 
 
 def fill_(t, value):
-    value = value._data if isinstance(value, Tensor) else value
-    return write_in_place(t, lambda src: Tensor._make(np.full(t.shape, value, dtype=t.dtype)))
+    """``t.fill_(value)``: the old history is cut (``FillBackward2``); a ``value`` tensor that
+    requires grad gets the sum of the gradient (``FillBackward3``), as in PyTorch.
+
+    >>> from diffcompare import autograd as ag
+    >>> x = ag.tensor([1.0, 2.0], requires_grad=True)
+    >>> y = x * 2
+    >>> _ = y.fill_(3.0)
+    >>> (y * x).sum().backward()
+    >>> x.grad
+    tensor([3., 3.])
+    """
+    if isinstance(value, Tensor):
+        if value.dim() != 0:
+            raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
+                               f"{value.dim()} dimensions.")
+        return write_in_place(t, lambda old: apply(FillBackward3, (old, value)))
+    return write_in_place(t, lambda old: apply(FillBackward2, (old, value)))
 
 
 def copy_(t, src):
-    if isinstance(src, Tensor):
-        return write_in_place(t, lambda old: apply(CopyBackwards, (old, src), {"shape": t.shape, "src_shape": src.shape, "src_dtype": src.dtype}))
-    return write_in_place(t, lambda old: Tensor._make(np.broadcast_to(np.asarray(src, dtype=t.dtype), t.shape)))
+    """``t.copy_(src)``: ``t`` takes ``src``'s values and history (``CopyBackwards``)."""
+    params = {"shape": t.shape, "src_shape": np.shape(array_of(src)), "src_dtype": np.result_type(array_of(src))}
+    return write_in_place(t, lambda old: apply(CopyBackwards, (old, src), params))
+
+
+class FillBackward2(Op):
+    """``t.fill_(number)``: the old value's gradient is zero."""
+
+    @staticmethod
+    def forward(old, value):
+        return np.full(old.shape, value, dtype=old.dtype)
+
+    def backward(self, g):
+        return (D.zeros_like(g) if self.needs(0) else None), None
+
+    tangent = "affine"
+
+
+class FillBackward3(FillBackward2):
+    """``t.fill_(tensor)``: the old value's gradient is zero, the 0-d value gets the sum."""
+
+    def backward(self, g):
+        return (D.zeros_like(g) if self.needs(0) else None), (g.sum() if self.needs(1) else None)
+
+    tangent = "linear"
+
+
+class ZeroBackward0(Op):
+    """``t.zero_()``: the old value's gradient is zero."""
+
+    @staticmethod
+    def forward(old):
+        return np.zeros_like(old)
+
+    def backward(self, g):
+        return (D.zeros_like(g) if self.needs(0) else None),
+
+    tangent = "linear"
 
 
 class CopyBackwards(Op):
@@ -139,5 +198,5 @@ class CopyBackwards(Op):
 
 
 # what the family exports to `ops`
-__all__ = ['CopyBackwards', 'CopySlicesView', 'LEAF_INPLACE_ERROR', 'VIEW_OF_LEAF_INPLACE_ERROR', 'copy_',
+__all__ = ['CopyBackwards', 'CopySlicesView', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'LEAF_INPLACE_ERROR', 'VIEW_OF_LEAF_INPLACE_ERROR', 'copy_',
            'fill_', 'inplace_binary', 'inplace_unary', 'write_in_place', 'zero_']

@@ -13,6 +13,7 @@ from .recording import Op, apply, sum_to
 class MmBackward0(Op):
     """Matrix product; 1-d operands are treated as a row (left) or a column (right)."""
     saves = (0, 1)
+    saved_names = ("self", "mat2")
     forward = staticmethod(np.matmul)
 
     def backward(self, g, a, b, lead=()):
@@ -42,11 +43,11 @@ MmBackward0.tangent = staticmethod(matmul_tangent)
 
 
 class DotBackward0(MmBackward0):
-    pass
+    saved_names = ("self", "tensor")
 
 
 class MvBackward0(MmBackward0):
-    pass
+    saved_names = ("self", "vec")
 
 
 class SqueezeBackward4(MmBackward0):

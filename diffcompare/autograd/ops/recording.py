@@ -13,6 +13,7 @@ from ..collector import MASK as COLLECTOR_MASK, checkpoint
 from ..grad_mode import STATE
 from ..gradients import ScaledGrad
 from ..graph import FREED_ERROR, Node, SavedTensor, edge_of, sequence
+from ..saved import HookedSavedTensor, save
 from ..quiet import IGNORE as QUIET, reset_quiet, set_quiet
 from ..tensor import Tensor
 from .dual import D
@@ -58,19 +59,22 @@ class Op(Node):
                 s.unpack(self, False)   # raises the "modified by an inplace operation" error
             grads = self.backward(g, s.array)
         else:
-            grads = self.backward(g, *self._saved_arrays(saved))
+            grads = self.backward(g, *self._unpacked_arrays(saved))
         meta = self.meta
         if meta is not None:
             grads = tuple([_fit(gi, m) for gi, m in zip(grads, meta)])
         return grads
 
-    def _saved_arrays(self, saved):
+    def _unpacked_arrays(self, saved):
         values = []
         for s in saved:
             if type(s) is SavedTensor:
                 if s.counter[0] != s.version:
                     s.unpack(self, False)   # raises the "modified by an inplace operation" error
                 values.append(np.conj(s.array) if self.conjugate else s.array)
+            elif type(s) is HookedSavedTensor:
+                array = s.unpack(self, False)
+                values.append(np.conj(array) if self.conjugate else array)
             else:
                 values.append(_conj(s) if self.conjugate else s)
         return values
@@ -83,7 +87,7 @@ class Op(Node):
         saved = self._saved
         if saved is None and self._freed:
             raise RuntimeError(FREED_ERROR)
-        grads = self.batched_backward(g, *self._saved_arrays(saved or ()))
+        grads = self.batched_backward(g, *self._unpacked_arrays(saved or ()))
         meta = self.meta
         if meta is not None:
             grads = tuple([_fit(gi, m, 1) for gi, m in zip(grads, meta)])
@@ -221,14 +225,15 @@ def _record(cls, args, params, out):
         if out.dtype.kind == "c" and cls.holomorphic:
             node.conjugate = True
         saved = []
+        keep = save if STATE.saved_hooks else SavedTensor     # saved_tensors_hooks active: hooked
         for i in saves:
             if i == RESULT:
-                saved.append(SavedTensor(result, True))
+                saved.append(keep(result, True))
             elif type(i) is str:
                 saved.append(params[i])
             else:
                 a = args[i]
-                saved.append(SavedTensor(a, False) if isinstance(a, Tensor) else a)
+                saved.append(keep(a, False) if isinstance(a, Tensor) else a)
         node._saved = saved
     if cls.broadcasts:
         # Gradients need fitting back only where an input's shape or dtype differs from the output's.

@@ -121,10 +121,26 @@ class MaxBackward1(Op):
     def forward(x, axis, keepdims, in_shape, keep_shape):
         return np.max(x, axis=axis, keepdims=keepdims)
 
+    nan_ties = True     # a NaN result is shared among the NaN elements (PyTorch's evenly_distribute_backward)
+
     def backward(self, g, x, r):
-        mask = array_of(x) == _expand_back(array_of(r), self)
+        x, r = array_of(x), _expand_back(array_of(r), self)
+        mask = x == r
+        if self.nan_ties and x.dtype.kind in "fc":
+            nan = np.isnan(r)
+            if nan.any():
+                mask |= nan & np.isnan(x)
         share = mask / mask.sum(axis=self.axis, keepdims=True)
-        return (_expand_back(g, self) * share.astype(array_of(x).dtype),)
+        return (_expand_back(g, self) * share.astype(x.dtype),)
+
+
+def _evenly_read_tangent(node, t, x, out):
+    """Forward mode of max/amax: the mean of the tangents at the elements equal to the
+    result (PyTorch's evenly_read_jvp and amaxamin_jvp; a NaN result equals none: NaN)."""
+    mask = x == _expand_back(out, node)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.sum(np.where(mask, t, 0), axis=node.axis, keepdims=node.keepdims) / \
+            np.sum(mask, axis=node.axis, keepdims=node.keepdims)
 
 
 class MinBackward1(MaxBackward1):
@@ -132,11 +148,11 @@ class MinBackward1(MaxBackward1):
 
 
 class AmaxBackward0(MaxBackward1):
-    pass
+    nan_ties = False    # PyTorch's amax compares with ==: a NaN result gives NaN gradients
 
 
 class AminBackward0(MinBackward1):
-    pass
+    nan_ties = False
 
 
 class MaxBackward0(Op):
@@ -435,6 +451,7 @@ for _cls in (SumBackward0, MeanBackward0, CumsumBackward0, NllLossBackward0):
 for _cls in (ProdBackward0, MaxBackward1, MaxBackward0, VarBackward0, StdBackward0, LinalgVectorNormBackward0,
              LogsumexpBackward0):
     _cls.tangent = "reduction"
+MaxBackward1.tangent = staticmethod(lambda node, tangents, arrays, out: _evenly_read_tangent(node, tangents[0], arrays[0], out))
 SoftmaxBackward0.tangent = staticmethod(softmax_tangent)
 LogSoftmaxBackward0.tangent = staticmethod(log_softmax_tangent)
 
