@@ -112,7 +112,12 @@ def permute(x, *dims):
 
 
 def moveaxis(x, source, destination):
-    order = list(np.moveaxis(np.arange(x.ndim), source, destination))
+    ndim = _max(1, x.ndim)
+    source = [s % ndim for s in (source if isinstance(source, (tuple, list)) else (source,))]
+    destination = [d % ndim for d in (destination if isinstance(destination, (tuple, list)) else (destination,))]
+    order = [d for d in range(x.ndim) if d not in source]
+    for dest, src in sorted(zip(destination, source)):
+        order.insert(dest, src)
     return permute(x, order)
 
 
