@@ -27,6 +27,7 @@ tensor([3., 7.])
 from __future__ import annotations
 
 import functools
+import weakref
 
 import numpy as np
 
@@ -108,11 +109,22 @@ def _differentiable(outputs, leaves):
     if STATE.forward_level:
         return True
     own = {id(x) for x in leaves if isinstance(x, Tensor)}
+    own.update(_FINISHED.keys())
     roots = [o.grad_fn for o in outputs if isinstance(o, Tensor) and o.grad_fn is not None]
     for node in collect(roots):
         if type(node) is AccumulateGrad and id(node.variable) not in own:
             return True
     return False
+
+
+# the leaves of transforms that have returned: what reaches them is no caller's graph
+_FINISHED = weakref.WeakValueDictionary()
+
+
+def _finish(leaves):
+    for x in leaves:
+        if isinstance(x, Tensor) and x.grad_fn is None and x.requires_grad:
+            _FINISHED[id(x)] = x
 
 
 def _zeros_like(x):
@@ -121,6 +133,14 @@ def _zeros_like(x):
 
 def _detach_tree(tree, keep):
     return tree if keep else tree_map(lambda v: v.detach() if isinstance(v, Tensor) else v, tree)
+
+
+def _aux(tree, keep):
+    """The auxiliary outputs (tensors only, as in PyTorch), detached unless ``keep``."""
+    for v in tree_flatten(tree)[0]:
+        if not isinstance(v, Tensor):
+            raise RuntimeError(f"Expected tensors, got unsupported type {type(v)}")
+    return _detach_tree(tree, keep)
 
 
 def _split_aux(result, has_aux, who):
@@ -175,8 +195,9 @@ def grad_and_value(func, argnums=0, has_aux=False):
         found = iter(_vjp_of((out,), tensors, (Tensor._make(np.ones((), dtype=out.dtype)),), create))
         grads = shape([next(found) if isinstance(x, Tensor) else x for x in leaves], isinstance(argnums, int))
         value = out if create else out.detach()
+        _finish(leaves)
         if has_aux:
-            return grads, (value, _detach_tree(aux, create))
+            return grads, (value, _aux(aux, create))
         return grads, value
     return wrapper
 
@@ -234,9 +255,10 @@ def vjp(func, *primals, has_aux=False):
         found = iter(_vjp_of(outs, tensors, seeds, keep, batched=_batched))
         return shape([next(found) if isinstance(x, Tensor) else x for x in leaves], False)
 
+    _finish(leaves)
     vjp_fn._vjp_of = True      # vmap(vjp_fn) takes the whole batch in one walk (is_grads_batched)
     value = _detach_tree(out, create)
-    return (value, vjp_fn, _detach_tree(aux, create)) if has_aux else (value, vjp_fn)
+    return (value, vjp_fn, _aux(aux, create)) if has_aux else (value, vjp_fn)
 
 
 def jacrev(func, argnums=0, has_aux=False, chunk_size=None):
@@ -275,7 +297,8 @@ def jacrev(func, argnums=0, has_aux=False, chunk_size=None):
                 found.append(next(rows).reshape(full) if n else Tensor._make(np.zeros(full, dtype=x.dtype)))
             blocks.append(shape(found, isinstance(argnums, int)))
         jac = tree_unflatten(blocks, out_spec)
-        return (jac, _detach_tree(aux, create)) if has_aux else jac
+        _finish(leaves)
+        return (jac, _aux(aux, create)) if has_aux else jac
     return wrapper
 
 
@@ -312,8 +335,11 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
         outs, spec = tree_flatten(out)
         unpacked = [fwAD.unpack_dual(o) for o in outs]
         aux = tree_map(lambda v: fwAD.unpack_dual(v).primal if isinstance(v, Tensor) else v, aux)
-    primal = tree_unflatten([u.primal for u in unpacked], spec)
-    tangent = tree_unflatten([u.tangent if u.tangent is not None else _zeros_like(u.primal) for u in unpacked], spec)
+    primals = [u.primal for u in unpacked]
+    tangents = [u.tangent if u.tangent is not None else _zeros_like(u.primal) for u in unpacked]
+    keep = _differentiable(primals + tangents, ())
+    primal = _detach_tree(tree_unflatten(primals, spec), keep)
+    tangent = _detach_tree(tree_unflatten(tangents, spec), keep)
     return (primal, tangent, aux) if has_aux else (primal, tangent)
 
 
@@ -329,6 +355,7 @@ def _jvp_by_reverse(func, primals, p_leaves, t_leaves, has_aux):
         dummies = [Tensor._make(np.zeros(o.shape, dtype=o.dtype), True) for o in outs]
         g = _vjp_of(outs, leaves, dummies, True)
         result = _vjp_of(g, dummies, t_leaves, True)
+    _finish(leaves)
     return (tree_unflatten(outs, out_spec), tree_unflatten(result, out_spec)) + ((aux,) if has_aux else ())
 
 
@@ -388,8 +415,7 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
                 found.append(block)
             blocks.append(shape(found, isinstance(argnums, int)))
         jac = tree_unflatten(blocks, spec)
-        if not (STATE.grad_enabled and any(isinstance(x, Tensor) and x.requires_grad for x in leaves)):
-            jac = _detach_tree(jac, False)      # tangents recorded for an inner transform's own leaves
+        jac = _detach_tree(jac, _differentiable(tree_flatten(jac)[0], ()))
         return (jac, aux) if has_aux else jac
     return wrapper
 
