@@ -299,11 +299,7 @@ def errors(lib):
 
 
 def test_errors_are_pytorchs():
-    mine, theirs = errors(ag), errors(torch)
-    for (m_type, m_text), (t_type, t_text) in zip(mine, theirs):
-        assert m_type == t_type, (m_text, t_text)
-        assert m_text.split(":")[-1].split(".")[0].strip()[:40] == t_text.split(":")[-1].split(".")[0].strip()[:40] \
-            or m_text[:40] == t_text[:40], (m_text, t_text)
+    assert errors(ag) == errors(torch)
 
 
 def test_import_renaming():
