@@ -40,8 +40,9 @@ RESULT = -1     # in an op's ``saves``: its result (beside input positions and p
 NOT_IMPLEMENTED = "Trying to use forward AD with {name} that does not support it because it has not been implemented yet."
 
 
-def with_tangent(result, cls, args, arrays, params):
-    """Give ``result`` (the op ``cls`` on ``args``) its tangent when an input has one."""
+def with_tangent(result, cls, args, arrays, params, apply):
+    """Give ``result`` (the op ``cls`` on ``args``) its tangent when an input has one;
+    ``apply`` records an op (``recording.apply``), for a tangent that is itself differentiable."""
     tangents = [a._tangent if isinstance(a, Tensor) else None for a in args]
     if all(t is None for t in tangents):
         return
@@ -52,7 +53,7 @@ def with_tangent(result, cls, args, arrays, params):
     if params:
         node.__dict__.update(params)
     if STATE.grad_enabled and _differentiable(args, tangents):
-        tangent = _tangent_of_tensors(node, rule, result, args, tangents, params)
+        tangent = _tangent_of_tensors(node, rule, result, args, tangents, params, apply)
     else:
         tangents = [t._data if type(t) is not np.ndarray and isinstance(t, Tensor) else t for t in tangents]
         out = result._data
@@ -77,11 +78,10 @@ def _differentiable(args, tangents):
     return False
 
 
-def _tangent_of_tensors(node, rule, result, args, tangents, params):
+def _tangent_of_tensors(node, rule, result, args, tangents, params, apply):
     """The tangent as a tensor with a graph: the same rules run on tensors (the backward
     rules are written for arrays and tensors alike, ``ops/dual.py``), with the dual level
     closed meanwhile so that the rule's own ops carry no tangents."""
-    from .recording import apply      # recording imports this module
     tangents = [t if t is None or isinstance(t, Tensor) else Tensor._make(t) for t in tangents]
     tensors = list(args)
     level, STATE.forward_level = STATE.forward_level, 0
