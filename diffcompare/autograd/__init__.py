@@ -26,5 +26,7 @@ from .function import Function, FunctionCtx
 from . import forward_ad, functional, linalg, special
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from . import nn, optim
+from . import func, functorch
+from .vmapping import vmap
 
 autograd = __import__("sys").modules[__name__]   # `ag.autograd.grad` reads like `torch.autograd.grad`

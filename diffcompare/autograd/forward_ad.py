@@ -82,13 +82,17 @@ def make_dual(tensor, tangent, *, level=None):
             f"not supported. Tensor is of size {list(tensor.shape)} while the given forward gradient is of size "
             f"{list(tangent.shape)}.")
     dual = tensor.view_as(tensor)
-    set_tangent(dual, np.array(tangent._data))
+    set_tangent(dual, tangent)     # the tangent itself, as in PyTorch: unpack_dual gives it back
     return dual
 
 
 def unpack_dual(tensor, *, level=None):
-    """``(primal, tangent)``: the tensor without its tangent, and the tangent (None if it has none)."""
+    """``(primal, tangent)``: the tensor without its tangent, and the tangent (None if it has
+    none): the tensor given to ``make_dual``, or one computed by the ops, differentiable when
+    the tangents or primals it came from require grad."""
     tangent = tensor._tangent if STATE.forward_level else None
     primal = Tensor._make(tensor._data, tensor.requires_grad_flag, tensor.grad_fn, tensor._counter())
     primal._output_nr = tensor._output_nr
-    return UnpackedDualTensor(primal, None if tangent is None else Tensor._make(tangent))
+    if tangent is not None and not isinstance(tangent, Tensor):
+        tangent = Tensor._make(tangent)
+    return UnpackedDualTensor(primal, tangent)

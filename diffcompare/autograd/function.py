@@ -165,8 +165,8 @@ class Function:
     @classmethod
     def _tangents(cls, ctx, args, outs):
         """Forward mode: give the outputs the tangents ``jvp`` computes from the inputs'."""
-        tangents = [Tensor._make(a._tangent) if isinstance(a, Tensor) and a._tangent is not None else None
-                    for a in args]
+        tangents = [None if not isinstance(a, Tensor) or a._tangent is None else
+                    a._tangent if isinstance(a._tangent, Tensor) else Tensor._make(a._tangent) for a in args]
         if all(t is None for t in tangents):
             return
         ctx._reading_forward = True

@@ -53,20 +53,21 @@ def _unit_directions(leaves, batched: bool, count: int):
 
 def _pass(problem: Problem, task: Task, leaves, tangents, count: int, batched: bool) -> np.ndarray:
     """One forward pass with these tangents: J t as (points, m), or H t as (points, n) for a Hessian."""
-    with forward_ad.dual_level():
+    # J t needs no graph (tangents of leaves that require grad would be recorded, as in PyTorch)
+    with forward_ad.dual_level(), ag.set_grad_enabled(task.kind == "hessian"):
         duals = [leaf if t is None else forward_ad.make_dual(leaf, ag.tensor(np.asarray(t, dtype=float)))
                  for leaf, t in zip(leaves, tangents)]
         out = engine_outputs(problem, task, dict(zip(problem.variables, duals)), count)
         if task.kind != "hessian":
             tangent = forward_ad.unpack_dual(out).tangent
-            return np.zeros((count, task.m)) if tangent is None else tangent.numpy().T
+            return np.zeros((count, task.m)) if tangent is None else tangent.detach().numpy().T
         if not out.requires_grad:
             return np.zeros((count, task.n))
         grads = ag.grad(out, duals, ag.ones_like(out), create_graph=True, allow_unused=True)
         parts = []
         for g, leaf in zip(grads, leaves):
             tangent = None if g is None else forward_ad.unpack_dual(g).tangent
-            parts.append(np.zeros(leaf.shape) if tangent is None else tangent.numpy())
+            parts.append(np.zeros(leaf.shape) if tangent is None else tangent.detach().numpy())
     if batched:
         return np.stack(parts, axis=1)
     return np.concatenate([np.ravel(p) for p in parts]).reshape(1, -1)

@@ -28,7 +28,7 @@ AUTOGRAD = frozenset("""
     log_softmax logsumexp long manual_seed matmul max maximum mean min minimum mm moveaxis mv no_grad
     norm ones ones_like permute pow prod rand randint randn real reciprocal relu reshape round rsqrt
     set_detect_anomaly set_grad_enabled sigmoid sign sin sinh softmax softplus sqrt square squeeze stack
-    std sum t tan tanh tensor transpose unsqueeze var where zeros zeros_like
+    std sum t tan tanh tensor transpose unsqueeze var vmap where zeros zeros_like
 """.split())
 
 # ops.__all__

@@ -35,26 +35,32 @@ from ..gradients import LAZY
 from ..graph import SavedTensor
 from ..grad_mode import STATE
 from ..tensor import Tensor
+from .dual import D
 RESULT = -1     # in an op's ``saves``: its result (beside input positions and parameter names)
 NOT_IMPLEMENTED = "Trying to use forward AD with {name} that does not support it because it has not been implemented yet."
 
 
-def with_tangent(result, cls, args, arrays, params):
-    """Give ``result`` (the op ``cls`` on ``args``) its tangent when an input has one."""
+def with_tangent(result, cls, args, arrays, params, apply):
+    """Give ``result`` (the op ``cls`` on ``args``) its tangent when an input has one;
+    ``apply`` records an op (``recording.apply``), for a tangent that is itself differentiable."""
     tangents = [a._tangent if isinstance(a, Tensor) else None for a in args]
     if all(t is None for t in tangents):
         return
     rule = cls.tangent
     if rule is None:
         raise NotImplementedError(NOT_IMPLEMENTED.format(name=cls.__name__))
-    out = result._data
     node = object.__new__(cls)       # a node of its own: the rule's needs(i) must mean "has a tangent"
     if params:
         node.__dict__.update(params)
-    if isinstance(rule, str):
-        tangent = KINDS[rule](node, tangents, args, arrays, params, out)
+    if STATE.grad_enabled and _differentiable(args, tangents):
+        tangent = _tangent_of_tensors(node, rule, result, args, tangents, params, apply)
     else:
-        tangent = rule(node, tangents, arrays, out)
+        tangents = [t._data if type(t) is not np.ndarray and isinstance(t, Tensor) else t for t in tangents]
+        out = result._data
+        if isinstance(rule, str):
+            tangent = KINDS[rule](node, tangents, args, arrays, params, out)
+        else:
+            tangent = rule(node, tangents, arrays, out)
     set_tangent(result, tangent)
     recorded = result.grad_fn
     if recorded is not None and recorded._saved:
@@ -63,9 +69,60 @@ def with_tangent(result, cls, args, arrays, params):
                 saved.tangent = result._tangent
 
 
+def _differentiable(args, tangents):
+    """Whether the tangent must be recorded for backward: a tangent requires grad, or a
+    primal that carries a tangent does (the tangent rule reads the primal), as in PyTorch."""
+    for a, t in zip(args, tangents):
+        if t is not None and (a.requires_grad_flag or (isinstance(t, Tensor) and t.requires_grad_flag)):
+            return True
+    return False
+
+
+def _tangent_of_tensors(node, rule, result, args, tangents, params, apply):
+    """The tangent as a tensor with a graph: the same rules run on tensors (the backward
+    rules are written for arrays and tensors alike, ``ops/dual.py``), with the dual level
+    closed meanwhile so that the rule's own ops carry no tangents."""
+    tangents = [t if t is None or isinstance(t, Tensor) else Tensor._make(t) for t in tangents]
+    tensors = list(args)
+    level, STATE.forward_level = STATE.forward_level, 0
+    try:
+        primal = _primal_view(result)
+        if rule == "linear" or rule == "affine":
+            operands = []
+            for a, t in zip(args, tangents):
+                if isinstance(a, Tensor):
+                    operands.append(t if t is not None else Tensor._make(_zeros(a._data)))
+                else:
+                    operands.append(_zeros(a) if rule == "affine" else a)
+            return apply(type(node), operands, params)
+        if isinstance(rule, str):
+            return KINDS[rule](node, tangents, tensors, tensors, params, primal)
+        return rule(node, tangents, tensors, primal)
+    finally:
+        STATE.forward_level = level
+
+
+def _primal_view(t):
+    """``t`` without its tangent (same data, same place in the graph)."""
+    primal = Tensor._make(t._data, t.requires_grad_flag, t.grad_fn, t._counter())
+    primal._output_nr = t._output_nr
+    primal._accum = t._accum
+    return primal
+
+
 def set_tangent(tensor, tangent):
-    """Attach ``tangent`` (cast to the tensor's dtype and shape, writeable) at the open level."""
+    """Attach ``tangent`` at the open level: an array (cast to the tensor's dtype and shape,
+    writeable), or a tensor of the same shape and dtype, kept as it is (a tangent that is
+    itself differentiable, or the one given to ``make_dual``)."""
     out = tensor._data
+    if isinstance(tangent, Tensor):
+        if tangent.dtype != out.dtype:
+            tangent = tangent.to(out.dtype)
+        if tuple(tangent.shape) != out.shape:
+            tangent = tangent.expand(out.shape)
+        tensor._tangent = tangent
+        STATE.dual_tensors.append(weakref.ref(tensor))
+        return
     tangent = _dense(tangent)
     if tangent.dtype != out.dtype:
         tangent = tangent.astype(out.dtype) if out.dtype.kind == "c" or tangent.dtype.kind != "c" else \
@@ -78,10 +135,15 @@ def set_tangent(tensor, tangent):
     STATE.dual_tensors.append(weakref.ref(tensor))
 
 
+def tangent_array(tangent):
+    """A tangent as an array (None stays None)."""
+    return tangent._data if isinstance(tangent, Tensor) else tangent
+
+
 def _dense(g):
     while type(g) in LAZY:
         g = g.dense()
-    return np.asarray(g)
+    return g if isinstance(g, Tensor) else np.asarray(g)
 
 
 def _saved(node, arrays, params, out):
@@ -121,9 +183,9 @@ def _elementwise(node, tangents, args, arrays, params, out):
         if t is None:
             continue
         node._next = tuple(True if j == i else None for j in range(len(args)))    # needs(i) alone
-        g = t if t.shape == out.shape else np.broadcast_to(t, out.shape)
+        g = t if t.shape == out.shape else D.expand(t, out.shape)
         if t.dtype.kind == "c" and not node.holomorphic:
-            part = np.conj(_dense(node.backward(np.conj(g), *saved)[i]))
+            part = D.conj(_dense(node.backward(D.conj(g), *saved)[i]))
         else:
             part = _dense(node.backward(g, *saved)[i])
         total = part if total is None else total + part
@@ -133,10 +195,13 @@ def _elementwise(node, tangents, args, arrays, params, out):
 def _reduction(node, tangents, args, arrays, params, out):
     (t,) = tangents
     node._next = (True,)
-    local = _dense(node.backward(np.ones(out.shape, dtype=out.dtype), *_saved(node, arrays, params, out))[0])
+    ones = np.ones(out.shape, dtype=out.dtype)
+    if isinstance(out, Tensor):
+        ones = Tensor._make(ones)
+    local = _dense(node.backward(ones, *_saved(node, arrays, params, out))[0])
     if local.dtype.kind == "c" and not node.holomorphic:
-        local = np.conj(local)          # a real result of complex values: Re(conj(w) t), as for abs
-    return np.sum(local * t, axis=params["axis"], keepdims=params["keepdims"])
+        local = D.conj(local)          # a real result of complex values: Re(conj(w) t), as for abs
+    return (local * t).sum(axis=params["axis"], keepdims=params["keepdims"])
 
 
 KINDS = {"linear": _linear, "affine": _affine, "elementwise": _elementwise, "reduction": _reduction}
@@ -147,9 +212,9 @@ def matmul_tangent(node, tangents, arrays, out):
     (ta, tb), (a, b) = tangents, arrays
     total = None
     if ta is not None:
-        total = np.matmul(ta, b)
+        total = ta @ b
     if tb is not None:
-        part = np.matmul(a, tb)
+        part = a @ tb
         total = part if total is None else total + part
     return total
 
@@ -161,4 +226,4 @@ def softmax_tangent(node, tangents, arrays, out):
 
 def log_softmax_tangent(node, tangents, arrays, out):
     (t,) = tangents
-    return t - (np.exp(out) * t).sum(axis=node.dim, keepdims=True)
+    return t - (D.exp(out) * t).sum(axis=node.dim, keepdims=True)

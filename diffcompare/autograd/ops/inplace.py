@@ -10,7 +10,7 @@ from ..graph import SavedTensor, edge_of, init_node
 from ..grad_mode import STATE
 from ..tensor import Tensor
 from .dual import D
-from .forward import set_tangent
+from .forward import set_tangent, tangent_array
 from .recording import Op, apply, array_of, sum_to
 
 LEAF_INPLACE_ERROR = "a leaf Variable that requires grad is being used in an in-place operation."
@@ -34,7 +34,7 @@ def write_in_place(t, compute, leaf_message=LEAF_INPLACE_ERROR):
         source._output_nr = t._output_nr
         source._accum = t._accum
         if t._tangent is not None:
-            source._tangent = np.array(t._tangent)
+            source._tangent = t._tangent.clone() if isinstance(t._tangent, Tensor) else np.array(t._tangent)
     else:
         source = t
     new = compute(source)
@@ -92,8 +92,12 @@ def _write_tangent(t, tangent):
     its base's tangent (so the base's tangent changes with it)."""
     if tangent is None:
         tangent = np.zeros(t.shape, dtype=t.dtype)
-    if t._tangent is not None and t._tangent.flags.writeable:
-        np.copyto(t._tangent, tangent, casting="unsafe")
+    current = t._tangent
+    if isinstance(current, Tensor) and not current.requires_grad_flag:
+        current = current._data          # the tangent given to make_dual: written in place, as in PyTorch
+    differentiable = isinstance(tangent, Tensor) and tangent.requires_grad_flag
+    if type(current) is np.ndarray and current.flags.writeable and not differentiable:
+        np.copyto(current, tangent_array(tangent), casting="unsafe")
     else:
         set_tangent(t, tangent)
 

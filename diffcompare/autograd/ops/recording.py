@@ -171,7 +171,7 @@ def apply(cls, args, params=None):
         reset_quiet(token)
     result = _record(cls, args, params, out) if needs_grad and STATE.grad_enabled else Tensor._make(out)
     if STATE.forward_level:
-        with_tangent(result, cls, args, arrays, params)
+        with_tangent(result, cls, args, arrays, params, apply)
     return result
 
 

@@ -1,0 +1,13 @@
+"""The ``functorch`` names of the function transforms (PyTorch's former package, now
+``torch.func``): ``from functorch import grad`` ports as
+``from diffcompare.autograd.functorch import grad``.
+
+>>> from diffcompare import autograd as ag
+>>> from diffcompare.autograd.functorch import grad
+>>> grad(lambda x: x * x)(ag.tensor(3.0))
+tensor(6.)
+"""
+
+from .func import functional_call, grad, grad_and_value, hessian, jacfwd, jacrev, jvp, vjp, vmap
+
+__all__ = ["functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp", "vjp", "vmap"]
