@@ -248,9 +248,9 @@ def _extremum_shares(node, g, a, b, a_loses, b_loses):
 def _extremum_tangent(node, tangents, arrays, out):
     """Forward mode of maximum/minimum, PyTorch's formula: tb + w (ta - tb) with w = 1/2 at a
     tie, else whether a wins (so at a NaN the tangent is b's)."""
-    (ta, tb), (a, b) = tangents, arrays
+    (ta, tb), (a, b) = tangents, (array_of(arrays[0]), array_of(arrays[1]))   # tensors when tangents are recorded
     wins = np.greater(a, b) if type(node) is MaximumBackward0 else np.less(a, b)
-    share = np.where(np.equal(a, b), 0.5, wins).astype(out.dtype)
+    share = np.where(np.equal(a, b), 0.5, wins).astype(array_of(out).dtype)
     ta = 0 if ta is None else ta
     tb = 0 if tb is None else tb
     return tb + share * (ta - tb)
