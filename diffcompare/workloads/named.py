@@ -67,8 +67,9 @@ def workload_function(name: str, size: str = DEFAULT_SIZE, seed: int = 0):
             with ag.no_grad():
                 out = module.objective_engine(*(ag.as_tensor(p) for p in params), **consts("engine", ag.as_tensor))
             return out.detach().numpy()
+        what = f"arrays of {first.dtype}" if isinstance(first, np.ndarray) else type(first).__name__
         raise TypeError(f"the workload {name} computes on tensors (diffcompare's, PyTorch's, JAX's) or real NumPy "
-                        f"arrays, not on {type(first).__name__}")
+                        f"arrays, not on {what} (SymPy's symbols, mpmath's numbers)")
 
     f.__signature__ = inspect.Signature([inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD) for n in names])
     f.__name__ = f"workload_{name}"
