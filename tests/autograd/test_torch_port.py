@@ -1,0 +1,59 @@
+"""benchmarks/torch_port.py classifies cells right: a tiny corpus with a cell that agrees (its
+random draws the same on both sides), one whose values differ, one that stops at a missing
+torch API (named), one blocked by it, one where PyTorch raises too, one out of scope."""
+
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch")
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+import torch_port  # noqa: E402
+
+CORPUS = '''# source: synthetic
+# %%
+import torch
+x = torch.randn(3, requires_grad=True)
+(x * x).sum().backward()
+# %%
+y = torch.tensor(torch.__name__ == "torch", dtype=torch.float64)
+# %%
+d = torch.histc(torch.ones(3))
+# %%
+e = [d]
+# %%
+torch.ones(2) + torch.ones(3)
+# %%
+import torchvision
+'''
+
+
+def test_a_tiny_corpus_is_classified_cell_by_cell(tmp_path):
+    (tmp_path / "demo.py").write_text(CORPUS)
+    (corpus_file,) = torch_port.load_corpus(tmp_path)
+    result = torch_port.run_file(corpus_file, tmp_path / "demo.py", timeout=60, python=sys.executable)
+    verdicts = [(c.verdict, c.api, c.blocked_by) for c in result.cells]
+    assert verdicts == [("agree", None, None),
+                        ("differ", None, None),
+                        ("engine error", "torch.histc", None),
+                        ("engine error", None, "torch.histc"),
+                        ("torch error", None, None),
+                        ("out of scope", None, None)]
+    assert result.cells[1].detail.startswith("y: ")
+    section = torch_port.report([result])
+    assert "**1 of 4 cells in scope run and agree" in section
+    assert "| `torch.histc` | 2 | 1 | demo |" in section
+
+
+def test_the_missing_api_is_named_from_the_exception():
+    from diffcompare import autograd as ag
+    with pytest.raises(AttributeError) as info:
+        ag.no_such_api   # noqa: B018
+    assert torch_port.missing_api(info.value) == "torch.no_such_api"
+    with pytest.raises(AttributeError) as info:
+        ag.tensor([1.0]).no_such_method   # noqa: B018
+    assert torch_port.missing_api(info.value) == "torch.Tensor.no_such_method"
+    with pytest.raises(TypeError) as info:
+        ag.ones(2, no_such_keyword=1)
+    assert torch_port.missing_api(info.value) == "torch.ones(no_such_keyword=)"
