@@ -18,7 +18,7 @@ from .grad_mode import (detect_anomaly, enable_grad, is_anomaly_check_nan_enable
                         is_grad_enabled, no_grad, set_detect_anomaly, set_grad_enabled)
 from .graph import AccumulateGrad, Node
 from .tensor import (Tensor, arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like, is_tensor,
-                     linspace, manual_seed, ones, ones_like, rand, rand_like, randint, randint_like, randn, randn_like,
+                     linspace, manual_seed, ones, ones_like, rand, rand_like, randint, randint_like, randn, randn_like, randperm,
                      tensor, zeros, zeros_like)
 from . import operators  # noqa: F401  (Tensor's operators and methods: its base TensorOperators)
 from .torch_functions import *  # noqa: F401,F403  (ag.sin, ag.cat, ...: every op family's PUBLIC)
@@ -26,7 +26,7 @@ from .function import Function, FunctionCtx
 from . import forward_ad, functional, linalg, special
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from . import nn, optim
-from . import func, functorch
+from . import func, functorch, utils
 from .vmapping import vmap
 
 autograd = __import__("sys").modules[__name__]   # `ag.autograd.grad` reads like `torch.autograd.grad`

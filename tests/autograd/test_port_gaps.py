@@ -1,0 +1,69 @@
+"""APIs that ported PyTorch tutorial code reaches for, each compared with real PyTorch:
+``torch.utils.data``, ``torch.autograd.function``, ``inference_mode``, indexing with a
+``range``, and the layers and losses of the classification tutorials."""
+
+import numpy as np
+import pytest
+
+from diffcompare import autograd as ag
+from diffcompare.autograd.utils.data import DataLoader, Dataset, TensorDataset, default_collate, random_split
+
+torch = pytest.importorskip("torch")
+
+
+def _same(a, t):
+    assert a.shape == tuple(t.shape)
+    np.testing.assert_allclose(np.asarray(a.tolist()), t.detach().numpy(), rtol=1e-10, atol=1e-12)
+
+
+# --- torch.utils.data ------------------------------------------------------------------------
+
+def test_dataloader_batches_a_tensor_dataset_as_pytorch_does():
+    xs, ys = np.arange(14.0).reshape(7, 2), np.arange(7)
+    for kwargs in ({}, {"batch_size": 3}, {"batch_size": 3, "drop_last": True}, {"batch_size": None}):
+        ours = list(DataLoader(TensorDataset(ag.tensor(xs), ag.tensor(ys)), **kwargs))
+        theirs = list(torch.utils.data.DataLoader(
+            torch.utils.data.TensorDataset(torch.tensor(xs), torch.tensor(ys)), **kwargs))
+        assert len(ours) == len(theirs)
+        for (a, b), (ta, tb) in zip(ours, theirs):
+            _same(a, ta)
+            _same(b, tb)
+            assert str(b.dtype) == str(tb.dtype).replace("torch.", "")
+        assert len(DataLoader(TensorDataset(ag.tensor(xs)), **kwargs)) == len(theirs)
+
+
+def test_default_collate_numbers_tuples_and_dicts():
+    samples = [(1, 2.0, {"k": 3}), (4, 5.0, {"k": 6})]
+    ours, theirs = default_collate(samples), torch.utils.data.default_collate(samples)
+    assert type(ours) is type(theirs) is list
+    for a, t in zip(ours[:2], theirs[:2]):
+        _same(a, t)
+        assert str(a.dtype) == str(t.dtype).replace("torch.", "")
+    _same(ours[2]["k"], theirs[2]["k"])
+
+
+def test_shuffle_draws_its_order_from_randperm_and_dataset_subclasses_load():
+    class Squares(Dataset):
+        def __len__(self):
+            return 6
+
+        def __getitem__(self, i):
+            return ag.tensor([float(i)]), i * i
+
+    ag.manual_seed(3)
+    order = ag.randperm(6).tolist()
+    ag.manual_seed(3)
+    xs, ys = zip(*DataLoader(Squares(), batch_size=4, shuffle=True))
+    assert [len(x) for x in xs] == [4, 2]
+    assert ag.cat(xs)[:, 0].tolist() == order and ag.cat(ys).tolist() == [i * i for i in order]
+    assert sorted(order) == list(range(6)) and ag.randperm(3).dtype == np.int64
+
+
+def test_random_split_lengths_and_fractions_as_pytorch():
+    for lengths in ([3, 7], [0.7, 0.3], [0.5, 0.25, 0.25]):
+        ours = random_split(TensorDataset(ag.arange(10.0)), lengths)
+        theirs = torch.utils.data.random_split(torch.utils.data.TensorDataset(torch.arange(10.0)), lengths)
+        assert [len(s) for s in ours] == [len(s) for s in theirs]
+        assert sorted(sum((s.indices for s in ours), [])) == list(range(10))
+    with pytest.raises(ValueError, match="Sum of input lengths"):
+        random_split(TensorDataset(ag.arange(4.0)), [1, 2])
