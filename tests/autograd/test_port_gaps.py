@@ -67,3 +67,42 @@ def test_random_split_lengths_and_fractions_as_pytorch():
         assert sorted(sum((s.indices for s in ours), [])) == list(range(10))
     with pytest.raises(ValueError, match="Sum of input lengths"):
         random_split(TensorDataset(ag.arange(4.0)), [1, 2])
+
+
+# --- torch.autograd.function -----------------------------------------------------------------
+
+def _square_function(lib, function_module):
+    class Square(function_module.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x
+
+        @staticmethod
+        @function_module.once_differentiable
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            assert not lib.is_grad_enabled()
+            return 2 * x * g
+
+    return Square
+
+
+def test_autograd_function_module_and_once_differentiable_as_pytorch():
+    import torch.autograd.function as tf
+
+    import diffcompare.autograd.autograd.function as af
+    assert af.FunctionCtx is ag.autograd.FunctionCtx and af.Function is ag.Function
+    results = []
+    for lib, module in ((ag, af), (torch, tf)):
+        x = lib.tensor([3.0, -1.0], dtype=lib.float64, requires_grad=True)
+        v = lib.tensor([1.0, 2.0], dtype=lib.float64, requires_grad=True)
+        square = _square_function(lib, module)
+        (plain,) = lib.autograd.grad(square.apply(x).sum(), x, create_graph=True)
+        (g,) = lib.autograd.grad(square.apply(x), x, grad_outputs=v, create_graph=True)
+        assert not plain.requires_grad
+        assert type(g.grad_fn).__name__ == "Error"
+        with pytest.raises(RuntimeError, match="differentiate twice a function that was marked with @once_diff"):
+            g.sum().backward()
+        results.append(g.tolist())
+    assert results[0] == results[1] == [6.0, -4.0]
