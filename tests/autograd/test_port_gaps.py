@@ -106,3 +106,32 @@ def test_autograd_function_module_and_once_differentiable_as_pytorch():
             g.sum().backward()
         results.append(g.tolist())
     assert results[0] == results[1] == [6.0, -4.0]
+
+
+# --- inference_mode --------------------------------------------------------------------------
+
+def test_inference_mode_as_context_and_decorator_as_pytorch():
+    for lib in (ag, torch):
+        x = lib.ones(2, requires_grad=True)
+        with lib.inference_mode():
+            y = x * 2
+            state = lib.is_grad_enabled(), lib.is_inference_mode_enabled()
+            with lib.inference_mode(False):
+                inner = lib.is_grad_enabled(), lib.is_inference_mode_enabled(), (x * 2).requires_grad
+        assert not y.requires_grad and state == (False, True) and inner == (True, False, True)
+        with lib.no_grad(), lib.inference_mode(mode=False):
+            assert lib.is_grad_enabled()           # inference_mode(False) switches recording on, as in PyTorch
+
+        @lib.inference_mode
+        def bare(t):
+            return t * 2, lib.is_inference_mode_enabled()
+
+        @lib.inference_mode(mode=False)
+        def off(t):
+            return t * 2
+
+        out, flag = bare(x)
+        assert flag and not out.requires_grad and off(x).requires_grad
+        assert type(off(x).grad_fn).__name__ == "MulBackward0"
+        assert lib.is_grad_enabled() and not lib.is_inference_mode_enabled()
+        assert lib.autograd.inference_mode is lib.inference_mode
