@@ -135,3 +135,21 @@ def test_inference_mode_as_context_and_decorator_as_pytorch():
         assert type(off(x).grad_fn).__name__ == "MulBackward0"
         assert lib.is_grad_enabled() and not lib.is_inference_mode_enabled()
         assert lib.autograd.inference_mode is lib.inference_mode
+
+
+# --- indexing with a range -------------------------------------------------------------------
+
+def test_range_indexes_as_an_integer_array_as_pytorch():
+    data = np.arange(12.0).reshape(3, 4)
+    results = []
+    for lib in (ag, torch):
+        x = lib.tensor(data, dtype=lib.float64, requires_grad=True)
+        y = x[range(3), lib.tensor([1, 0, 3])]
+        (y * lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64)).sum().backward()
+        z = x.detach().clone()
+        z[range(0, 3, 2), 1] = -1.0
+        results.append((y, type(y.grad_fn).__name__, x.grad, x[:, range(1, 3)], z))
+    (y, name, grad, cols, z), (ty, tname, tgrad, tcols, tz) = results
+    assert name == tname == "IndexBackward0"
+    for a, t in ((y, ty), (grad, tgrad), (cols, tcols), (z, tz)):
+        _same(a, t)
