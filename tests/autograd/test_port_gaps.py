@@ -153,3 +153,115 @@ def test_range_indexes_as_an_integer_array_as_pytorch():
     assert name == tname == "IndexBackward0"
     for a, t in ((y, ty), (grad, tgrad), (cols, tcols), (z, tz)):
         _same(a, t)
+
+
+# --- layers and losses of the classification tutorials ---------------------------------------
+
+def _pair_run(make, data, v):
+    """Value, node name and the input's gradient (a vector-Jacobian product with ``v``) on
+    both libraries."""
+    out = []
+    for lib in (ag, torch):
+        x = lib.tensor(data, dtype=lib.float64, requires_grad=True)
+        y = make(lib, x)
+        (g,) = lib.autograd.grad((y * lib.tensor(v(y.shape), dtype=lib.float64)).sum(), x)
+        out.append((y, type(y.grad_fn).__name__, g))
+    return out
+
+
+@pytest.mark.parametrize("args", [(2,), (3, 2, 1), ((3, 2), (2, 1), (1, 0)), (3, 2, 1, True),
+                                  (3, 2, 1, False, False), (3, 2, 1, True, False), (2, None, 0, False, True, 3)])
+def test_avg_pool2d_as_pytorch(args):
+    rng = np.random.default_rng(1)
+    data = rng.standard_normal((2, 3, 7, 6))
+    (y, name, g), (ty, tname, tg) = _pair_run(lambda lib, x: lib.nn.functional.avg_pool2d(x, *args), data,
+                                              lambda shape: np.cos(np.arange(np.prod(shape))).reshape(shape))
+    assert name == tname == "AvgPool2DBackward0"
+    _same(y, ty)
+    _same(g, tg)
+
+
+@pytest.mark.parametrize("size", [(7, 3), (2, 4), (3, 5), (None, 2), 1])
+def test_adaptive_avg_pool2d_as_pytorch(size):
+    data = np.random.default_rng(2).standard_normal((2, 3, 7, 6))
+    (y, name, g), (ty, tname, tg) = _pair_run(lambda lib, x: lib.nn.AdaptiveAvgPool2d(size)(x), data,
+                                              lambda shape: np.sin(np.arange(np.prod(shape))).reshape(shape))
+    assert name == tname == ("MeanBackward1" if size == 1 else "AdaptiveAvgPool2DBackward0")
+    _same(y, ty)
+    _same(g, tg)
+
+
+def test_avg_pool_differentiates_twice_and_modules_print_as_pytorch():
+    x = ag.tensor(np.arange(25.0).reshape(1, 1, 5, 5), requires_grad=True)
+    tx = torch.tensor(np.arange(25.0).reshape(1, 1, 5, 5), requires_grad=True)
+    w, tw = ag.tensor(np.ones((1, 1, 3, 3)), requires_grad=True), torch.ones(1, 1, 3, 3, dtype=torch.float64,
+                                                                              requires_grad=True)
+    (g,) = ag.autograd.grad((ag.nn.functional.avg_pool2d(x, 3, 2, 1) * w).sum(), x, create_graph=True)
+    (tg,) = torch.autograd.grad((torch.nn.functional.avg_pool2d(tx, 3, 2, 1) * tw).sum(), tx, create_graph=True)
+    assert type(g.grad_fn).__name__ == type(tg.grad_fn).__name__ == "AvgPool2DBackwardBackward0"
+    (gg,) = ag.autograd.grad((g * g).sum(), w)
+    (tgg,) = torch.autograd.grad((tg * tg).sum(), tw)
+    _same(gg, tgg)
+    for name, args in (("AvgPool2d", (2,)), ("AdaptiveAvgPool2d", ((1, 1),)), ("Softmax", ()), ("LogSoftmax", (1,)),
+                       ("NLLLoss", ())):
+        kwargs = {"dim": 1} if name == "Softmax" else {}
+        assert repr(getattr(ag.nn, name)(*args, **kwargs)) == repr(getattr(torch.nn, name)(*args, **kwargs))
+
+
+def test_softmax_modules_as_pytorch_with_the_implicit_dim_warning():
+    data = np.random.default_rng(3).standard_normal((2, 3, 4))
+    for name, dim in (("Softmax", 1), ("LogSoftmax", -1)):
+        (y, n, g), (ty, tn, tg) = _pair_run(lambda lib, x: getattr(lib.nn, name)(dim=dim)(x), data,
+                                            lambda shape: np.cos(np.arange(np.prod(shape))).reshape(shape))
+        assert n == tn == name + "Backward0"
+        _same(y, ty)
+        _same(g, tg)
+    with pytest.warns(UserWarning, match="Implicit dimension choice for softmax has been deprecated"):
+        y = ag.nn.Softmax()(ag.tensor(data))
+    with pytest.warns(UserWarning, match="Implicit dimension choice"):
+        ty = torch.nn.Softmax()(torch.tensor(data))
+    _same(y, ty)
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"weight": True}, {"ignore_index": -100}, {"reduction": "sum", "weight": True},
+                                    {"reduction": "none", "weight": True}, {"ignore_index": 1, "weight": True}])
+def test_nll_loss_and_cross_entropy_weights_and_ignore_index_as_pytorch(kwargs):
+    logits = np.random.default_rng(4).standard_normal((5, 3))
+    target = np.array([0, 2, -100, 1, 2]) if kwargs.get("ignore_index") == -100 else np.array([0, 2, 1, 1, 2])
+    outs = []
+    for lib in (ag, torch):
+        kw = dict(kwargs)
+        if kw.pop("weight", False):
+            kw["weight"] = lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64)
+        x, t = lib.tensor(logits, dtype=lib.float64, requires_grad=True), lib.tensor(target)
+        y = lib.nn.functional.nll_loss(x.log_softmax(1), t, **kw)
+        module = lib.nn.NLLLoss(**kw)(x.log_softmax(1), t)
+        ce = lib.nn.CrossEntropyLoss(**kw)(x, t)
+        (g,) = lib.autograd.grad((y * y).sum() + ce.sum(), x)
+        outs.append((y, module, ce, g, type(y.grad_fn).__name__))
+    for a, t in zip(outs[0][:4], outs[1][:4]):
+        _same(a, t)
+    assert outs[0][4] == outs[1][4] == "NllLossBackward0"
+
+
+def test_add_and_sub_with_alpha_as_pytorch():
+    results = []
+    for lib in (ag, torch):
+        a = lib.tensor([1.0, 2.0], dtype=lib.float64, requires_grad=True)
+        b = lib.tensor([[3.0, 4.0], [5.0, 6.0]], dtype=lib.float64, requires_grad=True)
+        y, z = lib.add(a, b, alpha=2), lib.sub(a, b, alpha=2.5)
+        ga, gb = lib.autograd.grad((y * y).sum() + (z * z * z).sum(), (a, b))
+        c = a.detach().clone()
+        c.add_(b[0], alpha=-0.1)
+        c.sub_(b[1], alpha=2)
+        with lib.no_grad():
+            p = a.clone().requires_grad_()
+            p.add_(lib.ones(2, dtype=lib.float64), alpha=-0.1)
+        names = [type(t.grad_fn).__name__ for t in (y, z, c, lib.add(a, 3, alpha=2), a.add(b, alpha=0.5))]
+        with pytest.raises(RuntimeError, match="For integral input tensors, argument alpha must not be a floating"):
+            lib.add(lib.tensor([1, 2]), lib.tensor([1, 2]), alpha=0.5)
+        results.append(((y, z, ga, gb, c, p, lib.add(a, 3, alpha=2), a.sub(b, alpha=0.5)), names))
+    (ours, names), (theirs, tnames) = results
+    assert names == tnames == ["AddBackward0", "SubBackward0", "SubBackward0", "AddBackward0", "AddBackward0"]
+    for a, t in zip(ours, theirs):
+        _same(a, t)
