@@ -265,3 +265,48 @@ def test_add_and_sub_with_alpha_as_pytorch():
     assert names == tnames == ["AddBackward0", "SubBackward0", "SubBackward0", "AddBackward0", "AddBackward0"]
     for a, t in zip(ours, theirs):
         _same(a, t)
+
+
+# --- torch.func.linearize and stack_module_state --------------------------------------------
+
+def test_linearize_as_pytorch():
+    """Against ``torch.func.jvp`` (what ``torch.func.linearize`` computes; it takes seconds to
+    trace, so the test leaves it out); its shape error as PyTorch words it."""
+    from diffcompare.autograd.func import linearize
+    x = np.array([0.5, 1.5, -2.0])
+    out, jvp_fn = linearize(lambda t: t.sin() * t, ag.tensor(x))
+    tout, tjvp = torch.func.jvp(lambda t: t.sin() * t, (torch.tensor(x),), (torch.tensor([1.0, 2.0, 3.0],
+                                                                                         dtype=torch.float64),))
+    _same(out, tout)
+    _same(jvp_fn(ag.tensor([1.0, 2.0, 3.0])), tjvp)
+    with pytest.raises(RuntimeError, match=r"tangent:0 with shape torch.Size\(\[2\]\) in flattened pytree doesn't "
+                                           r"match the shape torch.Size\(\[3\]\) of the corresponding primal"):
+        jvp_fn(ag.ones(2))
+
+
+def test_stack_module_state_ensembles_with_vmap_as_pytorch():
+    from diffcompare.autograd.func import functional_call, stack_module_state, vmap
+    rng = np.random.default_rng(5)
+    weights = [(rng.standard_normal((2, 3)), rng.standard_normal(2)) for _ in range(4)]
+    data = rng.standard_normal((5, 3))
+    results = []
+    for lib, stack_state, call, vm in ((ag, stack_module_state, functional_call, vmap),
+                                       (torch, torch.func.stack_module_state, torch.func.functional_call,
+                                        torch.func.vmap)):
+        models = []
+        for w, b in weights:
+            m = lib.nn.Linear(3, 2).to(lib.float64)
+            with lib.no_grad():
+                m.weight.copy_(lib.tensor(w))
+                m.bias.copy_(lib.tensor(b))
+            models.append(m)
+        params, buffers = stack_state(models)
+        assert params["weight"].is_leaf and params["weight"].requires_grad and buffers == {}
+        out = vm(lambda p, bufs, x: call(models[0], (p, bufs), (x,)), in_dims=(0, 0, None))(
+            params, buffers, lib.tensor(data))
+        out.pow(2).sum().backward()
+        results.append((out, params["weight"].grad, params["bias"].grad))
+        with pytest.raises(RuntimeError, match="Expected at least one model, got 0"):
+            stack_state([])
+    for a, t in zip(*results):
+        _same(a, t)
