@@ -18,8 +18,8 @@ from .grad_mode import (detect_anomaly, enable_grad, inference_mode, is_anomaly_
                         is_grad_enabled, is_inference_mode_enabled, no_grad, set_detect_anomaly, set_grad_enabled)
 from .graph import AccumulateGrad, Node
 from .tensor import (Tensor, arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like, is_tensor,
-                     linspace, manual_seed, ones, ones_like, rand, rand_like, randint, randint_like, randn, randn_like, randperm,
-                     tensor, zeros, zeros_like)
+                     linspace, manual_seed, ones, ones_like, rand, rand_like, randint, randint_like, randn, randn_like,
+                     randperm, tensor, zeros, zeros_like)
 from . import operators  # noqa: F401  (Tensor's operators and methods: its base TensorOperators)
 from .torch_functions import *  # noqa: F401,F403  (ag.sin, ag.cat, ...: every op family's PUBLIC)
 from .function import Function, FunctionCtx

@@ -22,5 +22,5 @@ from ..graph import Node
 from . import forward_ad, function, functional, graph
 
 __all__ = ["Function", "FunctionCtx", "GradcheckError", "Node", "backward", "detect_anomaly", "enable_grad",
-           "forward_ad", "function", "functional", "grad", "graph", "gradcheck", "gradgradcheck", "inference_mode", "is_anomaly_enabled", "is_grad_enabled", "no_grad",
-           "set_detect_anomaly", "set_grad_enabled"]
+           "forward_ad", "function", "functional", "grad", "graph", "gradcheck", "gradgradcheck", "inference_mode",
+           "is_anomaly_enabled", "is_grad_enabled", "no_grad", "set_detect_anomaly", "set_grad_enabled"]
