@@ -14,19 +14,19 @@ from .device import accelerator, backends, cuda, device, get_default_device, set
 from .backward import backward, grad
 from .dtypes import (bool, cdouble, cfloat, complex64, complex128, double, float, float16, float32,  # noqa: A004
                      float64, half, int, int32, int64, long)
-from .grad_mode import (detect_anomaly, enable_grad, is_anomaly_check_nan_enabled, is_anomaly_enabled,
-                        is_grad_enabled, no_grad, set_detect_anomaly, set_grad_enabled)
+from .grad_mode import (detect_anomaly, enable_grad, inference_mode, is_anomaly_check_nan_enabled, is_anomaly_enabled,
+                        is_grad_enabled, is_inference_mode_enabled, no_grad, set_detect_anomaly, set_grad_enabled)
 from .graph import AccumulateGrad, Node
 from .tensor import (Tensor, arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like, is_tensor,
                      linspace, manual_seed, ones, ones_like, rand, rand_like, randint, randint_like, randn, randn_like,
-                     tensor, zeros, zeros_like)
+                     randperm, tensor, zeros, zeros_like)
 from . import operators  # noqa: F401  (Tensor's operators and methods: its base TensorOperators)
 from .torch_functions import *  # noqa: F401,F403  (ag.sin, ag.cat, ...: every op family's PUBLIC)
 from .function import Function, FunctionCtx
 from . import forward_ad, functional, linalg, special
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from . import nn, optim
-from . import func, functorch
+from . import func, functorch, utils
 from .vmapping import vmap
 
 autograd = __import__("sys").modules[__name__]   # `ag.autograd.grad` reads like `torch.autograd.grad`

@@ -1,5 +1,6 @@
 """Function transforms with ``torch.func``'s API: ``grad``, ``grad_and_value``, ``vjp``,
-``jvp``, ``jacrev``, ``jacfwd``, ``hessian``, ``vmap`` and ``functional_call``.
+``jvp``, ``jacrev``, ``jacfwd``, ``hessian``, ``vmap``, ``functional_call``, ``linearize`` and
+``stack_module_state``.
 
 Each transform takes a function and gives a function. Arguments and results may be pytrees
 (tuples, lists, dicts) of tensors, as in ``grad(loss)(params_dict, x)``. The transforms
@@ -42,7 +43,8 @@ from .stateless import functional_call
 from .tensor import Tensor
 from .vmapping import vmap
 
-__all__ = ["functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp", "vjp", "vmap"]
+__all__ = ["functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp", "linearize",
+           "stack_module_state", "vjp", "vmap"]
 
 
 # --- the pieces the transforms share -------------------------------------------------------
@@ -439,3 +441,60 @@ def hessian(func, argnums=0):
             [ 0., 12.]])
     """
     return jacfwd(jacrev(func, argnums), argnums)
+
+
+def linearize(func, *primals):
+    """``(func(*primals), jvp_fn)``: ``jvp_fn(*tangents)`` is the Jacobian-vector product of
+    ``func`` at ``primals`` (by forward mode, as ``jvp``), as ``torch.func.linearize``.
+
+    >>> from diffcompare import autograd as ag
+    >>> out, jvp_fn = linearize(lambda x: x ** 2, ag.tensor([1.0, 3.0]))
+    >>> out, jvp_fn(ag.tensor([1.0, 1.0]))
+    (tensor([1., 9.]), tensor([2., 6.]))
+    """
+    p_leaves, p_spec = tree_flatten(primals)
+    output = jvp(func, primals, tuple(tree_map(_zeros_like, primals)))[0]
+
+    def jvp_fn(*tangents):
+        t_leaves, t_spec = tree_flatten(tangents)
+        if t_spec != p_spec:
+            raise RuntimeError(f"Expected the tangents {t_spec} to have the same argument structure as the "
+                               f"primals {p_spec}")
+        for i, (p, t) in enumerate(zip(p_leaves, t_leaves)):
+            if tuple(t.shape) != tuple(p.shape):
+                raise RuntimeError(f"tangent:{i} with shape torch.Size({list(t.shape)}) in flattened pytree "
+                                   f"doesn't match the shape torch.Size({list(p.shape)}) of the corresponding "
+                                   "primal.")
+        return jvp(func, primals, tangents)[1]
+
+    return output, jvp_fn
+
+
+def stack_module_state(models):
+    """The parameters and buffers of ``models`` (modules of one architecture) stacked along a
+    new first axis, as dicts by name, for ``vmap`` over ``functional_call`` (model ensembling);
+    the stacked parameters are new leaves that require grad, as in ``torch.func``.
+
+    >>> from diffcompare import autograd as ag
+    >>> params, buffers = stack_module_state([ag.nn.Linear(3, 2) for _ in range(4)])
+    >>> params["weight"].shape, params["bias"].requires_grad, buffers
+    ((4, 2, 3), True, {})
+    """
+    models = list(models)
+    if not models:
+        raise RuntimeError("stack_module_state: Expected at least one model, got 0.")
+    if not (all(m.training for m in models) or not any(m.training for m in models)):
+        raise RuntimeError("stack_module_state: Expected all models to have the same training/eval mode.")
+
+    def stacked(named, leaf):
+        names = [name for name, _ in named(models[0])]
+        result = {}
+        for name in names:
+            tensors = [dict(named(m))[name] for m in models]
+            value = stack(tensors)
+            if leaf and all(t.requires_grad for t in tensors):
+                value = value.detach().requires_grad_()
+            result[name] = value
+        return result
+
+    return stacked(lambda m: m.named_parameters(), True), stacked(lambda m: m.named_buffers(), False)

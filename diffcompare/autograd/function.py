@@ -294,8 +294,9 @@ def _bind_default_args(func, args, kwargs):
 
 def once_differentiable(fn):
     """Mark a ``backward`` as not differentiable itself, as PyTorch's decorator does: it runs
-    with grad recording off, so even under ``create_graph=True`` its results carry no graph
-    (a second derivative through it is then an error, never a silently wrong value).
+    with grad recording off. Under ``create_graph=True`` with incoming gradients that require
+    grad, its results are attached to an ``Error`` node, so that differentiating them again
+    raises PyTorch's error instead of giving a silently wrong value.
 
     >>> from diffcompare import autograd as ag
     >>> class Square(ag.Function):
@@ -316,5 +317,32 @@ def once_differentiable(fn):
     @functools.wraps(fn)
     def backward(ctx, *grad_outputs):
         with no_grad():
-            return fn(ctx, *grad_outputs)
+            outputs = fn(ctx, *grad_outputs)
+        if not (STATE.grad_enabled and any(isinstance(g, Tensor) and g.requires_grad for g in grad_outputs)):
+            return outputs
+        single = not isinstance(outputs, tuple)
+        # detached copies that require grad, so that the Error node is recorded (as PyTorch does)
+        wrapped = DelayedError.apply(*(o.detach().requires_grad_(True)
+                                       if isinstance(o, Tensor) and o.dtype.kind in "fc" else o
+                                       for o in ((outputs,) if single else outputs)))
+        return wrapped[0] if single and isinstance(wrapped, tuple) else wrapped
     return backward
+
+
+class DelayedError(Function):
+    """Passes its inputs through; differentiating its outputs raises the error of
+    ``once_differentiable`` (PyTorch's ``Error`` node)."""
+
+    message = "trying to differentiate twice a function that was marked with @once_differentiable"
+
+    @staticmethod
+    def forward(ctx, *inputs):
+        outputs = tuple(i.clone() if isinstance(i, Tensor) else i for i in inputs)
+        return outputs[0] if len(outputs) == 1 else outputs
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise RuntimeError(DelayedError.message)
+
+
+DelayedError._node_class = type("Error", (FunctionCtx,), {"_function": DelayedError})

@@ -35,6 +35,7 @@ class _State(threading.local):
     dual_tensors = None  # weak references to the tensors given a tangent at that level, cleared when it closes
     saved_hooks = ()     # (pack_hook, unpack_hook) pairs of the active saved_tensors_hooks, innermost last
     saved_hooks_disabled = None   # the error message of disable_saved_tensors_hooks, while it is active
+    inference_mode = False   # inside inference_mode(): grad recording is off as well
 
 
 STATE = _State()
@@ -122,6 +123,57 @@ class set_grad_enabled(_GradModeContext):
                 return func(*args, **kwargs)
 
         return wrapper
+
+
+def is_inference_mode_enabled() -> bool:
+    """True inside ``inference_mode()``."""
+    return STATE.inference_mode
+
+
+class inference_mode(_GradModeContext):
+    """``no_grad`` for inference, as PyTorch's: inside, operations are not recorded;
+    ``inference_mode(False)`` switches recording back on (context manager and decorator,
+    with or without parentheses). The engine keeps no separate inference tensors.
+
+    >>> from diffcompare import autograd as ag
+    >>> x = ag.tensor([1.0], requires_grad=True)
+    >>> with ag.inference_mode():
+    ...     (x * 2).requires_grad, ag.is_inference_mode_enabled()
+    (False, True)
+    """
+
+    def __new__(cls, mode=True):
+        self = object.__new__(cls)
+        if callable(mode):      # @inference_mode without parentheses
+            self._mode = True
+            return self(mode)
+        self._mode = bool(mode)
+        return self
+
+    def __init__(self, mode=True):
+        pass
+
+    def __enter__(self):
+        self._previous = STATE.grad_enabled, STATE.inference_mode
+        STATE.grad_enabled, STATE.inference_mode = not self._mode, self._mode
+        return self
+
+    def __exit__(self, *exc):
+        STATE.grad_enabled, STATE.inference_mode = self._previous
+        return False
+
+    def __call__(self, func):
+        mode = self._mode
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with inference_mode(mode):
+                return func(*args, **kwargs)
+
+        return wrapper
+
+    def clone(self):
+        return inference_mode(self._mode)
 
 
 # --- anomaly detection -------------------------------------------------------------------

@@ -113,8 +113,9 @@ class TensorOperators(Operators):
         """``+self``: the tensor itself."""
         return self
 
-    __radd__ = add = __add__
-    sub = __sub__
+    __radd__ = __add__
+    add = ops.add          # x.add(y, alpha=...)
+    sub = ops.sub
     __rmul__ = mul = __mul__
     div = __truediv__
     pow = __pow__
@@ -359,8 +360,10 @@ class TensorOperators(Operators):
     zero_ = ops.zero_
     fill_ = ops.fill_
     copy_ = ops.copy_
-    __iadd__ = add_ = ops.inplace_binary(__add__)
-    __isub__ = sub_ = ops.inplace_binary(__sub__)
+    __iadd__ = ops.inplace_binary(__add__)
+    __isub__ = ops.inplace_binary(__sub__)
+    add_ = ops.inplace_unary(ops.add)      # x.add_(y, alpha=...)
+    sub_ = ops.inplace_unary(ops.sub)
     __imul__ = mul_ = ops.inplace_binary(__mul__)
     __itruediv__ = div_ = ops.inplace_binary(__truediv__)
     __ipow__ = pow_ = ops.inplace_binary(__pow__)

@@ -616,6 +616,21 @@ def randint(*args, size=None, dtype=None, device=None, requires_grad=False) -> T
     return _finish(_generator.integers(low, high, size=tuple(size)).astype(_dtype(dtype) or int64), requires_grad)
 
 
+def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:
+    """A random permutation of ``0 .. n-1`` (int64 unless ``dtype`` says otherwise), as
+    ``torch.randperm``; ``DataLoader(shuffle=True)`` draws its order from it.
+
+    >>> from diffcompare import autograd as ag
+    >>> sorted(ag.randperm(4).tolist()), ag.randperm(3).dtype
+    ([0, 1, 2, 3], dtype('int64'))
+    """
+    _check_device(device)
+    if n < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
+    rng = generator if isinstance(generator, np.random.Generator) else _generator
+    return _finish(rng.permutation(int(n)).astype(_dtype(dtype) or int64), requires_grad)
+
+
 def empty(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
     """A tensor whose values are not to be read before they are written (here: zeros)."""
     return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)

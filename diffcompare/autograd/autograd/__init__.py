@@ -16,11 +16,11 @@ torch.autograd.forward_ad as fwAD`` becomes ``import diffcompare.autograd.autogr
 from ..backward import backward, grad
 from ..function import Function, FunctionCtx
 from ..gradcheck import GradcheckError, gradcheck, gradgradcheck
-from ..grad_mode import (detect_anomaly, enable_grad, is_anomaly_enabled, is_grad_enabled, no_grad,
+from ..grad_mode import (detect_anomaly, enable_grad, inference_mode, is_anomaly_enabled, is_grad_enabled, no_grad,
                          set_detect_anomaly, set_grad_enabled)
 from ..graph import Node
-from . import forward_ad, functional, graph
+from . import forward_ad, function, functional, graph
 
 __all__ = ["Function", "FunctionCtx", "GradcheckError", "Node", "backward", "detect_anomaly", "enable_grad",
-           "forward_ad", "functional", "grad", "graph", "gradcheck", "gradgradcheck", "is_anomaly_enabled", "is_grad_enabled", "no_grad",
-           "set_detect_anomaly", "set_grad_enabled"]
+           "forward_ad", "function", "functional", "grad", "graph", "gradcheck", "gradgradcheck", "inference_mode",
+           "is_anomaly_enabled", "is_grad_enabled", "no_grad", "set_detect_anomaly", "set_grad_enabled"]

@@ -596,6 +596,58 @@ class Dropout(Module):
         return f"p={self.p}, inplace={self.inplace}"
 
 
+class AvgPool2d(Module):
+    """2-d average pooling, recorded as AvgPool2DBackward0."""
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+                 divisor_override=None):
+        super().__init__()
+        self.kernel_size, self.stride, self.padding = kernel_size, stride or kernel_size, padding
+        self.ceil_mode, self.count_include_pad, self.divisor_override = ceil_mode, count_include_pad, divisor_override
+
+    def forward(self, x):
+        return F.avg_pool2d(x, self.kernel_size, self.stride, self.padding, self.ceil_mode, self.count_include_pad,
+                            self.divisor_override)
+
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AdaptiveAvgPool2d(Module):
+    """Average pooling to a fixed output size, recorded as AdaptiveAvgPool2DBackward0."""
+
+    def __init__(self, output_size):
+        super().__init__()
+        self.output_size = output_size
+
+    def forward(self, x):
+        return F.adaptive_avg_pool2d(x, self.output_size)
+
+    def extra_repr(self):
+        return f"output_size={self.output_size}"
+
+
+class Softmax(Module):
+    """``F.softmax`` along ``dim``."""
+
+    def __init__(self, dim=None):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, x):
+        return F.softmax(x, self.dim, _stacklevel=5)
+
+    def extra_repr(self):
+        return f"dim={self.dim}"
+
+
+class LogSoftmax(Softmax):
+    """``F.log_softmax`` along ``dim``."""
+
+    def forward(self, x):
+        return F.log_softmax(x, self.dim, _stacklevel=5)
+
+
 class ReLU(Module):
     def forward(self, x):
         return ops.relu(x)
@@ -663,12 +715,27 @@ class MSELoss(Module):
 
 
 class CrossEntropyLoss(Module):
-    def __init__(self, reduction="mean"):
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
+                 label_smoothing=0.0):
         super().__init__()
-        self.reduction = reduction
+        self.weight, self.ignore_index, self.label_smoothing = weight, ignore_index, label_smoothing
+        self.reduction = F._legacy_reduction(size_average, reduce, reduction)
 
     def forward(self, input, target):
-        return F.cross_entropy(input, target, self.reduction)
+        return F.cross_entropy(input, target, self.weight, ignore_index=self.ignore_index, reduction=self.reduction,
+                               label_smoothing=self.label_smoothing)
+
+
+class NLLLoss(Module):
+    """Negative log-likelihood of log-probabilities (``F.nll_loss``)."""
+
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+        super().__init__()
+        self.weight, self.ignore_index = weight, ignore_index
+        self.reduction = F._legacy_reduction(size_average, reduce, reduction)
+
+    def forward(self, input, target):
+        return F.nll_loss(input, target, self.weight, ignore_index=self.ignore_index, reduction=self.reduction)
 
 
 class BCEWithLogitsLoss(Module):

@@ -17,15 +17,58 @@ import numpy as np
 
 from .. import ops
 from ..tensor import Tensor, generator
-from ..ops import batch_norm, binary_cross_entropy_with_logits, conv2d, max_pool2d  # noqa: F401
+from ..ops import (adaptive_avg_pool2d, avg_pool2d, batch_norm, binary_cross_entropy_with_logits,  # noqa: F401
+                   conv2d, max_pool2d)
 
 relu = ops.relu
 tanh = ops.tanh
 sigmoid = ops.sigmoid
 softplus = ops.softplus
-softmax = ops.softmax
-log_softmax = ops.log_softmax
-nll_loss = ops.nll_loss
+
+
+def _softmax_dim(ndim, stacklevel):
+    warnings.warn("Implicit dimension choice for softmax has been deprecated. Change the call to include dim=X "
+                  "as an argument.", UserWarning, stacklevel=stacklevel)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """``exp(input)`` normalised along ``dim`` (SoftmaxBackward0); without ``dim``, PyTorch's
+    implicit choice and its deprecation warning."""
+    if dim is None:
+        dim = _softmax_dim(input.ndim, _stacklevel)
+    if dtype is not None:
+        input = input.to(dtype)
+    return ops.softmax(input, dim)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """``log(softmax(input, dim))`` computed stably (LogSoftmaxBackward0)."""
+    if dim is None:
+        dim = _softmax_dim(input.ndim, _stacklevel)
+    if dtype is not None:
+        input = input.to(dtype)
+    return ops.log_softmax(input, dim)
+
+
+def _legacy_reduction(size_average, reduce, reduction):
+    if size_average is None and reduce is None:
+        return reduction
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    return "none" if not reduce else "mean" if size_average else "sum"
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+    """Negative log-likelihood of log-probabilities ``input`` (N, C) or (C,) at the class
+    indices ``target``, weighted per class, ``ignore_index`` left out (NllLossBackward0).
+
+    >>> from diffcompare import autograd as ag
+    >>> import diffcompare.autograd.nn.functional as F
+    >>> F.nll_loss(ag.tensor([[-1.0, -2.0], [-3.0, -4.0]]), ag.tensor([1, 0]))
+    tensor(2.5000)
+    """
+    return ops.nll_loss(input, target, _legacy_reduction(size_average, reduce, reduction), weight, ignore_index)
 
 
 def _reduce(loss, reduction):
@@ -78,13 +121,20 @@ def _size(shape):
     return f"torch.Size({list(shape)})"
 
 
-def cross_entropy(input, target, reduction="mean"):
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
+                  label_smoothing=0.0):
     """Cross-entropy of logits ``input`` (N, C) against class indices (N,) or probabilities (N, C),
     recorded as PyTorch does: LogSoftmaxBackward0 then NllLossBackward0."""
+    if label_smoothing:
+        raise NotImplementedError("cross_entropy(label_smoothing=...) is not supported by this engine")
+    reduction = _legacy_reduction(size_average, reduce, reduction)
     logp = ops.log_softmax(input, dim=-1 if input.ndim == 1 else 1)
     target_data = target._data if isinstance(target, Tensor) else np.asarray(target)
     if target_data.dtype.kind in "iu":
-        return ops.nll_loss(logp, target_data, reduction)
+        return ops.nll_loss(logp, target_data, reduction, weight, ignore_index)
+    if weight is not None:
+        raise NotImplementedError("cross_entropy(weight=...) with probabilities as target is not supported "
+                                  "by this engine")
     target = target if isinstance(target, Tensor) else Tensor._make(target_data.astype(input.dtype))
     return _reduce(-(target * logp).sum(dim=-1 if input.ndim == 1 else 1), reduction)
 

@@ -187,12 +187,67 @@ def pow(x, exponent):
 
 
 
+
+# -- torch.add / torch.sub with alpha ----------------------------------------------------------
+
+class _AlphaSum(Op):
+    """``a + sign * alpha * b``: ``torch.add(a, b, alpha=)`` and ``torch.sub``, one node as in
+    PyTorch (AddBackward0, SubBackward0)."""
+    broadcasts = True
+    sign = 1
+
+    @classmethod
+    def forward(cls, a, b, alpha):
+        return a + (cls.sign * alpha) * b
+
+    def backward(self, g):
+        return g, (g * (self.sign * self.alpha) if self.needs(1) else None)
+
+
+AddAlphaBackward = type("AddBackward0", (_AlphaSum,), {"__doc__": "``a + alpha * b``", "sign": 1})
+SubAlphaBackward = type("SubBackward0", (_AlphaSum,), {"__doc__": "``a - alpha * b``", "sign": -1})
+
+
+def _with_alpha(cls, plain, input, other, alpha):
+    if not isinstance(input, Tensor):
+        input = Tensor._make(np.asarray(input))
+    if not isinstance(other, (Tensor, int, float, complex)):
+        other = Tensor._make(np.asarray(other))
+    if alpha == 1 and type(alpha) is int:
+        return plain(input, other)
+    kinds = {input.dtype.kind, (other.dtype.kind if isinstance(other, Tensor) else "f" if isinstance(other, float)
+                                else "i")}
+    if isinstance(alpha, float) and not kinds & set("fc"):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+    return apply(cls, (input, other), {"alpha": alpha})
+
+
+def add(input, other, *, alpha=1, out=None):
+    """``input + alpha * other``, recorded as AddBackward0, as ``torch.add``.
+
+    >>> from diffcompare import autograd as ag
+    >>> ag.add(ag.tensor([1.0, 2.0], requires_grad=True), ag.tensor([3.0, 4.0]), alpha=2)
+    tensor([ 7., 10.], grad_fn=<AddBackward0>)
+    """
+    return _with_alpha(AddAlphaBackward, Tensor.__add__, input, other, alpha)
+
+
+def sub(input, other, *, alpha=1, out=None):
+    """``input - alpha * other``, recorded as SubBackward0, as ``torch.sub``.
+
+    >>> from diffcompare import autograd as ag
+    >>> ag.sub(ag.tensor([1.0, 2.0]), ag.tensor([3.0, 4.0]), alpha=0.5)
+    tensor([-0.5000,  0.0000])
+    """
+    return _with_alpha(SubAlphaBackward, Tensor.__sub__, input, other, alpha)
+
+
 # the rules that take a batch of gradients as they are: NumPy broadcasting lines g's trailing
 # axes up with the saved values
 for _cls in (AddBackward0, SubBackward0, RsubBackward1, MulBackward0, MulScalarBackward, DivBackward0,
-             NegBackward0, PowBackward1, PowBackward2):
+             NegBackward0, PowBackward1, PowBackward2, AddAlphaBackward, SubAlphaBackward):
     _cls.batched_backward = _cls.backward
-for _cls in (AddBackward0, SubBackward0, RsubBackward1):
+for _cls in (AddBackward0, SubBackward0, RsubBackward1, AddAlphaBackward, SubAlphaBackward):
     _cls.tangent = "affine"
 for _cls in (MulScalarBackward, NegBackward0):
     _cls.tangent = "linear"
@@ -206,7 +261,8 @@ register(pow=pow)
 
 
 # the torch-level functions of this family (`ag.<name>`, as `torch.<name>`)
-PUBLIC = ('pow', 'square')
+PUBLIC = ('add', 'pow', 'square', 'sub')
 # what the family exports to `ops`
-__all__ = ['AddBackward0', 'DivBackward0', 'MulBackward0', 'MulScalarBackward', 'NegBackward0',
-           'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'SubBackward0', 'pow', 'square']
+__all__ = ['AddAlphaBackward', 'AddBackward0', 'DivBackward0', 'MulBackward0', 'MulScalarBackward', 'NegBackward0',
+           'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'SubAlphaBackward', 'SubBackward0', 'add',
+           'pow', 'square', 'sub']

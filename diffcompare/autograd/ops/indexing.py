@@ -28,6 +28,10 @@ def _normalise_index(index):
                 raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
             basic = False
         elif not (item is None or item is Ellipsis or isinstance(item, (slice, numbers.Integral))):
+            if isinstance(item, range):      # an integer index array, as in PyTorch (x[range(n), target])
+                parts.append(np.arange(item.start, item.stop, item.step, dtype=np.int64))
+                basic = False
+                continue
             raise IndexError(f"only integers, slices (`:`), ellipsis (`...`), None and long or byte "
                              f"tensors are valid indices (got {type(item).__name__})")
         parts.append(item)

@@ -22,6 +22,7 @@ from ..tensor import Tensor
 from .dual import D
 from .indexing import index_add_zeros
 from .recording import Op, apply, sum_to
+from .reductions import mean
 from .shape import squeeze, unsqueeze
 
 
@@ -216,6 +217,131 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     return out
 
 
+# -- average pooling --------------------------------------------------------------------------
+
+class _SeparablePool(Op):
+    """A pooling that averages over rectangles: ``rows @ x @ cols.T`` on the last two axes,
+    with ``rows`` (OH, H) and ``cols`` (OW, W) holding each window's weights. Linear, so its
+    VJP is the transposed product (an op itself, so that it differentiates again)."""
+    transpose = None
+
+    @staticmethod
+    def forward(x, rows, cols):
+        return rows @ x @ cols.T
+
+    def backward(self, g):
+        if isinstance(g, Tensor):
+            return (apply(self.transpose, (g,), {"rows": self.rows, "cols": self.cols}),)
+        return (self.rows.T @ g @ self.cols,)
+
+
+class _SeparablePoolTransposed(Op):
+    """The VJP of a :class:`_SeparablePool`: ``rows.T @ g @ cols``."""
+    pool = None
+
+    @staticmethod
+    def forward(g, rows, cols):
+        return rows.T @ g @ cols
+
+    def backward(self, gg):
+        if isinstance(gg, Tensor):
+            return (apply(self.pool, (gg,), {"rows": self.rows, "cols": self.cols}),)
+        return (self.rows @ gg @ self.cols.T,)
+
+
+class AvgPool2DBackward0(_SeparablePool):
+    """2-d average pooling (``avg_pool2d``)."""
+
+
+class AvgPool2DBackwardBackward0(_SeparablePoolTransposed):
+    pool = AvgPool2DBackward0
+
+
+class AdaptiveAvgPool2DBackward0(_SeparablePool):
+    """2-d adaptive average pooling (``adaptive_avg_pool2d``)."""
+
+
+class AdaptiveAvgPool2DBackwardBackward0(_SeparablePoolTransposed):
+    pool = AdaptiveAvgPool2DBackward0
+
+
+AvgPool2DBackward0.transpose = AvgPool2DBackwardBackward0
+AdaptiveAvgPool2DBackward0.transpose = AdaptiveAvgPool2DBackwardBackward0
+for _cls in (AvgPool2DBackward0, AvgPool2DBackwardBackward0, AdaptiveAvgPool2DBackward0,
+             AdaptiveAvgPool2DBackwardBackward0):
+    _cls.tangent = "linear"
+    _cls.batched_backward = _cls.backward
+
+
+def _avg_weights(size, out, k, s, p, ceil_mode, count_include_pad, divisor, dtype):
+    """The (out, size) window weights of one axis of ``avg_pool2d``, PyTorch's divisor rule:
+    the window clipped to the padded input (or, without ``count_include_pad``, to the input)."""
+    weights = np.zeros((out, size), dtype=dtype)
+    for i in range(out):
+        start = i * s - p
+        end = min(start + k, size + p)
+        lo, hi = max(start, 0), min(end, size)
+        weights[i, lo:hi] = 1.0 / (divisor if divisor is not None else (end - start) if count_include_pad
+                                   else (hi - lo))
+    return weights
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    """2-d average pooling as ``torch.nn.functional.avg_pool2d``, recorded as AvgPool2DBackward0.
+
+    >>> from diffcompare import autograd as ag
+    >>> ag.nn.functional.avg_pool2d(ag.arange(16.0).reshape(1, 4, 4), 2)
+    tensor([[[ 2.5000,  4.5000],
+             [10.5000, 12.5000]]])
+    """
+    if input.ndim not in (3, 4):
+        raise RuntimeError(f"non-empty 3D or 4D (batch mode) tensor expected for input, got {list(input.shape)}")
+    kernel = _pair(kernel_size, "kernel_size")
+    stride = kernel if stride is None or stride == [] or stride == () else _pair(stride, "stride")
+    pad = _pair(padding, "padding")
+    if pad[0] > kernel[0] // 2 or pad[1] > kernel[1] // 2:
+        raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={pad[0]}, "
+                           f"kernel_size={kernel[0]} and dilation=1")
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    h, w = input.shape[-2:]
+    # the divisor is a product of one factor per axis; an overriding one goes on the rows alone
+    rows, cols = (_avg_weights(n, _pool_size(n, k, s, p, 1, ceil_mode), k, s, p, ceil_mode, count_include_pad,
+                               divisor, input.dtype)
+                  for n, k, s, p, divisor in zip((h, w), kernel, stride, pad, (divisor_override, divisor_override
+                                                                              and 1)))
+    return apply(AvgPool2DBackward0, (input,), {"rows": rows, "cols": cols})
+
+
+def _adaptive_weights(size, out, dtype):
+    weights = np.zeros((out, size), dtype=dtype)
+    for i in range(out):
+        lo, hi = (i * size) // out, -(-((i + 1) * size) // out)
+        weights[i, lo:hi] = 1.0 / (hi - lo)
+    return weights
+
+
+def adaptive_avg_pool2d(input, output_size):
+    """Average pooling to a given output size (``None`` keeps that axis), windows as in
+    PyTorch (start ``floor(i H / OH)``, end ``ceil((i + 1) H / OH)``), recorded as
+    AdaptiveAvgPool2DBackward0.
+
+    >>> from diffcompare import autograd as ag
+    >>> ag.nn.functional.adaptive_avg_pool2d(ag.arange(16.0).reshape(1, 4, 4), 1)
+    tensor([[[7.5000]]])
+    """
+    if input.ndim not in (3, 4):
+        raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {list(input.shape)}")
+    size = output_size if isinstance(output_size, (tuple, list)) else (output_size, output_size)
+    h, w = input.shape[-2:]
+    size = tuple(n if o is None else int(o) for o, n in zip(size, (h, w)))
+    if size == (1, 1):              # PyTorch takes the mean (MeanBackward1)
+        return mean(input, (-2, -1), True)
+    rows, cols = (_adaptive_weights(n, o, input.dtype) for n, o in zip((h, w), size))
+    return apply(AdaptiveAvgPool2DBackward0, (input,), {"rows": rows, "cols": cols})
+
+
 # -- batch normalisation ----------------------------------------------------------------------
 
 class NativeBatchNormBackward0(Op):
@@ -392,6 +518,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean
 # the torch-level functions of this family (`ag.<name>`, as `torch.<name>`)
 PUBLIC = ('conv2d', 'max_pool2d')
 # what the family exports to `ops`
-__all__ = ['BinaryCrossEntropyWithLogitsBackward0', 'ConvolutionBackward0',
-           'MaxPool2DWithIndicesBackward0', 'MseLossBackward0', 'NativeBatchNormBackward0', 'batch_norm',
+__all__ = ['AdaptiveAvgPool2DBackward0', 'AdaptiveAvgPool2DBackwardBackward0', 'AvgPool2DBackward0',
+           'AvgPool2DBackwardBackward0', 'BinaryCrossEntropyWithLogitsBackward0', 'ConvolutionBackward0',
+           'MaxPool2DWithIndicesBackward0', 'MseLossBackward0', 'NativeBatchNormBackward0', 'adaptive_avg_pool2d',
+           'avg_pool2d', 'batch_norm',
            'binary_cross_entropy_with_logits', 'conv2d', 'max_pool2d', 'mse_loss']

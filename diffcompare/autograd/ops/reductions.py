@@ -360,30 +360,54 @@ class LogSoftmaxBackward0(Op):
 
 class NllLossBackward0(Op):
     """Negative log-likelihood of class indices: -logp[i, target[i]], reduced.
-    The gradient is -grad (scaled by 1/N for the mean) at the targets, 0 elsewhere."""
+    The gradient is -grad (scaled by 1/N for the mean) at the targets, 0 elsewhere; with
+    per-sample ``weights`` (class weights, 0 at ignored targets) each term is weighted and the
+    mean divides by their sum, as in PyTorch."""
 
     @staticmethod
-    def forward(logp, index, scale, reduction, in_shape):
+    def forward(logp, index, scale, reduction, in_shape, weights=None):
         picked = -logp[index]
+        if weights is not None:
+            picked = picked * weights
         if reduction == "none":
             return picked
         return np.asarray(picked.sum() * scale)
 
     def backward(self, g):
-        return (index_add_zeros(-g * self.scale, self.index, self.in_shape),)
+        g = -g * self.scale
+        if self.weights is not None:
+            g = g * self.weights
+        return (index_add_zeros(g, self.index, self.in_shape),)
 
 
-def nll_loss(logp, target, reduction="mean"):
-    """Mean (or sum, or none) of -logp[i, target[i]] for log-probabilities (N, C) or (C,)."""
+NllLossBackward0.weights = None
+
+
+def nll_loss(logp, target, reduction="mean", weight=None, ignore_index=-100):
+    """Mean (or sum, or none) of -logp[i, target[i]] for log-probabilities (N, C) or (C,),
+    optionally weighted per class, targets equal to ``ignore_index`` left out."""
     target = np.asarray(target._data if isinstance(target, Tensor) else target)
     if target.dtype.kind not in "iu":
         raise TypeError(f"nll_loss expects integer class indices as target, got dtype {target.dtype}")
     if reduction not in ("mean", "sum", "none"):
         raise ValueError(f"{reduction} is not a valid value for reduction (use 'mean', 'sum' or 'none')")
     n_classes = logp.shape[-1]
-    if target.size and (target.min() < 0 or target.max() >= n_classes):
-        bad = int(target.max() if target.max() >= n_classes else target.min())
+    kept = target != ignore_index
+    checked = target[kept]
+    if checked.size and (checked.min() < 0 or checked.max() >= n_classes):
+        bad = int(checked.max() if checked.max() >= n_classes else checked.min())
         raise IndexError(f"Target {bad} is out of bounds: classes are 0..{n_classes - 1}")
+    if weight is not None or not kept.all():
+        target = np.where(kept, target, 0)
+        class_weight = np.ones(logp.shape[-1], logp.dtype) if weight is None else np.asarray(
+            weight._data if isinstance(weight, Tensor) else weight, dtype=logp.dtype)
+        weights = class_weight[target] * kept
+        params = {"weights": weights}
+        with np.errstate(divide="ignore", invalid="ignore"):
+            total = weights.sum()
+            scale = np.float64(1.0) / total if reduction == "mean" else 1.0
+    else:
+        params, scale = {}, None
     if logp.ndim == 1:
         index, count = (int(target),), 1
     else:
@@ -391,9 +415,10 @@ def nll_loss(logp, target, reduction="mean"):
             raise ValueError(f"Expected target of shape ({logp.shape[0]},) for input of shape {tuple(logp.shape)}, "
                              f"got {tuple(target.shape)}")
         index, count = (np.arange(logp.shape[0]), target), logp.shape[0]
-    scale = 1.0 / count if reduction == "mean" else 1.0
+    if scale is None:
+        scale = 1.0 / count if reduction == "mean" else 1.0
     return apply(NllLossBackward0, (logp,), {"index": index, "scale": scale, "reduction": reduction,
-                                             "in_shape": logp.shape})
+                                             "in_shape": logp.shape, **params})
 
 
 def softmax(x, dim):
