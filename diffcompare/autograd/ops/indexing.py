@@ -14,6 +14,31 @@ from .inplace import VIEW_OF_LEAF_INPLACE_ERROR, write_in_place
 from .recording import Op, apply, sum_to
 from .shape import record_view
 
+_ELLIPSIS = type(Ellipsis)
+
+
+def _basic_fast(index):
+    """``(parts, has_int)`` for an index of plain ints, slices, None and ``...`` (checked by
+    exact type, the common case), or None for anything else (the general path decides)."""
+    t = type(index)
+    if t is int:
+        return (index, Ellipsis), True
+    if t is slice:
+        return (index, Ellipsis), False
+    if t is not tuple:
+        return None
+    has_int = ellipsis = False
+    for item in index:
+        t = type(item)
+        if t is int:
+            has_int = True
+        elif t is _ELLIPSIS:
+            ellipsis = True
+        elif t is not slice and item is not None:
+            return None
+    return (index if ellipsis else index + (Ellipsis,)), has_int
+
+
 def _normalise_index(index):
     """Turn tensors inside an index into arrays; report whether the index is basic (a view)."""
     if not isinstance(index, tuple):
@@ -115,6 +140,11 @@ def index_add_zeros(g, index, shape, basic=False):
 
 
 def getitem(x, index):
+    fast = _basic_fast(index)
+    if fast is not None:
+        index, has_int = fast
+        return record_view(SelectBackward0 if has_int else SliceBackward0, x,
+                           {"index": index, "in_shape": x._data.shape}, lambda a: a[index])
     index, basic = _normalise_index(index)
     if basic:
         ints = [i for i in index if isinstance(i, numbers.Integral)]
@@ -159,7 +189,8 @@ IndexPutBackward0Setitem.__name__ = "IndexPutBackward0"
 
 def setitem(x, index, value):
     """``x[index] = value`` as an in-place operation recorded in the graph."""
-    index, basic = _normalise_index(index)
+    fast = _basic_fast(index)
+    index, basic = (fast[0], True) if fast is not None else _normalise_index(index)
     value_shape = value.shape if isinstance(value, Tensor) else np.shape(value)
     cls = CopySlices if basic else IndexPutBackward0Setitem
     return write_in_place(x, lambda src: apply(cls, (src, value), {
