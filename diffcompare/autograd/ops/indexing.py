@@ -119,7 +119,7 @@ class IndexPutBackward0(Op):
         if basic:
             out[index] = g
         else:
-            np.add.at(out, index, g)
+            add_at(out, index, g)
         return out
 
     def backward(self, g):
@@ -130,6 +130,40 @@ class IndexPutBackward0(Op):
         if batched is None:
             return self._rows(g)
         return (sum_to(g[batched], self.value_shape, batch=1),)
+
+
+def add_at(out, index, g):
+    """``np.add.at(out, index, g)``: repeated indices accumulate. A float64 gather of rows by one
+    integer array (``x[rows]``, the common gather) goes through ``np.bincount`` instead, a few
+    times faster and the same sums in the same order.
+
+    >>> out = np.zeros((3, 2))
+    >>> add_at(out, (np.array([2, 0, 2]),), np.arange(6.0).reshape(3, 2))
+    >>> out
+    array([[2., 3.],
+           [0., 0.],
+           [4., 6.]])
+    """
+    rows = index[0] if type(index) is tuple and 1 <= len(index) <= 2 else None
+    if (type(rows) is not np.ndarray or rows.ndim != 1 or rows.dtype.kind not in "iu" or out.dtype != np.float64
+            or (len(index) == 2 and index[1] is not Ellipsis) or not out.ndim
+            or type(g) is not np.ndarray or g.dtype != np.float64 or g.shape != rows.shape + out.shape[1:]):
+        np.add.at(out, index, g)
+        return
+    n = out.shape[0]
+    if not rows.size:
+        return
+    if rows.min() < 0:
+        rows = np.where(rows < 0, rows + n, rows)
+    columns = out.reshape(n, -1)        # out is fresh and contiguous: a view
+    weights = g.reshape(len(rows), -1)
+    width = columns.shape[1]
+    if width <= 16:                     # one bincount per column
+        for j in range(width):
+            columns[:, j] += np.bincount(rows, weights=weights[:, j], minlength=n)
+    else:                               # one bincount over (row, column) pairs
+        flat = (rows[:, None] * width + np.arange(width)).ravel()
+        columns += np.bincount(flat, weights=weights.ravel(), minlength=n * width).reshape(n, width)
 
 
 def index_add_zeros(g, index, shape, basic=False):
