@@ -14,6 +14,31 @@ from .inplace import VIEW_OF_LEAF_INPLACE_ERROR, write_in_place
 from .recording import Op, apply, sum_to
 from .shape import record_view
 
+_ELLIPSIS = type(Ellipsis)
+
+
+def _basic_fast(index):
+    """``(parts, has_int)`` for an index of plain ints, slices, None and ``...`` (checked by
+    exact type, the common case), or None for anything else (the general path decides)."""
+    t = type(index)
+    if t is int:
+        return (index, Ellipsis), True
+    if t is slice:
+        return (index, Ellipsis), False
+    if t is not tuple:
+        return None
+    has_int = ellipsis = False
+    for item in index:
+        t = type(item)
+        if t is int:
+            has_int = True
+        elif t is _ELLIPSIS:
+            ellipsis = True
+        elif t is not slice and item is not None:
+            return None
+    return (index if ellipsis else index + (Ellipsis,)), has_int
+
+
 def _normalise_index(index):
     """Turn tensors inside an index into arrays; report whether the index is basic (a view)."""
     if not isinstance(index, tuple):
@@ -98,7 +123,7 @@ class IndexPutBackward0(Op):
         if basic:
             out[index] = g
         else:
-            np.add.at(out, index, g)
+            add_at(out, index, g)
         return out
 
     def backward(self, g):
@@ -111,6 +136,40 @@ class IndexPutBackward0(Op):
         return (sum_to(g[batched], self.value_shape, batch=1),)
 
 
+def add_at(out, index, g):
+    """``np.add.at(out, index, g)``: repeated indices accumulate. A float64 gather of rows by one
+    integer array (``x[rows]``, the common gather) goes through ``np.bincount`` instead, a few
+    times faster and the same sums in the same order.
+
+    >>> out = np.zeros((3, 2))
+    >>> add_at(out, (np.array([2, 0, 2]),), np.arange(6.0).reshape(3, 2))
+    >>> out
+    array([[2., 3.],
+           [0., 0.],
+           [4., 6.]])
+    """
+    rows = index[0] if type(index) is tuple and 1 <= len(index) <= 2 else None
+    if (type(rows) is not np.ndarray or rows.ndim != 1 or rows.dtype.kind not in "iu" or out.dtype != np.float64
+            or (len(index) == 2 and index[1] is not Ellipsis) or not out.ndim
+            or type(g) is not np.ndarray or g.dtype != np.float64 or g.shape != rows.shape + out.shape[1:]):
+        np.add.at(out, index, g)
+        return
+    n = out.shape[0]
+    if not rows.size:
+        return
+    if rows.min() < 0:
+        rows = np.where(rows < 0, rows + n, rows)
+    columns = out.reshape(n, -1)        # out is fresh and contiguous: a view
+    weights = g.reshape(len(rows), -1)
+    width = columns.shape[1]
+    if width <= 16:                     # one bincount per column
+        for j in range(width):
+            columns[:, j] += np.bincount(rows, weights=weights[:, j], minlength=n)
+    else:                               # one bincount over (row, column) pairs
+        flat = (rows[:, None] * width + np.arange(width)).ravel()
+        columns += np.bincount(flat, weights=weights.ravel(), minlength=n * width).reshape(n, width)
+
+
 def index_add_zeros(g, index, shape, basic=False):
     if isinstance(g, Tensor):
         return apply(IndexPutBackward0, (g,), {"index": index, "shape": shape, "basic": basic,
@@ -119,6 +178,11 @@ def index_add_zeros(g, index, shape, basic=False):
 
 
 def getitem(x, index):
+    fast = _basic_fast(index)
+    if fast is not None:
+        index, has_int = fast
+        return record_view(SelectBackward0 if has_int else SliceBackward0, x,
+                           {"index": index, "in_shape": x._data.shape}, lambda a: a[index])
     index, basic = _normalise_index(index)
     if basic:
         ints = [i for i in index if isinstance(i, numbers.Integral)]
@@ -163,7 +227,8 @@ IndexPutBackward0Setitem.__name__ = "IndexPutBackward0"
 
 def setitem(x, index, value):
     """``x[index] = value`` as an in-place operation recorded in the graph."""
-    index, basic = _normalise_index(index)
+    fast = _basic_fast(index)
+    index, basic = (fast[0], True) if fast is not None else _normalise_index(index)
     value_shape = value.shape if isinstance(value, Tensor) else np.shape(value)
     cls = CopySlices if basic else IndexPutBackward0Setitem
     return write_in_place(x, lambda src: apply(cls, (src, value), {

@@ -146,13 +146,23 @@ def apply(cls, args, params=None):
     """Run ``cls.forward`` on the arrays behind ``args`` and record a node if any tensor
     argument requires grad. Non-tensor arguments are constants."""
     needs_grad = False
-    if len(args) == 1:           # the common one-input op, without the loop
+    n = len(args)
+    if n == 1:                   # the common one- and two-input ops, without the loop
         a = args[0]
         if isinstance(a, Tensor):
             arrays = (a._data,)
             needs_grad = a.requires_grad_flag
         else:
             arrays = args
+    elif n == 2:
+        a, b = args
+        if isinstance(a, Tensor):
+            needs_grad = a.requires_grad_flag
+            a = a._data
+        if isinstance(b, Tensor):
+            needs_grad = needs_grad or b.requires_grad_flag
+            b = b._data
+        arrays = (a, b)
     else:
         arrays = []
         for a in args:
@@ -169,8 +179,9 @@ def apply(cls, args, params=None):
         raise _shape_error(arrays) or error
     finally:
         reset_quiet(token)
-    result = _record(cls, args, params, out) if needs_grad and STATE.grad_enabled else Tensor._make(out)
-    if STATE.forward_level:
+    state = STATE
+    result = _record(cls, args, params, out, state) if needs_grad and state.grad_enabled else Tensor._make(out)
+    if state.forward_level:
         with_tangent(result, cls, args, arrays, params, apply)
     return result
 
@@ -193,7 +204,7 @@ def _shape_error(arrays):
     return None
 
 
-def _record(cls, args, params, out):
+def _record(cls, args, params, out, state=STATE):
     if type(out) is not np.ndarray:
         out = np.asarray(out)
     node = object.__new__(cls)
@@ -202,8 +213,11 @@ def _record(cls, args, params, out):
     for a in args:
         if isinstance(a, Tensor) and a.requires_grad_flag:
             fn = a.grad_fn
-            if fn is None:
-                fn = edge_of(a)[0]
+            if fn is None:                  # a leaf: its AccumulateGrad node, while it lives
+                ref = a._accum
+                fn = ref() if ref is not None else None
+                if fn is None:
+                    fn = edge_of(a)[0]
             elif fn._special and (a._output_nr or fn.n_outputs != 1):   # several outputs: the walk fills slots
                 several = True
             nexts.append(fn)
@@ -215,25 +229,26 @@ def _record(cls, args, params, out):
     seq = node.seq = next(sequence)
     if not seq & COLLECTOR_MASK:
         checkpoint(node)
-    if STATE.anomaly_enabled:
+    if state.anomaly_enabled:
         node._trace = traceback.format_stack()[:-3]
     if params:
         node.__dict__.update(params)
     result = Tensor._make(out, True, node)
     saves = cls.saves
     if saves:
-        if out.dtype.kind == "c" and cls.holomorphic:
+        if cls.holomorphic and out.dtype.kind == "c":
             node.conjugate = True
         saved = []
-        keep = save if STATE.saved_hooks else SavedTensor     # saved_tensors_hooks active: hooked
+        keep = save if state.saved_hooks else SavedTensor     # saved_tensors_hooks active: hooked
         for i in saves:
-            if i == RESULT:
-                saved.append(keep(result, True))
-            elif type(i) is str:
-                saved.append(params[i])
+            if type(i) is int:
+                if i == RESULT:
+                    saved.append(keep(result, True))
+                else:
+                    a = args[i]
+                    saved.append(keep(a, False) if isinstance(a, Tensor) else a)
             else:
-                a = args[i]
-                saved.append(keep(a, False) if isinstance(a, Tensor) else a)
+                saved.append(params[i])
         node._saved = saved
     if cls.broadcasts:
         # Gradients need fitting back only where an input's shape or dtype differs from the output's.
@@ -242,8 +257,8 @@ def _record(cls, args, params, out):
             if isinstance(a, Tensor) and (a._data.shape != shape or a._data.dtype is not dtype):
                 node.meta = tuple([(t._data.shape, t._data.dtype) if isinstance(t, Tensor) else None for t in args])
                 break
-    if STATE.recorder is not None:
-        STATE.recorder(node, args, params, (result,))
+    if state.recorder is not None:
+        state.recorder(node, args, params, (result,))
     return result
 
 

@@ -44,9 +44,13 @@ def _expand_back(g, node):
 
 def _reduction(cls, x, dim, keepdim, **extra):
     shape = x.shape
-    dims = _dims(dim, len(shape))
-    params = {"axis": dims if dim is not None else None, "keepdims": keepdim,
-              "in_shape": shape, "keep_shape": _keep_shape(shape, dims), **extra}
+    if dim is None:     # over everything (the common case)
+        params = {"axis": None, "keepdims": keepdim, "in_shape": shape, "keep_shape": (1,) * len(shape)}
+    else:
+        dims = _dims(dim, len(shape))
+        params = {"axis": dims, "keepdims": keepdim, "in_shape": shape, "keep_shape": _keep_shape(shape, dims)}
+    if extra:
+        params.update(extra)
     return apply(cls, (x,), params)
 
 

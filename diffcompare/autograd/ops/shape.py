@@ -276,19 +276,27 @@ class CatBackward0(Op):
 
 
 def cat(tensors, dim=0):
-    tensors = list(tensors)
+    tensors = tuple(tensors)
     if not tensors:
         raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
     d = check_dim(dim, tensors[0].ndim)
+    try:    # NumPy checks the shapes; PyTorch's words for a mismatch are found only then
+        return apply(CatBackward0, tensors, {"dim": d, "sizes": [t.shape[d] for t in tensors]})
+    except (ValueError, RuntimeError, IndexError):
+        _check_cat(tensors, d)
+        raise
+
+
+def _check_cat(tensors, d):
+    """PyTorch's error for tensors that ``cat`` cannot join along ``d``."""
     first = tensors[0].shape
     for number, t in enumerate(tensors[1:], 1):
         if t.ndim != len(first):
-            raise RuntimeError(f"Tensors must have same number of dimensions: got {len(first)} and {t.ndim}")
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {len(first)} and {t.ndim}") from None
         for axis, (a, b) in enumerate(zip(first, t.shape)):
             if axis != d and a != b:
                 raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size {a} but "
-                                   f"got size {b} for tensor number {number} in the list.")
-    return apply(CatBackward0, tuple(tensors), {"dim": d, "sizes": [t.shape[d] for t in tensors]})
+                                   f"got size {b} for tensor number {number} in the list.") from None
 
 
 concatenate = cat
