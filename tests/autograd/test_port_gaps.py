@@ -310,3 +310,12 @@ def test_stack_module_state_ensembles_with_vmap_as_pytorch():
             stack_state([])
     for a, t in zip(*results):
         _same(a, t)
+
+
+def test_matmul_and_mm_take_pytorchs_keyword_names():
+    torch = pytest.importorskip("torch")
+    a, b = np.arange(6.0).reshape(2, 3), np.arange(3.0)
+    mine = ag.matmul(input=ag.tensor(a), other=ag.tensor(b))
+    theirs = torch.matmul(input=torch.tensor(a), other=torch.tensor(b))
+    assert np.array_equal(mine.numpy(), theirs.numpy())
+    assert np.array_equal(ag.mm(input=ag.tensor(a), mat2=ag.tensor(a.T)).numpy(), a @ a.T)

@@ -58,8 +58,9 @@ class MatmulBackward0(MmBackward0):
     """Batched matmul (PyTorch records these through views as UnsafeViewBackward0)."""
 
 
-def matmul(a, b):
+def matmul(input, other):  # noqa: A002  (PyTorch's keyword names: torch.matmul(input=, other=))
     """Matrix product with NumPy's (and PyTorch's) rules for 1-d and batched operands."""
+    a, b = input, other
     a_nd = a.ndim if isinstance(a, Tensor) else np.ndim(a)
     b_nd = b.ndim if isinstance(b, Tensor) else np.ndim(b)
     if a_nd == 0 or b_nd == 0:
@@ -78,8 +79,9 @@ def matmul(a, b):
     return apply(cls, (a, b))
 
 
-def mm(a, b):
+def mm(input, mat2):  # noqa: A002  (PyTorch's keyword names)
     """Matrix-matrix product; both operands must be 2-D (as in PyTorch)."""
+    a, b = input, mat2
     if a.ndim != 2:
         raise RuntimeError(f"self must be a matrix (mm expects 2-D tensors; got a {a.ndim}-D tensor of shape "
                            f"{list(a.shape)}: for a vector use matmul, mv or reshape it to (1, n))")
