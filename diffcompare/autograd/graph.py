@@ -58,6 +58,7 @@ class Node:
     _next = ()           # per input: the node its gradient goes to, or None
     _nrs = None          # per input: that node's output index (None: all 0)
     _saved = None        # saved values (SavedTensor or constants), None once freed
+    _unpack_order = None     # the order they were packed in, where saved-tensor hooks packed them
     _freed = False
     _pre_hooks = None    # output index -> {handle id: hook} of the output tensors' hooks
     _retained = None     # output index -> weakref of a tensor that called retain_grad()
@@ -139,7 +140,14 @@ class Node:
             if self._freed:
                 raise RuntimeError(FREED_ERROR)
             return ()
-        return [s.unpack(self, as_tensor) if isinstance(s, SavedTensor) else s for s in saved]
+        order = self._unpack_order
+        if order is None:
+            return [s.unpack(self, as_tensor) if isinstance(s, SavedTensor) else s for s in saved]
+        values = [None] * len(saved)          # packed through saved-tensor hooks: unpacked in that order
+        for k in order:
+            s = saved[k]
+            values[k] = s.unpack(self, as_tensor) if isinstance(s, SavedTensor) else s
+        return values
 
     def __getattr__(self, name):
         # PyTorch exposes saved values as _saved_<name> (and _raw_saved_<name>); reading them

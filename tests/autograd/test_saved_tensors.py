@@ -250,3 +250,21 @@ def test_raw_saved_tensor_of_a_node_recorded_under_hooks_is_already_hooked():
             y = x.pow(2)
         with pytest.raises(RuntimeError, match="hooks have already been set"):
             y.grad_fn._raw_saved_self.register_hooks(lambda t: t, lambda t: t)
+
+
+def test_hooks_pack_and_unpack_in_pytorchs_order():
+    torch = pytest.importorskip("torch")
+
+    def order_of(lib, make):
+        packed, unpacked = [], []
+        a = lib.ones(2, dtype=lib.float64, requires_grad=True)
+        b = lib.ones(2, dtype=lib.float64, requires_grad=True) * 2
+        with lib.autograd.graph.saved_tensors_hooks(lambda x: packed.append(float(x.reshape(-1)[0])) or x,
+                                                    lambda x: unpacked.append(float(x.reshape(-1)[0])) or x):
+            y = make(lib, a, b)
+        y.sum().backward()
+        return packed, unpacked
+
+    for make in (lambda T, a, b: a * b, lambda T, a, b: a / b, lambda T, a, b: a @ b,
+                 lambda T, a, b: T.hypot(a, b), lambda T, a, b: a ** b):
+        assert order_of(ag, make) == order_of(torch, make)

@@ -44,6 +44,7 @@ MmBackward0.tangent = staticmethod(matmul_tangent)
 
 class DotBackward0(MmBackward0):
     saved_names = ("self", "tensor")
+    packs_in_order = True       # PyTorch packs self, then tensor (most ops pack other first)
 
 
 class MvBackward0(MmBackward0):

@@ -66,18 +66,31 @@ class Op(Node):
         return grads
 
     def _unpacked_arrays(self, saved):
-        values = []
-        for s in saved:
-            if type(s) is SavedTensor:
-                if s.counter[0] != s.version:
-                    s.unpack(self, False)   # raises the "modified by an inplace operation" error
-                values.append(np.conj(s.array) if self.conjugate else s.array)
-            elif type(s) is HookedSavedTensor:
-                array = s.unpack(self, False)
-                values.append(np.conj(array) if self.conjugate else array)
-            else:
-                values.append(_conj(s) if self.conjugate else s)
+        order = self._unpack_order
+        if order is None:
+            values = []
+            for s in saved:             # (inline: the common path of every backward step)
+                if type(s) is SavedTensor:
+                    if s.counter[0] != s.version:
+                        s.unpack(self, False)   # raises the "modified by an inplace operation" error
+                    values.append(np.conj(s.array) if self.conjugate else s.array)
+                else:
+                    values.append(self._saved_array(s))
+            return values
+        values = [None] * len(saved)        # packed through saved-tensor hooks: unpacked in that order
+        for k in order:
+            values[k] = self._saved_array(saved[k])
         return values
+
+    def _saved_array(self, s):
+        if type(s) is SavedTensor:
+            if s.counter[0] != s.version:
+                s.unpack(self, False)   # raises the "modified by an inplace operation" error
+            return np.conj(s.array) if self.conjugate else s.array
+        if type(s) is HookedSavedTensor:
+            array = s.unpack(self, False)
+            return np.conj(array) if self.conjugate else array
+        return _conj(s) if self.conjugate else s
 
     def _apply_batched(self, g, size):
         """The backward for ``size`` gradients stacked along a leading axis: one call of
@@ -204,6 +217,27 @@ def _shape_error(arrays):
     return None
 
 
+def _hooked(cls, args, params, result) -> tuple:
+    """(the saved values through the active saved-tensor hooks, the order they were packed in):
+    PyTorch's order — the inputs from the last to the first (``other`` before ``self``; an op
+    with ``packs_in_order`` from the first), then the result; backward unpacks them in it too."""
+    saves = cls.saves
+    saved = [None] * len(saves)
+    sign = 1 if getattr(cls, "packs_in_order", False) else -1
+    order = sorted(range(len(saves)), key=lambda k: (type(saves[k]) is not int, saves[k] == RESULT,
+                                                      sign * saves[k] if type(saves[k]) is int else 0))
+    for k in order:
+        i = saves[k]
+        if type(i) is not int:
+            saved[k] = params[i]
+        elif i == RESULT:
+            saved[k] = save(result, True)
+        else:
+            a = args[i]
+            saved[k] = save(a, False) if isinstance(a, Tensor) else a
+    return saved, order
+
+
 def _record(cls, args, params, out, state=STATE):
     if type(out) is not np.ndarray:
         out = np.asarray(out)
@@ -238,18 +272,20 @@ def _record(cls, args, params, out, state=STATE):
     if saves:
         if cls.holomorphic and out.dtype.kind == "c":
             node.conjugate = True
-        saved = []
-        keep = save if state.saved_hooks else SavedTensor     # saved_tensors_hooks active: hooked
-        for i in saves:
-            if type(i) is int:
-                if i == RESULT:
-                    saved.append(keep(result, True))
+        if state.saved_hooks:
+            node._saved, node._unpack_order = _hooked(cls, args, params, result)
+        else:
+            saved = []
+            for i in saves:
+                if type(i) is int:
+                    if i == RESULT:
+                        saved.append(SavedTensor(result, True))
+                    else:
+                        a = args[i]
+                        saved.append(SavedTensor(a, False) if isinstance(a, Tensor) else a)
                 else:
-                    a = args[i]
-                    saved.append(keep(a, False) if isinstance(a, Tensor) else a)
-            else:
-                saved.append(params[i])
-        node._saved = saved
+                    saved.append(params[i])
+            node._saved = saved
     if cls.broadcasts:
         # Gradients need fitting back only where an input's shape or dtype differs from the output's.
         shape, dtype = out.shape, out.dtype
