@@ -29,6 +29,14 @@ from .device import CPU, resolve as resolve_device
 from .tensor import Operators, Tensor, full, ones, tensor as tensor_factory, zeros
 
 
+# PyTorch's legacy type names, by dtype (Tensor.type())
+TYPE_NAMES = {np.dtype(np.float64): "DoubleTensor", np.dtype(np.float32): "FloatTensor",
+              np.dtype(np.float16): "HalfTensor", np.dtype(np.int64): "LongTensor", np.dtype(np.int32): "IntTensor",
+              np.dtype(np.int16): "ShortTensor", np.dtype(np.int8): "CharTensor", np.dtype(np.uint8): "ByteTensor",
+              np.dtype(np.bool_): "BoolTensor", np.dtype(np.complex128): "ComplexDoubleTensor",
+              np.dtype(np.complex64): "ComplexFloatTensor"}
+
+
 def operand(other):
     """An operand as the ops take it: tensors stay, Python numbers stay (they never change
     the dtype), anything else (a list, an array) becomes a tensor.
@@ -276,6 +284,25 @@ class TensorOperators(Operators):
     def type_as(self, other):
         """This tensor in ``other``'s dtype."""
         return ops.to(self, other.dtype)
+
+    def type(self, dtype=None, non_blocking=False):
+        """With no dtype, PyTorch's name of this tensor's type ("torch.DoubleTensor"); else this
+        tensor in ``dtype`` (a dtype, or such a name), itself when it already is.
+
+        >>> from diffcompare import autograd as ag
+        >>> ag.ones(2).type(), ag.ones(2).type(ag.float32).dtype
+        ('torch.DoubleTensor', dtype('float32'))
+        """
+        if dtype is None:
+            return f"torch.{TYPE_NAMES.get(np.dtype(self.dtype), 'Tensor')}"
+        if isinstance(dtype, str):
+            names = {f"torch.{name}": kind for kind, name in TYPE_NAMES.items()}
+            if dtype not in names:
+                raise ValueError(f"invalid type: '{dtype}'")
+            dtype = names[dtype]
+        if np.dtype(dtype) == self.dtype:
+            return self
+        return ops.to(self, dtype)
 
     def double(self):
         """This tensor as float64."""

@@ -319,3 +319,14 @@ def test_matmul_and_mm_take_pytorchs_keyword_names():
     theirs = torch.matmul(input=torch.tensor(a), other=torch.tensor(b))
     assert np.array_equal(mine.numpy(), theirs.numpy())
     assert np.array_equal(ag.mm(input=ag.tensor(a), mat2=ag.tensor(a.T)).numpy(), a @ a.T)
+
+
+def test_tensor_type_names_and_casts_as_pytorch():
+    torch = pytest.importorskip("torch")
+    for dtype in ("float64", "float32", "int64", "bool"):
+        assert ag.ones(2, dtype=getattr(ag, dtype)).type() == torch.ones(2, dtype=getattr(torch, dtype)).type()
+    x = ag.ones(2, requires_grad=True)
+    assert x.type(ag.float64) is x and x.type("torch.FloatTensor").dtype == np.float32
+    assert x.type(ag.float32).grad_fn.name() == "ToCopyBackward0"
+    with pytest.raises(ValueError, match="invalid type"):
+        x.type("torch.NoSuchTensor")
