@@ -7,6 +7,7 @@ the command line's start-up path (they keep NumPy and SymPy out of ``diffcompare
 from __future__ import annotations
 
 import ast
+import functools
 import pathlib
 
 import pytest
@@ -68,7 +69,10 @@ def _imports(module: str, path: pathlib.Path):
                     yield _target(base), [alias.name], id(node) in inside
 
 
-EDGES = {m: list(_imports(m, p)) for m, p in MODULES.items()}
+@functools.cache
+def edges() -> dict:
+    """Every module's imports (read when a test first needs them, not at collection)."""
+    return {m: list(_imports(m, p)) for m, p in MODULES.items()}
 
 
 def _stage(module: str) -> str:
@@ -81,7 +85,7 @@ def test_the_package_has_its_stages():
 
 
 def test_no_import_cycle():
-    graph = {m: {t for t, _, _ in EDGES[m] if t and t != m} for m in MODULES}
+    graph = {m: {t for t, _, _ in edges()[m] if t and t != m} for m in MODULES}
     state, cycles = {}, []
 
     def visit(node, trail):
@@ -102,18 +106,18 @@ def test_no_import_cycle():
 @pytest.mark.parametrize("module", sorted(MODULES))
 def test_imports_point_one_way(module):
     mine = STAGES.index(_stage(module))
-    later = sorted({t for t, _, _ in EDGES[module] if t and STAGES.index(_stage(t)) > mine})
+    later = sorted({t for t, _, _ in edges()[module] if t and STAGES.index(_stage(t)) > mine})
     assert later == [], f"{module} ({_stage(module)}) imports later stages"
 
 
 def test_no_private_names_of_other_modules():
-    private = sorted((m, t, n) for m in MODULES for t, names, _ in EDGES[m] for n in names
+    private = sorted((m, t, n) for m in MODULES for t, names, _ in edges()[m] for n in names
                      if t != m and n.startswith("_") and not n.startswith("__"))
     assert private == []
 
 
 def test_imports_inside_functions_only_on_the_start_up_path():
-    hidden = sorted((m, t) for m in MODULES for t, _, inside in EDGES[m] if inside and m not in LAZY_IMPORTERS)
+    hidden = sorted((m, t) for m in MODULES for t, _, inside in edges()[m] if inside and m not in LAZY_IMPORTERS)
     assert hidden == []
 
 

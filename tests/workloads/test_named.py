@@ -4,11 +4,10 @@ and on PyTorch's, and the command line's --workload."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
+from cli_runner import run
 
 import diffcompare
 from diffcompare.workloads import WORKLOADS
@@ -47,17 +46,12 @@ def test_unknown_names_and_sizes_say_what_exists():
         workload_function("gmm", "huge")
 
 
-def _cli(*argv):
-    return subprocess.run([sys.executable, "-m", "diffcompare", "compare", *argv], capture_output=True, text=True,
-                          timeout=300)
-
-
-def test_the_command_line_compares_a_workload():
-    done = _cli("--workload", "det", "--size", "tiny", "--methods", "autograd,forward-mode", "--repeat", "1",
-                "--format", "json")
-    report = json.loads(done.stdout)
+def test_the_command_line_compares_a_workload(capsys):
+    code, out = run(["compare", "--workload", "det", "--size", "tiny", "--methods", "autograd,forward-mode",
+                     "--repeat", "1", "--format", "json"], capsys)
+    report = json.loads(out.out)
     values = {m["name"]: m["values"] for m in report["methods"]}
     assert np.allclose(values["autograd"], values["forward-mode"], rtol=1e-13)
-    assert report["inputs"][0].startswith("A[")
-    bad = _cli("--workload", "det", "--at", "x=1")
-    assert bad.returncode == 2 and "without EXPR, --at or --box" in bad.stderr and "Traceback" not in bad.stderr
+    assert report["inputs"][0].startswith("A[") and code == 4       # no exact reference: nothing judged
+    code, out = run(["compare", "--workload", "det", "--at", "x=1"], capsys)
+    assert code == 2 and "without EXPR, --at or --box" in out.err and "Traceback" not in out.err
