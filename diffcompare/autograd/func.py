@@ -145,6 +145,18 @@ def _aux(tree, keep):
     return _detach_tree(tree, keep)
 
 
+def _traced(func, argnums, args, kwargs, has_aux, who):
+    """``func`` run on ``args`` with the arguments ``argnums`` names lifted to leaves that
+    record: (the leaves, the function giving results their shape, the output, the aux)."""
+    nums = _argnums(argnums, args)
+    args = _lift_args(args, nums)
+    leaves, shape = _inputs(args, nums)
+    with enable_grad():
+        result = func(*args, **kwargs)
+    out, aux = _split_aux(result, has_aux, who)
+    return leaves, shape, out, aux
+
+
 def _split_aux(result, has_aux, who):
     if not has_aux:
         return result, None
@@ -181,12 +193,7 @@ def grad_and_value(func, argnums=0, has_aux=False):
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
-        nums = _argnums(argnums, args)
-        args = _lift_args(args, nums)
-        leaves, shape = _inputs(args, nums)
-        with enable_grad():
-            result = func(*args, **kwargs)
-        out, aux = _split_aux(result, has_aux, who)
+        leaves, shape, out, aux = _traced(func, argnums, args, kwargs, has_aux, who)
         if not isinstance(out, Tensor):
             raise RuntimeError(f"{who}: Expected f(*args) to return a Tensor, got {type(out)}")
         if out.ndim != 0:
@@ -275,12 +282,7 @@ def jacrev(func, argnums=0, has_aux=False, chunk_size=None):
     """
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
-        nums = _argnums(argnums, args)
-        args = _lift_args(args, nums)
-        leaves, shape = _inputs(args, nums)
-        with enable_grad():
-            result = func(*args, **kwargs)
-        out, aux = _split_aux(result, has_aux, "jacrev(f, ...)(*args)")
+        leaves, shape, out, aux = _traced(func, argnums, args, kwargs, has_aux, "jacrev(f, ...)(*args)")
         outs, out_spec = tree_flatten(out)
         create = _differentiable(outs, leaves)
         tensors = [x for x in leaves if isinstance(x, Tensor)]
