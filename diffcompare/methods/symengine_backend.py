@@ -67,8 +67,10 @@ def differentiate(expression, symbols, timeout: float | None = 10.0) -> SymEngin
     ``Lambdify(..., cse=True)``, stopped after ``timeout`` seconds. A function SymEngine does
     not know (SymPy's log1p, which it would hold as an opaque function of derivative 0) makes
     the result unavailable, with the reason."""
-    import symengine
     import sympy
+    if not isinstance(expression, sympy.Basic):     # text would be parsed by symengine.sympify: never
+        raise TypeError(f"differentiate takes a SymPy expression, not {type(expression).__name__}")
+    import symengine
 
     result = SymEngineDerivative()
     phase = "conversion"
