@@ -252,3 +252,31 @@ if __name__ == "__main__":
 
     sys.path.insert(0, str(Path(__file__).parent))
     record_fixtures()
+
+
+def tensor_array(t):
+    """A tensor of either library (or a number) as float64 NumPy (None stays None)."""
+    if t is None:
+        return None
+    return np.asarray(t.detach().tolist() if hasattr(t, "detach") else t, dtype=np.float64)
+
+
+def assert_same(mine, theirs, atol=1e-12):
+    """The engine's results beside PyTorch's, one by one: None, flags, text, integers and
+    lists exactly; numbers and tensors to 1e-10 relative (+ ``atol``), NaN where NaN."""
+    assert len(mine) == len(theirs)
+    for a, b in zip(mine, theirs):
+        if a is None or b is None or isinstance(a, (bool, str, int, list)):
+            assert a == b
+        else:
+            np.testing.assert_allclose(tensor_array(a), tensor_array(b), rtol=1e-10, atol=atol, equal_nan=True)
+
+
+def on_both(program, engine, torch, atol=1e-12):
+    """``program(lib)`` run on the engine and on PyTorch; every result it returns compared."""
+    assert_same(program(engine), program(torch), atol)
+
+
+def leaf(lib, values):
+    """A float64 leaf that requires grad, in either library."""
+    return lib.tensor(values, dtype=lib.float64, requires_grad=True)

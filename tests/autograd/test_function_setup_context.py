@@ -12,28 +12,16 @@ from diffcompare import autograd as ag
 from diffcompare.autograd.function import once_differentiable as ag_once_differentiable
 
 torch = pytest.importorskip("torch")
+from differential import assert_same, leaf, on_both, tensor_array  # noqa: E402,F401
 from torch.autograd.function import once_differentiable as torch_once_differentiable  # noqa: E402
 
 
-def _array(t):
-    return None if t is None else np.asarray(t.detach().tolist(), dtype=np.float64)
-
-
-def _same(mine, theirs):
-    assert len(mine) == len(theirs)
-    for a, b in zip(mine, theirs):
-        if a is None or b is None or isinstance(a, (bool, str)):
-            assert a == b
-        else:
-            np.testing.assert_allclose(_array(a), _array(b), rtol=1e-10, atol=1e-12)
-
-
 def _both(program):
-    _same(program(ag), program(torch))
+    """Run ``program(lib)`` on the engine and on PyTorch; compare every result it returns."""
+    on_both(program, ag, torch)
 
 
-def _leaf(lib, values):
-    return lib.tensor(values, dtype=lib.float64, requires_grad=True)
+_leaf = leaf
 
 
 def functions(lib, once_differentiable):

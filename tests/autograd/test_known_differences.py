@@ -12,29 +12,17 @@ import pytest
 from diffcompare import autograd as ag
 
 torch = pytest.importorskip("torch")
+from differential import assert_same, leaf, on_both, tensor_array  # noqa: E402,F401
 
 NAN, INF = math.nan, math.inf
 
 
-def _array(t):
-    return None if t is None else np.asarray(t.detach().tolist(), dtype=np.float64)
-
-
-def _same(mine, theirs):
-    for a, b in zip(mine, theirs):
-        if a is None or b is None:
-            assert a is None and b is None
-        else:
-            np.testing.assert_allclose(_array(a), _array(b), rtol=1e-10, atol=0, equal_nan=True)
-
-
 def _both(program):
-    """Run ``program(lib)`` on the engine and on PyTorch; compare every tensor it returns."""
-    _same(program(ag), program(torch))
+    """Run ``program(lib)`` on the engine and on PyTorch; compare every result it returns."""
+    on_both(program, ag, torch, atol=0)
 
 
-def _leaf(lib, values):
-    return lib.tensor(values, dtype=lib.float64, requires_grad=True)
+_leaf = leaf
 
 
 # --- in-place writes cut the old history -------------------------------------------------

@@ -13,29 +13,18 @@ from diffcompare import autograd as ag
 import diffcompare.autograd.autograd as ag_autograd
 
 torch = pytest.importorskip("torch")
+from differential import assert_same, leaf, on_both, tensor_array  # noqa: E402,F401
 
 FREED = "Trying to backward through the graph a second time"
 
 
-def _array(t):
-    return None if t is None else np.asarray(t.detach().tolist(), dtype=np.float64)
-
-
-def _same(mine, theirs):
-    assert len(mine) == len(theirs)
-    for a, b in zip(mine, theirs):
-        if a is None or b is None or isinstance(a, (bool, str, int, float, list)):
-            assert a == b
-        else:
-            np.testing.assert_allclose(_array(a), _array(b), rtol=1e-10, atol=1e-12)
-
-
 def _both(program):
-    _same(program(ag), program(torch))
+    """Run ``program(lib)`` on the engine and on PyTorch; compare every result it returns."""
+    on_both(program, ag, torch)
 
 
-def _leaf(lib, values):
-    return lib.tensor(values, dtype=lib.float64, requires_grad=True)
+_leaf = leaf
+_array = tensor_array
 
 
 def test_saved_self_is_the_input_and_saved_result_equals_the_output():
