@@ -30,10 +30,10 @@ class UnknownWorkload(ValueError):
     """A workload or size that does not exist (the message names the ones that do)."""
 
 
-def parameter_names(module) -> list:
-    """The names of the objective's parameters (its arguments after the module), in order."""
-    names = list(inspect.signature(module._objective).parameters)[1:]
-    return names[:len(module.make_data("tiny").params)]
+def parameter_names(module, count: int) -> list:
+    """The names of the objective's first ``count`` parameters (its arguments after the
+    module: the arrays differentiated; the rest are the data's constants), in order."""
+    return list(inspect.signature(module._objective).parameters)[1:1 + count]
 
 
 def workload_function(name: str, size: str = DEFAULT_SIZE, seed: int = 0):
@@ -44,7 +44,7 @@ def workload_function(name: str, size: str = DEFAULT_SIZE, seed: int = 0):
         raise UnknownWorkload(f"unknown size {size!r} of workload {name}; choose from {', '.join(SIZES)}")
     module = WORKLOADS[name]
     data = module.make_data(size, seed)
-    names = parameter_names(module)
+    names = parameter_names(module, len(data.params))
     converted = {}
 
     def consts(kind, convert):
