@@ -111,17 +111,11 @@ SAY = {
 def case_verdict(findings: list, judged: str = "autograd") -> str:
     """A case's findings in one sentence, "; " between them (what follows an ``at-the-others``
     marker is what the points other than the failing ones showed)."""
-    said = []
-    for f in findings:
-        if f["code"] == r.AT_THE_OTHERS:
-            said.append("at the others: ")
-            continue
-        text = SAY[f["code"]](f, judged)
-        if said and said[-1] == "at the others: ":
-            said[-1] += text
-        else:
-            said.append(text)
-    return "; ".join(said)
+    codes = [f["code"] for f in findings]
+    if r.AT_THE_OTHERS in codes:
+        k = codes.index(r.AT_THE_OTHERS)
+        return f"{case_verdict(findings[:k], judged)}; at the others: {case_verdict(findings[k + 1:], judged)}"
+    return "; ".join(SAY[f["code"]](f, judged) for f in findings)
 
 
 def verdict_of(case) -> str:
