@@ -105,7 +105,10 @@ def steps_png(sweep, path) -> None:
               "five-point": ("tab:green", "^", "-.", 4), "complex-step": ("tab:red", "D", ":", 4)}
     floor = 1e-18
     zeros = False
-    for axis, dtype in zip(axes, ("float64", "float32")):
+    for axis, dtype in zip(axes, sweep.dtypes + [None] * (2 - len(sweep.dtypes))):
+        if dtype is None:
+            axis.set_visible(False)
+            continue
         for curve in (c for c in sweep.curves if c.dtype == dtype):
             colour, marker, dash, size = styles.get(curve.scheme, ("black", "o", "-", 4))
             errors = np.asarray(curve.errors, dtype=float)
@@ -123,10 +126,12 @@ def steps_png(sweep, path) -> None:
             if curve.predicted_h:
                 axis.axvline(curve.predicted_h, color=colour, ls=":", lw=1)
         axis.set_title(f"{dtype}: ∂f/∂{sweep.variable} of {sweep.label}"[:70], fontsize=9)
-        axis.set_xlabel("step h (shrinks to the right)")
-        axis.invert_xaxis()
+        increasing = getattr(sweep, "axis", "increasing") == "increasing"
+        axis.set_xlabel(f"step h ({'grows' if increasing else 'shrinks'} to the right)")
+        if not increasing:
+            axis.invert_xaxis()
         axis.grid(True, which="major", alpha=0.3)
-    axes[0].set_ylabel("relative error")
+    axes[0].set_ylabel(f"{getattr(sweep, 'measure', 'relative')} error")
     axes[0].legend(fontsize=8)
     caption = "truncation falls with h, rounding rises: ★ best h, dotted line: the error model's optimum"
     if zeros:
