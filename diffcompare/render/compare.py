@@ -214,7 +214,7 @@ def _step(e, k: int | None = None) -> str:
     if k is not None:
         return f"{float(np.ravel(steps[0])[k]):.1e}"
     low, high = float(np.min(steps)), float(np.max(steps))
-    return f"{low:.1e}" if low == high else f"{low:.1e}…{high:.1e}"
+    return f"{low:.1e}" if low == high else f"{low:.1e}–{high:.1e}"
 
 
 def _worst_band(c, m) -> str:
