@@ -59,7 +59,7 @@ GRADCHECK_STEP = 1e-6     # PyTorch gradcheck's default eps
 MEASURES = ("absolute", "relative")         # the error shown: |estimate - f'|, or that over |f'|
 AXES = ("increasing", "decreasing")         # h along the plot's axis, left to right (and down the table)
 TRUNCATION, ROUND_OFF = "truncation", "round-off"      # which error dominates at a step
-H_RANGE = (-20, -1)                         # the default sweep: h = 10^-20 ... 10^-1
+H_RANGE = "1e-20..1e-1"                     # the default sweep: h = 10^-20 ... 10^-1
 H_LIMITS = (-30, 0)                         # the powers of ten a sweep may reach
 # each scheme's error model, error ≈ t·h^p + ε·r / h^q: (p, t from |f^(k)|, r from |f^(k)|, q)
 ERROR_MODELS = {
@@ -227,7 +227,8 @@ def _choice(values, allowed, option: str) -> list:
 
 def step_sweep(f, at, variable: str | None = None, per_decade: int = 1, timeout: float = 10.0,
                label: str | None = None, progress=None, h_range: tuple | str = H_RANGE, measure: str = "absolute",
-               axis: str = "increasing", schemes=SCHEMES, precisions=tuple(DTYPES)) -> StepSweep:
+               axis: str = "increasing", schemes: str = ",".join(SCHEMES),
+               precisions: str = ",".join(DTYPES)) -> StepSweep:
     """Sweep the finite-difference step for ∂f/∂``variable`` at ``at`` (every other
     variable held at its value). ``f`` is an expression or a callable of
     ``diffcompare.language.functions``; ``h_range``: the sweep's ends as powers of ten
