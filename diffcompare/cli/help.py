@@ -136,15 +136,22 @@ gradients flow and carry what is sent.
 """
 
 STEPS_DESCRIPTION = """\
-The finite-difference error against the step size, h = 1e-1 ... 1e-20, for forward,
-central, five-point and complex-step differences in float64 and float32: the V-shaped
-curves of truncation error (falling with h) against rounding error (rising as h
-shrinks). Each scheme's best h is set beside the optimum its error model predicts from
-f and its derivatives at the point, and beside the rules of thumb sqrt(eps), eps^(1/3),
-eps^(1/5). The complex step has no subtraction, so no rounding wall.
+The finite-difference error against the step size, h = 1e-20 ... 1e-1 (--h-range), for
+forward, central, five-point and complex-step differences in float64 and float32: the
+V-shaped curves of truncation error (falling with h) against round-off error (rising as
+h shrinks). The error is absolute by default, as the literature plots it (--error
+relative for |error| / |f'(x)|; JSON carries both), with h increasing from left to right
+(--h-axis decreasing to turn it round). Each scheme's best h is set beside the optimum
+its error model predicts from f and its derivatives at the point, beside its crossover
+h× (truncation error dominates above it, round-off error below) and beside the rules of
+thumb sqrt(eps), eps^(1/3), eps^(1/5). The complex step has no subtraction, so no
+round-off wall. float32 is computed as plain NumPy float32 code computes it.
 
 The float32 columns show why gradient checks fail in single precision: the best any
 difference can do there is about 1e-4, and at gradcheck's h = 1e-6 far worse.
+
+At a kink, an infinite slope or outside f's domain there is no derivative to measure
+against: steps says what the judge found there and exits 4, as compare does.
 """
 
 STEPS_EPILOG = """\
@@ -152,6 +159,12 @@ examples:
   diffcompare steps "exp(x)/sqrt(sin(x)**3 + cos(x)**3)" --at x=1.5
   diffcompare steps "sin(x)*exp(y)" --at x=1,y=0.5 --var y --per-decade 4
   diffcompare steps "exp(x)/sqrt(sin(x)**3 + cos(x)**3)" --at x=1.5 --plot steps.png
+
+  Baydin et al. (2018), Figure 3: forward and centre differences of the logistic map's l4:
+  diffcompare steps "64*x*(1-x)*(1-2*x)**2*(1-8*x+8*x**2)**2" --at x=0.2 --schemes forward,central --precision float64 --h-range 1e-16..1e-1
+
+  Squire and Trapp (1998): the complex step against forward and central differences:
+  diffcompare steps "exp(x)/sqrt(sin(x)**3 + cos(x)**3)" --at x=1.5 --schemes forward,central,complex-step --precision float64
 """
 
 SWELL_DESCRIPTION = """\

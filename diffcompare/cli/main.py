@@ -135,7 +135,19 @@ def _steps_command(commands):
                        help="the point: a value for every variable (repeatable)")
     steps.add_argument("--var", metavar="NAME", help="the variable to differentiate by (needed when f has several)")
     steps.add_argument("--per-decade", type=int, default=1, metavar="K",
-                       help="steps per decade of h (default 1: h = 1e-1, 1e-2, ..., 1e-20)")
+                       help="steps per decade of h (default 1: h = 1e-20, 1e-19, ..., 1e-1)")
+    steps.add_argument("--h-range", default="1e-20..1e-1", metavar="LOW..HIGH",
+                       help="the sweep's ends, powers of ten from 1e-30 to 1 (default 1e-20..1e-1)")
+    steps.add_argument("--error", choices=("absolute", "relative"), default="absolute",
+                       help="the error shown: |estimate - f'(x)| as the literature plots it (default), or that "
+                            "over |f'(x)|; JSON carries both")
+    steps.add_argument("--h-axis", choices=("increasing", "decreasing"), default="increasing",
+                       help="h from left to right in the plot and down the table (default increasing, as in "
+                            "Baydin et al.'s Figure 3)")
+    steps.add_argument("--schemes", default="forward,central,five-point,complex-step", metavar="LIST",
+                       help="the schemes swept, comma-separated (default: forward,central,five-point,complex-step)")
+    steps.add_argument("--precision", default="float64,float32", metavar="LIST",
+                       help="the precisions swept, comma-separated (default: float64,float32)")
     _report_arguments(steps, "text: tables and a character plot per precision", plot="the curves")
     return steps
 
@@ -469,7 +481,9 @@ def run_steps(args) -> int:
         from diffcompare.lecture.steps import step_sweep
         with terminal.progress_bar("sweeping", "curves") as progress:
             return step_sweep(args.expression, _point(args), variable=args.var, per_decade=args.per_decade,
-                              label=args.expression.strip(), progress=progress)
+                              label=args.expression.strip(), progress=progress, h_range=args.h_range,
+                              measure=args.error, axis=args.h_axis, schemes=args.schemes,
+                              precisions=args.precision)
     sweep, status = _build("steps", build)
     if sweep is None:
         return status

@@ -177,8 +177,8 @@ def _reference_values(c) -> list:
 
 # -- the partials layout: a gradient at one point ----------------------------------------------------
 
-PARTIAL_HEADERS = ("method", "∂f/∂", "value", "abs error", "rel error", "digits", "ULP", "f evals", "time", "setup",
-                   "verdict")
+PARTIAL_HEADERS = ("method", "∂f/∂", "value", "abs error", "band", "rel error", "digits", "ULP", "step h", "f evals",
+                   "time", "setup", "verdict")
 _LEFT = ("method", "∂f/∂", "verdict", "worst entry", "worst entry @ point", "forms J", "work", "entry")
 
 
@@ -196,25 +196,56 @@ def _digits(m, k) -> str:
     return f"{correct_digits(worst):.1f}"
 
 
+def _band(m, row: int, k: int) -> str:
+    """The band (expected accuracy: the absolute error the verdict allowed) of entry ``k`` at
+    reference row ``row``; — where there is none."""
+    if m.tolerance is None or not np.isfinite(m.tolerance[row, k]):
+        return "—"
+    return small(float(m.tolerance[row, k]))
+
+
+def _step(e, k: int | None = None) -> str:
+    """A difference method's step h: of direction ``k`` at the one point, or the one step
+    (or the range of steps) over every direction and point; — for other methods."""
+    steps = e.details.get("steps") if e.has_values else None
+    if steps is None:
+        return "—"
+    steps = np.asarray(steps, dtype=float)
+    if k is not None:
+        return f"{float(np.ravel(steps[0])[k]):.1e}"
+    low, high = float(np.min(steps)), float(np.max(steps))
+    return f"{low:.1e}" if low == high else f"{low:.1e}–{high:.1e}"
+
+
+def _worst_band(c, m) -> str:
+    """The band at the entry and point the verdict turned on (the worst error)."""
+    if m.tolerance is None or not m.worst:
+        return "—"
+    rows = np.flatnonzero(c.reference.indices == m.worst["point"])
+    labels = c.task.entry_labels()
+    return _band(m, int(rows[0]), labels.index(m.worst["entry"])) if rows.size else "—"
+
+
 def _partial_rows(c):
-    """(method, variable, value, abs, rel, digits, ulps, evals, time, setup, verdict) per method and partial."""
+    """(method, variable, value, abs, band, rel, digits, ulps, step, evals, time, setup, verdict) per method
+    and partial."""
     names = c.task.input_labels
     for m in c.methods:
         e = m.estimate
         setup = seconds(e.setup_seconds) if e.setup_seconds is not None else ""
         evals = "—" if e.evaluations is None or e.family != "finite differences" else str(e.evaluations)
         if not e.has_values:
-            yield (e.method, "", "—", "—", "—", "—", "—", evals, _time(e), setup, m.verdict)
+            yield (e.method, "", "—", "—", "—", "—", "—", "—", "—", evals, _time(e), setup, m.verdict)
             continue
         values = np.ravel(e.values[0])
         for k, name in enumerate(names):
             first = k == 0
             measured = m.abs_error is not None
             yield (e.method if first else "", name, number(float(values[k])),
-                   small(float(m.abs_error[0, k])) if measured else "—",
+                   small(float(m.abs_error[0, k])) if measured else "—", _band(m, 0, k) if measured else "—",
                    small(float(m.rel_error[0, k])) if measured else "—",
                    _digits(m, k) if measured else "—", _ulps(float(m.ulps[0, k])) if measured else "—",
-                   evals if first else "", _time(e) if first else "", setup if first else "",
+                   _step(e, k), evals if first else "", _time(e) if first else "", setup if first else "",
                    m.verdict if first else "")
 
 
@@ -245,7 +276,7 @@ def _summary_rows(c, with_work=True):
     for m in c.methods:
         e = m.estimate
         worst = m.worst["entry"] + (f" @ {m.worst['point']}" if many else "") if m.worst else "—"
-        row = [m.name, worst, small(m.max_abs_error), small(m.statistic("max"))]
+        row = [m.name, worst, small(m.max_abs_error), _worst_band(c, m), small(m.statistic("max"))]
         if many:
             row.append(small(m.statistic("median")))
         row.append("—" if m.digits is None else f"{m.digits:.1f}")
@@ -253,6 +284,7 @@ def _summary_rows(c, with_work=True):
             row.append(small(m.symmetry) if m.symmetry is not None else "—")
         if _shows_forming(c):
             row.append("yes" if e.details.get("forms_jacobian") else "no")
+        row.append(_step(e))
         row += ([_work(e)] if with_work else []) + [_time(e)]
         if many:
             row.append(seconds(e.timing.median / len(c.points)) if e.timing else "—")
@@ -262,7 +294,7 @@ def _summary_rows(c, with_work=True):
 
 def _summary_headers(c, with_work=True):
     many = not c.single
-    headers = ["method", "worst entry" + (" @ point" if many else ""), "max abs error", "max rel error"]
+    headers = ["method", "worst entry" + (" @ point" if many else ""), "max abs error", "band", "max rel error"]
     if many:
         headers.append("median rel error")
     headers.append("digits")
@@ -270,6 +302,7 @@ def _summary_headers(c, with_work=True):
         headers.append("asymmetry")
     if _shows_forming(c):
         headers.append("forms J")
+    headers.append("step h")
     headers += (["work"] if with_work else []) + ["time" + (" (all points)" if many else "")]
     if many:
         headers.append("per point")
@@ -311,7 +344,7 @@ def _worst_points(c):
 # -- text ----------------------------------------------------------------------------------------------
 
 # the summary's columns left out first when a terminal is narrow (method, entry, value and verdict stay)
-SUMMARY_DROP_ORDER = ("setup", "per point", "f evals", "ULP", "abs error", "max abs error", "median rel error",
+SUMMARY_DROP_ORDER = ("setup", "per point", "step h", "band", "f evals", "ULP", "abs error", "max abs error", "median rel error",
                       "asymmetry", "forms J", "time", "time (all points)", "digits", "worst entry @ point", "worst entry",
                       "rel error", "max rel error")
 

@@ -16,11 +16,12 @@ class PlotUnavailable(Exception):
     """matplotlib is not installed, or the file cannot be written."""
 
 
-def terminal_plot(xs, series, x_label: str, y_label: str, y_range=(-17, 0)) -> str:
+def terminal_plot(xs, series, x_label: str, y_label: str, y_range=(-17, 0), marks=()) -> str:
     """A character plot of ``series`` [(marker, name, ys)] over ``xs``, both as log10
     values; one column per x, one row per unit of y. Overlapping markers show as ``*``;
     values below the range (an exact 0 among them) are drawn on its bottom row, and the
-    legend says so.
+    legend says so. ``marks`` [(marker, column)]: a row under the axis marking each
+    curve's crossover (where truncation and round-off errors are equal).
 
     >>> print(terminal_plot([-3, -2, -1], [("c", "central", [-4, -3, -2])], "log10 h", "log10 error", (-4, -2)))
       -2 |     c
@@ -46,6 +47,11 @@ def terminal_plot(xs, series, x_label: str, y_label: str, y_range=(-17, 0)) -> s
     lines = [f"{high - k:>4g} | " + "".join(cells).rstrip() for k, cells in enumerate(grid)]
     lines = [line.rstrip() for line in lines]
     lines.append("     +" + "-" * (2 * len(xs) + 1))
+    if marks:
+        row = [" "] * (2 * len(xs))
+        for marker, column in marks:
+            row[2 * column] = marker if row[2 * column] in (" ", marker) else "*"
+        lines.append("  h×   " + "".join(row).rstrip())
     ticks = ""
     for column in sorted({0, len(xs) // 2, len(xs) - 1}):
         start = 7 + 2 * column               # where the column's marker is drawn
@@ -55,6 +61,8 @@ def terminal_plot(xs, series, x_label: str, y_label: str, y_range=(-17, 0)) -> s
     legend = "; ".join(f"{marker} {name}" for marker, name, _ in series)
     legend += "; * several at one place" if overlapped else ""
     legend += f"; the bottom row holds {low:g} and below (exact zeros too)" if floored else ""
+    legend += ("; the h× row: each curve's crossover, truncation error dominating on its larger-h side and "
+               "round-off error on the other") if marks else ""
     lines.append(f"{' ' * 10}{x_label}   ({y_label} upward; {legend})")
     return "\n".join(lines)
 
@@ -97,7 +105,10 @@ def steps_png(sweep, path) -> None:
               "five-point": ("tab:green", "^", "-.", 4), "complex-step": ("tab:red", "D", ":", 4)}
     floor = 1e-18
     zeros = False
-    for axis, dtype in zip(axes, ("float64", "float32")):
+    for axis, dtype in zip(axes, sweep.dtypes + [None] * (2 - len(sweep.dtypes))):
+        if dtype is None:
+            axis.set_visible(False)
+            continue
         for curve in (c for c in sweep.curves if c.dtype == dtype):
             colour, marker, dash, size = styles.get(curve.scheme, ("black", "o", "-", 4))
             errors = np.asarray(curve.errors, dtype=float)
@@ -115,10 +126,12 @@ def steps_png(sweep, path) -> None:
             if curve.predicted_h:
                 axis.axvline(curve.predicted_h, color=colour, ls=":", lw=1)
         axis.set_title(f"{dtype}: ∂f/∂{sweep.variable} of {sweep.label}"[:70], fontsize=9)
-        axis.set_xlabel("step h (shrinks to the right)")
-        axis.invert_xaxis()
+        increasing = getattr(sweep, "axis", "increasing") == "increasing"
+        axis.set_xlabel(f"step h ({'grows' if increasing else 'shrinks'} to the right)")
+        if not increasing:
+            axis.invert_xaxis()
         axis.grid(True, which="major", alpha=0.3)
-    axes[0].set_ylabel("relative error")
+    axes[0].set_ylabel(f"{getattr(sweep, 'measure', 'relative')} error")
     axes[0].legend(fontsize=8)
     caption = "truncation falls with h, rounding rises: ★ best h, dotted line: the error model's optimum"
     if zeros:
