@@ -11,30 +11,24 @@ import re
 import sys
 
 from diffcompare.cli import help as texts
+from diffcompare.cli.parser import Parser, disallow_abbreviations, visible
 from diffcompare.version import install_hint
 
 REPORT_FORMATS = {".json": "json", ".md": "markdown", ".markdown": "markdown", ".xml": "junit"}
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse, whose error lines show control characters instead of sending them."""
-
-    def error(self, message):
-        super().error(visible(message))
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The command line: one subcommand each, their options in the functions below."""
     from diffcompare.version import __version__
 
-    parser = _Parser(
+    parser = Parser(
         prog="diffcompare",
         description=texts.DESCRIPTION,
         epilog=texts.EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--version", action="version", version=f"diffcompare {__version__}")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    parser.add_argument("-V", "--version", action="version", version=f"diffcompare {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     compare = _compare_command(commands)
     explain = _explain_command(commands)
     graph = _graph_command(commands)
@@ -44,7 +38,16 @@ def build_parser() -> argparse.ArgumentParser:
     parser.expression_parsers = {"compare": compare, "explain": explain, "graph": graph, "steps": steps}
     commands.add_parser("functions", help="list the functions the expression language knows",
                         description=texts.FUNCTIONS_DESCRIPTION)
+    _every_command(parser)
     return parser
+
+
+def _every_command(parser):
+    """What every command takes, added to each after they are built (whatever options each has)."""
+    for command in disallow_abbreviations(parser)[1:]:
+        command.add_argument("--show-config", action="store_true",
+                             help="print the options in force -- from the command line, pyproject.toml's "
+                                  "[tool.diffcompare] or the defaults -- and where each came from, then stop")
 
 
 def _compare_command(commands):
@@ -235,16 +238,6 @@ def fail(command: str, message: str) -> int:
     return 2
 
 
-def visible(text: str) -> str:
-    r"""``text`` with control characters (but newlines) written as \xNN.
-
-    >>> visible("x+\x1b]0;pwned\x07")
-    'x+\\x1b]0;pwned\\x07'
-    """
-    return "".join(c if c == "\n" or (c >= " " and c != "\x7f" and not 0x80 <= ord(c) < 0xa0) else f"\\x{ord(c):02x}"
-                   for c in text)
-
-
 def run_compare(args) -> int:
     from diffcompare.render import terminal
     from diffcompare.language.expression import ExpressionError
@@ -348,7 +341,7 @@ def _show(report, args, command) -> int:
         if status:
             return status
         print(f"wrote {args.output} ({format})", file=sys.stderr)
-    elif format == "text" and sys.stdout.isatty():
+    elif format == "text" and terminal.is_terminal():
         report.print_report(terminal.console(highlight=False))          # the terminal's width, with colour
     elif format == "text":
         # a pipe or file: COLUMNS wide (80 when unset), no colour codes, no trailing spaces
