@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from diffcompare.auditing.collect import toml
 from diffcompare.auditing.modules import imported
 from diffcompare.autograd.function import Function
 from diffcompare.language.expression import ExpressionError, nearest, parse
@@ -133,45 +134,9 @@ def read_suite(path: str) -> Suite:
     return parse_suite(text, path, os.path.dirname(os.path.abspath(path)))
 
 
-_CASE_TABLE = re.compile(r"^[ \t]*\[\[?[ \t]*case\b", re.MULTILINE)
-
-
-def is_suite(path: str) -> bool:
-    """Whether the file ``path`` is meant as an audit suite: a TOML document with cases (an
-    array of ``[[case]]`` tables). A file that does not parse counts when it has a
-    ``[[case]]`` header (a suite with a mistake, to be reported); any other TOML file (a
-    project's ``audit_settings.toml`` with a ``[logging]`` table) is not one.
-
-    >>> import tempfile
-    >>> with tempfile.NamedTemporaryFile("w", suffix=".toml", delete=False) as other:
-    ...     _ = other.write("[logging]\\nlevel = 'info'\\n")
-    >>> is_suite(other.name)
-    False
-    """
-    try:
-        with open(path, "rb") as handle:
-            text = handle.read(1_000_000).decode("utf-8", errors="replace")
-    except OSError:
-        return False
-    tomllib = _toml()
-    try:
-        data = tomllib.loads(text)
-    except (tomllib.TOMLDecodeError, RecursionError):
-        return _CASE_TABLE.search(text) is not None
-    return isinstance(data.get("case"), list)
-
-
-def _toml():
-    try:
-        import tomllib
-    except ModuleNotFoundError:           # Python 3.10
-        import tomli as tomllib
-    return tomllib
-
-
 def parse_suite(text: str, path: str = "<suite>", search_path: str | None = None) -> Suite:
     """The suite in TOML ``text``; ``module:function`` is imported from ``search_path``."""
-    tomllib = _toml()
+    tomllib = toml()
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:

@@ -589,7 +589,26 @@ def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] and argv[0] in parser.expression_parsers:
         argv = protect_expressions(argv, parser)
+    configuration = None
+    commands = parser.commands()
+    if argv[:1] and argv[0] in commands and not {"-h", "--help"} & set(argv[1:]):
+        # pyproject.toml's [tool.diffcompare] (not read for --help, which must answer whatever it says)
+        import os
+
+        from diffcompare.cli.config import Configuration
+        from diffcompare.problem.errors import InputError
+        try:
+            configuration = Configuration(argv[0], commands, os.getcwd())
+        except InputError as error:
+            return fail(argv[0], str(error))
     args = parser.parse_args(argv)
+    args.configuration = configuration
+    if configuration is not None:
+        configuration.apply(args, argv[1:])
+        if args.show_config:
+            from diffcompare.render.config import config_text
+            sys.stdout.write(config_text(args.command, configuration.rows(args)))
+            return 0
     runners = {"compare": run_compare, "functions": run_functions, "explain": run_explain, "graph": run_graph,
                "steps": run_steps, "swell": run_swell, "audit": run_audit}
     try:

@@ -71,6 +71,13 @@ class Parser(argparse.ArgumentParser):
             command.error(_unrecognized(extra, command))
         return parsed
 
+    def commands(self) -> dict:
+        """{name: parser} of the subcommands ({} when there are none)."""
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                return dict(action.choices)
+        return {}
+
     def _command_parser(self, parsed):
         """The subcommand's parser that ``parsed`` went through (this parser when none)."""
         for action in self._actions:
