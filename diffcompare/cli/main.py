@@ -57,7 +57,8 @@ def _compare_command(commands):
                                   formatter_class=argparse.RawDescriptionHelpFormatter)
     compare.add_argument("expression", metavar="EXPR", nargs="?",
                          help='the function: an expression, e.g. "sin(x)*exp(y)", or module:function, a Python '
-                              'function imported from the current directory (as the audit does); - reads it '
+                              'function imported from the current directory (as the audit does), or '
+                              'path/to/file.py:function; - reads it '
                               'from standard input')
     compare.add_argument("--workload", metavar="NAME",
                          help="instead of EXPR and --at: a real AD workload, its objective and data — gmm, ba, ht, "
@@ -88,7 +89,8 @@ def _compare_command(commands):
                       help="a regular grid of about N points over the box instead of random points")
     compare.add_argument("--methods", metavar="LIST", help="comma-separated methods to run (default: all)")
     compare.add_argument("--gradient", metavar="MODULE:FUNCTION",
-                         help="your own derivative (a hand-derived formula, another library's), taking f's "
+                         help="your own derivative (a hand-derived formula, another library's; module:function "
+                              "or path/to/file.py:function), taking f's "
                               "arguments: judged beside the others as the method 'given'")
     compare.add_argument("--digits", type=int, default=30, metavar="N",
                          help="significant digits of the reference (default 30)")
@@ -224,7 +226,8 @@ def _expression_arguments(command):
     """EXPR, --at and --vjp, as every command on one expression at one point takes them."""
     command.add_argument("expression", metavar="EXPR",
                          help='the function: an expression, e.g. "sin(x)*exp(y)", or module:function, a Python '
-                              'function imported from the current directory (as the audit does); - reads it '
+                              'function imported from the current directory (as the audit does), or '
+                              'path/to/file.py:function; - reads it '
                               'from standard input')
     command.add_argument("--at", action="append", metavar="NAME=VALUE[,NAME=VALUE...]", required=True,
                          help="the point: a value for every variable (repeatable); vectors in brackets: x=[2,3,4]")
@@ -243,9 +246,9 @@ def run_compare(args) -> int:
     from diffcompare.language.expression import ExpressionError
     from diffcompare.problem.errors import InputError
 
-    if args.expression == "-":
-        args.expression = sys.stdin.read().strip()
     try:
+        if args.expression == "-":
+            args.expression = _standard_input("compare")
         kind, vector = _what(args)
         function, point = _compared(args)
         from diffcompare.pipeline.compare import compare
@@ -294,6 +297,25 @@ def _function(text):
     return text
 
 
+def _standard_input(command) -> str:
+    """EXPR given as -: the function read from standard input; InputError when it is closed,
+    cannot be read or holds nothing."""
+    from diffcompare.problem.errors import InputError
+    example = f"echo 'sin(x)*y' | diffcompare {command} - --at x=1,y=2"
+    try:
+        text = sys.stdin.read() if sys.stdin is not None else None
+    except (OSError, ValueError, UnicodeDecodeError) as error:
+        raise InputError(f"EXPR is - (read it from standard input), but standard input cannot be read "
+                         f"({getattr(error, 'strerror', None) or error}): give EXPR itself, or {example}") from None
+    if text is None:
+        raise InputError(f"EXPR is - (read it from standard input), but standard input is closed: give EXPR "
+                         f"itself, or {example}")
+    if not text.strip():
+        raise InputError(f"EXPR is - (read it from standard input), but standard input is empty: give EXPR "
+                         f"itself, or {example}")
+    return text.strip()
+
+
 def _gradient(text):
     """--gradient module:function: the user's own derivative, imported as EXPR's function is."""
     if text is None:
@@ -301,8 +323,8 @@ def _gradient(text):
     from diffcompare.auditing.suite import load_function, names_function
     from diffcompare.problem.errors import InputError
     if not names_function(text):
-        raise InputError(f"--gradient {text!r}: name a Python function as module:function, e.g. "
-                         f"--gradient my_grads:rosenbrock_gradient")
+        raise InputError(f"--gradient {text!r}: name a Python function as module:function or "
+                         f"path/to/file.py:function, e.g. --gradient my_grads:rosenbrock_gradient")
     import os
     return load_function(text.strip(), os.getcwd())
 
@@ -388,7 +410,11 @@ def _build(command, build, where="EXPR"):
 
 def _explanation(args, command):
     if args.expression == "-":
-        args.expression = sys.stdin.read().strip()
+        from diffcompare.problem.errors import InputError
+        try:
+            args.expression = _standard_input(command)
+        except InputError as error:
+            return None, fail(command, str(error))
 
     def build():
         from diffcompare.lecture.explain import explain
