@@ -171,7 +171,20 @@ def _audit_command(commands):
     audit = commands.add_parser("audit", help="audit gradients: cases from a TOML suite, many points, CI reports",
                                 description=texts.AUDIT_DESCRIPTION, epilog=texts.AUDIT_EPILOG,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    audit.add_argument("suite", metavar="SUITE.toml", help="the suite of cases (see above)")
+    audit.add_argument("suites", metavar="SUITE", nargs="*",
+                       help="suite files (TOML, see above) and folders, searched for audit*.toml and *_audit.toml "
+                            "files with [[case]] tables as the pytest plugin collects them; default: suites = [...] "
+                            "under [tool.diffcompare.audit] in pyproject.toml")
+    audit.add_argument("-k", dest="keyword", metavar="EXPR",
+                       help="only the cases whose name or suite file's name matches EXPR, as pytest's -k: "
+                            "substrings of names joined by and, or, not and parentheses (case ignored), "
+                            "e.g. -k 'rosen or (swish and not float32)'")
+    audit.add_argument("-x", "--exitfirst", action="store_true",
+                       help="run the cases one after another and stop after the first wrong gradient")
+    audit.add_argument("-q", "--quiet", action="count", default=0,
+                       help="less output: only the cases that did not pass, and the exit status")
+    audit.add_argument("-v", "--verbose", action="count", default=0,
+                       help="more output: every finding at every point and all that user code printed")
     audit.add_argument("--points", type=int, metavar="N",
                        help="random points per case in its domain (default: the case's 'random', else 10)")
     audit.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the random points (default 0)")
@@ -447,6 +460,14 @@ def run_audit(args) -> int:
         if extension not in REPORT_FORMATS:
             return fail("audit", f"--report {path}: the extension says the format; use .json, .md or .xml (JUnit)")
         reports.append((path, REPORT_FORMATS[extension]))
+    try:
+        paths, cases, among = _audited(args)
+    except InputError as error:
+        return fail("audit", str(error))
+    if not cases:
+        print(f"diffcompare audit: -k {args.keyword!r} selects none of the {among} cases in {', '.join(paths)}: "
+              f"nothing was checked (exit status 5)", file=sys.stderr)
+        return 5
     import signal
 
     def terminate(signum, frame):       # SIGTERM ends the audit as Ctrl-C does: the report of what is done
@@ -454,13 +475,16 @@ def run_audit(args) -> int:
     previous = signal.signal(signal.SIGTERM, terminate)
     try:
         from diffcompare.auditing.audit import run_cases
-        from diffcompare.auditing.suite import read_suite
-        suite = read_suite(args.suite)
         with terminal.progress_bar("auditing", "batches") as progress:
-            report = run_cases(suite.cases, random=args.points, seed=args.seed, engine=args.engine, jobs=args.jobs,
+            report = run_cases(cases, random=args.points, seed=args.seed, engine=args.engine, jobs=args.jobs,
                                scheduler=args.scheduler, adversarial=args.adversarial, progress=progress,
-                               timeout=args.timeout, isolate=True, case_timeout=args.case_timeout)
-        report.settings = {"suite": args.suite, **report.settings}      # the command's inputs, for the JSON
+                               timeout=args.timeout, isolate=True, case_timeout=args.case_timeout,
+                               exitfirst=args.exitfirst)
+        inputs = {"suite": paths[0]} if len(paths) == 1 else {"suites": paths}
+        if args.keyword:
+            inputs["keyword"] = args.keyword
+        report.settings = {**inputs, **report.settings}      # the command's inputs, for the JSON
+        report.verbosity = args.verbose - args.quiet
     except InputError as error:
         return fail("audit", str(error))
     finally:
@@ -478,8 +502,47 @@ def run_audit(args) -> int:
         else:
             print(f"wrote {path} ({format})", file=sys.stderr)
     status = _show(report, args, "audit")
+    if len(report.cases) < len(cases):
+        print(f"diffcompare audit: stopped after the first wrong gradient (-x): {len(cases) - len(report.cases)} "
+              f"of {len(cases)} cases not run", file=sys.stderr)
     # a wrong gradient (1) says more than a report that could not be written (2)
     return status if status == 1 or not unwritten else 2
+
+
+def _audited(args):
+    """(the suite paths, the cases -k selects from them, how many cases they hold): the
+    suites and folders given, else pyproject.toml's (its paths start at its folder)."""
+    import os
+
+    from diffcompare.auditing.collect import collect
+    from diffcompare.auditing.keywords import compile_keywords
+    from diffcompare.auditing.suite import read_suite
+    from diffcompare.cli.config import COMMAND_LINE, DEFAULT
+    from diffcompare.problem.errors import InputError
+    selects = compile_keywords(args.keyword or "")
+    paths = list(args.suites or ())
+    configuration = getattr(args, "configuration", None)
+    if configuration is not None and configuration.source("suites") not in (COMMAND_LINE, DEFAULT):
+        paths = [os.path.relpath(os.path.join(configuration.folder(), p)) for p in paths]
+    if not paths:
+        raise InputError("give the suites to audit -- SUITE.toml files or folders holding them (diffcompare audit "
+                         "tests/) -- or set them in pyproject.toml: [tool.diffcompare.audit] suites = [\"tests/\"]")
+    files, missing = collect(paths)
+    if missing:
+        raise InputError(f"cannot read the suite {missing[0]}: there is no such file or folder")
+    if not files:
+        raise InputError(f"no suite in {', '.join(paths)}: a folder's suites are TOML files named audit*.toml or "
+                         f"*_audit.toml holding [[case]] tables")
+    cases, among = [], 0
+    for path in files:
+        suite = read_suite(path)
+        among += len(suite.cases)
+        for case in suite.cases:
+            if selects([case.name, os.path.basename(path)]):
+                if len(files) > 1:          # two suites may each have a "rosenbrock": named as pytest names them
+                    case.name = f"{path}::{case.name}"
+                cases.append(case)
+    return files, cases, among
 
 
 def run_steps(args) -> int:
