@@ -32,10 +32,8 @@ _SAID = {"end": "the end", "name": "a name", "and": "and", "or": "or", "not": "n
 def _tokens(text: str) -> list:
     """(kind, text, column): kinds "(", ")", "and", "or", "not", "name"; "end" last."""
     out, at = [], 0
-    while at < len(text):
+    while text[at:].strip():
         match = _TOKEN.match(text, at)
-        if match.end() == at or not text[at:].strip():
-            break
         left, right, word, other = match.groups()
         column = match.start(match.lastindex) + 1
         if other is not None:
