@@ -132,3 +132,16 @@ def test_k_mistakes_are_bad_input_saying_where(text):
 def test_k_nested_too_deep_is_bad_input_not_a_crash():
     with pytest.raises(InputError):
         parse_keywords("not " * 10_000 + "a")
+
+
+def test_the_readme_configuration_is_accepted_by_every_command():
+    import pathlib
+    import re
+    from diffcompare.auditing.collect import toml
+    readme = (pathlib.Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    [block] = [b for b in re.findall(r"```toml\n(.*?)```", readme, re.S) if "[tool.diffcompare]" in b]
+    table = toml().loads(block)["tool"]["diffcompare"]
+    commands = _commands()
+    for command in commands:
+        settings(table, command, commands, "README.md")        # raises on a key or value the parser refuses
+    assert settings(table, "audit", commands, "README.md")["suites"][0] == ["tests/"]
