@@ -14,7 +14,6 @@ False
 from __future__ import annotations
 
 import argparse
-import difflib
 import sys
 
 
@@ -36,6 +35,7 @@ def closest(given: str, candidates) -> str | None:
     starting = [c for c in candidates if given and c.startswith(given)]
     if len(starting) == 1:
         return starting[0]
+    import difflib          # only when a mistake is told: not on the way to --help
     found = difflib.get_close_matches(given, candidates, n=1, cutoff=0.6)
     return found[0] if found else None
 
