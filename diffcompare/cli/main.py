@@ -529,7 +529,8 @@ def _audited(args):
                          "tests/) -- or set them in pyproject.toml: [tool.diffcompare.audit] suites = [\"tests/\"]")
     files, missing = collect(paths)
     if missing:
-        raise InputError(f"cannot read the suite {missing[0]}: there is no such file or folder")
+        import errno
+        raise InputError(f"cannot read the suite {missing[0]}: {os.strerror(errno.ENOENT)}")
     if not files:
         raise InputError(f"no suite in {', '.join(paths)}: a folder's suites are TOML files named audit*.toml or "
                          f"*_audit.toml holding [[case]] tables")
