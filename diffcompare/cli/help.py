@@ -257,6 +257,9 @@ examples:
   diffcompare audit suite.toml --report audit.xml --report audit.json   # JUnit for CI, and JSON
   diffcompare audit suite.toml --engine torch       # PyTorch's autograd under audit
   diffcompare audit suite.toml --scheduler tcp://10.0.0.5:8786          # a Dask cluster
+  diffcompare audit tests/ -k "rosen or (swish and not float32)" -x     # the suites under tests/,
+                                                      # some cases, stop at the first wrong gradient
+  diffcompare audit                   # the suites of [tool.diffcompare.audit] suites = [...] in pyproject.toml
 
 reports (--report FILE, by its extension): .json (report "audit", schema_version 2),
 .md (Markdown), .xml (JUnit: one testcase per case; a wrong gradient is a failure with
@@ -275,7 +278,7 @@ checked against the exact reference (a kink, undefined there, no reference: the 
 "undecided"; the adversarial and kink points the audit adds itself do not count); 2 bad
 input (the suite cannot be read, or a case names an unknown function, a module that
 fails to import, a function that crashes, ...: each bad case is reported and the
-others still run); 3 an internal error of diffcompare's; 130 interrupted (Ctrl-C,
-SIGTERM): the cases checked so far are reported, the others undecided. Several: 1 before
-3, 3 before 2, 2 before 4.
+others still run); 3 an internal error of diffcompare's; 5 -k selected no case: nothing
+was checked; 130 interrupted (Ctrl-C, SIGTERM): the cases checked so far are reported, the
+others undecided. Several: 1 before 3, 3 before 2, 2 before 4.
 """

@@ -11,30 +11,24 @@ import re
 import sys
 
 from diffcompare.cli import help as texts
+from diffcompare.cli.parser import Parser, disallow_abbreviations, visible
 from diffcompare.version import install_hint
 
 REPORT_FORMATS = {".json": "json", ".md": "markdown", ".markdown": "markdown", ".xml": "junit"}
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse, whose error lines show control characters instead of sending them."""
-
-    def error(self, message):
-        super().error(visible(message))
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The command line: one subcommand each, their options in the functions below."""
     from diffcompare.version import __version__
 
-    parser = _Parser(
+    parser = Parser(
         prog="diffcompare",
         description=texts.DESCRIPTION,
         epilog=texts.EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--version", action="version", version=f"diffcompare {__version__}")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    parser.add_argument("-V", "--version", action="version", version=f"diffcompare {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     compare = _compare_command(commands)
     explain = _explain_command(commands)
     graph = _graph_command(commands)
@@ -44,7 +38,16 @@ def build_parser() -> argparse.ArgumentParser:
     parser.expression_parsers = {"compare": compare, "explain": explain, "graph": graph, "steps": steps}
     commands.add_parser("functions", help="list the functions the expression language knows",
                         description=texts.FUNCTIONS_DESCRIPTION)
+    _every_command(parser)
     return parser
+
+
+def _every_command(parser):
+    """What every command takes, added to each after they are built (whatever options each has)."""
+    for command in disallow_abbreviations(parser)[1:]:
+        command.add_argument("--show-config", action="store_true",
+                             help="print the options in force -- from the command line, pyproject.toml's "
+                                  "[tool.diffcompare] or the defaults -- and where each came from, then stop")
 
 
 def _compare_command(commands):
@@ -54,7 +57,8 @@ def _compare_command(commands):
                                   formatter_class=argparse.RawDescriptionHelpFormatter)
     compare.add_argument("expression", metavar="EXPR", nargs="?",
                          help='the function: an expression, e.g. "sin(x)*exp(y)", or module:function, a Python '
-                              'function imported from the current directory (as the audit does); - reads it '
+                              'function imported from the current directory (as the audit does), or '
+                              'path/to/file.py:function; - reads it '
                               'from standard input')
     compare.add_argument("--workload", metavar="NAME",
                          help="instead of EXPR and --at: a real AD workload, its objective and data — gmm, ba, ht, "
@@ -85,7 +89,8 @@ def _compare_command(commands):
                       help="a regular grid of about N points over the box instead of random points")
     compare.add_argument("--methods", metavar="LIST", help="comma-separated methods to run (default: all)")
     compare.add_argument("--gradient", metavar="MODULE:FUNCTION",
-                         help="your own derivative (a hand-derived formula, another library's), taking f's "
+                         help="your own derivative (a hand-derived formula, another library's; module:function "
+                              "or path/to/file.py:function), taking f's "
                               "arguments: judged beside the others as the method 'given'")
     compare.add_argument("--digits", type=int, default=30, metavar="N",
                          help="significant digits of the reference (default 30)")
@@ -178,7 +183,20 @@ def _audit_command(commands):
     audit = commands.add_parser("audit", help="audit gradients: cases from a TOML suite, many points, CI reports",
                                 description=texts.AUDIT_DESCRIPTION, epilog=texts.AUDIT_EPILOG,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    audit.add_argument("suite", metavar="SUITE.toml", help="the suite of cases (see above)")
+    audit.add_argument("suites", metavar="SUITE", nargs="*",
+                       help="suite files (TOML, see above) and folders, searched for audit*.toml and *_audit.toml "
+                            "files with [[case]] tables as the pytest plugin collects them; default: suites = [...] "
+                            "under [tool.diffcompare.audit] in pyproject.toml")
+    audit.add_argument("-k", dest="keyword", metavar="EXPR",
+                       help="only the cases whose name or suite file's name matches EXPR, as pytest's -k: "
+                            "substrings of names joined by and, or, not and parentheses (case ignored), "
+                            "e.g. -k 'rosen or (swish and not float32)'")
+    audit.add_argument("-x", "--exitfirst", action="store_true",
+                       help="run the cases one after another and stop after the first wrong gradient")
+    audit.add_argument("-q", "--quiet", action="count", default=0,
+                       help="less output: only the cases that did not pass, and the exit status")
+    audit.add_argument("-v", "--verbose", action="count", default=0,
+                       help="more output: every finding at every point and all that user code printed")
     audit.add_argument("--points", type=int, metavar="N",
                        help="random points per case in its domain (default: the case's 'random', else 10)")
     audit.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the random points (default 0)")
@@ -233,7 +251,8 @@ def _expression_arguments(command):
     """EXPR, --at and --vjp, as every command on one expression at one point takes them."""
     command.add_argument("expression", metavar="EXPR",
                          help='the function: an expression, e.g. "sin(x)*exp(y)", or module:function, a Python '
-                              'function imported from the current directory (as the audit does); - reads it '
+                              'function imported from the current directory (as the audit does), or '
+                              'path/to/file.py:function; - reads it '
                               'from standard input')
     command.add_argument("--at", action="append", metavar="NAME=VALUE[,NAME=VALUE...]", required=True,
                          help="the point: a value for every variable (repeatable); vectors in brackets: x=[2,3,4]")
@@ -247,24 +266,14 @@ def fail(command: str, message: str) -> int:
     return 2
 
 
-def visible(text: str) -> str:
-    r"""``text`` with control characters (but newlines) written as \xNN.
-
-    >>> visible("x+\x1b]0;pwned\x07")
-    'x+\\x1b]0;pwned\\x07'
-    """
-    return "".join(c if c == "\n" or (c >= " " and c != "\x7f" and not 0x80 <= ord(c) < 0xa0) else f"\\x{ord(c):02x}"
-                   for c in text)
-
-
 def run_compare(args) -> int:
     from diffcompare.render import terminal
     from diffcompare.language.expression import ExpressionError
     from diffcompare.problem.errors import InputError
 
-    if args.expression == "-":
-        args.expression = sys.stdin.read().strip()
     try:
+        if args.expression == "-":
+            args.expression = _standard_input("compare")
         kind, vector = _what(args)
         function, point = _compared(args)
         from diffcompare.pipeline.compare import compare
@@ -313,6 +322,25 @@ def _function(text):
     return text
 
 
+def _standard_input(command) -> str:
+    """EXPR given as -: the function read from standard input; InputError when it is closed,
+    cannot be read or holds nothing."""
+    from diffcompare.problem.errors import InputError
+    example = f"echo 'sin(x)*y' | diffcompare {command} - --at x=1,y=2"
+    try:
+        text = sys.stdin.read() if sys.stdin is not None else None
+    except (OSError, ValueError, UnicodeDecodeError) as error:
+        raise InputError(f"EXPR is - (read it from standard input), but standard input cannot be read "
+                         f"({getattr(error, 'strerror', None) or error}): give EXPR itself, or {example}") from None
+    if text is None:
+        raise InputError(f"EXPR is - (read it from standard input), but standard input is closed: give EXPR "
+                         f"itself, or {example}")
+    if not text.strip():
+        raise InputError(f"EXPR is - (read it from standard input), but standard input is empty: give EXPR "
+                         f"itself, or {example}")
+    return text.strip()
+
+
 def _gradient(text):
     """--gradient module:function: the user's own derivative, imported as EXPR's function is."""
     if text is None:
@@ -320,8 +348,8 @@ def _gradient(text):
     from diffcompare.auditing.suite import load_function, names_function
     from diffcompare.problem.errors import InputError
     if not names_function(text):
-        raise InputError(f"--gradient {text!r}: name a Python function as module:function, e.g. "
-                         f"--gradient my_grads:rosenbrock_gradient")
+        raise InputError(f"--gradient {text!r}: name a Python function as module:function or "
+                         f"path/to/file.py:function, e.g. --gradient my_grads:rosenbrock_gradient")
     import os
     return load_function(text.strip(), os.getcwd())
 
@@ -360,7 +388,7 @@ def _show(report, args, command) -> int:
         if status:
             return status
         print(f"wrote {args.output} ({format})", file=sys.stderr)
-    elif format == "text" and sys.stdout.isatty():
+    elif format == "text" and terminal.is_terminal():
         report.print_report(terminal.console(highlight=False))          # the terminal's width, with colour
     elif format == "text":
         # a pipe or file: COLUMNS wide (80 when unset), no colour codes, no trailing spaces
@@ -407,7 +435,11 @@ def _build(command, build, where="EXPR"):
 
 def _explanation(args, command):
     if args.expression == "-":
-        args.expression = sys.stdin.read().strip()
+        from diffcompare.problem.errors import InputError
+        try:
+            args.expression = _standard_input(command)
+        except InputError as error:
+            return None, fail(command, str(error))
 
     def build():
         from diffcompare.lecture.explain import explain
@@ -440,6 +472,14 @@ def run_audit(args) -> int:
         if extension not in REPORT_FORMATS:
             return fail("audit", f"--report {path}: the extension says the format; use .json, .md or .xml (JUnit)")
         reports.append((path, REPORT_FORMATS[extension]))
+    try:
+        paths, cases, among = _audited(args)
+    except InputError as error:
+        return fail("audit", str(error))
+    if not cases:
+        print(f"diffcompare audit: -k {args.keyword!r} selects none of the {among} cases in {', '.join(paths)}: "
+              f"nothing was checked (exit status 5)", file=sys.stderr)
+        return 5
     import signal
 
     def terminate(signum, frame):       # SIGTERM ends the audit as Ctrl-C does: the report of what is done
@@ -447,13 +487,16 @@ def run_audit(args) -> int:
     previous = signal.signal(signal.SIGTERM, terminate)
     try:
         from diffcompare.auditing.audit import run_cases
-        from diffcompare.auditing.suite import read_suite
-        suite = read_suite(args.suite)
         with terminal.progress_bar("auditing", "batches") as progress:
-            report = run_cases(suite.cases, random=args.points, seed=args.seed, engine=args.engine, jobs=args.jobs,
+            report = run_cases(cases, random=args.points, seed=args.seed, engine=args.engine, jobs=args.jobs,
                                scheduler=args.scheduler, adversarial=args.adversarial, progress=progress,
-                               timeout=args.timeout, isolate=True, case_timeout=args.case_timeout)
-        report.settings = {"suite": args.suite, **report.settings}      # the command's inputs, for the JSON
+                               timeout=args.timeout, isolate=True, case_timeout=args.case_timeout,
+                               exitfirst=args.exitfirst)
+        inputs = {"suite": paths[0]} if len(paths) == 1 else {"suites": paths}
+        if args.keyword:
+            inputs["keyword"] = args.keyword
+        report.settings = {**inputs, **report.settings}      # the command's inputs, for the JSON
+        report.verbosity = args.verbose - args.quiet
     except InputError as error:
         return fail("audit", str(error))
     finally:
@@ -471,8 +514,48 @@ def run_audit(args) -> int:
         else:
             print(f"wrote {path} ({format})", file=sys.stderr)
     status = _show(report, args, "audit")
+    if len(report.cases) < len(cases):
+        print(f"diffcompare audit: stopped after the first wrong gradient (-x): {len(cases) - len(report.cases)} "
+              f"of {len(cases)} cases not run", file=sys.stderr)
     # a wrong gradient (1) says more than a report that could not be written (2)
     return status if status == 1 or not unwritten else 2
+
+
+def _audited(args):
+    """(the suite paths, the cases -k selects from them, how many cases they hold): the
+    suites and folders given, else pyproject.toml's (its paths start at its folder)."""
+    import os
+
+    from diffcompare.auditing.collect import collect
+    from diffcompare.auditing.keywords import compile_keywords
+    from diffcompare.auditing.suite import read_suite
+    from diffcompare.cli.config import COMMAND_LINE, DEFAULT
+    from diffcompare.problem.errors import InputError
+    selects = compile_keywords(args.keyword or "")
+    paths = list(args.suites or ())
+    configuration = getattr(args, "configuration", None)
+    if configuration is not None and configuration.source("suites") not in (COMMAND_LINE, DEFAULT):
+        paths = [os.path.relpath(os.path.join(configuration.folder(), p)) for p in paths]
+    if not paths:
+        raise InputError("give the suites to audit -- SUITE.toml files or folders holding them (diffcompare audit "
+                         "tests/) -- or set them in pyproject.toml: [tool.diffcompare.audit] suites = [\"tests/\"]")
+    files, missing = collect(paths)
+    if missing:
+        import errno
+        raise InputError(f"cannot read the suite {missing[0]}: {os.strerror(errno.ENOENT)}")
+    if not files:
+        raise InputError(f"no suite in {', '.join(paths)}: a folder's suites are TOML files named audit*.toml or "
+                         f"*_audit.toml holding [[case]] tables")
+    cases, among = [], 0
+    for path in files:
+        suite = read_suite(path)
+        among += len(suite.cases)
+        for case in suite.cases:
+            if selects([case.name, os.path.basename(path)]):
+                if len(files) > 1:          # two suites may each have a "rosenbrock": named as pytest names them
+                    case.name = f"{path}::{case.name}"
+                cases.append(case)
+    return files, cases, among
 
 
 def run_steps(args) -> int:
@@ -610,7 +693,26 @@ def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] and argv[0] in parser.expression_parsers:
         argv = protect_expressions(argv, parser)
+    configuration = None
+    commands = parser.commands()
+    if argv[:1] and argv[0] in commands and not {"-h", "--help"} & set(argv[1:]):
+        # pyproject.toml's [tool.diffcompare] (not read for --help, which must answer whatever it says)
+        import os
+
+        from diffcompare.cli.config import Configuration
+        from diffcompare.problem.errors import InputError
+        try:
+            configuration = Configuration(argv[0], commands, os.getcwd())
+        except InputError as error:
+            return fail(argv[0], str(error))
     args = parser.parse_args(argv)
+    args.configuration = configuration
+    if configuration is not None:
+        configuration.apply(args, argv[1:])
+        if args.show_config:
+            from diffcompare.render.config import config_text
+            sys.stdout.write(config_text(args.command, configuration.rows(args)))
+            return 0
     runners = {"compare": run_compare, "functions": run_functions, "explain": run_explain, "graph": run_graph,
                "steps": run_steps, "swell": run_swell, "audit": run_audit}
     try:

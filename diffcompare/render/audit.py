@@ -53,7 +53,15 @@ def _on_trial(report) -> str:
 
 
 def print_report(report, console) -> None:
-    from rich.markup import escape
+    """The rich summary; ``report.verbosity`` (``-q``: -1, ``-v``: 1) shows less: only the cases
+    that did not pass; or more: every finding and all that user code printed."""
+    verbosity = getattr(report, "verbosity", 0)
+    if verbosity >= 0:
+        _summary(report, console)
+    _details(report, console, verbosity)
+
+
+def _summary(report, console) -> None:
     settings = report.settings
     random = settings.get("random")
     console.print(f"[bold]gradient audit[/bold]: {len(report.cases)} case{'s' * (len(report.cases) != 1)}, "
@@ -82,23 +90,31 @@ def print_report(report, console) -> None:
         console.print(dropped_note(dropped, console.width), style="dim", highlight=False, markup=False)
     console.print("[dim]worst: largest error against the exact reference, relative to the largest entry at the point; gradcheck alone: what comparing "
                   f"{on_trial} with finite differences (eps 1e-6, atol 1e-5, rtol 1e-3) would have said[/dim]")
+
+
+def _details(report, console, verbosity: int) -> None:
+    from rich.markup import escape
+    most = None if verbosity > 0 else MAX_FINDINGS
+    lines = None if verbosity > 0 else OUTPUT_LINES
     for case in report.cases:
+        if verbosity < 0 and case.status == "pass":
+            continue
         style = STATUS_STYLE[case.status]
         console.print(f"\n[{style}]{case.status}[/] [bold]{escape(case.name)}[/bold] ({escape(case.source)})")
         if case.status in ("error", "internal") and not case.points:
             console.print(f"  {case.error}", highlight=False, markup=False)
-            _output(console, case)
+            _output(console, case, lines)
             continue
         console.print(f"  {verdict_of(case)}", highlight=False, markup=False)
         if case.wrong_node:
             console.print(f"  wrong backward rule: {case.wrong_node}", highlight=False, markup=False)
         if case.tolerance.get("source"):
             console.print(f"  tolerance: {case.tolerance['source']}", style="dim", highlight=False, markup=False)
-        for line in _findings(case):
+        for line in _findings(case, most):
             console.print(f"  {line}", highlight=False, markup=False)
         for note in case.notes:
             console.print(f"  note: {note}", style="dim", highlight=False, markup=False)
-        _output(console, case)
+        _output(console, case, lines)
     status = report.exit_status
     meaning = {0: "every gradient is right", 1: "a gradient is wrong", 2: "a case could not be run (bad input)",
                3: "diffcompare failed on a case (an internal error; its cause is above, the rest is reported)",
@@ -110,26 +126,27 @@ MAX_FINDINGS = 6
 OUTPUT_LINES = 6
 
 
-def _output(console, case):
-    """What the case's code printed, its last lines (a report file has all of it)."""
+def _output(console, case, most: int | None = OUTPUT_LINES):
+    """What the case's code printed, its last ``most`` lines (None: all; a report file has all of it)."""
     lines = case.output.rstrip().splitlines()
     if not lines:
         return
+    most = len(lines) if most is None else most
     console.print(f"  what {case.source} printed ({len(lines)} line{'s' * (len(lines) != 1)}"
-                  f"{'; the last ' + str(OUTPUT_LINES) if len(lines) > OUTPUT_LINES else ''}):", style="dim",
+                  f"{'; the last ' + str(most) if len(lines) > most else ''}):", style="dim",
                   highlight=False, markup=False)
-    for line in lines[-OUTPUT_LINES:]:
+    for line in lines[-most:]:
         console.print(f"    {line}", style="dim", highlight=False, markup=False, overflow="ellipsis", no_wrap=True)
 
 
-def _findings(case) -> list:
-    """The first points of each verdict other than "all agree", one line each."""
+def _findings(case, most: int | None = MAX_FINDINGS) -> list:
+    """The first points of each verdict other than "all agree", one line each (None: every one)."""
     lines, shown = [], {}
     for p in case.points:
         if p.verdict == AGREE:
             continue
         shown[p.verdict] = shown.get(p.verdict, 0) + 1
-        if shown[p.verdict] <= 2 and len(lines) < MAX_FINDINGS:
+        if most is None or (shown[p.verdict] <= 2 and len(lines) < most):
             lines.append(f"{verdict_words(p.verdict, case.judged)} at {format_point(p.point)} [{p.origin}]: {p.reason}")
     hidden = sum(shown.values()) - len(lines)
     if hidden > 0:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import sys
 import time
 
@@ -31,8 +30,17 @@ def pipe_width() -> int:
 
 
 def text_width() -> int:
-    """The width text is written at: the terminal's, or in a pipe :func:`pipe_width`."""
-    return shutil.get_terminal_size().columns if sys.stdout.isatty() else pipe_width()
+    """The width text is written at: the terminal's (as rich sees it, see :func:`is_terminal`),
+    or in a pipe :func:`pipe_width`."""
+    shown = console()
+    return shown.width if shown.is_terminal else pipe_width()
+
+
+def is_terminal() -> bool:
+    """Whether standard output gets the terminal's report (colour, the terminal's width) or
+    plain text: rich's rules decide -- TTY_COMPATIBLE=1 or 0, FORCE_COLOR set and not empty,
+    else whether standard output is a terminal; NO_COLOR keeps the layout and drops the colours."""
+    return console().is_terminal
 
 
 def console(**options):
@@ -86,7 +94,7 @@ def print_functions() -> None:
     rows = [[row.name, str(row.arity), row.doc, row.domain,
              "yes" if row.complex is not None else f"no: {row.not_complex_safe}"]
             for row in list(CALLABLE.values()) + list(CONSTANTS.values())]
-    terminal = sys.stdout.isatty()
+    terminal = is_terminal()
     shown = console(highlight=False, **({} if terminal else {"width": pipe_width(), "color_system": None}))
     table, _ = fitted_table(shown, headers, rows, drop_order=("arity",), wrap=headers[2:], left=headers,
                             prose_width=16, box=None, header_style="bold")
