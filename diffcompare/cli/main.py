@@ -34,8 +34,10 @@ def build_parser() -> argparse.ArgumentParser:
     graph = _graph_command(commands)
     steps = _steps_command(commands)
     _swell_command(commands)
+    lecture = _lecture_command(commands)
     _audit_command(commands)
-    parser.expression_parsers = {"compare": compare, "explain": explain, "graph": graph, "steps": steps}
+    parser.expression_parsers = {"compare": compare, "explain": explain, "graph": graph, "steps": steps,
+                                 "lecture": lecture}
     commands.add_parser("functions", help="list the functions the expression language knows",
                         description=texts.FUNCTIONS_DESCRIPTION)
     _every_command(parser)
@@ -176,6 +178,28 @@ def _swell_command(commands):
                             "cse, f's program and symbolic reverse mode's (the lecture's table; default 0)")
     _report_arguments(swell, "text: tables and a character plot", plot="sizes and times")
     return swell
+
+
+def _lecture_command(commands):
+    """lecture: a whole lecture on one function, as a deck or a notebook."""
+    lecture = commands.add_parser("lecture", help="a whole lecture on one function: a beamer deck or a notebook",
+                                  description=texts.LECTURE_DESCRIPTION, epilog=texts.LECTURE_EPILOG,
+                                  formatter_class=argparse.RawDescriptionHelpFormatter)
+    lecture.add_argument("expression", metavar="EXPR", help='the function, e.g. "sin(x)*x"; - reads it from '
+                                                           'standard input')
+    lecture.add_argument("--at", action="append", metavar="NAME=VALUE[,NAME=VALUE...]", required=True,
+                         help="the point: one number for every variable (repeatable)")
+    lecture.add_argument("--var", metavar="NAME",
+                         help="the variable the one-variable slides follow (default: f's first)")
+    lecture.add_argument("--format", choices=tuple(LECTURE_EXTENSIONS.values()), default=None,
+                         help="latex: a beamer deck; notebook: a Jupyter notebook; json: the lecture's numbers "
+                              "(default: latex, or what --output's extension says)")
+    lecture.add_argument("--output", metavar="FILE",
+                         help="write to FILE (.tex, .ipynb, .json) instead of standard output")
+    return lecture
+
+
+LECTURE_EXTENSIONS = {".tex": "latex", ".ipynb": "notebook", ".json": "json"}
 
 
 def _audit_command(commands):
@@ -574,6 +598,39 @@ def run_steps(args) -> int:
     return _show_and_plot(sweep, args, "steps", steps_png)
 
 
+def run_lecture(args) -> int:
+    import os
+
+    from diffcompare.render import terminal
+    form = args.format
+    if form is None and args.output:
+        extension = os.path.splitext(args.output)[1].lower()
+        if extension not in LECTURE_EXTENSIONS:
+            return fail("lecture", f"--output {args.output}: the extension {extension or '(none)'} names no format; "
+                                   f"use {', '.join(LECTURE_EXTENSIONS)} or say it with --format")
+        form = LECTURE_EXTENSIONS[extension]
+    form = form or "latex"
+    if args.expression == "-":
+        args.expression = sys.stdin.read().strip()
+
+    def build():
+        from diffcompare.lecture.lecture import lecture
+        with terminal.progress_bar("preparing the lecture", "parts") as progress:
+            return lecture(args.expression, _point(args), variable=args.var, progress=progress)
+    report, status = _build("lecture", build)
+    if report is None:
+        return status
+    content = report.render(form)
+    if args.output:
+        status = _write(args.output, content, "lecture")
+        if status:
+            return status
+        print(f"wrote {args.output} ({form})", file=sys.stderr)
+    else:
+        sys.stdout.write(content)
+    return report.exit_status
+
+
 def run_swell(args) -> int:
     from diffcompare.render import terminal
     if args.timeout <= 0:
@@ -714,7 +771,7 @@ def main(argv=None) -> int:
             sys.stdout.write(config_text(args.command, configuration.rows(args)))
             return 0
     runners = {"compare": run_compare, "functions": run_functions, "explain": run_explain, "graph": run_graph,
-               "steps": run_steps, "swell": run_swell, "audit": run_audit}
+               "steps": run_steps, "swell": run_swell, "audit": run_audit, "lecture": run_lecture}
     try:
         if args.command in runners:
             import warnings
