@@ -81,7 +81,8 @@ def test_every_parser_refuses_abbreviations():
     from diffcompare.cli.parser import disallow_abbreviations
     parser = build_parser()
     parsers = [parser, *parser.commands().values()]
-    assert len(parsers) == 8 and all(p.allow_abbrev is False for p in parsers)
+    commands = ("compare", "explain", "graph", "steps", "swell", "lecture", "audit", "functions")
+    assert set(parser.commands()) == set(commands) and all(p.allow_abbrev is False for p in parsers)
     assert len(disallow_abbreviations(parser)) == len(parsers)
 
 
