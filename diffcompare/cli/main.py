@@ -13,7 +13,8 @@ import sys
 from diffcompare.cli import help as texts
 from diffcompare.version import install_hint
 
-REPORT_FORMATS = {".json": "json", ".md": "markdown", ".markdown": "markdown", ".xml": "junit"}
+REPORT_FORMATS = {".json": "json", ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html",
+                  ".xml": "junit"}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -187,8 +188,8 @@ def _audit_command(commands):
     audit.add_argument("--scheduler", metavar="ADDRESS",
                        help=f'a Dask scheduler (tcp://host:8786) to run the cases on ({install_hint("dask")})')
     audit.add_argument("--report", action="append", metavar="FILE",
-                       help="also write the report to FILE: .json, .md or .xml (JUnit); repeatable")
-    audit.add_argument("--format", choices=("text", "json", "markdown", "junit"), default="text",
+                       help="also write the report to FILE: .json, .md, .html or .xml (JUnit); repeatable")
+    audit.add_argument("--format", choices=("text", "json", "markdown", "html", "junit"), default="text",
                        help="what to print (default: the rich summary)")
     return audit
 
@@ -426,7 +427,7 @@ def run_audit(args) -> int:
     for path in args.report or ():
         extension = os.path.splitext(path)[1].lower()
         if extension not in REPORT_FORMATS:
-            return fail("audit", f"--report {path}: the extension says the format; use .json, .md or .xml (JUnit)")
+            return fail("audit", f"--report {path}: the extension says the format; use .json, .md, .html or .xml (JUnit)")
         reports.append((path, REPORT_FORMATS[extension]))
     import signal
 

@@ -53,3 +53,87 @@ def draw(e, format: str):
     except Exception as error:          # a Graphviz failure is reported, never a traceback
         return None, f"Graphviz failed: {type(error).__name__}: {error}"
 
+
+
+# -- the graph drawn as inline SVG, without Graphviz (a notebook cell, an HTML page) -------------------------
+
+NODE_LINE = 14          # pixels per line of a node's box
+LAYER_GAP = 54          # vertical room between layers, for the edges' labels
+NODE_GAP = 24
+CHARACTER = 6.6         # the width of a character at 11 px, near enough
+
+
+def _layers(e) -> dict:
+    """step number -> its layer: the longest path from the output (step 1), so that every
+    arrow points down."""
+    layer = {1: 0}
+    for step in e.steps:                # walk order: a node comes after everything that feeds it
+        for target in step.inputs:
+            layer[target] = max(layer.get(target, 0), layer.get(step.number, 0) + 1)
+    return layer
+
+
+def _node_lines(step) -> list:
+    return [step.name, _short(step.label, 34), f"value {values(step.value)}", f"grad {values(step.adjoint)}"]
+
+
+def _short(text: str, most: int) -> str:
+    return text if len(text) <= most else text[:most - 1] + "…"
+
+
+def svg(e) -> str:
+    """The backward graph drawn as SVG markup, layer by layer from the output down: each
+    node's op, what it computes, its value and gradient; leaves filled; a node whose backward
+    rule was found wrong outlined in red; each arrow labelled with what it sends."""
+    from html import escape
+    layer = _layers(e)
+    rows = {}
+    for step in e.steps:
+        rows.setdefault(layer.get(step.number, 0), []).append(step)
+    box_w = max(120, min(280, int(CHARACTER * max(len(t) for s in e.steps for t in _node_lines(s))) + 16))
+    box_h = 4 * NODE_LINE + 8
+    widest = max(len(r) for r in rows.values())
+    width = widest * (box_w + NODE_GAP) + NODE_GAP
+    legend_top = len(rows) * (box_h + LAYER_GAP) + 10
+    height = legend_top + NODE_LINE * len(LEGEND) + 10
+    where = {}
+    for depth, steps in rows.items():
+        start = (width - len(steps) * (box_w + NODE_GAP) + NODE_GAP) / 2
+        for k, step in enumerate(steps):
+            where[step.number] = (start + k * (box_w + NODE_GAP), 10 + depth * (box_h + LAYER_GAP))
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
+           f'viewBox="0 0 {width:.0f} {height:.0f}" role="img" font-family="Helvetica, Arial, sans-serif" font-size="11">',
+           f"<title>{escape('backward graph of ' + e.label)}</title>",
+           '<defs><marker id="dc-arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" '
+           'orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" fill="#57606a"/></marker></defs>']
+    for step in e.steps:
+        x, y = where[step.number]
+        for edge in step.edges:
+            if edge.target is None or edge.target not in where:
+                continue
+            tx, ty = where[edge.target]
+            x1, y1, x2, y2 = x + box_w / 2, y + box_h, tx + box_w / 2, ty
+            out.append(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="#57606a" '
+                       'marker-end="url(#dc-arrow)"/>')
+            out.append(f'<text x="{(x1 + x2) / 2 + 4:.1f}" y="{(y1 + y2) / 2:.1f}" fill="#57606a">'
+                       f"{escape(values(edge.sent, 4))}</text>")
+    for step in e.steps:
+        x, y = where[step.number]
+        fill = "#d6ecff" if step.is_leaf else "white"
+        stroke = ' stroke="#cf222e" stroke-width="2.5"' if step.check == "wrong" else ' stroke="#57606a"'
+        out.append(f'<g><title>{escape(f"step {step.number}: {step.name} {step.label}")}</title>'
+                   f'<rect x="{x:.1f}" y="{y:.1f}" width="{box_w}" height="{box_h}" rx="6" fill="{fill}"{stroke}/>')
+        for k, text in enumerate(_node_lines(step)):
+            weight = ' font-weight="bold"' if k == 0 else ""
+            out.append(f'<text x="{x + 8:.1f}" y="{y + 4 + NODE_LINE * (k + 1) - 3:.1f}"{weight}>{escape(text)}</text>')
+        out.append("</g>")
+    for k, line in enumerate(LEGEND):
+        out.append(f'<text x="8" y="{legend_top + NODE_LINE * (k + 1):.0f}" fill="#57606a">{escape(line)}</text>')
+    out.append("</svg>")
+    return "\n".join(out)
+
+
+def html_report(e) -> str:
+    """The graph as an HTML fragment: the drawing (no Graphviz needed), under what f is."""
+    from diffcompare.render import html
+    return html.fragment([html.heading(f"the backward graph of f = {e.label}"), html.figure(svg(e))])

@@ -158,3 +158,136 @@ def swell_png(report, path) -> None:
     times.legend(fontsize=7, ncol=2)
     times.grid(True, alpha=0.3)
     _save(figure, path)
+
+
+# -- inline SVG line plots (no matplotlib needed): the notebook's and the HTML page's pictures ------------------
+
+PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f")
+DASHES = ("", "6 3", "2 3", "8 3 2 3", "4 2", "1 2", "10 4", "3 3 1 3")
+
+
+def _axis(values, log: bool):
+    """(low, high, ticks) of an axis holding ``values`` in plot coordinates (log10 on a log
+    axis, whose ticks are whole decades; else ticks at 1, 2 or 5 times a power of ten).
+
+    >>> _axis([-3, -0.3], True)          # log10 of 1e-3 and 0.5
+    (-3, 0, [-3, -2, -1, 0])
+    >>> _axis([1, 7], False)
+    (1, 7, [1, 2, 3, 4, 5, 6, 7])
+    """
+    shown = [v for v in values if v is not None and math.isfinite(v)]
+    if not shown:
+        return (0, 1, [0, 1])
+    low, high = min(shown), max(shown)
+    if log:
+        low, high = math.floor(low), math.ceil(high)
+        high += high == low
+        step = max(1, math.ceil((high - low) / 8))
+        return low, high, list(range(low, high + 1, step))
+    if high == low:
+        low, high = low - 1, high + 1
+    raw = (high - low) / 8
+    power = 10 ** math.floor(math.log10(raw))
+    step = next(m * power for m in (1, 2, 5, 10) if m * power >= raw)
+    first = math.ceil(low / step) * step
+    ticks = [first + k * step for k in range(int((high - first) / step + 1e-9) + 1)]
+    return low, high, [int(t) if float(t).is_integer() else t for t in ticks]
+
+
+def _tick_text(t, log: bool) -> str:
+    if not log:
+        return f"{t:g}"
+    return {0: "1", 1: "10", 2: "100"}.get(t, f"1e{t}")
+
+
+def svg_line_plot(xs, series, x_label: str, y_label: str, log_x: bool = False, log_y: bool = True,
+                  reverse_x: bool = False, floor: float | None = None, marks=(), marks_label: str = "",
+                  title: str = "", width: int = 520, height: int = 300) -> str:
+    """A line plot as inline SVG markup: ``series`` [(name, ys)] over ``xs``, each in its own
+    colour and dash; log axes by decades. On a log y axis a value of 0 (or under ``floor``)
+    cannot be placed: it is drawn as a hollow marker on the floor and the legend says so; a
+    missing value (None, nan) breaks the line. ``marks`` [(series index, x, y)]: points drawn
+    large (a curve's best step), named ``marks_label`` in the legend; ``reverse_x``: x
+    falls to the right (a step that shrinks)."""
+    def tx(v):
+        return math.log10(v) if log_x else v
+
+    def ty(v):
+        return math.log10(v) if log_y else v
+    low_of_log = math.log10(floor) if floor else None
+    finite = [y for _, ys in series for y in ys if y is not None and math.isfinite(y) and (y > 0 or not log_y)]
+    x_low, x_high, x_ticks = _axis([tx(x) for x in xs if not log_x or x > 0], log_x)
+    y_values = [ty(y) for y in finite if not floor or y >= floor]
+    floored = any(y is not None and math.isfinite(y) and log_y and (y <= 0 or (floor and y < floor))
+                  for _, ys in series for y in ys)
+    if floored and low_of_log is not None:
+        y_values.append(low_of_log)
+    y_low, y_high, y_ticks = _axis(y_values, log_y)
+    left, right, top, bottom = 64, 150, 26 if title else 12, 44
+    plot_w, plot_h = width - left - right, height - top - bottom
+
+    def px(t):
+        share = (t - x_low) / (x_high - x_low)
+        return left + (1 - share if reverse_x else share) * plot_w
+
+    def py(t):
+        return top + (y_high - t) / (y_high - y_low) * plot_h
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
+           f'role="img" font-family="Helvetica, Arial, sans-serif" font-size="11">',
+           f"<title>{_xml(title or y_label + ' against ' + x_label)}</title>",
+           f'<rect x="{left}" y="{top}" width="{plot_w}" height="{plot_h}" fill="white" stroke="#8c959f"/>']
+    if title:
+        out.append(f'<text x="{left}" y="{top - 8}" font-size="12" font-weight="bold">{_xml(title)}</text>')
+    for t in x_ticks:
+        x = px(t)
+        out.append(f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{top + plot_h}" stroke="#eaeef2"/>')
+        out.append(f'<text x="{x:.1f}" y="{top + plot_h + 14}" text-anchor="middle">{_tick_text(t, log_x)}</text>')
+    for t in y_ticks:
+        y = py(t)
+        out.append(f'<line x1="{left}" y1="{y:.1f}" x2="{left + plot_w}" y2="{y:.1f}" stroke="#eaeef2"/>')
+        out.append(f'<text x="{left - 5}" y="{y + 4:.1f}" text-anchor="end">{_tick_text(t, log_y)}</text>')
+    out.append(f'<text x="{left + plot_w / 2:.1f}" y="{height - 8}" text-anchor="middle">{_xml(x_label)}</text>')
+    out.append(f'<text x="14" y="{top + plot_h / 2:.1f}" text-anchor="middle" '
+               f'transform="rotate(-90 14 {top + plot_h / 2:.1f})">{_xml(y_label)}</text>')
+    for k, (name, ys) in enumerate(series):
+        colour, dash = PALETTE[k % len(PALETTE)], DASHES[k % len(DASHES)]
+        runs, run, hollow = [], [], []
+        for x, y in zip(xs, ys):
+            if y is None or not math.isfinite(y) or (log_x and x <= 0):
+                runs, run = runs + [run], []
+            elif log_y and (y <= 0 or (floor and y < floor)):
+                runs, run = runs + [run], []
+                hollow.append((px(tx(x)), py(low_of_log if low_of_log is not None else y_low)))
+            else:
+                run.append((px(tx(x)), py(ty(y))))
+        for points in runs + [run]:
+            if len(points) > 1:
+                out.append(f'<polyline fill="none" stroke="{colour}" stroke-width="1.6"'
+                           + (f' stroke-dasharray="{dash}"' if dash else "")
+                           + ' points="' + " ".join(f"{x:.1f},{y:.1f}" for x, y in points) + '"/>')
+            out += [f'<circle cx="{x:.1f}" cy="{y:.1f}" r="2.2" fill="{colour}"/>' for x, y in points]
+        out += [f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3" fill="white" stroke="{colour}"/>' for x, y in hollow]
+    for k, x, y in marks:
+        if y is not None and math.isfinite(y) and (y > 0 or not log_y):
+            out.append(f'<circle cx="{px(tx(x)):.1f}" cy="{py(ty(max(y, floor or y))):.1f}" r="5" '
+                       f'fill="{PALETTE[k % len(PALETTE)]}" stroke="black" stroke-width="1"/>')
+    legend = [(PALETTE[k % len(PALETTE)], DASHES[k % len(DASHES)], name) for k, (name, _) in enumerate(series)]
+    y = top + 10
+    for colour, dash, name in legend:
+        out.append(f'<line x1="{left + plot_w + 10}" y1="{y - 4}" x2="{left + plot_w + 34}" y2="{y - 4}" '
+                   f'stroke="{colour}" stroke-width="2"' + (f' stroke-dasharray="{dash}"' if dash else "") + "/>")
+        out.append(f'<text x="{left + plot_w + 40}" y="{y}">{_xml(name)}</text>')
+        y += 16
+    notes = ([("large dot", marks_label)] if marks and marks_label else []) + \
+            ([("hollow", f"{'0 or below ' + _tick_text(low_of_log, True) if floor else '0'} (on the floor)")]
+             if floored else [])
+    for marker, text in notes:
+        out.append(f'<text x="{left + plot_w + 10}" y="{y}" fill="#57606a">{_xml(marker)}: {_xml(text)}</text>')
+        y += 16
+    out.append("</svg>")
+    return "\n".join(out)
+
+
+def _xml(text) -> str:
+    import html
+    return html.escape(str(text), quote=True)

@@ -20,7 +20,7 @@ from diffcompare.render.common import (
     md_table,
     render_report,
 )
-from diffcompare.render.plots import terminal_plot
+from diffcompare.render.plots import svg_line_plot, terminal_plot
 
 SCHEMA_VERSION = 2
 MARKERS = {"forward": "f", "central": "c", "five-point": "5", "complex-step": "i"}
@@ -98,7 +98,7 @@ def print_report(s, console) -> None:
     summary, dropped = fitted_table(console, SUMMARY_HEADERS, list(_summary_rows(s)),
                                     drop_order=("best / predicted", "predicted h*", "error there"),
                                     wrap=("rule of thumb",), left=SUMMARY_HEADERS, header_style="bold",
-                                    title="best step against the error model's optimum", title_justify="left")
+                                    title=SUMMARY_TITLE, title_justify="left")
     console.print(summary)
     if dropped:
         console.print(Text(dropped_note(dropped, console.width), style="dim"))
@@ -107,6 +107,40 @@ def print_report(s, console) -> None:
         console.print(Text(plot))
     for note in s.notes:
         console.print(Text(f"note: {note}"))
+
+
+SUMMARY_TITLE = "best step against the error model's optimum"
+FLOOR = 1e-18           # the smallest error a plot places (an exact 0 is drawn here)
+
+
+def svg_plots(s) -> list:
+    """[(precision, SVG markup)]: each scheme's relative error against h, log-log, h
+    shrinking to the right, each curve's best h drawn large."""
+    out = []
+    for dtype in s.dtypes:
+        curves = [c for c in s.curves if c.dtype == dtype]
+        marks = [(k, c.best_h, c.best_error) for k, c in enumerate(curves) if math.isfinite(c.best_h)]
+        out.append((dtype, svg_line_plot([float(h) for h in s.steps],
+                                         [(c.scheme, [float(e) for e in c.errors]) for c in curves],
+                                         "step h (shrinks to the right)", "relative error", log_x=True,
+                                         reverse_x=True, floor=FLOOR, marks=marks, marks_label="best h",
+                                         title=f"{dtype}: ∂f/∂{s.variable}")))
+    return out
+
+
+def html_report(s) -> str:
+    """The report as an HTML fragment: the error table and the summary with every column,
+    and the error-against-h plot of each precision."""
+    from diffcompare.render import html
+    heading = _heading(s)
+    headers, rows = _error_table(s)
+    parts = [html.heading(heading[0])] + [html.paragraph(line) for line in heading[1:]]
+    parts.append(html.table(headers, rows, left=("h",)))
+    parts.append(html.table(SUMMARY_HEADERS, list(_summary_rows(s)), left=SUMMARY_HEADERS, prose=("rule of thumb",),
+                            caption=SUMMARY_TITLE))
+    parts += [html.figure(svg) for _, svg in svg_plots(s)]
+    parts += [html.paragraph(f"note: {note}") for note in s.notes]
+    return html.fragment(parts)
 
 
 def as_dict(s) -> dict:
