@@ -15,6 +15,7 @@ from xml.etree import ElementTree
 
 from diffcompare.auditing.results import AGREE, FAILING, AuditReport, CaseResult, PointResult, finding, format_point, from_plain
 from diffcompare.render.findings import AS_WRITTEN, VERDICT_PHRASES, verdict_code, verdict_of, verdict_words
+from diffcompare.render import html
 from diffcompare.render.common import dropped_note, envelope, fitted_table, json_number, md_table, render_report
 
 SCHEMA_VERSION = 2
@@ -252,7 +253,6 @@ def _md_output(case) -> list:
 def html_report(report) -> str:
     """The audit as an HTML fragment: the table of cases (every column), then each case as
     the Markdown report says it."""
-    from diffcompare.render import html
     parts = [html.heading("gradient audit"), html.paragraph(_settings_line(report)),
              html.table(_case_headers(report), _case_rows(report), left=LEFT, prose=("case", "gradcheck alone"),
                         styles={"verdict": _status_style}),

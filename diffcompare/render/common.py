@@ -9,6 +9,7 @@ import io
 import json
 import math
 
+from diffcompare.render import html
 from diffcompare.version import __version__
 
 FORMATS = ("text", "json", "markdown", "latex", "html")
@@ -71,7 +72,6 @@ def render_report(c, format: str, width: int | None, module) -> str:
         module.print_report(c, text_console(buffer, width or 120))
         return plain_lines(buffer.getvalue())
     if format == "html":
-        from diffcompare.render import html
         if hasattr(module, "html_report"):
             body = module.html_report(c)
         else:       # a report with no HTML of its own: its text, wide enough that no column is left out

@@ -17,6 +17,7 @@ from diffcompare.lazy import LazyModule
 np = LazyModule("numpy")
 
 from diffcompare.language.printing import latex, one_line, pretty  # noqa: E402
+from diffcompare.render import html  # noqa: E402
 from diffcompare.render.common import (  # noqa: E402
     BOOKTABS,
     VERDICT_STYLE,
@@ -385,7 +386,6 @@ def _agreement_line(c) -> str | None:
 def html_report(c) -> str:
     """The report as an HTML fragment: the tables of the text report with every column (a
     browser scrolls; nothing is left out), then the same lines."""
-    from diffcompare.render import html
     styles = {"verdict": lambda v: VERDICT_STYLE.get(v, "")}
     if by_partials(c):
         p = c.problem

@@ -4,6 +4,9 @@ Graphviz DOT text, or drawn (SVG, PNG) by the optional Graphviz (the plain-text 
 
 from __future__ import annotations
 
+from html import escape
+
+from diffcompare.render import html
 from diffcompare.render.explain import values
 from diffcompare.version import install_hint
 
@@ -85,7 +88,6 @@ def svg(e) -> str:
     """The backward graph drawn as SVG markup, layer by layer from the output down: each
     node's op, what it computes, its value and gradient; leaves filled; a node whose backward
     rule was found wrong outlined in red; each arrow labelled with what it sends."""
-    from html import escape
     layer = _layers(e)
     rows = {}
     for step in e.steps:
@@ -135,5 +137,4 @@ def svg(e) -> str:
 
 def html_report(e) -> str:
     """The graph as an HTML fragment: the drawing (no Graphviz needed), under what f is."""
-    from diffcompare.render import html
     return html.fragment([html.heading(f"the backward graph of f = {e.label}"), html.figure(svg(e))])

@@ -4,6 +4,7 @@ matplotlib (the optional extra ``diffcompare[plot]``, imported only when asked f
 from __future__ import annotations
 
 import math
+from html import escape
 
 from diffcompare.lazy import LazyModule
 from diffcompare.render.files import write_whole
@@ -289,5 +290,4 @@ def svg_line_plot(xs, series, x_label: str, y_label: str, log_x: bool = False, l
 
 
 def _xml(text) -> str:
-    import html
-    return html.escape(str(text), quote=True)
+    return escape(str(text), quote=True)

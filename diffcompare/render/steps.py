@@ -10,6 +10,7 @@ from diffcompare.lazy import LazyModule
 
 np = LazyModule("numpy")
 
+from diffcompare.render import html
 from diffcompare.render.common import (
     BOOKTABS,
     dropped_note,
@@ -131,7 +132,6 @@ def svg_plots(s) -> list:
 def html_report(s) -> str:
     """The report as an HTML fragment: the error table and the summary with every column,
     and the error-against-h plot of each precision."""
-    from diffcompare.render import html
     heading = _heading(s)
     headers, rows = _error_table(s)
     parts = [html.heading(heading[0])] + [html.paragraph(line) for line in heading[1:]]

@@ -8,6 +8,7 @@ import math
 import sys
 
 from diffcompare.language.printing import latex, one_line
+from diffcompare.render import html
 from diffcompare.render.common import (
     BOOKTABS,
     dropped_note,
@@ -156,7 +157,6 @@ def svg_plots(r) -> list:
 def html_report(r) -> str:
     """The report as an HTML fragment: the table with every column, the growth, the plots of
     the sizes and the times against n, and the expressions kept."""
-    from diffcompare.render import html
     parts = [html.heading(f"expression swell: {r.family} — {r.description}"),
              html.table(headers(r), list(_rows(r))), html.paragraph(growth(r) or "", strong=True)]
     parts += [html.figure(svg) for svg in svg_plots(r)]
