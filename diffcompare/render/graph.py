@@ -76,6 +76,25 @@ def _layers(e) -> dict:
     return layer
 
 
+def _ordered_layers(e) -> list:
+    """The steps layer by layer, each layer ordered by where the nodes feeding it stand (the
+    mean position of a node's consumers above), which uncrosses most arrows."""
+    layer = _layers(e)
+    rows = [[] for _ in range(max(layer.values()) + 1)]
+    for step in e.steps:
+        rows[layer.get(step.number, 0)].append(step)
+    consumers = {}
+    for step in e.steps:
+        for target in step.inputs:
+            consumers.setdefault(target, []).append(step.number)
+    position = {}
+    for row in rows:
+        row.sort(key=lambda s: sum(position.get(c, 0) for c in consumers.get(s.number, [])) /
+                 max(1, len(consumers.get(s.number, []))))
+        position.update({s.number: k for k, s in enumerate(row)})
+    return rows
+
+
 def _node_lines(step) -> list:
     return [step.name, _short(step.label, 34), f"value {values(step.value)}", f"grad {values(step.adjoint)}"]
 
@@ -88,36 +107,43 @@ def svg(e) -> str:
     """The backward graph drawn as SVG markup, layer by layer from the output down: each
     node's op, what it computes, its value and gradient; leaves filled; a node whose backward
     rule was found wrong outlined in red; each arrow labelled with what it sends."""
-    layer = _layers(e)
-    rows = {}
-    for step in e.steps:
-        rows.setdefault(layer.get(step.number, 0), []).append(step)
+    rows = _ordered_layers(e)
     box_w = max(120, min(280, int(CHARACTER * max(len(t) for s in e.steps for t in _node_lines(s))) + 16))
     box_h = 4 * NODE_LINE + 8
-    widest = max(len(r) for r in rows.values())
-    width = widest * (box_w + NODE_GAP) + NODE_GAP
+    widest = max(len(r) for r in rows)
+    width = max(widest * (box_w + NODE_GAP) + NODE_GAP, CHARACTER * max(len(line) for line in LEGEND) + 24)
     legend_top = len(rows) * (box_h + LAYER_GAP) + 10
     height = legend_top + NODE_LINE * len(LEGEND) + 10
     where = {}
-    for depth, steps in rows.items():
+    for depth, steps in enumerate(rows):
         start = (width - len(steps) * (box_w + NODE_GAP) + NODE_GAP) / 2
         for k, step in enumerate(steps):
             where[step.number] = (start + k * (box_w + NODE_GAP), 10 + depth * (box_h + LAYER_GAP))
+    arrivals = {}           # step number -> the edges arriving at it, left to right by where they come from
+    for step in e.steps:
+        for edge in step.edges:
+            if edge.target in where:
+                arrivals.setdefault(edge.target, []).append((where[step.number][0], step.number, id(edge)))
+    for incoming in arrivals.values():
+        incoming.sort()
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
            f'viewBox="0 0 {width:.0f} {height:.0f}" role="img" font-family="Helvetica, Arial, sans-serif" font-size="11">',
            f"<title>{escape('backward graph of ' + e.label)}</title>",
            '<defs><marker id="dc-arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" '
            'orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" fill="#57606a"/></marker></defs>']
+    labels = []         # drawn last, over the boxes an arrow passes under
     for step in e.steps:
         x, y = where[step.number]
-        for edge in step.edges:
-            if edge.target is None or edge.target not in where:
-                continue
+        leaving = sorted((edge for edge in step.edges if edge.target in where), key=lambda g: where[g.target][0])
+        for k, edge in enumerate(leaving):          # edges leave and arrive spread along a box's side
             tx, ty = where[edge.target]
-            x1, y1, x2, y2 = x + box_w / 2, y + box_h, tx + box_w / 2, ty
+            incoming = arrivals[edge.target]
+            j = incoming.index((x, step.number, id(edge)))
+            x1, y1 = x + box_w * (k + 1) / (len(leaving) + 1), y + box_h
+            x2, y2 = tx + box_w * (j + 1) / (len(incoming) + 1), ty
             out.append(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="#57606a" '
                        'marker-end="url(#dc-arrow)"/>')
-            out.append(f'<text x="{(x1 + x2) / 2 + 4:.1f}" y="{(y1 + y2) / 2:.1f}" fill="#57606a">'
+            labels.append(f'<text x="{x1 + 0.6 * (x2 - x1) + 4:.1f}" y="{y1 + 0.6 * (y2 - y1) + 4:.1f}" fill="#57606a">'
                        f"{escape(values(edge.sent, 4))}</text>")
     for step in e.steps:
         x, y = where[step.number]
@@ -129,6 +155,7 @@ def svg(e) -> str:
             weight = ' font-weight="bold"' if k == 0 else ""
             out.append(f'<text x="{x + 8:.1f}" y="{y + 4 + NODE_LINE * (k + 1) - 3:.1f}"{weight}>{escape(text)}</text>')
         out.append("</g>")
+    out += labels
     for k, line in enumerate(LEGEND):
         out.append(f'<text x="8" y="{legend_top + NODE_LINE * (k + 1):.0f}" fill="#57606a">{escape(line)}</text>')
     out.append("</svg>")

@@ -175,6 +175,8 @@ def _axis(values, log: bool):
     (-3, 0, [-3, -2, -1, 0])
     >>> _axis([1, 7], False)
     (1, 7, [1, 2, 3, 4, 5, 6, 7])
+    >>> _axis([1, 4], False)             # whole numbers: no tick at 1.5
+    (1, 4, [1, 2, 3, 4])
     """
     shown = [v for v in values if v is not None and math.isfinite(v)]
     if not shown:
@@ -190,6 +192,8 @@ def _axis(values, log: bool):
     raw = (high - low) / 8
     power = 10 ** math.floor(math.log10(raw))
     step = next(m * power for m in (1, 2, 5, 10) if m * power >= raw)
+    if all(float(v).is_integer() for v in shown):       # whole numbers (n) get whole ticks
+        step = max(1, round(step))
     first = math.ceil(low / step) * step
     ticks = [first + k * step for k in range(int((high - first) / step + 1e-9) + 1)]
     return low, high, [int(t) if float(t).is_integer() else t for t in ticks]
@@ -224,7 +228,7 @@ def svg_line_plot(xs, series, x_label: str, y_label: str, log_x: bool = False, l
     if floored and low_of_log is not None:
         y_values.append(low_of_log)
     y_low, y_high, y_ticks = _axis(y_values, log_y)
-    left, right, top, bottom = 64, 150, 26 if title else 12, 44
+    left, right, top, bottom = 64, 165, 26 if title else 12, 44
     plot_w, plot_h = width - left - right, height - top - bottom
 
     def px(t):
@@ -269,9 +273,11 @@ def svg_line_plot(xs, series, x_label: str, y_label: str, log_x: bool = False, l
             out += [f'<circle cx="{x:.1f}" cy="{y:.1f}" r="2.2" fill="{colour}"/>' for x, y in points]
         out += [f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3" fill="white" stroke="{colour}"/>' for x, y in hollow]
     for k, x, y in marks:
-        if y is not None and math.isfinite(y) and (y > 0 or not log_y):
-            out.append(f'<circle cx="{px(tx(x)):.1f}" cy="{py(ty(max(y, floor or y))):.1f}" r="5" '
-                       f'fill="{PALETTE[k % len(PALETTE)]}" stroke="black" stroke-width="1"/>')
+        if y is None or not math.isfinite(y) or (log_y and y <= 0 and not floor):
+            continue
+        at = py(ty(max(y, floor))) if log_y and floor else py(ty(y))
+        out.append(f'<circle cx="{px(tx(x)):.1f}" cy="{at:.1f}" r="5" fill="{PALETTE[k % len(PALETTE)]}" '
+                   'stroke="black" stroke-width="1"/>')
     legend = [(PALETTE[k % len(PALETTE)], DASHES[k % len(DASHES)], name) for k, (name, _) in enumerate(series)]
     y = top + 10
     for colour, dash, name in legend:
@@ -280,7 +286,7 @@ def svg_line_plot(xs, series, x_label: str, y_label: str, log_x: bool = False, l
         out.append(f'<text x="{left + plot_w + 40}" y="{y}">{_xml(name)}</text>')
         y += 16
     notes = ([("large dot", marks_label)] if marks and marks_label else []) + \
-            ([("hollow", f"{'0 or below ' + _tick_text(low_of_log, True) if floor else '0'} (on the floor)")]
+            ([("hollow", f"0, drawn at {_tick_text(round(low_of_log), True)}" if floor else "0, on the floor")]
              if floored else [])
     for marker, text in notes:
         out.append(f'<text x="{left + plot_w + 10}" y="{y}" fill="#57606a">{_xml(marker)}: {_xml(text)}</text>')

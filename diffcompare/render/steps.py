@@ -136,7 +136,8 @@ def html_report(s) -> str:
     headers, rows = _error_table(s)
     parts = [html.heading(heading[0])] + [html.paragraph(line) for line in heading[1:]]
     parts.append(html.table(headers, rows, left=("h",)))
-    parts.append(html.table(SUMMARY_HEADERS, list(_summary_rows(s)), left=SUMMARY_HEADERS, prose=("rule of thumb",),
+    parts.append(html.table(SUMMARY_HEADERS, list(_summary_rows(s)), left=("scheme", "precision", "rule of thumb"),
+                            prose=("rule of thumb",),
                             caption=SUMMARY_TITLE))
     parts += [html.figure(svg) for _, svg in svg_plots(s)]
     parts += [html.paragraph(f"note: {note}") for note in s.notes]
