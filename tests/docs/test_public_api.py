@@ -65,7 +65,8 @@ def test_install_hints_name_what_pyproject_installs():
     from diffcompare.version import EXTRAS, install_hint
     extras = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())["project"][
         "optional-dependencies"]
-    assert {k: v for k, v in extras.items() if k != "test"} == {k: [v] for k, v in EXTRAS.items()}
+    # test and notebook: tools to run the tests and the example notebooks, never imported by the package
+    assert {k: v for k, v in extras.items() if k not in ("test", "notebook")} == {k: [v] for k, v in EXTRAS.items()}
     assert all(">=" in v and "==" not in v for v in EXTRAS.values())          # lower bounds, never pins
     assert install_hint("torch") == 'pip install "torch>=2.13" (or, in the diffcompare checkout, pip install -e ".[torch]")'
 
