@@ -135,7 +135,7 @@ def html_report(s) -> str:
     heading = _heading(s)
     headers, rows = _error_table(s)
     parts = [html.heading(heading[0])] + [html.paragraph(line) for line in heading[1:]]
-    parts.append(html.table(headers, rows, left=("h",)))
+    parts.append(html.table(headers, rows))
     parts.append(html.table(SUMMARY_HEADERS, list(_summary_rows(s)), left=("scheme", "precision", "rule of thumb"),
                             prose=("rule of thumb",),
                             caption=SUMMARY_TITLE))
