@@ -263,8 +263,9 @@ examples:
   diffcompare audit                   # the suites of [tool.diffcompare.audit] suites = [...] in pyproject.toml
 
 reports (--report FILE, by its extension): .json (report "audit", schema_version 2),
-.md (Markdown), .xml (JUnit: one testcase per case; a wrong gradient is a failure with
-the worst point and every method's values; a case that cannot run is an error). What
+.md (Markdown), .html (a page: the table of cases, then each case), .xml (JUnit: one
+testcase per case; a wrong gradient is a failure with the worst point and every method's
+values; a case that cannot run is an error). What
 user code prints goes into the report with its case, not onto the audit's output.
 
 user code that misbehaves ends its own case, never the audit: a crash (a segmentation

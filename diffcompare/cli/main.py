@@ -14,7 +14,8 @@ from diffcompare.cli import help as texts
 from diffcompare.cli.parser import Parser, disallow_abbreviations, visible
 from diffcompare.version import install_hint
 
-REPORT_FORMATS = {".json": "json", ".md": "markdown", ".markdown": "markdown", ".xml": "junit"}
+REPORT_FORMATS = {".json": "json", ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html",
+                  ".xml": "junit"}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -241,8 +242,8 @@ def _audit_command(commands):
     audit.add_argument("--scheduler", metavar="ADDRESS",
                        help=f'a Dask scheduler (tcp://host:8786) to run the cases on ({install_hint("dask")})')
     audit.add_argument("--report", action="append", metavar="FILE",
-                       help="also write the report to FILE: .json, .md or .xml (JUnit); repeatable")
-    audit.add_argument("--format", choices=("text", "json", "markdown", "junit"), default="text",
+                       help="also write the report to FILE: .json, .md, .html or .xml (JUnit); repeatable")
+    audit.add_argument("--format", choices=("text", "json", "markdown", "html", "junit"), default="text",
                        help="what to print (default: the rich summary)")
     return audit
 
@@ -494,7 +495,7 @@ def run_audit(args) -> int:
     for path in args.report or ():
         extension = os.path.splitext(path)[1].lower()
         if extension not in REPORT_FORMATS:
-            return fail("audit", f"--report {path}: the extension says the format; use .json, .md or .xml (JUnit)")
+            return fail("audit", f"--report {path}: the extension says the format; use .json, .md, .html or .xml (JUnit)")
         reports.append((path, REPORT_FORMATS[extension]))
     try:
         paths, cases, among = _audited(args)

@@ -15,10 +15,11 @@ from xml.etree import ElementTree
 
 from diffcompare.auditing.results import AGREE, FAILING, AuditReport, CaseResult, PointResult, finding, format_point, from_plain
 from diffcompare.render.findings import AS_WRITTEN, VERDICT_PHRASES, verdict_code, verdict_of, verdict_words
-from diffcompare.render.common import dropped_note, envelope, fitted_table, json_number, render_report
+from diffcompare.render import html
+from diffcompare.render.common import dropped_note, envelope, fitted_table, json_number, md_table, render_report
 
 SCHEMA_VERSION = 2
-FORMATS = ("text", "json", "markdown", "junit")
+FORMATS = ("text", "json", "markdown", "html", "junit")
 STATUS_STYLE = {"pass": "green", "fail": "bold red", "undecided": "yellow", "error": "bold yellow",
                 "internal": "bold magenta"}
 METHOD_NAMES = {"autograd": "autograd", "fd": "FD (gradcheck's)"}
@@ -52,24 +53,19 @@ def _on_trial(report) -> str:
     return "autograd" if all(c.judged == "autograd" for c in report.cases) else "gradient"
 
 
-def print_report(report, console) -> None:
-    """The rich summary; ``report.verbosity`` (``-q``: -1, ``-v``: 1) shows less: only the cases
-    that did not pass; or more: every finding and all that user code printed."""
-    verbosity = getattr(report, "verbosity", 0)
-    if verbosity >= 0:
-        _summary(report, console)
-    _details(report, console, verbosity)
+LEFT = ("case", "check", "dtype", "gradcheck alone", "verdict")
 
 
-def _summary(report, console) -> None:
-    settings = report.settings
-    random = settings.get("random")
-    console.print(f"[bold]gradient audit[/bold]: {len(report.cases)} case{'s' * (len(report.cases) != 1)}, "
-                  f"engine {settings.get('engine')}, random points per case: "
-                  f"{'each case its own' if random is None else random} (seed {settings.get('seed')}), "
-                  f"adversarial points {'on' if settings.get('adversarial', True) else 'off'}")
-    on_trial = _on_trial(report)
-    headers = ["case", "check", "dtype", "points", f"worst {on_trial}", "worst FD", "gradcheck alone", "verdict"]
+def _status_style(verdict) -> str:
+    return STATUS_STYLE.get(verdict, "bold yellow")
+
+
+def _case_headers(report) -> list:
+    return ["case", "check", "dtype", "points", f"worst {_on_trial(report)}", "worst FD", "gradcheck alone", "verdict"]
+
+
+def _case_rows(report) -> list:
+    """One row per case under :func:`_case_headers` (every format's summary table)."""
     rows = []
     for case in report.cases:
         if case.status == "error" or (case.status == "internal" and not case.points):
@@ -81,15 +77,30 @@ def _summary(report, console) -> None:
                                       f"{missed} missed" if missed else "") if t) or "right"
         rows.append([case.name, case.check, case.dtype, str(len(case.points)), _worst(case, "autograd"),
                      _worst(case, "fd"), alone, case.status])
-    table, dropped = fitted_table(console, headers, rows, left=("case", "check", "dtype", "gradcheck alone", "verdict"),
-                                  drop_order=("dtype", "check", "worst FD", "points", "gradcheck alone"),
+    return rows
+
+
+def print_report(report, console) -> None:
+    """The rich summary; ``report.verbosity`` (``-q``: -1, ``-v``: 1) shows less: only the cases
+    that did not pass; or more: every finding and all that user code printed."""
+    verbosity = getattr(report, "verbosity", 0)
+    if verbosity >= 0:
+        _summary(report, console)
+    _details(report, console, verbosity)
+
+
+def _summary(report, console) -> None:
+    from rich.markup import escape
+    console.print(f"[bold]gradient audit[/bold]: {escape(_settings_line(report))}")
+    headers, rows = _case_headers(report), _case_rows(report)
+    table, dropped = fitted_table(console, headers, rows, left=LEFT, drop_order=("dtype", "check", "worst FD", "points",
+                                                                             "gradcheck alone"),
                                   wrap=("case", "gradcheck alone"), prose_width=16, header_style="bold",
-                                  styles={"verdict": lambda v: STATUS_STYLE.get(v, "bold yellow")})
+                                  styles={"verdict": _status_style})
     console.print(table)
     if dropped:
         console.print(dropped_note(dropped, console.width), style="dim", highlight=False, markup=False)
-    console.print("[dim]worst: largest error against the exact reference, relative to the largest entry at the point; gradcheck alone: what comparing "
-                  f"{on_trial} with finite differences (eps 1e-6, atol 1e-5, rtol 1e-3) would have said[/dim]")
+    console.print(_columns_note(report), style="dim", highlight=False, markup=False)
 
 
 def _details(report, console, verbosity: int) -> None:
@@ -115,11 +126,32 @@ def _details(report, console, verbosity: int) -> None:
         for note in case.notes:
             console.print(f"  note: {note}", style="dim", highlight=False, markup=False)
         _output(console, case, lines)
-    status = report.exit_status
-    meaning = {0: "every gradient is right", 1: "a gradient is wrong", 2: "a case could not be run (bad input)",
-               3: "diffcompare failed on a case (an internal error; its cause is above, the rest is reported)",
-               4: "nothing is wrong, but a point asked for could not be checked (see the cases marked undecided)"}
-    console.print(f"\nexit status {status}: {meaning[status]}")
+    console.print(f"\n{_exit_line(report)}", highlight=False, markup=False)
+
+
+def _settings_line(report) -> str:
+    """How the audit was run: its cases, engine, points and seed."""
+    settings = report.settings
+    random = settings.get("random")
+    return (f"{len(report.cases)} case{'s' * (len(report.cases) != 1)}, engine {settings.get('engine')}, random points "
+            f"per case: {'each case its own' if random is None else random} (seed {settings.get('seed')}), "
+            f"adversarial points {'on' if settings.get('adversarial', True) else 'off'}")
+
+
+def _columns_note(report) -> str:
+    """What the table's "worst" and "gradcheck alone" columns mean."""
+    return ("worst: largest error against the exact reference, relative to the largest entry at the point; gradcheck "
+            f"alone: what comparing {_on_trial(report)} with finite differences (eps 1e-6, atol 1e-5, rtol 1e-3) would "
+            "have said")
+
+
+EXIT_MEANING = {0: "every gradient is right", 1: "a gradient is wrong", 2: "a case could not be run (bad input)",
+                3: "diffcompare failed on a case (an internal error; its cause is above, the rest is reported)",
+                4: "nothing is wrong, but a point asked for could not be checked (see the cases marked undecided)"}
+
+
+def _exit_line(report) -> str:
+    return f"exit status {report.exit_status}: {EXIT_MEANING[report.exit_status]}"
 
 
 MAX_FINDINGS = 6
@@ -207,18 +239,8 @@ def _md(text) -> str:
 
 
 def markdown(report) -> str:
-    lines = ["# Gradient audit", "",
-             f"| case | check | dtype | points | worst {_on_trial(report)} | worst FD | gradcheck alone | verdict |",
-             "|---|---|---|---:|---:|---:|---|---|"]
-    for c in report.cases:
-        if c.status in ("error", "internal") and not c.points:
-            what = "bad input" if c.status == "error" else "internal error"
-            lines.append(f"| {_md(c.name)} | {c.check} | {c.dtype} | — | — | — | — | **{what}** |")
-            continue
-        alarms, missed = c.gradcheck.get("false alarms", 0), c.gradcheck.get("missed", 0)
-        alone = f"{alarms} false alarms, {missed} missed" if alarms or missed else "right"
-        lines.append(f"| {_md(c.name)} | {c.check} | {c.dtype} | {len(c.points)} | {_worst(c, 'autograd')} | "
-                     f"{_worst(c, 'fd')} | {alone} | **{c.status}** |")
+    rows = [[str(cell).replace("\n", " ") for cell in row[:-1]] + [f"**{row[-1]}**"] for row in _case_rows(report)]
+    lines = ["# Gradient audit", ""] + md_table(_case_headers(report), rows, left=LEFT)
     for c in report.cases:
         lines += ["", f"## {_md(c.name)}: {c.status}", "", f"`{_md(c.source)}`", ""]
         if c.status in ("error", "internal") and not c.points:
@@ -244,6 +266,31 @@ def _md_output(case) -> list:
         return []
     fence = "`" * max(3, max((len(run) for run in re.findall("`+", text)), default=0) + 1)
     return ["", f"What `{_md(case.source)}` printed:", "", fence + "text", text, fence]
+
+
+def html_report(report) -> str:
+    """The audit as an HTML fragment: the table of cases (every column), then each case as
+    the Markdown report says it."""
+    parts = [html.heading("gradient audit"), html.paragraph(_settings_line(report)),
+             html.table(_case_headers(report), _case_rows(report), left=LEFT, prose=("case", "gradcheck alone"),
+                        styles={"verdict": _status_style}),
+             html.paragraph(_columns_note(report), style="dim")]
+    for c in report.cases:
+        parts.append(f'<h3><span style="{html.css(_status_style(c.status))}">{html.escape(c.status)}</span> '
+                     f"{html.escape(c.name)} <code>{html.escape(c.source)}</code></h3>")
+        if c.status in ("error", "internal") and not c.points:
+            parts.append(html.paragraph(f"{'bad input' if c.status == 'error' else 'internal error'}: {c.error}"))
+        else:
+            parts.append(html.paragraph(verdict_of(c)))
+            if c.wrong_node:
+                parts.append(html.paragraph(f"wrong backward rule: {c.wrong_node}", strong=True))
+            parts.append(html.paragraph(f"tolerance: {c.tolerance.get('source', '')}", style="dim"))
+            parts.append(html.items(_findings(c)))
+            parts += [html.paragraph(f"note: {note}", style="dim") for note in c.notes]
+        if c.output.strip():
+            parts += [html.paragraph(f"what {c.source} printed:", style="dim"), html.preformatted(c.output.rstrip())]
+    parts.append(html.paragraph(_exit_line(report), style="bold red" if report.exit_status else "bold green"))
+    return html.fragment(parts)
 
 
 def failure_lines(case) -> list:

@@ -9,6 +9,7 @@ import io
 import json
 import math
 
+from diffcompare.render import html
 from diffcompare.version import __version__
 
 FORMATS = ("text", "json", "markdown", "latex", "html")
@@ -67,18 +68,26 @@ def render_report(c, format: str, width: int | None, module) -> str:
     if format == "latex":
         return module.latex_report(c)
     if format == "text":
-        from rich.console import Console
         buffer = io.StringIO()
-        console = Console(file=buffer, width=width or 120, color_system=None, highlight=False)
-        module.print_report(c, console)
+        module.print_report(c, text_console(buffer, width or 120))
         return plain_lines(buffer.getvalue())
     if format == "html":
-        from rich.console import Console
-        console = Console(file=io.StringIO(), width=width or 120, record=True, color_system="truecolor",
-                          highlight=False)
-        module.print_report(c, console)
-        return console.export_html(inline_styles=True, code_format=HTML_TEMPLATE)
+        if hasattr(module, "html_report"):
+            body = module.html_report(c)
+        else:       # a report with no HTML of its own: its text, wide enough that no column is left out
+            body = html.fragment([html.preformatted(render_report(c, "text", HTML_TEXT_WIDTH, module))])
+        return html.page(module.headline(c), body)
     raise ValueError(f"unknown format {format!r}; choose from {', '.join(FORMATS)}")
+
+
+HTML_TEXT_WIDTH = 200      # the text of a report shown as HTML when it has no HTML of its own
+
+
+def text_console(file, width: int):
+    """A rich console writing plain text to ``file`` (a StringIO), never to a notebook: rich
+    would otherwise detect Jupyter and display what is printed to a string as a side effect."""
+    from rich.console import Console
+    return Console(file=file, width=width, color_system=None, highlight=False, force_jupyter=False)
 
 
 def plain_lines(text: str) -> str:
@@ -150,8 +159,7 @@ def _table(headers, rows, shown, wrap, left, styles, options, prose_width=None):
 
 def _natural_width(headers, rows, shown, wrap, options, prose_width) -> int:
     """The width the table takes with no cell broken (its prose columns ``prose_width`` wide)."""
-    from rich.console import Console
-    wide = Console(file=io.StringIO(), width=10_000, color_system=None)
+    wide = text_console(io.StringIO(), 10_000)
     table = _table(headers, rows, shown, wrap, (), None, options, prose_width=prose_width)
     with wide.capture() as captured:
         wide.print(table)
@@ -162,11 +170,6 @@ def dropped_note(dropped, width) -> str:
     """The note under a table whose columns did not all fit."""
     return (f"not shown at {width} columns: {', '.join(dropped)} (a wider terminal, COLUMNS=200 in a pipe, or "
             f"--format json shows them)")
-
-
-# a notebook cell's HTML: the report in a monospaced block, no page around it
-HTML_TEMPLATE = ('<pre style="font-family: Menlo, \'DejaVu Sans Mono\', Consolas, monospace; font-size: 12px; '
-                 'line-height: 1.3; white-space: pre; overflow-x: auto">{code}</pre>')
 
 
 VERDICT_STYLE = {"pass": "green", "fail": "bold red", "failed": "bold red", "not judged": "yellow", "inconclusive": "yellow",

@@ -17,6 +17,7 @@ from diffcompare.lazy import LazyModule
 np = LazyModule("numpy")
 
 from diffcompare.language.printing import latex, one_line, pretty  # noqa: E402
+from diffcompare.render import html  # noqa: E402
 from diffcompare.render.common import (  # noqa: E402
     BOOKTABS,
     VERDICT_STYLE,
@@ -394,16 +395,61 @@ def print_report(c, console) -> None:
         modes = _modes(c)
         if modes:
             console.print(Text(modes, style="dim"))
-    agreements = c.agreements()
-    if agreements:
-        console.print(Text("agreement with autograd (digits" + ("" if by_partials(c) else ", worst entry")
-                           + ("" if c.single else " and point") + "): "
-                           + ", ".join(f"{k} {v:.1f}" for k, v in agreements.items())))
+    agreement = _agreement_line(c)
+    if agreement:
+        console.print(Text(agreement))
     for verdict, names, why in _grouped_reasons(c):
         console.print(Text(f"{', '.join(names)}: {why}", style=VERDICT_STYLE.get(verdict, "")))
     for note in c.notes:
         console.print(Text(f"note: {note.text}", style="yellow" if note.kind in ("kink", "domain") else "dim"))
     console.print(Text(_summary(c), style="bold red" if c.exit_status else "bold green"))
+
+
+def _agreement_line(c) -> str | None:
+    """How many digits each method shares with autograd, in one line (None without autograd)."""
+    agreements = c.agreements()
+    if not agreements:
+        return None
+    return ("agreement with autograd (digits" + ("" if by_partials(c) else ", worst entry")
+            + ("" if c.single else " and point") + "): " + ", ".join(f"{k} {v:.1f}" for k, v in agreements.items()))
+
+
+# -- HTML (a notebook cell, a page) ------------------------------------------------------------------
+
+def html_report(c) -> str:
+    """The report as an HTML fragment: the tables of the text report with every column (a
+    browser scrolls; nothing is left out), then the same lines."""
+    styles = {"verdict": lambda v: VERDICT_STYLE.get(v, "")}
+    if by_partials(c):
+        p = c.problem
+        parts = [html.heading(f"f = {p.label}"), html.paragraph(f"at {_point_text(p, c.points.flat[0])}:  "
+                                                                f"f = {number(c.value)}"),
+                 html.items(_formula_lines(c), code=True)]
+        d = c.derivative
+        if d is not None and d.size_raw is not None:
+            parts.append(html.paragraph(f"size (count_ops): f {count(d.size_f)}, derivative {count(d.size_raw)}, "
+                                        f"after cse {count(d.size_cse)}{_reverse_size(c)}"))
+        parts += [html.paragraph(_reference_line(c), style="dim"), html.items(_reference_values(c))]
+        headers, rows = _partial_table(c)
+    else:
+        header = _header(c)
+        parts = [html.heading(header[0])] + [html.paragraph(line, style="dim" if line.startswith("reference") else None)
+                                             for line in header[1:]]
+        entry_headers, entry_rows = _entry_table(c)
+        if entry_headers:
+            parts.append(html.table(entry_headers, entry_rows, left=_LEFT, caption="relative error of each entry"))
+        headers, rows = _summary_headers(c), list(_summary_rows(c))
+    parts.append(html.table(list(headers), [list(r) for r in rows], left=_LEFT, styles=styles, prose=("work",)))
+    if not by_partials(c):
+        parts.append(html.items(_worst_points(c)))
+        parts.append(html.paragraph(_modes(c).strip(), style="dim"))
+    parts.append(html.paragraph(_agreement_line(c) or ""))
+    parts += [html.paragraph(f"{', '.join(names)}: {why}", style=VERDICT_STYLE.get(verdict, ""))
+              for verdict, names, why in _grouped_reasons(c)]
+    parts += [html.paragraph(f"note: {note.text}", style="yellow" if note.kind in ("kink", "domain") else "dim")
+              for note in c.notes]
+    parts.append(html.paragraph(_summary(c), style="bold red" if c.exit_status else "bold green"))
+    return html.fragment(parts)
 
 
 # -- JSON -----------------------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ from diffcompare.problem.problem import make_problem
 from diffcompare.render.common import tex
 from diffcompare.render.explain import values
 from diffcompare.render.notebook import code_cell, markdown_cell, notebook_json
+from diffcompare.render.steps import not_differentiable
 
 FORMATS = ("latex", "notebook", "json")
 ROWS_PER_FRAME = 5          # backward-pass steps on one slide
@@ -396,11 +397,6 @@ def _create_frame(lec) -> str:
         r"\texttt{grad\_fn} and a second backward gives $f''$.", r"\par\smallskip", verdict], fragile=True)
 
 
-def _coordinates(xs, ys) -> str:
-    points = [f"({x:.6g},{y:.6g})" for x, y in zip(xs, ys) if y is not None and math.isfinite(y) and y > 0]
-    return "coordinates {" + " ".join(points) + "};"
-
-
 def _cost_frame(lec) -> str:
     ns = [c.n for c in lec.cost]
     return _frame("Forward against reverse mode: what the gradient costs", [
@@ -422,6 +418,9 @@ def _cost_frame(lec) -> str:
 
 def _steps_frame(lec) -> str:
     s = lec.sweep
+    title = "Finite differences: truncation against rounding"
+    if not s.differentiable:
+        return _frame(title, [tex(not_differentiable(s))])
     plots = []
     colours = {"forward": "blue", "central": "red", "complex-step": "green!50!black"}
     for scheme, colour in colours.items():
@@ -429,31 +428,33 @@ def _steps_frame(lec) -> str:
             curve = s.curve(scheme, "float64")
         except KeyError:
             continue
-        errors = _absolute_errors(s, curve)
-        plots += [rf"\addplot[mark=*, mark size=1pt, {colour}] " + _coordinates(s.steps, errors),
+        plots += [rf"\addplot[mark=*, mark size=1pt, {colour}] " + _coordinates(s.steps, curve.abs_errors),
                   rf"\addlegendentry{{{scheme}}}"]
-    best = s.curve("central", "float64")
-    return _frame(r"Finite differences: truncation against rounding", [
+    central = s.curve("central", "float64")
+    crossover = []
+    if central.crossover_h:
+        crossover = [rf"\draw[dashed, gray] (axis cs:{central.crossover_h:.3g},\pgfkeysvalueof{{/pgfplots/ymin}}) -- "
+                     rf"(axis cs:{central.crossover_h:.3g},\pgfkeysvalueof{{/pgfplots/ymax}}) "
+                     r"node[pos=0.95, right, font=\tiny] {central $h_\times$};"]
+    best_error = None if central.best is None else central.abs_errors[central.best]
+    return _frame(title, [
         r"\begin{columns}[T]", r"\begin{column}{0.6\textwidth}", r"\begin{tikzpicture}",
         r"\begin{loglogaxis}[width=\linewidth, height=5.6cm, xlabel={step $h$}, ylabel={absolute error},"
         r" legend pos=south west, legend style={font=\scriptsize}, tick label style={font=\scriptsize}]",
-        *plots, r"\end{loglogaxis}", r"\end{tikzpicture}", r"\end{column}", r"\begin{column}{0.37\textwidth}", r"\small",
-        r"Large $h$: truncation error, falling as $h^p$.", r"\par\smallskip",
-        r"Small $h$: rounding error, about $\varepsilon |f| / h$, rising as $h$ shrinks.", r"\par\smallskip",
-        rf"Central differences are best at $h \approx {_number(best.best_h, 2)}$ (error {_math_number(_absolute(s, best.best_error), 2)});"
-        r" the complex step has no subtraction and no rounding wall.",
+        *plots, *crossover, r"\end{loglogaxis}", r"\end{tikzpicture}", r"\end{column}",
+        r"\begin{column}{0.37\textwidth}", r"\small",
+        r"Right of the crossover $h_\times$: truncation error dominates, falling as $h^p$ when $h$ shrinks.",
+        r"\par\smallskip",
+        r"Left of it: round-off dominates, about $\varepsilon |f| / h$, rising as $h$ shrinks.", r"\par\smallskip",
+        rf"Central differences are best at $h \approx {_number(central.best_h, 2)}$ (error {_math_number(best_error, 2)});"
+        r" the complex step has no subtraction and no round-off wall.",
         r"\end{column}", r"\end{columns}"])
 
 
-def _absolute(sweep, relative):
-    return None if relative is None else float(relative) * (abs(float(sweep.exact)) or 1.0)
-
-
-def _absolute_errors(sweep, curve) -> list:
-    absolute = getattr(curve, "absolute_errors", None)
-    if absolute is not None:
-        return [float(a) for a in absolute]
-    return [_absolute(sweep, r) for r in curve.errors]
+def _coordinates(xs, ys) -> str:
+    points = [f"({float(x):.6g},{float(y):.6g})" for x, y in zip(xs, ys)
+              if y is not None and math.isfinite(y) and y > 0]
+    return "coordinates {" + " ".join(points) + "};"
 
 
 def _swell_frame(lec) -> str:

@@ -24,9 +24,10 @@ def code_cell(text: str) -> dict:
     return {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": _lines(text)}
 
 
-def notebook_json(cells: list) -> str:
-    """The notebook (cells numbered with ids, as nbformat 4.5 asks), as JSON text."""
-    numbered = [{"id": f"cell-{k}", **cell} for k, cell in enumerate(cells)]
+def notebook_json(cells: list, prefix: str = "cell") -> str:
+    """The notebook as JSON text, its cells' ids (nbformat 4.5 asks for them) ``prefix`` and
+    their number, so that writing the same cells again changes nothing."""
+    numbered = [{"id": f"{prefix}-{k:02d}", **cell} for k, cell in enumerate(cells)]
     document = {"cells": numbered, "metadata": {
         "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
         "language_info": {"name": "python"}}, "nbformat": 4, "nbformat_minor": 5}

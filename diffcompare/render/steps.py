@@ -11,6 +11,7 @@ from diffcompare.lazy import LazyModule
 
 np = LazyModule("numpy")
 
+from diffcompare.render import html  # noqa: E402
 from diffcompare.render.common import (  # noqa: E402
     BOOKTABS,
     dropped_note,
@@ -21,7 +22,7 @@ from diffcompare.render.common import (  # noqa: E402
     md_table,
     render_report,
 )
-from diffcompare.render.plots import terminal_plot  # noqa: E402
+from diffcompare.render.plots import svg_line_plot, terminal_plot  # noqa: E402
 from diffcompare.render.verdicts import finding  # noqa: E402
 
 SCHEMA_VERSION = 3
@@ -49,7 +50,7 @@ def _heading(s) -> list:
     point = ", ".join(f"{n}={v!r}" for n, v in s.point.items())
     lines = [f"f = {s.label}   at {point}"]
     if not s.differentiable:
-        return lines + [_not_differentiable(s)]
+        return lines + [not_differentiable(s)]
     direction = "growing" if s.axis == "increasing" else "shrinking"
     return lines + [
         f"exact ∂f/∂{s.variable} = {s.exact!r} (SymPy, evaluated by mpmath at 30 digits)",
@@ -58,7 +59,7 @@ def _heading(s) -> list:
         f"{REGIMES['round-off']} below; differences divided by the nominal h)"]
 
 
-def _not_differentiable(s) -> str:
+def not_differentiable(s) -> str:
     """Why nothing was swept: the judge's finding (or the reference's reason) in words."""
     why = finding(s.smoothness["finding"]) if s.smoothness.get("finding") else s.smoothness.get("why", "")
     return (f"∂f/∂{s.variable} has no single exact value here: {why or s.smoothness['state']}. With no derivative "
@@ -144,8 +145,7 @@ def print_report(s, console) -> None:
     summary, dropped = fitted_table(console, SUMMARY_HEADERS, list(_summary_rows(s)),
                                     drop_order=("best / predicted", "predicted h*", "error there"),
                                     wrap=("rule of thumb",), left=SUMMARY_HEADERS, header_style="bold",
-                                    title="best step against the error model's optimum and crossover",
-                                    title_justify="left")
+                                    title=SUMMARY_TITLE, title_justify="left")
     console.print(summary)
     if dropped:
         console.print(Text(dropped_note(dropped, console.width), style="dim"))
@@ -157,12 +157,48 @@ def print_report(s, console) -> None:
         console.print(Text(f"note: {note}"))
 
 
+SUMMARY_TITLE = "best step against the error model's optimum and crossover"
+FLOOR = 1e-18           # the smallest error a plot places (an exact 0 is drawn here)
+
+
+def svg_plots(s) -> list:
+    """[(precision, SVG markup)]: each scheme's error (in the sweep's measure) against h,
+    log-log, h in the sweep's direction, each curve's best h drawn large."""
+    out = []
+    direction = "grows" if s.axis == "increasing" else "shrinks"
+    for dtype in s.dtypes:
+        curves = [c for c in s.curves if c.dtype == dtype]
+        marks = [(k, c.best_h, c.best_error) for k, c in enumerate(curves) if math.isfinite(c.best_h)]
+        out.append((dtype, svg_line_plot([float(h) for h in s.steps],
+                                         [(c.scheme, [float(e) for e in c.errors]) for c in curves],
+                                         f"step h ({direction} to the right)", f"{s.measure} error", log_x=True,
+                                         reverse_x=s.axis != "increasing", floor=FLOOR, marks=marks,
+                                         marks_label="best h", title=f"{dtype}: ∂f/∂{s.variable}")))
+    return out
+
+
+def html_report(s) -> str:
+    """The report as an HTML fragment: the error table and the summary with every column,
+    the regimes, and the error-against-h plot of each precision."""
+    heading = _heading(s)
+    parts = [html.heading(heading[0])] + [html.paragraph(line) for line in heading[1:]]
+    if s.differentiable:
+        headers, rows = _error_table(s)
+        parts.append(html.table(headers, rows))
+        parts.append(html.table(SUMMARY_HEADERS, list(_summary_rows(s)), left=("scheme", "precision", "rule of thumb"),
+                                prose=("rule of thumb",), caption=SUMMARY_TITLE))
+        parts.append(html.paragraph(_regimes_line(s)))
+        parts += [html.figure(svg) for _, svg in svg_plots(s)]
+    parts += [html.paragraph(f"note: {note}") for note in s.notes]
+    return html.fragment(parts)
+
+
 def as_dict(s) -> dict:
     command = {"function": s.label, "at": dict(s.point), "variable": s.variable, "error": s.measure,
                "h_range": [float(min(s.steps)), float(max(s.steps))], "h_axis": s.axis}
     smoothness = None
     if not s.differentiable:
-        smoothness = {**s.smoothness, "text": _not_differentiable(s)}
+        smoothness = {**s.smoothness, "text": not_differentiable(s)}
     return envelope("steps", SCHEMA_VERSION, command, s.exit_status, {
         "function": s.label, "variable": s.variable, "point": dict(s.point), "exact": s.exact,
         "differentiable": s.differentiable, "smoothness": smoothness, "error": s.measure, "h_axis": s.axis,
@@ -208,7 +244,7 @@ def markdown(s) -> str:
 def latex_report(s) -> str:
     """booktabs tables of the errors for a slide: float64's schemes, then float32's (* the best h)."""
     if not s.differentiable:
-        return f"% diffcompare steps: {s.label}\n% {_not_differentiable(s)}\n"
+        return f"% diffcompare steps: {s.label}\n% {not_differentiable(s)}\n"
     headers, rows = _error_table(s)
     rows = [[c.replace(BEST, "*") for c in row] for row in rows]
     out = [f"% diffcompare steps: {s.label}", BOOKTABS]

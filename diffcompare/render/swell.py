@@ -8,6 +8,7 @@ import math
 import sys
 
 from diffcompare.language.printing import latex, one_line
+from diffcompare.render import html
 from diffcompare.render.common import (
     BOOKTABS,
     dropped_note,
@@ -18,7 +19,7 @@ from diffcompare.render.common import (
     render_report,
     seconds,
 )
-from diffcompare.render.plots import terminal_plot
+from diffcompare.render.plots import svg_line_plot, terminal_plot
 
 SCHEMA_VERSION = 2
 HEADERS = ["n", "f (ops)", "raw derivative", "after cse", "symbolic reverse", "engine graph", "raw / f",
@@ -121,9 +122,7 @@ def print_report(r, console) -> None:
     if line:
         console.print(Text(line, style="bold"))
     console.print(Text(size_plot(r)))
-    console.print(Text("sizes: count_ops of the expression written out as a tree (symbolic reverse: of every "
-                       "assignment of its straight-line program, each intermediate a symbol); the engine's graph "
-                       "counts its nodes, each operation once, as performed", style="dim"))
+    console.print(Text(SIZES_NOTE, style="dim"))
     for note in r.notes:
         console.print(Text(f"note: {note}"))
     shown = [row for row in r.rows if row.expressions is not None]
@@ -133,6 +132,44 @@ def print_report(r, console) -> None:
         console.print(Text(f"n = {row.n}", style="bold"))
         for name, text in _expression_lines(row.expressions):
             console.print(Text(f"  {name}: ", style="dim") + Text(text))
+
+
+SIZES_NOTE = ("sizes: count_ops of the expression written out as a tree (symbolic reverse: of every assignment of its "
+              "straight-line program, each intermediate a symbol); the engine's graph counts its nodes, each operation "
+              "once, as performed")
+TIMES = (("diff_seconds", "sympy.diff"), ("codegen_seconds", "cse + lambdify"), ("reverse_seconds", "trace + sweep"),
+         ("symengine_diff_seconds", "symengine diff"), ("symengine_codegen_seconds", "symengine Lambdify"),
+         ("evaluate_seconds", "generated code"), ("forward_seconds", "engine forward"),
+         ("backward_seconds", "engine backward"))
+
+
+def svg_plots(r) -> list:
+    """The sizes against n and the time of each phase against n, log scale, as SVG markup."""
+    ns = [row.n for row in r.rows]
+    sizes = [(name, [getattr(row, key) for row in r.rows]) for key, _, name in SIZES]
+    times = [(name, [getattr(row, key) for row in r.rows]) for key, name in TIMES]
+    times = [(name, ys) for name, ys in times if any(ys)]
+    return [svg_line_plot(ns, [(n, ys) for n, ys in sizes if any(ys)], "n", "operations / nodes",
+                          title=f"expression swell: {r.family}"),
+            svg_line_plot(ns, times, "n", "seconds", title="time of each phase")]
+
+
+def html_report(r) -> str:
+    """The report as an HTML fragment: the table with every column, the growth, the plots of
+    the sizes and the times against n, and the expressions kept."""
+    parts = [html.heading(f"expression swell: {r.family} — {r.description}"),
+             html.table(headers(r), list(_rows(r))), html.paragraph(growth(r) or "", strong=True)]
+    parts += [html.figure(svg) for svg in svg_plots(r)]
+    parts.append(html.paragraph(SIZES_NOTE, style="dim"))
+    parts += [html.paragraph(f"note: {note}") for note in r.notes]
+    shown = [row for row in r.rows if row.expressions is not None]
+    if shown:
+        columns = ["n"] + [name for name, _ in _expression_lines(shown[0].expressions)]
+        rows = [([row.n] + [text for _, text in _expression_lines(row.expressions)] + [""] * len(columns))[:len(columns)]
+                for row in shown]
+        parts.append(html.table(columns, rows, left=columns[1:], prose=columns[1:], code=columns[1:],
+                                caption=EXPRESSIONS_TITLE))
+    return html.fragment(parts)
 
 
 EXPRESSIONS_TITLE = ("the expressions: f, SymPy's raw derivative, the same after cse, f as the engine's graph performs "

@@ -45,13 +45,14 @@ def is_terminal() -> bool:
 
 def console(**options):
     """A rich console on standard output whose closed pipe raises BrokenPipeError (rich's
-    own answer is SystemExit(1), which would read as "a gradient is wrong")."""
+    own answer is SystemExit(1), which would read as "a gradient is wrong"); never a
+    notebook's display (the command line run inside Jupyter writes text to standard output)."""
     from rich.console import Console
 
     class _Console(Console):
         def on_broken_pipe(self):
             raise BrokenPipeError
-    return _Console(**options)
+    return _Console(**{"force_jupyter": False, **options})
 
 
 def progress_bar(doing: str, unit: str = ""):
@@ -68,7 +69,7 @@ def progress_bar(doing: str, unit: str = ""):
         # refreshed on each update, not by a thread
         progress = Progress(TextColumn(doing), BarColumn(), MofNCompleteColumn(), TextColumn(unit),
                             TextColumn("{task.description}", style="dim"), TimeElapsedColumn(),
-                            console=Console(stderr=True), transient=True, auto_refresh=False)
+                            console=Console(stderr=True, force_jupyter=False), transient=True, auto_refresh=False)
         start, shown, task = time.perf_counter(), [False], [None]
 
         def update(done, total, what=""):
