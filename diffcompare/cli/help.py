@@ -198,6 +198,14 @@ examples:
   diffcompare graph "sin(x)*x" --at x=2 | dot -Tsvg > g.svg
   diffcompare graph "sin(x)*x" --at x=2 --output g.png   # needs graphviz
   diffcompare graph "sin(x)*x" --at x=2 --format text
+  diffcompare graph my_ops:f --at x=0.7 --check --output g.svg
+
+--check checks every node's backward rule as explain --check does and draws the node
+whose rule is wrong in red (marked in the text tree); what it found is said on stderr.
+
+exit status: 0 drawn (and, with --check, every rule agrees), 1 a backward rule is wrong,
+4 with --check, no rule disagrees but a node could not be checked, 2 bad input or a
+drawing Graphviz cannot make.
 """
 
 AUDIT_DESCRIPTION = """\

@@ -153,7 +153,22 @@ def node_text(step, repeated: bool) -> str:
     return f"{step.name}  {step.label} = {values(step.value)}  [step {step.number}]"
 
 
-def _check_summary(e) -> str:
+WRONG_MARK = "✗ backward rule wrong"
+
+
+def check_mark(e, step) -> str:
+    """What --check found at a node, for the tree: nothing when it agrees (or nothing was
+    checked), the wrong rule marked, a node that could not be checked said so."""
+    if not e.checked:
+        return ""
+    if step.check == "wrong":
+        return f"  {WRONG_MARK}"
+    if any(s is step for s in e.unchecked):
+        return "  ? not checked" + (f" ({step.check})" if step.check != "not checked" else "")
+    return ""
+
+
+def check_summary(e) -> str:
     wrong = e.first_wrong
     if wrong is not None:
         return (f"check: the backward rule of step {wrong.number}, {wrong.name} ({wrong.label}), is wrong: "
@@ -208,7 +223,7 @@ def print_report(e, console) -> None:
     for note in e.notes:
         console.print(Text(f"note: {note}"))
     if e.checked:
-        console.print(Text(_check_summary(e), style="bold red" if e.first_wrong else "green"))
+        console.print(Text(check_summary(e), style="bold red" if e.first_wrong else "green"))
 
 
 def as_dict(e) -> dict:
@@ -261,7 +276,7 @@ def markdown(e) -> str:
             "|" + "|".join("---" for _ in GRADIENT_HEADERS) + "|"]
     out += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in _gradient_rows(e)]
     if e.checked:
-        out += ["", _check_summary(e)]
+        out += ["", check_summary(e)]
     return "\n".join(out) + "\n"
 
 
@@ -285,21 +300,27 @@ def latex_report(e) -> str:
 def plain_tree(e, width: int | None = None) -> str:
     """The graph as indented text, output first (always available); with ``width``, a
     node's text wraps at words onto lines under it that keep the tree's rules."""
-    lines, open_levels = [], []
+    return "\n".join(line for _, _, line in tree_lines(e, width)) + "\n"
+
+
+def tree_lines(e, width: int | None = None):
+    """The lines of :func:`plain_tree`, each as (its node's step, whether the node is
+    repeated there, the line)."""
+    open_levels = []
     for depth, step, repeated, last in tree_rows(e):
         del open_levels[max(depth - 1, 0):]
         prefix = "".join("    " if done else "│   " for done in open_levels)
         branch = ("└── " if last else "├── ") if depth else ""
         if depth:
             open_levels.append(last)
-        grad = "" if repeated else f"  grad {values(step.adjoint)}"
+        grad = "" if repeated else f"  grad {values(step.adjoint)}" + check_mark(e, step)
         text = node_text(step, repeated) + grad
         lead = prefix + branch
         if width is None or len(lead) + len(text) <= width:
-            lines.append(lead + text)
+            yield step, repeated, lead + text
             continue
         under = prefix + ("    " if last or not depth else "│   ") + "  "
         parts = textwrap.wrap(text, max(16, width - len(under)), break_long_words=False)
-        lines.append(lead + parts[0])
-        lines += [under + part for part in parts[1:]]
-    return "\n".join(lines) + "\n"
+        yield step, repeated, lead + parts[0]
+        for part in parts[1:]:
+            yield step, repeated, under + part

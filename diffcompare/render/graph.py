@@ -1,10 +1,11 @@
 """The ``graph`` command's renderings of an explanation: the recorded graph alone as
-Graphviz DOT text, or drawn (SVG, PNG) by the optional Graphviz (the plain-text tree is
-:func:`diffcompare.render.explain.plain_tree`)."""
+Graphviz DOT text, or drawn (SVG, PNG) by the optional Graphviz, and the plain-text tree
+(:func:`diffcompare.render.explain.plain_tree`) in colour; with --check the node whose
+backward rule is wrong is red in each."""
 
 from __future__ import annotations
 
-from diffcompare.render.explain import values
+from diffcompare.render.explain import WRONG_MARK, tree_lines, values
 from diffcompare.version import install_hint
 
 
@@ -18,18 +19,26 @@ LEGEND = ("arrows point the way gradients flow, from the output to the leaves;",
           "filled boxes: leaves (their grad is .grad); red: a backward rule found wrong")
 
 
+# the legend's further line when --check ran
+CHECKED_LEGEND = ("--check ran: a node in a dashed orange box could not be checked (a kink; no forward to replay)",)
+
+
 def dot(e) -> str:
     """Graphviz DOT text of the backward graph: each node with its op, value and gradient,
     leaves as filled boxes, edges the way gradients flow (labelled with what is sent)."""
+    legend = LEGEND + (CHECKED_LEGEND if e.checked else ())
     out = ["digraph backward {", '  rankdir="TB";',
-           '  label="' + "\\l".join(LEGEND) + '\\l";', '  labelloc="b";', '  labeljust="l";', '  fontname="Helvetica";', "  fontsize=10;",
+           '  label="' + "\\l".join(legend) + '\\l";', '  labelloc="b";', '  labeljust="l";', '  fontname="Helvetica";', "  fontsize=10;",
            '  node [shape=box, style="rounded", fontname="Helvetica", fontsize=11];',
            '  edge [fontname="Helvetica", fontsize=9];']
     for step in e.steps:
         text = f"{step.name}\\n{step.label}\\nvalue {values(step.value)}\\ngrad {values(step.adjoint)}"
         extra = ', style="filled", fillcolor="lightblue"' if step.is_leaf else ""
         if step.check == "wrong":
-            extra += ', color="red", penwidth=2'
+            text += f"\\n{WRONG_MARK}"
+            extra += ', color="red", fontcolor="red", penwidth=2'
+        elif e.checked and any(s is step for s in e.unchecked):
+            extra += ', color="orange", penwidth=2, style="rounded,dashed"'
         label = '"' + text.replace('"', '\\"') + '"'
         out.append(f"  n{step.number} [label={label}{extra}];")
     for step in e.steps:
@@ -53,3 +62,12 @@ def draw(e, format: str):
     except Exception as error:          # a Graphviz failure is reported, never a traceback
         return None, f"Graphviz failed: {type(error).__name__}: {error}"
 
+
+
+def print_tree(e, console, width: int | None = None) -> None:
+    """The graph as indented text (:func:`~diffcompare.render.explain.plain_tree`) on a rich
+    console, the node whose backward rule --check found wrong in red."""
+    from rich.text import Text
+
+    for step, repeated, line in tree_lines(e, width):
+        console.print(Text(line, style="bold red" if step.check == "wrong" and not repeated else ""), soft_wrap=True)
