@@ -4,8 +4,11 @@ They only format; everything shown was computed by ``diffcompare.lecture.explain
 
 from __future__ import annotations
 
+import hashlib
+import itertools
 import sys
 import textwrap
+from html import escape
 
 from diffcompare.lazy import LazyModule
 
@@ -25,6 +28,8 @@ CHECK_STYLE = {"ok": "green", "wrong": "bold red", "kink": "yellow", "inconclusi
 
 
 def render(e, format: str = "text", width: int | None = None) -> str:
+    if format == "html":            # the page a student steps through, not the terminal's report
+        return html_report(e)
     return render_report(e, format, width, sys.modules[__name__])
 
 
@@ -61,14 +66,18 @@ def _heading(e) -> list:
     return lines
 
 
+def _from_text(k, g) -> str:
+    return f"{values(g)} (from {k})"
+
+
 def _adjoint_text(step) -> str:
     if step.number == 1:
         return f"{values(step.adjoint)} (the seed)"
     if len(step.contributions) > 1:
-        parts = " + ".join(f"{values(g)} (from {k})" for k, g in step.contributions)
+        parts = " + ".join(_from_text(k, g) for k, g in step.contributions)
         return f"{parts} = {values(step.adjoint)}"
     if step.contributions:
-        return f"{values(step.adjoint)} (from {step.contributions[0][0]})"
+        return _from_text(*step.contributions[0])
     return values(step.adjoint)
 
 
@@ -278,6 +287,150 @@ def markdown(e) -> str:
     if e.checked:
         out += ["", check_summary(e)]
     return "\n".join(out) + "\n"
+
+
+# --- the page a student steps through (render/page.py holds its frame, style and script) ---
+
+WALK_CELL_CLASSES = {"step": "number", "value": "number"}
+FILLED_AS_THE_WALK_GOES = ("adjoint (incoming gradient)", "local derivative", "sends (vector-Jacobian product)",
+                           "check")
+BOX_LABEL = 30          # characters of what a node computes shown in its box (all of it in its tooltip)
+PAGE_WORDS = {"so_far": "so far: {parts} + …", "all_arrived": "{parts}: all arrived, summed at its step",
+              "nothing_yet": "nothing received yet", "grad_pending": "grad …",
+              "counter": "step {k} of {n}"}
+
+
+def html_report(e) -> str:
+    """The backward pass as one self-contained web page (style, script and drawing inline,
+    nothing fetched): the graph drawn as SVG, the current node and the gradient it sends
+    highlighted, the adjoint table filling in step by step; buttons and keys step through
+    it, ``#step=3`` opens at step 3; without JavaScript, the whole walk."""
+    from diffcompare.render import page
+    return page.document(f"the backward pass of {e.label}", _walk_html(e, page_mode=True, style=False))
+
+
+def html_fragment(e) -> str:
+    """The page's content as a block to embed (a notebook's output): its style scoped to
+    it, its keys bound while it has the focus, the page's address left alone."""
+    return _walk_html(e, page_mode=False, style=True)
+
+
+def _walk_html(e, page_mode: bool, style: bool) -> str:
+    from diffcompare.render import page
+    root = "dc-walk-" + _page_key(e)
+    headers = _walk_headers(e)
+    walk = page.table(headers, list(_walk_rows(e)), row_attributes=[{"data-step": s.number} for s in e.steps],
+                      column_classes=WALK_CELL_CLASSES, fills=FILLED_AS_THE_WALK_GOES)
+    after = ["<h2>the gradient: the chain rule, made visible (autograd: the walk's result)</h2>",
+             page.table(GRADIENT_HEADERS, list(_gradient_rows(e)))]
+    after += [f'<p class="notes">note: {escape(note)}</p>' for note in e.notes]
+    summary = None
+    if e.checked:
+        summary = (check_summary(e), "wrong" if e.first_wrong else "undecided" if e.unchecked else "ok")
+    return page.fragment(
+        root, page_mode, title=f"the backward pass of {e.label}", heading=_heading(e)[1:] + [f"at {_point(e)}"],
+        summary=summary, drawing=_drawing(e, root), cards=[_card(e, step) for step in e.steps],
+        walk="<h2>the backward pass, one row per node in the order the engine runs them</h2>\n" + walk,
+        after="\n".join(after), data=page_data(e), style=style,
+        nojs_note="JavaScript is off: the whole walk is shown at once (with it, the page steps through it node by node).")
+
+
+def _page_key(e) -> str:
+    """A short key of the explanation's content and a count: two walks in one notebook get
+    different ids."""
+    digest = hashlib.sha1(f"{e.label}|{_point(e)}|{len(e.steps)}".encode()).hexdigest()[:8]
+    return f"{digest}-{next(_PAGE_COUNTER)}"
+
+
+_PAGE_COUNTER = itertools.count(1)
+
+
+def _flat(v, digits=4, most=3) -> str:
+    """A value for a box or an arrow: a number, or an array's first elements (its shape said apart)."""
+    return values(None if v is None else np.ravel(np.asarray(v, dtype=np.float64)) if np.ndim(v) else v, digits, most)
+
+
+def shape_text(v) -> str:
+    """An array's shape as the page says it: '3', '2×3'; '' for a number."""
+    return "×".join(map(str, np.shape(v)))
+
+
+def _box_lines(step) -> list:
+    label = step.label if len(step.label) <= BOX_LABEL else step.label[:BOX_LABEL - 1] + "…"
+    lines = [(f"{step.number}  {step.name}", "head"), (label, "")]
+    if np.ndim(step.value):
+        lines.append((f"shape {shape_text(step.value)}", ""))
+    lines += [(f"value {_flat(step.value)}", ""), (f"grad {_flat(step.adjoint)}", "grad")]
+    if step.check == "wrong":
+        lines.append((WRONG_MARK, "wrong-mark"))
+    return lines
+
+
+def _drawing(e, root) -> str:
+    """The backward graph laid out in layers from the output (render/svg.py) as SVG."""
+    from diffcompare.render.svg import Arrow, Box, layout, svg
+    unchecked = {s.number for s in e.unchecked}
+    boxes = []
+    for step in e.steps:
+        classes = " ".join(c for c, on in (("leaf", step.is_leaf), ("wrong", step.check == "wrong"),
+                                           ("unchecked", step.number in unchecked)) if on)
+        boxes.append(Box(step.number, _box_lines(step), classes, title=f"{step.name}: {step.label}",
+                         attributes={"data-step": step.number}))
+    arrows = [Arrow(step.number, edge.target, _flat(edge.sent), attributes={"data-from": step.number,
+                                                                           "data-to": edge.target})
+              for step in e.steps for edge in step.edges if edge.target is not None]
+    return svg(layout(boxes, arrows), arrows, root, label=f"the backward graph of {e.label}")
+
+
+def _card(e, step) -> str:
+    """What happens at one step, in words and numbers."""
+    from diffcompare.render import page
+    value = values(step.value) + (f"  (shape {shape_text(step.value)})" if np.ndim(step.value) else "")
+    rows = [("computes", step.label, ""), ("value", value, ""), ("gradient in (adjoint)", _adjoint_text(step), "")]
+    if not step.is_leaf:
+        rows.append(("local derivative", _local_text(step), ""))
+    rows.append(("sends" if not step.is_leaf else "adds", _sends_text(step), "sends"))
+    if e.checked:
+        rows.append(("check", step.check + (f": {step.detail}" if step.detail else ""),
+                     "check-wrong" if step.check == "wrong" else ""))
+    return page.card(step.number, f"step {step.number} of {len(e.steps)}: {step.name}", _gist(e, step), rows)
+
+
+def _gist(e, step) -> str:
+    if step.adjoint is None:
+        return f"{NO_GRADIENT_SAID}."
+    if step.number == 1:
+        seed = "1" if e.seed is None else "v"
+        start = f"The walk starts at the output: backward() seeds it with {seed}. "
+    else:
+        start = ""
+    if step.is_leaf:
+        return (start + f"{step.label} is a leaf (requires_grad): the gradient reaching it is added to "
+                        f"{step.label}.grad" + (f", summed over the {len(step.contributions)} uses of {step.label}."
+                                                if len(step.contributions) > 1 else "."))
+    summed = (f" It is used {len(step.contributions)} times: the gradients it receives are summed."
+              if len(step.contributions) > 1 else "")
+    return (start + f"{step.name} multiplies the gradient it receives by its local derivative and sends the "
+                    f"product (a vector-Jacobian product) to each of its inputs.{summed}")
+
+
+NO_GRADIENT_SAID = "No gradient reaches this node: nothing of the output depends on it through the walk"
+
+
+def page_data(e) -> dict:
+    """The step data the page's script reads (and a reader can check): each step's numbers
+    as the explanation holds them and their texts as the page shows them."""
+    def arr(v):
+        return None if v is None else np.asarray(v, dtype=np.float64).tolist()
+    return {"function": e.label, "point": {n: arr(e.point[n]) for n in e.variables}, "checked": e.checked,
+            "first_wrong": None if e.first_wrong is None else e.first_wrong.number, "words": PAGE_WORDS,
+            "steps": [{"step": s.number, "node": s.name, "computes": s.label, "leaf": s.is_leaf,
+                       "shape": list(np.shape(s.value)), "value": arr(s.value), "adjoint": arr(s.adjoint),
+                       "grad_box": f"grad {_flat(s.adjoint)}", "adjoint_text": _adjoint_text(s),
+                       "received": [{"from": k, "value": arr(g), "text": _from_text(k, g)} for k, g in s.contributions],
+                       "sends": [{"to": edge.target, "value": arr(edge.sent), "text": values(edge.sent)}
+                                 for edge in s.edges if edge.target is not None],
+                       "check": s.check or None} for s in e.steps]}
 
 
 def latex_report(e) -> str:
