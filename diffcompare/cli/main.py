@@ -109,7 +109,8 @@ def _explain_command(commands):
     explain.add_argument("--check", action="store_true",
                          help="check every node's backward rule against a reference and name the first wrong one")
     _report_arguments(explain, "text: a tree and a table in the terminal; markdown/latex: the walk as a table "
-                               "for slides; json: every number")
+                               "for slides; json: every number; html: one self-contained page that steps through "
+                               "the walk node by node (page.html#step=3 opens at step 3)")
     return explain
 
 

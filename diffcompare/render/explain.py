@@ -1,6 +1,8 @@
 """Renderers of an :class:`~diffcompare.lecture.explain.Explanation`: the graph as a tree and the
-backward walk as a table (terminal, Markdown, LaTeX), JSON, Graphviz DOT and plain text.
-They only format; everything shown was computed by ``diffcompare.lecture.explain``."""
+backward walk as a table (terminal, Markdown, LaTeX), JSON, plain text, and a web page a
+student steps through node by node (:func:`html_report`; its frame in
+:mod:`diffcompare.render.page`, its drawing by :mod:`diffcompare.render.svg`). They only
+format; everything shown was computed by ``diffcompare.lecture.explain``."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from html import escape
 from diffcompare.lazy import LazyModule
 
 np = LazyModule("numpy")
+from diffcompare.render import page
 from diffcompare.render.common import (
     BOOKTABS,
     dropped_note,
@@ -22,6 +25,7 @@ from diffcompare.render.common import (
     render_report,
     tex,
 )
+from diffcompare.render.svg import Arrow, Box, layout, svg
 
 SCHEMA_VERSION = 2
 CHECK_STYLE = {"ok": "green", "wrong": "bold red", "kink": "yellow", "inconclusive": "yellow", "not checked": "dim"}
@@ -305,7 +309,6 @@ def html_report(e) -> str:
     nothing fetched): the graph drawn as SVG, the current node and the gradient it sends
     highlighted, the adjoint table filling in step by step; buttons and keys step through
     it, ``#step=3`` opens at step 3; without JavaScript, the whole walk."""
-    from diffcompare.render import page
     return page.document(f"the backward pass of {e.label}", _walk_html(e, page_mode=True, style=False))
 
 
@@ -316,7 +319,6 @@ def html_fragment(e) -> str:
 
 
 def _walk_html(e, page_mode: bool, style: bool) -> str:
-    from diffcompare.render import page
     root = "dc-walk-" + _page_key(e)
     headers = _walk_headers(e)
     walk = page.table(headers, list(_walk_rows(e)), row_attributes=[{"data-step": s.number} for s in e.steps],
@@ -368,7 +370,6 @@ def _box_lines(step) -> list:
 
 def _drawing(e, root) -> str:
     """The backward graph laid out in layers from the output (render/svg.py) as SVG."""
-    from diffcompare.render.svg import Arrow, Box, layout, svg
     unchecked = {s.number for s in e.unchecked}
     boxes = []
     for step in e.steps:
@@ -384,7 +385,6 @@ def _drawing(e, root) -> str:
 
 def _card(e, step) -> str:
     """What happens at one step, in words and numbers."""
-    from diffcompare.render import page
     value = values(step.value) + (f"  (shape {shape_text(step.value)})" if np.ndim(step.value) else "")
     rows = [("computes", step.label, ""), ("value", value, ""), ("gradient in (adjoint)", _adjoint_text(step), "")]
     if not step.is_leaf:
