@@ -89,7 +89,8 @@ STYLE = """
 
 SCRIPT = """
 (function () {
-  var root = document.getElementById(%(id)s);
+  var here = document.currentScript;      // a notebook may run the script before the block is in the page
+  var root = (here && here.closest && here.closest(".dc-walk")) || document.getElementById(%(id)s);
   if (!root || root.getAttribute("data-ready")) { return; }
   root.setAttribute("data-ready", "1");
   var data = JSON.parse(root.querySelector("script.dc-data").textContent);
