@@ -130,9 +130,9 @@ the conventions differ; a forward that cannot be replayed), 2 bad input.
 GRAPH_DESCRIPTION = """\
 The backward graph of EXPR at the point as Graphviz DOT text (always available), as
 plain text, or drawn to SVG/PNG when the graphviz Python package and its `dot` program
-are installed (pip install "graphviz>=0.20" and your system's graphviz). Each node
-shows its op, value and gradient; leaves are filled boxes; edges point the way
-gradients flow and carry what is sent.
+are installed (pip install "graphviz>=0.20" and your system's graphviz); without them an
+SVG is drawn by diffcompare's own layout. Each node shows its op, value and gradient;
+leaves are filled boxes; edges point the way gradients flow and carry what is sent.
 """
 
 STEPS_DESCRIPTION = """\

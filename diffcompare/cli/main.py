@@ -525,10 +525,13 @@ def run_graph(args) -> int:
     if explanation is None:
         return status
     from diffcompare.render.explain import check_summary, plain_tree
-    from diffcompare.render.graph import dot, draw, print_tree
+    from diffcompare.render.graph import OWN_DRAWING, dot, draw, own_svg, print_tree
 
     if form in ("svg", "png"):
         content, problem = draw(explanation, form)
+        if content is None and form == "svg":
+            content = own_svg(explanation)
+            print(f"note: {problem}: {OWN_DRAWING}", file=sys.stderr)
         if content is None:
             sys.stdout.write(plain_tree(explanation, terminal.text_width()))
             return fail("graph", f"cannot draw {form.upper()}: {problem}. The graph as text is above; "

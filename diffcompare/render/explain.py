@@ -299,6 +299,7 @@ WALK_CELL_CLASSES = {"step": "number", "value": "number"}
 FILLED_AS_THE_WALK_GOES = ("adjoint (incoming gradient)", "local derivative", "sends (vector-Jacobian product)",
                            "check")
 BOX_LABEL = 30          # characters of what a node computes shown in its box (all of it in its tooltip)
+TITLE_LABEL = 70        # characters of f in the page's title
 PAGE_WORDS = {"so_far": "so far: {parts} + …", "all_arrived": "{parts}: all arrived, summed at its step",
               "nothing_yet": "nothing received yet", "grad_pending": "grad …",
               "counter": "step {k} of {n}"}
@@ -309,7 +310,8 @@ def html_report(e) -> str:
     nothing fetched): the graph drawn as SVG, the current node and the gradient it sends
     highlighted, the adjoint table filling in step by step; buttons and keys step through
     it, ``#step=3`` opens at step 3; without JavaScript, the whole walk."""
-    return page.document(f"the backward pass of {e.label}", _walk_html(e, page_mode=True, style=False))
+    return page.document(f"the backward pass of {_shortened(e.label, TITLE_LABEL)}",
+                         _walk_html(e, page_mode=True, style=False))
 
 
 def html_fragment(e) -> str:
@@ -329,9 +331,12 @@ def _walk_html(e, page_mode: bool, style: bool) -> str:
     summary = None
     if e.checked:
         summary = (check_summary(e), "wrong" if e.first_wrong else "undecided" if e.unchecked else "ok")
+    heading = _heading(e)[1:] + [f"at {_point(e)}"]
+    if len(e.label) > TITLE_LABEL:          # the title shows its start; the whole of f under it
+        heading.insert(0, f"f = {e.label}")
     return page.fragment(
-        root, page_mode, title=f"the backward pass of {e.label}", heading=_heading(e)[1:] + [f"at {_point(e)}"],
-        summary=summary, drawing=_drawing(e, root), cards=[_card(e, step) for step in e.steps],
+        root, page_mode, title=f"the backward pass of {_shortened(e.label, TITLE_LABEL)}", heading=heading,
+        summary=summary, drawing=drawing(e, root), cards=[_card(e, step) for step in e.steps],
         walk="<h2>the backward pass, one row per node in the order the engine runs them</h2>\n" + walk,
         after="\n".join(after), data=page_data(e), style=style,
         nojs_note="JavaScript is off: the whole walk is shown at once (with it, the page steps through it node by node).")
@@ -357,9 +362,12 @@ def shape_text(v) -> str:
     return "×".join(map(str, np.shape(v)))
 
 
+def _shortened(text: str, most: int) -> str:
+    return text if len(text) <= most else text[:most - 1] + "…"
+
+
 def _box_lines(step) -> list:
-    label = step.label if len(step.label) <= BOX_LABEL else step.label[:BOX_LABEL - 1] + "…"
-    lines = [(f"{step.number}  {step.name}", "head"), (label, "")]
+    lines = [(f"{step.number}  {step.name}", "head"), (_shortened(step.label, BOX_LABEL), "")]
     if np.ndim(step.value):
         lines.append((f"shape {shape_text(step.value)}", ""))
     lines += [(f"value {_flat(step.value)}", ""), (f"grad {_flat(step.adjoint)}", "grad")]
@@ -368,8 +376,9 @@ def _box_lines(step) -> list:
     return lines
 
 
-def _drawing(e, root) -> str:
-    """The backward graph laid out in layers from the output (render/svg.py) as SVG."""
+def drawing(e, root, caption=(), standalone: bool = False) -> str:
+    """The backward graph laid out in layers from the output (render/svg.py) as SVG: the
+    page's drawing, and ``graph``'s SVG where Graphviz is missing."""
     unchecked = {s.number for s in e.unchecked}
     boxes = []
     for step in e.steps:
@@ -380,7 +389,8 @@ def _drawing(e, root) -> str:
     arrows = [Arrow(step.number, edge.target, _flat(edge.sent), attributes={"data-from": step.number,
                                                                            "data-to": edge.target})
               for step in e.steps for edge in step.edges if edge.target is not None]
-    return svg(layout(boxes, arrows), arrows, root, label=f"the backward graph of {e.label}")
+    return svg(layout(boxes, arrows), arrows, root, label=f"the backward graph of {e.label}", caption=caption,
+               standalone=standalone)
 
 
 def _card(e, step) -> str:

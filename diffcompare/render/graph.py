@@ -5,7 +5,7 @@ backward rule is wrong is red in each."""
 
 from __future__ import annotations
 
-from diffcompare.render.explain import WRONG_MARK, tree_lines, values
+from diffcompare.render.explain import WRONG_MARK, drawing, tree_lines, values
 from diffcompare.version import install_hint
 
 
@@ -71,3 +71,13 @@ def print_tree(e, console, width: int | None = None) -> None:
 
     for step, repeated, line in tree_lines(e, width):
         console.print(Text(line, style="bold red" if step.check == "wrong" and not repeated else ""), soft_wrap=True)
+
+
+OWN_DRAWING = "drawn by diffcompare's own layout instead"
+
+
+def own_svg(e) -> str:
+    """The graph as an SVG file without Graphviz: the explain page's drawing (layers from the
+    output, render/svg.py) with the legend under it."""
+    legend = LEGEND + (CHECKED_LEGEND if e.checked else ())
+    return drawing(e, "graph", caption=legend, standalone=True) + "\n"

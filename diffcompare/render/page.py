@@ -16,7 +16,9 @@ import json
 import math
 from html import escape
 
-STYLE = """
+from diffcompare.render.svg import DRAWING_STYLE
+
+STYLE = DRAWING_STYLE + """
 .dc-walk { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #1f2328;
   max-width: 1500px; }
 .dc-walk:focus { outline: none; }
@@ -24,7 +26,7 @@ STYLE = """
 .dc-walk h2 { font-size: 15px; margin: 18px 0 6px; }
 .dc-walk .mono, .dc-walk td, .dc-walk .card dd { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace;
   font-size: 12.5px; }
-.dc-walk .heading p { margin: 2px 0; }
+.dc-walk .heading p { margin: 2px 0; overflow-wrap: anywhere; }
 .dc-walk .summary { margin: 8px 0; padding: 6px 10px; border-radius: 6px; border: 1px solid; }
 .dc-walk .summary.ok { background: #e9f7ef; border-color: #8fd19e; }
 .dc-walk .summary.wrong { background: #fdecea; border-color: #e5534b; color: #a40e26; font-weight: 600; }
@@ -39,7 +41,7 @@ STYLE = """
 .dc-walk .nojs-note { color: #57606a; font-size: 13px; }
 .dc-walk.js .nojs-note, .dc-walk:not(.js) .dc-controls, .dc-walk:not(.js) .dc-cards { display: none; }
 .dc-walk .top { display: flex; gap: 16px; align-items: flex-start; flex-wrap: wrap; }
-.dc-walk .graph { flex: 1 1 560px; min-width: 0; overflow: auto; max-height: 78vh; border: 1px solid #d0d7de;
+.dc-walk .graph { flex: 1 1 480px; min-width: 0; overflow: auto; max-height: 78vh; border: 1px solid #d0d7de;
   border-radius: 6px; background: #ffffff; }
 .dc-walk .graph svg { display: block; margin: 0 auto; }
 .dc-walk .dc-cards { flex: 0 1 430px; min-width: 300px; }
@@ -62,27 +64,16 @@ STYLE = """
 .dc-walk tr.future .partial { display: inline; }
 .dc-walk tr.future td.fills .full { display: none; }
 .dc-walk td.check-wrong { color: #a40e26; font-weight: 600; }
-.dc-walk .graph-drawing { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 12px; }
-.dc-walk .node rect { fill: #f6f8fa; stroke: #57606a; stroke-width: 1.2; transition: fill .2s, stroke .2s; }
-.dc-walk .node.leaf rect { fill: #dbeafe; }
-.dc-walk .node text { fill: #1f2328; }
-.dc-walk .node tspan.head { font-weight: 700; }
-.dc-walk .node tspan.grad { fill: #0550ae; }
-.dc-walk .node tspan.wrong-mark { fill: #cf222e; font-weight: 700; }
+.dc-walk .node rect { transition: fill .2s, stroke .2s; }
 .dc-walk .node.future text { fill: #8c959f; }
 .dc-walk .node.future rect { fill: #ffffff; stroke: #afb8c1; }
 .dc-walk .node.current rect { fill: #fff3c4; stroke: #d97706; stroke-width: 3; }
 .dc-walk .node.wrong rect { stroke: #cf222e; stroke-width: 3; }
-.dc-walk .node.unchecked rect { stroke: #d97706; stroke-dasharray: 5 3; }
-.dc-walk .edge path { fill: none; stroke: #6e7781; stroke-width: 1.3; }
-.dc-walk .edge-label rect { fill: #ffffff; fill-opacity: .9; }
-.dc-walk .edge-label text { font-size: 11px; fill: #24292f; }
 .dc-walk .edge.future path { stroke: #d0d7de; stroke-dasharray: 4 3; }
 .dc-walk .edge.future .edge-label { visibility: hidden; }
 .dc-walk .edge.current path { stroke: #d97706; stroke-width: 3; }
 .dc-walk .edge.current .edge-label rect { fill: #fff3c4; fill-opacity: 1; stroke: #d97706; }
 .dc-walk .edge.current .edge-label text { font-weight: 700; fill: #9a3412; }
-.dc-walk .head-arrow path { fill: #6e7781; }
 .dc-walk .head-hot path { fill: #d97706; }
 .dc-walk .notes { color: #57606a; }
 """

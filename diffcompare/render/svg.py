@@ -23,6 +23,25 @@ NODE_GAP = 28           # between the boxes of a layer
 LAYER_GAP = 64          # between layers: room for the arrows' labels
 MARGIN = 12
 SWEEPS = 4
+CAPTION_LINE = 15
+
+# the drawing's look, scoped to it: the page adds the look of the steps
+DRAWING_STYLE = """
+.graph-drawing { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 12px; }
+.graph-drawing .node rect { fill: #f6f8fa; stroke: #57606a; stroke-width: 1.2; }
+.graph-drawing .node.leaf rect { fill: #dbeafe; }
+.graph-drawing .node text { fill: #1f2328; }
+.graph-drawing .node tspan.head { font-weight: 700; }
+.graph-drawing .node tspan.grad { fill: #0550ae; }
+.graph-drawing .node tspan.wrong-mark { fill: #cf222e; font-weight: 700; }
+.graph-drawing .node.wrong rect { stroke: #cf222e; stroke-width: 3; }
+.graph-drawing .node.unchecked rect { stroke: #d97706; stroke-width: 2; stroke-dasharray: 5 3; }
+.graph-drawing .edge path { fill: none; stroke: #6e7781; stroke-width: 1.3; }
+.graph-drawing .edge-label rect { fill: #ffffff; fill-opacity: .9; }
+.graph-drawing .edge-label text { font-size: 11px; fill: #24292f; }
+.graph-drawing .head-arrow path { fill: #6e7781; }
+.graph-drawing .caption { font-family: system-ui, sans-serif; font-size: 11px; fill: #57606a; }
+"""
 
 
 @dataclass
@@ -123,16 +142,26 @@ def _place(layers, by_key) -> None:
         y += max(by_key[k].height for k in layer) + LAYER_GAP
 
 
-def svg(boxes: list, arrows: list, prefix: str, label: str = "") -> str:
+def svg(boxes: list, arrows: list, prefix: str, label: str = "", caption=(), standalone: bool = False) -> str:
     """The laid-out graph as an SVG element; element ids start with ``prefix`` (unique
-    on the page), the arrowheads are the markers ``{prefix}-arrow`` and ``{prefix}-hot``."""
+    on the page), the arrowheads are the markers ``{prefix}-arrow`` and ``{prefix}-hot``.
+    ``caption``: lines written under the drawing; ``standalone``: an SVG file of its own
+    (its namespace and :data:`DRAWING_STYLE` inside), not an element of a page."""
     by_key = {b.key: b for b in boxes}
     drawn, (left, right) = _arrows(arrows, by_key, prefix)
     left = min([left] + [b.x for b in boxes]) - MARGIN
-    width = max([right] + [b.x + b.width for b in boxes]) + MARGIN - left
-    height = max((b.y + b.height for b in boxes), default=0.0) + MARGIN
-    out = [f'<svg class="graph-drawing" width="{width:.0f}" height="{height:.0f}" '
-           f'viewBox="{left:.0f} 0 {width:.0f} {height:.0f}" role="img" aria-label="{escape(label)}">', "<defs>"]
+    width = max([right] + [b.x + b.width for b in boxes] + [left + len(line) * LABEL_CHAR_WIDTH for line in caption])
+    width += MARGIN - left
+    bottom = max((b.y + b.height for b in boxes), default=0.0) + MARGIN
+    height = bottom + CAPTION_LINE * len(caption) + (MARGIN if caption else 0)
+    namespace = ' xmlns="http://www.w3.org/2000/svg"' if standalone else ""
+    out = [f'<svg{namespace} class="graph-drawing" width="{width:.0f}" height="{height:.0f}" '
+           f'viewBox="{left:.0f} 0 {width:.0f} {height:.0f}" role="img" aria-label="{escape(label)}">']
+    if standalone:
+        out.append(f"<style>{DRAWING_STYLE}</style>")
+    out += [f'<text class="caption" x="{left + MARGIN:.1f}" y="{bottom + CAPTION_LINE * (k + 1) - 3:.1f}">'
+            f"{escape(line)}</text>" for k, line in enumerate(caption)]
+    out.append("<defs>")
     for name in ("arrow", "hot"):
         out.append(f'<marker id="{prefix}-{name}" class="head-{name}" viewBox="0 0 10 10" refX="9" refY="5" '
                    f'markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z"/></marker>')
@@ -165,10 +194,12 @@ def _arrows(arrows, by_key, prefix) -> list:
     extent = [math.inf, -math.inf]
     for a in arrows:
         pairs.setdefault((a.source, a.target), []).append(a)
-    out = []
+    out, layers = [], {}
+    for b in by_key.values():
+        layers.setdefault(b.layer, []).append(b)
     for (source, target), group in pairs.items():
         s, t = by_key[source], by_key[target]
-        between = [b for b in by_key.values() if s.layer < b.layer < t.layer]
+        between = [b for layer in range(s.layer + 1, t.layer) for b in layers[layer]]
         for k, a in enumerate(group):
             spread = (k - (len(group) - 1) / 2) * 18
             x1, y1 = s.x + s.width / 2 + spread, s.y + s.height

@@ -163,3 +163,27 @@ def test_the_command_writes_the_page(tmp_path):
     assert len(data["steps"]) == 3
     piped = run("explain", "sin(x)*x", "--at", "x=2", "--format", "html", cwd=tmp_path)
     assert piped.returncode == 0 and piped.stdout.startswith("<!DOCTYPE html>")
+
+
+def test_the_drawing_is_laid_out_in_layers_without_overlaps():
+    # x and y each feed several nodes at different depths: arrows that skip layers
+    e = diffcompare.explain("exp(x)/sqrt(sin(x)**3 + cos(x*y)**3) + y", at={"x": 1.5, "y": 0.5})
+    text = html_report(e)
+    boxes = {int(m.group(1)): tuple(float(v) for v in m.group(2, 3, 4, 5))
+             for m in re.finditer(r'<g class="node[^"]*" id="[^"]*-n(\d+)"[^>]*>(?:<title>[^<]*</title>)?'
+                                  r'<rect x="([\d.-]+)" y="([\d.-]+)" width="([\d.-]+)" height="([\d.-]+)"', text)}
+    assert sorted(boxes) == list(range(1, len(e.steps) + 1))
+    for a, (ax, ay, aw, ah) in boxes.items():
+        for b, (bx, by, bw, bh) in boxes.items():
+            if a < b:
+                assert ax + aw <= bx or bx + bw <= ax or ay + ah <= by or by + bh <= ay, (a, b)
+    for step in e.steps:                  # every gradient flows down: an input is drawn below its consumer
+        for target in step.inputs:
+            assert boxes[target][1] > boxes[step.number][1] + boxes[step.number][3]
+
+
+def test_a_long_function_is_shortened_in_the_title_and_said_whole():
+    label = " + ".join(f"sin({k}*x)" for k in range(1, 30))
+    text = html_report(diffcompare.explain(label, at={"x": 0.3}))
+    title = re.search(r"<title>([^<]*)</title>", text).group(1)
+    assert len(title) < 100 and title.endswith("…") and f"f = {label}" in text

@@ -92,3 +92,20 @@ def test_without_check_nothing_is_judged(tmp_path):
     result = run("graph", "ops:wrong", "--at", "x=0.7,y=1.3", cwd=tmp_path)
     assert result.returncode == 0 and 'color="red"' not in result.stdout and "--check ran" not in result.stdout
     assert result.stderr == ""
+
+
+def test_the_svg_draws_the_wrong_node_red(tmp_path):
+    import xml.etree.ElementTree as ElementTree
+    (tmp_path / "ops.py").write_text(MODULE, encoding="utf-8")
+    path = tmp_path / "g.svg"
+    result = run("graph", "ops:wrong", "--at", "x=0.7,y=1.3", "--check", "--output", str(path), cwd=tmp_path)
+    assert result.returncode == 1, result.stderr
+    root = ElementTree.parse(path).getroot()            # a well-formed SVG file
+    groups = [g for g in root.iter("{http://www.w3.org/2000/svg}g")
+              if "WrongCubeBackward" in "".join(g.itertext()) and "node" in (g.get("class") or "")]
+    if "own layout" in result.stderr:                   # no Graphviz here: diffcompare's drawing
+        red = [g for g in root.iter("{http://www.w3.org/2000/svg}g") if "wrong" in (g.get("class") or "").split()]
+        assert len(red) == 1 and red == groups
+        assert "--check ran" in "".join(root.itertext())          # the legend under the drawing
+    else:                                               # Graphviz drew the DOT: the red pen
+        assert any(shape.get("stroke") == "red" for g in groups for shape in g.iter())
