@@ -1,8 +1,11 @@
 """A directed graph laid out in layers and drawn as SVG, in Python alone (no Graphviz):
 the backward graph of the explain page. Each node sits one layer below the lowest of the
 nodes that point at it (the output on top, the leaves below everything that uses them);
-within a layer, nodes are ordered by the mean position of their neighbours (a few sweeps
-down and up), which keeps edges from crossing in the small graphs of a lecture.
+an arrow that skips layers passes each of them at a via, a narrow place of its own in the
+layer's order, so that it goes around the boxes, not through them. Within a layer, boxes
+and vias are ordered by the mean position of their neighbours (sweeps down and up), which
+keeps arrows from crossing in the small graphs of a lecture (Sugiyama's layered drawing,
+its simplest form).
 
 >>> boxes = [Box(1, [("out", "")]), Box(2, [("a", "")]), Box(3, [("b", "")])]
 >>> [b.layer for b in layout(boxes, [Arrow(1, 2, ""), Arrow(2, 3, ""), Arrow(1, 3, "")])]
@@ -22,7 +25,8 @@ PADDING = 8
 NODE_GAP = 28           # between the boxes of a layer
 LAYER_GAP = 64          # between layers: room for the arrows' labels
 MARGIN = 12
-SWEEPS = 4
+SWEEPS = 8
+VIA_WIDTH = 10          # the room a long arrow takes where it passes a layer
 CAPTION_LINE = 15
 
 # the drawing's look, scoped to it: the page adds the look of the steps
@@ -68,17 +72,31 @@ class Box:
 
 @dataclass
 class Arrow:
-    """An edge from ``source`` to ``target`` (keys of boxes) with its label."""
+    """An edge from ``source`` to ``target`` (keys of boxes) with its label; ``vias``:
+    where it passes the layers between them (set by :func:`layout`)."""
     source: int
     target: int
     label: str
     classes: str = ""
     attributes: dict = field(default_factory=dict)
+    vias: list = field(default_factory=list)
+
+
+@dataclass
+class Via:
+    """Where a long arrow passes a layer: a narrow place in the layer's order (as wide as
+    the arrow's label in the first layer it passes, which holds the label)."""
+    key: tuple
+    width: float
+    layer: int
+    x: float = 0.0
+    y: float = 0.0
+    height: float = 0.0     # the layer's height, set when placed
 
 
 def layout(boxes: list, arrows: list) -> list:
-    """The boxes placed (their layer, x and y set), top layer first; returns them."""
-    by_key = {b.key: b for b in boxes}
+    """The boxes placed (their layer, x and y set) and the arrows' vias; returns the boxes."""
+    nodes = {b.key: b for b in boxes}
     parents = {b.key: [] for b in boxes}
     children = {b.key: [] for b in boxes}
     for a in arrows:
@@ -86,13 +104,31 @@ def layout(boxes: list, arrows: list) -> list:
         children[a.source].append(a.target)
     for key in _topological(boxes, children, parents):
         for child in children[key]:
-            by_key[child].layer = max(by_key[child].layer, by_key[key].layer + 1)
+            nodes[child].layer = max(nodes[child].layer, nodes[key].layer + 1)
+    parents = {b.key: [] for b in boxes}
+    children = {b.key: [] for b in boxes}
+    for index, a in enumerate(arrows):
+        a.vias, previous = [], a.source
+        for layer in range(nodes[a.source].layer + 1, nodes[a.target].layer):
+            width = _label_width(a.label) if not a.vias else VIA_WIDTH
+            via = Via(("via", index, layer), width, layer)
+            nodes[via.key], parents[via.key], children[via.key] = via, [], []
+            a.vias.append(via)
+            children[previous].append(via.key)
+            parents[via.key].append(previous)
+            previous = via.key
+        children[previous].append(a.target)
+        parents[a.target].append(previous)
     layers = [[] for _ in range(max((b.layer for b in boxes), default=-1) + 1)]
-    for b in boxes:
-        layers[b.layer].append(b.key)
+    for node in nodes.values():
+        layers[node.layer].append(node.key)
     _order(layers, parents, children)
-    _place(layers, by_key)
+    _place(layers, nodes)
     return boxes
+
+
+def _label_width(label: str) -> float:
+    return len(label) * LABEL_CHAR_WIDTH + 6
 
 
 def _topological(boxes, children, parents) -> list:
@@ -128,18 +164,21 @@ def _order(layers, parents, children) -> None:
             layers[i].sort(key=centre)
 
 
-def _place(layers, by_key) -> None:
-    """x and y of every box: layers stacked from the top, each centred on the widest."""
-    widths = [sum(by_key[k].width for k in layer) + NODE_GAP * (len(layer) - 1) for layer in layers]
+def _place(layers, nodes) -> None:
+    """x and y of every box and via: layers stacked from the top, each centred on the widest."""
+    widths = [sum(nodes[k].width for k in layer) + NODE_GAP * (len(layer) - 1) for layer in layers]
     widest = max(widths, default=0.0)
     y = MARGIN
     for layer, width in zip(layers, widths):
         x = MARGIN + (widest - width) / 2
+        height = max(nodes[k].height for k in layer)
         for key in layer:
-            box = by_key[key]
-            box.x, box.y = x, y
-            x += box.width + NODE_GAP
-        y += max(by_key[k].height for k in layer) + LAYER_GAP
+            node = nodes[key]
+            node.x, node.y = x, y
+            if isinstance(node, Via):
+                node.height = height
+            x += node.width + NODE_GAP
+        y += height + LAYER_GAP
 
 
 def svg(boxes: list, arrows: list, prefix: str, label: str = "", caption=(), standalone: bool = False) -> str:
@@ -150,8 +189,9 @@ def svg(boxes: list, arrows: list, prefix: str, label: str = "", caption=(), sta
     by_key = {b.key: b for b in boxes}
     drawn, (left, right) = _arrows(arrows, by_key, prefix)
     left = min([left] + [b.x for b in boxes]) - MARGIN
-    width = max([right] + [b.x + b.width for b in boxes] + [left + len(line) * LABEL_CHAR_WIDTH for line in caption])
-    width += MARGIN - left
+    right = max([right] + [b.x + b.width for b in boxes]
+                + [left + MARGIN + len(line) * LABEL_CHAR_WIDTH for line in caption])
+    width = right + MARGIN - left
     bottom = max((b.y + b.height for b in boxes), default=0.0) + MARGIN
     height = bottom + CAPTION_LINE * len(caption) + (MARGIN if caption else 0)
     namespace = ' xmlns="http://www.w3.org/2000/svg"' if standalone else ""
@@ -187,59 +227,50 @@ def _box(b, prefix) -> str:
 
 
 def _arrows(arrows, by_key, prefix) -> list:
-    """Each arrow from the bottom of its source to the top of its target, a cubic curve
-    (around the boxes of the layers it passes); arrows between the same two boxes spread
-    apart, labels at their middles. Returns (the elements, (the least x, the greatest x) drawn)."""
+    """Each arrow from the bottom of its source to the top of its target, cubic curves
+    through its vias; arrows between the same two boxes spread apart; the label in the
+    middle of the gap, or, for a long arrow, at its first via. Returns (the elements,
+    (the least x, the greatest x) drawn)."""
     pairs = {}
     extent = [math.inf, -math.inf]
     for a in arrows:
         pairs.setdefault((a.source, a.target), []).append(a)
-    out, layers = [], {}
-    for b in by_key.values():
-        layers.setdefault(b.layer, []).append(b)
+    out = []
     for (source, target), group in pairs.items():
         s, t = by_key[source], by_key[target]
-        between = [b for layer in range(s.layer + 1, t.layer) for b in layers[layer]]
         for k, a in enumerate(group):
-            spread = (k - (len(group) - 1) / 2) * 18
-            x1, y1 = s.x + s.width / 2 + spread, s.y + s.height
-            x2, y2 = t.x + t.width / 2 + spread, t.y - 1
-            path, (middle_x, middle_y), side = _route(x1, y1, x2, y2, between, spread)
-            label_width = len(a.label) * LABEL_CHAR_WIDTH + 6
-            if side is not None:            # a detour's label goes beside it, away from the boxes
-                outward = -1 if side < min(b.x for b in between) else 1
-                middle_x = side + outward * (label_width / 2 + 4)
+            spread = (k - (len(group) - 1) / 2) * 18 if not a.vias else 0.0
+            points = [(s.x + s.width / 2 + spread, s.y + s.height)]
+            for via in a.vias:
+                points += [(via.x + via.width / 2, via.y), (via.x + via.width / 2, via.y + via.height)]
+            points.append((t.x + t.width / 2 + spread, t.y - 1))
+            if a.vias:
+                first = a.vias[0]
+                middle_x, middle_y = first.x + first.width / 2, first.y + first.height / 2
             else:
-                side = x1
-            extent[0] = min(extent[0], x1, x2, middle_x - label_width / 2 - 4, side)
-            extent[1] = max(extent[1], x1, x2, middle_x + label_width / 2 + 4, side)
+                middle_x, middle_y = (points[0][0] + points[-1][0]) / 2 + spread * 2.5, (points[0][1] + points[-1][1]) / 2
+            width = _label_width(a.label)
+            extent[0] = min([extent[0], middle_x - width / 2] + [x for x, _ in points])
+            extent[1] = max([extent[1], middle_x + width / 2] + [x for x, _ in points])
             out.append(
                 f'<g class="edge {a.classes}"{_attributes(a.attributes)}>'
-                f'<path d="{path}" marker-end="url(#{prefix}-arrow)"/>'
-                f'<g class="edge-label"><rect x="{middle_x - label_width / 2:.1f}" y="{middle_y - 8:.1f}" '
-                f'width="{label_width:.1f}" height="15" rx="3"/>'
+                f'<path d="{_path(points)}" marker-end="url(#{prefix}-arrow)"/>'
+                f'<g class="edge-label"><rect x="{middle_x - width / 2:.1f}" y="{middle_y - 8:.1f}" '
+                f'width="{width:.1f}" height="15" rx="3"/>'
                 f'<text x="{middle_x:.1f}" y="{middle_y + 3.5:.1f}" text-anchor="middle">{escape(a.label)}</text></g></g>')
     return out, tuple(extent)
 
 
-def _route(x1, y1, x2, y2, between, spread):
-    """(an SVG path from (x1, y1) down to (x2, y2), where its label goes, the x of its
-    detour or None): a curve, or, when boxes of the layers between stand in the way, a
-    curve out to the side clear of them, down past them, and back."""
-    bend = max(24.0, (y2 - y1) / 2)
-    middle = ((x1 + x2) / 2 + spread * 2.5, (y1 + y2) / 2)
-    straight = f"M{x1:.1f},{y1:.1f} C{x1:.1f},{y1 + bend:.1f} {x2:.1f},{y2 - bend:.1f} {x2:.1f},{y2:.1f}"
-    top = min((b.y for b in between), default=y2)
-    bottom = max((b.y + b.height for b in between), default=y1)
-
-    def blocked(x):
-        return any(b.x - 6 <= x <= b.x + b.width + 6 for b in between)
-    if not between or not any(blocked(x1 + (x2 - x1) * f) for f in (0.25, 0.5, 0.75)):
-        return straight, middle, None
-    left = min(b.x for b in between) - 20 - abs(spread)
-    right = max(b.x + b.width for b in between) + 20 + abs(spread)
-    side = left if abs(left - (x1 + x2) / 2) < abs(right - (x1 + x2) / 2) else right
-    gap = min(24.0, (top - y1) / 2)
-    path = (f"M{x1:.1f},{y1:.1f} C{x1:.1f},{y1 + gap:.1f} {side:.1f},{top - 2 * gap:.1f} {side:.1f},{top:.1f} "
-            f"L{side:.1f},{bottom:.1f} C{side:.1f},{bottom + 2 * gap:.1f} {x2:.1f},{y2 - gap:.1f} {x2:.1f},{y2:.1f}")
-    return path, (side, (top + bottom) / 2), side
+def _path(points) -> str:
+    """An SVG path down through ``points``: (start, [enter, leave] per via, end); a cubic
+    curve across each gap between layers, a straight line through each via."""
+    (x, y), rest = points[0], points[1:]
+    out = [f"M{x:.1f},{y:.1f}"]
+    for k in range(0, len(rest), 2):
+        (x2, y2) = rest[k]
+        bend = max(12.0, (y2 - y) / 2)
+        out.append(f"C{x:.1f},{y + bend:.1f} {x2:.1f},{y2 - bend:.1f} {x2:.1f},{y2:.1f}")
+        if k + 1 < len(rest):
+            x, y = rest[k + 1]
+            out.append(f"L{x:.1f},{y:.1f}")
+    return " ".join(out)
