@@ -239,9 +239,13 @@ def print_report(e, console) -> None:
         console.print(Text(check_summary(e), style="bold red" if e.first_wrong else "green"))
 
 
+def _listed(v):
+    """An array as JSON holds it: nested lists of floats; None stays None."""
+    return None if v is None else np.asarray(v, dtype=np.float64).tolist()
+
+
 def as_dict(e) -> dict:
-    def arr(v):
-        return None if v is None else np.asarray(v, dtype=np.float64).tolist()
+    arr = _listed
     point = {n: arr(e.point[n]) for n in e.variables}
     command = {"function": e.label, "at": point, "vector": arr(e.seed), "check": e.checked}
     return envelope("explain", SCHEMA_VERSION, command, e.exit_status, {
@@ -366,11 +370,15 @@ def _shortened(text: str, most: int) -> str:
     return text if len(text) <= most else text[:most - 1] + "…"
 
 
+def _grad_line(step) -> str:
+    return f"grad {_flat(step.adjoint)}"
+
+
 def _box_lines(step) -> list:
     lines = [(f"{step.number}  {step.name}", "head"), (_shortened(step.label, BOX_LABEL), "")]
     if np.ndim(step.value):
         lines.append((f"shape {shape_text(step.value)}", ""))
-    lines += [(f"value {_flat(step.value)}", ""), (f"grad {_flat(step.adjoint)}", "grad")]
+    lines += [(f"value {_flat(step.value)}", ""), (_grad_line(step), "grad")]
     if step.check == "wrong":
         lines.append((WRONG_MARK, "wrong-mark"))
     return lines
@@ -430,13 +438,12 @@ NO_GRADIENT_SAID = "No gradient reaches this node: nothing of the output depends
 def page_data(e) -> dict:
     """The step data the page's script reads (and a reader can check): each step's numbers
     as the explanation holds them and their texts as the page shows them."""
-    def arr(v):
-        return None if v is None else np.asarray(v, dtype=np.float64).tolist()
+    arr = _listed
     return {"function": e.label, "point": {n: arr(e.point[n]) for n in e.variables}, "checked": e.checked,
             "first_wrong": None if e.first_wrong is None else e.first_wrong.number, "words": PAGE_WORDS,
             "steps": [{"step": s.number, "node": s.name, "computes": s.label, "leaf": s.is_leaf,
                        "shape": list(np.shape(s.value)), "value": arr(s.value), "adjoint": arr(s.adjoint),
-                       "grad_box": f"grad {_flat(s.adjoint)}", "adjoint_text": _adjoint_text(s),
+                       "grad_box": _grad_line(s), "adjoint_text": _adjoint_text(s),
                        "received": [{"from": k, "value": arr(g), "text": _from_text(k, g)} for k, g in s.contributions],
                        "sends": [{"to": edge.target, "value": arr(edge.sent), "text": values(edge.sent)}
                                  for edge in s.edges if edge.target is not None],
