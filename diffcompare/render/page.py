@@ -150,7 +150,11 @@ SCRIPT = """
     var target = event.target && event.target.tagName;
     if (event.ctrlKey || event.metaKey || event.altKey || target === "INPUT" || target === "TEXTAREA") { return; }
     var go = keys[event.key];
-    if (go) { event.preventDefault(); show(moves[go]()); }
+    if (go) {
+      event.preventDefault();
+      if (!page) { event.stopPropagation(); }     // in a notebook, the key is the walk's, not the notebook's
+      show(moves[go]());
+    }
   });
   function fromHash() {
     var found = /(?:^#|&)step=(\\d+)/.exec(location.hash);
