@@ -131,9 +131,9 @@ the conventions differ; a forward that cannot be replayed), 2 bad input.
 GRAPH_DESCRIPTION = """\
 The backward graph of EXPR at the point as Graphviz DOT text (always available), as
 plain text, or drawn to SVG/PNG when the graphviz Python package and its `dot` program
-are installed (pip install "graphviz>=0.20" and your system's graphviz). Each node
-shows its op, value and gradient; leaves are filled boxes; edges point the way
-gradients flow and carry what is sent.
+are installed (pip install "graphviz>=0.20" and your system's graphviz); without them an
+SVG is drawn by diffcompare's own layout. Each node shows its op, value and gradient;
+leaves are filled boxes; edges point the way gradients flow and carry what is sent.
 """
 
 STEPS_DESCRIPTION = """\
@@ -212,6 +212,14 @@ examples:
   diffcompare graph "sin(x)*x" --at x=2 | dot -Tsvg > g.svg
   diffcompare graph "sin(x)*x" --at x=2 --output g.png   # needs graphviz
   diffcompare graph "sin(x)*x" --at x=2 --format text
+  diffcompare graph my_ops:f --at x=0.7 --check --output g.svg
+
+--check checks every node's backward rule as explain --check does and draws the node
+whose rule is wrong in red (marked in the text tree); what it found is said on stderr.
+
+exit status: 0 drawn (and, with --check, every rule agrees), 1 a backward rule is wrong,
+4 with --check, no rule disagrees but a node could not be checked, 2 bad input or a
+drawing Graphviz cannot make.
 """
 
 AUDIT_DESCRIPTION = """\

@@ -117,7 +117,8 @@ def _explain_command(commands):
     explain.add_argument("--check", action="store_true",
                          help="check every node's backward rule against a reference and name the first wrong one")
     _report_arguments(explain, "text: a tree and a table in the terminal; markdown/latex: the walk as a table "
-                               "for slides; json: every number")
+                               "for slides; json: every number; html: one self-contained page that steps through "
+                               "the walk node by node (page.html#step=3 opens at step 3)")
     return explain
 
 
@@ -130,6 +131,8 @@ def _graph_command(commands):
     graph.add_argument("--format", choices=("dot", "text", "svg", "png"),
                        help="default: dot, or what --output's extension says (.svg, .png, .dot, .txt)")
     graph.add_argument("--output", metavar="FILE", help="write to FILE instead of standard output")
+    graph.add_argument("--check", action="store_true",
+                       help="check every node's backward rule as explain --check does; the wrong one is drawn red")
     return graph
 
 
@@ -676,27 +679,36 @@ def run_graph(args) -> int:
     explanation, status = _explanation(args, "graph")
     if explanation is None:
         return status
-    from diffcompare.render.explain import plain_tree
-    from diffcompare.render.graph import dot, draw
+    from diffcompare.render.explain import check_summary, plain_tree
+    from diffcompare.render.graph import OWN_DRAWING, dot, draw, own_svg, print_tree
 
     if form in ("svg", "png"):
         content, problem = draw(explanation, form)
+        if content is None and form == "svg":
+            content = own_svg(explanation)
+            print(f"note: {problem}: {OWN_DRAWING}", file=sys.stderr)
         if content is None:
             sys.stdout.write(plain_tree(explanation, terminal.text_width()))
             return fail("graph", f"cannot draw {form.upper()}: {problem}. The graph as text is above; "
                                  "--format dot gives DOT text for any Graphviz viewer")
         if not args.output:
             return fail("graph", f"{form.upper()} is binary: give --output FILE")
+    elif form == "text" and not args.output and sys.stdout.isatty():
+        content = None
+        print_tree(explanation, terminal.console(highlight=False), terminal.text_width())
     else:
         content = dot(explanation) if form == "dot" else plain_tree(explanation, None if args.output else
                                                                    terminal.text_width())
     if args.output:
         status = _write(args.output, content, "graph")
-        if not status:
-            print(f"wrote {args.output} ({form})", file=sys.stderr)
-        return status
-    sys.stdout.write(content)
-    return 0
+        if status:
+            return status
+        print(f"wrote {args.output} ({form})", file=sys.stderr)
+    elif content is not None:
+        sys.stdout.write(content)
+    if explanation.checked:             # what --check found, beside the drawing (stdout holds only the graph)
+        print(visible(check_summary(explanation)), file=sys.stderr)
+    return explanation.exit_status
 
 
 def _what(args):

@@ -204,9 +204,11 @@ def test_the_graph_is_drawn_box_by_box():
     walk = diffcompare.explain("sin(x)*exp(y) + x*y", {"x": 1.0, "y": 2.0})
     page = Page(html_report(walk))
     edges = sum(1 for step in walk.steps for e in step.edges if e.target is not None)
-    assert page.count("svg") == 1 and page.count("rect") == len(walk.steps)
-    assert sum(1 for t, a in page.tags if t == "line" and "marker-end" in a) == edges
-    assert sum(1 for t, a in page.tags if t == "rect" and a.get("fill") != "white") == 2      # the leaves x and y
+    assert page.count("svg") == 1
+    assert sorted(int(a["data-step"]) for t, a in page.tags if "data-step" in a) == [s.number for s in walk.steps]
+    assert sum(1 for t, a in page.tags if "data-from" in a and t != "text") == edges         # one arrow per edge
+    leaves = [a for t, a in page.tags if "data-step" in a and "leaf" in a.get("class", "").split()]
+    assert len(leaves) == 2                                                                   # x and y
 
 
 def test_an_svg_plot_by_hand():
