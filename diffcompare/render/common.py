@@ -182,30 +182,180 @@ def tex(text: str) -> str:
     return "".join(replacements.get(ch, ch) for ch in text)
 
 
-LATEX_COLUMNS = 7       # columns a slide holds: wider tables are split
+LATEX_COLUMNS = 7       # at most this many columns in one table
 BOOKTABS = r"% needs \usepackage{booktabs} (\toprule, \midrule, \bottomrule)"
+# Every fragment fits a 16:9 beamer frame (\documentclass[aspectratio=169]{beamer}: 398 pt
+# of 11-pt sans serif) and a 10-pt article page (345 pt): a line holds LATEX_LINE characters
+# of either, with room to spare. Tables are split, prose and formulas wrap in p{} columns.
+LATEX_LINE = 58
+LATEX_GAP = 2.5         # the characters between two columns (\tabcolsep on either side)
+LATEX_PACKAGES = (r"\usepackage{booktabs}", r"\usepackage{array}", r"\usepackage{amsmath}")
 
 
-def latex_tables(headers, rows, key=(), left=(), first=(), budget: int = LATEX_COLUMNS) -> list:
-    """booktabs tabulars of ``rows`` that fit a slide: at most ``budget`` columns each; a
-    wider table is split, every part repeating the ``key`` columns (a method's name, n) and
-    the ``first`` columns going into the first part. Lines of LaTeX."""
+def latex_header(what: str) -> list:
+    """A fragment's first lines: what it is, and the packages it needs."""
+    return [f"% diffcompare {what}".replace("\n", " "),
+            "% needs " + ", ".join(LATEX_PACKAGES) + " (booktabs: the rules; array: the p{} columns; amsmath: "
+            "the formulas); fits a 16:9 beamer frame and a 10-pt article page"]
+
+
+class Tex(str):
+    """A table cell already in LaTeX (a formula), with its ``width`` in characters as
+    printed; other cells are plain text, escaped by :func:`tex`."""
+    width: float
+
+    def __new__(cls, text: str, width: float | None = None):
+        cell = super().__new__(cls, text)
+        cell.width = tex_width(text) if width is None else width
+        return cell
+
+
+def tex_width(text: str) -> float:
+    """The characters a line of LaTeX shows, about: a command as one character, spacing,
+    braces and sizing left out, sub- and superscripts at two thirds, a fraction as the
+    wider of its parts; the widest of its lines (\\\\)."""
+    import re
+    lines = re.split(r"\\\\", text)
+    if len(lines) > 1:
+        return max(tex_width(line) for line in lines)
+    while True:
+        new = re.sub(r"\\[dt]?frac\{([^{}]*)\}\{([^{}]*)\}", lambda m: max(m.group(1), m.group(2), key=len), text)
+        if new == text:
+            break
+        text = new
+    scripts = sum(len(m.group(1)) for m in re.finditer(r"[_^]\{([^{}]*)\}", text))
+    text = re.sub(r"\\(left|right|penalty\d*|allowbreak|texttt|mathrm|operatorname|textrm|text)\b\.?", "", text)
+    text = re.sub(r"\\[,;:! ]|\\(begin|end)\{[^}]*\}", "", text)
+    text = re.sub(r"\\[a-zA-Z]+|\\.", "x", text)
+    text = re.sub(r"[{}$^_]|(?<=[\w)]) (?=[\w(])", "", text)
+    return len(text.strip()) - scripts / 3
+
+
+def breakable(formula: str) -> str:
+    """A formula of SymPy's LaTeX that TeX can break across lines in a paragraph or a p{}
+    column: parentheses around nothing taller than a line become plain (a \\left...\\right
+    pair is one unbreakable box), a function's argument loses its braces (a group cannot
+    break either), and a product may break between its factors, though TeX prefers to
+    break after a + or a −.
+
+    >>> breakable(r"64 x \\left(1 - x\\right) \\sin{\\left(x y \\right)}")
+    '64 x \\\\penalty900 (1 - x) \\\\penalty900 \\\\sin(x y )'
+    """
+    tall = ("\\frac", "\\dfrac", "\\begin", "\\sum", "\\prod", "\\int", "\\sqrt", "\\binom")
+    out, stack, k = [], [], 0
+    while k < len(formula):
+        if formula.startswith("{\\left(", k):
+            stack.append(("{", len(out)))
+            out.append("{\\left(")
+            k += len("{\\left(")
+        elif formula.startswith("\\left(", k):
+            stack.append(("", len(out)))
+            out.append("\\left(")
+            k += len("\\left(")
+        elif formula.startswith("\\right)", k) and stack:
+            brace, at = stack.pop()
+            inner = "".join(out[at + 1:])
+            closes_brace = brace and formula.startswith("\\right)}", k)
+            plain = not any(t in inner for t in tall) and "\\left" not in inner.replace("\\left(", "")
+            if plain:
+                out[at] = "(" if closes_brace or not brace else "{("
+                out.append(")")
+            else:
+                out.append("\\right)")
+            if closes_brace:
+                if not plain:
+                    out.append("}")
+                k += 1
+            k += len("\\right)")
+        else:
+            out.append(formula[k])
+            k += 1
+    text = "".join(out)
+    # a product's factors: after a closing parenthesis or a script, before a factor that is not a number
+    import re
+    return re.sub(r"(\)|\}|(?<![\\a-zA-Z])[a-zA-Z]) (?=[(\\a-zA-Z])(?!\\right|\\cdot|\\times|\\end|\\\\)"
+                  r"(?<![a-zA-Z] (?=[a-zA-Z]))", r"\1 \\penalty900 ", text)
+
+
+def math_cell(expr, what: str = "(too large to print)") -> "Tex":
+    """A SymPy expression as a table cell that wraps: inline mathematics TeX may break (see
+    :func:`breakable`), or ``what`` when it is too large to print."""
+    from diffcompare.language.printing import latex, one_line
+    formula = latex(expr)
+    if formula is None:
+        return Tex(tex(what), len(what))
+    text = one_line(expr) or formula
+    return Tex(f"${breakable(formula)}$", min(tex_width(formula), len(text)))
+
+
+def latex_tables(headers, rows, key=(), left=(), first=(), wrap=(), budget: int = LATEX_COLUMNS,
+                 line: float = LATEX_LINE) -> list:
+    """booktabs tabulars of ``rows`` that fit a slide and a page: a table wider than
+    ``line`` characters (or of more than ``budget`` columns) is split, every part
+    repeating the ``key`` columns (a method's name, n) and the ``first`` columns going
+    into the first part. The ``wrap`` columns (prose, formulas: :class:`Tex` cells) are
+    p{} columns whose cells wrap; the others keep each cell on one line. Lines of LaTeX."""
     key = [h for h in headers if h in key]
-    rest = [h for h in first if h in headers and h not in key]
-    rest += [h for h in headers if h not in key and h not in rest]
-    width = max(1, budget - len(key))
-    parts = [rest[k:k + width] for k in range(0, len(rest), width)] or [[]]
+    order = [h for h in first if h in headers and h not in key]
+    order += [h for h in headers if h not in key and h not in order]
+    widths = {h: _column_width(h, [row[headers.index(h)] for row in rows], h in wrap) for h in headers}
+    room = line - sum(widths[h] + LATEX_GAP for h in key)
+    parts, part, used = [], [], 0.0
+    for h in order:
+        need = widths[h] + LATEX_GAP
+        fits = used + need <= room or (h in wrap and room - used >= min(need, WRAP_LEAST))
+        if part and (not fits or len(part) + len(key) >= budget):
+            parts.append(part)
+            part, used = [], 0.0
+        part.append(h)
+        used += need
+    parts = [p for p in parts + [part] if p] or [[]]
     out = []
     for k, part in enumerate(parts):
         shown = [h for h in headers if h in key or h in part]
         index = [headers.index(h) for h in shown]
         if k:
             out.append(r"\par\medskip")
-        out += [r"\begin{tabular}{" + "".join("l" if h in left else "r" for h in shown) + "}", r"\toprule",
+        spec = _column_spec(shown, widths, wrap, left, line)
+        out += [r"\begin{tabular}{" + spec + "}", r"\toprule",
                 " & ".join(tex(h) for h in shown) + r" \\", r"\midrule"]
-        out += [" & ".join(tex(str(row[i])) for i in index) + r" \\" for row in rows]
+        out += [" & ".join(_cell(row[i]) for i in index) + r" \\" for row in rows]
         out += [r"\bottomrule", r"\end{tabular}"]
     return out
+
+
+WRAP_LEAST = 14         # the narrowest a wrapping column is made beside others (characters)
+
+
+def _column_width(header, cells, wraps) -> float:
+    """A column's width in characters: its widest cell (a wrapping column's header may
+    wrap at words, others' may not)."""
+    def width(cell):
+        return cell.width if isinstance(cell, Tex) else max((len(line) for line in str(cell).split("\n")), default=0)
+    head = max((len(word) for word in header.split()), default=0) if wraps else len(header)
+    return max([head] + [width(c) for c in cells])
+
+
+def _column_spec(shown, widths, wrap, left, line) -> str:
+    """The tabular's column spec: the wrapping columns share what the others leave of the
+    line, each no wider than its widest cell."""
+    fixed = sum(widths[h] + LATEX_GAP for h in shown if h not in wrap) + LATEX_GAP * sum(h in wrap for h in shown)
+    natural = sum(widths[h] for h in shown if h in wrap)
+    room = max(line - fixed, WRAP_LEAST)
+    spec = []
+    for h in shown:
+        if h in wrap:
+            share = min(widths[h], room * widths[h] / natural) / line if natural else 0.2
+            spec.append(r">{\raggedright\arraybackslash}p{" + f"{max(share, 0.08):.2f}" + r"\linewidth}")
+        else:
+            spec.append("l" if h in left else "r")
+    return "".join(spec)
+
+
+def _cell(cell) -> str:
+    if isinstance(cell, Tex):
+        return str(cell)
+    return tex(str(cell)).replace("\n", " ")
 
 
 def md_table(headers, rows, left=()):
