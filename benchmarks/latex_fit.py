@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))   # run from a c
 
 WRAPPERS = {
     # (document class line, what opens and closes each fragment)
-    "beamer": (r"\documentclass[aspectratio=169]{beamer}", r"\begin{frame}", r"\end{frame}"),
+    "beamer": (r"\documentclass[aspectratio=169]{beamer}", r"\begin{frame}[allowframebreaks]", r"\end{frame}"),
     "article": (r"\documentclass[10pt]{article}", r"\noindent", r"\clearpage"),
 }
 PACKAGE = re.compile(r"\\usepackage(\[[^]]*\])?\{([^}]*)\}")
@@ -69,7 +69,7 @@ OVERFULL = re.compile(r"^Overfull \\hbox \(([\d.]+)pt too wide\) .*?(?:lines? (\
 ERROR = re.compile(r"^! (.*?)$(?:.*?^l\.(\d+))?", re.M | re.S)
 
 
-def compile_fragments(fragments: dict, wrapper: str, timeout: float = 120) -> dict:
+def compile_fragments(fragments: dict, wrapper: str, timeout: float = 120, keep: str | None = None) -> dict:
     """{name: {"widest": pt, "boxes": count, "errors": [messages]}} of the fragments
     compiled together by pdflatex in ``wrapper`` (one run)."""
     text, ranges = document(fragments, wrapper)
@@ -86,6 +86,11 @@ def compile_fragments(fragments: dict, wrapper: str, timeout: float = 120) -> di
         subprocess.run([pdflatex(), "-interaction=nonstopmode", "-no-shell-escape", "fit.tex"], cwd=folder,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=timeout, env=env)
         log = Path(folder, "fit.log").read_text(encoding="latin-1")
+        if keep:
+            Path(keep).mkdir(parents=True, exist_ok=True)
+            for name in ("fit.tex", "fit.log", "fit.pdf"):
+                if Path(folder, name).exists():
+                    shutil.copy(Path(folder, name), Path(keep, f"{wrapper}-{name}"))
     for match in OVERFULL.finditer(log):
         name = owner(int(match.group(3) or match.group(2)))
         if name is None:
@@ -177,7 +182,7 @@ def estimated_widths(fragment: str, line: int = LINE_CHARACTERS) -> list:
     declared share of ``line``, 2.4 characters between columns)."""
     out = []
     body = fragment
-    for match in re.finditer(r"^\\begin\{tabular\}(\[[^]]*\])?\{((?:[^{}]|\{[^{}]*\})*)\}(.*?)^\\end\{tabular\}",
+    for match in re.finditer(r"^(?:\\noindent)?\\begin\{tabular\}(\[[^]]*\])?\{((?:[^{}]|\{[^{}]*\})*)\}(.*?)^\\end\{tabular\}",
                              body, re.M | re.S):
         columns = _columns(match.group(2))
         rows = [r for r in _split_top(match.group(3), r"\\") if _strip(r).strip()]
@@ -256,7 +261,7 @@ def cases() -> dict:
     }
 
 
-def measure(selected=None) -> dict:
+def measure(selected=None, keep=None) -> dict:
     """{command: {wrapper: {"widest": pt, "case": the widest's case, "boxes": n, "errors": n}}}."""
     fragments, commands = {}, {}
     for command, built in cases().items():
@@ -267,11 +272,13 @@ def measure(selected=None) -> dict:
             commands[f"{command}: {case}"] = command
     out = {}
     for wrapper in WRAPPERS:
-        results = compile_fragments(fragments, wrapper)
+        results = compile_fragments(fragments, wrapper, keep=keep)
         for name, r in results.items():
             row = out.setdefault(commands[name], {}).setdefault(
                 wrapper, {"widest": 0.0, "case": "—", "boxes": 0, "errors": 0, "estimate": 0.0})
             row["boxes"] += r["boxes"]
+            if keep and r["boxes"]:
+                print(f"{wrapper}: {name}: {r['boxes']} overfull, widest {r['widest']:.1f} pt", file=sys.stderr)
             row["errors"] += len(r["errors"])
             if r["widest"] > row["widest"]:
                 row["widest"], row["case"] = r["widest"], name.split(": ", 1)[1]
@@ -298,11 +305,12 @@ def table_lines(result) -> list:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--command", action="append", help="only this command (repeatable)")
+    parser.add_argument("--keep", metavar="DIR", help="keep the documents, logs and PDFs in DIR")
     args = parser.parse_args(argv)
     if pdflatex() is None:
         print("pdflatex is not installed (apt-get install texlive-latex-recommended texlive-latex-extra)")
         return 1
-    print("\n".join(table_lines(measure(args.command))))
+    print("\n".join(table_lines(measure(args.command, args.keep))))
     return 0
 
 

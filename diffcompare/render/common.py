@@ -8,7 +8,9 @@ from __future__ import annotations
 import io
 import json
 import math
+import re
 
+from diffcompare.language.printing import latex, one_line
 from diffcompare.version import __version__
 
 FORMATS = ("text", "json", "markdown", "latex", "html")
@@ -187,7 +189,7 @@ BOOKTABS = r"% needs \usepackage{booktabs} (\toprule, \midrule, \bottomrule)"
 # Every fragment fits a 16:9 beamer frame (\documentclass[aspectratio=169]{beamer}: 398 pt
 # of 11-pt sans serif) and a 10-pt article page (345 pt): a line holds LATEX_LINE characters
 # of either, with room to spare. Tables are split, prose and formulas wrap in p{} columns.
-LATEX_LINE = 58
+LATEX_LINE = 66
 LATEX_GAP = 2.5         # the characters between two columns (\tabcolsep on either side)
 LATEX_PACKAGES = (r"\usepackage{booktabs}", r"\usepackage{array}", r"\usepackage{amsmath}")
 
@@ -201,21 +203,51 @@ def latex_header(what: str) -> list:
 
 class Tex(str):
     """A table cell already in LaTeX (a formula), with its ``width`` in characters as
-    printed; other cells are plain text, escaped by :func:`tex`."""
+    printed and the ``least`` width it wraps to (its widest piece TeX cannot break);
+    other cells are plain text, escaped by :func:`tex`."""
     width: float
+    least: float
 
     def __new__(cls, text: str, width: float | None = None):
         cell = super().__new__(cls, text)
         cell.width = tex_width(text) if width is None else width
+        cell.least = min(cell.width, max((tex_width(piece) for piece in _pieces(text)), default=0.0))
         return cell
+
+
+def _pieces(text: str) -> list:
+    """The pieces of a cell TeX may break between: words of text; in a formula, at + and −
+    and = outside braces, and at \\penalty900 and \\newline."""
+    pieces, depth, start, k = [], 0, 0, 0
+    math = False
+    while k < len(text):
+        ch = text[k]
+        if ch == "\\" and text.startswith(("\\penalty900", "\\newline"), k) and depth == 0:
+            pieces.append(text[start:k])
+            start = k = k + (11 if text.startswith("\\penalty900", k) else 8)
+            continue
+        if ch == "\\":
+            k += 2
+            continue
+        if ch == "$":
+            math = not math
+        elif ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+        elif depth == 0 and (ch in "+-=" and math or ch == " " and not math):
+            pieces.append(text[start:k + 1])
+            start = k + 1
+        k += 1
+    pieces.append(text[start:])
+    return pieces
 
 
 def tex_width(text: str) -> float:
     """The characters a line of LaTeX shows, about: a command as one character, spacing,
     braces and sizing left out, sub- and superscripts at two thirds, a fraction as the
     wider of its parts; the widest of its lines (\\\\)."""
-    import re
-    lines = re.split(r"\\\\", text)
+    lines = re.split(r"\\\\|\\newline\b", text)
     if len(lines) > 1:
         return max(tex_width(line) for line in lines)
     while True:
@@ -272,7 +304,6 @@ def breakable(formula: str) -> str:
             k += 1
     text = "".join(out)
     # a product's factors: after a closing parenthesis or a script, before a factor that is not a number
-    import re
     return re.sub(r"(\)|\}|(?<![\\a-zA-Z])[a-zA-Z]) (?=[(\\a-zA-Z])(?!\\right|\\cdot|\\times|\\end|\\\\)"
                   r"(?<![a-zA-Z] (?=[a-zA-Z]))", r"\1 \\penalty900 ", text)
 
@@ -280,7 +311,6 @@ def breakable(formula: str) -> str:
 def math_cell(expr, what: str = "(too large to print)") -> "Tex":
     """A SymPy expression as a table cell that wraps: inline mathematics TeX may break (see
     :func:`breakable`), or ``what`` when it is too large to print."""
-    from diffcompare.language.printing import latex, one_line
     formula = latex(expr)
     if formula is None:
         return Tex(tex(what), len(what))
@@ -299,12 +329,12 @@ def latex_tables(headers, rows, key=(), left=(), first=(), wrap=(), budget: int 
     order = [h for h in first if h in headers and h not in key]
     order += [h for h in headers if h not in key and h not in order]
     widths = {h: _column_width(h, [row[headers.index(h)] for row in rows], h in wrap) for h in headers}
+    least = {h: min(widths[h], _least_width(h, [row[headers.index(h)] for row in rows])) for h in wrap}
     room = line - sum(widths[h] + LATEX_GAP for h in key)
     parts, part, used = [], [], 0.0
     for h in order:
-        need = widths[h] + LATEX_GAP
-        fits = used + need <= room or (h in wrap and room - used >= min(need, WRAP_LEAST))
-        if part and (not fits or len(part) + len(key) >= budget):
+        need = (least[h] if h in wrap else widths[h]) + LATEX_GAP
+        if part and (used + need > room or len(part) + len(key) >= budget):
             parts.append(part)
             part, used = [], 0.0
         part.append(h)
@@ -316,8 +346,8 @@ def latex_tables(headers, rows, key=(), left=(), first=(), wrap=(), budget: int 
         index = [headers.index(h) for h in shown]
         if k:
             out.append(r"\par\medskip")
-        spec = _column_spec(shown, widths, wrap, left, line)
-        out += [r"\begin{tabular}{" + spec + "}", r"\toprule",
+        spec = _column_spec(shown, widths, least, left, line)
+        out += [r"\noindent\begin{tabular}{" + spec + "}", r"\toprule",
                 " & ".join(tex(h) for h in shown) + r" \\", r"\midrule"]
         out += [" & ".join(_cell(row[i]) for i in index) + r" \\" for row in rows]
         out += [r"\bottomrule", r"\end{tabular}"]
@@ -336,17 +366,28 @@ def _column_width(header, cells, wraps) -> float:
     return max([head] + [width(c) for c in cells])
 
 
-def _column_spec(shown, widths, wrap, left, line) -> str:
+def _least_width(header, cells) -> float:
+    """The narrowest a wrapping column can be: its widest word or unbreakable piece of a
+    formula, and at least WRAP_LEAST characters."""
+    def least(cell):
+        return cell.least if isinstance(cell, Tex) else max((len(w) for w in str(cell).split()), default=0)
+    return max([WRAP_LEAST] + [len(w) for w in header.split()] + [least(c) for c in cells])
+
+
+def _column_spec(shown, widths, least, left, line) -> str:
     """The tabular's column spec: the wrapping columns share what the others leave of the
-    line, each no wider than its widest cell."""
+    line, each at least its ``least`` width and the rest in proportion to how much wider
+    its widest cell is, never wider than that."""
+    wrap = least
     fixed = sum(widths[h] + LATEX_GAP for h in shown if h not in wrap) + LATEX_GAP * sum(h in wrap for h in shown)
-    natural = sum(widths[h] for h in shown if h in wrap)
-    room = max(line - fixed, WRAP_LEAST)
+    wrapping = [h for h in shown if h in wrap]
+    spare = max(line - fixed - sum(least[h] for h in wrapping), 0.0)
+    more = sum(widths[h] - least[h] for h in wrapping)
     spec = []
     for h in shown:
         if h in wrap:
-            share = min(widths[h], room * widths[h] / natural) / line if natural else 0.2
-            spec.append(r">{\raggedright\arraybackslash}p{" + f"{max(share, 0.08):.2f}" + r"\linewidth}")
+            share = least[h] + (spare * (widths[h] - least[h]) / more if more else 0.0)
+            spec.append(r">{\raggedright\arraybackslash}p{" + f"{min(share, widths[h]) / line:.3f}" + r"\linewidth}")
         else:
             spec.append("l" if h in left else "r")
     return "".join(spec)
