@@ -274,6 +274,7 @@ def breakable(formula: str) -> str:
     '64 x \\\\penalty900 (1 - x) \\\\penalty900 \\\\sin(x y )'
     """
     tall = ("\\frac", "\\dfrac", "\\begin", "\\sum", "\\prod", "\\int", "\\sqrt", "\\binom")
+    formula = _slashed(formula)
     out, stack, k = [], [], 0
     while k < len(formula):
         if formula.startswith("{\\left(", k):
@@ -304,8 +305,55 @@ def breakable(formula: str) -> str:
             k += 1
     text = "".join(out)
     # a product's factors: after a closing parenthesis or a script, before a factor that is not a number
-    return re.sub(r"(\)|\}|(?<![\\a-zA-Z])[a-zA-Z]) (?=[(\\a-zA-Z])(?!\\right|\\cdot|\\times|\\end|\\\\)"
+    return re.sub(r"(\)|\}|\]|(?<![\\a-zA-Z])[a-zA-Z]) (?=[(\\a-zA-Z])(?!\\right|\\cdot|\\times|\\end|\\\\)"
                   r"(?<![a-zA-Z] (?=[a-zA-Z]))", r"\1 \\penalty900 ", text)
+
+
+WIDE_FRACTION = 36      # characters: a wider fraction outside braces is written a / b, which can break
+
+
+def _slashed(formula: str) -> str:
+    """``formula`` with its wide fractions outside braces written (a)/(b): a fraction is one
+    box TeX cannot break."""
+    out, k, depth = [], 0, 0
+    while k < len(formula):
+        if depth == 0 and formula.startswith("\\frac{", k):
+            top, after = _group(formula, k + 5)
+            bottom, end = _group(formula, after)
+            if max(tex_width(top), tex_width(bottom)) > WIDE_FRACTION:
+                top, bottom = _slashed(top), _slashed(bottom)
+                out.append(f"{_wrapped(top)} / {_wrapped(bottom)}")
+                k = end
+                continue
+        ch = formula[k]
+        if ch == "\\":
+            out.append(formula[k:k + 2])
+            k += 2
+            continue
+        depth += ch == "{"
+        depth -= ch == "}"
+        out.append(ch)
+        k += 1
+    return "".join(out)
+
+
+def _group(text: str, k: int) -> tuple:
+    """(the contents of the brace group opening at ``text[k]``, the index after it)."""
+    depth, start = 0, k + 1
+    while k < len(text):
+        if text[k] == "\\":
+            k += 2
+            continue
+        depth += text[k] == "{"
+        depth -= text[k] == "}"
+        k += 1
+        if depth == 0:
+            return text[start:k - 1], k
+    return text[start:], len(text)
+
+
+def _wrapped(part: str) -> str:
+    return part if re.fullmatch(r"[\w.]+|\\[a-zA-Z]+", part.strip()) else f"\\left({part}\\right)"
 
 
 def math_cell(expr, what: str = "(too large to print)") -> "Tex":
@@ -316,6 +364,15 @@ def math_cell(expr, what: str = "(too large to print)") -> "Tex":
         return Tex(tex(what), len(what))
     text = one_line(expr) or formula
     return Tex(f"${breakable(formula)}$", min(tex_width(formula), len(text)))
+
+
+def math_paragraph(left: str, expr) -> str | None:
+    """``left = expr`` as a paragraph of its own whose formula TeX breaks across lines (a
+    long derivative on a slide), or None when the expression is too large to print."""
+    formula = latex(expr)
+    if formula is None:
+        return None
+    return r"\begingroup\raggedright\noindent $\displaystyle " + left + " = " + breakable(formula) + r"$\par\endgroup"
 
 
 def latex_tables(headers, rows, key=(), left=(), first=(), wrap=(), budget: int = LATEX_COLUMNS,
