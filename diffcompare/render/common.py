@@ -366,6 +366,12 @@ def math_cell(expr, what: str = "(too large to print)") -> "Tex":
     return Tex(f"${breakable(formula)}$", min(tex_width(formula), len(text)))
 
 
+def latex_prose(text: str, escaped: bool = False) -> str:
+    """A paragraph of prose, ragged right: a long word (an expression, a point) moves to
+    the next line rather than stretching or overflowing this one."""
+    return r"\begingroup\raggedright\noindent " + (text if escaped else tex(text)) + r"\par\endgroup"
+
+
 def math_paragraph(left: str, expr) -> str | None:
     """``left = expr`` as a paragraph of its own whose formula TeX breaks across lines (a
     long derivative on a slide), or None when the expression is too large to print."""
@@ -386,11 +392,11 @@ def latex_tables(headers, rows, key=(), left=(), first=(), wrap=(), budget: int 
     order = [h for h in first if h in headers and h not in key]
     order += [h for h in headers if h not in key and h not in order]
     widths = {h: _column_width(h, [row[headers.index(h)] for row in rows], h in wrap) for h in headers}
-    least = {h: min(widths[h], _least_width(h, [row[headers.index(h)] for row in rows])) for h in wrap}
+    least = {h: min(widths[h], _least_width(h, [row[headers.index(h)] for row in rows])) for h in headers if h in wrap}
     room = line - sum(widths[h] + LATEX_GAP for h in key)
     parts, part, used = [], [], 0.0
     for h in order:
-        need = (least[h] if h in wrap else widths[h]) + LATEX_GAP
+        need = (least[h] if h in least else widths[h]) + LATEX_GAP
         if part and (used + need > room or len(part) + len(key) >= budget):
             parts.append(part)
             part, used = [], 0.0

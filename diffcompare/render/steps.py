@@ -11,11 +11,11 @@ from diffcompare.lazy import LazyModule
 np = LazyModule("numpy")
 
 from diffcompare.render.common import (
-    BOOKTABS,
     dropped_note,
     envelope,
     fitted_table,
     json_number,
+    latex_header,
     latex_tables,
     md_table,
     render_report,
@@ -140,10 +140,11 @@ def markdown(s) -> str:
 
 
 def latex_report(s) -> str:
-    """booktabs tables of the errors for a slide: float64's schemes, then float32's (* the best h)."""
+    """booktabs tables of the errors for a slide or a page: float64's schemes, then
+    float32's (* the best h), each table split further where it is wider than a line."""
     headers, rows = _error_table(s)
     rows = [[c.replace(" ◀", "*") for c in row] for row in rows]
-    out = [f"% diffcompare steps: {s.label}", BOOKTABS]
+    out = latex_header(f"steps: {s.label}")
     out += latex_tables(headers, rows, key=("h",), budget=1 + len(s.schemes))
     return "\n".join(out) + "\n"
 

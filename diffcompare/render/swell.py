@@ -16,6 +16,7 @@ from diffcompare.render.common import (
     envelope,
     fitted_table,
     latex_header,
+    latex_prose,
     latex_tables,
     md_table,
     math_cell,
@@ -276,20 +277,19 @@ def latex_report(r) -> str:
         if r.numbering != "paper":
             title += tex(f" (here n counts the map's steps from {v}, so row n is the paper's row n + 1; "
                          "--numbering paper numbers the rows as the paper does)") if r.family in ITERATED else ""
-        out += [r"\par\medskip", r"\noindent " + title, r"\par\smallskip"]
+        out += [r"\par\medskip", latex_prose(title, escaped=True), r"\smallskip"]
         out += _math_tables(names, rows, (r"$n$", r"$f$" if r.numbering != "paper" else r"$l_n$",
                                           rf"$\frac{{d}}{{d {v}}}$", "simplified"))
     programs = [[str(row.n), _program_cell(row.expressions.forward, "f"),
                  _program_cell(row.expressions.reverse, rf"\frac{{\partial f}}{{\partial {v}}}")] for row in shown]
-    out += [r"\par\medskip", r"\noindent " + tex("Straight-line programs: f as the engine's graph performs it, and "
-                                                  "symbolic reverse mode's gradient (shared values named once)"),
-            r"\par\smallskip"]
+    out += [r"\par\medskip", latex_prose("Straight-line programs: f as the engine's graph performs it, and "
+                                          "symbolic reverse mode's gradient (shared values named once)"), r"\smallskip"]
     out += _math_tables(["n", "program of f", "symbolic reverse mode"], programs,
                         (r"$n$", "program of $f$", "symbolic reverse mode"))
     sympy_rows = [[str(row.n), _sized_cell(row.expressions.f), _sized_cell(row.expressions.derivative),
                    _cse_cell(row.expressions, v)] for row in shown]
-    out += [r"\par\medskip", r"\noindent " + tex("SymPy on f as the program builds it: sympy.diff, and the same "
-                                                  "after cse"), r"\par\smallskip"]
+    out += [r"\par\medskip", latex_prose("SymPy on f as the program builds it: sympy.diff, and the same after cse"),
+            r"\smallskip"]
     out += _math_tables(["n", "f", "sympy.diff", "after cse"], sympy_rows,
                         (r"$n$", r"$f$", rf"$\frac{{d f}}{{d {v}}}$ (\texttt{{sympy.diff}})", r"after \texttt{cse}"))
     return "\n".join(out) + "\n"
