@@ -90,7 +90,7 @@ def growth(r) -> str | None:
         parts.append(f"from n={first.n} to n={last.n}: f grew {_times(first, last, 'size_f')}, SymPy's raw derivative "
                      f"{_times(first, last, 'size_raw')}, after cse {_times(first, last, 'size_cse')}, the engine's "
                      f"graph {_times(first, last, 'graph_nodes')}")
-    reverse = [row for row in r.rows if row.reverse == "ok" and row.size_reverse is not None]
+    reverse = [row for row in r.rows if row.reverse == "ok" and row.size_reverse and row.size_forward]
     if len(reverse) >= 2:
         first, last = reverse[0], reverse[-1]
         same = len(done) >= 2 and (first.n, last.n) == (done[0].n, done[-1].n)
