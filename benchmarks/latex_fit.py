@@ -9,7 +9,7 @@ nothing overflows), and any LaTeX error.
 Also here, for the tests: the wrappers, the compile and the log's parse, and a width
 estimate that needs no pdflatex (characters per line of every tabular row and formula).
 
-Run: python benchmarks/latex_fit.py [--write]   (--write: the table into RESULTS.md)
+Run: python benchmarks/latex_fit.py [--command C ...] [--keep DIR]   (--keep: the documents, logs, PDFs)
 """
 
 from __future__ import annotations
