@@ -196,8 +196,11 @@ examples:
   diffcompare swell nested-sin --n 1..256..x2 --plot swell.png
   diffcompare swell template --template "sin(y) * x + y" --n 1..8
   diffcompare swell logistic --n 1..12 --symbolic-backend symengine
-  diffcompare swell logistic --n 1..4 --expressions 4 --format latex   (the logistic map's table, after
-      Baydin et al., "Automatic differentiation in machine learning: a survey", 2018, Table 1)
+  diffcompare swell logistic --numbering paper --n 1..4 --expressions 4 --format latex
+      Baydin et al., "Automatic differentiation in machine learning: a survey" (JMLR 18(153), 2018),
+      Table 1 as printed (l_1 = x; l_n factored, its raw derivative, the derivative simplified) and
+      symbolic reverse mode's straight-line programs beside it; every LaTeX fragment fits a 16:9
+      beamer frame and a 10-pt article page (it names the packages it needs in its first lines)
 
 --n takes a range (1..12), a range with a step (2..20..2), a doubling range (1..256..x2)
 or a list (1,2,4,8). SymPy gets --timeout seconds per n; once it runs out, larger n are

@@ -179,7 +179,13 @@ def _swell_command(commands):
                             "(needs the symengine extra; default sympy)")
     swell.add_argument("--expressions", type=int, default=0, metavar="N",
                        help="also show the expressions for n up to N (at most 8): f, SymPy's raw derivative, after "
-                            "cse, f's program and symbolic reverse mode's (the lecture's table; default 0)")
+                            "cse, f's program and symbolic reverse mode's (the lecture's table; default 0); for a "
+                            "polynomial f (logistic) also Baydin et al.'s Table 1: f factored, the product rule, "
+                            "the derivative simplified")
+    swell.add_argument("--numbering", choices=("iterations", "paper"), default="iterations",
+                       help="how n counts for the families that iterate a map from x (logistic, nested-sin, "
+                            "template): iterations (default: n steps of the map, so n = 1 is 4x(1 - x)) or paper "
+                            "(Baydin et al.'s Table 1: l_1 = x, row n is n - 1 steps)")
     _report_arguments(swell, "text: tables and a character plot", plot="sizes and times")
     return swell
 
@@ -644,7 +650,8 @@ def run_swell(args) -> int:
         from diffcompare.lecture.swell import swell
         with terminal.progress_bar("measuring swell", "values of n") as progress:
             return swell(args.family, args.n, template=args.template, timeout=args.timeout,
-                         symbolic_backend=args.symbolic_backend, expressions=args.expressions, progress=progress)
+                         symbolic_backend=args.symbolic_backend, expressions=args.expressions, progress=progress,
+                         numbering=args.numbering)
     report, status = _build("swell", build, where="--template")
     if report is None:
         return status

@@ -19,14 +19,15 @@ np = LazyModule("numpy")
 from diffcompare.language.printing import latex, one_line, pretty  # noqa: E402
 from diffcompare.render import html  # noqa: E402
 from diffcompare.render.common import (  # noqa: E402
-    BOOKTABS,
     VERDICT_STYLE,
     count,
     dropped_note,
     envelope,
     fitted_table,
     json_number,
+    latex_header,
     latex_tables,
+    math_paragraph,
     md_table,
     number,
     render_report,
@@ -632,13 +633,14 @@ def latex_report(c) -> str:
         keep = [i for i, h in enumerate(_summary_headers(c)) if h != "work"]
         rows = [[str(row[i]) for i in keep] for row in _summary_rows(c)]
         caption = f"{c.task.describe()}: {c.problem.label}"
-    out = [f"% diffcompare {__version__}: {c.problem.label}", BOOKTABS, r"\begin{center}"]
+    out = latex_header(f"{__version__} compare: {c.problem.label}")
     d = c.derivative
     if by_partials(c) and d is not None and d.partials is not None:
         for name, part in zip(c.task.input_labels, d.partials):
-            formula = latex(part)
-            if formula is not None:
-                out.append(rf"\[ \frac{{\partial f}}{{\partial {name}}} = {formula} \]")
+            line = math_paragraph(rf"\frac{{\partial f}}{{\partial {name}}}", part)
+            if line is not None:
+                out += [line, r"\smallskip"]
+    out.append(r"\begin{center}")
     out += _tabular(headers, rows)
     entry_headers, entry_rows = (None, None) if by_partials(c) else _entry_table(c)
     if entry_headers:

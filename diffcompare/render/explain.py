@@ -17,11 +17,15 @@ from diffcompare.lazy import LazyModule
 np = LazyModule("numpy")
 from diffcompare.render import page
 from diffcompare.render.common import (
-    BOOKTABS,
+    Tex,
+    breakable,
     dropped_note,
     envelope,
     fitted_table,
     fitted_tables,
+    latex_header,
+    latex_prose,
+    latex_tables,
     render_report,
     tex,
 )
@@ -451,20 +455,44 @@ def page_data(e) -> dict:
 
 
 def latex_report(e) -> str:
-    """A LaTeX fragment: the walk as a booktabs table, local derivatives as mathematics."""
-    out = [f"% diffcompare explain: {e.label}", BOOKTABS, r"\begin{tabular}{rlllll}", r"\toprule",
-           r"step & node & value & adjoint & local derivative & sends \\", r"\midrule"]
-    for step in e.steps:
-        local = r"\\ ".join(f"${edge.local_latex}$" for edge in step.edges if edge.local_latex)
-        if not local:
-            local = tex(_local_text(step))
-        sends = "; ".join(f"$\\to$ {edge.target}: {tex(values(edge.sent))}"
-                          for edge in step.edges if edge.target is not None) or tex(_sends_text(step))
-        cells = [str(step.number), r"\texttt{" + tex(step.name) + "}", tex(values(step.value)),
-                 tex(_adjoint_text(step)), r"\begin{tabular}[t]{@{}l@{}}" + local + r"\end{tabular}", sends]
-        out.append(" & ".join(cells) + r" \\")
-    out += [r"\bottomrule", r"\end{tabular}"]
+    """A LaTeX fragment for a slide or a page: the walk as booktabs tables split by width,
+    the step repeated beside each part (its node, what it computes, the value and the
+    adjoint; then the local derivatives as mathematics and what each step sends), the
+    prose wrapping in p{} columns."""
+    headers = _walk_headers(e)
+    rows = []
+    for step, plain in zip(e.steps, _walk_rows(e)):
+        row = list(plain)
+        row[1] = Tex(r"\texttt{" + tex(step.name) + "}", len(step.name))
+        row[5] = _local_cell(step)
+        row[6] = _sends_cell(step)
+        rows.append(row)
+    out = latex_header(f"explain: {e.label}")
+    out += [latex_prose(line) for line in _heading(e)] + [r"\smallskip"]
+    out += latex_tables(headers, rows, key=("step",), left=headers[1:], wrap=WALK_PROSE,
+                        first=("node", "computes", "value", "adjoint (incoming gradient)"))
+    if e.checked:
+        out += [r"\par\smallskip", latex_prose(check_summary(e))]
     return "\n".join(out) + "\n"
+
+
+def _local_cell(step):
+    """The local derivatives of a step, one formula per line of its cell."""
+    lines = [(f"${breakable(edge.local_latex)}$", len(edge.local or "")) for edge in step.edges if edge.local_latex]
+    if not lines:
+        text = _local_text(step)
+        return Tex(tex(text), len(text))
+    return Tex(r" \newline ".join(line for line, _ in lines), max(w for _, w in lines))
+
+
+def _sends_cell(step):
+    """What a step sends to each input, one input per line of its cell."""
+    if step.is_leaf or not any(edge.target is not None for edge in step.edges):
+        text = _sends_text(step)
+        return Tex(tex(text), len(text))
+    lines = [(rf"$\to$ {edge.target}: {tex(values(edge.sent))}", len(f"→ {edge.target}: {values(edge.sent)}"))
+             for edge in step.edges if edge.target is not None]
+    return Tex(r" \newline ".join(line for line, _ in lines), max(w for _, w in lines))
 
 
 def plain_tree(e, width: int | None = None) -> str:

@@ -13,11 +13,11 @@ np = LazyModule("numpy")
 
 from diffcompare.render import html  # noqa: E402
 from diffcompare.render.common import (  # noqa: E402
-    BOOKTABS,
     dropped_note,
     envelope,
     fitted_table,
     json_number,
+    latex_header,
     latex_tables,
     md_table,
     render_report,
@@ -242,12 +242,13 @@ def markdown(s) -> str:
 
 
 def latex_report(s) -> str:
-    """booktabs tables of the errors for a slide: float64's schemes, then float32's (* the best h)."""
+    """booktabs tables of the errors for a slide or a page: float64's schemes, then
+    float32's (* the best h), each table split further where it is wider than a line."""
     if not s.differentiable:
         return f"% diffcompare steps: {s.label}\n% {not_differentiable(s)}\n"
     headers, rows = _error_table(s)
     rows = [[c.replace(BEST, "*") for c in row] for row in rows]
-    out = [f"% diffcompare steps: {s.label}", BOOKTABS]
+    out = latex_header(f"steps: {s.label}")
     out += latex_tables(headers, rows, key=("h",), budget=1 + len(s.schemes))
     out.append(rf"\par\smallskip {s.measure} error; * the best h; × the step nearest the crossover h×: "
                rf"{REGIMES['truncation']} above it, {REGIMES['round-off']} below")

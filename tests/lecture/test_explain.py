@@ -150,7 +150,7 @@ def test_formats_carry_the_walk():
     assert cells[2] == "x*cos(x) + sin(x)"
     assert "∂/∂a sin(a) = cos(a)" in markdown
     latex = e.render("latex")
-    assert r"\frac{\partial}{\partial a}\, \sin{\left(a \right)} = \cos{\left(a \right)}" in latex
+    assert r"\frac{\partial}{\partial a}\, \sin(a ) = \cos(a )" in latex    # parentheses TeX may break inside
     text = e.render("text")
     assert "MulBackward0  x*sin(x)" in text and "[step 3, shown above]" in text
 
