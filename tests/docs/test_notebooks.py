@@ -70,3 +70,30 @@ def test_every_report_shows_once_as_html(tmp_path):
                     assert html == [] and all(o.output_type in ("stream", "execute_result") for o in cell.outputs), where
     finally:
         manager.shutdown_kernel(now=True)
+
+
+def test_the_lecture_notebook_runs_and_shows_each_report_once(tmp_path):
+    nbformat, manager = _kernel_manager()
+    from nbclient import NotebookClient
+
+    from diffcompare.lecture.lecture import lecture
+    text = lecture("x**3 + sin(x)", at={"x": 0.5}, ns=(1, 2), sizes=(1, 2)).render("notebook")
+    nb = nbformat.reads(text, as_version=4)
+    nbformat.validate(nb)
+    manager.start_kernel(cwd=str(tmp_path))
+    try:
+        NotebookClient(nb, km=manager, timeout=180, allow_errors=False).execute()
+    finally:
+        manager.shutdown_kernel(now=True)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    reports = [c for c in code if _ends_in_a_report(c.source)]
+    assert len(reports) >= 5                                  # explain twice, steps, swell, compare
+    for cell in reports:
+        html = [o for o in cell.outputs if "text/html" in o.get("data", {})]
+        assert len(cell.outputs) == 1 and len(html) == 1, cell.source
+    engine = next(c for c in code if "retain_graph=True" in c.source)
+    import math
+    import re
+    shown = [float(v) for v in re.findall(r"tensor\(([-0-9.e]+)", engine.outputs[0]["data"]["text/plain"])]
+    derivative = 3 * 0.5 ** 2 + math.cos(0.5)                 # by hand
+    assert shown == pytest.approx([derivative, 2 * derivative], rel=1e-4)     # accumulated by the second backward
