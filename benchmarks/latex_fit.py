@@ -229,7 +229,23 @@ def cases() -> dict:
 
     def swell_case(family, ns, expressions, **options):
         return lambda: swell(family, ns, expressions=expressions, **options).render("latex")
+
+    def graph(f, at):
+        from diffcompare.render.graph import latex_report
+        return lambda: latex_report(diffcompare.explain(f, point(at)))
+
+    def audit(f, domain, **options):
+        return lambda: diffcompare.audit(f, domain=domain, random=3, **options).render("latex")
     return {
+        "graph": {
+            "two variables": graph("sin(x)*exp(y)", "x=0.5,y=1.5"),
+            "long expression": graph(LONG, "x=0.5,y=1.5"),
+            "six variables": graph(SIX, SIX_AT),
+        },
+        "audit": {
+            "one case": audit(LONG, {"x": (0.1, 2.0), "y": (0.1, 2.0)}, name="a long expression in x and y"),
+            "a wrong gradient": audit("x**2", {"x": (-1.0, 1.0)}, grad=lambda x: 3 * x, name="x squared, wrong 3x"),
+        },
         "compare": {
             "two variables": compare("sin(x)*exp(y)", "x=0.5,y=1.5"),
             "long expression": compare(LONG, "x=0.5,y=1.5"),

@@ -15,7 +15,7 @@ from diffcompare.cli.parser import Parser, disallow_abbreviations, visible
 from diffcompare.version import install_hint
 
 REPORT_FORMATS = {".json": "json", ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html",
-                  ".xml": "junit"}
+                  ".tex": "latex", ".xml": "junit"}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -128,8 +128,9 @@ def _graph_command(commands):
                                 description=texts.GRAPH_DESCRIPTION, epilog=texts.GRAPH_EPILOG,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     _expression_arguments(graph)
-    graph.add_argument("--format", choices=("dot", "text", "svg", "png"),
-                       help="default: dot, or what --output's extension says (.svg, .png, .dot, .txt)")
+    graph.add_argument("--format", choices=("dot", "text", "svg", "png", "latex"),
+                       help="default: dot, or what --output's extension says (.svg, .png, .dot, .txt, .tex: a TikZ "
+                            "picture, no Graphviz needed)")
     graph.add_argument("--output", metavar="FILE", help="write to FILE instead of standard output")
     graph.add_argument("--check", action="store_true",
                        help="check every node's backward rule as explain --check does; the wrong one is drawn red")
@@ -251,8 +252,8 @@ def _audit_command(commands):
     audit.add_argument("--scheduler", metavar="ADDRESS",
                        help=f'a Dask scheduler (tcp://host:8786) to run the cases on ({install_hint("dask")})')
     audit.add_argument("--report", action="append", metavar="FILE",
-                       help="also write the report to FILE: .json, .md, .html or .xml (JUnit); repeatable")
-    audit.add_argument("--format", choices=("text", "json", "markdown", "html", "junit"), default="text",
+                       help="also write the report to FILE: .json, .md, .tex, .html or .xml (JUnit); repeatable")
+    audit.add_argument("--format", choices=("text", "json", "markdown", "latex", "html", "junit"), default="text",
                        help="what to print (default: the rich summary)")
     return audit
 
@@ -669,7 +670,7 @@ def _plot(draw, path, command) -> int:
     return 0
 
 
-GRAPH_EXTENSIONS = {".dot": "dot", ".gv": "dot", ".txt": "text", ".svg": "svg", ".png": "png"}
+GRAPH_EXTENSIONS = {".dot": "dot", ".gv": "dot", ".txt": "text", ".svg": "svg", ".png": "png", ".tex": "latex"}
 
 
 def run_graph(args) -> int:
@@ -681,13 +682,13 @@ def run_graph(args) -> int:
         extension = os.path.splitext(args.output or "")[1].lower()
         if args.output and extension not in GRAPH_EXTENSIONS:
             return fail("graph", f"cannot tell the format from {args.output!r}: give --format "
-                                 f"(dot, text, svg, png) or a file ending in {', '.join(GRAPH_EXTENSIONS)}")
+                                 f"(dot, text, svg, png, latex) or a file ending in {', '.join(GRAPH_EXTENSIONS)}")
         form = GRAPH_EXTENSIONS.get(extension, "dot")
     explanation, status = _explanation(args, "graph")
     if explanation is None:
         return status
     from diffcompare.render.explain import check_summary, plain_tree
-    from diffcompare.render.graph import OWN_DRAWING, dot, draw, own_svg, print_tree
+    from diffcompare.render.graph import OWN_DRAWING, dot, draw, latex_report, own_svg, print_tree
 
     if form in ("svg", "png"):
         content, problem = draw(explanation, form)
@@ -703,6 +704,8 @@ def run_graph(args) -> int:
     elif form == "text" and not args.output and sys.stdout.isatty():
         content = None
         print_tree(explanation, terminal.console(highlight=False), terminal.text_width())
+    elif form == "latex":
+        content = latex_report(explanation)
     else:
         content = dot(explanation) if form == "dot" else plain_tree(explanation, None if args.output else
                                                                    terminal.text_width())

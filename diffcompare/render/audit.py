@@ -16,10 +16,11 @@ from xml.etree import ElementTree
 from diffcompare.auditing.results import AGREE, FAILING, AuditReport, CaseResult, PointResult, finding, format_point, from_plain
 from diffcompare.render.findings import AS_WRITTEN, VERDICT_PHRASES, verdict_code, verdict_of, verdict_words
 from diffcompare.render import html
-from diffcompare.render.common import dropped_note, envelope, fitted_table, json_number, md_table, render_report
+from diffcompare.render.common import (dropped_note, envelope, fitted_table, json_number, latex_header, latex_prose,
+                                      latex_tables, md_table, render_report)
 
 SCHEMA_VERSION = 2
-FORMATS = ("text", "json", "markdown", "html", "junit")
+FORMATS = ("text", "json", "markdown", "latex", "html", "junit")
 STATUS_STYLE = {"pass": "green", "fail": "bold red", "undecided": "yellow", "error": "bold yellow",
                 "internal": "bold magenta"}
 METHOD_NAMES = {"autograd": "autograd", "fd": "FD (gradcheck's)"}
@@ -304,6 +305,15 @@ def failure_lines(case) -> list:
     if case.wrong_node:
         lines.append(f"wrong backward rule: {case.wrong_node}")
     return lines
+
+
+def latex_report(report) -> str:
+    """The audit for a slide or a page: how it was run, the case table (split where it is
+    wider than a line), and the exit status."""
+    out = latex_header("audit") + [latex_prose("gradient audit: " + _settings_line(report)), r"\par\smallskip"]
+    out += latex_tables(_case_headers(report), _case_rows(report), key=("case",), left=LEFT, wrap=("case",))
+    out += [r"\par\smallskip", latex_prose(_exit_line(report))]
+    return "\n".join(out) + "\n"
 
 
 def junit(report) -> str:

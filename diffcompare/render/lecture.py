@@ -17,15 +17,14 @@ from diffcompare.language.printing import latex
 from diffcompare.problem.problem import make_problem
 from diffcompare.render.common import tex
 from diffcompare.render.explain import values
+from diffcompare.render.graph import tikz
 from diffcompare.render.notebook import code_cell, markdown_cell, notebook_json
 from diffcompare.render.steps import not_differentiable
 
 FORMATS = ("latex", "notebook", "json")
 ROWS_PER_FRAME = 5          # backward-pass steps on one slide
 FORWARD_ROWS_PER_FRAME = 10
-NODE_SPACING = (3.2, 1.5)   # cm between graph layers, between nodes of a layer
 FRAME_SIZE = (13.6, 6.2)    # cm a 16:9 frame's body holds
-TT_CHARACTER_CM = {r"\scriptsize": 0.13, r"\tiny": 0.095}   # width of a typewriter character
 PREAMBLE = r"""% diffcompare lecture: compile with pdflatex (beamer, amsmath, booktabs, tikz, pgfplots)
 \documentclass[aspectratio=169,10pt]{beamer}
 \usepackage[utf8]{inputenc}
@@ -148,48 +147,9 @@ def _function_frame(lec) -> str:
         r"\end{itemize}"])
 
 
-def graph_layout(e) -> dict:
-    """Step number -> (column, row): a step's column is its longest distance from f's
-    output (step 1, drawn rightmost), so every edge runs left to right as the forward pass does."""
-    depth = {1: 0}
-    for step in e.steps:                       # the walk's order is topological from the output
-        for target in step.inputs:
-            depth[target] = max(depth.get(target, 0), depth.get(step.number, 0) + 1)
-    deepest = max(depth.values())
-    rows: dict = {}
-    out = {}
-    for step in e.steps:
-        column = 0 if step.is_leaf else deepest - depth.get(step.number, 0)     # the inputs at the left
-        out[step.number] = (column, rows.get(column, 0))
-        rows[column] = rows.get(column, 0) + 1
-    return out
-
-
 def _graph_frame(lec) -> str:
-    e = lec.explanation
-    place = graph_layout(e)
-    columns = max(c for c, _ in place.values()) + 1
-    tallest = max(r for _, r in place.values()) + 1
-    dx = min(NODE_SPACING[0], FRAME_SIZE[0] / columns)
-    dy = min(NODE_SPACING[1], FRAME_SIZE[1] / tallest)
-    font = r"\scriptsize" if dx >= 2.6 and dy >= 1.2 else r"\tiny"
-    # a node at least as wide as its longest grad_fn name in typewriter type (the picture
-    # as a whole is shrunk to the slide if that makes it wider)
-    longest = max(len(step.name) + 3 for step in e.steps)
-    dx = max(dx, longest * TT_CHARACTER_CM[font] / 0.92)
-    lines = [r"\begin{tikzpicture}[every node/.style={draw, rounded corners, align=center, inner sep=2pt,"
-             rf" font={font}, fill=blue!5, text width={0.92 * dx:.2f}cm}}, >=stealth]"]
-    for step in e.steps:
-        column, row = place[step.number]
-        y = (tallest - 1) / 2 * dy - row * dy
-        lines.append(rf"\node (n{step.number}) at ({column * dx:.2f},{y:.2f}) "
-                     rf"{{\textbf{{{step.number}}} \texttt{{{tex(step.name)}}}\\{tex(_short(step.label))}}};")
-    for step in e.steps:
-        for target in step.inputs:
-            lines.append(rf"\draw[->] (n{target}) -- (n{step.number});")
-    lines.append(r"\end{tikzpicture}")
     return _frame("The graph autograd records", [
-        r"\centering", rf"\fitwidth{{{chr(10).join(lines)}}}%", r"\par\medskip\raggedright",
+        r"\centering", rf"\fitwidth{{{tikz(lec.explanation, FRAME_SIZE)}}}%", r"\par\medskip\raggedright",
         r"\small Each node is a \texttt{grad\_fn}, drawn in the forward direction; its number is its place in the"
         r" backward walk, which starts at the output (1)."])
 

@@ -13,7 +13,8 @@ import pytest
 
 from diffcompare.lecture.lecture import lecture
 from diffcompare.problem.errors import InputError
-from diffcompare.render.lecture import deck, graph_layout, notebook, wrap_code
+from diffcompare.render.graph import graph_layout
+from diffcompare.render.lecture import deck, notebook, wrap_code
 
 
 @pytest.fixture(scope="module")

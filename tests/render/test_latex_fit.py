@@ -18,6 +18,7 @@ import latex_fit  # noqa: E402
 import diffcompare  # noqa: E402
 from diffcompare.lecture.steps import step_sweep  # noqa: E402
 from diffcompare.lecture.swell import swell  # noqa: E402
+from diffcompare.render.graph import latex_report as graph_latex  # noqa: E402
 
 SIX = "x1*x2*x3 + sin(x4)*exp(x5) + x6**2*log(x1 + x2 + x3 + x4 + x5 + x6)"
 SIX_AT = {"x1": 0.5, "x2": 1.5, "x3": 2.0, "x4": 0.3, "x5": 0.7, "x6": 1.1}
@@ -49,6 +50,9 @@ def fragments():
         "swell: logistic 1..5": swell("logistic", "1..5", expressions=5).render("latex"),
         "swell: nested-sin 1..5": swell("nested-sin", "1..5", expressions=5).render("latex"),
         "swell: sines 1..6": swell("sines", "1..6", expressions=3).render("latex"),
+        "graph: long expression": graph_latex(diffcompare.explain(LONG, {"x": 0.5, "y": 1.5})),
+        "audit: a wrong gradient": diffcompare.audit("x**2", domain={"x": (-1.0, 1.0)}, random=3,
+                                                     grad=lambda x: 3 * x, name="x squared, wrong 3x").render("latex"),
     }
 
 
@@ -61,6 +65,8 @@ def test_every_fragment_names_the_packages_it_needs(fragments):
 def test_within_a_line_by_estimate(fragments):
     """No pdflatex: the widest row or formula of each fragment, in characters."""
     for name, text in fragments.items():
+        if name.startswith("graph"):            # a picture, shrunk to the line by \resizebox
+            continue
         widths = latex_fit.estimated_widths(text)
         assert widths, name
         widest = max(widths)
