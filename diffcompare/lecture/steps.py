@@ -173,7 +173,7 @@ def sweep_steps(per_decade: int = 1, smallest: int = 20, largest: int = 1) -> np
 
     >>> sweep_steps(1, 3).tolist()
     [0.1, 0.01, 0.001]
-    >>> sweep_steps(2, 2, 1)[1] == 10 ** -1.5
+    >>> bool(sweep_steps(2, 2, 1)[1] == 10 ** -1.5)
     True
     """
     count = (smallest - largest) * per_decade + 1
