@@ -104,10 +104,14 @@ class Lecture(Report):
 
 
 
-def lecture(text: str, at: dict, variable: str | None = None, ns=SWELL_NS, sizes=COST_SIZES,
+def lecture(text: str, at: dict, variable: str | None = None, ns=None, sizes=None,
             timeout: float = 10.0, progress=None) -> Lecture:
-    """Compute everything the lecture shows on ``text`` at the point ``at``;
-    ``progress(done, total, part)`` hears of each part as it is done."""
+    """Compute everything the lecture shows on ``text`` at the point ``at``: swell at the
+    ``ns`` (default :data:`SWELL_NS`), forward against reverse mode at the ``sizes``
+    (default :data:`COST_SIZES`); ``progress(done, total, part)`` hears of each part as it
+    is done."""
+    ns = SWELL_NS if ns is None else ns
+    sizes = COST_SIZES if sizes is None else sizes
     if not isinstance(text, str):
         raise InputError("the lecture needs f as text in the expression language, e.g. \"sin(x) * x\"")
     problem = make_problem(text, at)
