@@ -387,6 +387,9 @@ class TensorOperators(Operators):
     zero_ = ops.zero_
     fill_ = ops.fill_
     copy_ = ops.copy_
+    uniform_ = ops.uniform_
+    normal_ = ops.normal_
+    random_ = ops.random_
     __iadd__ = ops.inplace_binary(__add__)
     __isub__ = ops.inplace_binary(__sub__)
     add_ = ops.inplace_unary(ops.add)      # x.add_(y, alpha=...)

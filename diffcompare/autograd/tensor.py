@@ -24,6 +24,7 @@ import numpy as np
 
 from .device import check as _check_device
 from .dtypes import DEFAULT_DTYPE, int64
+from .generators import rng_of
 from .printing import tensor_repr
 
 NON_LEAF_GRAD_WARNING = (
@@ -578,21 +579,21 @@ def manual_seed(seed: int):
     return _generator
 
 
-def rand(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
-    """Uniform samples in [0, 1)."""
+def rand(*size, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:
+    """Uniform samples in [0, 1) (from ``generator`` when one is given)."""
     _check_device(device)
-    array = _generator.random(_shape(size)).astype(_dtype(dtype) or DEFAULT_DTYPE)
+    array = rng_of(generator, _generator).random(_shape(size)).astype(_dtype(dtype) or DEFAULT_DTYPE)
     return _finish(array, requires_grad)
 
 
-def randn(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
-    """Standard normal samples."""
+def randn(*size, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:
+    """Standard normal samples (from ``generator`` when one is given)."""
     _check_device(device)
-    array = _generator.standard_normal(_shape(size)).astype(_dtype(dtype) or DEFAULT_DTYPE)
+    array = rng_of(generator, _generator).standard_normal(_shape(size)).astype(_dtype(dtype) or DEFAULT_DTYPE)
     return _finish(array, requires_grad)
 
 
-def randint(*args, size=None, dtype=None, device=None, requires_grad=False) -> Tensor:
+def randint(*args, size=None, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:
     """Integers drawn uniformly from [low, high): ``randint(high, size)`` or
     ``randint(low, high, size)``, as in PyTorch.
 
@@ -613,7 +614,7 @@ def randint(*args, size=None, dtype=None, device=None, requires_grad=False) -> T
         raise TypeError(f"randint() takes 1 or 2 bounds (high, or low and high), got {len(args)}")
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
-    return _finish(_generator.integers(low, high, size=tuple(size)).astype(_dtype(dtype) or int64), requires_grad)
+    return _finish(rng_of(generator, _generator).integers(low, high, size=tuple(size)).astype(_dtype(dtype) or int64), requires_grad)
 
 
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:
@@ -627,7 +628,7 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False)
     _check_device(device)
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
-    rng = generator if isinstance(generator, np.random.Generator) else _generator
+    rng = rng_of(generator, _generator)
     return _finish(rng.permutation(int(n)).astype(_dtype(dtype) or int64), requires_grad)
 
 
