@@ -239,9 +239,9 @@ def _rng(generator):
     return rng_of(generator, global_generator())
 
 
-def _check_floating(t, name):
+def _check_floating(t, kernel):
     if t.dtype.kind not in "fc":
-        raise RuntimeError(f"{name} expects a floating point type, but got {_torch_dtype_name(t.dtype)}")
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{_torch_dtype_name(t.dtype)}\'')
 
 
 def _torch_dtype_name(dtype):
@@ -251,7 +251,7 @@ def _torch_dtype_name(dtype):
 
 def uniform_(t, a=0.0, b=1.0, *, generator=None):
     """``t.uniform_(a, b)``: ``t`` filled with draws from U[a, b) (``UniformBackward0``)."""
-    _check_floating(t, "uniform_")
+    _check_floating(t, "check_uniform_bounds")
     if a > b:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={a} > to={b}")
     values = _rng(generator).uniform(a, b, size=t.shape)
@@ -260,7 +260,7 @@ def uniform_(t, a=0.0, b=1.0, *, generator=None):
 
 def normal_(t, mean=0.0, std=1.0, *, generator=None):
     """``t.normal_(mean, std)``: ``t`` filled with draws from N(mean, std^2) (``NormalBackward0``)."""
-    _check_floating(t, "normal_")
+    _check_floating(t, "normal_kernel_cpu")
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
     values = _rng(generator).normal(mean, std, size=t.shape)
