@@ -141,9 +141,11 @@ class MaxBackward1(Op):
 def _evenly_read_tangent(node, t, x, out):
     """Forward mode of max/amax: the mean of the tangents at the elements equal to the
     result (PyTorch's evenly_read_jvp and amaxamin_jvp; a NaN result equals none: NaN)."""
+    x, out = (v._data if isinstance(v, Tensor) else v for v in (x, out))    # the mask is not differentiable
     mask = x == _expand_back(out, node)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.sum(np.where(mask, t, 0), axis=node.axis, keepdims=node.keepdims) / \
+        picked = t * mask.astype(x.dtype) if isinstance(t, Tensor) else np.where(mask, t, 0)
+        return picked.sum(axis=node.axis, keepdims=node.keepdims) / \
             np.sum(mask, axis=node.axis, keepdims=node.keepdims)
 
 
