@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 
-from .device import check as _check_device
+from .device import META, as_meta as _as_meta, check as _check_device, is_meta as _is_meta, refuse_meta
 from .dtypes import DEFAULT_DTYPE, int64
 from .generators import rng_of
 from .printing import tensor_repr
@@ -237,6 +237,7 @@ class Tensor(Operators):
     # -- conversions ------------------------------------------------------------------------
     def item(self):
         """The value of a one-element tensor as a Python number."""
+        refuse_meta(self._data, "item")
         if self._data.size != 1:
             raise RuntimeError(
                 f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
@@ -265,6 +266,7 @@ class Tensor(Operators):
         """The underlying array (shared, not copied)."""
         if self.requires_grad:
             raise RuntimeError(NUMPY_OF_GRAPH)
+        refuse_meta(self._data, "numpy")
         return self._data
 
     def __array__(self, dtype=None, copy=None):
@@ -275,6 +277,7 @@ class Tensor(Operators):
         return self._data if dtype is None else self._data.astype(dtype)
 
     def tolist(self):
+        refuse_meta(self._data, "tolist")
         return self._data.tolist()
 
     def detach(self) -> "Tensor":
@@ -360,6 +363,22 @@ class Tensor(Operators):
     def __reduce__(self):
         return (_rebuild, (self._data, self.requires_grad_flag if self.grad_fn is None else False))
 
+    def __deepcopy__(self, memo):
+        """A copy of a leaf with its class (a Parameter stays one), device and ``.grad``, as
+        PyTorch's; a tensor with history refuses, as there."""
+        if self.grad_fn is not None:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
+                               "protocol at the moment.")
+        if id(self) in memo:
+            return memo[id(self)]
+        new = type(self)._make(np.array(self._data), self.requires_grad_flag)
+        if _is_meta(self._data):
+            new._data = _as_meta(self._data)
+        memo[id(self)] = new
+        if self._grad is not None:
+            new._grad = self._grad.__deepcopy__(memo)
+        return new
+
 
 def _rebuild(data, requires_grad):
     return Tensor._make(data, requires_grad)
@@ -404,8 +423,10 @@ class HookHandle:
 
 # --- factories -------------------------------------------------------------------------------
 
-def _finish(array, requires_grad):
+def _finish(array, requires_grad, where=None):
     t = Tensor._make(array)
+    if where is not None:               # the meta device: the shape and dtype only
+        t._data = _as_meta(array)
     if requires_grad:
         t.requires_grad_(True)
     return t
@@ -423,7 +444,7 @@ def tensor(data: Any, requires_grad: bool = False, dtype=None, device=None) -> T
     ...
     RuntimeError: Only Tensors of floating point and complex dtype can require gradients
     """
-    _check_device(device)
+    where = _check_device(device, meta=True)
     if isinstance(data, Tensor):
         warnings.warn(
             "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() "
@@ -443,7 +464,7 @@ def tensor(data: Any, requires_grad: bool = False, dtype=None, device=None) -> T
         raise TypeError(f"can't build a tensor from {type(data).__name__} data of dtype {array.dtype}")
     if requires_grad and not _is_float(array.dtype):
         raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
-    return _finish(array, requires_grad)
+    return _finish(array, requires_grad, where)
 
 
 def from_numpy(array: np.ndarray) -> Tensor:
@@ -496,8 +517,8 @@ def _shape(size):
 
 def zeros(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
     """A tensor of zeros: ``zeros(2, 3)`` or ``zeros((2, 3))``."""
-    _check_device(device)
-    return _finish(np.zeros(_shape(size), dtype=_dtype(dtype) or DEFAULT_DTYPE), requires_grad)
+    where = _check_device(device, meta=True)
+    return _finish(np.zeros(_shape(size), dtype=_dtype(dtype) or DEFAULT_DTYPE), requires_grad, where)
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
@@ -507,32 +528,32 @@ def ones(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
     >>> ag.ones(2, requires_grad=True)
     tensor([1., 1.], requires_grad=True)
     """
-    _check_device(device)
-    return _finish(np.ones(_shape(size), dtype=_dtype(dtype) or DEFAULT_DTYPE), requires_grad)
+    where = _check_device(device, meta=True)
+    return _finish(np.ones(_shape(size), dtype=_dtype(dtype) or DEFAULT_DTYPE), requires_grad, where)
 
 
 def full(size, fill_value, dtype=None, device=None, requires_grad=False) -> Tensor:
     """A tensor of the given shape filled with ``fill_value``."""
-    _check_device(device)
+    where = _check_device(device, meta=True)
     size = (size,) if np.isscalar(size) else tuple(size)
     if dtype is None:
         dtype = DEFAULT_DTYPE if isinstance(fill_value, float) else np.asarray(fill_value).dtype
-    return _finish(np.full(size, fill_value, dtype=_dtype(dtype)), requires_grad)
+    return _finish(np.full(size, fill_value, dtype=_dtype(dtype)), requires_grad, where)
 
 
 def zeros_like(t: Tensor, dtype=None, device=None, requires_grad=False) -> Tensor:
-    _check_device(device)
-    return _finish(np.zeros(t.shape, dtype=_dtype(dtype) or t.dtype), requires_grad)
+    where = _check_device(device, meta=True) if device is not None else META if _is_meta(t._data) else None
+    return _finish(np.zeros(t.shape, dtype=_dtype(dtype) or t.dtype), requires_grad, where)
 
 
 def ones_like(t: Tensor, dtype=None, device=None, requires_grad=False) -> Tensor:
-    _check_device(device)
-    return _finish(np.ones(t.shape, dtype=_dtype(dtype) or t.dtype), requires_grad)
+    where = _check_device(device, meta=True) if device is not None else META if _is_meta(t._data) else None
+    return _finish(np.ones(t.shape, dtype=_dtype(dtype) or t.dtype), requires_grad, where)
 
 
 def full_like(t: Tensor, fill_value, dtype=None, device=None, requires_grad=False) -> Tensor:
-    _check_device(device)
-    return _finish(np.full(t.shape, fill_value, dtype=_dtype(dtype) or t.dtype), requires_grad)
+    where = _check_device(device, meta=True) if device is not None else META if _is_meta(t._data) else None
+    return _finish(np.full(t.shape, fill_value, dtype=_dtype(dtype) or t.dtype), requires_grad, where)
 
 
 def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False) -> Tensor:

@@ -8,7 +8,7 @@ import builtins
 
 import numpy as np
 
-from ..device import device as Device, resolve as resolve_device
+from ..device import as_meta, device as Device, is_meta, refuse_meta, resolve as resolve_device
 from ..tensor import Tensor
 from .dual import D, register
 from .recording import Op, apply, check_dim, sum_to
@@ -237,7 +237,7 @@ def to_arguments(args, device=None, dtype=None, copy=False):
     if len(rest) > 1:
         copy = rest[1]
     if device is not None:
-        resolve_device(device)
+        resolve_device(device, meta=True)
     return (None if dtype is None else np.dtype(dtype)), copy
 
 
@@ -252,10 +252,25 @@ def to(x, *args, device=None, dtype=None, non_blocking=False, copy=False, memory
     (True, dtype('float32'), dtype('float16'))
     """
     dtype, copy = to_arguments(args, device, dtype, copy)
+    where = device_in(args, device)
     dtype = x.dtype if dtype is None else np.dtype(dtype)
+    if where is not None and (where.type == "meta") != is_meta(x._data):
+        if not is_meta(x._data):       # to the meta device: a copy that keeps the shape only
+            out = apply(ToCopyBackward0, (x,), {"dtype": dtype, "in_dtype": x.dtype})
+            out._data = as_meta(out._data)
+            return out
+        refuse_meta(x._data, "cpu")
     if dtype == x.dtype and not copy:
         return x
     return apply(ToCopyBackward0, (x,), {"dtype": dtype, "in_dtype": x.dtype})
+
+
+def device_in(args, device):
+    """The device ``to(...)``'s arguments name, or None."""
+    for a in (device,) + tuple(args):
+        if isinstance(a, (str, Device)):
+            return resolve_device(a, meta=True)
+    return None
 
 
 class CatBackward0(Op):
