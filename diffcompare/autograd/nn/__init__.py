@@ -41,6 +41,13 @@ class Parameter(Tensor):
     def __repr__(self):
         return "Parameter containing:\n" + super().__repr__()
 
+    def __deepcopy__(self, memo):
+        """A new Parameter with a copy of the values (on the same device), without ``.grad``, as PyTorch's."""
+        if id(self) not in memo:
+            new = Tensor.__deepcopy__(self, memo)
+            new._grad = None
+        return memo[id(self)]
+
 
 class Module:
     """Base class: assign Parameters and Modules as attributes; define ``forward``.

@@ -38,6 +38,13 @@ def _expand_back(g, node):
         len(node.keep_shape) - (len(node.in_shape) if node.axis is None else len(node.axis))
     lead = tuple(g.shape[:len(g.shape) - out_ndim])
     if g.shape != lead + node.keep_shape:
+        if isinstance(g, Tensor) and not node.keepdims and (node.axis is None or not lead):
+            # a gradient with history: the ops PyTorch's sum_backward records (expand, after
+            # an unsqueeze per reduced dim), so a double backward names the same nodes
+            if node.axis is not None:
+                for d in sorted(node.axis):
+                    g = D.unsqueeze(g, d)
+            return D.expand(g, lead + node.in_shape)
         g = g.reshape(lead + node.keep_shape)
     return D.expand(g, lead + node.in_shape)
 
@@ -74,6 +81,8 @@ class MeanBackward0(Op):
 
     def backward(self, g):
         count = math.prod(self.in_shape) // _max(1, math.prod(self.keep_shape))
+        if isinstance(g, Tensor):          # with history: expanded, then divided, as PyTorch's mean_backward
+            return (_expand_back(g, self) / count,)
         return (_expand_back(g / count, self),)
 
 

@@ -136,10 +136,29 @@ def moveaxis(x, source, destination):
 movedim = moveaxis
 
 
+def _inserted_ones(short, long):
+    """The positions of ``long`` (a shape) holding the 1s that ``short`` lacks."""
+    found, i = [], 0
+    for k, n in enumerate(long):
+        if i < len(short) and short[i] == n:
+            i += 1
+        else:
+            found.append(k)
+    return found
+
+
 class SqueezeBackward0(Op):
+    """``squeeze()``: a gradient with history goes back through an ``unsqueeze`` per dropped
+    dim, as PyTorch's (so a double backward names the same nodes); an array is reshaped."""
     forward = staticmethod(lambda x, shape, in_shape: np.reshape(x, shape))
-    backward = ViewBackward0.backward
     batched_backward = ViewBackward0.batched_backward
+
+    def backward(self, g):
+        if not isinstance(g, Tensor):
+            return (g.reshape(self.in_shape),)
+        for d in _inserted_ones(self.shape, self.in_shape):
+            g = unsqueeze(g, d)
+        return (g,)
 
 
 class SqueezeBackward1(SqueezeBackward0):
@@ -147,7 +166,14 @@ class SqueezeBackward1(SqueezeBackward0):
 
 
 class UnsqueezeBackward0(SqueezeBackward0):
-    pass
+    """``unsqueeze(d)``: a gradient with history goes back through ``squeeze(d)``."""
+
+    def backward(self, g):
+        if not isinstance(g, Tensor):
+            return (g.reshape(self.in_shape),)
+        for d in reversed(_inserted_ones(self.in_shape, self.shape)):
+            g = squeeze(g, d)
+        return (g,)
 
 
 def squeeze(x, dim=None):
@@ -171,6 +197,8 @@ class ExpandBackward0(Op):
     forward = staticmethod(lambda x, shape, in_shape: np.broadcast_to(x, shape))
 
     def backward(self, g):
+        if self.in_shape == () and isinstance(g, Tensor):
+            return (g.sum(),)         # a gradient with history: SumBackward0, as PyTorch's sum_to
         return (sum_to(g, self.in_shape),)
 
     def batched_backward(self, g):
