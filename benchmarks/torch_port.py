@@ -69,7 +69,8 @@ SCOPE_RULES = [
     (r"\.cuda\(|['\"]cuda:?\d*['\"]|torch\.cuda\.(?!is_available)", "CUDA"),
     (r"torch\.(compile|jit|export|fx|_dynamo)\b", "compilation, tracing, export"),
     (r"torch\.distributed|DistributedDataParallel", "distributed"),
-    (r"to_sparse|sparse_coo|torch\.sparse|quantiz", "sparse tensors, quantization"),
+    (r"to_sparse|sparse_coo|torch\.sparse|quantiz|torch\.masked\b", "sparse tensors, quantization, masked tensors"),
+    (r"torch\.(save|load)\(|\bDataParallel\b", "serialization (torch.save/load), nn.DataParallel"),
     (r"torch\.utils\.benchmark|Timer\(|\.timeit\(", "timing (torch.utils.benchmark)"),
 ]
 

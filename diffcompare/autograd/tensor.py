@@ -614,7 +614,8 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad=False) -
     return _finish(array, requires_grad)
 
 
-def randint(*args, size=None, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:
+def randint(*args, size=None, generator=None, dtype=None, device=None, requires_grad=False, low=None,
+            high=None) -> Tensor:
     """Integers drawn uniformly from [low, high): ``randint(high, size)`` or
     ``randint(low, high, size)``, as in PyTorch.
 
@@ -623,6 +624,8 @@ def randint(*args, size=None, generator=None, dtype=None, device=None, requires_
     ((2,), dtype('int64'))
     """
     _check_device(device)
+    if high is not None:                      # randint(low=0, high=5, size=(3,)), by keyword
+        args = ((0 if low is None else low),) + args + (high,) if not args else (args[0], high)
     if size is None:
         if not args or not isinstance(args[-1], (tuple, list)):
             raise TypeError("randint() missing 1 required positional argument: 'size'")
