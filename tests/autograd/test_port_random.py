@@ -106,3 +106,12 @@ def test_the_shuffled_order_comes_from_a_generator_seeded_by_a_global_draw():
     sampler_order = list(RandomSampler(range(6), generator=g))
     assert sampler_order == ag.randperm(6, generator=ag.Generator().manual_seed(11)).tolist()
     assert sorted(sampler_order) == list(range(6))
+
+
+@pytest.mark.parametrize("call", ["lib.randint(low=2, high=5, size=(400,))", "lib.randint(high=3, size=(400,))",
+                                  "lib.randint(1, high=4, size=(400,))", "lib.randint(2, 5, (400,))"])
+def test_randint_by_keyword_as_pytorch(call):
+    def program(lib):
+        drawn = eval(call, {"lib": lib})
+        return [str(drawn.dtype).replace("torch.", ""), sorted(set(drawn.tolist())), list(drawn.shape)]
+    assert program(ag) == program(torch)
