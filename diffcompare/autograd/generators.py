@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .device import check as _check_device
+from .device import check as _check_device, device as _device
 
 # a new Generator's seed before ``manual_seed``, as PyTorch's (``Generator().initial_seed()``)
 DEFAULT_SEED = 67280421310721
@@ -31,7 +31,6 @@ class Generator:
 
     def __init__(self, device="cpu"):
         _check_device(device)
-        from .device import device as _device
         self.device = _device(device) if device is not None else _device("cpu")
         self._seed = DEFAULT_SEED
         self._rng = new_rng(DEFAULT_SEED)

@@ -7,8 +7,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..graph import SavedTensor, edge_of, init_node
+from ..generators import rng_of
 from ..grad_mode import STATE
-from ..tensor import Tensor
+from ..tensor import Tensor, generator as global_generator
 from .dual import D
 from .forward import set_tangent, tangent_array
 from .recording import Op, apply, array_of, sum_to
@@ -234,8 +235,6 @@ RANDOM_OPS = (_drawn_op("RandomBackward0"), _drawn_op("RandomBackward1"), _drawn
 
 
 def _rng(generator):
-    from ..generators import rng_of
-    from ..tensor import generator as global_generator
     return rng_of(generator, global_generator())
 
 
