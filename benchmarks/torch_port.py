@@ -70,7 +70,7 @@ SCOPE_RULES = [
     (r"torch\.(compile|jit|export|fx|_dynamo)\b", "compilation, tracing, export"),
     (r"torch\.distributed|DistributedDataParallel", "distributed"),
     (r"to_sparse|sparse_coo|torch\.sparse|quantiz|torch\.masked\b", "sparse tensors, quantization, masked tensors"),
-    (r"torch\.(save|load)\(|\bDataParallel\b", "serialization (torch.save/load), nn.DataParallel"),
+    (r"\bnn\.DataParallel\b", "nn.DataParallel (multi-device)"),
     (r"torch\.utils\.benchmark|Timer\(|\.timeit\(", "timing (torch.utils.benchmark)"),
 ]
 
