@@ -150,13 +150,22 @@ def _table(headers, rows, shown, wrap, left, styles, options, prose_width=None):
         longest = max(cell_len(word) for text in [h] + [str(row[j]) for row in rows] for word in text.split() or [""])
         table.add_column(h, justify="left" if h in left else "right", no_wrap=h not in wrap,
                          overflow="fold" if h in wrap else "ellipsis",
-                         min_width=longest if h in wrap else None,
+                         # a name or a number is never squeezed away (rich shrinks the narrowest first)
+                         min_width=longest if h in wrap else _whole(h, rows, j),
                          max_width=max(prose_width, longest) if h in wrap and prose_width else None)
     index = [headers.index(h) for h in shown]
     for row in rows:
         table.add_row(*(Text(str(row[i]), style=(styles or {}).get(h, lambda _: "")(row[i]))
                         for h, i in zip(shown, index)))
     return table
+
+
+def _whole(header, rows, j) -> int | None:
+    """The width that keeps a one-line column whole: its widest cell or header, when that is
+    short (a name, a number); None for a long one, which may be cut to fit."""
+    from rich.cells import cell_len
+    widest = max([cell_len(header)] + [cell_len(str(row[j])) for row in rows])
+    return widest if widest <= PROSE_WIDTH else None
 
 
 def _natural_width(headers, rows, shown, wrap, options, prose_width) -> int:
