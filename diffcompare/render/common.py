@@ -11,10 +11,12 @@ import math
 import re
 
 from diffcompare.language.printing import latex, one_line
+from diffcompare.lazy import LazyModule
 from diffcompare.render import html
 from diffcompare.version import __version__
 
 FORMATS = ("text", "json", "markdown", "latex", "html")
+_np = LazyModule("numpy")
 
 
 def envelope(kind: str, schema_version: int, command: dict, exit_status: int, body: dict) -> dict:
@@ -58,6 +60,18 @@ def json_number(v):
     if isinstance(v, float) and not math.isfinite(v):
         return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")
     return v
+
+
+def json_array(v):
+    """A number or an array as JSON holds it: nested lists of floats, non-finite ones as
+    strings (:func:`json_number`); None stays None."""
+    if v is None:
+        return None
+    listed = _np.asarray(v, dtype=_np.float64).tolist()
+
+    def plain(item):
+        return [plain(x) for x in item] if isinstance(item, list) else json_number(item)
+    return plain(listed)
 
 
 def render_report(c, format: str, width: int | None, module) -> str:
