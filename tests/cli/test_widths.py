@@ -92,7 +92,7 @@ def test_a_narrow_pipe_moves_columns_to_a_second_table(capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "60")
     code, out = run(COMMANDS["compare gradient"], capsys)
     headers = [line.split() for line in out.out.splitlines() if line.startswith("method ")]
-    assert len(headers) >= 2 and "setup" in headers[-1] and "verdict" in headers[0]
+    assert len(headers) >= 2 and any("setup" in h for h in headers[1:]) and "verdict" in headers[0]
     monkeypatch.setenv("COLUMNS", "200")
     code, out = run(COMMANDS["compare gradient"], capsys)
     assert "not shown" not in out.out and "ULP" in out.out
