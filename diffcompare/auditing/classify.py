@@ -13,6 +13,7 @@ import numpy as np
 from diffcompare.auditing.evaluate import GRADCHECK_ATOL, GRADCHECK_EPS, GRADCHECK_RTOL
 from diffcompare.auditing.results import (
     apart,
+    distinct_digits,
     AGREE,
     DISAGREE,
     FD_CANCELLATION,
@@ -143,7 +144,8 @@ def _passed(labels, judged_values, fd, fd_error, reference, row, magnitude, dtyp
     if fd_bad.any():
         k = int(np.argmax(np.where(fd_bad, np.nan_to_num(fd_error, nan=np.inf), -1)))
         fd_cause, why = _fd_cause(labels[k], k, fd_error[k], magnitude[k], dtype, f_size, problem, point)
-        by_fd, exact, right = apart(fd[k], high[k], judged_values[k])
+        digits = distinct_digits(fd[k], high[k])         # what tells FD from the truth; the value on trial alike
+        by_fd, exact, right = (_g(v, digits or 17) for v in (fd[k], high[k], judged_values[k]))
         return FD_UNRELIABLE, fd_cause, f"{why}: {labels[k]} by FD {by_fd}, exact {exact} ({judged} {right} is right)"
     return AGREE, "within", f"{judged}, FD and the exact reference agree"
 
@@ -159,8 +161,7 @@ def _wrong(labels, values, fd, exact, verdict, judged, reference, row) -> str:
     errors = np.array(n.get("errors") or [], dtype=float)
     bands = np.array([math.nan if b is None else b for b in n.get("bands") or []], dtype=float)
     shown_exact = _exact_text(reference, row, k)
-    by_fd = _g(fd[k]) if reference.interval[row, k] else apart(fd[k], reference.high[row, k])[0]
-    text = (f"{labels[k]}: {judged} {_g(values[k], 17)}, exact {shown_exact}, FD {by_fd}; error "
+    text = (f"{labels[k]}: {judged} {_g(values[k], 17)}, exact {shown_exact}, FD {_g(fd[k])}; error "
             f"{_g(n.get('error', math.inf), 2)} > expected accuracy {_g(n.get('tolerance', math.nan), 2)}")
     if errors.size == len(labels) and bands.size == len(labels):
         with np.errstate(invalid="ignore"):

@@ -161,11 +161,18 @@ def apart(*numbers, least: int = 6) -> list:
     >>> apart(2.0, 2.5), apart(1 / 3, 1 / 3)
     (['2', '2.5'], ['0.333333', '0.333333'])
     """
+    digits = distinct_digits(*numbers, least=least)
+    return [_digits(v, digits) for v in numbers]
+
+
+def distinct_digits(*numbers, least: int = 6) -> int | None:
+    """The fewest significant digits, at least ``least``, that show the different numbers
+    differently; None when only their shortest round-trip forms do (more than 17)."""
     finite = [float(v) for v in numbers if v is not None and math.isfinite(float(v))]
     for digits in range(least, 18):
         if len({f"{v:.{digits}g}" for v in finite}) == len(set(finite)):
-            return [_digits(v, digits) for v in numbers]
-    return [_digits(v, None) for v in numbers]
+            return digits
+    return None
 
 
 def _digits(v, digits) -> str:
