@@ -776,7 +776,8 @@ def run_example(args) -> int:
     if args.list or args.name is None:
         if args.into:
             return fail("example", "--into needs the example's NAME (diffcompare example --list names them)")
-        sys.stdout.write(examples.listing())
+        from diffcompare.render import terminal
+        sys.stdout.write(examples.listing(terminal.text_width()))
         return 0
     try:
         example = examples.find(args.name)

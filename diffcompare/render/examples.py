@@ -39,12 +39,16 @@ def text(filename: str) -> str:
     return (_folder() / (filename + SUFFIX)).read_text(encoding="utf-8")
 
 
-def listing() -> str:
-    """The examples, one paragraph each: name, files, what it shows, how to run it."""
+def listing(width: int = 80) -> str:
+    """The examples, one paragraph each, wrapped to ``width``: name, files, what it shows,
+    how to write it out and run it."""
+    import textwrap
     out = []
     for e in catalogue():
-        out += [f"{e['name']}: {', '.join(e['files'])}", f"  {e['about']}",
-                f"  diffcompare example {e['name']} --into DIR; then, in DIR: {e['run']}"]
+        out.append(f"{e['name']}: {', '.join(e['files'])}")
+        for line in (e["about"], f"diffcompare example {e['name']} --into DIR; then, in DIR: {e['run']}"):
+            out += textwrap.wrap(line, width, initial_indent="  ", subsequent_indent="    ", break_on_hyphens=False,
+                                 break_long_words=False)
     return "\n".join(out) + "\n"
 
 
