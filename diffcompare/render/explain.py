@@ -21,7 +21,6 @@ from diffcompare.render.common import (
     breakable,
     dropped_note,
     envelope,
-    fitted_table,
     fitted_tables,
     latex_header,
     latex_prose,
