@@ -36,7 +36,7 @@ from diffcompare.auditing.evaluate import (
     special_points,
 )
 from diffcompare.auditing.points import audit_points
-from diffcompare.auditing.results import (BAD_INPUT, INTERNAL, INTERNAL_ERROR, LATER_BATCH, ROUNDING_LOSS, TIMED_OUT,
+from diffcompare.auditing.results import (BAD_INPUT, apart, INTERNAL, INTERNAL_ERROR, LATER_BATCH, ROUNDING_LOSS, TIMED_OUT,
                                          UNDEFINED, UNIT_TIMED_OUT, WRONG, CaseResult, PointResult, finding)
 from diffcompare.auditing.modules import in_folder
 from diffcompare.auditing.suite import Case, load_function, resolve
@@ -503,8 +503,8 @@ def _narrowed_down(problem, reference_problem, task, row, pairs, weights, values
     found = narrow(reference_problem, task, row, u, v, weights[k], bound, timeout)
     if not found:
         return ""
-    shown = "; ".join(f"∂(uᵀf)/∂{problem.input_labels[j]}: {judged} {w:.6g}, exact "
-                      + (f"{e:.6g}" if e is not None else "unknown") for j, w, e in found)
+    shown = "; ".join("∂(uᵀf)/∂{}: {} {}, exact {}".format(problem.input_labels[j], judged, *apart(w, e))
+                      for j, w, e in found)
     return f"; narrowed down along direction {k + 1}: {shown}"
 
 

@@ -12,6 +12,8 @@ import numpy as np
 
 from diffcompare.auditing.evaluate import GRADCHECK_ATOL, GRADCHECK_EPS, GRADCHECK_RTOL
 from diffcompare.auditing.results import (
+    apart,
+    distinct_digits,
     AGREE,
     DISAGREE,
     FD_CANCELLATION,
@@ -142,8 +144,9 @@ def _passed(labels, judged_values, fd, fd_error, reference, row, magnitude, dtyp
     if fd_bad.any():
         k = int(np.argmax(np.where(fd_bad, np.nan_to_num(fd_error, nan=np.inf), -1)))
         fd_cause, why = _fd_cause(labels[k], k, fd_error[k], magnitude[k], dtype, f_size, problem, point)
-        return FD_UNRELIABLE, fd_cause, (f"{why}: {labels[k]} by FD {_g(fd[k])}, exact {_g(high[k])} "
-                                         f"({judged} {_g(judged_values[k])} is right)")
+        digits = distinct_digits(fd[k], high[k])         # what tells FD from the truth; the value on trial alike
+        by_fd, exact, right = (_g(v, digits or 17) for v in (fd[k], high[k], judged_values[k]))
+        return FD_UNRELIABLE, fd_cause, f"{why}: {labels[k]} by FD {by_fd}, exact {exact} ({judged} {right} is right)"
     return AGREE, "within", f"{judged}, FD and the exact reference agree"
 
 
@@ -198,7 +201,8 @@ def _g(v, digits=6):
 def _disagreement(labels, autograd, fd, judged):
     with np.errstate(invalid="ignore"):
         k = int(np.nanargmax(np.abs(autograd - fd))) if np.isfinite(autograd - fd).any() else 0
-    return f"{labels[k]}: {judged} {_g(autograd[k])}, FD {_g(fd[k])}, and no exact reference to say which is wrong"
+    on_trial, by_fd = apart(autograd[k], fd[k])
+    return f"{labels[k]}: {judged} {on_trial}, FD {by_fd}, and no exact reference to say which is wrong"
 
 
 def _fd_cause(label, k, error, magnitude, dtype, f_size, problem, point):

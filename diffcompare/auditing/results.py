@@ -3,6 +3,8 @@ case, and their plain (JSON) form read back."""
 
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass, field
 
 from diffcompare.judge.report import EXIT_FAILED, EXIT_PASSED, EXIT_UNDECIDED, RENDERERS, Report
@@ -147,6 +149,39 @@ class AuditReport(Report):
                 return c
         raise KeyError(name)
 
+
+
+def apart(*numbers, least: int = 6) -> list:
+    """The numbers side by side, each to the significant digits that tell them apart (at
+    least ``least``, at most 17): a wrong value that differs from the exact one in the 8th
+    digit shows 8 digits, not two identical 6-digit roundings.
+
+    >>> apart(0.33046412345, 0.33046418765)
+    ['0.3304641', '0.3304642']
+    >>> apart(2.0, 2.5), apart(1 / 3, 1 / 3)
+    (['2', '2.5'], ['0.333333', '0.333333'])
+    """
+    digits = distinct_digits(*numbers, least=least)
+    return [_digits(v, digits) for v in numbers]
+
+
+def distinct_digits(*numbers, least: int = 6) -> int | None:
+    """The fewest significant digits, at least ``least``, that show the different numbers
+    differently; None when only their shortest round-trip forms do (more than 17)."""
+    finite = [float(v) for v in numbers if v is not None and math.isfinite(float(v))]
+    for digits in range(least, 18):
+        if len({f"{v:.{digits}g}" for v in finite}) == len(set(finite)):
+            return digits
+    return None
+
+
+def _digits(v, digits) -> str:
+    if v is None:
+        return "unknown"
+    v = float(v)
+    if not math.isfinite(v):
+        return str(v)
+    return repr(v) if digits is None else f"{v:.{digits}g}"
 
 
 def format_point(point: dict, most: int = 8) -> str:

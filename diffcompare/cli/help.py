@@ -28,7 +28,9 @@ The engine is usable from Python too:
   y.backward(ag.tensor([1.0, 0.1, 0.01]))   # the vector-Jacobian product v^T J
   print(x.grad)                              # tensor([4.0000, 0.6000, 0.0800])
 
-Runnable examples live in examples/ (python examples/backward_basics.py).
+Runnable examples live in examples/ (python examples/backward_basics.py); installed by pip,
+diffcompare example --list names them and writes them out
+(diffcompare example audit-suite --into audit/ writes examples/audit_suite.toml and its functions).
 """
 
 COMPARE_DESCRIPTION = """\
@@ -263,7 +265,7 @@ A suite file:
 """
 
 AUDIT_EPILOG = """\
-examples:
+examples (installed by pip? diffcompare example audit-suite --into examples/ writes the suite first):
   diffcompare audit examples/audit_suite.toml
   diffcompare audit examples/audit_suite.toml --points 100 --seed 1 --jobs 2
   diffcompare audit suite.toml --report audit.xml --report audit.json   # JUnit for CI, and JSON

@@ -39,8 +39,12 @@ def build_parser() -> argparse.ArgumentParser:
     _audit_command(commands)
     parser.expression_parsers = {"compare": compare, "explain": explain, "graph": graph, "steps": steps,
                                  "lecture": lecture}
-    commands.add_parser("functions", help="list the functions the expression language knows",
-                        description=texts.FUNCTIONS_DESCRIPTION)
+    functions = commands.add_parser("functions", help="list the functions the expression language knows",
+                                    description=texts.FUNCTIONS_DESCRIPTION)
+    functions.add_argument("--format", choices=("text", "json"), default="text",
+                           help="text: a table fitted to the terminal (default); json: every function's name, "
+                                "arity, meaning, domain and whether the complex step works through it")
+    _example_command(commands)
     _every_command(parser)
     return parser
 
@@ -51,6 +55,26 @@ def _every_command(parser):
         command.add_argument("--show-config", action="store_true",
                              help="print the options in force -- from the command line, pyproject.toml's "
                                   "[tool.diffcompare] or the defaults -- and where each came from, then stop")
+
+
+def _example_command(commands):
+    """example: the examples the help names, from the installed package."""
+    example = commands.add_parser("example", help="write one of the examples the help names (they ship with the "
+                                                  "package)",
+                                  description="Print or write the examples this help and the README name -- "
+                                              "a suite for the audit and its functions, scripts -- from the "
+                                              "installed package, so that they work after pip install.",
+                                  epilog="examples:\n  diffcompare example --list\n"
+                                         "  diffcompare example audit-suite --into audit/ && cd audit && "
+                                         "diffcompare audit audit_suite.toml\n"
+                                         "  diffcompare example backward-basics > backward_basics.py",
+                                  formatter_class=argparse.RawDescriptionHelpFormatter)
+    example.add_argument("name", metavar="NAME", nargs="?", help="the example (see --list)")
+    example.add_argument("--list", action="store_true", help="list the examples and what each shows")
+    example.add_argument("--into", metavar="DIR",
+                         help="write every file of the example into DIR (made if missing; existing files are "
+                              "never overwritten) instead of printing its first file")
+    return example
 
 
 def _compare_command(commands):
@@ -128,9 +152,9 @@ def _graph_command(commands):
                                 description=texts.GRAPH_DESCRIPTION, epilog=texts.GRAPH_EPILOG,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     _expression_arguments(graph)
-    graph.add_argument("--format", choices=("dot", "text", "svg", "png", "latex"),
-                       help="default: dot, or what --output's extension says (.svg, .png, .dot, .txt, .tex: a TikZ "
-                            "picture, no Graphviz needed)")
+    graph.add_argument("--format", choices=("dot", "text", "svg", "png", "latex", "json"),
+                       help="default: dot, or what --output's extension says (.svg, .png, .dot, .txt, .tex, .json); "
+                            "latex: a TikZ picture, no Graphviz needed; json: the nodes and edges with every number")
     graph.add_argument("--output", metavar="FILE", help="write to FILE instead of standard output")
     graph.add_argument("--check", action="store_true",
                        help="check every node's backward rule as explain --check does; the wrong one is drawn red")
@@ -670,7 +694,8 @@ def _plot(draw, path, command) -> int:
     return 0
 
 
-GRAPH_EXTENSIONS = {".dot": "dot", ".gv": "dot", ".txt": "text", ".svg": "svg", ".png": "png", ".tex": "latex"}
+GRAPH_EXTENSIONS = {".dot": "dot", ".gv": "dot", ".txt": "text", ".svg": "svg", ".png": "png", ".tex": "latex",
+                    ".json": "json"}
 
 
 def run_graph(args) -> int:
@@ -682,15 +707,17 @@ def run_graph(args) -> int:
         extension = os.path.splitext(args.output or "")[1].lower()
         if args.output and extension not in GRAPH_EXTENSIONS:
             return fail("graph", f"cannot tell the format from {args.output!r}: give --format "
-                                 f"(dot, text, svg, png, latex) or a file ending in {', '.join(GRAPH_EXTENSIONS)}")
+                                 f"(dot, text, svg, png, latex, json) or a file ending in {', '.join(GRAPH_EXTENSIONS)}")
         form = GRAPH_EXTENSIONS.get(extension, "dot")
     explanation, status = _explanation(args, "graph")
     if explanation is None:
         return status
     from diffcompare.render.explain import check_summary, plain_tree
-    from diffcompare.render.graph import OWN_DRAWING, dot, draw, latex_report, own_svg, print_tree
+    from diffcompare.render.graph import OWN_DRAWING, dot, draw, json_text, latex_report, own_svg, print_tree
 
-    if form in ("svg", "png"):
+    if form == "json":
+        content = json_text(explanation)
+    elif form in ("svg", "png"):
         content, problem = draw(explanation, form)
         if content is None and form == "svg":
             content = own_svg(explanation)
@@ -737,8 +764,39 @@ def _what(args):
 
 
 def run_functions(args) -> int:
+    if args.format == "json":
+        from diffcompare.render.functions import json_text
+        sys.stdout.write(json_text())
+        return 0
     from diffcompare.render import terminal
     terminal.print_functions()
+    return 0
+
+
+def run_example(args) -> int:
+    from diffcompare.problem.errors import InputError
+    from diffcompare.render import examples
+    if args.list or args.name is None:
+        if args.into:
+            return fail("example", "--into needs the example's NAME (diffcompare example --list names them)")
+        from diffcompare.render import terminal
+        sys.stdout.write(examples.listing(terminal.text_width()))
+        return 0
+    try:
+        example = examples.find(args.name)
+        if args.into:
+            for path in examples.write_into(example, args.into):
+                print(f"wrote {path}", file=sys.stderr)
+            return 0
+    except InputError as error:
+        return fail("example", str(error))
+    except OSError as error:
+        return fail("example", f"cannot write into {args.into}: {error.strerror or error}")
+    first, *others = example["files"]
+    sys.stdout.write(examples.text(first))
+    if others:
+        print(f"note: {first} uses {', '.join(others)}: diffcompare example {args.name} --into DIR writes "
+              f"{'them' if len(others) > 1 else 'it'} too", file=sys.stderr)
     return 0
 
 
@@ -794,7 +852,8 @@ def main(argv=None) -> int:
             sys.stdout.write(config_text(args.command, configuration.rows(args)))
             return 0
     runners = {"compare": run_compare, "functions": run_functions, "explain": run_explain, "graph": run_graph,
-               "steps": run_steps, "swell": run_swell, "audit": run_audit, "lecture": run_lecture}
+               "steps": run_steps, "swell": run_swell, "audit": run_audit, "lecture": run_lecture,
+               "example": run_example}
     try:
         if args.command in runners:
             import warnings

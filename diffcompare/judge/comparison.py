@@ -92,6 +92,7 @@ class MethodResult(JudgedMethod):
     band_source: object = ""                # one text, or one per entry
     judgement: Verdict = field(default_factory=lambda: Verdict(NOT_JUDGED, NO_REFERENCE))
     worst: dict | None = None               # the entry and point with the largest error
+    unjudged: tuple = ()                    # reference rows the verdict left out (a kink, a stencil across one)
     symmetry: float | None = None           # Hessians: max |H - Hᵀ| / max |H|
 
     @property
@@ -104,9 +105,16 @@ class MethodResult(JudgedMethod):
         """How many entries lie outside their band."""
         return self.judgement.numbers.get("outside", 0)
 
+    def _judged_rows(self, errors):
+        """``errors`` without the rows the verdict left out (while some rows remain)."""
+        if errors is None or not self.unjudged or len(self.unjudged) >= errors.shape[0]:
+            return errors
+        return np.delete(errors, list(self.unjudged), axis=0)
+
     def statistic(self, which: str):
-        """The largest ("max") or median relative error over the entries and points."""
-        errors = self.rel_error
+        """The largest ("max") or median relative error over the entries and points the
+        verdict judged."""
+        errors = self._judged_rows(self.rel_error)
         if errors is None:
             return None
         finite = errors[np.isfinite(errors)]
@@ -118,7 +126,8 @@ class MethodResult(JudgedMethod):
     def max_abs_error(self):
         if self.abs_error is None:
             return None
-        finite = self.abs_error[np.isfinite(self.abs_error)]
+        errors = self._judged_rows(self.abs_error)
+        finite = errors[np.isfinite(errors)]
         return float(finite.max()) if finite.size else None
 
     @property
@@ -253,10 +262,26 @@ def measure(result: MethodResult, reference: EntriesReference, labels: list) -> 
     both = np.isfinite(values) & np.isfinite(target)
     result.abs_error, result.rel_error = error, relative
     result.ulps = np.where(both, ulp_distance(np.where(both, values, 0.0), np.where(both, target, 0.0)), np.nan)
+    set_worst(result, reference, labels)
+
+
+def set_worst(result: MethodResult, reference: EntriesReference, labels: list, unjudged=()) -> None:
+    """The entry and point with the largest relative error among those judged: a row the
+    verdict left out (``unjudged``: a kink, a stencil across one) is never the worst while
+    another row was judged."""
+    values = result.estimate.values.reshape(result.estimate.values.shape[0], -1)[reference.indices]
+    target = np.where(reference.interval, np.clip(values, reference.lower, reference.upper), reference.high)
     judged = reference.judgeable & np.isfinite(reference.lower)
+    left_out = judged.copy()
+    left_out[list(unjudged)] = False
+    if left_out.any():
+        judged = left_out
+        result.unjudged = tuple(sorted(unjudged))
+    result.worst = None
     if judged.any():
+        relative = result.rel_error
         score = np.where(judged, np.nan_to_num(relative, nan=np.inf, posinf=np.inf), -1.0)
         row, entry = np.unravel_index(int(np.argmax(score)), score.shape)
         result.worst = {"point": int(reference.indices[row]), "entry": labels[entry],
                         "value": float(values[row, entry]), "reference": float(target[row, entry]),
-                        "abs_error": float(error[row, entry]), "rel_error": float(relative[row, entry])}
+                        "abs_error": float(result.abs_error[row, entry]), "rel_error": float(relative[row, entry])}

@@ -29,6 +29,7 @@ from diffcompare.judge.comparison import (
     MethodResult,
     Note,
     measure,
+    set_worst,
 )
 from diffcompare.judge.differentiability import KINK as KINK_FINDING
 from diffcompare.judge.differentiability import SINGULAR as SINGULAR_FINDING
@@ -418,6 +419,9 @@ def _judge(result: MethodResult, reference, special: dict, aside: dict, count: i
         verdict = entries if isinstance(entries, Verdict) else _decided(result, reference, special, aside, count,
                                                                          labels, drawn, *entries)
     result.judgement = verdict
+    if (special or aside) and result.rel_error is not None:
+        set_worst(result, reference, labels, unjudged=[row for row in list(special) + list(aside)
+                                                       if isinstance(row, (int, np.integer))])
 
 
 def _not_judged_at_all(result, reference, special, aside, rows):

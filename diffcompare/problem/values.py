@@ -1,5 +1,6 @@
-"""The user's values, read by our own parsers (never ``eval``): a number as the nearest
-binary64, nested brackets as arrays, and ``--at`` text as a point.
+"""The user's values, read without ``eval``: a number as the nearest binary64, nested
+brackets as arrays (Python's literals, by :func:`ast.literal_eval`, checked to be numbers),
+and ``--at`` text as a point.
 
 >>> parse_point("x=0.1,y=[1,2]")["y"].tolist()
 [1.0, 2.0]"""
@@ -7,7 +8,6 @@ binary64, nested brackets as arrays, and ``--at`` text as a point.
 from __future__ import annotations
 
 import math
-import re
 
 import numpy as np
 
@@ -61,9 +61,6 @@ def parse_number(name: str, text) -> float:
     return value
 
 
-_VALUE_TOKEN = re.compile(r"\s*(?:(\[)|(\])|(,)|([^\s\[\],]+))")
-
-
 def parse_value(name: str, value):
     """A variable's value: a number (binary64) or a vector or matrix of them, given as
     text ``"[1, 2.5]"``, ``"[[1, 0], [0, 2]]"`` or as Python lists or arrays.
@@ -79,6 +76,8 @@ def parse_value(name: str, value):
     """
     if isinstance(value, str) and value.strip().startswith("["):
         value = _nested_lists(name, value.strip())
+        if not isinstance(value, list):
+            raise InputError(f"{name}={value!r}: write one vector, e.g. {name}=[1, 2, 3]")
     if isinstance(value, (list, tuple, np.ndarray)):
         shown = value if not isinstance(value, np.ndarray) else value.tolist()
         text = str(shown).replace("'", "")
@@ -103,40 +102,51 @@ def _map_nested(func, value):
     return func(value)
 
 
+EXAMPLE = "e.g. [1, 2, 3] or [[1, 2], [3, 4]]"
+
+
 def _nested_lists(name, text):
-    """``"[[1, 2], [3, 4]]"`` -> nested lists of number texts, without eval."""
-    stack, position, expect_item = [[]], 0, True
-    while position < len(text):
-        match = _VALUE_TOKEN.match(text, position)
-        if match is None or match.end() == position:
-            break
-        position = match.end()
-        opening, closing, comma, item = match.groups()
-        if opening:
-            if not expect_item:
-                raise InputError(f"{name}={text}: a ',' is missing before '['")
-            stack.append([])
-        elif closing:
-            if len(stack) == 1:
-                raise InputError(f"{name}={text}: unmatched ']'")
-            done = stack.pop()
-            stack[-1].append(done)
-            expect_item = False
-        elif comma:
-            if expect_item:
-                raise InputError(f"{name}={text}: a value is missing before ','")
-            expect_item = True
-        else:
-            if not expect_item:
-                raise InputError(f"{name}={text}: a ',' is missing before {item!r}")
-            stack[-1].append(item)
-            expect_item = False
-    if len(stack) != 1 or text[position:].strip():
-        raise InputError(f"{name}={text}: '[' is never closed" if len(stack) != 1 else
-                         f"{name}={text}: unexpected text after the value")
-    if len(stack[0]) != 1:
+    """``"[[1, 2], [3, 4]]"`` -> nested lists of numbers, read by :func:`ast.literal_eval`
+    (Python's literals, never ``eval``) and checked to hold only lists and real numbers."""
+    import ast
+    unbalanced = _unbalanced(text)
+    if unbalanced:
+        raise InputError(f"{name}={text}: {unbalanced}")
+    try:
+        value = ast.literal_eval(text)
+    except SyntaxError as error:
+        hint = (error.msg or "").removeprefix("invalid syntax. ").removeprefix("invalid syntax")
+        where = f" at column {error.offset}" if error.offset else ""
+        raise InputError(f"{name}={text}: not a vector or matrix of numbers{where}"
+                         f"{' (' + hint.rstrip('?') + ')' if hint else ''}; write it as {EXAMPLE}") from None
+    except (ValueError, TypeError, MemoryError, RecursionError):
+        raise InputError(f"{name}={text}: only numbers in brackets, not names or arithmetic; write it as "
+                         f"{EXAMPLE}") from None
+    if isinstance(value, tuple):            # "[1, 2], [3]": two values where one was meant
         raise InputError(f"{name}={text}: write one vector, e.g. {name}=[1, 2, 3]")
-    return stack[0][0]
+    return _checked(name, text, value)
+
+
+def _unbalanced(text) -> str:
+    """What is wrong with the brackets of ``text``, or ""."""
+    depth = 0
+    for char in text:
+        depth += (char == "[") - (char == "]")
+        if depth < 0:
+            return "unmatched ']'"
+    return "'[' is never closed" if depth else ""
+
+
+def _checked(name, text, value):
+    """``value`` when it is nested lists of real numbers (not bools, strings, tuples or
+    complex numbers); else bad input naming what was found."""
+    if isinstance(value, list):
+        return [_checked(name, text, item) for item in value]
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return value
+    found = "a tuple (write [ ] brackets)" if isinstance(value, tuple) else \
+        f"{value!r}, which is not a real number"
+    raise InputError(f"{name}={text}: {found}; write it as {EXAMPLE}")
 
 
 def _top_level_parts(text):

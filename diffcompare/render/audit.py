@@ -294,13 +294,20 @@ def html_report(report) -> str:
     return html.fragment(parts)
 
 
+def _entries(values, missing: str) -> str:
+    """A point's entries as a list, an entry the report holds no number for (None: not
+    finite, or undefined) said in words rather than as Python's None."""
+    return "[" + ", ".join(missing if v is None else repr(v) for v in values) + "]"
+
+
 def failure_lines(case) -> list:
     """A failed case in lines, as CI shows it (JUnit, the pytest plugin, assert_gradients):
     the verdict, the worst point, every method's values there and the tolerance."""
     worst = max((p for p in case.points if p.verdict in FAILING),
                 key=lambda p: p.autograd_error if p.autograd_error is not None else math.inf)
     lines = [verdict_of(case), f"the worst point is {worst.origin}; there:",
-             f"{case.judged}: {worst.autograd}", f"exact:    {worst.reference}", f"FD:       {worst.fd}",
+             f"{case.judged}: {_entries(worst.autograd, 'nan or inf')}",
+             f"exact:    {_entries(worst.reference, 'undefined')}", f"FD:       {_entries(worst.fd, 'nan or inf')}",
              f"tolerance: {case.tolerance.get('source', '')}"]
     if case.wrong_node:
         lines.append(f"wrong backward rule: {case.wrong_node}")

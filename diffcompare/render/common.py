@@ -11,10 +11,12 @@ import math
 import re
 
 from diffcompare.language.printing import latex, one_line
+from diffcompare.lazy import LazyModule
 from diffcompare.render import html
 from diffcompare.version import __version__
 
 FORMATS = ("text", "json", "markdown", "latex", "html")
+_np = LazyModule("numpy")
 
 
 def envelope(kind: str, schema_version: int, command: dict, exit_status: int, body: dict) -> dict:
@@ -58,6 +60,18 @@ def json_number(v):
     if isinstance(v, float) and not math.isfinite(v):
         return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")
     return v
+
+
+def json_array(v):
+    """A number or an array as JSON holds it: nested lists of floats, non-finite ones as
+    strings (:func:`json_number`); None stays None."""
+    if v is None:
+        return None
+    listed = _np.asarray(v, dtype=_np.float64).tolist()
+
+    def plain(item):
+        return [plain(x) for x in item] if isinstance(item, list) else json_number(item)
+    return plain(listed)
 
 
 def render_report(c, format: str, width: int | None, module) -> str:
@@ -150,13 +164,22 @@ def _table(headers, rows, shown, wrap, left, styles, options, prose_width=None):
         longest = max(cell_len(word) for text in [h] + [str(row[j]) for row in rows] for word in text.split() or [""])
         table.add_column(h, justify="left" if h in left else "right", no_wrap=h not in wrap,
                          overflow="fold" if h in wrap else "ellipsis",
-                         min_width=longest if h in wrap else None,
+                         # a name or a number is never squeezed away (rich shrinks the narrowest first)
+                         min_width=longest if h in wrap else _whole(h, rows, j),
                          max_width=max(prose_width, longest) if h in wrap and prose_width else None)
     index = [headers.index(h) for h in shown]
     for row in rows:
         table.add_row(*(Text(str(row[i]), style=(styles or {}).get(h, lambda _: "")(row[i]))
                         for h, i in zip(shown, index)))
     return table
+
+
+def _whole(header, rows, j) -> int | None:
+    """The width that keeps a one-line column whole: its widest cell or header, when that is
+    short (a name, a number); None for a long one, which may be cut to fit."""
+    from rich.cells import cell_len
+    widest = max([cell_len(header)] + [cell_len(str(row[j])) for row in rows])
+    return widest if widest <= PROSE_WIDTH else None
 
 
 def _natural_width(headers, rows, shown, wrap, options, prose_width) -> int:

@@ -23,7 +23,7 @@ from diffcompare.render.common import (  # noqa: E402
     count,
     dropped_note,
     envelope,
-    fitted_table,
+    fitted_tables,
     json_number,
     latex_header,
     latex_tables,
@@ -371,22 +371,17 @@ def print_report(c, console) -> None:
     else:
         for i, line in enumerate(_header(c)):
             console.print(Text(line, style="bold" if i == 0 else ("dim" if line.startswith("reference") else "")))
-        entry_headers, entry_rows = _entry_table(c)
-        if entry_headers:
-            methods = [h for h in entry_headers if h not in ("entry", "reference")]
-            table, dropped = fitted_table(console, entry_headers, entry_rows, drop_order=methods[::-1], left=_LEFT,
-                                          show_header=True, header_style="bold", box=None, pad_edge=False,
-                                          title="relative error of each entry", title_justify="left")
-            console.print(table)
-            if dropped:
-                console.print(Text(dropped_note(dropped, console.width), style="dim"))
+        if _matrix_shape(c):
+            _print_matrices(c, console)
+        else:
+            entry_headers, entry_rows = _entry_table(c)
+            if entry_headers:
+                methods = [h for h in entry_headers if h not in ("entry", "reference")]
+                _print_tables(console, entry_headers, entry_rows, key=("entry",), drop_order=methods[::-1],
+                              title="relative error of each entry")
         headers, rows = _summary_headers(c, with_work=False), list(_summary_rows(c, with_work=False))
-    table, dropped = fitted_table(console, list(headers), [list(r) for r in rows], drop_order=SUMMARY_DROP_ORDER,
-                                  left=_LEFT, styles={"verdict": lambda v: VERDICT_STYLE.get(v, "")},
-                                  show_header=True, header_style="bold", box=None, pad_edge=False)
-    console.print(table)
-    if dropped:
-        console.print(Text(dropped_note(dropped, console.width), style="dim"))
+    _print_tables(console, list(headers), [list(r) for r in rows], key=("method", "∂f/∂"),
+                  drop_order=SUMMARY_DROP_ORDER, styles={"verdict": lambda v: VERDICT_STYLE.get(v, "")})
     if not by_partials(c):
         width = max(len(m.name) for m in c.methods)
         for m in c.methods:
@@ -404,6 +399,75 @@ def print_report(c, console) -> None:
     for note in c.notes:
         console.print(Text(f"note: {note.text}", style="yellow" if note.kind in ("kink", "domain") else "dim"))
     console.print(Text(_summary(c), style="bold red" if c.exit_status else "bold green"))
+
+
+def _print_tables(console, headers, rows, key, drop_order, title=None, styles=None) -> None:
+    """A table fitted to the console; the columns that do not fit beside the others go to
+    a second table beside the ``key`` columns (a method's name, an entry), so that a narrow
+    terminal keeps every method and its time; what fits in neither is named."""
+    from rich.text import Text
+    tables, dropped = fitted_tables(console, headers, rows, key=key, drop_order=drop_order, left=_LEFT,
+                                    styles=styles, show_header=True, header_style="bold", box=None, pad_edge=False,
+                                    title=title, title_justify="left")
+    for table in tables:
+        console.print(table)
+    if dropped:
+        console.print(Text(dropped_note(dropped, console.width), style="dim"))
+
+
+def _matrix_shape(c) -> tuple | None:
+    """(row labels, column labels) when the result is a matrix shown as one at one point (a
+    Hessian, a Jacobian of several outputs); None otherwise."""
+    shape = c.task.entry_shape
+    if not c.single or len(shape) != 2 or shape[0] < 2 or c.task.size > MAX_ENTRY_ROWS or not c.reference.available:
+        return None
+    rows = c.task.input_labels if c.task.kind == "hessian" else c.task.output_labels()
+    return rows, list(c.task.input_labels)
+
+
+def _matrix_rows(row_labels, values) -> list:
+    """Rows of a matrix table: the row's label, then its cells."""
+    width = len(values) // len(row_labels)
+    return [[label] + values[i * width:(i + 1) * width] for i, label in enumerate(row_labels)]
+
+
+def _matrices(c):
+    """(headers, reference rows, [(method, rows of its correct digits)]) of a matrix result."""
+    row_labels, columns = _matrix_shape(c)
+    corner = "∂²f/∂·∂·" if c.task.kind == "hessian" else "∂/∂"
+    headers = [corner] + columns
+    high = [float(v) for v in c.reference.high[0]]
+    reference = _matrix_rows(row_labels, ["undefined" if v != v or abs(v) == float("inf") else f"{v:.17g}"
+                                          for v in high])
+    methods = []
+    for m in c.methods:
+        if m.rel_error is not None:
+            methods.append((m.name, _matrix_rows(row_labels, [_digits(m, k) for k in range(c.task.size)])))
+    return headers, reference, methods
+
+
+def _print_matrices(c, console) -> None:
+    """A matrix result as matrices: the reference, then each method's correct digits per
+    entry, side by side as the width allows."""
+    from rich.columns import Columns
+    from rich.table import Table
+    from rich.text import Text
+    headers, reference, methods = _matrices(c)
+    what = "the Hessian" if c.task.kind == "hessian" else "the Jacobian"
+    _print_tables(console, headers, reference, key=(headers[0],), drop_order=headers[:0:-1],
+                  title=f"{what} (the reference)")
+    console.print(Text("correct digits of each entry (17: exact in binary64)"))
+    tables = []
+    for name, rows in methods:
+        table = Table(title=name, title_justify="left", show_header=True, header_style="bold", box=None,
+                      pad_edge=False)
+        for h in headers:
+            table.add_column("" if h == headers[0] else h, justify="left" if h == headers[0] else "right",
+                             no_wrap=True)
+        for row in rows:
+            table.add_row(*row)
+        tables.append(table)
+    console.print(Columns(tables, padding=(0, 3)))
 
 
 def _agreement_line(c) -> str | None:

@@ -21,7 +21,6 @@ from diffcompare.render.common import (
     breakable,
     dropped_note,
     envelope,
-    fitted_table,
     fitted_tables,
     latex_header,
     latex_prose,
@@ -229,12 +228,15 @@ def print_report(e, console) -> None:
     if dropped:
         console.print(Text(dropped_note(dropped, console.width), style="dim"))
     console.print()
-    grad, dropped = fitted_table(console, GRADIENT_HEADERS, list(_gradient_rows(e)),
-                                 drop_order=("difference", "SymPy's derivative"),
-                                 wrap=("SymPy's derivative",), left=GRADIENT_HEADERS, prose_width=20,
-                                 header_style="bold", title="the gradient: the chain rule, made visible (autograd: the walk's result)",
-                                 title_justify="left")
-    console.print(grad)
+    # vectors and matrices wrap at their commas; the variable's name never shrinks
+    grads, dropped = fitted_tables(console, GRADIENT_HEADERS, list(_gradient_rows(e)), key=("variable",),
+                                   drop_order=("difference", "SymPy's derivative", "SymPy's value"),
+                                   wrap=GRADIENT_HEADERS[1:4], left=GRADIENT_HEADERS, prose_width=20,
+                                   header_style="bold",
+                                   title="the gradient: the chain rule, made visible (autograd: the walk's result)",
+                                   title_justify="left")
+    for table in grads:
+        console.print(table)
     if dropped:
         console.print(Text(dropped_note(dropped, console.width), style="dim"))
     for note in e.notes:

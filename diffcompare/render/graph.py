@@ -5,8 +5,10 @@ backward rule is wrong is red in each."""
 
 from __future__ import annotations
 
+import json
+
 from diffcompare.render import html
-from diffcompare.render.common import latex_header, tex
+from diffcompare.render.common import envelope, json_array, latex_header, tex
 from diffcompare.render.explain import WRONG_MARK, drawing, tree_lines, values
 from diffcompare.version import install_hint
 
@@ -49,6 +51,30 @@ def dot(e) -> str:
                 out.append(f"  n{step.number} -> n{edge.target} [label={_dot_quote(values(edge.sent, 4))}];")
     out.append("}")
     return "\n".join(out) + "\n"
+
+
+GRAPH_SCHEMA_VERSION = 1
+
+
+def as_dict(e) -> dict:
+    """The backward graph as plain data (``"report": "graph"``, diffcompare/schemas/graph.schema.json):
+    its nodes (the step the backward walk reaches each at, the op, what it computes, its
+    value and the gradient it received) and its edges the way gradients flow, each with
+    what it sends (the vector-Jacobian product), every number in full."""
+    point = {n: json_array(e.point[n]) for n in e.variables}
+    command = {"function": e.label, "at": point, "vector": json_array(e.seed), "check": e.checked}
+    return envelope("graph", GRAPH_SCHEMA_VERSION, command, e.exit_status, {
+        "function": e.label, "output": json_array(e.output), "checked": e.checked,
+        "first_wrong": None if e.first_wrong is None else e.first_wrong.number,
+        "nodes": [{"id": s.number, "op": s.name, "computes": s.label, "leaf": s.is_leaf, "value": json_array(s.value),
+                   "grad": json_array(s.adjoint), "check": s.check or None} for s in e.steps],
+        "edges": [{"from": s.number, "to": edge.target, "sends": json_array(edge.sent)}
+                  for s in e.steps for edge in s.edges if edge.target is not None],
+    })
+
+
+def json_text(e) -> str:
+    return json.dumps(as_dict(e), indent=2, ensure_ascii=False) + "\n"
 
 
 def draw(e, format: str):

@@ -16,8 +16,8 @@ import os
 import sys
 import time
 
-from diffcompare.language.table import CALLABLE, CONSTANTS
 from diffcompare.render.common import fitted_table, plain_lines
+from diffcompare.render.functions import HEADERS, text_rows
 
 PROGRESS_AFTER = 1.0        # seconds of work before a progress bar appears
 
@@ -91,10 +91,7 @@ def progress_bar(doing: str, unit: str = ""):
 def print_functions() -> None:
     """The table of functions on standard output: fitted to the terminal, or plain text at
     :func:`pipe_width` in a pipe."""
-    headers = ["name", "arity", "meaning", "domain", "complex step"]
-    rows = [[row.name, str(row.arity), row.doc, row.domain,
-             "yes" if row.complex is not None else f"no: {row.not_complex_safe}"]
-            for row in list(CALLABLE.values()) + list(CONSTANTS.values())]
+    headers, rows = HEADERS, text_rows()
     terminal = is_terminal()
     shown = console(highlight=False, **({} if terminal else {"width": pipe_width(), "color_system": None}))
     table, _ = fitted_table(shown, headers, rows, drop_order=("arity",), wrap=headers[2:], left=headers,

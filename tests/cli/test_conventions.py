@@ -81,7 +81,7 @@ def test_every_parser_refuses_abbreviations():
     from diffcompare.cli.parser import disallow_abbreviations
     parser = build_parser()
     parsers = [parser, *parser.commands().values()]
-    commands = ("compare", "explain", "graph", "steps", "swell", "lecture", "audit", "functions")
+    commands = ("compare", "explain", "graph", "steps", "swell", "lecture", "audit", "functions", "example")
     assert set(parser.commands()) == set(commands) and all(p.allow_abbrev is False for p in parsers)
     assert len(disallow_abbreviations(parser)) == len(parsers)
 

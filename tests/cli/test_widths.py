@@ -88,10 +88,11 @@ def test_unset_columns_means_80(capsys, monkeypatch):
     assert max(cell_len(line) for line in out.out.split("\n")) <= 80
 
 
-def test_a_narrow_pipe_names_the_columns_left_out(capsys, monkeypatch):
+def test_a_narrow_pipe_moves_columns_to_a_second_table(capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "60")
     code, out = run(COMMANDS["compare gradient"], capsys)
-    assert "not shown at 60 columns: setup" in " ".join(out.out.split())
+    headers = [line.split() for line in out.out.splitlines() if line.startswith("method ")]
+    assert len(headers) >= 2 and any("setup" in h for h in headers[1:]) and "verdict" in headers[0]
     monkeypatch.setenv("COLUMNS", "200")
     code, out = run(COMMANDS["compare gradient"], capsys)
     assert "not shown" not in out.out and "ULP" in out.out
@@ -105,3 +106,40 @@ def test_latex_tables_fit_a_slide(name, capsys):
     specs = re.findall(r"\\begin\{tabular\}\{((?:[lrc]|>\{[^{}]*\}p\{[^{}]*\})+)\}", out.out)
     columns = [len(re.sub(r">\{[^{}]*\}|\{[^{}]*\}", "", spec)) for spec in specs]    # p{} columns wrap prose
     assert specs and all(n <= LATEX_COLUMNS for n in columns), specs
+
+
+MATRIX_VARIABLE = ["compare", "sum(A*A)", "--at", "A=[[1,2],[3,4]]", "--repeat", "1"]
+
+
+@pytest.mark.parametrize("width", [60, 80, 120])
+@pytest.mark.parametrize("name", ["compare gradient", "compare jacobian", "compare hessian", "compare points",
+                                  "matrix variable"])
+def test_no_essential_column_is_left_out(name, width, reports):
+    """At any width every method keeps its name, its verdict and its time: columns that do
+    not fit move to a second table beside the method's name, they are not left out."""
+    if name == "matrix variable":
+        import diffcompare
+        report = diffcompare.compare("sum(A*A)", at={"A": [[1.0, 2.0], [3.0, 4.0]]}, repeat=1)
+    else:
+        report = reports[name][2]
+    text = report.render("text", width=width)
+    _check(text, width)
+    dropped = re.search(r"not shown at \d+ columns: ([^(]*)", " ".join(text.split()))
+    left_out = {c.strip() for c in dropped.group(1).split(",")} if dropped else set()
+    assert not left_out & {"time", "time (all points)", "verdict", "max rel error", "rel error", "worst entry"}, left_out
+    for m in report.methods:
+        lines = [line for line in text.splitlines() if line.split()[:1] == [m.name]]
+        assert lines, f"{m.name} is not in the table at {width} columns"
+        assert any(line.rstrip().endswith(m.verdict) for line in lines), f"{m.name}'s verdict at {width}"
+
+
+def test_a_hessian_is_shown_as_a_matrix(reports):
+    """The Hessian of Rosenbrock at x = (1.2, 1.2, 1.2) as a 3 × 3 matrix: its rows, by hand,
+    are [1250, -480, 0], [-480, 1450, -480], [0, -480, 200] (f = Σ 100(x_{i+1} - x_i²)² + (1 - x_i)²)."""
+    text = reports["compare hessian"][2].render("text", width=120)
+    rows = {}
+    for line in text.splitlines():
+        cells = line.split()
+        if cells[:1] in (["x[0]"], ["x[1]"], ["x[2]"]) and len(cells) == 4 and cells[0] not in rows:
+            rows[cells[0]] = [float(c) for c in cells[1:]]
+    assert rows == {"x[0]": [1250.0, -480.0, 0.0], "x[1]": [-480.0, 1450.0, -480.0], "x[2]": [0.0, -480.0, 200.0]}

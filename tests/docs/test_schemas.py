@@ -21,6 +21,9 @@ COMMANDS = {
     "steps": [["steps", "exp(x)", "--at", "x=1"]],
     "audit": [["audit", "tests/golden/suites/wrong.toml", "--points", "2"]],
     "swell": [["swell", "logistic", "--n", "1..3", "--expressions", "2"]],
+    "functions": [["functions"]],
+    "graph": [["graph", "sin(x)*x", "--at", "x=2"],
+              ["graph", "sum(A*x)", "--at", "A=[[1,2],[3,4]]", "--at", "x=[1,2]", "--check"]],
 }
 
 
@@ -66,3 +69,29 @@ def test_an_explicit_format_wins_and_an_unknown_extension_is_refused(tmp_path, c
     assert code == 0 and path.read_text().startswith("f = ")
     code, out = run(["compare", "sin(x)", "--at", "x=1", "--repeat", "1", "--output", str(tmp_path / "r.xyz")], capsys)
     assert code == 2 and "the extension .xyz names no format" in out.err and not (tmp_path / "r.xyz").exists()
+
+
+def test_graph_json_holds_the_graph_by_hand(capsys):
+    """f = sin(x)·x at x = 2: the product node sends x = 2 to sin's node and sin(2) to x's leaf;
+    sin's node sends cos(2)·2 to the leaf; the leaf's gradient is sin(2) + 2 cos(2)."""
+    import math
+    code, out = run(["graph", "sin(x)*x", "--at", "x=2", "--format", "json"], capsys)
+    data = json.loads(out.out)
+    nodes = {n["id"]: n for n in data["nodes"]}
+    ops = sorted(n["op"] for n in data["nodes"])
+    assert ops == ["AccumulateGrad", "MulBackward0", "SinBackward0"] and code == 0
+    leaf = next(n for n in data["nodes"] if n["leaf"])
+    assert math.isclose(leaf["grad"], math.sin(2) + 2 * math.cos(2), rel_tol=1e-15)
+    sin_node = next(n for n in data["nodes"] if n["op"] == "SinBackward0")
+    sent = {(e["from"], e["to"]): e["sends"] for e in data["edges"]}
+    assert math.isclose(sent[(sin_node["id"], leaf["id"])], 2 * math.cos(2), rel_tol=1e-15)
+    product = next(n["id"] for n in data["nodes"] if n["op"] == "MulBackward0")
+    assert sent[(product, sin_node["id"])] == 2.0 and set(nodes) == {e for pair in sent for e in pair}
+
+
+def test_functions_json_lists_what_the_text_table_lists(capsys):
+    code, out = run(["functions", "--format", "json"], capsys)
+    names = [f["name"] for f in json.loads(out.out)["functions"]]
+    code, text = run(["functions"], capsys)
+    assert code == 0 and {"sin", "relu", "atan2", "pi"} <= set(names)
+    assert all(any(line.split()[:1] == [name] for line in text.out.splitlines()) for name in ("sin", "atan2", "pi"))

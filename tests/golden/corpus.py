@@ -120,6 +120,8 @@ RERECORDED = {
                    "when one is close) and a pointer to the command's --help, without the usage block first (bad-06, "
                    "bad-14); no value or judgement changed",
     "lecture": "a new command, lecture, is listed among the choices of an unknown command's error (bad-14)",
+    "example": "a new command, example (the examples shipped with the package), is listed among the choices of an "
+               "unknown command's error (bad-14)",
     "machine": "recorded on a machine whose sin, exp, ... differ in the last bit (machine.json holds its "
                "fingerprint); outputs are compared in full on such a machine, judgements alone elsewhere; "
                "no judgement changed",
