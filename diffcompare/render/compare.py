@@ -327,7 +327,7 @@ def _entry_table(c):
     rows = []
     for k, label in enumerate(labels):
         high = c.reference.high[0, k]
-        rows.append([label, "undefined" if not np.isfinite(high) else f"{high:.17g}"]
+        rows.append([label, "undefined" if not np.isfinite(high) else number(float(high))]
                     + [small(float(m.rel_error[0, k])) for m in shown])
     return headers, rows
 
