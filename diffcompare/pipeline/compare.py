@@ -349,7 +349,7 @@ def _event_notes(problem, reference, count) -> list:
 def _described(event) -> str:
     where = f" (column {event.column})" if event.column else ""
     if event.kind == "kink":
-        args = ", ".join(repr(float(a)) if isinstance(a, float) else
+        args = ", ".join(repr(float(a)).removesuffix(".0") if isinstance(a, float) else
                          np.array2string(np.asarray(a), precision=6, threshold=6) for a in event.arguments)
         return f"{event.function}({args}){where}: {event.text}"
     return f"{event.text}{where}"

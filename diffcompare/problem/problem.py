@@ -272,7 +272,7 @@ def _all_finite(values):
 
 
 def _domain_text(row, args, result):
-    shown = ", ".join(repr(float(_plain(a))) for a in args)
+    shown = ", ".join(repr(float(_plain(a))).removesuffix(".0") for a in args)
     value = _plain(result)
     what = "nan" if isinstance(value, float) and math.isnan(value) else str(value)
     if row.name == "div" and _plain(args[1]) == 0:

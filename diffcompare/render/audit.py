@@ -224,7 +224,7 @@ def from_json(data: dict) -> AuditReport:
     case's verdict kept as it was written."""
     cases = []
     for c in data["cases"]:
-        c = {k: from_plain(v) for k, v in c.items()}
+        c = {("kind" if k == "check" else k): from_plain(v) for k, v in c.items()}     # "check" before version 3
         judged = c.get("judged", "autograd")
         c["points"] = [PointResult(**{**p, "verdict": verdict_code(p["verdict"], judged)}) for p in c["points"]]
         c["counts"] = {verdict_code(words, judged): n for words, n in c.get("counts", {}).items()}

@@ -40,7 +40,7 @@ from diffcompare.render.verdicts import finding, reason  # noqa: E402
 from diffcompare.render.work import work_words  # noqa: E402
 from diffcompare.version import __version__  # noqa: E402
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 MAX_ENTRY_ROWS = 36         # larger results show the worst entries only
 
 

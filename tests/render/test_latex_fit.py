@@ -22,7 +22,7 @@ from diffcompare.lecture.swell import swell  # noqa: E402
 SIX = "x1*x2*x3 + sin(x4)*exp(x5) + x6**2*log(x1 + x2 + x3 + x4 + x5 + x6)"
 SIX_AT = {"x1": 0.5, "x2": 1.5, "x3": 2.0, "x4": 0.3, "x5": 0.7, "x6": 1.1}
 LONG = "sin(x)*exp(y)/(1 + x**2 + y**2) + log(1 + exp(x*y))*cos(x - y) + tanh(x*y**2)*atan(y/x)"
-METHODS = "autograd,symbolic,central"
+METHODS = "autograd,symbolic,central-difference"
 
 
 @pytest.fixture(scope="module")
