@@ -66,7 +66,7 @@ def step_sweep(f, at, variable=None, per_decade=1, h_range="1e-20..1e-1", measur
                schemes=schemes, precisions=precisions)
 
 
-def swell(family, n, template=None, timeout=10.0, symbolic_backend="sympy", expressions=0, **renamed):
+def swell(family, n=None, template=None, timeout=10.0, symbolic_backend="sympy", expressions=0, **renamed):
     """Expression swell of a family of functions at every ``n`` (a list, or text such as
     "1..8") (see :mod:`diffcompare.lecture.swell`);
     ``symbolic_backend="symengine"`` times SymEngine beside SymPy; ``expressions=N`` keeps

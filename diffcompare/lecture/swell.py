@@ -263,7 +263,7 @@ def parse_ns(text) -> list:
     return ns
 
 
-def swell(family: str, n, template: str | None = None, timeout: float = 10.0,
+def swell(family: str, n=None, template: str | None = None, timeout: float = 10.0,
           symbolic_backend: str = symengine_backend.SYMPY, expressions: int = 0, progress=None,
           numbering: str = "iterations", **renamed) -> SwellReport:
     """Measure expression swell for ``family`` (one of FAMILIES) at every n of ``n`` (a list, or text such as "1..8").
@@ -280,6 +280,8 @@ def swell(family: str, n, template: str | None = None, timeout: float = 10.0,
     (4*x*(1 - x), 4 - 8*x)
     """
     n = old_arguments("swell", renamed, {"ns": "n"}).get("n", n)
+    if n is None:
+        raise TypeError("swell() missing the values of n: n=[1, 2, 4] or n=\"1..8\"")
     whole_number(expressions, option("expressions"), 0, MAX_SHOWN)
     if family not in FAMILIES:
         hint = nearest(family, FAMILIES)
