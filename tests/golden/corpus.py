@@ -123,6 +123,13 @@ RERECORDED = {
     "machine": "recorded on a machine whose sin, exp, ... differ in the last bit (machine.json holds its "
                "fingerprint); outputs are compared in full on such a machine, judgements alone elsewhere; "
                "no judgement changed",
+    "one vocabulary": "the difference schemes are named forward-difference, backward-difference and "
+                      "central-difference (forward-mode is automatic differentiation), in every table, note and "
+                      "JSON report, and the corpus's commands use the new names; a suite's keys are kind and points "
+                      "(check and random still read, with a note) and the audit's JSON says kind and points; "
+                      "compare and steps JSON are schema_version 4, audit 3; numbers print as the shortest repr "
+                      "that reads back (a kink at x = 0.3, not 0.29999999999999999); errors name the option with "
+                      "an example as the command line writes it; no value or verdict changed",
 }
 
 # Keys of measured time, dropped before comparing: the median and spread of repeated runs
