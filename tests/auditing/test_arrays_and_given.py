@@ -138,7 +138,7 @@ def test_a_wrong_hand_derived_gradient_fails_with_its_entries_named():
 
 def test_a_numpy_function_with_its_gradient_and_the_exact_formula():
     report = audit(lambda x, y: np.sin(x) * y, gradient=lambda x, y: (np.cos(x) * y, np.sin(x)),
-                   reference="sin(x) * y", domain={"x": (-3, 3), "y": (-2, 2)}, random=10)
+                   reference="sin(x) * y", domain={"x": (-3, 3), "y": (-2, 2)}, points=10)
     assert report.cases[0].status == "pass", report.cases[0].findings
 
 

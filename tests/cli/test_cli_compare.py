@@ -100,7 +100,7 @@ def test_argparse_errors_exit_2(tmp_path):
 
 
 @pytest.mark.parametrize("fmt, marker", [("markdown", "| method |"), ("latex", r"\begin{tabular}"),
-                                         ("text", "verdict"), ("json", '"schema_version": 3')])
+                                         ("text", "verdict"), ("json", '"schema_version": 4')])
 def test_output_file_in_every_format(fmt, marker, tmp_path):
     target = tmp_path / f"report.{fmt}"
     result = run("compare", "x*exp(x)", "--at", "x=2", "--format", fmt, "--output", str(target), "--repeat", "1",
