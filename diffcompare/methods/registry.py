@@ -10,7 +10,7 @@ from __future__ import annotations
 from diffcompare.language.expression import nearest
 from diffcompare.methods.finite_differences import FD_METHODS
 from diffcompare.problem.errors import InputError
-from diffcompare.problem.vocabulary import RENAMED_METHODS, option, renamed_method
+from diffcompare.problem.vocabulary import RENAMED_METHODS, example, renamed_method
 
 METHODS = ("autograd", "symbolic") + FD_METHODS
 
@@ -68,5 +68,6 @@ def parse_methods_for(kind: str, methods, given: bool = False) -> tuple:
     """
     names = parse_methods(methods, ALL_METHODS[kind], METHODS_FOR[kind], f"the {kind}")
     if GIVEN in names and not given:
-        raise InputError(f"method 'given' is your own derivative: give its function with {option('gradient')}")
+        raise InputError(f"method 'given' is your own derivative: name its function with "
+                         f"{example('gradient', 'module:function', 'your_derivative')}")
     return names + (GIVEN,) * (given and GIVEN not in names)
