@@ -235,7 +235,7 @@ def cases() -> dict:
         return lambda: latex_report(diffcompare.explain(f, point(at)))
 
     def audit(f, domain, **options):
-        return lambda: diffcompare.audit(f, domain=domain, random=3, **options).render("latex")
+        return lambda: diffcompare.audit(f, domain=domain, points=3, **options).render("latex")
     return {
         "graph": {
             "two variables": graph("sin(x)*exp(y)", "x=0.5,y=1.5"),
@@ -244,7 +244,7 @@ def cases() -> dict:
         },
         "audit": {
             "one case": audit(LONG, {"x": (0.1, 2.0), "y": (0.1, 2.0)}, name="a long expression in x and y"),
-            "a wrong gradient": audit("x**2", {"x": (-1.0, 1.0)}, grad=lambda x: 3 * x, name="x squared, wrong 3x"),
+            "a wrong gradient": audit("x**2", {"x": (-1.0, 1.0)}, gradient=lambda x: 3 * x, name="x squared, wrong 3x"),
         },
         "compare": {
             "two variables": compare("sin(x)*exp(y)", "x=0.5,y=1.5"),

@@ -16,24 +16,25 @@ __all__ = ["__version__", "compare", "explain", "step_sweep", "swell", "audit", 
 
 def compare(f, at=None, methods=None, digits: int = 30, repeat: int = 5, step: float | None = None,
             symbolic_timeout: float | None = 10.0, kind: str | None = None, vector=None, points: int | None = None,
-            seed: int = 0, box=None, grid: bool = False, grad=None, progress=None):
+            seed: int = 0, box=None, grid: bool = False, gradient=None, progress=None, **renamed):
     """Differentiate ``f`` (expression text or a Python callable) at ``at`` by every method
     in ``methods`` and measure each against the exact reference: the gradient, or with
     ``kind=`` the Jacobian, vᵀJ, Jv (``vector=``) or Hessian, at one point or at
-    ``points=`` random points of ``box`` (or a ``grid``); ``grad``: your own derivative,
+    ``points=`` random points of ``box`` (or a ``grid``); ``gradient``: your own derivative,
     judged as the method "given"; ``progress(done, total, what)``: called as each stage
-    finishes. Every option is described at
+    finishes. The old spelling ``grad=`` still works, with a DeprecationWarning. Every option is described at
     :func:`diffcompare.pipeline.compare.compare` (imported when first called, so that
     ``import diffcompare`` stays quick).
 
     >>> import diffcompare
-    >>> c = diffcompare.compare("sin(x) * y", at={"x": 0.5, "y": 2.0}, methods="autograd,central", repeat=1)
+    >>> c = diffcompare.compare("sin(x) * y", at={"x": 0.5, "y": 2.0}, methods="autograd,central-difference", repeat=1)
     >>> c.method("autograd").verdict, c.exit_status
     ('pass', 0)
     """
     from diffcompare.pipeline.compare import compare as run
     return run(f, at, methods=methods, digits=digits, repeat=repeat, step=step, symbolic_timeout=symbolic_timeout,
-               kind=kind, vector=vector, points=points, seed=seed, box=box, grid=grid, grad=grad, progress=progress)
+               kind=kind, vector=vector, points=points, seed=seed, box=box, grid=grid, gradient=gradient,
+               progress=progress, **renamed)
 
 
 def explain(f, at, vector=None, check=False, label=None):
@@ -50,7 +51,7 @@ def explain(f, at, vector=None, check=False, label=None):
 
 
 def step_sweep(f, at, variable=None, per_decade=1, h_range="1e-20..1e-1", measure="absolute", axis="increasing",
-               schemes="forward,central,five-point,complex-step", precisions="float64,float32"):
+               schemes="forward-difference,central-difference,five-point,complex-step", precisions="float64,float32"):
     """Finite-difference error against the step size, every scheme in float64 and float32
     (see :mod:`diffcompare.lecture.steps`): the absolute (or relative) error at every h
     of ``h_range``, h increasing (or decreasing) along the axis.
@@ -58,15 +59,16 @@ def step_sweep(f, at, variable=None, per_decade=1, h_range="1e-20..1e-1", measur
     >>> import diffcompare
     >>> sweep = diffcompare.step_sweep("exp(x)", {"x": 1.0})
     >>> sweep.schemes
-    ['forward', 'central', 'five-point', 'complex-step']
+    ['forward-difference', 'central-difference', 'five-point', 'complex-step']
     """
     from diffcompare.lecture.steps import step_sweep as run
     return run(f, at, variable=variable, per_decade=per_decade, h_range=h_range, measure=measure, axis=axis,
                schemes=schemes, precisions=precisions)
 
 
-def swell(family, ns, template=None, timeout=10.0, symbolic_backend="sympy", expressions=0):
-    """Expression swell of a family of functions (see :mod:`diffcompare.lecture.swell`);
+def swell(family, n=None, template=None, timeout=10.0, symbolic_backend="sympy", expressions=0, **renamed):
+    """Expression swell of a family of functions at every ``n`` (a list, or text such as
+    "1..8") (see :mod:`diffcompare.lecture.swell`);
     ``symbolic_backend="symengine"`` times SymEngine beside SymPy; ``expressions=N`` keeps
     the expressions themselves for n up to N (the lecture's table).
 
@@ -76,28 +78,28 @@ def swell(family, ns, template=None, timeout=10.0, symbolic_backend="sympy", exp
     ([2, 21], '4 - 8*x')
     """
     from diffcompare.lecture.swell import swell as run
-    return run(family, ns, template=template, timeout=timeout, symbolic_backend=symbolic_backend,
-               expressions=expressions)
+    return run(family, n, template=template, timeout=timeout, symbolic_backend=symbolic_backend,
+               expressions=expressions, **renamed)
 
 
-def audit(fn, domain=None, points=None, check: str = "gradient", dtype: str = "float64", random: int = 0,
+def audit(fn, domain=None, at=None, kind: str = "gradient", dtype: str = "float64", points: int = 0,
           seed: int = 0, adversarial: bool = True, tolerance: dict | None = None, reference: str | None = None,
-          engine: str = "diffcompare", name: str | None = None, timeout: float | None = 600.0, grad=None,
-          shape: dict | None = None):
-    """Audit autograd's gradient (``check``: or Jacobian, Hessian) of ``fn`` — or your own
-    ``grad`` — over ``domain`` ({"x": (-2, 2)}, ``random`` points and adversarial ones) and
-    at ``points``, against the exact reference; the options are described at
-    :func:`diffcompare.auditing.audit.audit`.
+          engine: str = "diffcompare", name: str | None = None, timeout: float | None = 600.0, gradient=None,
+          shape: dict | None = None, **renamed):
+    """Audit autograd's gradient (``kind``: or Jacobian, Hessian) of ``fn`` — or your own
+    ``gradient`` — over ``domain`` ({"x": (-2, 2)}: ``points`` random points and adversarial
+    ones) and at ``at`` (a point or a list of them), against the exact reference; the
+    options are described at :func:`diffcompare.auditing.audit.audit`.
 
     >>> import diffcompare
-    >>> report = diffcompare.audit("x * abs(x)", domain={"x": (-1, 1)}, random=5)
+    >>> report = diffcompare.audit("x * abs(x)", domain={"x": (-1, 1)}, points=5)
     >>> report.exit_status, report.cases[0].status
     (0, 'pass')
     """
     from diffcompare.auditing.audit import audit as run
-    return run(fn, domain=domain, points=points, check=check, dtype=dtype, random=random, seed=seed,
+    return run(fn, domain=domain, at=at, kind=kind, dtype=dtype, points=points, seed=seed,
                adversarial=adversarial, tolerance=tolerance, reference=reference, engine=engine, name=name,
-               timeout=timeout, grad=grad, shape=shape)
+               timeout=timeout, gradient=gradient, shape=shape, **renamed)
 
 
 def parse(text: str):

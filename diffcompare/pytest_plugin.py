@@ -98,7 +98,7 @@ class AuditCase(pytest.Item):
         from diffcompare.render.findings import verdict_of
         config = self.config
         __tracebackhide__ = True
-        report = run_cases([self.case], random=config.getoption("audit_points"),
+        report = run_cases([self.case], points=config.getoption("audit_points"),
                            seed=config.getoption("audit_seed"), workers=_workers(config))
         result = report.cases[0]
         self.user_properties.append(("verdict", verdict_of(result)))

@@ -38,9 +38,9 @@ CENTRAL = ((-1, -0.5), (1, 0.5))        # (f(x+h) - f(x-h)) / 2h, sampled left f
 # f'(x) ≈ Σ weight · f(x + offset·h) / h, exact for polynomials of degree up to the scheme's order
 # (the error model reads these too: their weights and moments)
 STENCILS = {
-    "forward": ((0, -1.0), (1, 1.0)),
-    "backward": ((0, 1.0), (-1, -1.0)),
-    "central": CENTRAL,
+    "forward-difference": ((0, -1.0), (1, 1.0)),
+    "backward-difference": ((0, 1.0), (-1, -1.0)),
+    "central-difference": CENTRAL,
     "five-point": ((-2, 1 / 12), (-1, -8 / 12), (1, 8 / 12), (2, -1 / 12)),
     "richardson": _richardson_stencil(),
 }
@@ -51,7 +51,7 @@ def sample(at, h, stencil=CENTRAL, centre=None) -> list:
     by the displacement it is given (a number, or an array of them, one per point).
     ``centre``: f(x) when the caller has it already, used for the offset 0.
 
-    >>> sample(lambda step: 10 + step, 2.0, STENCILS["forward"], centre=10.0)
+    >>> sample(lambda step: 10 + step, 2.0, STENCILS["forward-difference"], centre=10.0)
     [10.0, 12.0]
     """
     return [centre if offset == 0 and centre is not None else at(offset * h) for offset, _ in stencil]
@@ -89,7 +89,7 @@ def difference(at, h, stencil=CENTRAL, taken=None, centre=None):
     (:func:`sample`) and combined over ``taken``, the step actually taken when rounding
     makes it differ from h (``(x + h) - x``), else h.
 
-    >>> difference(lambda step: (2.0 + step) ** 2, 0.25, STENCILS["forward"])    # 2x + h at x = 2
+    >>> difference(lambda step: (2.0 + step) ** 2, 0.25, STENCILS["forward-difference"])    # 2x + h at x = 2
     4.25
     """
     return combine(sample(at, h, stencil, centre), h if taken is None else taken, stencil)
@@ -98,7 +98,7 @@ def difference(at, h, stencil=CENTRAL, taken=None, centre=None):
 def reach(stencil) -> tuple:
     """How far the stencil reaches, in steps: (to the left, to the right).
 
-    >>> reach(STENCILS["forward"]), reach(STENCILS["richardson"])
+    >>> reach(STENCILS["forward-difference"]), reach(STENCILS["richardson"])
     ((0, 1), (1.0, 1.0))
     """
     offsets = [offset for offset, _ in stencil]

@@ -14,7 +14,7 @@ report = diffcompare.compare("exp(x)/sqrt(sin(x)**3 + cos(x)**3)", at={"x": 1.5}
 print(report.render("text"))
 assert report.reference.text("x", 25) == "4.053427893898620657714188"
 assert report.method("complex-step").entry("x").rel_error <= 1e-15
-assert report.method("central").entry("x").rel_error <= 1e-9
+assert report.method("central-difference").entry("x").rel_error <= 1e-9
 
 
 # 2. The same function as ordinary Python: diffcompare.functions follow their arguments
@@ -35,7 +35,7 @@ def piecewise(x):
     return -x
 
 
-fallback = diffcompare.compare(piecewise, at={"x": 1.5}, methods="autograd,symbolic,central", repeat=3)
+fallback = diffcompare.compare(piecewise, at={"x": 1.5}, methods="autograd,symbolic,central-difference", repeat=3)
 print(fallback.render("text"))
 assert fallback.reference.source == "mpmath"
 assert fallback.method("autograd").entry("x").value == 6.75          # 3 x² at 1.5

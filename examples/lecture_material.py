@@ -19,7 +19,7 @@ assert all(abs(float(walk.gradient[n]) - v) < 1e-15 for n, v in expected.items()
 # 2. Truncation against rounding: the V-shaped error curves, float64 and float32.
 sweep = diffcompare.step_sweep("exp(x)/sqrt(sin(x)**3 + cos(x)**3)", at={"x": 1.5})
 print(sweep.render("markdown"))
-central = sweep.curve("central", "float64")
+central = sweep.curve("central-difference", "float64")
 assert abs(math.log10(central.best_h / central.predicted_h)) <= 1
 
 # 3. Expression swell: SymPy's raw derivative against the engine's graph.

@@ -23,7 +23,7 @@ NOTEBOOKS = {
         ("code", 'diffcompare.compare("sin(x)*exp(y) + log(1 + z**2)", at={"x": 1, "y": 0.5, "z": 2}, repeat=1)'),
         ("md", "Central differences lose about half the digits; the complex step keeps them all. At a point where "
                "`f` has a kink the verdicts are *inconclusive*, not wrong:"),
-        ("code", 'diffcompare.compare("abs(x) + x**2", at={"x": 0}, methods="autograd,central,forward", repeat=1)'),
+        ("code", 'diffcompare.compare("abs(x) + x**2", at={"x": 0}, methods="autograd,central-difference,forward-difference", repeat=1)'),
         ("md", "The Jacobian of a vector function at 20 random points: one row per method, its worst entry and point."),
         ("code", 'jacobian = diffcompare.compare("[x*y, sin(x)*y]", kind="jacobian", points=20,\n'
                  '                              box={"x": (-1, 1), "y": (0.5, 2)}, repeat=1)\n'
@@ -98,7 +98,7 @@ NOTEBOOKS = {
                  "\n"
                  "def swish(x):\n"
                  "    return Swish.apply(x)"),
-        ("code", 'diffcompare.audit(swish, domain={"x": (-3, 3)}, random=10, name="swish, wrong backward")'),
+        ("code", 'diffcompare.audit(swish, domain={"x": (-3, 3)}, points=10, name="swish, wrong backward")'),
         ("md", "`explain(..., check=True)` names the node whose rule is wrong:"),
         ("code", 'walk = diffcompare.explain(swish, {"x": 0.8}, check=True)\n'
                  "walk.first_wrong.name, walk.first_wrong.detail"),

@@ -48,4 +48,4 @@ print("three-way comparison of vᵀJ:", report.verdicts())
 by = {m.name: m.estimate.values[0] for m in report.methods if m.estimate.has_values}
 print("symbolic:", report.method("symbolic").reason)
 assert by["autograd"].tolist() == x.grad.tolist()
-assert np.allclose(by["central"], by["autograd"], rtol=1e-9) and by["complex-step"].tolist() == x.grad.tolist()
+assert np.allclose(by["central-difference"], by["autograd"], rtol=1e-9) and by["complex-step"].tolist() == x.grad.tolist()

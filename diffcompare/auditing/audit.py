@@ -21,7 +21,7 @@ not depend on how they were scheduled.
 
 >>> from diffcompare.auditing.suite import Case
 >>> report = run_cases([Case("smooth", expression="sin(x) * exp(y)", domain={"x": (-2, 2), "y": (-1, 1)})],
-...                    random=5)
+...                    points=5)
 >>> case = report.cases[0]
 >>> case.status, case.counts["agree"] == len(case.points), report.exit_status
 ('pass', True, 0)
@@ -39,17 +39,18 @@ from diffcompare.auditing.workers import UNIT_TIMEOUT
 from diffcompare.auditing.suite import MAX_RANDOM, make_case, names_function
 from diffcompare.problem.errors import InputError
 from diffcompare.problem.values import SEED_LIMIT, whole_number
+from diffcompare.problem.vocabulary import RENAMED_ARGUMENTS, RENAMED_AUDIT, old_arguments, option, warn_renamed
 
 # torch.autograd.gradcheck's defaults: the plain check an audit reports beside its own
 
 
-def run_cases(cases: list, random: int | None = None, seed: int = 0, engine: str = "diffcompare", jobs: int = 1,
+def run_cases(cases: list, points: int | None = None, seed: int = 0, engine: str = "diffcompare", jobs: int = 1,
               scheduler: str | None = None, adversarial: bool = True, symbolic_timeout: float = SYMBOLIC_TIMEOUT,
               progress=None, timeout: float | None = AUDIT_TIMEOUT, isolate: bool = False,
               case_timeout: float | None = UNIT_TIMEOUT, workers=None, exitfirst: bool = False) -> AuditReport:
     """Audit ``cases`` (:class:`~diffcompare.auditing.suite.Case`) and return the report.
 
-    ``random``: random points per case (None: each case's own, else 10); ``seed``: their
+    ``points``: random points per case (None: each case's own, else 10); ``seed``: their
     seed; ``engine``: "diffcompare" or "torch"; ``jobs``: processes on this machine;
     ``scheduler``: the address of a Dask scheduler instead; ``progress(done, total)``
     is called as batches finish; ``timeout``: seconds allowed to the whole audit (None:
@@ -70,9 +71,9 @@ def run_cases(cases: list, random: int | None = None, seed: int = 0, engine: str
                          f"{case_timeout!r}")
     if timeout is not None and not (isinstance(timeout, (int, float)) and timeout > 0):
         raise InputError(f"the time budget must be a positive number of seconds (None: no limit), not {timeout!r}")
-    if random is not None:
-        whole_number(random, "--points", 0, MAX_RANDOM)
-    settings = {"random": random, "seed": seed, "engine": engine, "adversarial": adversarial,
+    if points is not None:
+        whole_number(points, option("points"), 0, MAX_RANDOM)
+    settings = {"points": points, "seed": seed, "engine": engine, "adversarial": adversarial,
                 "symbolic_timeout": symbolic_timeout, "timeout": timeout,
                 "deadline": None if timeout is None else time.time() + timeout}
     start = time.perf_counter()
@@ -99,7 +100,7 @@ def run_cases(cases: list, random: int | None = None, seed: int = 0, engine: str
                 results[-1].status = "undecided"
                 results[-1].findings.append(finding(INTERRUPTED))
         else:
-            results.append(CaseResult(case.name, case.source, case.check, case.dtype, engine, "undecided",
+            results.append(CaseResult(case.name, case.source, case.kind, case.dtype, engine, "undecided",
                                       [finding(NOT_RUN, interrupted=interrupted)], judged=case.judged))
     shown = {k: v for k, v in settings.items() if k not in ("symbolic_timeout", "timeout", "deadline")}
     where = f"Dask scheduler {scheduler}" if scheduler else f"{jobs} process{'es' * (jobs != 1)}"
@@ -133,33 +134,43 @@ def _unfinished(batches) -> bool:
     return first.total > 0 and len(batches) < -(-first.total // BATCH)
 
 
-def audit(fn, domain=None, points=None, check: str = "gradient", dtype: str = "float64", random: int = 0,
+def audit(fn, domain=None, at=None, kind: str = "gradient", dtype: str = "float64", points: int = 0,
           seed: int = 0, adversarial: bool = True, tolerance: dict | None = None, reference: str | None = None,
           engine: str = "diffcompare", name: str | None = None, timeout: float | None = AUDIT_TIMEOUT,
-          grad=None, shape: dict | None = None) -> AuditReport:
-    """Audit the gradient (or Jacobian, Hessian) of ``fn`` — expression text, a Python
+          gradient=None, shape: dict | None = None, **renamed) -> AuditReport:
+    """Audit the gradient (``kind``: or the Jacobian, Hessian) of ``fn`` — expression text, a Python
     callable written with :mod:`diffcompare.language.functions`, an ``ag.Function`` subclass or
-    "module:function" — over ``domain`` ({"x": (-2, 2)}) and at ``points`` (a mapping or a
-    list of mappings; values may be vectors and matrices, as lists or arrays). Returns the
-    same :class:`AuditReport` as ``diffcompare audit``.
+    "module:function" — at ``points`` random points of ``domain`` ({"x": (-2, 2)}) and its
+    adversarial ones, and at ``at`` (a mapping or a list of mappings; values may be vectors
+    and matrices, as lists or arrays). Returns the same :class:`AuditReport` as
+    ``diffcompare audit``. The old spellings ``check=``, ``random=``, ``grad=`` and
+    ``points=`` of explicit points still work, with a DeprecationWarning.
 
-    ``grad``: your own gradient (a callable or "module:function" taking f's arguments, see
+    ``gradient``: your own gradient (a callable or "module:function" taking f's arguments, see
     :mod:`diffcompare.methods.given`) judged in autograd's place — a hand-derived formula or
     another library's; f then needs no engine, plain NumPy will do. ``shape``: the shapes
     of array variables that only the domain gives values ({"x": [3]}).
 
-    >>> report = audit("abs(x) + x", domain={"x": (-1, 1)}, points=[{"x": 0.5}])   # at 0: slopes 0 and 2
+    >>> report = audit("abs(x) + x", domain={"x": (-1, 1)}, at=[{"x": 0.5}])   # at 0: slopes 0 and 2
     >>> report.cases[0].status, report.cases[0].counts["subgradient"]
     ('pass', 2)
     >>> import numpy as np
-    >>> report = audit(lambda x, y: np.sin(x) * y, grad=lambda x, y: (np.cos(x) * y, np.cos(x)),
-    ...                points={"x": 0.5, "y": 2.0})          # ∂f/∂y should be sin(x)
+    >>> report = audit(lambda x, y: np.sin(x) * y, gradient=lambda x, y: (np.cos(x) * y, np.cos(x)),
+    ...                at={"x": 0.5, "y": 2.0})          # ∂f/∂y should be sin(x)
     >>> report.cases[0].status, report.cases[0].verdict.split(";")[0]
     ('fail', 'gradient <lambda> is wrong at 1 of 1 points')
     """
-    entry = {"check": check, "dtype": dtype}
-    if grad is not None:
-        entry["gradient"] = grad
+    old = old_arguments("audit", renamed, RENAMED_ARGUMENTS | RENAMED_AUDIT)
+    if points is not None and not (isinstance(points, int) and not isinstance(points, bool)):
+        if at is not None or isinstance(points, (float, bool)):     # not explicit points: a count of the wrong type
+            raise InputError(f"points= is the number of random points in the domain, a whole number, not {points!r}; "
+                             f"explicit points go in at=")
+        warn_renamed("points= of explicit points", "at=")
+        at, points = points, old.pop("points", 0)
+    kind, points, gradient = old.get("kind", kind), old.get("points", points), old.get("gradient", gradient)
+    entry = {"kind": kind, "dtype": dtype}
+    if gradient is not None:
+        entry["gradient"] = gradient
     if shape is not None:
         entry["shape"] = {k: list(v) if isinstance(v, (list, tuple)) else v for k, v in shape.items()}
     if isinstance(fn, str) and not names_function(fn):
@@ -168,15 +179,12 @@ def audit(fn, domain=None, points=None, check: str = "gradient", dtype: str = "f
         entry["function"] = fn
     if domain is not None:
         entry["domain"] = {k: list(v) for k, v in domain.items()}
-    if points is not None:
-        if isinstance(points, (int, float)) and not isinstance(points, bool):
-            raise InputError(f"points= gives explicit points (a mapping such as {{'x': 0.5}}, or a list of them), "
-                             f"not a count: for {points!r} random points in the domain write random={points!r}")
-        entry["at"] = [points] if isinstance(points, dict) else list(points)
+    if at is not None:
+        entry["at"] = [at] if isinstance(at, dict) else list(at)
     if tolerance:
         entry["tolerance"] = dict(tolerance)
     if reference is not None:
         entry["reference"] = reference
     label = name or (fn if isinstance(fn, str) else getattr(fn, "__name__", "f"))
     case = make_case(entry, label)
-    return run_cases([case], random=random, seed=seed, engine=engine, adversarial=adversarial, timeout=timeout)
+    return run_cases([case], points=points, seed=seed, engine=engine, adversarial=adversarial, timeout=timeout)

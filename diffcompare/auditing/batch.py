@@ -113,7 +113,7 @@ def run_batch(index: int, case: Case, start: int, settings: dict, in_worker: boo
         with _ONE_AT_A_TIME, _exits_refused(not in_worker), in_folder(case.search_path), time_limit(left):
             return quietly(_run_batch, index, case, start, settings)
     except TimedOut:
-        result = CaseResult(case.name, case.source, case.check, case.dtype, settings.get("engine", "diffcompare"),
+        result = CaseResult(case.name, case.source, case.kind, case.dtype, settings.get("engine", "diffcompare"),
                             "undecided", [finding(TIMED_OUT, timeout=settings.get("timeout"), first=start,
                                                                   last=start + BATCH - 1)])
         return Batch(index, start, 0, result)
@@ -186,7 +186,7 @@ def _internal(error) -> str:
 
 
 def _result(case, settings):
-    return CaseResult(case.name, case.source, case.check, case.dtype, settings.get("engine", "diffcompare"), "pass", [],
+    return CaseResult(case.name, case.source, case.kind, case.dtype, settings.get("engine", "diffcompare"), "pass", [],
                       judged=case.judged)
 
 
@@ -204,7 +204,7 @@ def _run_batch(index, case, start, settings):
         shape = None
         if ENGINES[engine].needs_shape:
             shape = output_shape(problem)
-        task = make_task(problem, case.check, shape=shape)
+        task = make_task(problem, case.kind, shape=shape)
         reference_problem = problem
         if case.reference is not None:      # f's variables in f's order, whatever order the formula names them
             reference_problem = replace(problem, function=parse(case.reference), label=case.reference)
@@ -215,7 +215,7 @@ def _run_batch(index, case, start, settings):
                     "points giving its values, at = [{ x = [1, 2, 3] }]")
         return Batch(index, start, 0, _bad(result, why))
     result.variables, result.entries = list(variables), task.entry_labels()
-    random = settings.get("random")
+    random = settings.get("points")
     random = random if random is not None else (case.random if case.random is not None else DEFAULT_RANDOM)
     with clock("points"):
         # kinks are looked for in the reference formula when there is one (f may be torch code); every

@@ -213,7 +213,7 @@ def _fd_cause(label, k, error, magnitude, dtype, f_size, problem, point):
     if not problem.has_arrays:          # (a stencil along one element of an array is not followed)
         name = problem.variables[j]
         moved = replace(problem, point={**problem.point, **point})
-        crossing = stencil_crossing(moved, "central", name, GRADCHECK_EPS)
+        crossing = stencil_crossing(moved, "central-difference", name, GRADCHECK_EPS)
         if crossing:
             return FD_KINK, f"kink: {crossing}"
     eps = EPS[dtype]

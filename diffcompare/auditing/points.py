@@ -237,7 +237,7 @@ def kink_points(problem: Problem, domain: dict, centre: dict, around: str = "") 
                     moved[name] = array.reshape(shapes[name])
                 else:
                     moved[name] = x
-                found.append((moved, f"kink of {row_name} at {label} = {x:.17g}{suffix}"))
+                found.append((moved, f"kink of {row_name} at {label} = {repr(float(x)).removesuffix('.0')}{suffix}"))
                 if len(found) >= MAX_KINK_POINTS:
                     return found
     return found

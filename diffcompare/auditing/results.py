@@ -85,7 +85,7 @@ class PointResult:
 class CaseResult:
     name: str
     source: str
-    check: str
+    kind: str                       # what was checked: gradient, jacobian, hessian
     dtype: str
     engine: str
     status: str                     # "pass", "fail", "undecided" (a point asked for not checked), "error" (bad

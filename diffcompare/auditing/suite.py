@@ -18,7 +18,7 @@ tolerances. A bad case is kept with the reason (``Case.error``): the other cases
 ... expression = "sinn(x)"
 ... domain = { x = [0, 1] }
 ... ''')
->>> [(c.name, c.check, c.dtype, c.domain) for c in suite.cases][0]
+>>> [(c.name, c.kind, c.dtype, c.domain) for c in suite.cases][0]
 ('rosenbrock', 'gradient', 'float64', {'x': (-2.0, 2.0), 'y': (-1.0, 3.0)})
 >>> suite.cases[1].error
 "in expression: unknown function 'sinn' — did you mean 'sin'? (column 1)\\n  sinn(x)\\n  ^"
@@ -40,14 +40,15 @@ from diffcompare.language.expression import ExpressionError, nearest, parse
 from diffcompare.problem.errors import InputError
 from diffcompare.problem.usercode import described, signature_problem
 from diffcompare.problem.values import parse_number, parse_value, whole_number
+from diffcompare.problem.vocabulary import RENAMED_AUDIT, warn_renamed
 
-CHECKS = ("gradient", "jacobian", "hessian")
+KINDS = ("gradient", "jacobian", "hessian")
 DTYPES = ("float64", "float32")
-CASE_KEYS = ("name", "expression", "function", "gradient", "reference", "domain", "shape", "at", "check", "dtype",
-             "tolerance", "random")
+CASE_KEYS = ("name", "expression", "function", "gradient", "reference", "domain", "shape", "at", "kind", "dtype",
+             "tolerance", "points")
 TOLERANCE_KEYS = ("rtol", "atol")
 SUITE_KEYS = ("case", "defaults")
-DEFAULT_KEYS = ("check", "dtype", "tolerance", "random")
+DEFAULT_KEYS = ("kind", "dtype", "tolerance", "points")
 MAX_EXPLICIT_POINTS = 100_000
 MAX_RANDOM = 1_000_000         # random points per case
 MAX_ELEMENTS = 100_000          # elements of one array variable
@@ -76,11 +77,11 @@ class Case:
     domain: dict = field(default_factory=dict)      # variable -> (low, high), for each element of an array
     shape: dict = field(default_factory=dict)       # array variable -> its shape, when no point gives it
     at: list = field(default_factory=list)          # explicit points: [{variable: number or array}]
-    check: str = "gradient"
+    kind: str = "gradient"                          # what is checked: gradient, jacobian, hessian
     dtype: str = "float64"
     tolerance: dict = field(default_factory=dict)   # rtol / atol of autograd against the reference
     reference: str | None = None                    # the exact formula, when f cannot be traced
-    random: int | None = None                       # random points in the domain (--points overrides)
+    random: int | None = None                       # random points in the domain (the audit's points= overrides)
     error: str = ""                                 # why the case cannot run (bad input)
     search_path: str | None = None
 
@@ -155,6 +156,7 @@ def parse_suite(text: str, path: str = "<suite>", search_path: str | None = None
     defaults = data.get("defaults", {})
     if not isinstance(defaults, dict):
         raise InputError(f"{path}: [defaults] must be a table")
+    defaults = _renamed_keys(defaults, f"{path}: [defaults]")
     bad = [k for k in defaults if k not in DEFAULT_KEYS]
     if bad:
         raise InputError(f"{path}: [defaults] has {bad[0]!r}{_hint(bad[0], DEFAULT_KEYS)}; it may set "
@@ -167,12 +169,26 @@ def parse_suite(text: str, path: str = "<suite>", search_path: str | None = None
         if not isinstance(entry, dict):
             cases.append(Case(f"case {number}", error=f"case {number} is not a table"))
             continue
+        entry = _renamed_keys(entry, f"{path}: case {entry.get('name', number)!r}")
         cases.append(make_case({**defaults, **entry}, f"case {number}", search_path))
     names = [c.name for c in cases]
     for i, case in enumerate(cases):
         if not case.error and names.count(case.name) > 1:
             case.name = f"{case.name} ({i + 1})"           # JUnit and JSON readers need unique names
     return Suite(path, cases)
+
+
+def _renamed_keys(table: dict, where: str) -> dict:
+    """``table`` with the keys renamed since (check, random) under their new names, each
+    with a warning naming the new one; both spellings at once are bad input."""
+    out = dict(table)
+    for old, new in RENAMED_AUDIT.items():
+        if old in out:
+            if new in out:
+                raise InputError(f"{where} has both {old} and {new}: {old} is the old spelling of {new}; keep {new}")
+            warn_renamed(f"{where}: the key {old!r}", repr(new))
+            out[new] = out.pop(old)
+    return out
 
 
 def make_case(entry: dict, fallback_name: str = "case", search_path: str | None = None) -> Case:
@@ -213,15 +229,15 @@ def _fill(case: Case, entry: dict):
     if reference is not None and not isinstance(reference, str):
         raise InputError("reference must be an expression (text) giving f exactly")
     case.reference = reference
-    case.check = _choice(entry.get("check", "gradient"), CHECKS, "check")
+    case.kind = _choice(entry.get("kind", "gradient"), KINDS, "kind")
     case.dtype = _choice(entry.get("dtype", "float64"), DTYPES, "dtype")
     case.domain = _domain(entry.get("domain", {}))
     case.shape = _shapes(entry.get("shape", {}))
     case.at = _explicit_points(entry.get("at", []))
     case.tolerance = _tolerance(entry.get("tolerance", {}))
-    random = entry.get("random")
+    random = entry.get("points")
     if random is not None:
-        whole_number(random, "random (the number of random points)", 0, MAX_RANDOM)
+        whole_number(random, "points (the number of random points)", 0, MAX_RANDOM)
     case.random = random
 
 

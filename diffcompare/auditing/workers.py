@@ -23,7 +23,7 @@ Dask worker and the tasks beside it.
 
 >>> from diffcompare.auditing.suite import Case
 >>> with Pool(1) as pool:
-...     batches = pool.run([Case("cube", expression="x**3", at=[{"x": 2.0}])], {"random": 0, "adversarial": False})
+...     batches = pool.run([Case("cube", expression="x**3", at=[{"x": 2.0}])], {"points": 0, "adversarial": False})
 >>> [(b.case.status, b.case.points[0].reference) for b in batches]
 [('pass', [12.0])]
 """

@@ -50,7 +50,7 @@ COMPARE_EPILOG = """\
 examples:
   diffcompare compare "exp(x)/sqrt(sin(x)**3 + cos(x)**3)" --at x=1.5
   diffcompare compare "sin(x)*exp(y) + log(1 + z**2)" --at x=1,y=0.5,z=2 --format json
-  diffcompare compare "abs(x) + relu(y)" --at x=0,y=0 --methods autograd,forward,backward
+  diffcompare compare "abs(x) + relu(y)" --at x=0,y=0 --methods autograd,forward-difference,backward-difference
   diffcompare compare "[x*y, sin(x)*z, exp(y)]" --at x=1,y=2,z=3 --vjp 0.1,1.0,0.0001
   diffcompare compare "sum(100*(x[1:]-x[:-1]**2)**2 + (1-x[:-1])**2)" --at x=[1.2,1.2,1.2] --order 2
   diffcompare compare "sin(x)*exp(y)" --box x=-2:2,y=0.1:3 --points 100000 --seed 1
@@ -75,15 +75,18 @@ methods (--methods, comma-separated; default all):
                 PyTorch: pip install "torch>=2.13", or .[torch] from the checkout)
   jax, jax-jit  JAX's grad/jacrev/hessian/vjp/jvp on the same f, eager or compiled
                 by jax.jit (asked for by name; pip install "jax>=0.4.30")
-  given         your own derivative, --gradient module:function: called with f's
-                arguments, it returns the gradient (a tuple of partials or one
-                array; the Jacobian for --jacobian, --vjp, --jvp; the Hessian)
-  forward       (f(x+h) - f(x)) / h               h ~ sqrt(eps) max(1,|x|)
-  backward      (f(x) - f(x-h)) / h               h ~ sqrt(eps) max(1,|x|)
-  central       (f(x+h) - f(x-h)) / 2h            h ~ eps^(1/3) max(1,|x|)
-  five-point    4th-order central stencil         h ~ eps^(1/5) max(1,|x|)
-  complex-step  Im f(x+ih) / h                    h = 1e-20 max(1,|x|)
-  richardson    central differences at h, h/2, h/4 extrapolated to h -> 0
+  given                your own derivative, --gradient module:function: called with
+                       f's arguments, it returns the gradient (a tuple of partials or
+                       one array; the Jacobian for --kind jacobian, --vjp, --jvp; the
+                       Hessian)
+  forward-difference   (f(x+h) - f(x)) / h         h ~ sqrt(eps) max(1,|x|)
+  backward-difference  (f(x) - f(x-h)) / h         h ~ sqrt(eps) max(1,|x|)
+  central-difference   (f(x+h) - f(x-h)) / 2h      h ~ eps^(1/3) max(1,|x|)
+  five-point           4th-order central stencil   h ~ eps^(1/5) max(1,|x|)
+  complex-step         Im f(x+ih) / h              h = 1e-20 max(1,|x|)
+  richardson           central differences at h, h/2, h/4 extrapolated to h -> 0
+  (forward, backward and central are the old names of the three difference quotients:
+  accepted for one release, with a note)
   for a Jacobian, vjp or jvp also: autograd-functional (ag.functional.jacobian/jvp),
   autograd-full-J (vjp: J by one backward per output, then v^T J); for a Hessian:
   autograd (double backward), forward-mode (forward over reverse), autograd-functional,
@@ -164,10 +167,10 @@ examples:
   diffcompare steps "exp(x)/sqrt(sin(x)**3 + cos(x)**3)" --at x=1.5 --plot steps.png
 
   Baydin et al. (2018), Figure 3: forward and centre differences of the logistic map's l4:
-  diffcompare steps "64*x*(1-x)*(1-2*x)**2*(1-8*x+8*x**2)**2" --at x=0.2 --schemes forward,central --precision float64 --h-range 1e-16..1e-1
+  diffcompare steps "64*x*(1-x)*(1-2*x)**2*(1-8*x+8*x**2)**2" --at x=0.2 --schemes forward-difference,central-difference --precision float64 --h-range 1e-16..1e-1
 
   Squire and Trapp (1998): the complex step against forward and central differences:
-  diffcompare steps "exp(x)/sqrt(sin(x)**3 + cos(x)**3)" --at x=1.5 --schemes forward,central,complex-step --precision float64
+  diffcompare steps "exp(x)/sqrt(sin(x)**3 + cos(x)**3)" --at x=1.5 --schemes forward-difference,central-difference,complex-step --precision float64
 """
 
 SWELL_DESCRIPTION = """\
@@ -246,7 +249,7 @@ so that the report says "autograd is wrong at x=...", "FD is unreliable here", o
 A suite file:
 
   [defaults]
-  random = 20                       # random points per case (--points overrides)
+  points = 20                       # random points per case (--points overrides)
 
   [[case]]
   name = "rosenbrock"
@@ -258,7 +261,7 @@ A suite file:
   name = "my op"
   function = "my_ops:layer"         # module:function, imported from the suite's folder;
   domain = { x = [-3, 3] }          # written with diffcompare.language.functions, or an
-  check = "gradient"                # ag.Function subclass with its own backward
+  kind = "gradient"                 # ag.Function subclass with its own backward
   dtype = "float32"                 # gradient, jacobian or hessian; float64 or float32
   tolerance = { rtol = 1e-5 }       # autograd vs exact (default: 128 ε of the dtype)
   reference = "x * sigmoid(x)"      # the exact formula, when SymPy cannot trace f

@@ -180,8 +180,9 @@ def _steps_command(commands):
     steps.add_argument("--h-axis", choices=("increasing", "decreasing"), default="increasing",
                        help="h from left to right in the plot and down the table (default increasing, as in "
                             "Baydin et al.'s Figure 3)")
-    steps.add_argument("--schemes", default="forward,central,five-point,complex-step", metavar="LIST",
-                       help="the schemes swept, comma-separated (default: forward,central,five-point,complex-step)")
+    steps.add_argument("--schemes", default="forward-difference,central-difference,five-point,complex-step",
+                       metavar="LIST", help="the schemes swept, comma-separated (default: forward-difference,"
+                                            "central-difference,five-point,complex-step)")
     steps.add_argument("--precision", default="float64,float32", metavar="LIST",
                        help="the precisions swept, comma-separated (default: float64,float32)")
     _report_arguments(steps, "text: tables and a character plot per precision", plot="the curves")
@@ -341,7 +342,7 @@ def run_compare(args) -> int:
                                  repeat=args.repeat, step=args.step,
                                  symbolic_timeout=args.symbolic_timeout,
                                  kind=kind, vector=vector, points=args.points, seed=args.seed, box=args.box,
-                                 grid=args.grid, grad=_gradient(args.gradient), progress=progress)
+                                 grid=args.grid, gradient=_gradient(args.gradient), progress=progress)
     except ExpressionError as error:
         return fail("compare", f"in EXPR: {error}")
     except InputError as error:
@@ -547,7 +548,7 @@ def run_audit(args) -> int:
     try:
         from diffcompare.auditing.audit import run_cases
         with terminal.progress_bar("auditing", "batches") as progress:
-            report = run_cases(cases, random=args.points, seed=args.seed, engine=args.engine, jobs=args.jobs,
+            report = run_cases(cases, points=args.points, seed=args.seed, engine=args.engine, jobs=args.jobs,
                                scheduler=args.scheduler, adversarial=args.adversarial, progress=progress,
                                timeout=args.timeout, isolate=True, case_timeout=args.case_timeout,
                                exitfirst=args.exitfirst)
@@ -827,6 +828,22 @@ def _silence_stdout():
 
 
 def main(argv=None) -> int:
+    from diffcompare.problem.vocabulary import COMMAND_LINE, SPELLING
+    token = SPELLING.set(COMMAND_LINE)         # errors name --options, not Python's arguments
+    try:
+        return _main(argv)
+    finally:
+        SPELLING.reset(token)
+
+
+def _note(command):
+    """showwarning for a command: a renamed spelling is a note on standard error, in one line."""
+    def show(message, category, filename, lineno, file=None, line=None):
+        print(f"diffcompare {command}: note: {visible(str(message))}", file=sys.stderr)
+    return show
+
+
+def _main(argv) -> int:
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] and argv[0] in parser.expression_parsers:
@@ -860,10 +877,14 @@ def main(argv=None) -> int:
 
             from diffcompare.cli.allocator import keep_freed_memory
             keep_freed_memory()
+            from diffcompare.problem.vocabulary import RenamedWarning
             with warnings.catch_warnings():
                 # the reports say what went wrong (nan, overflow, a time-out) in their own words;
-                # NumPy's and SymPy's warnings would only repeat it, out of place
+                # NumPy's and SymPy's warnings would only repeat it, out of place. An old spelling
+                # (--methods central) is said once, as a note naming the new one.
                 warnings.simplefilter("ignore")
+                warnings.simplefilter("default", RenamedWarning)
+                warnings.showwarning = _note(args.command)
                 return runners[args.command](args)
     except KeyboardInterrupt:
         return 130

@@ -16,8 +16,8 @@ here, entry by entry and point by point (the numbers come from :mod:`~diffcompar
 
 >>> import numpy as np
 >>> from diffcompare.pipeline.compare import compare
->>> r = compare("exp(x)", at={"x": 1.0}, methods="autograd,central", repeat=1)
->>> central = r.method("central")
+>>> r = compare("exp(x)", at={"x": 1.0}, methods="autograd,central-difference", repeat=1)
+>>> central = r.method("central-difference")
 >>> float(central.tolerance[0, 0]) < 1e-8 < float(central.tolerance[0, 0]) * 1e4   # h² f'''/6 + rounding / h
 True
 """

@@ -157,7 +157,7 @@ class MethodResult(JudgedMethod):
         index) at reference point ``point``.
 
         >>> from diffcompare.pipeline.compare import compare
-        >>> e = compare("x**3", at={"x": 2}, methods="central", repeat=1).method("central").entry("x")
+        >>> e = compare("x**3", at={"x": 2}, methods="central-difference", repeat=1).method("central-difference").entry("x")
         >>> e.value != 12, e.abs_error == abs(e.value - 12), e.within
         (True, True, True)
         """

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from diffcompare.judge.verdicts import FAIL, PASS
 from diffcompare.methods.status import FAILED, NOT_APPLICABLE
+from diffcompare.problem.vocabulary import renamed_method
 
 EXIT_PASSED, EXIT_FAILED, EXIT_UNDECIDED = 0, 1, 4    # 2: bad input and 3: an internal error, on the command line
 
@@ -64,9 +65,9 @@ class Report:
         does not count.
 
         >>> from diffcompare import compare
-        >>> compare("x**3", at={"x": 2}, methods="autograd,central", repeat=1).exit_status
+        >>> compare("x**3", at={"x": 2}, methods="autograd,central-difference", repeat=1).exit_status
         0
-        >>> compare("abs(x)", at={"x": 0}, methods="autograd,central", repeat=1).exit_status   # a kink
+        >>> compare("abs(x)", at={"x": 0}, methods="autograd,central-difference", repeat=1).exit_status   # a kink
         4
         """
         if not self.methods:            # lecture material (steps, swell) judges no method
@@ -84,8 +85,8 @@ class Report:
         relative error against the exact reference, then the exit status.
 
         >>> from diffcompare import compare
-        >>> compare("x**3", at={"x": 2}, methods="autograd,central", repeat=1).verdicts()
-        'autograd pass (0), central pass (...) — exit status 0'
+        >>> compare("x**3", at={"x": 2}, methods="autograd,central-difference", repeat=1).verdicts()
+        'autograd pass (0), central-difference pass (...) — exit status 0'
         """
         parts = []
         for m in self.methods:
@@ -94,6 +95,8 @@ class Report:
         return ", ".join(parts) + f" — exit status {self.exit_status}"
 
     def method(self, name):
+        """The result of the method ``name`` (an old spelling, such as "central", with a warning)."""
+        name = renamed_method(name)
         for m in self.methods:
             if m.name == name:
                 return m

@@ -25,7 +25,7 @@ Where f is not differentiable at the point (a kink, an infinite slope, f undefin
 judge's analysis says so, nothing is swept, and the exit status is 4, as compare's.
 
 >>> sweep = step_sweep("exp(x)/sqrt(sin(x)**3 + cos(x)**3)", {"x": 1.5})
->>> central = sweep.curve("central", "float64")
+>>> central = sweep.curve("central-difference", "float64")
 >>> 1e-7 < central.best_h < 1e-3, central.best_rel_error < 1e-9
 (True, True)
 """
@@ -48,12 +48,13 @@ from diffcompare.methods.finite_differences import SCHEMES as DIFFERENCE_SCHEMES
 from diffcompare.methods.symbolic import differentiate
 from diffcompare.problem.errors import InputError, SymbolicUnavailable
 from diffcompare.problem.problem import make_problem
+from diffcompare.problem.vocabulary import given, option, renamed_method
 from diffcompare.problem.tasks import make_task
 from diffcompare.stencil import STENCILS, combine, sample
 
-SCHEMES = ("forward", "central", "five-point", "complex-step")
+SCHEMES = ("forward-difference", "central-difference", "five-point", "complex-step")
 DTYPES = {"float64": (np.float64, np.complex128), "float32": (np.float32, np.complex64)}
-RULES_OF_THUMB = {"forward": ("√ε", 1 / 2), "central": ("ε^(1/3)", 1 / 3), "five-point": ("ε^(1/5)", 1 / 5),
+RULES_OF_THUMB = {"forward-difference": ("√ε", 1 / 2), "central-difference": ("ε^(1/3)", 1 / 3), "five-point": ("ε^(1/5)", 1 / 5),
                   "complex-step": ("any h ≤ √ε", 1 / 2)}
 GRADCHECK_STEP = 1e-6     # PyTorch gradcheck's default eps
 MEASURES = ("absolute", "relative")         # the error shown: |estimate - f'|, or that over |f'|
@@ -63,8 +64,8 @@ H_RANGE = "1e-20..1e-1"                     # the default sweep: h = 10^-20 ... 
 H_LIMITS = (-30, 0)                         # the powers of ten a sweep may reach
 # each scheme's error model, error ≈ t·h^p + ε·r / h^q: (p, t from |f^(k)|, r from |f^(k)|, q)
 ERROR_MODELS = {
-    "forward": (1, lambda d: d[2] / 2, lambda d: 2 * d[0], 1),
-    "central": (2, lambda d: d[3] / 6, lambda d: d[0], 1),
+    "forward-difference": (1, lambda d: d[2] / 2, lambda d: 2 * d[0], 1),
+    "central-difference": (2, lambda d: d[3] / 6, lambda d: d[0], 1),
     "five-point": (4, lambda d: d[5] / 30, lambda d: 1.5 * d[0], 1),
     "complex-step": (2, lambda d: d[3] / 6, lambda d: d[1], 0),
 }
@@ -162,6 +163,7 @@ class StepSweep(Report):
         return RULES_OF_THUMB[scheme][0]
 
     def curve(self, scheme: str, dtype: str) -> Curve:
+        scheme = renamed_method(scheme)
         for c in self.curves:
             if c.scheme == scheme and c.dtype == dtype:
                 return c
@@ -191,37 +193,37 @@ def parse_h_range(text: str) -> tuple:
     >>> parse_h_range("1e-3..0.5")
     Traceback (most recent call last):
     ...
-    diffcompare.problem.errors.InputError: --h-range 1e-3..0.5: 0.5 is not a power of ten; write the ends as 1e-16..1e-1
+    diffcompare.problem.errors.InputError: h_range='1e-3..0.5': 0.5 is not a power of ten; write the ends as 1e-16..1e-1
     """
     parts = str(text).split("..")
     if len(parts) != 2:
-        raise InputError(f"--h-range {text}: give two powers of ten joined by .., e.g. 1e-16..1e-1")
+        raise InputError(f"{given('h-range', text)}: give two powers of ten joined by .., e.g. 1e-16..1e-1")
     exponents = []
     for part in parts:
         try:
             value = float(part.strip())
         except ValueError:
-            raise InputError(f"--h-range {text}: {part.strip()!r} is not a number; write the ends as "
+            raise InputError(f"{given('h-range', text)}: {part.strip()!r} is not a number; write the ends as "
                              f"1e-16..1e-1") from None
         exponent = round(math.log10(value)) if value > 0 and math.isfinite(value) else None
         if exponent is None or value != float(f"1e{exponent}"):
-            raise InputError(f"--h-range {text}: {part.strip()} is not a power of ten; write the ends as 1e-16..1e-1")
+            raise InputError(f"{given('h-range', text)}: {part.strip()} is not a power of ten; write the ends as 1e-16..1e-1")
         exponents.append(exponent)
     low, high = sorted(exponents)
     if low == high:
-        raise InputError(f"--h-range {text}: the two ends are the same step; give a range such as 1e-16..1e-1")
+        raise InputError(f"{given('h-range', text)}: the two ends are the same step; give a range such as 1e-16..1e-1")
     if low < H_LIMITS[0] or high > H_LIMITS[1]:
-        raise InputError(f"--h-range {text}: the steps must lie from 1e{H_LIMITS[0]} to 1e{H_LIMITS[1]}")
+        raise InputError(f"{given('h-range', text)}: the steps must lie from 1e{H_LIMITS[0]} to 1e{H_LIMITS[1]}")
     return low, high
 
 
-def _choice(values, allowed, option: str) -> list:
+def _choice(values, allowed, name: str) -> list:
     """A comma-separated list (or a list) of names from ``allowed``, in ``allowed``'s order."""
     names = values.split(",") if isinstance(values, str) else list(values)
-    names = [n.strip() for n in names if n.strip()]
+    names = [renamed_method(n.strip()) for n in names if n.strip()]
     unknown = [n for n in names if n not in allowed]
     if unknown or not names:
-        raise InputError(f"{option} {','.join(names) or '(none)'}: choose from {', '.join(allowed)}")
+        raise InputError(f"{given(name, ','.join(names) or '(none)')}: choose from {', '.join(allowed)}")
     return [n for n in allowed if n in names]
 
 
@@ -236,23 +238,23 @@ def step_sweep(f, at, variable: str | None = None, per_decade: int = 1, timeout:
     relative; both are kept); ``axis``: h increasing or decreasing from left to right;
     ``progress(done, total, what)`` is called before each curve."""
     if not isinstance(per_decade, int) or not 1 <= per_decade <= 20:
-        raise InputError(f"--per-decade must be a whole number from 1 to 20, not {per_decade!r}")
+        raise InputError(f"{option('per-decade')} must be a whole number from 1 to 20, not {per_decade!r}")
     low, high = parse_h_range(h_range) if isinstance(h_range, str) else h_range
     if measure not in MEASURES:
-        raise InputError(f"--error {measure}: choose absolute or relative")
+        raise InputError(f"{given('error', measure)}: choose absolute or relative")
     if axis not in AXES:
-        raise InputError(f"--h-axis {axis}: choose increasing or decreasing")
-    schemes = _choice(schemes, SCHEMES, "--schemes")
-    precisions = _choice(precisions, tuple(DTYPES), "--precision")
+        raise InputError(f"{given('h-axis', axis)}: choose increasing or decreasing")
+    schemes = _choice(schemes, SCHEMES, "schemes")
+    precisions = _choice(precisions, tuple(DTYPES), "precision")
     problem = make_problem(f, at, label)
     if problem.has_arrays:
-        raise InputError("steps sweeps one scalar variable: give numbers, not vectors, in --at")
+        raise InputError(f"steps sweeps one scalar variable: give numbers, not vectors, in {option('at')}")
     if variable is None:
         if len(problem.variables) != 1:
-            raise InputError(f"f has the variables {', '.join(problem.variables)}: say which one with --var")
+            raise InputError(f"f has the variables {', '.join(problem.variables)}: say which one with {option('var')}")
         variable = problem.variables[0]
     if variable not in problem.variables:
-        raise InputError(f"--var {variable!r} is not a variable of f (its variables: {', '.join(problem.variables)})")
+        raise InputError(f"{given('var', variable)} is not a variable of f (its variables: {', '.join(problem.variables)})")
     steps = sweep_steps(per_decade, -low, -high)
     exact, smoothness = _reference(problem, variable, timeout)
     common = dict(label=problem.label, variable=variable, point=dict(problem.point), steps=steps, measure=measure,
@@ -384,9 +386,9 @@ def _predicted(scheme, eps, d):
     """The optimum step of the scheme's error model, from |f^(k)| at the point."""
     f, f1 = d.get(0), d.get(1)
     try:
-        if scheme == "forward":
+        if scheme == "forward-difference":
             return 2 * math.sqrt(eps * f / d[2])
-        if scheme == "central":
+        if scheme == "central-difference":
             return (3 * eps * f / d[3]) ** (1 / 3)
         if scheme == "five-point":
             return (45 * eps * f / (4 * d[5])) ** (1 / 5)
@@ -400,7 +402,7 @@ def crossover(scheme, eps, d) -> float | None:
     ε·r/h^q (:data:`ERROR_MODELS`): truncation dominates above it, round-off below. None
     where the model has none (a derivative it needs is zero or undefined here).
 
-    >>> crossover("central", 2.0 ** -52, {0: 1.0, 3: 6.0}) == (2.0 ** -52) ** (1 / 3)
+    >>> crossover("central-difference", 2.0 ** -52, {0: 1.0, 3: 6.0}) == (2.0 ** -52) ** (1 / 3)
     True
     """
     order, truncation, round_off, power = ERROR_MODELS[scheme]
@@ -414,7 +416,7 @@ def crossover(scheme, eps, d) -> float | None:
 
 
 def _gradcheck_note(steps, curves) -> str:
-    pair = [next((c for c in curves if c.scheme == "central" and c.dtype == t), None) for t in ("float32", "float64")]
+    pair = [next((c for c in curves if c.scheme == "central-difference" and c.dtype == t), None) for t in ("float32", "float64")]
     if None in pair:
         return ""
     k = int(np.argmin(np.abs(np.log10(steps) - math.log10(GRADCHECK_STEP))))

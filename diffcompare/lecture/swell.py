@@ -48,6 +48,7 @@ from diffcompare.methods.symbolic_reverse import symbolic_reverse
 from diffcompare.problem.errors import InputError, SymbolicUnavailable
 from diffcompare.problem.problem import make_problem
 from diffcompare.problem.values import whole_number
+from diffcompare.problem.vocabulary import example, given, old_arguments, option
 
 MAX_N = 100_000
 
@@ -234,13 +235,13 @@ def parse_ns(text) -> list:
         if match:
             low, high = int(match.group(1)), int(match.group(2))
             if low < 1 or high > MAX_N:
-                raise InputError(f"--n {text}: every n must be a whole number of at least 1 and {MAX_N} at most")
+                raise InputError(f"{given('n', text)}: every n must be a whole number of at least 1 and {MAX_N} at most")
             if low > high:
-                raise InputError(f"--n {text}: the range runs from {low} down to {high}; write {high}..{low}")
+                raise InputError(f"{given('n', text)}: the range runs from {low} down to {high}; write {high}..{low}")
             if match.group(3):
                 factor = int(match.group(4))
                 if factor < 2:
-                    raise InputError(f"--n {text}: a growth factor must be at least 2 (x2 doubles n)")
+                    raise InputError(f"{given('n', text)}: a growth factor must be at least 2 (x2 doubles n)")
                 ns, n = [], low
                 while n <= high:
                     ns.append(n)
@@ -248,24 +249,24 @@ def parse_ns(text) -> list:
             else:
                 step = int(match.group(4) or 1)
                 if step < 1:
-                    raise InputError(f"--n {text}: the step must be at least 1")
+                    raise InputError(f"{given('n', text)}: the step must be at least 1")
                 ns = list(range(low, high + 1, step))
         elif re.fullmatch(r"\d{1,9}(\s*,\s*\d{1,9})*", text, re.ASCII):
             ns = [int(part) for part in text.split(",")]
         else:
-            raise InputError(f"--n {text!r}: expected a range such as 1..12, 1..64..x2 (doubling) or a list 1,2,4,8 "
+            raise InputError(f"{given('n', text)}: expected a range such as 1..12, 1..64..x2 (doubling) or a list 1,2,4,8 "
                              f"(n from 1 to {MAX_N})")
     if not ns or min(ns) < 1:
-        raise InputError("--n: every n must be a whole number of at least 1")
+        raise InputError(f"{option('n')}: every n must be a whole number of at least 1")
     if max(ns) > MAX_N:
-        raise InputError(f"--n: n up to {MAX_N} at most")
+        raise InputError(f"{option('n')}: n up to {MAX_N} at most")
     return ns
 
 
-def swell(family: str, ns, template: str | None = None, timeout: float = 10.0,
+def swell(family: str, n=None, template: str | None = None, timeout: float = 10.0,
           symbolic_backend: str = symengine_backend.SYMPY, expressions: int = 0, progress=None,
-          numbering: str = "iterations") -> SwellReport:
-    """Measure expression swell for ``family`` (one of FAMILIES) at every n of ``ns``.
+          numbering: str = "iterations", **renamed) -> SwellReport:
+    """Measure expression swell for ``family`` (one of FAMILIES) at every n of ``n`` (a list, or text such as "1..8").
     ``numbering="paper"`` (the families that iterate a map, ITERATED) counts n as Baydin et
     al.'s Table 1 does: row n is l_n with l₁ = x, n − 1 applications of the map.
     SymPy gets ``timeout`` seconds per n; after it runs out, larger n skip SymPy (the
@@ -278,7 +279,10 @@ def swell(family: str, ns, template: str | None = None, timeout: float = 10.0,
     >>> row.expressions.f, row.expressions.derivative
     (4*x*(1 - x), 4 - 8*x)
     """
-    whole_number(expressions, "--expressions", 0, MAX_SHOWN)
+    n = old_arguments("swell", renamed, {"ns": "n"}).get("n", n)
+    if n is None:
+        raise TypeError("swell() missing the values of n: n=[1, 2, 4] or n=\"1..8\"")
+    whole_number(expressions, option("expressions"), 0, MAX_SHOWN)
     if family not in FAMILIES:
         hint = nearest(family, FAMILIES)
         raise InputError(f"unknown family {family!r}" + (f" (did you mean {hint!r}?)" if hint else "")
@@ -293,15 +297,16 @@ def swell(family: str, ns, template: str | None = None, timeout: float = 10.0,
     if numbering not in NUMBERINGS:
         raise InputError(f"unknown numbering {numbering!r}; choose from {', '.join(NUMBERINGS)}")
     if numbering == "paper" and family not in ITERATED:
-        raise InputError(f"--numbering paper counts the iterates of a map from x (l₁ = x), as the families "
+        raise InputError(f"{given('numbering', 'paper')} counts the iterates of a map from x (l₁ = x), as the families "
                          f"{', '.join(ITERATED)} have; in {family} n is a size, counted as it is")
     if family == "template":
         if not template:
-            raise InputError('the template family needs --template EXPR, e.g. --template "sin(y) * x + y"')
+            raise InputError(f"the template family needs {example('template', 'EXPR', '')}, e.g. "
+                             f"{given('template', 'sin(y) * x + y')}")
         build = _template(template)
     else:
         if template:
-            raise InputError(f"--template is for the template family, not {family}")
+            raise InputError(f"{option('template')} is for the template family, not {family}")
         build = FAMILIES[family][0]
     description = (PAPER_DESCRIPTIONS[family] if numbering == "paper" else FAMILIES[family][1]) \
         + (f": y ← {template}" if template else "")
@@ -312,7 +317,7 @@ def swell(family: str, ns, template: str | None = None, timeout: float = 10.0,
     phases = [("SymPy", "symbolic", _symbolic), ("symbolic reverse mode", "reverse", _reverse)]
     if symbolic_backend == symengine_backend.SYMENGINE:
         phases.append(("SymEngine", "symengine", _symengine))
-    values = parse_ns(ns)
+    values = parse_ns(n)
     for k, n in enumerate(values):
         if progress is not None:
             progress(k, len(values), f"n = {n}")

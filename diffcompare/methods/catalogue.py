@@ -4,7 +4,7 @@ its accuracy band takes, and how it turns (problem, task, points, settings) into
 name the user gave; nothing else chooses what to run by comparing names. Which methods a
 task runs by default, and which it accepts, are data in :mod:`diffcompare.methods.registry`.
 
->>> CATALOGUE["central"].family, CATALOGUE["central"].band_runs
+>>> CATALOGUE["central-difference"].family, CATALOGUE["central-difference"].band_runs
 ('finite differences', 3)
 >>> sorted(set(CATALOGUE) - set(ALL_NAMES))
 []

@@ -14,7 +14,7 @@ its entries are formulas in the scalar inputs.
 >>> t = make_task(p, "vjp", [1.0, 10.0])
 >>> autograd_entries(p, t, single(p), batches=1).values      # one backward(v): v·J = [y + 10, x + 10]
 array([[15., 12.]])
->>> fd_entries(p, t, single(p), "central", batches=1).values.round(8)
+>>> fd_entries(p, t, single(p), "central-difference", batches=1).values.round(8)
 array([[15., 12.]])
 """
 
@@ -436,9 +436,9 @@ def _directional(problem, task, flat, direction, h, scheme_name, base):
         return outputs(problem, task, _moved(flat, direction, 1j * h), COMPLEX).imag / h[:, None]
     if isinstance(direction, (int, np.integer)):             # a coordinate: the step actually taken
         x = flat[:, direction]
-        if scheme_name == "forward":
+        if scheme_name == "forward-difference":
             h_taken = (x + h) - x
-        elif scheme_name == "backward":
+        elif scheme_name == "backward-difference":
             h_taken = x - (x - h)
         else:
             h_taken = ((x + h) - (x - h)) / 2
@@ -459,7 +459,7 @@ def fd_entries(problem: Problem, task: Task, points: Points, scheme_name: str, s
     directions = [task.vector] if task.kind == "jvp" else list(range(n))
     all_steps = method_steps(scheme_name, task, flat, step, step_scale)
     steps = list(all_steps.T)
-    one_sided = scheme_name in ("forward", "backward")
+    one_sided = scheme_name in ("forward-difference", "backward-difference")
 
     def entries(columns, vector):
         if task.kind == "jvp":

@@ -11,7 +11,7 @@ from diffcompare.methods.timing import Timing
 
 @dataclass
 class Estimate:
-    method: str                         # "autograd", "symbolic", "forward", "central", ...
+    method: str                         # "autograd", "symbolic", "forward-difference", "central-difference", ...
     family: str                         # "autograd", "symbolic" or "finite differences"
     values: dict | None = None          # variable -> float (may be nan/inf)
     status: str = OK

@@ -11,7 +11,7 @@ module holds what they are: their formulas, orders and steps. Their stencils (th
 offsets and weights of f's samples) are :data:`diffcompare.stencil.STENCILS`, shared with
 gradcheck and explain.
 
->>> nominal_step(SCHEMES["central"], 1000.0) == power_of_two(EPS ** (1 / 3) * 1000)
+>>> nominal_step(SCHEMES["central-difference"], 1000.0) == power_of_two(EPS ** (1 / 3) * 1000)
 True
 >>> [round(sum(w * o ** k for o, w in STENCILS["five-point"]), 12) for k in range(3)]   # exact on lines
 [0.0, 1.0, 0.0]
@@ -52,9 +52,9 @@ class Scheme:
 
 
 SCHEMES = {
-    "forward": Scheme("forward", "(f(x+h) - f(x)) / h", 1, math.sqrt(EPS), "n + 1"),
-    "backward": Scheme("backward", "(f(x) - f(x-h)) / h", 1, math.sqrt(EPS), "n + 1"),
-    "central": Scheme("central", "(f(x+h) - f(x-h)) / 2h", 2, EPS ** (1 / 3), "2n", cost=2, samples=2),
+    "forward-difference": Scheme("forward-difference", "(f(x+h) - f(x)) / h", 1, math.sqrt(EPS), "n + 1"),
+    "backward-difference": Scheme("backward-difference", "(f(x) - f(x-h)) / h", 1, math.sqrt(EPS), "n + 1"),
+    "central-difference": Scheme("central-difference", "(f(x+h) - f(x-h)) / 2h", 2, EPS ** (1 / 3), "2n", cost=2, samples=2),
     "five-point": Scheme("five-point", "(f(x-2h) - 8f(x-h) + 8f(x+h) - f(x+2h)) / 12h", 4, EPS ** (1 / 5), "4n", cost=4,
                          samples=4),
     # the complex step has no rounding to balance: its step is 1e-20 whatever |x| (scaled by |x|

@@ -4,7 +4,7 @@ and held to the band its method can be expected to reach. A gradient at one poin
 one-point case. Problem -> estimates and reference -> bands -> verdicts -> Comparison.
 
 >>> c = compare("sin(x)*exp(y)", at={"x": 1, "y": 2}, repeat=1)
->>> c.method("autograd").verdict, c.method("central").verdict, c.exit_status
+>>> c.method("autograd").verdict, c.method("central-difference").verdict, c.exit_status
 ('pass', 'pass', 0)
 >>> c.reference.text(0, 20)          # ∂f/∂x = e² cos 1
 '3.9923240484412714265'
@@ -74,6 +74,7 @@ from diffcompare.problem.points import (
 from diffcompare.problem.problem import make_problem
 from diffcompare.problem.tasks import make_task, output_shape
 from diffcompare.problem.values import SEED_LIMIT, whole_number
+from diffcompare.problem.vocabulary import example, old_arguments, option
 
 DEFAULT_DIGITS = 30
 MAX_REFERENCE_POINTS = 2000     # exact references (and error statistics) at most at this many points
@@ -82,8 +83,8 @@ MAX_NUMERICAL_POINTS = 50       # mpmath's numerical reference, where SymPy cann
 
 def compare(f, at=None, methods=None, digits: int = DEFAULT_DIGITS, repeat: int = 5, step: float | None = None,
             symbolic_timeout: float | None = DEFAULT_TIMEOUT, kind: str | None = None, vector=None,
-            points: int | None = None, seed: int = 0, box=None, grid: bool = False, grad=None,
-            progress=None) -> Comparison:
+            points: int | None = None, seed: int = 0, box=None, grid: bool = False, gradient=None,
+            progress=None, **renamed) -> Comparison:
     """Differentiate ``f`` (expression text, or a Python callable written with
     :mod:`diffcompare.language.functions`) at the point ``at`` by every method in ``methods`` and
     measure each against the exact reference.
@@ -99,7 +100,7 @@ def compare(f, at=None, methods=None, digits: int = DEFAULT_DIGITS, repeat: int 
     ``box`` ({"x": (-2, 2)} or "x=-2:2,y=0.1:3"; variables outside it keep their value in
     ``at``), drawn with ``seed``, or on a grid with ``grid=True``.
 
-    ``grad``: your own derivative — a hand-derived formula or another library's, a callable
+    ``gradient``: your own derivative — a hand-derived formula or another library's, a callable
     taking f's arguments and returning the gradient (or the Jacobian or Hessian asked for;
     for vᵀJ and Jv, the Jacobian) — judged beside the others as the method "given" (see
     :mod:`diffcompare.methods.given`). ``progress(done, total, what)`` is called as each
@@ -114,11 +115,13 @@ def compare(f, at=None, methods=None, digits: int = DEFAULT_DIGITS, repeat: int 
     >>> s.method("autograd").estimate.values[0].tolist()     # the Rosenbrock Hessian by double backward
     [[1250.0, -480.0, 0.0], [-480.0, 1450.0, -480.0], [0.0, -480.0, 200.0]]
     """
+    gradient = old_arguments("compare", renamed, {"grad": "gradient"}).get("gradient", gradient)
     _check_settings(digits, repeat, step, symbolic_timeout)
-    if grad is not None and not callable(grad):
-        raise InputError(f"grad must be a function taking f's arguments, not {type(grad).__name__}")
+    if gradient is not None and not callable(gradient):
+        raise InputError(f"{option('gradient')} must be a function taking f's arguments, not "
+                         f"{type(gradient).__name__}")
     return quietly(_compare, f, at, kind, vector, points, seed, box, grid, methods, digits, repeat, step,
-                   symbolic_timeout, grad, progress or _silent)
+                   symbolic_timeout, gradient, progress or _silent)
 
 
 def _silent(done, total, what=""):
@@ -126,8 +129,8 @@ def _silent(done, total, what=""):
 
 
 def _check_settings(digits, repeat, step, symbolic_timeout):
-    whole_number(digits, "digits", 16, 1000)
-    whole_number(repeat, "repeat", 1, 1000)
+    whole_number(digits, option("digits"), 16, 1000)
+    whole_number(repeat, option("repeat"), 1, 1000)
     if step is not None and not (isinstance(step, (int, float)) and math.isfinite(step) and step > 0):
         raise InputError(f"step must be a positive number, not {step!r}")
     if symbolic_timeout is not None and not (isinstance(symbolic_timeout, (int, float)) and symbolic_timeout > 0):
@@ -138,11 +141,14 @@ def make_points(problem, points=None, seed: int = 0, box=None, grid: bool = Fals
     """One point, or ``points`` random points in ``box`` (or a grid of about that many)."""
     if points is None:
         if box is not None or grid:
-            raise InputError("--box and --grid choose many points: give their number with --points N")
+            raise InputError(f"{option('box')} and {option('grid')} choose many points: give their number with "
+                             f"{example('points', 'N', 'N')}")
         return single(problem)
     if box is None:
-        raise InputError("--points needs a region: --box x=-2:2,y=0.1:3 (NAME=LOW:HIGH for each variable that varies)")
-    whole_number(seed, "the seed", 0, SEED_LIMIT - 1)
+        raise InputError(f"{option('points')} needs a region: "
+                         f"{example('box', 'x=-2:2,y=0.1:3', repr({'x': (-2, 2), 'y': (0.1, 3)}))} (bounds for each "
+                         f"variable that varies)")
+    whole_number(seed, option("seed"), 0, SEED_LIMIT - 1)
     return grid_points(problem, box, points) if grid else random_points(problem, box, points, seed)
 
 
@@ -199,7 +205,7 @@ def _problem(f, at, kind, vector, points, box):
         variables = parse(f).variables
         unknown = [name for name in box if name not in variables]
         if unknown:
-            raise InputError(f"--box gives {unknown[0]!r}, which is not a variable of f "
+            raise InputError(f"{option('box')} gives {unknown[0]!r}, which is not a variable of f "
                              f"(its variables: {', '.join(variables)})")
     problem = make_problem(f, box_centre(box, at) if box else at)
     try:
@@ -344,7 +350,7 @@ def _event_notes(problem, reference, count) -> list:
 def _described(event) -> str:
     where = f" (column {event.column})" if event.column else ""
     if event.kind == "kink":
-        args = ", ".join(f"{a:.17g}" if isinstance(a, float) else
+        args = ", ".join(repr(float(a)).removesuffix(".0") if isinstance(a, float) else
                          np.array2string(np.asarray(a), precision=6, threshold=6) for a in event.arguments)
         return f"{event.function}({args}){where}: {event.text}"
     return f"{event.text}{where}"
@@ -579,10 +585,10 @@ def _conventions(problem, task, estimates) -> list:
 
     def listed(estimate):
         return ", ".join(f"{k} {v:.6g}" for k, v in zip(labels, np.ravel(estimate.values[0])))
-    if "forward" in by_name and "backward" in by_name:
+    if "forward-difference" in by_name and "backward-difference" in by_name:
         notes.append(Note("convention", f"one-sided differences give the one-sided slopes: from the right "
-                                        f"(forward) {listed(by_name['forward'])}; from the left (backward) "
-                                        f"{listed(by_name['backward'])}"))
-    if "central" in by_name:
+                                        f"(forward) {listed(by_name['forward-difference'])}; from the left (backward) "
+                                        f"{listed(by_name['backward-difference'])}"))
+    if "central-difference" in by_name:
         notes.append(Note("convention", "central differences average the two sides"))
     return notes

@@ -22,6 +22,7 @@ import numpy as np
 from diffcompare.problem.errors import InputError
 from diffcompare.problem.problem import Problem
 from diffcompare.problem.values import parse_number, whole_number
+from diffcompare.problem.vocabulary import example, given, option
 
 MAX_POINTS = 2_000_000       # memory grows with the points (about 0.3 KB each with every method)
 
@@ -52,25 +53,25 @@ def parse_box(text) -> dict:
             name, sep, bounds = part.partition("=")
             low, colon, high = bounds.partition(":")
             if not sep or not colon:
-                raise InputError(f"--box {part.strip()!r}: write NAME=LOW:HIGH, e.g. x=-2:2")
+                raise InputError(f"{given('box', part.strip())}: write NAME=LOW:HIGH, e.g. x=-2:2")
             items.append((name.strip(), (low, high)))
     box = {}
     for name, bounds in items:
         if not name.isidentifier():
-            raise InputError(f"--box: {name!r} is not a variable name")
+            raise InputError(f"{option('box')}: {name!r} is not a variable name")
         try:
             low, high = bounds
         except (TypeError, ValueError):
-            raise InputError(f"--box {name}: give two bounds, low and high") from None
+            raise InputError(f"{option('box')} {name}: give two bounds, low and high") from None
         low, high = parse_number(name, low), parse_number(name, high)
         if not low < high:
-            raise InputError(f"--box {name}={low:g}:{high:g}: the low bound must be below the high one")
+            raise InputError(f"{option('box')} {name}={low:g}:{high:g}: the low bound must be below the high one")
         if not math.isfinite(high - low):
-            raise InputError(f"--box {name}={low:g}:{high:g}: the box is wider than binary64 can hold "
+            raise InputError(f"{option('box')} {name}={low:g}:{high:g}: the box is wider than binary64 can hold "
                              f"(high - low overflows); narrow it, e.g. {name}=-1e300:1e300")
         box[name] = (low, high)
     if not box:
-        raise InputError("--box needs at least one NAME=LOW:HIGH, e.g. --box x=-2:2")
+        raise InputError(f"{option('box')} needs at least one variable's bounds, e.g. {example('box', 'x=-2:2', repr({'x': (-2, 2)}))}")
     return box
 
 
@@ -83,7 +84,7 @@ def box_centre(box: dict, at: dict) -> dict:
 def _check(problem: Problem, box: dict, count):
     unknown = [name for name in box if name not in problem.variables]
     if unknown:
-        raise InputError(f"--box gives {unknown[0]!r}, which is not a variable of f "
+        raise InputError(f"{option('box')} gives {unknown[0]!r}, which is not a variable of f "
                          f"(its variables: {', '.join(problem.variables)})")
     whole_number(count, "the number of points", 1, MAX_POINTS)
 
@@ -119,7 +120,7 @@ def grid_points(problem: Problem, box: dict, count: int) -> Points:
     _check(problem, box, count)
     arrays = [n for n in box if problem.shapes[n]]
     if arrays:
-        raise InputError(f"--grid spans scalar variables; {arrays[0]} is a vector: use random points (--points) instead")
+        raise InputError(f"--grid spans scalar variables; {arrays[0]} is a vector: use random points ({option('points')} without {option('grid')}) instead")
     names = [n for n in problem.variables if n in box]
     per_axis = max(2, int(math.floor(count ** (1 / len(names)) + 1e-9))) if count > 1 else 1
     axes = [np.linspace(*box[n], per_axis) for n in names]

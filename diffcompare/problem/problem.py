@@ -8,7 +8,7 @@ and finds what is special about the point (kinks, domain errors).
 >>> make_problem("sin(x)", {"y": 1})
 Traceback (most recent call last):
 ...
-diffcompare.problem.errors.InputError: variable 'x' has no value: add x=... to --at (given: y)
+diffcompare.problem.errors.InputError: variable 'x' has no value: add x=... to at= (given: y)
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from diffcompare.language.numpy_protocol import speaks_numpy
 from diffcompare.language.worlds import NUMPY, OBJECT_WORLDS, SYMPY
 from diffcompare.problem.errors import InputError, ShapeMismatch, SymbolicUnavailable
 from diffcompare.problem.values import parse_value
+from diffcompare.problem.vocabulary import option
 
 
 @dataclass(frozen=True)
@@ -271,7 +272,7 @@ def _all_finite(values):
 
 
 def _domain_text(row, args, result):
-    shown = ", ".join(f"{_plain(a):.17g}" for a in args)
+    shown = ", ".join(repr(float(_plain(a))).removesuffix(".0") for a in args)
     value = _plain(result)
     what = "nan" if isinstance(value, float) and math.isnan(value) else str(value)
     if row.name == "div" and _plain(args[1]) == 0:
@@ -305,15 +306,15 @@ def make_problem(function, at: Mapping, label: str | None = None) -> Problem:
             raise InputError(f"{function!r} has no variables: there is nothing to differentiate")
         missing = [v for v in variables if v not in point]
         if missing:
-            raise InputError(f"variable {missing[0]!r} has no value: add {missing[0]}=... to --at "
+            raise InputError(f"variable {missing[0]!r} has no value: add {missing[0]}=... to {option('at')} "
                              f"(given: {', '.join(point)})")
         extra = [v for v in point if v not in variables]
         if extra and extra[0] in ("pi", "e"):
-            raise InputError(f"--at gives {extra[0]!r}, but in expressions {extra[0]} is the constant "
+            raise InputError(f"{option('at')} gives {extra[0]!r}, but in expressions {extra[0]} is the constant "
                              f"{math.pi if extra[0] == 'pi' else math.e!r}; name the variable otherwise")
         if extra:
             hint = nearest(extra[0], [v for v in variables if v not in point] or variables)
-            raise InputError(f"--at gives {extra[0]!r}, but the expression has no variable {extra[0]!r}"
+            raise InputError(f"{option('at')} gives {extra[0]!r}, but the expression has no variable {extra[0]!r}"
                              + (f" (did you mean {hint!r}?)" if hint else f"; its variables: {', '.join(variables)}"))
         ordered = {v: point[v] for v in variables}
         problem = Problem(expression, variables, ordered, label or function)

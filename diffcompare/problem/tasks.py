@@ -28,6 +28,7 @@ from diffcompare.problem.errors import FailsAtPoint, InputError
 from diffcompare.problem.problem import Problem
 from diffcompare.problem.usercode import described, shown
 from diffcompare.problem.values import parse_value
+from diffcompare.problem.vocabulary import example, option
 
 KINDS = ("gradient", "jacobian", "vjp", "jvp", "hessian")
 DESCRIPTIONS = {
@@ -161,9 +162,10 @@ def make_task(problem: Problem, kind: str | None, vector=None, shape: tuple | No
                          f"or the {name[2:]} of one output such as {text}[0]")
     if kind in ("vjp", "jvp"):
         if vector is None:
-            raise InputError(f"{kind} needs a vector v: give --{kind} with "
-                             f"{m if kind == 'vjp' else n} numbers, e.g. --{kind} {','.join(['1'] * (m if kind == 'vjp' else n))}")
-        vector = parse_vector(vector, m if kind == "vjp" else n, f"--{kind}")
+            size = m if kind == "vjp" else n
+            raise InputError(f"{kind} needs a vector v of {size} numbers, e.g. "
+                             f"{example(kind, ','.join(['1'] * size), repr([1.0] * size))}")
+        vector = parse_vector(vector, m if kind == "vjp" else n, option(kind))
     elif vector is not None:
         raise InputError(f"a vector v is used by vjp and jvp only, not by the {kind}")
     return Task(kind, n, m, shape, problem.input_labels, vector)

@@ -19,7 +19,7 @@ from diffcompare.render import html
 from diffcompare.render.common import (dropped_note, envelope, fitted_table, json_number, latex_header, latex_prose,
                                       latex_tables, md_table, render_report)
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 FORMATS = ("text", "json", "markdown", "latex", "html", "junit")
 STATUS_STYLE = {"pass": "green", "fail": "bold red", "undecided": "yellow", "error": "bold yellow",
                 "internal": "bold magenta"}
@@ -54,7 +54,7 @@ def _on_trial(report) -> str:
     return "autograd" if all(c.judged == "autograd" for c in report.cases) else "gradient"
 
 
-LEFT = ("case", "check", "dtype", "gradcheck alone", "verdict")
+LEFT = ("case", "kind", "dtype", "gradcheck alone", "verdict")
 
 
 def _status_style(verdict) -> str:
@@ -62,7 +62,7 @@ def _status_style(verdict) -> str:
 
 
 def _case_headers(report) -> list:
-    return ["case", "check", "dtype", "points", f"worst {_on_trial(report)}", "worst FD", "gradcheck alone", "verdict"]
+    return ["case", "kind", "dtype", "points", f"worst {_on_trial(report)}", "worst FD", "gradcheck alone", "verdict"]
 
 
 def _case_rows(report) -> list:
@@ -70,13 +70,13 @@ def _case_rows(report) -> list:
     rows = []
     for case in report.cases:
         if case.status == "error" or (case.status == "internal" and not case.points):
-            rows.append([case.name, case.check, case.dtype, "—", "—", "—", "—",
+            rows.append([case.name, case.kind, case.dtype, "—", "—", "—", "—",
                          "bad input" if case.status == "error" else "internal error"])
             continue
         alarms, missed = case.gradcheck.get("false alarms", 0), case.gradcheck.get("missed", 0)
         alone = "; ".join(t for t in (f"{alarms} false alarm{'s' * (alarms != 1)}" if alarms else "",
                                       f"{missed} missed" if missed else "") if t) or "right"
-        rows.append([case.name, case.check, case.dtype, str(len(case.points)), _worst(case, "autograd"),
+        rows.append([case.name, case.kind, case.dtype, str(len(case.points)), _worst(case, "autograd"),
                      _worst(case, "fd"), alone, case.status])
     return rows
 
@@ -94,7 +94,7 @@ def _summary(report, console) -> None:
     from rich.markup import escape
     console.print(f"[bold]gradient audit[/bold]: {escape(_settings_line(report))}")
     headers, rows = _case_headers(report), _case_rows(report)
-    table, dropped = fitted_table(console, headers, rows, left=LEFT, drop_order=("dtype", "check", "worst FD", "points",
+    table, dropped = fitted_table(console, headers, rows, left=LEFT, drop_order=("dtype", "kind", "worst FD", "points",
                                                                              "gradcheck alone"),
                                   wrap=("case", "gradcheck alone"), prose_width=16, header_style="bold",
                                   styles={"verdict": _status_style})
@@ -133,7 +133,7 @@ def _details(report, console, verbosity: int) -> None:
 def _settings_line(report) -> str:
     """How the audit was run: its cases, engine, points and seed."""
     settings = report.settings
-    random = settings.get("random")
+    random = settings.get("points")
     return (f"{len(report.cases)} case{'s' * (len(report.cases) != 1)}, engine {settings.get('engine')}, random points "
             f"per case: {'each case its own' if random is None else random} (seed {settings.get('seed')}), "
             f"adversarial points {'on' if settings.get('adversarial', True) else 'off'}")
@@ -225,7 +225,7 @@ def from_json(data: dict) -> AuditReport:
     case's verdict kept as it was written."""
     cases = []
     for c in data["cases"]:
-        c = {k: from_plain(v) for k, v in c.items()}
+        c = {("kind" if k == "check" else k): from_plain(v) for k, v in c.items()}     # "check" before version 3
         judged = c.get("judged", "autograd")
         c["points"] = [PointResult(**{**p, "verdict": verdict_code(p["verdict"], judged)}) for p in c["points"]]
         c["counts"] = {verdict_code(words, judged): n for words, n in c.get("counts", {}).items()}
@@ -336,7 +336,7 @@ def junit(report) -> str:
                                    time=f"{wall:.3f}")
     for c in report.cases:
         seconds = sum(c.seconds.values()) if c.seconds else 0.0
-        case = ElementTree.SubElement(suite, "testcase", classname=f"audit.{c.check}", name=c.name,
+        case = ElementTree.SubElement(suite, "testcase", classname=f"audit.{c.kind}", name=c.name,
                                       time=f"{seconds:.3f}")
         if c.status in ("error", "internal"):
             element = ElementTree.SubElement(case, "error", message=f"{'bad input' if c.status == 'error' else 'internal error'}: "

@@ -382,7 +382,7 @@ def _steps_frame(lec) -> str:
     if not s.differentiable:
         return _frame(title, [tex(not_differentiable(s))])
     plots = []
-    colours = {"forward": "blue", "central": "red", "complex-step": "green!50!black"}
+    colours = {"forward-difference": "blue", "central-difference": "red", "complex-step": "green!50!black"}
     for scheme, colour in colours.items():
         try:
             curve = s.curve(scheme, "float64")
@@ -390,7 +390,7 @@ def _steps_frame(lec) -> str:
             continue
         plots += [rf"\addplot[mark=*, mark size=1pt, {colour}] " + _coordinates(s.steps, curve.abs_errors),
                   rf"\addlegendentry{{{scheme}}}"]
-    central = s.curve("central", "float64")
+    central = s.curve("central-difference", "float64")
     crossover = []
     if central.crossover_h:
         crossover = [rf"\draw[dashed, gray] (axis cs:{central.crossover_h:.3g},\pgfkeysvalueof{{/pgfplots/ymin}}) -- "

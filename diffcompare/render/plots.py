@@ -102,7 +102,7 @@ def steps_png(sweep, path) -> None:
     figure says so."""
     plt = _pyplot()
     figure, axes = plt.subplots(1, 2, figsize=(11, 4.4), sharey=True)
-    styles = {"forward": ("tab:blue", "o", "-", 5), "central": ("tab:orange", "s", "--", 7),
+    styles = {"forward-difference": ("tab:blue", "o", "-", 5), "central-difference": ("tab:orange", "s", "--", 7),
               "five-point": ("tab:green", "^", "-.", 4), "complex-step": ("tab:red", "D", ":", 4)}
     floor = 1e-18
     zeros = False

@@ -25,8 +25,8 @@ from diffcompare.render.common import (  # noqa: E402
 from diffcompare.render.plots import svg_line_plot, terminal_plot  # noqa: E402
 from diffcompare.render.verdicts import finding  # noqa: E402
 
-SCHEMA_VERSION = 3
-MARKERS = {"forward": "f", "central": "c", "five-point": "5", "complex-step": "i"}
+SCHEMA_VERSION = 4
+MARKERS = {"forward-difference": "f", "central-difference": "c", "five-point": "5", "complex-step": "i"}
 BEST, CROSSOVER = " ◀", " ×"
 REGIMES = {"truncation": "truncation error dominates", "round-off": "round-off error dominates"}
 

@@ -25,6 +25,7 @@ from diffcompare.judge.verdicts import (
     WIDE_BAND,
     WITHIN,
 )
+from diffcompare.render.common import number
 
 # what would help a method that could not be decided
 REMEDY = {
@@ -127,14 +128,14 @@ def _outside(verdict, n) -> str:
     found = n.get("finding")
     if n.get("joint"):
         j = n["joint"]
-        return (f"{entry} = {n['value']:.17g}, but at this kink f's one-sided derivatives along the sum of "
+        return (f"{entry} = {number(n['value'])}, but at this kink f's one-sided derivatives along the sum of "
                 f"these directions are {_number(j['lower'])} and {_number(j['upper'])}: a subgradient's entries "
                 f"add up to a value between them (a tie counted twice does not); off by {n['error']:.2g}, "
                 f"beyond the expected {n['tolerance']:.2g}")
     if verdict.cause == NON_FINITE:
         text = f"{entry} = {n['value']} where the reference is finite"
     elif found and found.get("kind") == "kink":
-        text = (f"{entry} = {n['value']:.17g} lies {n['error']:.2g} outside the interval of right values "
+        text = (f"{entry} = {number(n['value'])} lies {n['error']:.2g} outside the interval of right values "
                 f"[{found['lower']:.12g}, {found['upper']:.12g}] (expected accuracy {n['tolerance']:.2g})")
     else:
         text = f"{entry}: error {n['error']:.2g} exceeds the expected {n['tolerance']:.2g} ({n.get('source', '')})"

@@ -22,7 +22,7 @@ ROSENBROCK = "sum(100*(x[1:]-x[:-1]**2)**2 + (1-x[:-1])**2)"
 # -- arrays --------------------------------------------------------------------------------------
 
 def test_a_vector_at_an_explicit_point():
-    report = audit("sum(x**3)", points={"x": [1.0, -2.0, 0.5]})
+    report = audit("sum(x**3)", at={"x": [1.0, -2.0, 0.5]})
     case = report.cases[0]
     assert case.status == "pass" and report.exit_status == 0
     assert case.points[0].autograd == [3.0, 12.0, 0.75]            # 3 x²
@@ -30,7 +30,7 @@ def test_a_vector_at_an_explicit_point():
 
 
 def test_a_matrix_and_a_vector_jacobian():
-    report = audit("A @ v", points={"A": [[1, 2], [3, 4]], "v": [0.5, -1]}, check="jacobian")
+    report = audit("A @ v", at={"A": [[1, 2], [3, 4]], "v": [0.5, -1]}, kind="jacobian")
     point = report.cases[0].points[0]
     assert report.exit_status == 0
     # d(Av)_i/dA_jk = δ_ij v_k ; d(Av)_i/dv_k = A_ik
@@ -39,7 +39,7 @@ def test_a_matrix_and_a_vector_jacobian():
 
 
 def test_a_domain_fills_an_array_of_the_given_shape():
-    report = audit(ROSENBROCK, domain={"x": (-2, 2)}, shape={"x": [4]}, random=6, seed=3)
+    report = audit(ROSENBROCK, domain={"x": (-2, 2)}, shape={"x": [4]}, points=6, seed=3)
     case = report.cases[0]
     assert case.status == "pass", case.findings
     random_points = [p for p in case.points if p.origin == "random"]
@@ -60,7 +60,7 @@ def test_a_suite_with_slices_and_shapes():
         expression = "{ROSENBROCK}"
         domain = {{ x = [-2, 2] }}
         shape = {{ x = [5] }}
-        random = 3
+        points = 3
 
         [[case]]
         name = "explicit"
@@ -85,7 +85,7 @@ def test_a_suite_with_slices_and_shapes():
 def test_array_mistakes_are_bad_input(entry, words):
     from diffcompare.auditing.audit import run_cases
     from diffcompare.auditing.suite import make_case
-    report = run_cases([make_case(entry)], random=2)
+    report = run_cases([make_case(entry)], points=2)
     assert report.exit_status == 2
     assert words in report.cases[0].error
 
@@ -104,7 +104,7 @@ def test_a_wrong_rule_on_a_vector_names_its_entries():
             (x,) = ctx.saved_tensors
             return grad * 2 * x ** 2                # should be 3 x²
 
-    report = audit(Cube, points={"x": [1.0, 0.0, -2.0]})
+    report = audit(Cube, at={"x": [1.0, 0.0, -2.0]})
     point = report.cases[0].points[0]
     assert point.verdict == WRONG
     # x[1] = 0: 2x² and 3x² agree there; x[0] and x[2] are wrong
@@ -114,7 +114,7 @@ def test_a_wrong_rule_on_a_vector_names_its_entries():
 # -- the user's own gradient ---------------------------------------------------------------------
 
 def test_a_right_hand_derived_gradient_passes():
-    report = audit(ROSENBROCK, grad=rosenbrock_gradient, domain={"x": (-2, 2)}, shape={"x": [6]}, random=10)
+    report = audit(ROSENBROCK, gradient=rosenbrock_gradient, domain={"x": (-2, 2)}, shape={"x": [6]}, points=10)
     case = report.cases[0]
     assert case.status == "pass", case.findings
     assert case.judged == "gradient rosenbrock_gradient"
@@ -126,7 +126,7 @@ def test_a_wrong_hand_derived_gradient_fails_with_its_entries_named():
         g = rosenbrock_gradient(x)
         g[1:] -= 200 * (x[1:] - x[:-1] ** 2)        # forgot ∂/∂x_{i+1}
         return g
-    report = audit(ROSENBROCK, grad=missing_a_term, points={"x": [0.5, 1.5, -1.0]})
+    report = audit(ROSENBROCK, gradient=missing_a_term, at={"x": [0.5, 1.5, -1.0]})
     case = report.cases[0]
     assert case.status == "fail" and report.exit_status == 1
     assert (case.judged, case.findings[0]["code"], case.findings[0]["count"], case.findings[0]["total"]) == \
@@ -137,8 +137,8 @@ def test_a_wrong_hand_derived_gradient_fails_with_its_entries_named():
 
 
 def test_a_numpy_function_with_its_gradient_and_the_exact_formula():
-    report = audit(lambda x, y: np.sin(x) * y, grad=lambda x, y: (np.cos(x) * y, np.sin(x)),
-                   reference="sin(x) * y", domain={"x": (-3, 3), "y": (-2, 2)}, random=10)
+    report = audit(lambda x, y: np.sin(x) * y, gradient=lambda x, y: (np.cos(x) * y, np.sin(x)),
+                   reference="sin(x) * y", domain={"x": (-3, 3), "y": (-2, 2)}, points=10)
     assert report.cases[0].status == "pass", report.cases[0].findings
 
 
@@ -148,7 +148,7 @@ def test_a_numpy_function_with_its_gradient_and_the_exact_formula():
     (lambda x, y: "two", "not numbers"),
 ])
 def test_a_gradient_of_the_wrong_shape_is_bad_input(grad, words):
-    report = audit("x**2 + y", grad=grad, points={"x": 1.0, "y": 2.0})
+    report = audit("x**2 + y", gradient=grad, at={"x": 1.0, "y": 2.0})
     assert report.exit_status == 2
     assert words in report.cases[0].error
 
@@ -158,7 +158,7 @@ def test_a_gradient_that_raises_is_wrong_there():
         if x < 0:
             raise ValueError("negative")
         return 2 * x
-    report = audit("x**2", grad=grad, points=[{"x": 1.0}, {"x": -1.0}])
+    report = audit("x**2", gradient=grad, at=[{"x": 1.0}, {"x": -1.0}])
     case = report.cases[0]
     assert [p.verdict for p in case.points] == [AGREE, WRONG]
     assert "gradient grad raised ValueError: negative" in case.points[1].reason
@@ -166,8 +166,8 @@ def test_a_gradient_that_raises_is_wrong_there():
 
 def test_assert_gradients_names_the_users_gradient():
     with pytest.raises(AssertionError, match=r"the <lambda> gradient of sum\(x\*\*3\) is wrong at x=\[1.0, 2.0\]"):
-        assert_gradients("sum(x**3)", at={"x": [1.0, 2.0]}, grad=lambda x: 2 * x ** 2)
-    assert_gradients("sum(x**3)", at={"x": [1.0, 2.0]}, grad=lambda x: 3 * x ** 2)
+        assert_gradients("sum(x**3)", at={"x": [1.0, 2.0]}, gradient=lambda x: 2 * x ** 2)
+    assert_gradients("sum(x**3)", at={"x": [1.0, 2.0]}, gradient=lambda x: 3 * x ** 2)
 
 
 def test_a_suite_gradient_key(tmp_path, capsys):
@@ -185,7 +185,7 @@ def test_a_suite_gradient_key(tmp_path, capsys):
     '''))
     (tmp_path / "suite.toml").write_text(textwrap.dedent('''
         [defaults]
-        random = 5
+        points = 5
 
         [[case]]
         name = "right"

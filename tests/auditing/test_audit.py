@@ -187,7 +187,7 @@ domain = { x = [0, 1] }
 
 def test_bad_cases_are_reported_and_the_others_still_run():
     suite = parse_suite(BAD_SUITE, search_path=str(EXAMPLES))
-    report = run_cases(suite.cases, random=3)
+    report = run_cases(suite.cases, points=3)
     status = {c.name: c.status for c in report.cases}
     assert status["good"] == "pass"
     assert all(status[n] == "error" for n in status if n != "good")
@@ -204,7 +204,7 @@ def test_bad_cases_are_reported_and_the_others_still_run():
 @pytest.mark.parametrize("text, message", [
     ("[[case]\nname = 1", "is not valid TOML"),
     ("title = 'x'", "unknown table 'title'"),
-    ("[defaults]\ncheck = 'gradient'", "has no cases"),
+    ("[defaults]\nkind = 'gradient'", "has no cases"),
 ])
 def test_unreadable_suites(text, message):
     with pytest.raises(InputError, match=message):
@@ -243,7 +243,7 @@ def test_junit_xml_parses_with_one_testcase_per_case(example):
 
 
 def test_junit_reports_bad_input_as_errors():
-    report = run_cases(parse_suite(BAD_SUITE, search_path=str(EXAMPLES)).cases, random=2)
+    report = run_cases(parse_suite(BAD_SUITE, search_path=str(EXAMPLES)).cases, points=2)
     suite = ElementTree.fromstring(report.render("junit")).find("testsuite")
     assert int(suite.get("errors")) == 6
     assert all(c.find("error") is not None for c in suite.findall("testcase") if c.get("name") != "good")
@@ -251,7 +251,7 @@ def test_junit_reports_bad_input_as_errors():
 
 def test_json_round_trips(example):
     data = json.loads(example.render("json"))
-    assert data["report"] == "audit" and data["schema_version"] == 2 and data["exit_status"] == 1
+    assert data["report"] == "audit" and data["schema_version"] == 3 and data["exit_status"] == 1
     again = from_json(data)
     assert json.loads(again.render("json")) == data
     assert again.case("softsign, wrong for x < 0").points[0].point == example.case("softsign, wrong for x < 0").points[0].point
@@ -282,19 +282,19 @@ MANY = [Case("many points", expression="sin(x) * exp(y) + relu(x - y)", domain={
 
 
 def test_same_report_from_one_and_two_processes_with_several_batches():
-    one = run_cases(MANY, random=300, seed=3)
+    one = run_cases(MANY, points=300, seed=3)
     assert len(one.cases[0].points) > 256                # more than one batch
-    two = run_cases(MANY, random=300, seed=3, jobs=2)
+    two = run_cases(MANY, points=300, seed=3, jobs=2)
     assert without_times(one.to_dict()) == without_times(two.to_dict())
     assert one.exit_status == two.exit_status == 1
 
 
 def test_same_report_from_a_dask_cluster():
     distributed = pytest.importorskip("distributed")
-    one = run_cases(MANY, random=40, seed=5)
+    one = run_cases(MANY, points=40, seed=5)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
                                   dashboard_address=None) as cluster:
-        remote = run_cases(MANY, random=40, seed=5, scheduler=cluster.scheduler_address)
+        remote = run_cases(MANY, points=40, seed=5, scheduler=cluster.scheduler_address)
     assert without_times(one.to_dict()) == without_times(remote.to_dict())
     assert remote.seconds["where"].startswith("Dask scheduler")
 
@@ -302,7 +302,7 @@ def test_same_report_from_a_dask_cluster():
 def test_unreachable_scheduler_is_bad_input():
     pytest.importorskip("distributed")
     with pytest.raises(InputError, match="cannot reach the Dask scheduler"):
-        run_cases(MANY[:1], random=1, scheduler="tcp://127.0.0.1:9")
+        run_cases(MANY[:1], points=1, scheduler="tcp://127.0.0.1:9")
 
 
 # -- Python API and pytest helper ---------------------------------------------------------------
@@ -333,23 +333,23 @@ def test_assert_gradients_names_entry_values_and_tolerance():
 def test_assert_gradients_passes_right_functions_and_rejects_bad_calls():
     from diffcompare.functions import exp, sin
     assert_gradients(lambda x, y: sin(x) * exp(y), at=[{"x": 0.3, "y": 1.0}, {"x": -2.0, "y": 0.5}])
-    assert_gradients("[x*y, sin(x)]", at={"x": 0.5, "y": 2.0}, check="jacobian")
-    assert_gradients("x**2 * y", at={"x": 0.5, "y": 2.0}, check="hessian", domain={"x": (-1, 1), "y": (-1, 3)},
-                     random=5)
+    assert_gradients("[x*y, sin(x)]", at={"x": 0.5, "y": 2.0}, kind="jacobian")
+    assert_gradients("x**2 * y", at={"x": 0.5, "y": 2.0}, kind="hessian", domain={"x": (-1, 1), "y": (-1, 3)},
+                     points=5)
     with pytest.raises(ValueError, match="has no domain"):
         assert_gradients("x * y", at={"x": 1.0})
 
 
 def test_audit_api_returns_the_cli_report_object():
     import diffcompare
-    report = diffcompare.audit("x**2", domain={"x": (-1, 1)}, random=4)
+    report = diffcompare.audit("x**2", domain={"x": (-1, 1)}, points=4)
     assert isinstance(report, AuditReport) and report.exit_status == 0
     assert report.cases[0].tolerance["source"].startswith("the one accuracy model, in float64: 4 ulp of each entry")
 
 
 def test_case_tolerance_override_is_reported_with_its_source():
     case = make_case({"expression": "exp(x)", "domain": {"x": [0, 1]}, "tolerance": {"rtol": 1e-20}}, "tight")
-    report = run_cases([case], random=5)
+    report = run_cases([case], points=5)
     assert report.cases[0].tolerance["source"].startswith("the suite's own: rtol 1e-20")
 
 
@@ -359,7 +359,7 @@ def test_torch_engine_audits_torch_functions():
     pytest.importorskip("torch")
     report = run_cases([Case("text", expression="sin(x) * exp(y) + relu(x)", domain={"x": (-2, 2), "y": (-1, 1)}),
                         Case("torch code", function=_torch_code, domain={"x": (-2, 2)},
-                             reference="x * tanh(x)")], random=5, engine="torch")
+                             reference="x * tanh(x)")], points=5, engine="torch")
     assert [c.status for c in report.cases] == ["pass", "pass"]
     assert report.cases[0].engine == "torch"
     # d/dx x tanh x = tanh x + x (1 - tanh² x), by hand, at every judged point
@@ -378,7 +378,7 @@ def test_torch_engine_without_torch_is_a_clear_error(monkeypatch):
     import diffcompare.language.torch_world as world
     monkeypatch.setattr(world, "available", lambda: False)
     with pytest.raises(InputError, match="--engine torch needs PyTorch"):
-        run_cases(MANY[:1], random=1, engine="torch")
+        run_cases(MANY[:1], points=1, engine="torch")
 
 
 def test_exact_zeros_and_saturating_formulas_are_not_called_wrong(tmp_path):
@@ -388,7 +388,7 @@ def test_exact_zeros_and_saturating_formulas_are_not_called_wrong(tmp_path):
     # out, the band the engine's formula is held to is as large as the value: inconclusive
     # there (never a pass), at points the audit drew itself, so the case still passes
     suite = tmp_path / "zeros.toml"
-    suite.write_text('[defaults]\nrandom = 6\n\n'
+    suite.write_text('[defaults]\npoints = 6\n\n'
                      '[[case]]\nname = "x over x"\nexpression = "x/x"\ndomain = { x = [0.3, 3] }\n\n'
                      '[[case]]\nname = "expm1"\nexpression = "expm1(x)"\ndomain = { x = [-45, -35] }\n\n'
                      '[[case]]\nname = "sigmoid"\nexpression = "sigmoid(x)"\ndomain = { x = [35, 45] }\n')
@@ -433,7 +433,7 @@ def test_a_function_sympy_cannot_follow_is_judged_against_mpmaths_derivative(tmp
     module = f"branchy_{status}"                 # one module per case: Python keeps what it imported
     (tmp_path / f"{module}.py").write_text(BRANCHY.replace("FACTOR", factor))
     (tmp_path / "suite.toml").write_text(f'[[case]]\nname = "branchy"\nfunction = "{module}:branchy"\n'
-                                         'domain = { x = [-2, 2] }\nrandom = 5\n')
+                                         'domain = { x = [-2, 2] }\npoints = 5\n')
     case = run_cases(read_suite(str(tmp_path / "suite.toml")).cases, seed=1).cases[0]
     assert case.status == status, case.findings
     assert any("numerical derivative" in note for note in case.notes)

@@ -41,7 +41,7 @@ def test_directions_are_reproducible():
 
 
 def test_a_right_layer_of_many_inputs_passes():
-    report = audit("sum(x * x * sin(x)) / 1000", domain={"x": (-2, 2)}, shape={"x": [N]}, random=3)
+    report = audit("sum(x * x * sin(x)) / 1000", domain={"x": (-2, 2)}, shape={"x": [N]}, points=3)
     case = report.cases[0]
     assert N > FULL_ENTRIES
     assert case.status == "pass", case.findings
@@ -67,7 +67,7 @@ class _Scaled(ag.Function):
 
 
 def test_a_wrong_entry_is_narrowed_down():
-    report = audit(_Scaled, domain={"x": (0.5, 2)}, shape={"x": [N]}, random=1, adversarial=False)
+    report = audit(_Scaled, domain={"x": (0.5, 2)}, shape={"x": [N]}, points=1, adversarial=False)
     point = report.cases[0].points[0]
     assert point.verdict == WRONG and report.exit_status == 1
     named = point.reason.split("narrowed down along direction ")[1]
@@ -81,20 +81,20 @@ def test_a_wrong_entry_is_narrowed_down():
 
 
 def test_a_large_jacobian_by_directions():
-    report = audit("x * tanh(x)", domain={"x": (-2, 2)}, shape={"x": [300]}, check="jacobian", random=2)
+    report = audit("x * tanh(x)", domain={"x": (-2, 2)}, shape={"x": [300]}, kind="jacobian", points=2)
     case = report.cases[0]
     assert case.status == "pass", case.findings
 
 
 def test_the_users_gradient_of_many_inputs():
-    right = audit("sum(x**3)", grad=lambda x: 3 * x ** 2, domain={"x": (-1, 1)}, shape={"x": [N]}, random=2)
+    right = audit("sum(x**3)", gradient=lambda x: 3 * x ** 2, domain={"x": (-1, 1)}, shape={"x": [N]}, points=2)
     assert right.cases[0].status == "pass", right.cases[0].findings
 
     def off_by_one(x):
         g = 3 * x ** 2
         g[123] += 1.0
         return g
-    wrong = audit("sum(x**3)", grad=off_by_one, domain={"x": (-1, 1)}, shape={"x": [N]}, random=1,
+    wrong = audit("sum(x**3)", gradient=off_by_one, domain={"x": (-1, 1)}, shape={"x": [N]}, points=1,
                   adversarial=False)
     point = wrong.cases[0].points[0]
     assert point.verdict == WRONG
@@ -105,6 +105,6 @@ def test_the_users_gradient_of_many_inputs():
 def test_the_full_gradient_while_it_is_small(n, monkeypatch):
     from diffcompare.auditing import directional
     monkeypatch.setattr(directional, "FULL_ENTRIES", 8)
-    case = audit("sum(x**2)", points={"x": list(np.linspace(-1, 1, n))}).cases[0]
+    case = audit("sum(x**2)", at={"x": list(np.linspace(-1, 1, n))}).cases[0]
     assert (len(case.entries) == n) == (n <= 8)
     assert FULL_ENTRIES == 256

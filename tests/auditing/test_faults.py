@@ -54,7 +54,7 @@ def test_sigterm_ends_the_audit_like_ctrl_c(tmp_path):
     (tmp_path / "slow_ops.py").write_text("import time\nfrom diffcompare.language.functions import sin\n\n"
                                           "def slow(x):\n    time.sleep(0.2)\n    return sin(x)\n")
     (tmp_path / "suite.toml").write_text("".join(f'[[case]]\nname = "slow {k}"\nfunction = "slow_ops:slow"\n'
-                                                 f'domain = {{ x = [0.5, 1.5] }}\nrandom = 2\n\n' for k in range(4)))
+                                                 f'domain = {{ x = [0.5, 1.5] }}\npoints = 2\n\n' for k in range(4)))
     marker = os.urandom(8).hex()
     environment = {**os.environ, "DIFFCOMPARE_FAULT_RUN": marker,
                    "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}

@@ -17,7 +17,7 @@ def test_a_failure_of_the_judge_at_one_point_keeps_the_others(monkeypatch):
             raise TypeError("unsupported format string passed to numpy.ndarray.__format__")
         return real(*args, **kwargs)
     monkeypatch.setattr(batch, "classify", broken)
-    report = diffcompare.audit("sin(x)", points=[{"x": 0.1}, {"x": 0.2}, {"x": 0.3}])
+    report = diffcompare.audit("sin(x)", at=[{"x": 0.1}, {"x": 0.2}, {"x": 0.3}])
     case = report.cases[0]
     assert report.exit_status == 3 and case.status == "internal"
     assert [p.verdict for p in case.points].count("agree") == 2

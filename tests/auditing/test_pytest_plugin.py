@@ -96,10 +96,10 @@ def test_other_toml_files_are_left_alone(pytester):
 def test_the_fixture(pytester):
     pytester.makepyfile(test_layer='''
         def test_right(assert_gradients):
-            assert_gradients("sum(x**3)", at={"x": [1.0, 2.0]}, grad=lambda x: 3 * x ** 2)
+            assert_gradients("sum(x**3)", at={"x": [1.0, 2.0]}, gradient=lambda x: 3 * x ** 2)
 
         def test_wrong(assert_gradients):
-            assert_gradients("sum(x**3)", at={"x": [1.0, 2.0]}, grad=lambda x: 2 * x ** 2)
+            assert_gradients("sum(x**3)", at={"x": [1.0, 2.0]}, gradient=lambda x: 2 * x ** 2)
     ''')
     result = pytester.runpytest_inprocess("-p", "no:cacheprovider")
     result.assert_outcomes(passed=1, failed=1)

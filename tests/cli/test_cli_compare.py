@@ -12,7 +12,7 @@ def test_squire_trapp_in_the_terminal(tmp_path):
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert "4.05342789389862065771418792561" in out           # the reference, 30 digits
-    for method in ("autograd", "symbolic", "forward", "backward", "central", "five-point", "complex-step",
+    for method in ("autograd", "symbolic", "forward-difference", "backward-difference", "central-difference", "five-point", "complex-step",
                    "richardson"):
         assert method in out
     assert "within their expected accuracy" in out
@@ -23,14 +23,14 @@ def test_json_fields_and_values(tmp_path):
                  "--repeat", "1", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
-    assert data["schema_version"] == 3 and data["report"] == "compare" and data["exit_status"] == 0
+    assert data["schema_version"] == 4 and data["report"] == "compare" and data["exit_status"] == 0
     assert data["inputs"] == ["x", "y", "z"] and data["points"]["point"] == {"x": 1.0, "y": 0.5, "z": 2.0}
     # by hand: ∂/∂z log(1 + z²) = 2z / (1 + z²) = 0.8 at z = 2
     assert data["entries"][2] == "∂f/∂z" and data["reference"]["exact"][2] == "0.800000000000000000000000000000"
     assert data["symbolic"]["formulas"]["∂f/∂z"]["text"] == "2*z/(z**2 + 1)"
     methods = {m["name"]: m for m in data["methods"]}
     assert methods["autograd"]["entries"]["∂f/∂z"]["value"] == 0.8 and methods["autograd"]["values"][2] == 0.8
-    assert methods["central"]["evaluations"] == 6 and methods["richardson"]["evaluations"] == 18
+    assert methods["central-difference"]["evaluations"] == 6 and methods["richardson"]["evaluations"] == 18
     for m in data["methods"]:
         assert m["verdict"] == "pass" and m["time"]["median_seconds"] > 0
         for p in m["entries"].values():
@@ -100,7 +100,7 @@ def test_argparse_errors_exit_2(tmp_path):
 
 
 @pytest.mark.parametrize("fmt, marker", [("markdown", "| method |"), ("latex", r"\begin{tabular}"),
-                                         ("text", "verdict"), ("json", '"schema_version": 3')])
+                                         ("text", "verdict"), ("json", '"schema_version": 4')])
 def test_output_file_in_every_format(fmt, marker, tmp_path):
     target = tmp_path / f"report.{fmt}"
     result = run("compare", "x*exp(x)", "--at", "x=2", "--format", fmt, "--output", str(target), "--repeat", "1",

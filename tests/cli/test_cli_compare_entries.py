@@ -21,7 +21,7 @@ def test_vjp_json_against_the_hand_jacobian(tmp_path):
                  "--format", "json", "--repeat", "1", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
-    assert data["report"] == "compare" and data["kind"] == "vjp" and data["schema_version"] == 3
+    assert data["report"] == "compare" and data["kind"] == "vjp" and data["schema_version"] == 4
     # vᵀJ with J = [[y, x, 0], [z cos x, 0, sin x], [0, e^y, 0]] at (1, 2, 3)
     expected = [0.1 * 2 + 3 * math.cos(1), 0.1 * 1 + 0.0001 * math.exp(2), math.sin(1)]
     methods = {m["name"]: m for m in data["methods"]}
@@ -45,11 +45,11 @@ def test_rosenbrock_hessian_of_a_vector_variable(tmp_path):
 
 def test_many_points_json_summary(tmp_path):
     result = run("compare", "sin(x)*exp(y)", "--box", "x=-2:2,y=0.1:3", "--points", "2000", "--seed", "1",
-                 "--methods", "autograd,symbolic,central", "--format", "json", "--repeat", "1", cwd=tmp_path)
+                 "--methods", "autograd,symbolic,central-difference", "--format", "json", "--repeat", "1", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     assert data["points"]["count"] == 2000 and data["reference"]["points"] == 2000
-    central = {m["name"]: m for m in data["methods"]}["central"]
+    central = {m["name"]: m for m in data["methods"]}["central-difference"]
     assert 0 < central["errors"]["median_rel"] <= central["errors"]["max_rel"] < 1e-6
     assert central["worst"]["entry"] in ("∂f/∂x", "∂f/∂y")
 

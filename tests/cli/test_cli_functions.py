@@ -41,7 +41,7 @@ def _methods(out):
 
 
 def test_compare_takes_module_function(here, capsys):
-    code, out = run(["compare", "user_fns:swish", "--at", "x=1,y=2", "--methods", "autograd,forward-mode,central",
+    code, out = run(["compare", "user_fns:swish", "--at", "x=1,y=2", "--methods", "autograd,forward-mode,central-difference",
                      "--repeat", "1", "--format", "json"], capsys)
     assert code == 0
     methods = _methods(out.out)
@@ -62,12 +62,12 @@ def test_numpy_on_tensors_is_not_applicable_not_wrong(here, capsys):
     methods = _methods(out.out)
     assert methods["autograd"]["status"] == "not applicable"
     assert "hands the engine's tensors to NumPy" in methods["autograd"]["reason"]
-    assert methods["central"]["verdict"] == "pass"       # 2x and 2y, judged against SymPy's exact derivative
+    assert methods["central-difference"]["verdict"] == "pass"       # 2x and 2y, judged against SymPy's exact derivative
     assert code == 0
 
 
 def test_math_on_tensors_is_not_applicable_not_wrong(here, capsys):
-    code, out = run(["compare", "user_fns:with_math", "--at", "x=1", "--methods", "autograd,central", "--repeat", "1",
+    code, out = run(["compare", "user_fns:with_math", "--at", "x=1", "--methods", "autograd,central-difference", "--repeat", "1",
                      "--format", "json"], capsys)
     methods = _methods(out.out)
     assert methods["autograd"]["status"] == "not applicable"
@@ -91,7 +91,7 @@ def test_numpy_refuses_a_tensor_that_requires_grad_as_pytorch_does():
 def test_the_audit_calls_an_untraceable_function_bad_input_not_wrong(here, capsys):
     import diffcompare
     for name in ("with_numpy", "with_math"):
-        report = diffcompare.audit(f"user_fns:{name}", points=[{"x": 1.0, "y": 2.0}] if name == "with_numpy"
+        report = diffcompare.audit(f"user_fns:{name}", at=[{"x": 1.0, "y": 2.0}] if name == "with_numpy"
                                    else [{"x": 1.0}])
         case = report.cases[0]
         assert case.status == "error" and "cannot audit f with the engine" in case.error, case.findings

@@ -55,7 +55,7 @@ def test_steps_text_json_and_plot(tmp_path):
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     assert {(c["scheme"], c["dtype"]) for c in data["curves"]} == {
-        (s, d) for s in ("forward", "central", "five-point", "complex-step") for d in ("float64", "float32")}
+        (s, d) for s in ("forward-difference", "central-difference", "five-point", "complex-step") for d in ("float64", "float32")}
     text = run("steps", "sin(x)", "--at", "x=1", cwd=tmp_path)
     assert text.returncode == 0 and "log10 h (h grows to the right)" in text.stdout
     plot = run("steps", "sin(x)", "--at", "x=1", "--plot", str(tmp_path / "s.png"), "--format", "json", cwd=tmp_path)
@@ -106,7 +106,7 @@ def test_swell_symbolic_backend_not_installed(tmp_path):
     (("graph", "x*y", "--at", "x=1,y=2", "--output", "g.pdf"), "cannot tell the format"),
     (("steps", "x*y", "--at", "x=1,y=2"), "--var"),
     (("steps", "sin(x)", "--at", "x=1", "--h-range", "1e-3..0.5"), "0.5 is not a power of ten"),
-    (("steps", "sin(x)", "--at", "x=1", "--schemes", "central,backwards"), "choose from forward"),
+    (("steps", "sin(x)", "--at", "x=1", "--schemes", "central-difference,backwards"), "choose from forward"),
     (("swell", "logistc"), "did you mean 'logistic'"),
     (("swell", "logistic", "--n", "9..1"), "down to"),
     (("swell", "logistic", "--timeout", "0"), "positive"),

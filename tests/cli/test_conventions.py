@@ -30,7 +30,7 @@ def project(tmp_path_factory):
     """A project: pyproject.toml with [tool.diffcompare], two suites in a folder, user code."""
     root = tmp_path_factory.mktemp("project")
     (root / "pyproject.toml").write_text(
-        '[project]\nname = "demo"\n\n[tool.diffcompare]\ndigits = 40\nmethods = "autograd,central"\n\n'
+        '[project]\nname = "demo"\n\n[tool.diffcompare]\ndigits = 40\nmethods = "autograd,central-difference"\n\n'
         '[tool.diffcompare.audit]\nsuites = ["checks"]\npoints = 2\n', encoding="utf-8")
     checks = root / "checks"
     (checks / "more").mkdir(parents=True)
@@ -105,7 +105,7 @@ def test_pyproject_sets_defaults_and_show_config_says_where_from(project):
     assert said["repeat"] == "default"
     result = run(project / "lib", "compare", "x*y", "--at", "x=1,y=2", "--repeat", "1", "--format", "json")
     command = json.loads(result.stdout)["command"]          # found from a folder below the file
-    assert (command["digits"], command["methods"], command["repeat"]) == (40, ["autograd", "central"], 1)
+    assert (command["digits"], command["methods"], command["repeat"]) == (40, ["autograd", "central-difference"], 1)
 
 
 @pytest.mark.parametrize("line, named", [('metods = "autograd"', "'methods'"), ('digits = "40"', "whole number")])

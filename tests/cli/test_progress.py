@@ -15,9 +15,9 @@ from diffcompare.render import terminal
 
 def test_compare_reports_each_stage():
     seen = []
-    compare("sin(x)*y", at={"x": 0.5, "y": 2.0}, methods="autograd,central", repeat=1,
+    compare("sin(x)*y", at={"x": 0.5, "y": 2.0}, methods="autograd,central-difference", repeat=1,
             progress=lambda done, total, what="": seen.append((done, total, what)))
-    assert [what for _, _, what in seen] == ["SymPy's derivative", "autograd", "central", "the exact reference",
+    assert [what for _, _, what in seen] == ["SymPy's derivative", "autograd", "central-difference", "the exact reference",
                                              "the expected accuracy"]
     assert all(total == 5 for _, total, _ in seen) and [d for d, _, _ in seen] == [0, 1, 2, 3, 4]
 

@@ -19,7 +19,7 @@ README = ROOT / "README.md"
 MARKER = "<!-- sample -->"
 SAMPLE_COLUMNS = 100
 BLOCK = re.compile(re.escape(MARKER) + r"\n```\n\$ diffcompare (?P<command>[^\n]*)\n(?P<output>.*?)```", re.S)
-DURATION = re.compile(r"\b\d+(?:\.\d+)?\s?(?:s|ms|µs|ns)\b( ±\d+%)?")
+DURATION = re.compile(r"\b\d+(?:\.\d+)?\s?(?:s|ms|µs|ns)\b( ±\s*\d+%)?")
 
 
 def output_of(command: str) -> str:

@@ -45,7 +45,7 @@ def test_readme_survey_example_reports_as_documented():
     # the Rosenbrock Hessian by hand at (1.2, 1.0, 0.8): tridiagonal
     expected = [[1200 * 1.44 - 400 + 2, -480, 0], [-480, 202 + 1200 - 320, -400], [0, -400, 200]]
     assert namespace["hessian"].method("autograd").estimate.values[0].tolist() == expected
-    assert namespace["vjp"].exit_status == 0 and namespace["many"].method("central").verdict == "pass"
+    assert namespace["vjp"].exit_status == 0 and namespace["many"].method("central-difference").verdict == "pass"
 
 
 def test_readme_wrong_backward_example_names_the_node():

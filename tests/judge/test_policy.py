@@ -66,11 +66,11 @@ def test_every_cause_has_words():
 
 
 @pytest.mark.parametrize("f, at, method, outcome, cause", [
-    ("1/x", "x=1e-8", "central", "not judged", "crossing"),       # the stencil straddles the pole
+    ("1/x", "x=1e-8", "central-difference", "not judged", "crossing"),       # the stencil straddles the pole
     ("log(x)", "x=-1", "autograd", "not judged", "domain"),
     ("abs(x)", "x=0", "autograd", "pass", "within"),              # 0 lies between the one-sided -1 and 1
-    ("abs(x)", "x=0", "central", "not judged", "kink"),           # its stencil straddles the kink
-    ("sin(x)", "x=1e22", "central", "inconclusive", "wide-band"),  # truncation as large as the value
+    ("abs(x)", "x=0", "central-difference", "not judged", "kink"),           # its stencil straddles the kink
+    ("sin(x)", "x=1e22", "central-difference", "inconclusive", "wide-band"),  # truncation as large as the value
     ("x**3", "x=2", "autograd", "pass", "within"),
 ])
 def test_compare_reports_carry_the_cause(f, at, method, outcome, cause, capsys):
@@ -90,7 +90,7 @@ def test_the_api_gives_the_verdict_as_data_and_in_words():
 def test_a_kink_asked_for_is_judged_against_the_one_sided_derivatives():
     # abs(x) * y at x = 0: ∂f/∂x has one-sided derivatives -y and y (by hand), so the engine's
     # abs'(0) = 0 is a subgradient, a right value: the point is checked, and it passes
-    report = diffcompare.audit("abs(x) * y", points=[{"x": 0.0, "y": 2.0}, {"x": 1.5, "y": 2.0}])
+    report = diffcompare.audit("abs(x) * y", at=[{"x": 0.0, "y": 2.0}, {"x": 1.5, "y": 2.0}])
     case = report.cases[0]
     assert case.status == "pass" and report.exit_status == 0
     assert [p.cause for p in case.points] == ["kink", "within"]
@@ -99,14 +99,14 @@ def test_a_kink_asked_for_is_judged_against_the_one_sided_derivatives():
 
 def test_a_point_asked_for_that_cannot_be_decided_makes_the_case_undecided():
     # sqrt at 0 has an infinite slope: no finite derivative to hold autograd to
-    report = diffcompare.audit("sqrt(x) * y", points=[{"x": 0.0, "y": 2.0}, {"x": 1.5, "y": 2.0}])
+    report = diffcompare.audit("sqrt(x) * y", at=[{"x": 0.0, "y": 2.0}, {"x": 1.5, "y": 2.0}])
     case = report.cases[0]
     assert case.status == "undecided" and report.exit_status == 4
     assert [p.verdict for p in case.points] == ["undefined", "agree"]
 
 
 def test_kinks_the_audit_adds_itself_are_judged_too():
-    report = diffcompare.audit("abs(x) * y", domain={"x": (-1, 1), "y": (1, 2)}, random=4, seed=1)
+    report = diffcompare.audit("abs(x) * y", domain={"x": (-1, 1), "y": (1, 2)}, points=4, seed=1)
     case = report.cases[0]
     kinks = [p for p in case.points if p.verdict == "subgradient"]
     assert any("kink of abs" in p.origin for p in kinks)          # found by the kink search
@@ -114,7 +114,7 @@ def test_kinks_the_audit_adds_itself_are_judged_too():
 
 
 def test_audit_counts_fd_causes_from_codes():
-    report = diffcompare.audit("exp(x) * sin(3 * x)", domain={"x": (-3, 3)}, random=20, seed=0, dtype="float32")
+    report = diffcompare.audit("exp(x) * sin(3 * x)", domain={"x": (-3, 3)}, points=20, seed=0, dtype="float32")
     case = report.cases[0]
     causes = {p.cause for p in case.points if p.verdict == "fd-unreliable"}
     assert causes and causes <= {"kink", "float32 rounding", "cancellation", "truncation"}
@@ -123,7 +123,7 @@ def test_audit_counts_fd_causes_from_codes():
 
 def test_audit_point_where_f_itself_is_not_finite_is_undefined_not_wrong():
     # y/y is 1 to SymPy, nan at y = 0 in binary64: autograd's nan there is no wrong rule
-    report = diffcompare.audit("y / y - x", points=[{"x": 1.0, "y": 0.0}])
+    report = diffcompare.audit("y / y - x", at=[{"x": 1.0, "y": 0.0}])
     point = report.cases[0].points[0]
     assert (point.verdict, point.cause) == ("undefined", "domain")
     assert report.exit_status == 4
@@ -133,7 +133,7 @@ def test_a_nan_gradient_where_f_is_differentiable_is_wrong_even_when_every_rule_
     # f = 1 for x ≠ 0, but the adjoint of x*x at x = 3e-151 is about 1e453: following these
     # rules, binary64 overflows and the gradient is nan where the exact one is 0 (by hand):
     # a wrong gradient, which the report explains
-    report = diffcompare.audit("((x + x)/(x*x)) / ((2*x)/(x*x))", points=[{"x": 3e-151}, {"x": 0.5}])
+    report = diffcompare.audit("((x + x)/(x*x)) / ((2*x)/(x*x))", at=[{"x": 3e-151}, {"x": 0.5}])
     tiny, ordinary = report.cases[0].points
     assert tiny.verdict == "wrong" and tiny.reference == [0.0]
     assert "f's program" in tiny.reason         # why: it must hold what binary64 cannot
@@ -143,7 +143,7 @@ def test_a_nan_gradient_where_f_is_differentiable_is_wrong_even_when_every_rule_
 def test_f_that_divides_by_zero_is_undefined_not_judged():
     # atan(x)/(0.25/y) at y = 0 divides by zero: binary64 makes f 0 (atan(x)/inf), but f
     # itself has no value there, so there is nothing to hold its gradient to
-    report = diffcompare.audit("atan(x) / (0.25 / y)", points=[{"x": 1.0, "y": 0.0}])
+    report = diffcompare.audit("atan(x) / (0.25 / y)", at=[{"x": 1.0, "y": 0.0}])
     point = report.cases[0].points[0]
     assert point.verdict == "undefined" and report.exit_status == 4
 
@@ -152,7 +152,7 @@ def test_audit_float32_infinity_that_float64_resolves_is_rounding():
     # sqrt(1.5/x - sqrt(x)) where the argument is 0 in float32 but not at the binary32 point
     # itself: float32 autograd gives -inf, float64 a value near the exact one
     x = float(np.float32(1.3103706971044482))
-    report = diffcompare.audit("sqrt(1.5 / x - sqrt(x))", points=[{"x": x}], dtype="float32")
+    report = diffcompare.audit("sqrt(1.5 / x - sqrt(x))", at=[{"x": x}], dtype="float32")
     point = report.cases[0].points[0]
     u = 1.5 / x - math.sqrt(x)          # in binary64: positive, and small
     assert u > 0

@@ -28,8 +28,8 @@ def test_a_partial_without_a_band_makes_no_pass():
     # at x = 1e-300 the forward difference of log(tanh(x)) has no error band (its Taylor
     # terms are unknown there); ∂f/∂y has one. The method was a pass on y alone, beside a
     # value for x of 3.5e10 where the truth is 1e300
-    c = diffcompare.compare("log(tanh(x)) + y", at={"x": 1e-300, "y": 1.0}, methods="autograd,forward", repeat=1)
-    forward = c.method("forward")
+    c = diffcompare.compare("log(tanh(x)) + y", at={"x": 1e-300, "y": 1.0}, methods="autograd,forward-difference", repeat=1)
+    forward = c.method("forward-difference")
     exact = float(exact_derivative(lambda x: mpmath.log(mpmath.tanh(x)), 1e-300))
     assert abs(forward.entry("x").value - exact) > exact / 2
     assert forward.verdict != "pass" and c.exit_status in (1, 4)
@@ -60,8 +60,8 @@ def test_no_pass_beside_a_value_off_by_half_the_gradient(text, at, f):
 
 
 def test_a_stencil_across_the_pole_is_not_judged_and_says_why():
-    c = diffcompare.compare("1/x", at={"x": 1e-8}, methods="central,five-point,autograd", repeat=1)
-    for name in ("central", "five-point"):
+    c = diffcompare.compare("1/x", at={"x": 1e-8}, methods="central-difference,five-point,autograd", repeat=1)
+    for name in ("central-difference", "five-point"):
         m = c.method(name)
         assert m.verdict == "not judged" and "stencil" in why(m.judgement) and "not smooth" in why(m.judgement)
     assert c.method("autograd").verdict == "pass"
@@ -71,10 +71,10 @@ def test_a_stencil_across_the_pole_is_not_judged_and_says_why():
 def test_a_band_as_large_as_the_value_is_inconclusive_not_a_pass():
     # at x = 1e22 the steps of finite differences are far below what binary64 resolves
     # there (ulp(1e22) = 2^21): differences of f are rounding, their band is huge
-    c = diffcompare.compare("sin(x)", at={"x": 1e22}, methods="autograd,forward,central", repeat=1)
+    c = diffcompare.compare("sin(x)", at={"x": 1e22}, methods="autograd,forward-difference,central-difference", repeat=1)
     exact = float(exact_derivative(mpmath.sin, 1e22))
     assert abs(c.method("autograd").entry("x").value - exact) < 1e-15
-    for name in ("forward", "central"):
+    for name in ("forward-difference", "central-difference"):
         m = c.method(name)
         assert m.verdict in ("inconclusive", "fail", "not judged"), (name, m.verdict, why(m.judgement))
         if m.verdict == "inconclusive":
@@ -83,7 +83,7 @@ def test_a_band_as_large_as_the_value_is_inconclusive_not_a_pass():
 
 
 def test_exit_status_zero_only_when_every_method_passed():
-    assert diffcompare.compare("x**3", at={"x": 2}, methods="autograd,central", repeat=1).exit_status == 0
+    assert diffcompare.compare("x**3", at={"x": 2}, methods="autograd,central-difference", repeat=1).exit_status == 0
     # complex step does not apply to abs: listed, not counted
     c = diffcompare.compare("abs(x) * y", at={"x": 1.5, "y": 2}, methods="autograd,complex-step", repeat=1)
     assert c.method("complex-step").verdict == "not applicable" and c.exit_status == 0
@@ -135,7 +135,7 @@ def test_the_reference_takes_the_digits_the_inputs_span():
     # SymPy writes log1p(y) as log(1 + y): at y = -1e-300, 1 + y is 1 unless the working
     # precision spans 300 digits; the reference takes them, so ∂f/∂x = -log1p(y)/x² is
     # 1e-300 (mpmath's own log1p of f, differentiated independently), not 0
-    c = diffcompare.compare("log1p(y) / x", at={"y": -1e-300, "x": 1.0}, methods="autograd,central", repeat=1)
+    c = diffcompare.compare("log1p(y) / x", at={"y": -1e-300, "x": 1.0}, methods="autograd,central-difference", repeat=1)
     exact = float(exact_derivative(lambda x: mpmath.log1p(mpmath.mpf(-1e-300)) / x, 1.0))
     assert exact == pytest.approx(1e-300, rel=1e-12)
     assert float(c.reference.value("x")) == pytest.approx(exact, rel=1e-25)

@@ -64,22 +64,22 @@ def test_a_branch_on_a_symbol_still_has_no_symbolic_form():
 
 
 def test_compare_judges_a_numpy_function_and_its_given_gradient():
-    c = compare(lambda x, y: np.sin(x) * y, {"x": 0.5, "y": 2.0}, grad=lambda x, y: (np.cos(x) * y, np.sin(x)),
+    c = compare(lambda x, y: np.sin(x) * y, {"x": 0.5, "y": 2.0}, gradient=lambda x, y: (np.cos(x) * y, np.sin(x)),
                 repeat=1)
     assert c.method("autograd").verdict == "not applicable"          # the engine cannot run np.sin
     assert c.method("symbolic").verdict == "pass"
     assert c.method("given").verdict == "pass" and c.exit_status == 0
     # cos(0.5) * 2 by hand, in the reference
     assert float(c.reference.text(0, 20)) == pytest.approx(2 * math.cos(0.5), rel=1e-16)
-    wrong = compare(lambda x, y: np.sin(x) * y, {"x": 0.5, "y": 2.0}, grad=lambda x, y: (np.cos(x) * y, np.cos(x)),
-                    methods="central", repeat=1)
+    wrong = compare(lambda x, y: np.sin(x) * y, {"x": 0.5, "y": 2.0}, gradient=lambda x, y: (np.cos(x) * y, np.cos(x)),
+                    methods="central-difference", repeat=1)
     assert wrong.method("given").verdict == "fail" and wrong.exit_status == 1
 
 
 def test_a_numpy_kink_is_seen():
-    c = compare(lambda x: np.abs(x) + np.maximum(x, 1.0), {"x": 0.0}, methods="central", repeat=1)
-    assert c.method("central").verdict == "not judged"
-    report = audit(lambda x: np.abs(x - 0.25) * x, grad=lambda x: np.sign(x - 0.25) * x + np.abs(x - 0.25),
+    c = compare(lambda x: np.abs(x) + np.maximum(x, 1.0), {"x": 0.0}, methods="central-difference", repeat=1)
+    assert c.method("central-difference").verdict == "not judged"
+    report = audit(lambda x: np.abs(x - 0.25) * x, gradient=lambda x: np.sign(x - 0.25) * x + np.abs(x - 0.25),
                    domain={"x": (-1, 1)}, points=[{"x": 0.25}])
     case = report.cases[0]
     # |x - 1/4| x has one-sided derivatives -1/4 and 1/4 at 1/4 (by hand): the given 0 lies between
@@ -99,7 +99,7 @@ def test_compare_gradient_on_the_command_line(tmp_path, capsys, monkeypatch):
             return np.exp(x) * np.cos(y), -np.exp(x) * np.sin(y)
     '''))
     monkeypatch.chdir(tmp_path)
-    code, out = run(["compare", "hand:f", "--at", "x=0.5,y=2", "--gradient", "hand:df", "--methods", "central"],
+    code, out = run(["compare", "hand:f", "--at", "x=0.5,y=2", "--gradient", "hand:df", "--methods", "central-difference"],
                     capsys)
     assert code == 0, out.out + out.err
     assert "given" in out.out and "pass" in out.out

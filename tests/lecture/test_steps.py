@@ -34,13 +34,13 @@ def test_exact_derivative(sweep, derivatives):
 
 
 @pytest.mark.parametrize("scheme, dtype", [
-    ("forward", "float64"), ("central", "float64"), ("five-point", "float64"), ("complex-step", "float64"),
-    ("central", "float32"), ("five-point", "float32"), ("complex-step", "float32"),
+    ("forward-difference", "float64"), ("central-difference", "float64"), ("five-point", "float64"), ("complex-step", "float64"),
+    ("central-difference", "float32"), ("five-point", "float32"), ("complex-step", "float32"),
 ])
 def test_best_step_within_a_decade_of_the_predicted_optimum(sweep, derivatives, scheme, dtype):
     eps = float(np.finfo(dtype).eps)
     f, f1, f2, f3, _, f5 = derivatives
-    predicted = {"forward": 2 * math.sqrt(eps * f / f2), "central": (3 * eps * f / f3) ** (1 / 3),
+    predicted = {"forward-difference": 2 * math.sqrt(eps * f / f2), "central-difference": (3 * eps * f / f3) ** (1 / 3),
                  "five-point": (45 * eps * f / (4 * f5)) ** (1 / 5),
                  "complex-step": math.sqrt(6 * eps * f1 / f3)}[scheme]
     curve = sweep.curve(scheme, dtype)
@@ -54,8 +54,8 @@ def test_best_step_within_a_decade_of_the_predicted_optimum(sweep, derivatives, 
 
 @pytest.mark.parametrize("scheme, crossover", [
     # where the model's two terms are equal, solved by hand: t·h^p = ε·r/h^q
-    ("forward", lambda e, d: (2 * e * d[0] / (d[2] / 2)) ** (1 / 2)),
-    ("central", lambda e, d: (e * d[0] / (d[3] / 6)) ** (1 / 3)),
+    ("forward-difference", lambda e, d: (2 * e * d[0] / (d[2] / 2)) ** (1 / 2)),
+    ("central-difference", lambda e, d: (e * d[0] / (d[3] / 6)) ** (1 / 3)),
     ("five-point", lambda e, d: (1.5 * e * d[0] / (d[5] / 30)) ** (1 / 5)),
     ("complex-step", lambda e, d: (e * d[1] / (d[3] / 6)) ** (1 / 2)),
 ])
@@ -69,18 +69,18 @@ def test_crossover_and_regimes(sweep, derivatives, scheme, crossover):
 
 
 def test_absolute_and_relative_errors(sweep):
-    central = sweep.curve("central", "float64")
+    central = sweep.curve("central-difference", "float64")
     assert central.measure == "absolute" and central.errors is central.abs_errors
     assert np.allclose(central.rel_errors, central.abs_errors / abs(sweep.exact), rtol=1e-15, equal_nan=True)
-    relative = diffcompare.step_sweep(SQUIRE_TRAPP, at={"x": 1.5}, measure="relative", schemes="central",
+    relative = diffcompare.step_sweep(SQUIRE_TRAPP, at={"x": 1.5}, measure="relative", schemes="central-difference",
                                       precisions="float64", h_range="1e-8..1e-2")
-    c = relative.curve("central", "float64")
+    c = relative.curve("central-difference", "float64")
     assert c.errors is c.rel_errors and relative.steps.tolist() == [1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8]
     assert np.array_equal(c.abs_errors, central.abs_errors[1:8])
 
 
 def test_the_curves_are_v_shaped(sweep):
-    for scheme in ("forward", "central", "five-point"):
+    for scheme in ("forward-difference", "central-difference", "five-point"):
         errors = sweep.curve(scheme, "float64").errors
         best = int(np.nanargmin(errors))
         assert errors[0] > 100 * errors[best] and errors[14] > 100 * errors[best]   # h = 1e-1 and 1e-15
@@ -89,12 +89,12 @@ def test_the_curves_are_v_shaped(sweep):
 
 
 def test_float32_gradient_checks_fail_by_rounding(sweep):
-    central32 = sweep.curve("central", "float32")
+    central32 = sweep.curve("central-difference", "float32")
     k = list(sweep.steps).index(1e-6)
     # rounding: ε|f| / (h |f'|) = 1.19e-7 · 4.50 / (1e-6 · 4.05) ≈ 0.13 at worst; at one step the
     # two roundings may happen to cancel, so the median over h = 1e-5, 1e-6, 1e-7 is tested
     assert 1e-3 < float(np.median(central32.rel_errors[k - 1:k + 2])) < 0.5
-    assert central32.best_rel_error > 1e-6 > sweep.curve("central", "float64").best_rel_error
+    assert central32.best_rel_error > 1e-6 > sweep.curve("central-difference", "float64").best_rel_error
     assert any("float32" in note and "gradcheck" in note for note in sweep.notes)
 
 
@@ -105,7 +105,7 @@ def test_per_decade_and_other_variables():
 
 def test_formats(sweep):
     data = json.loads(sweep.render("json"))
-    assert data["report"] == "steps" and data["schema_version"] == 3 and data["error"] == "absolute"
+    assert data["report"] == "steps" and data["schema_version"] == 4 and data["error"] == "absolute"
     assert len(data["curves"]) == 8 and all(len(c["errors"]) == 20 for c in data["curves"])
     assert all(len(c["abs_errors"]) == len(c["rel_errors"]) == len(c["regimes"]) == 20 for c in data["curves"])
     text = sweep.render("text", width=200)
@@ -120,7 +120,7 @@ def test_formats(sweep):
 
 
 def test_h_decreasing():
-    s = diffcompare.step_sweep("sin(x)", at={"x": 1.0}, axis="decreasing", schemes="central", precisions="float64")
+    s = diffcompare.step_sweep("sin(x)", at={"x": 1.0}, axis="decreasing", schemes="central-difference", precisions="float64")
     rows = [line for line in s.render("markdown").splitlines() if line.startswith("| 1e-")]
     assert rows[0].startswith("| 1e-01") and "h shrinks to the right" in s.render("text", width=200)
 
@@ -142,7 +142,7 @@ def test_png_without_matplotlib_is_a_clear_error(sweep, tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("f, at, variable, extra, message", [
-    ("x*y", {"x": 1.0, "y": 2.0}, None, {}, "say which one with --var"),
+    ("x*y", {"x": 1.0, "y": 2.0}, None, {}, "say which one with variable="),
     ("x*y", {"x": 1.0, "y": 2.0}, "z", {}, "not a variable of f"),
     ("sum(x)", {"x": [1.0, 2.0]}, None, {}, "one scalar variable"),
     ("sin(x)", {"x": 1.0}, None, {"h_range": "1e-3..0.5"}, "0.5 is not a power of ten"),
@@ -175,4 +175,4 @@ def test_no_sweep_where_f_is_not_differentiable(f, x, state):
 @pytest.mark.parametrize("f, x", [("abs(x)", 0.0), ("sqrt(x)", 0.0), ("log(x)", -1.0)])
 def test_the_exit_status_is_compares(f, x):
     assert diffcompare.step_sweep(f, at={"x": x}).exit_status == \
-        diffcompare.compare(f, at={"x": x}, methods="autograd,central", repeat=1).exit_status
+        diffcompare.compare(f, at={"x": x}, methods="autograd,central-difference", repeat=1).exit_status

@@ -21,10 +21,10 @@ FUNCTIONS = [
 
 @pytest.mark.parametrize("text, plain, x", FUNCTIONS)
 def test_float32_sweep_is_plain_numpy_float32(text, plain, x):
-    sweep = diffcompare.step_sweep(text, {"x": x}, schemes="forward,central", precisions="float32")
+    sweep = diffcompare.step_sweep(text, {"x": x}, schemes="forward-difference,central-difference", precisions="float32")
     x32 = F32(x)
-    for scheme, difference in (("forward", lambda h: (plain(x32 + h) - plain(x32)) / h),
-                               ("central", lambda h: (plain(x32 + h) - plain(x32 - h)) / (2 * h))):
+    for scheme, difference in (("forward-difference", lambda h: (plain(x32 + h) - plain(x32)) / h),
+                               ("central-difference", lambda h: (plain(x32 + h) - plain(x32 - h)) / (2 * h))):
         curve = sweep.curve(scheme, "float32")
         for k, h in enumerate(sweep.steps):
             by_hand = difference(F32(h))

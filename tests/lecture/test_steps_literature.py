@@ -34,9 +34,9 @@ def test_baydin_figure_3(capsys):
     argv = documented("Baydin et al. (2018), Figure 3")
     code, data = report(argv, capsys)
     assert code == 0 and data["error"] == "absolute" and data["h_axis"] == "increasing"
-    assert {(c["scheme"], c["dtype"]) for c in data["curves"]} == {("forward", "float64"), ("central", "float64")}
+    assert {(c["scheme"], c["dtype"]) for c in data["curves"]} == {("forward-difference", "float64"), ("central-difference", "float64")}
     assert min(data["steps"]) == 1e-16 and max(data["steps"]) == 1e-1
-    forward = next(c for c in data["curves"] if c["scheme"] == "forward")
+    forward = next(c for c in data["curves"] if c["scheme"] == "forward-difference")
     with mpmath.workdps(50):
         x = mpmath.mpf(0.2)                                   # the binary64 point
         exact = mpmath.diff(logistic, x)
@@ -55,12 +55,12 @@ def test_baydin_figure_3(capsys):
 def test_squire_trapp(capsys):
     argv = documented("Squire and Trapp (1998)")
     code, data = report(argv, capsys)
-    assert code == 0 and [c["scheme"] for c in data["curves"]] == ["forward", "central", "complex-step"]
+    assert code == 0 and [c["scheme"] for c in data["curves"]] == ["forward-difference", "central-difference", "complex-step"]
     with mpmath.workdps(40):
         exact = mpmath.diff(lambda x: mpmath.exp(x) / mpmath.sqrt(mpmath.sin(x) ** 3 + mpmath.cos(x) ** 3),
                             mpmath.mpf(1.5))
     complex_step = next(c for c in data["curves"] if c["scheme"] == "complex-step")
-    central = next(c for c in data["curves"] if c["scheme"] == "central")
+    central = next(c for c in data["curves"] if c["scheme"] == "central-difference")
     for h, error, rounding in zip(data["steps"], complex_step["abs_errors"], central["abs_errors"]):
         if h <= 1e-9:
             # no subtraction: a few ulps of f'(x) at every small h, where the differences have lost every digit

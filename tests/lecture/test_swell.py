@@ -75,7 +75,7 @@ def test_parse_ns():
 
 @pytest.mark.parametrize("family, template, message", [
     ("logistc", None, "did you mean 'logistic'"),
-    ("template", None, "needs --template"),
+    ("template", None, "needs template="),
     ("template", "sin(x)", "does not use y"),
     ("logistic", "sin(y)", "for the template family"),
 ])

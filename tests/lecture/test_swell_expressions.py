@@ -63,5 +63,5 @@ def test_every_format_shows_them(report):
 
 
 def test_how_many_can_be_asked_for():
-    with pytest.raises(InputError, match="--expressions must be an integer from 0 to 8"):
+    with pytest.raises(InputError, match="expressions= must be an integer from 0 to 8"):
         swell("logistic", [1], expressions=9)

@@ -21,7 +21,7 @@ from diffcompare.stencil import CENTRAL, STENCILS, combine, difference, reach, s
 
 gradcheck = importlib.import_module("diffcompare.autograd.gradcheck")     # the module, not the function
 
-ORDERS = {"forward": 1, "backward": 1, "central": 2, "five-point": 4, "richardson": 6}
+ORDERS = {"forward-difference": 1, "backward-difference": 1, "central-difference": 2, "five-point": 4, "richardson": 6}
 
 
 def test_every_stencil_has_its_order():
@@ -44,9 +44,9 @@ def test_polynomials_up_to_the_order_are_differentiated_exactly(name):
 
 
 @pytest.mark.parametrize("name, f, x, h, want", [
-    ("forward", lambda x: x ** 2, 1.5, 0.25, 2 * 1.5 + 0.25),                 # ((x+h)² - x²)/h = 2x + h
-    ("backward", lambda x: x ** 2, 1.5, 0.25, 2 * 1.5 - 0.25),                # 2x - h
-    ("central", lambda x: x ** 3, 1.0, 0.5, 3 + 0.5 ** 2),                    # 3x² + h²
+    ("forward-difference", lambda x: x ** 2, 1.5, 0.25, 2 * 1.5 + 0.25),                 # ((x+h)² - x²)/h = 2x + h
+    ("backward-difference", lambda x: x ** 2, 1.5, 0.25, 2 * 1.5 - 0.25),                # 2x - h
+    ("central-difference", lambda x: x ** 3, 1.0, 0.5, 3 + 0.5 ** 2),                    # 3x² + h²
     ("five-point", lambda x: x ** 5, 0.0, 0.5, -4 * 0.5 ** 4),                # -h⁴ f⁽⁵⁾/30 = -4h⁴
     # 64 D(h/4) - 20 D(h/2) + D(h) over 45 keeps (64/4⁶ - 20/2⁶ + 1)/45 = 1/64 of D's h⁶ f⁽⁷⁾/7! term
     ("richardson", lambda x: x ** 7, 0.0, 1.0, 1 / 64),
@@ -60,8 +60,8 @@ def test_sampling_order_and_the_shared_centre():
     seen = []
     assert sample(lambda step: seen.append(step) or step, 0.5) == [-0.5, 0.5]
     assert seen == [-0.5, 0.5]
-    assert sample(lambda step: 1 / 0, 2.0, STENCILS["forward"][:1], centre=7.0) == [7.0]
-    assert reach(STENCILS["backward"]) == (1, 0) and reach(STENCILS["five-point"]) == (2, 2)
+    assert sample(lambda step: 1 / 0, 2.0, STENCILS["forward-difference"][:1], centre=7.0) == [7.0]
+    assert reach(STENCILS["backward-difference"]) == (1, 0) and reach(STENCILS["five-point"]) == (2, 2)
 
 
 def test_central_differences_are_those_of_pytorch_also_for_subnormal_values():
@@ -73,7 +73,7 @@ def test_central_differences_are_those_of_pytorch_also_for_subnormal_values():
 
 def test_the_schemes_stencils_are_the_shared_table():
     assert finite_differences.STENCILS is STENCILS
-    assert SCHEMES["central"].stencil is CENTRAL and SCHEMES["complex-step"].stencil is None
+    assert SCHEMES["central-difference"].stencil is CENTRAL and SCHEMES["complex-step"].stencil is None
 
 
 def _spy(monkeypatch, module, name="combine"):
@@ -108,7 +108,7 @@ def test_the_difference_methods_are_the_stencils(monkeypatch):
     p = make_problem("x**3", {"x": 1.0})
     points = Points(np.array([[1.0], [2.0]]), "two points")
     task = make_task(p, "gradient")
-    central = entries.fd_entries(p, task, points, "central", step=0.5, batches=0).values
+    central = entries.fd_entries(p, task, points, "central-difference", step=0.5, batches=0).values
     assert central.ravel().tolist() == [3 * 1.0 + 0.25, 3 * 4.0 + 0.25]           # 3x² + h²
     q = make_problem("x**5", {"x": 0.0})
     five = entries.fd_entries(q, make_task(q, "gradient"), Points(np.zeros((1, 1)), "0"), "five-point", step=0.5,

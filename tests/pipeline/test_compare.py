@@ -37,16 +37,16 @@ def test_squire_trapp_methods_reach_their_published_accuracy(squire_trapp):
     exact = float(SQUIRE_TRAPP_DERIVATIVE)
     values = {m.name: m.entry("x").value for m in squire_trapp.methods}
     assert rel(values["complex-step"], exact) <= 1e-15
-    assert rel(values["central"], exact) <= 1e-9
+    assert rel(values["central-difference"], exact) <= 1e-9
     assert rel(values["autograd"], exact) <= 1e-15 and rel(values["symbolic"], exact) <= 1e-15
-    assert rel(values["forward"], exact) <= 1e-6 and rel(values["richardson"], exact) <= 1e-11
+    assert rel(values["forward-difference"], exact) <= 1e-6 and rel(values["richardson"], exact) <= 1e-11
     assert all(m.verdict == "pass" for m in squire_trapp.methods)
     assert squire_trapp.exit_status == 0
 
 
 def test_evaluations_and_timing_are_reported(squire_trapp):
     evals = {m.name: m.estimate.evaluations for m in squire_trapp.methods}
-    assert evals == {"autograd": 1, "symbolic": 1, "forward": 2, "backward": 2, "central": 2, "five-point": 4,
+    assert evals == {"autograd": 1, "symbolic": 1, "forward-difference": 2, "backward-difference": 2, "central-difference": 2, "five-point": 4,
                      "complex-step": 1, "richardson": 6}
     for m in squire_trapp.methods:
         assert m.estimate.timing.median > 0
@@ -121,7 +121,7 @@ def test_a_callable_with_control_flow_falls_back_to_a_labelled_numerical_referen
 def test_kink_explains_each_methods_convention():
     c = diffcompare.compare("abs(x)", at={"x": 0}, repeat=1)
     values = {m.name: m.values().get("x") for m in c.methods}
-    assert values["forward"] == 1.0 and values["backward"] == -1.0      # the one-sided slopes
+    assert values["forward-difference"] == 1.0 and values["backward-difference"] == -1.0      # the one-sided slopes
     assert values["autograd"] == 0.0 and values["symbolic"] == 0.0      # sign(0) = 0
     assert c.method("complex-step").verdict == "not applicable"
     assert "not analytic" in why(c.method("complex-step").judgement)
@@ -161,11 +161,11 @@ def test_domain_errors_are_per_method_results_not_crashes(text, at, why):
 def test_a_swelling_derivative_times_out_and_every_other_row_is_reported():
     nested = "x" + "**x" * 60          # SymPy's derivative of a power tower swells
     c = diffcompare.compare(nested, at={"x": 1.01}, symbolic_timeout=0.2, repeat=1,
-                            methods="autograd,symbolic,central")
+                            methods="autograd,symbolic,central-difference")
     symbolic = c.method("symbolic")
     assert symbolic.verdict == "timed out" and "timed out after 0.2 s" in why(symbolic.judgement)
     assert c.method("autograd").entry("x").value is not None
-    assert c.method("central").entry("x").value is not None
+    assert c.method("central-difference").entry("x").value is not None
     assert c.exit_status == 4           # a method asked for timed out: not everything was checked
 
 
@@ -178,7 +178,7 @@ def test_a_wrong_method_is_caught_with_a_reason():
     def f(x):
         return WrongCube.apply(x) if isinstance(x, ag.Tensor) else x ** 3
 
-    c = diffcompare.compare(f, at={"x": 1.5}, methods="autograd,symbolic,central", repeat=1)
+    c = diffcompare.compare(f, at={"x": 1.5}, methods="autograd,symbolic,central-difference", repeat=1)
     autograd = c.method("autograd")
     assert autograd.entry("x").value == 2 * 1.5 ** 2
     assert autograd.verdict == "fail" and "exceeds the expected" in why(autograd.judgement)
@@ -204,8 +204,8 @@ def test_the_engines_saturating_formula_is_expected_not_wrong():
     ({"f": "sin(x)", "at": {"x": 1, "xx": 2}}, "no variable 'xx'"),
     ({"f": "sin(x)", "at": {"x": "abc"}}, "'abc' is not a number"),
     ({"f": "sin(x)", "at": {"x": float("nan")}}, "finite"),
-    ({"f": "sin(x)", "at": {"x": 1}, "methods": "autograd,centrl"}, "did you mean 'central'"),
-    ({"f": "sin(x)", "at": {"x": 1}, "digits": 5}, "digits must be"),
+    ({"f": "sin(x)", "at": {"x": 1}, "methods": "autograd,centrl"}, "did you mean 'central-difference'"),
+    ({"f": "sin(x)", "at": {"x": 1}, "digits": 5}, "digits= must be"),
     ({"f": "sin(x)", "at": {"x": 1}, "step": -1.0}, "step must be"),
     ({"f": "sin(2)", "at": {"x": 1}}, "nothing to differentiate"),
     ({"f": 42, "at": {"x": 1}}, "expected an expression"),
@@ -217,11 +217,11 @@ def test_bad_input_is_a_clear_error(kwargs, message):
 
 
 def test_step_override_is_used_by_every_scheme():
-    c = diffcompare.compare("x**3", at={"x": 2}, methods="forward,central", step=2.0 ** -10, repeat=1)
+    c = diffcompare.compare("x**3", at={"x": 2}, methods="forward-difference,central-difference", step=2.0 ** -10, repeat=1)
     h = 2.0 ** -10
     # forward: ((2+h)^3 - 8)/h = 12 + 6h + h^2 exactly representable here
-    assert c.method("forward").entry("x").value == 12 + 6 * h + h * h
-    assert c.method("central").entry("x").value == 12 + h * h
+    assert c.method("forward-difference").entry("x").value == 12 + 6 * h + h * h
+    assert c.method("central-difference").entry("x").value == 12 + h * h
 
 
 @pytest.mark.parametrize("fmt", ["text", "json", "markdown", "latex"])
@@ -230,8 +230,8 @@ def test_every_format_renders(squire_trapp, fmt):
     assert "4.053427893898" in out
     if fmt == "json":
         data = json.loads(out)
-        assert data["schema_version"] == 3 and data["reference"]["exact"][0] == SQUIRE_TRAPP_DERIVATIVE
-        assert {m["name"] for m in data["methods"]} >= {"autograd", "symbolic", "central", "richardson"}
+        assert data["schema_version"] == 4 and data["reference"]["exact"][0] == SQUIRE_TRAPP_DERIVATIVE
+        assert {m["name"] for m in data["methods"]} >= {"autograd", "symbolic", "central-difference", "richardson"}
     if fmt == "latex":
         assert r"\begin{tabular}" in out and r"\partial f" in out
 
@@ -249,7 +249,7 @@ def test_constants_are_the_binary64_values_the_methods_compute_with():
     # 1e-16 per operation), so the band a value that far off is held to cannot tell it from
     # the right one: inconclusive, never a pass
     assert c.method("autograd").verdict == "pass"
-    wrong = diffcompare.compare("(x + sin(pi))**2", at={"x": 0}, methods="autograd", grad=lambda x: 0.0, repeat=1)
+    wrong = diffcompare.compare("(x + sin(pi))**2", at={"x": 0}, methods="autograd", gradient=lambda x: 0.0, repeat=1)
     assert wrong.method("given").verdict == "inconclusive" and wrong.exit_status == 4
 
 
@@ -282,7 +282,7 @@ def test_complex_step_through_erf_far_out():
     # the exact 1e-391 is below binary64's range: 0 is its correct rounding, so 0 is right; a
     # wrong 1e-320 is not
     assert {m.verdict for m in c.methods} == {"pass"} and c.exit_status == 0
-    wrong = diffcompare.compare("erf(x)", at={"x": 30}, methods="autograd", grad=lambda x: 1e-320, repeat=1)
+    wrong = diffcompare.compare("erf(x)", at={"x": 30}, methods="autograd", gradient=lambda x: 1e-320, repeat=1)
     assert wrong.method("given").verdict == "fail"
 
 

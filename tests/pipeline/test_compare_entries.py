@@ -27,7 +27,7 @@ def test_rosenbrock_gradient_matches_the_closed_form():
     expected = rosenbrock_gradient(x)
     for name in ("autograd", "symbolic", "complex-step"):
         assert np.allclose(values(s, name), expected, rtol=1e-13, atol=1e-12), name
-    assert np.allclose(values(s, "central"), expected, rtol=1e-8, atol=1e-7)
+    assert np.allclose(values(s, "central-difference"), expected, rtol=1e-8, atol=1e-7)
     assert s.task.entry_labels()[0] == "∂f/∂x[0]"
     assert s.exit_status == 0 and all(m.verdict == "pass" for m in s.methods)
 
@@ -52,7 +52,7 @@ def test_a_3x3_jacobian_against_hand_derived_entries():
     expected = np.array([[y, x, 0.0], [z * math.cos(x), 0.0, math.sin(x)], [0.0, math.exp(y), 0.0]])
     for name in ("autograd", "autograd-functional", "symbolic", "complex-step"):
         assert np.allclose(values(s, name), expected, rtol=1e-15, atol=0), name
-    assert np.allclose(values(s, "central"), expected, rtol=1e-9, atol=1e-10)
+    assert np.allclose(values(s, "central-difference"), expected, rtol=1e-9, atol=1e-10)
     assert s.task.entry_labels()[3] == "∂f[1]/∂x"
     assert s.exit_status == 0
 
@@ -76,7 +76,7 @@ def test_jvp_by_the_double_vjp_trick_equals_j_times_v():
     jacobian = np.array([[y, x, 0.0], [z * math.cos(x), 0.0, math.sin(x)], [0.0, math.exp(y), 0.0]])
     for name in ("autograd", "autograd-functional", "symbolic", "complex-step"):
         assert np.allclose(values(s, name), jacobian @ v, rtol=1e-14), name
-    assert np.allclose(values(s, "central"), jacobian @ v, rtol=1e-9)
+    assert np.allclose(values(s, "central-difference"), jacobian @ v, rtol=1e-9)
     assert s.exit_status == 0
 
 
@@ -102,7 +102,7 @@ def test_seed_004_doubling_gives_v_times_two_to_the_k():
 
     s = diffcompare.compare(doubled, at={"x": x0}, kind="vjp", vector=v, repeat=1)
     assert values(s, "autograd").tolist() == [c * 2 ** k for c in v]
-    assert np.allclose(values(s, "central"), np.array(v) * 2 ** k, rtol=1e-9)
+    assert np.allclose(values(s, "central-difference"), np.array(v) * 2 ** k, rtol=1e-9)
     assert values(s, "complex-step").tolist() == [c * 2 ** k for c in v]   # NumPy orders complex by real part
     # control flow on values: no SymPy form, so no exact reference and nothing judged
     assert s.method("symbolic").verdict == "not applicable"
@@ -141,7 +141,7 @@ def test_many_points_summarise_the_error_distribution():
     assert np.allclose(autograd.estimate.values, expected, rtol=1e-14, atol=1e-15)
     assert autograd.estimate.details["vectorised"] is True
     assert autograd.statistic("max") < 1e-14 and autograd.statistic("median") <= autograd.statistic("max")
-    central = s.method("central")
+    central = s.method("central-difference")
     assert 1e-13 < central.statistic("max") < 1e-6 and central.worst["point"] in range(500)
     assert s.exit_status == 0
     again = diffcompare.compare("sin(x)*exp(y)*z", at={"z": 2.0}, box="x=-2:2,y=0.1:3", points=500, seed=7, repeat=1)
@@ -154,7 +154,7 @@ def test_a_grid_and_vector_variables_point_by_point():
     assert np.allclose(g.method("autograd").estimate.values, np.stack(
         [2 * g.points.flat[:, 0] * g.points.flat[:, 1], g.points.flat[:, 0] ** 2], axis=1))
     s = diffcompare.compare(ROSENBROCK, at={"x": [0.0, 0.0, 0.0]}, box="x=-1:1", points=20, repeat=1,
-                            methods="autograd,symbolic,central")
+                            methods="autograd,symbolic,central-difference")
     assert s.method("autograd").estimate.details["vectorised"] is False     # sum over x: one point at a time
     for p in range(20):
         assert np.allclose(s.method("autograd").estimate.values[p], rosenbrock_gradient(s.points.flat[p]),
@@ -177,14 +177,14 @@ def test_at_a_kink_exact_methods_meet_the_one_sided_interval_and_differences_are
 
 @pytest.mark.parametrize("call, message", [
     (dict(f="[x, y]", at={"x": 1, "y": 2}, kind="hessian"), "a Hessian needs a scalar f"),
-    (dict(f="[x, y]", at={"x": 1, "y": 2}, kind="vjp", vector=[1, 2, 3]), "--vjp has 3 elements, but it needs 2"),
+    (dict(f="[x, y]", at={"x": 1, "y": 2}, kind="vjp", vector=[1, 2, 3]), "vector= has 3 elements, but it needs 2"),
     (dict(f="[x, y]", at={"x": 1, "y": 2}, kind="vjp"), "vjp needs a vector v"),
     (dict(f="x*y", at={"x": 1, "y": 2}, kind="jacobain"), "did you mean 'jacobian'"),
-    (dict(f="x*y", at={"x": 1, "y": 2}, kind="hessian", methods="central"), "does not compute the hessian"),
+    (dict(f="x*y", at={"x": 1, "y": 2}, kind="hessian", methods="central-difference"), "does not compute the hessian"),
     (dict(f="x*y", at={"y": 1}, box="x=0:1", points=0), "from 1 to"),
     (dict(f="x*y", at={"y": 1}, box="x=1:0", points=5), "low bound must be below"),
     (dict(f="x*y", at={"y": 1}, box="z=0:1", points=5), "not a variable of f"),
-    (dict(f="x*y", at={"x": 1, "y": 1}, points=5), "--points needs a region"),
+    (dict(f="x*y", at={"x": 1, "y": 1}, points=5), "points= needs a region"),
     (dict(f="sum(x)", box="x=0:1", at={"x": [1, 2]}, points=4, grid=True), "use random points"),
     (dict(f="x[3]", at={"x": [1, 2]}), "cannot be evaluated with these shapes"),
 ])

@@ -32,7 +32,7 @@ def test_a_gradient_wrong_in_the_8th_digit_is_shown_apart_from_the_exact_one():
         g[7] *= 1 + WRONG_BY            # the exact gradient of Σx² is 2x; entry 7 is wrong in the 8th digit
         return g
     x = np.linspace(0.2, 0.9, N)
-    report = audit(lambda x: np.sum(x * x), grad=grad, points={"x": x}, adversarial=False, random=0)
+    report = audit(lambda x: np.sum(x * x), gradient=grad, at={"x": x}, adversarial=False, points=0)
     case = report.cases[0]
     assert case.status == "fail"
     text = " ".join(report.render("text", width=200).split())

@@ -14,7 +14,7 @@ from diffcompare.render.compare import SUMMARY_DROP_ORDER
 
 @pytest.fixture(scope="module")
 def one_point():
-    return diffcompare.compare("sin(x)", at={"x": 1.0}, methods="autograd,forward,central,complex-step", repeat=1)
+    return diffcompare.compare("sin(x)", at={"x": 1.0}, methods="autograd,forward-difference,central-difference,complex-step", repeat=1)
 
 
 def _row(markdown, method):
@@ -29,9 +29,9 @@ def test_band_and_step_at_one_point(one_point):
     data = json.loads(one_point.render("json"))
     eps = 2.0 ** -52
     # the steps by hand: a power of two near eps^(1/2) and eps^(1/3) (times max(1, |x|)), and 1e-20
-    expected_steps = {"forward": 2.0 ** round(math.log2(math.sqrt(eps))),
-                      "central": 2.0 ** round(math.log2(eps ** (1 / 3))), "complex-step": 1e-20}
-    for method in ("autograd", "forward", "central", "complex-step"):
+    expected_steps = {"forward-difference": 2.0 ** round(math.log2(math.sqrt(eps))),
+                      "central-difference": 2.0 ** round(math.log2(eps ** (1 / 3))), "complex-step": 1e-20}
+    for method in ("autograd", "forward-difference", "central-difference", "complex-step"):
         row = _row(markdown, method)
         band = next(m for m in data["methods"] if m["name"] == method)["entries"]["∂f/∂x"]["tolerance"]
         assert row["band"] == f"{band:.2e}"
@@ -42,10 +42,10 @@ def test_band_and_step_at_one_point(one_point):
 
 
 def test_band_at_the_worst_entry_and_step_range_at_many_points():
-    c = diffcompare.compare("sin(x)*y", box="x=-1:3,y=0:2", points=12, methods="autograd,central", repeat=1)
+    c = diffcompare.compare("sin(x)*y", box="x=-1:3,y=0:2", points=12, methods="autograd,central-difference", repeat=1)
     markdown = c.render("markdown")
-    central = c.method("central")
-    row = _row(markdown, "central")
+    central = c.method("central-difference")
+    row = _row(markdown, "central-difference")
     rows = np.flatnonzero(c.reference.indices == central.worst["point"])
     k = c.task.entry_labels().index(central.worst["entry"])
     assert row["band"] == f"{central.tolerance[rows[0], k]:.2e}"

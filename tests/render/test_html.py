@@ -112,7 +112,7 @@ def close(text: str, value: float, digits: int = 2) -> bool:
 
 @pytest.fixture(scope="module")
 def gradient():
-    return diffcompare.compare("x**2*y + sin(y)", at={"x": 1.5, "y": 0.5}, methods="autograd,central,complex-step",
+    return diffcompare.compare("x**2*y + sin(y)", at={"x": 1.5, "y": 0.5}, methods="autograd,central-difference,complex-step",
                                repeat=1)
 
 
@@ -138,7 +138,7 @@ def test_a_gradient_at_a_point_is_a_table_of_every_partial(gradient):
 
 def test_many_points_keep_every_column_a_terminal_leaves_out():
     c = diffcompare.compare("[x*y, sin(x)*y]", kind="jacobian", points=8, box={"x": (-1, 1), "y": (0.5, 2)},
-                            methods="autograd,central,forward", repeat=1)
+                            methods="autograd,central-difference,forward-difference", repeat=1)
     narrow = c.render("text", width=40)
     first, *later = [line for line in narrow.splitlines() if line.startswith("method ")]
     dropped = re.search(r"not shown at 40 columns: (.*?) \(", narrow.replace("\n", " "))
@@ -216,7 +216,7 @@ def test_the_graph_is_drawn_box_by_box():
 
 def test_an_svg_plot_by_hand():
     from diffcompare.render.plots import svg_line_plot
-    svg = svg_line_plot([1e-1, 1e-2, 1e-3], [("central", [1e-2, 1e-4, 0.0])], "h", "error", log_x=True,
+    svg = svg_line_plot([1e-1, 1e-2, 1e-3], [("central-difference", [1e-2, 1e-4, 0.0])], "h", "error", log_x=True,
                         reverse_x=True, floor=1e-18)
     page = Page(svg)
     line = next(a for t, a in page.tags if t == "polyline")
@@ -230,7 +230,7 @@ def test_an_svg_plot_by_hand():
 # -- the audit ----------------------------------------------------------------------------------------------
 
 def test_the_audit_table_and_its_verdicts():
-    report = diffcompare.audit("x**2", domain={"x": (-1, 1)}, random=3, grad=lambda x: 3 * x, name="wrong 3x")
+    report = diffcompare.audit("x**2", domain={"x": (-1, 1)}, points=3, gradient=lambda x: 3 * x, name="wrong 3x")
     data = json.loads(report.render("json"))
     table = Page(report._repr_html_()).table("case")
     assert [c["text"] for c in column(table, "case")] == [c["name"] for c in data["cases"]]
@@ -243,7 +243,7 @@ def test_the_audit_table_and_its_verdicts():
 
 def test_audit_writes_an_html_report(tmp_path, capsys):
     suite = tmp_path / "suite.toml"
-    suite.write_text('[[case]]\nname = "square"\nexpression = "x**2"\ndomain = { x = [-1, 1] }\nrandom = 2\n')
+    suite.write_text('[[case]]\nname = "square"\nexpression = "x**2"\ndomain = { x = [-1, 1] }\npoints = 2\n')
     code, out = run(["audit", str(suite), "--no-adversarial", "--report", str(tmp_path / "a.html"),
                      "--report", str(tmp_path / "a.json")], capsys)
     assert code == 0, out.err

@@ -10,10 +10,10 @@ def test_the_worst_point_of_a_pass_is_a_judged_point():
     # f = relu(x)·x + |x| on a grid of 9 points over [-1, 1]: x = 0 is a kink, where forward
     # differences (a one-sided stencil) give 1 + h-ish, outside the subgradient interval [-1, 1]
     c = diffcompare.compare("relu(x)*x + abs(x)", at={"x": 0.0}, box="x=-1:1", points=9, grid=True,
-                            methods="autograd,forward,central", repeat=1)
+                            methods="autograd,forward-difference,central-difference", repeat=1)
     grid = np.linspace(-1.0, 1.0, 9)
     kink = int(np.flatnonzero(grid == 0.0)[0])
-    forward = c.method("forward")
+    forward = c.method("forward-difference")
     assert forward.verdict == "pass" and kink in forward.unjudged
     for m in c.methods:
         if m.worst is not None:
@@ -22,4 +22,4 @@ def test_the_worst_point_of_a_pass_is_a_judged_point():
     # for x > 0 and 0 for x < 0, so its worst point is one where x > 0
     assert c.points.flat[forward.worst["point"]][0] > 0
     text = " ".join(c.render("text", width=200).split())
-    assert f"forward: worst ∂f/∂x = {forward.worst['value']!r}" in text
+    assert f"forward-difference: worst ∂f/∂x = {forward.worst['value']!r}" in text

@@ -23,7 +23,7 @@ from diffcompare.render.graph import latex_report as graph_latex  # noqa: E402
 SIX = "x1*x2*x3 + sin(x4)*exp(x5) + x6**2*log(x1 + x2 + x3 + x4 + x5 + x6)"
 SIX_AT = {"x1": 0.5, "x2": 1.5, "x3": 2.0, "x4": 0.3, "x5": 0.7, "x6": 1.1}
 LONG = "sin(x)*exp(y)/(1 + x**2 + y**2) + log(1 + exp(x*y))*cos(x - y) + tanh(x*y**2)*atan(y/x)"
-METHODS = "autograd,symbolic,central"
+METHODS = "autograd,symbolic,central-difference"
 
 
 @pytest.fixture(scope="module")
@@ -51,8 +51,8 @@ def fragments():
         "swell: nested-sin 1..5": swell("nested-sin", "1..5", expressions=5).render("latex"),
         "swell: sines 1..6": swell("sines", "1..6", expressions=3).render("latex"),
         "graph: long expression": graph_latex(diffcompare.explain(LONG, {"x": 0.5, "y": 1.5})),
-        "audit: a wrong gradient": diffcompare.audit("x**2", domain={"x": (-1.0, 1.0)}, random=3,
-                                                     grad=lambda x: 3 * x, name="x squared, wrong 3x").render("latex"),
+        "audit: a wrong gradient": diffcompare.audit("x**2", domain={"x": (-1.0, 1.0)}, points=3,
+                                                     gradient=lambda x: 3 * x, name="x squared, wrong 3x").render("latex"),
     }
 
 

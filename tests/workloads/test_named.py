@@ -33,10 +33,10 @@ def test_lse_by_compare_matches_the_softmax_by_hand():
     x = at["x"]
     softmax = np.exp(x - x.max()) / np.exp(x - x.max()).sum()       # d/dx log Σ exp(x) = softmax(x)
     assert np.isclose(f(x), np.log(np.exp(x).sum()), rtol=1e-14)
-    c = diffcompare.compare(f, at=at, methods="autograd,forward-mode,central", repeat=1)
+    c = diffcompare.compare(f, at=at, methods="autograd,forward-mode,central-difference", repeat=1)
     for name in ("autograd", "forward-mode"):
         assert np.allclose(np.ravel(c.method(name).estimate.values[0]), softmax, rtol=1e-13, atol=0), name
-    assert np.allclose(np.ravel(c.method("central").estimate.values[0]), softmax, rtol=1e-7)
+    assert np.allclose(np.ravel(c.method("central-difference").estimate.values[0]), softmax, rtol=1e-7)
 
 
 def test_the_body_runs_on_torch_tensors_too():
