@@ -488,7 +488,7 @@ def run_backward(roots, seeds, retain_graph, create_graph, targets=None, accumul
                 _check_nan(node, results)
             send(node, results, grads, own)
             if not retain_graph and node._saved is not None:
-                release(node)
+                node._saved, node._freed = None, True        # release(node), inline
     return captured
 
 
