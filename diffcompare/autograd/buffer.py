@@ -8,8 +8,8 @@ without a copy; an array anyone else may hold (the seed, a saved value, a view o
 incoming gradient) never is.
 
 >>> import numpy as np
->>> class Leaf:                       # a node: one output, no inputs
-...     n_outputs = 1
+>>> class Leaf:                       # a node: one output, no inputs, recorded first
+...     n_outputs, seq = 1, 0
 >>> leaf = Leaf()
 >>> buffer = GradientBuffer([(leaf, 0), (leaf, 0)], [np.ones(2), np.ones(2)], create_graph=False)
 >>> grads = buffer.pending.pop(leaf)
