@@ -69,7 +69,8 @@ SCOPE_RULES = [
     (r"\.cuda\(|['\"]cuda:?\d*['\"]|torch\.cuda\.(?!is_available)", "CUDA"),
     (r"torch\.(compile|jit|export|fx|_dynamo)\b", "compilation, tracing, export"),
     (r"torch\.distributed|DistributedDataParallel", "distributed"),
-    (r"to_sparse|sparse_coo|torch\.sparse|quantiz", "sparse tensors, quantization"),
+    (r"to_sparse|sparse_coo|torch\.sparse|quantiz|torch\.masked\b", "sparse tensors, quantization, masked tensors"),
+    (r"\bnn\.DataParallel\b", "nn.DataParallel (multi-device)"),
     (r"torch\.utils\.benchmark|Timer\(|\.timeit\(", "timing (torch.utils.benchmark)"),
 ]
 
@@ -151,9 +152,9 @@ class EngineRandom:
     the same call; the engine's generator (parameter initialisation) is replaced by this
     object's NumPy-like methods."""
 
-    def __init__(self, real_torch, engine, real_modules):
+    def __init__(self, real_torch, engine, real_modules, gen=None):
         self.torch, self.ag = real_torch, engine
-        self.gen = real_torch.default_generator
+        self.gen = real_torch.default_generator if gen is None else gen
         self.real_modules = real_modules   # PyTorch's own sys.modules entries, put back while it draws
         self.scratch = __import__("numpy").random.default_rng(0)
 
@@ -212,22 +213,55 @@ class EngineRandom:
             return type(value)(self._torch_args(v) for v in value)
         return value
 
+    def _torch_generator(self, engine_generator):
+        """PyTorch's generator behind an engine ``Generator`` (see ``install``), else the global one."""
+        rng = getattr(engine_generator, "_rng", None)
+        return rng.gen if isinstance(rng, EngineRandom) else self.gen
+
+    def _engine_draw(self, original, args, kwargs):
+        """The engine's own call (its checks, its result's shape and history), its draw thrown away."""
+        module = sys.modules[RENAMES["torch"] + ".tensor"]
+        module._generator = self.scratch
+        engine_generator = kwargs.get("generator")
+        if engine_generator is not None:
+            kept, engine_generator._rng = engine_generator._rng, self.scratch
+        try:
+            return original(*args, **kwargs)
+        finally:
+            module._generator = self
+            if engine_generator is not None:
+                engine_generator._rng = kept
+
     def wrap(self, name):
         original = getattr(self.ag, name)
 
         def draw(*args, **kwargs):
-            module = sys.modules[RENAMES["torch"] + ".tensor"]
-            module._generator = self.scratch       # the engine's own draw is thrown away
-            try:
-                result = original(*args, **kwargs)
-            finally:
-                module._generator = self
+            result = self._engine_draw(original, args, kwargs)
             with self.real():
                 targs = self._torch_args(args)
-                tkwargs = {k: self._torch_args(v) for k, v in kwargs.items() if k not in ("requires_grad", "device")}
-            with self.real():
-                values = getattr(self.torch, name)(*targs, generator=self.gen, **tkwargs).numpy()
+                tkwargs = {k: self._torch_args(v) for k, v in kwargs.items() if k not in ("requires_grad", "device", "generator")}
+                values = getattr(self.torch, name)(*targs, generator=self._torch_generator(kwargs.get("generator")),
+                                                   **tkwargs).numpy()
             result._data = values.astype(result._data.dtype).reshape(result._data.shape)
+            return result
+
+        draw.__name__ = draw.__qualname__ = name
+        return draw
+
+    def wrap_method(self, name):
+        """An in-place draw (``x.uniform_(a, b)``): the engine's method runs, then its tensor takes
+        the values PyTorch's method draws into a tensor of the same shape and dtype."""
+        original = getattr(self.ag.Tensor, name)
+        harness = self
+
+        def draw(tensor, *args, **kwargs):
+            result = harness._engine_draw(original, (tensor,) + args, kwargs)
+            with harness.real():
+                target = harness._torch_args(tensor)
+                tkwargs = {k: v for k, v in kwargs.items() if k != "generator"}
+                getattr(target, name)(*args, generator=harness._torch_generator(kwargs.get("generator")), **tkwargs)
+                values = target.numpy()
+            result._data[...] = values.astype(result._data.dtype).reshape(result._data.shape)
             return result
 
         draw.__name__ = draw.__qualname__ = name
@@ -239,6 +273,17 @@ class EngineRandom:
         for name in ("rand", "randn", "randint", "rand_like", "randn_like", "randint_like", "randperm", "normal"):
             if hasattr(self.ag, name) and hasattr(self.torch, name):
                 setattr(self.ag, name, self.wrap(name))
+        for name in ("uniform_", "normal_", "random_"):
+            if hasattr(self.ag.Tensor, name):
+                setattr(self.ag.Tensor, name, self.wrap_method(name))
+        # an engine Generator seeded with s draws what a PyTorch Generator seeded with s draws
+        generators = sys.modules.get(RENAMES["torch"] + ".generators")
+        if generators is not None:
+            def new_rng(seed):
+                with self.real():
+                    gen = self.torch.Generator().manual_seed(int(seed))
+                return EngineRandom(self.torch, self.ag, self.real_modules, gen)
+            generators.new_rng = new_rng
         original_seed = self.ag.manual_seed
 
         def manual_seed(seed):

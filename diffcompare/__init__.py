@@ -49,9 +49,11 @@ def explain(f, at, vector=None, check=False, label=None):
     return run(f, at, vector=vector, check=check, label=label)
 
 
-def step_sweep(f, at, variable=None, per_decade=1):
+def step_sweep(f, at, variable=None, per_decade=1, h_range="1e-20..1e-1", measure="absolute", axis="increasing",
+               schemes="forward,central,five-point,complex-step", precisions="float64,float32"):
     """Finite-difference error against the step size, every scheme in float64 and float32
-    (see :mod:`diffcompare.lecture.steps`).
+    (see :mod:`diffcompare.lecture.steps`): the absolute (or relative) error at every h
+    of ``h_range``, h increasing (or decreasing) along the axis.
 
     >>> import diffcompare
     >>> sweep = diffcompare.step_sweep("exp(x)", {"x": 1.0})
@@ -59,7 +61,8 @@ def step_sweep(f, at, variable=None, per_decade=1):
     ['forward', 'central', 'five-point', 'complex-step']
     """
     from diffcompare.lecture.steps import step_sweep as run
-    return run(f, at, variable=variable, per_decade=per_decade)
+    return run(f, at, variable=variable, per_decade=per_decade, h_range=h_range, measure=measure, axis=axis,
+               schemes=schemes, precisions=precisions)
 
 
 def swell(family, ns, template=None, timeout=10.0, symbolic_backend="sympy", expressions=0):

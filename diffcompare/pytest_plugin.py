@@ -25,15 +25,13 @@ costs a pytest run nothing otherwise.
 
 from __future__ import annotations
 
-import fnmatch
-
 import pytest
 
-PATTERNS = ["audit*.toml", "*_audit.toml"]
+from diffcompare.auditing.collect import PATTERNS, is_suite_file
 
 
 def pytest_addoption(parser):
-    parser.addini("diffcompare_suites", type="linelist", default=PATTERNS,
+    parser.addini("diffcompare_suites", type="linelist", default=list(PATTERNS),
                   help="file-name patterns of the audit suites to collect (default: audit*.toml *_audit.toml)")
     group = parser.getgroup("diffcompare", "gradient audits")
     group.addoption("--audit-points", type=int, default=None, metavar="N",
@@ -44,11 +42,9 @@ def pytest_addoption(parser):
 
 
 def pytest_collect_file(file_path, parent):
-    patterns = parent.config.getini("diffcompare_suites")
-    if file_path.suffix == ".toml" and any(fnmatch.fnmatch(file_path.name, p) for p in patterns):
-        from diffcompare.auditing.suite import is_suite
-        if is_suite(str(file_path)):
-            return AuditSuite.from_parent(parent, path=file_path)
+    # the rule `diffcompare audit FOLDER` collects by
+    if file_path.suffix == ".toml" and is_suite_file(str(file_path), parent.config.getini("diffcompare_suites")):
+        return AuditSuite.from_parent(parent, path=file_path)
     return None
 
 

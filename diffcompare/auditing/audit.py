@@ -46,7 +46,7 @@ from diffcompare.problem.values import SEED_LIMIT, whole_number
 def run_cases(cases: list, random: int | None = None, seed: int = 0, engine: str = "diffcompare", jobs: int = 1,
               scheduler: str | None = None, adversarial: bool = True, symbolic_timeout: float = SYMBOLIC_TIMEOUT,
               progress=None, timeout: float | None = AUDIT_TIMEOUT, isolate: bool = False,
-              case_timeout: float | None = UNIT_TIMEOUT, workers=None) -> AuditReport:
+              case_timeout: float | None = UNIT_TIMEOUT, workers=None, exitfirst: bool = False) -> AuditReport:
     """Audit ``cases`` (:class:`~diffcompare.auditing.suite.Case`) and return the report.
 
     ``random``: random points per case (None: each case's own, else 10); ``seed``: their
@@ -59,7 +59,9 @@ def run_cases(cases: list, random: int | None = None, seed: int = 0, engine: str
     a case's points within ``case_timeout`` seconds, as they always are with ``jobs`` above
     1; else in this process. ``workers``: a
     :class:`~diffcompare.auditing.workers.Pool` already started, to run in (the pytest
-    plugin's, shared by a session's cases).
+    plugin's, shared by a session's cases). ``exitfirst``: run the cases one after another
+    and stop after the first whose gradient is wrong (``diffcompare audit -x``); the report
+    holds the cases that ran.
     """
     engine_named(engine)
     whole_number(seed, "the seed", 0, SEED_LIMIT - 1)
@@ -76,14 +78,16 @@ def run_cases(cases: list, random: int | None = None, seed: int = 0, engine: str
     start = time.perf_counter()
     collected: list = []            # every batch as it finishes: what an interruption keeps
     interrupted = False
+    ran = len(cases)
     try:
         if workers is not None:
-            workers.run(cases, settings, progress, collected)
+            ran = _run(workers.run, cases, settings, progress, collected, exitfirst)
         else:
             with runner(jobs, scheduler, isolate, case_timeout) as run:
-                run(cases, settings, progress, collected)
+                ran = _run(run, cases, settings, progress, collected, exitfirst)
     except KeyboardInterrupt:       # Ctrl-C, or SIGTERM on the command line: the report of what is done
         interrupted = True
+    cases = cases[:ran]
     by_case = {}
     for batch in collected:
         by_case.setdefault(batch.index, []).append(batch)
@@ -102,6 +106,25 @@ def run_cases(cases: list, random: int | None = None, seed: int = 0, engine: str
     report = AuditReport(results, shown, {"wall": time.perf_counter() - start, "where": where})
     report.interrupted = interrupted
     return report
+
+
+def _run(run, cases, settings, progress, collected, exitfirst: bool) -> int:
+    """Run the cases (all at once, or with ``exitfirst`` one by one until one fails) into
+    ``collected``; how many cases ran."""
+    if not exitfirst:
+        run(cases, settings, progress, collected)
+        return len(cases)
+    for index, case in enumerate(cases):
+        batches: list = []
+        try:
+            run([case], settings, progress, batches)
+        finally:
+            for batch in batches:
+                batch.index = index
+            collected.extend(batches)
+        if batches and merge(batches).status == "fail":
+            return index + 1
+    return len(cases)
 
 
 def _unfinished(batches) -> bool:

@@ -149,3 +149,25 @@ def imported(module_name: str, folder: str | None = None):
                 raise
             _OWNED[folder][alias] = module
         return importlib.import_module(alias + ("." + rest if rest else ""))
+
+
+def imported_file(path: str):
+    """The module in the Python file ``path``, loaded as ``import`` would load it from its own
+    folder (whose other modules its imports find, see :func:`in_folder`); a file named like a
+    module of the standard library's or diffcompare's (``json.py``) never replaces that one."""
+    folder, name = os.path.split(os.path.realpath(path))
+    stem = name[:-3] if name.endswith(".py") else name
+    if stem.isidentifier():
+        return imported(stem, folder)
+    alias = _alias(stem.replace(".", "_").replace("-", "_"), folder)        # my-ops.py: not an importable name
+    if alias not in sys.modules:
+        with in_folder(folder):
+            spec = importlib.util.spec_from_file_location(alias, os.path.join(folder, name))
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[alias] = module
+            try:
+                spec.loader.exec_module(module)
+            except BaseException:
+                sys.modules.pop(alias, None)
+                raise
+    return sys.modules[alias]

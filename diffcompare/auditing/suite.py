@@ -33,11 +33,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from diffcompare.auditing.modules import imported
+from diffcompare.auditing.collect import toml
+from diffcompare.auditing.modules import imported, imported_file
 from diffcompare.autograd.function import Function
 from diffcompare.language.expression import ExpressionError, nearest, parse
 from diffcompare.problem.errors import InputError
-from diffcompare.problem.usercode import described
+from diffcompare.problem.usercode import described, signature_problem
 from diffcompare.problem.values import parse_number, parse_value, whole_number
 
 CHECKS = ("gradient", "jacobian", "hessian")
@@ -51,12 +52,17 @@ MAX_EXPLICIT_POINTS = 100_000
 MAX_RANDOM = 1_000_000         # random points per case
 MAX_ELEMENTS = 100_000          # elements of one array variable
 FUNCTION_NAME = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_][\w.]*")   # module:function (an expression may hold x[1:])
+FILE_FUNCTION = re.compile(r"[^\n]+\.py:[A-Za-z_][\w.]*")          # path/to/file.py:function
 
 
 def names_function(text) -> bool:
-    """Whether ``text`` names a Python function (``my_ops:swish``) rather than being an
-    expression (``sum(x[1:])``)."""
-    return isinstance(text, str) and FUNCTION_NAME.fullmatch(text.strip()) is not None
+    """Whether ``text`` names a Python function (``my_ops:swish``, ``path/to/ops.py:swish``)
+    rather than being an expression (``sum(x[1:])``).
+
+    >>> [names_function(t) for t in ("my_ops:swish", "lib/my_ops.py:swish", "sum(x[1:])", "x")]
+    [True, True, False, False]
+    """
+    return isinstance(text, str) and any(p.fullmatch(text.strip()) is not None for p in (FUNCTION_NAME, FILE_FUNCTION))
 
 
 @dataclass
@@ -133,45 +139,9 @@ def read_suite(path: str) -> Suite:
     return parse_suite(text, path, os.path.dirname(os.path.abspath(path)))
 
 
-_CASE_TABLE = re.compile(r"^[ \t]*\[\[?[ \t]*case\b", re.MULTILINE)
-
-
-def is_suite(path: str) -> bool:
-    """Whether the file ``path`` is meant as an audit suite: a TOML document with cases (an
-    array of ``[[case]]`` tables). A file that does not parse counts when it has a
-    ``[[case]]`` header (a suite with a mistake, to be reported); any other TOML file (a
-    project's ``audit_settings.toml`` with a ``[logging]`` table) is not one.
-
-    >>> import tempfile
-    >>> with tempfile.NamedTemporaryFile("w", suffix=".toml", delete=False) as other:
-    ...     _ = other.write("[logging]\\nlevel = 'info'\\n")
-    >>> is_suite(other.name)
-    False
-    """
-    try:
-        with open(path, "rb") as handle:
-            text = handle.read(1_000_000).decode("utf-8", errors="replace")
-    except OSError:
-        return False
-    tomllib = _toml()
-    try:
-        data = tomllib.loads(text)
-    except (tomllib.TOMLDecodeError, RecursionError):
-        return _CASE_TABLE.search(text) is not None
-    return isinstance(data.get("case"), list)
-
-
-def _toml():
-    try:
-        import tomllib
-    except ModuleNotFoundError:           # Python 3.10
-        import tomli as tomllib
-    return tomllib
-
-
 def parse_suite(text: str, path: str = "<suite>", search_path: str | None = None) -> Suite:
     """The suite in TOML ``text``; ``module:function`` is imported from ``search_path``."""
-    tomllib = _toml()
+    tomllib = toml()
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
@@ -367,7 +337,9 @@ def resolve(case: Case):
                                  f"{'shape' if name in case.shape else 'an earlier point'} gives it "
                                  f"{_shape_text(shapes.get(name, ()))}")
     if case.gradient is not None:
-        load_function(case.gradient, case.search_path)
+        problem = signature_problem(load_function(case.gradient, case.search_path), variables)
+        if problem:
+            raise InputError(f"gradient {_spec_text(case.gradient)} {problem}")
     if not case.at:
         missing = [v for v in variables if v not in case.domain]
         if missing:
@@ -383,29 +355,59 @@ def load_function(spec, search_path: str | None = None):
         return spec.apply
     if callable(spec):
         return spec
-    module_name, _, attribute = str(spec).partition(":")
+    module_name, _, attribute = str(spec).strip().rpartition(":")
     if not module_name or not attribute:
-        raise InputError(f"function = {spec!r}: write module:function, e.g. function = \"my_ops:swish\"")
-    try:
-        module = imported(module_name, search_path)
-    except KeyboardInterrupt:
-        raise
-    except BaseException as error:  # noqa: BLE001  (a module may raise anything while importing, sys.exit too)
-        where = f" (looked in {search_path} and the Python path)" if search_path else ""
-        what = f"it called sys.exit({error.code!r})" if isinstance(error, SystemExit) else \
-            described(error)
-        raise InputError(f"cannot import module {module_name!r}{where}: {what}") from None
+        raise InputError(f"function = {spec!r}: write module:function or path/to/file.py:function, e.g. "
+                         f"function = \"my_ops:swish\"")
+    module = _module(module_name, search_path)
     found = module
     for part in attribute.split("."):
         if not hasattr(found, part):
-            names = [n for n in dir(module) if not n.startswith("_")]
-            raise InputError(f"module {module_name!r} has no {attribute!r}{_hint(part, names)}")
+            what = "file" if module_name.endswith(".py") else "module"
+            raise InputError(f"{what} {module_name!r} has no {attribute!r}{_callables_hint(part, found)}")
         found = getattr(found, part)
     if isinstance(found, type) and issubclass(found, Function):
         return found.apply
     if not callable(found):
         raise InputError(f"{spec} is a {type(found).__name__}, not a function")
     return found
+
+
+def _module(name: str, search_path: str | None):
+    """The module ``name`` ("ops", "pkg.ops") or the file ``name`` ("lib/ops.py", relative to
+    ``search_path``, else the current folder); InputError says why it cannot be imported."""
+    try:
+        if name.endswith(".py"):
+            path = os.path.join(search_path or os.getcwd(), os.path.expanduser(name))
+            if not os.path.isfile(path):
+                raise InputError(f"cannot import {name!r}: there is no such file (looked for {os.path.abspath(path)})")
+            return imported_file(path)
+        return imported(name, search_path)
+    except (KeyboardInterrupt, InputError):
+        raise
+    except BaseException as error:  # noqa: BLE001  (a module may raise anything while importing, sys.exit too)
+        where = f" (looked in {search_path} and the Python path)" if search_path and not name.endswith(".py") else ""
+        what = f"it called sys.exit({error.code!r})" if isinstance(error, SystemExit) else \
+            described(error)
+        raise InputError(f"cannot import module {name!r}{where}: {what}") from None
+
+
+def _spec_text(spec) -> str:
+    return spec if isinstance(spec, str) else getattr(spec, "__name__", "g")
+
+
+def _callables_hint(name: str, owner) -> str:
+    """" (did you mean 'relu'?)", or the functions ``owner`` defines when none is close: its
+    callables are what a function = "module:name" can name, not its imported modules or numbers."""
+    names = sorted(n for n in dir(owner) if not n.startswith("_") and callable(getattr(owner, n, None)))
+    near = nearest(name, names)
+    if near:
+        return f" (did you mean {near!r}?)"
+    own = [n for n in names if getattr(getattr(owner, n), "__module__", None) == getattr(owner, "__name__", "")]
+    listed = own or names
+    if not listed:
+        return "; it defines no functions"
+    return f"; its functions: {', '.join(listed[:8])}{', ...' if len(listed) > 8 else ''}"
 
 
 def _parameters(f, spec) -> tuple:

@@ -16,6 +16,7 @@ from .dtypes import (bool, cdouble, cfloat, complex64, complex128, double, float
                      float64, half, int, int32, int64, long)
 from .grad_mode import (detect_anomaly, enable_grad, inference_mode, is_anomaly_check_nan_enabled, is_anomaly_enabled,
                         is_grad_enabled, is_inference_mode_enabled, no_grad, set_detect_anomaly, set_grad_enabled)
+from .generators import Generator
 from .graph import AccumulateGrad, Node
 from .tensor import (Tensor, arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like, is_tensor,
                      linspace, manual_seed, ones, ones_like, rand, rand_like, randint, randint_like, randn, randn_like,

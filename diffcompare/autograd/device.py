@@ -24,6 +24,8 @@ from __future__ import annotations
 import re
 import types
 
+import numpy as np
+
 # the device types PyTorch parses (its error message lists them in this order)
 DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga", "maia",
                 "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia", "privateuseone")
@@ -93,12 +95,47 @@ def _typename(value):
 
 
 CPU = device("cpu")
+META = device("meta")
 _default = [None]      # the device set by set_default_device (None: the CPU)
+NO_DATA = "Cannot copy out of meta tensor; no data!"
 
 
-def resolve(where) -> device:
-    """The device a tensor asked for with ``device=where`` lives on: the CPU, or PyTorch's error
-    of a CPU-only build for a device this engine has not got.
+class MetaArray(np.ndarray):
+    """The array behind a tensor on the ``meta`` device: a shape and a dtype, no data (one
+    zero seen through zero strides), as PyTorch's shape-only placeholders
+    (``model.to("meta")`` before ``functional_call``, ``empty_like(p, device="meta")``). The
+    engine's operations compute on it as on zeros and give CPU tensors: PyTorch's meta
+    results (shape inference without values) are not modelled."""
+
+
+def as_meta(array) -> MetaArray:
+    """A meta array of ``array``'s shape and dtype."""
+    array = np.asarray(array)
+    return np.broadcast_to(np.zeros((), dtype=array.dtype), array.shape).view(MetaArray)
+
+
+def is_meta(array) -> bool:
+    return isinstance(array, MetaArray)
+
+
+def refuse_meta(array, what):
+    """PyTorch's error for reading the values of a meta tensor (``item``, ``tolist``,
+    ``numpy``, ``cpu``)."""
+    if not isinstance(array, MetaArray):
+        return
+    if what == "item" and array.size == 1:
+        raise RuntimeError("Tensor.item() cannot be called on meta tensors")
+    if what == "numpy":
+        raise TypeError("can't convert meta device type tensor to numpy. Use Tensor.cpu() to copy the tensor to "
+                        "host memory first.")
+    if what != "item":
+        raise NotImplementedError(NO_DATA)
+
+
+def resolve(where, meta=False) -> device:
+    """The device a tensor asked for with ``device=where`` lives on: the CPU (or, where the
+    caller can make shape-only tensors and says ``meta=True``, the meta device), or PyTorch's
+    error of a CPU-only build for a device this engine has not got.
 
     >>> resolve(None), resolve("cpu:0")
     (device(type='cpu'), device(type='cpu'))
@@ -112,6 +149,8 @@ def resolve(where) -> device:
     kind = where.type
     if kind == "cpu":
         return CPU
+    if kind == "meta" and meta:
+        return META
     if kind in ("cuda", "hip"):
         raise AssertionError("Torch not compiled with CUDA enabled")
     if kind == "xpu":
@@ -121,11 +160,14 @@ def resolve(where) -> device:
     raise RuntimeError(f"Could not run on device '{where}': this engine computes on the CPU only")
 
 
-def check(where) -> None:
-    """Refuse, as :func:`resolve` does, a factory's ``device=`` that is not the CPU; quick for
-    the common call without one."""
+def check(where, meta=False):
+    """Refuse, as :func:`resolve` does, a factory's ``device=`` that is not the CPU (nor, with
+    ``meta=True``, the meta device); quick for the common call without one. Returns the
+    device when it is not the CPU."""
     if where is not None or _default[0] is not None:
-        resolve(where)
+        found = resolve(where, meta)
+        return None if found is CPU else found
+    return None
 
 
 def set_default_device(where) -> None:
@@ -188,4 +230,5 @@ backends = _namespace(
     cudnn=_namespace("backends.cudnn", "No cuDNN (its flags may be set, as tutorials do).",
                      is_available=_false, enabled=True, deterministic=False, benchmark=False))
 
-__all__ = ["accelerator", "backends", "cuda", "device", "get_default_device", "resolve", "set_default_device"]
+__all__ = ["META", "MetaArray", "accelerator", "as_meta", "backends", "cuda", "device", "get_default_device", "is_meta",
+           "refuse_meta", "resolve", "set_default_device"]

@@ -177,7 +177,10 @@ class Function:
         result = result if isinstance(result, tuple) else (result,)
         for o, t in zip(outs, result):
             if isinstance(o, Tensor) and t is not None:
-                set_tangent(o, t._data if isinstance(t, Tensor) else np.asarray(t))
+                # a tangent with history keeps it (jvp read a tensor that requires grad, e.g. an
+                # output kept on ctx, which is the output itself: it has the node by now)
+                differentiable = isinstance(t, Tensor) and t.requires_grad_flag
+                set_tangent(o, t if differentiable else t._data if isinstance(t, Tensor) else np.asarray(t))
 
     @staticmethod
     def setup_context(ctx, inputs, output):

@@ -197,4 +197,6 @@ def scaled(g, c):
         return np.broadcast_to(g.flat[0] * c, g.shape)
     if type(g) is np.ndarray and g.size >= LAZY_MIN_SIZE:
         return ScaledGrad(g, c)
+    if c == -1 and not isinstance(g, np.ndarray):
+        return -g                   # a gradient with history: NegBackward0, as PyTorch's -grad
     return g * c

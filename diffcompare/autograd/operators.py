@@ -25,7 +25,7 @@ import numpy as np
 
 from . import ops
 from .backward import backward as backpropagate
-from .device import CPU, resolve as resolve_device
+from .device import CPU, META, MetaArray, refuse_meta, resolve as resolve_device
 from .tensor import Operators, Tensor, full, ones, tensor as tensor_factory, zeros
 
 
@@ -351,7 +351,9 @@ class TensorOperators(Operators):
         return full(size, fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
     def cpu(self):
-        """The tensor itself (CPU only: a ported ``x.detach().cpu().numpy()`` keeps working)."""
+        """The tensor itself (CPU only: a ported ``x.detach().cpu().numpy()`` keeps working);
+        a meta tensor has no values to copy, as in PyTorch."""
+        refuse_meta(self._data, "cpu")
         return self
 
     def cuda(self, device=None, non_blocking=False):
@@ -366,11 +368,18 @@ class TensorOperators(Operators):
         >>> ag.ones(2).device
         device(type='cpu')
         """
-        return CPU
+        return META if type(self._data) is MetaArray else CPU
 
     is_cuda = False
-    is_cpu = True
-    is_meta = False
+
+    @property
+    def is_cpu(self):
+        return type(self._data) is not MetaArray
+
+    @property
+    def is_meta(self):
+        """Whether it is a shape-only placeholder (``device="meta"``, see :class:`.device.MetaArray`)."""
+        return type(self._data) is MetaArray
 
     # -- indexing ---------------------------------------------------------------------------
     __getitem__ = ops.getitem
@@ -387,6 +396,9 @@ class TensorOperators(Operators):
     zero_ = ops.zero_
     fill_ = ops.fill_
     copy_ = ops.copy_
+    uniform_ = ops.uniform_
+    normal_ = ops.normal_
+    random_ = ops.random_
     __iadd__ = ops.inplace_binary(__add__)
     __isub__ = ops.inplace_binary(__sub__)
     add_ = ops.inplace_unary(ops.add)      # x.add_(y, alpha=...)

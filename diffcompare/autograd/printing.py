@@ -102,9 +102,13 @@ def format_array(array: np.ndarray, indent: int = 7) -> str:
 
 def tensor_repr(t) -> str:
     array = t._data
-    body = format_array(array)
     suffix = []
-    if array.size == 0 and array.shape != (0,):
+    if type(array).__name__ == "MetaArray":     # a shape-only placeholder: no values to show
+        body = "..."
+        suffix += ["device='meta'", f"size={tuple(array.shape)}"]
+    else:
+        body = format_array(array)
+    if array.size == 0 and array.shape != (0,) and body != "...":
         suffix.append(f"size={tuple(array.shape)}")
     kind = array.dtype.kind
     if (kind in "fc" and array.dtype != DEFAULT_DTYPE) or (kind in "iu" and array.dtype != np.int64):

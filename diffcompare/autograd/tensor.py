@@ -22,8 +22,9 @@ from typing import Any
 import numpy as np
 
 
-from .device import check as _check_device
+from .device import META, as_meta as _as_meta, check as _check_device, is_meta as _is_meta, refuse_meta
 from .dtypes import DEFAULT_DTYPE, int64
+from .generators import rng_of
 from .printing import tensor_repr
 
 NON_LEAF_GRAD_WARNING = (
@@ -236,6 +237,7 @@ class Tensor(Operators):
     # -- conversions ------------------------------------------------------------------------
     def item(self):
         """The value of a one-element tensor as a Python number."""
+        refuse_meta(self._data, "item")
         if self._data.size != 1:
             raise RuntimeError(
                 f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
@@ -264,6 +266,7 @@ class Tensor(Operators):
         """The underlying array (shared, not copied)."""
         if self.requires_grad:
             raise RuntimeError(NUMPY_OF_GRAPH)
+        refuse_meta(self._data, "numpy")
         return self._data
 
     def __array__(self, dtype=None, copy=None):
@@ -274,6 +277,7 @@ class Tensor(Operators):
         return self._data if dtype is None else self._data.astype(dtype)
 
     def tolist(self):
+        refuse_meta(self._data, "tolist")
         return self._data.tolist()
 
     def detach(self) -> "Tensor":
@@ -359,6 +363,22 @@ class Tensor(Operators):
     def __reduce__(self):
         return (_rebuild, (self._data, self.requires_grad_flag if self.grad_fn is None else False))
 
+    def __deepcopy__(self, memo):
+        """A copy of a leaf with its class (a Parameter stays one), device and ``.grad``, as
+        PyTorch's; a tensor with history refuses, as there."""
+        if self.grad_fn is not None:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
+                               "protocol at the moment.")
+        if id(self) in memo:
+            return memo[id(self)]
+        new = type(self)._make(np.array(self._data), self.requires_grad_flag)
+        if _is_meta(self._data):
+            new._data = _as_meta(self._data)
+        memo[id(self)] = new
+        if self._grad is not None:
+            new._grad = self._grad.__deepcopy__(memo)
+        return new
+
 
 def _rebuild(data, requires_grad):
     return Tensor._make(data, requires_grad)
@@ -403,8 +423,10 @@ class HookHandle:
 
 # --- factories -------------------------------------------------------------------------------
 
-def _finish(array, requires_grad):
+def _finish(array, requires_grad, where=None):
     t = Tensor._make(array)
+    if where is not None:               # the meta device: the shape and dtype only
+        t._data = _as_meta(array)
     if requires_grad:
         t.requires_grad_(True)
     return t
@@ -422,7 +444,7 @@ def tensor(data: Any, requires_grad: bool = False, dtype=None, device=None) -> T
     ...
     RuntimeError: Only Tensors of floating point and complex dtype can require gradients
     """
-    _check_device(device)
+    where = _check_device(device, meta=True)
     if isinstance(data, Tensor):
         warnings.warn(
             "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() "
@@ -442,7 +464,7 @@ def tensor(data: Any, requires_grad: bool = False, dtype=None, device=None) -> T
         raise TypeError(f"can't build a tensor from {type(data).__name__} data of dtype {array.dtype}")
     if requires_grad and not _is_float(array.dtype):
         raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
-    return _finish(array, requires_grad)
+    return _finish(array, requires_grad, where)
 
 
 def from_numpy(array: np.ndarray) -> Tensor:
@@ -495,8 +517,8 @@ def _shape(size):
 
 def zeros(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
     """A tensor of zeros: ``zeros(2, 3)`` or ``zeros((2, 3))``."""
-    _check_device(device)
-    return _finish(np.zeros(_shape(size), dtype=_dtype(dtype) or DEFAULT_DTYPE), requires_grad)
+    where = _check_device(device, meta=True)
+    return _finish(np.zeros(_shape(size), dtype=_dtype(dtype) or DEFAULT_DTYPE), requires_grad, where)
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
@@ -506,32 +528,32 @@ def ones(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
     >>> ag.ones(2, requires_grad=True)
     tensor([1., 1.], requires_grad=True)
     """
-    _check_device(device)
-    return _finish(np.ones(_shape(size), dtype=_dtype(dtype) or DEFAULT_DTYPE), requires_grad)
+    where = _check_device(device, meta=True)
+    return _finish(np.ones(_shape(size), dtype=_dtype(dtype) or DEFAULT_DTYPE), requires_grad, where)
 
 
 def full(size, fill_value, dtype=None, device=None, requires_grad=False) -> Tensor:
     """A tensor of the given shape filled with ``fill_value``."""
-    _check_device(device)
+    where = _check_device(device, meta=True)
     size = (size,) if np.isscalar(size) else tuple(size)
     if dtype is None:
         dtype = DEFAULT_DTYPE if isinstance(fill_value, float) else np.asarray(fill_value).dtype
-    return _finish(np.full(size, fill_value, dtype=_dtype(dtype)), requires_grad)
+    return _finish(np.full(size, fill_value, dtype=_dtype(dtype)), requires_grad, where)
 
 
 def zeros_like(t: Tensor, dtype=None, device=None, requires_grad=False) -> Tensor:
-    _check_device(device)
-    return _finish(np.zeros(t.shape, dtype=_dtype(dtype) or t.dtype), requires_grad)
+    where = _check_device(device, meta=True) if device is not None else META if _is_meta(t._data) else None
+    return _finish(np.zeros(t.shape, dtype=_dtype(dtype) or t.dtype), requires_grad, where)
 
 
 def ones_like(t: Tensor, dtype=None, device=None, requires_grad=False) -> Tensor:
-    _check_device(device)
-    return _finish(np.ones(t.shape, dtype=_dtype(dtype) or t.dtype), requires_grad)
+    where = _check_device(device, meta=True) if device is not None else META if _is_meta(t._data) else None
+    return _finish(np.ones(t.shape, dtype=_dtype(dtype) or t.dtype), requires_grad, where)
 
 
 def full_like(t: Tensor, fill_value, dtype=None, device=None, requires_grad=False) -> Tensor:
-    _check_device(device)
-    return _finish(np.full(t.shape, fill_value, dtype=_dtype(dtype) or t.dtype), requires_grad)
+    where = _check_device(device, meta=True) if device is not None else META if _is_meta(t._data) else None
+    return _finish(np.full(t.shape, fill_value, dtype=_dtype(dtype) or t.dtype), requires_grad, where)
 
 
 def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False) -> Tensor:
@@ -578,21 +600,22 @@ def manual_seed(seed: int):
     return _generator
 
 
-def rand(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
-    """Uniform samples in [0, 1)."""
+def rand(*size, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:
+    """Uniform samples in [0, 1) (from ``generator`` when one is given)."""
     _check_device(device)
-    array = _generator.random(_shape(size)).astype(_dtype(dtype) or DEFAULT_DTYPE)
+    array = rng_of(generator, _generator).random(_shape(size)).astype(_dtype(dtype) or DEFAULT_DTYPE)
     return _finish(array, requires_grad)
 
 
-def randn(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
-    """Standard normal samples."""
+def randn(*size, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:
+    """Standard normal samples (from ``generator`` when one is given)."""
     _check_device(device)
-    array = _generator.standard_normal(_shape(size)).astype(_dtype(dtype) or DEFAULT_DTYPE)
+    array = rng_of(generator, _generator).standard_normal(_shape(size)).astype(_dtype(dtype) or DEFAULT_DTYPE)
     return _finish(array, requires_grad)
 
 
-def randint(*args, size=None, dtype=None, device=None, requires_grad=False) -> Tensor:
+def randint(*args, size=None, generator=None, dtype=None, device=None, requires_grad=False, low=None,
+            high=None) -> Tensor:
     """Integers drawn uniformly from [low, high): ``randint(high, size)`` or
     ``randint(low, high, size)``, as in PyTorch.
 
@@ -601,6 +624,8 @@ def randint(*args, size=None, dtype=None, device=None, requires_grad=False) -> T
     ((2,), dtype('int64'))
     """
     _check_device(device)
+    if high is not None:                      # randint(low=0, high=5, size=(3,)), by keyword
+        args = ((0 if low is None else low),) + args + (high,) if not args else (args[0], high)
     if size is None:
         if not args or not isinstance(args[-1], (tuple, list)):
             raise TypeError("randint() missing 1 required positional argument: 'size'")
@@ -613,7 +638,7 @@ def randint(*args, size=None, dtype=None, device=None, requires_grad=False) -> T
         raise TypeError(f"randint() takes 1 or 2 bounds (high, or low and high), got {len(args)}")
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
-    return _finish(_generator.integers(low, high, size=tuple(size)).astype(_dtype(dtype) or int64), requires_grad)
+    return _finish(rng_of(generator, _generator).integers(low, high, size=tuple(size)).astype(_dtype(dtype) or int64), requires_grad)
 
 
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:
@@ -627,7 +652,7 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False)
     _check_device(device)
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
-    rng = generator if isinstance(generator, np.random.Generator) else _generator
+    rng = rng_of(generator, _generator)
     return _finish(rng.permutation(int(n)).astype(_dtype(dtype) or int64), requires_grad)
 
 

@@ -101,8 +101,31 @@ def _stack(func, results, out_dims):
             stacked.append(column[0])
             continue
         ndim = column[0].ndim + 1
-        stacked.append(stack(column, dim=dim % ndim))
+        stacked.append(_named_after_examples(stack(column, dim=dim % ndim), column))
     return tree_unflatten(stacked, spec)
+
+
+_RENAMED: dict = {}
+
+
+def _named_after_examples(result, column):
+    """``result`` (the examples' results stacked) with its node named as the examples' last
+    operation when they share one: PyTorch runs that operation once on the batch, so its
+    result's ``grad_fn`` is, say, ``ReluBackward0``; here the node still stacks the examples'
+    gradients (its class derives from the stacking node's), under that name."""
+    node = result.grad_fn
+    if node is None:
+        return result
+    names = {type(t.grad_fn).__name__ if t.grad_fn is not None else None for t in column}
+    if len(names) != 1 or None in names:
+        return result
+    (name,) = names
+    key = (type(node), name)
+    if key not in _RENAMED:
+        _RENAMED[key] = type(name, (type(node),), {"__slots__": (), "__module__": type(node).__module__,
+                                                   "__doc__": _named_after_examples.__doc__})
+    node.__class__ = _RENAMED[key]
+    return result
 
 
 def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):

@@ -16,6 +16,7 @@ examples:
   diffcompare graph "sin(x)*x" --at x=2 --output g.svg
   diffcompare steps "exp(x)/sqrt(sin(x)**3 + cos(x)**3)" --at x=1.5
   diffcompare swell logistic --n 1..12
+  diffcompare lecture "sin(x)*x" --at x=2 --output lecture.tex   # a whole beamer deck
   diffcompare audit examples/audit_suite.toml      # is each gradient right? CI reports
   diffcompare functions            # what the expression language knows
 
@@ -130,21 +131,28 @@ the conventions differ; a forward that cannot be replayed), 2 bad input.
 GRAPH_DESCRIPTION = """\
 The backward graph of EXPR at the point as Graphviz DOT text (always available), as
 plain text, or drawn to SVG/PNG when the graphviz Python package and its `dot` program
-are installed (pip install "graphviz>=0.20" and your system's graphviz). Each node
-shows its op, value and gradient; leaves are filled boxes; edges point the way
-gradients flow and carry what is sent.
+are installed (pip install "graphviz>=0.20" and your system's graphviz); without them an
+SVG is drawn by diffcompare's own layout. Each node shows its op, value and gradient;
+leaves are filled boxes; edges point the way gradients flow and carry what is sent.
 """
 
 STEPS_DESCRIPTION = """\
-The finite-difference error against the step size, h = 1e-1 ... 1e-20, for forward,
-central, five-point and complex-step differences in float64 and float32: the V-shaped
-curves of truncation error (falling with h) against rounding error (rising as h
-shrinks). Each scheme's best h is set beside the optimum its error model predicts from
-f and its derivatives at the point, and beside the rules of thumb sqrt(eps), eps^(1/3),
-eps^(1/5). The complex step has no subtraction, so no rounding wall.
+The finite-difference error against the step size, h = 1e-20 ... 1e-1 (--h-range), for
+forward, central, five-point and complex-step differences in float64 and float32: the
+V-shaped curves of truncation error (falling with h) against round-off error (rising as
+h shrinks). The error is absolute by default, as the literature plots it (--error
+relative for |error| / |f'(x)|; JSON carries both), with h increasing from left to right
+(--h-axis decreasing to turn it round). Each scheme's best h is set beside the optimum
+its error model predicts from f and its derivatives at the point, beside its crossover
+h× (truncation error dominates above it, round-off error below) and beside the rules of
+thumb sqrt(eps), eps^(1/3), eps^(1/5). The complex step has no subtraction, so no
+round-off wall. float32 is computed as plain NumPy float32 code computes it.
 
 The float32 columns show why gradient checks fail in single precision: the best any
 difference can do there is about 1e-4, and at gradcheck's h = 1e-6 far worse.
+
+At a kink, an infinite slope or outside f's domain there is no derivative to measure
+against: steps says what the judge found there and exits 4, as compare does.
 """
 
 STEPS_EPILOG = """\
@@ -152,6 +160,12 @@ examples:
   diffcompare steps "exp(x)/sqrt(sin(x)**3 + cos(x)**3)" --at x=1.5
   diffcompare steps "sin(x)*exp(y)" --at x=1,y=0.5 --var y --per-decade 4
   diffcompare steps "exp(x)/sqrt(sin(x)**3 + cos(x)**3)" --at x=1.5 --plot steps.png
+
+  Baydin et al. (2018), Figure 3: forward and centre differences of the logistic map's l4:
+  diffcompare steps "64*x*(1-x)*(1-2*x)**2*(1-8*x+8*x**2)**2" --at x=0.2 --schemes forward,central --precision float64 --h-range 1e-16..1e-1
+
+  Squire and Trapp (1998): the complex step against forward and central differences:
+  diffcompare steps "exp(x)/sqrt(sin(x)**3 + cos(x)**3)" --at x=1.5 --schemes forward,central,complex-step --precision float64
 """
 
 SWELL_DESCRIPTION = """\
@@ -182,8 +196,11 @@ examples:
   diffcompare swell nested-sin --n 1..256..x2 --plot swell.png
   diffcompare swell template --template "sin(y) * x + y" --n 1..8
   diffcompare swell logistic --n 1..12 --symbolic-backend symengine
-  diffcompare swell logistic --n 1..4 --expressions 4 --format latex   (the logistic map's table, after
-      Baydin et al., "Automatic differentiation in machine learning: a survey", 2018, Table 1)
+  diffcompare swell logistic --numbering paper --n 1..4 --expressions 4 --format latex
+      Baydin et al., "Automatic differentiation in machine learning: a survey" (JMLR 18(153), 2018),
+      Table 1 as printed (l_1 = x; l_n factored, its raw derivative, the derivative simplified) and
+      symbolic reverse mode's straight-line programs beside it; every LaTeX fragment fits a 16:9
+      beamer frame and a 10-pt article page (it names the packages it needs in its first lines)
 
 --n takes a range (1..12), a range with a step (2..20..2), a doubling range (1..256..x2)
 or a list (1,2,4,8). SymPy gets --timeout seconds per n; once it runs out, larger n are
@@ -198,6 +215,14 @@ examples:
   diffcompare graph "sin(x)*x" --at x=2 | dot -Tsvg > g.svg
   diffcompare graph "sin(x)*x" --at x=2 --output g.png   # needs graphviz
   diffcompare graph "sin(x)*x" --at x=2 --format text
+  diffcompare graph my_ops:f --at x=0.7 --check --output g.svg
+
+--check checks every node's backward rule as explain --check does and draws the node
+whose rule is wrong in red (marked in the text tree); what it found is said on stderr.
+
+exit status: 0 drawn (and, with --check, every rule agrees), 1 a backward rule is wrong,
+4 with --check, no rule disagrees but a node could not be checked, 2 bad input or a
+drawing Graphviz cannot make.
 """
 
 AUDIT_DESCRIPTION = """\
@@ -244,10 +269,14 @@ examples:
   diffcompare audit suite.toml --report audit.xml --report audit.json   # JUnit for CI, and JSON
   diffcompare audit suite.toml --engine torch       # PyTorch's autograd under audit
   diffcompare audit suite.toml --scheduler tcp://10.0.0.5:8786          # a Dask cluster
+  diffcompare audit tests/ -k "rosen or (swish and not float32)" -x     # the suites under tests/,
+                                                      # some cases, stop at the first wrong gradient
+  diffcompare audit                   # the suites of [tool.diffcompare.audit] suites = [...] in pyproject.toml
 
 reports (--report FILE, by its extension): .json (report "audit", schema_version 2),
-.md (Markdown), .xml (JUnit: one testcase per case; a wrong gradient is a failure with
-the worst point and every method's values; a case that cannot run is an error). What
+.md (Markdown), .html (a page: the table of cases, then each case), .xml (JUnit: one
+testcase per case; a wrong gradient is a failure with the worst point and every method's
+values; a case that cannot run is an error). What
 user code prints goes into the report with its case, not onto the audit's output.
 
 user code that misbehaves ends its own case, never the audit: a crash (a segmentation
@@ -262,7 +291,28 @@ checked against the exact reference (a kink, undefined there, no reference: the 
 "undecided"; the adversarial and kink points the audit adds itself do not count); 2 bad
 input (the suite cannot be read, or a case names an unknown function, a module that
 fails to import, a function that crashes, ...: each bad case is reported and the
-others still run); 3 an internal error of diffcompare's; 130 interrupted (Ctrl-C,
-SIGTERM): the cases checked so far are reported, the others undecided. Several: 1 before
-3, 3 before 2, 2 before 4.
+others still run); 3 an internal error of diffcompare's; 5 -k selected no case: nothing
+was checked; 130 interrupted (Ctrl-C, SIGTERM): the cases checked so far are reported, the
+others undecided. Several: 1 before 3, 3 before 2, 2 before 4.
 """
+
+LECTURE_DESCRIPTION = """\
+A whole lecture on your function, as a beamer deck (LaTeX) or a Jupyter notebook: the
+graph autograd records, the forward and the backward pass node by node, backward(v) as
+a vector-Jacobian product, retain_graph and create_graph, forward against reverse mode
+with what each costs, finite-difference error against the step h, expression swell
+against symbolic reverse mode, and every method side by side with its verdict.
+
+Every number on the slides is computed for f at the point: the engine's gradients against
+SymPy's exact derivatives (mpmath, 30 digits), the timings measured on this machine.
+The deck needs only pdflatex with beamer, booktabs, TikZ and pgfplots (TeX Live's
+texlive-latex-recommended and texlive-pictures).
+
+The exit status is the comparison's: 0 when every method passed, 1 when one is outside
+its expected accuracy, 4 when something could not be judged (a kink, say)."""
+
+LECTURE_EPILOG = """\
+examples:
+  diffcompare lecture "exp(x)/sqrt(sin(x)**3 + cos(x)**3)" --at x=1.5 --output lecture.tex
+  pdflatex lecture.tex                       # lecture.pdf, 16:9 slides
+  diffcompare lecture "sin(x)*exp(y)" --at x=1,y=0.5 --var y --output lecture.ipynb"""

@@ -11,40 +11,46 @@ import re
 import sys
 
 from diffcompare.cli import help as texts
+from diffcompare.cli.parser import Parser, disallow_abbreviations, visible
 from diffcompare.version import install_hint
 
-REPORT_FORMATS = {".json": "json", ".md": "markdown", ".markdown": "markdown", ".xml": "junit"}
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse, whose error lines show control characters instead of sending them."""
-
-    def error(self, message):
-        super().error(visible(message))
+REPORT_FORMATS = {".json": "json", ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html",
+                  ".tex": "latex", ".xml": "junit"}
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The command line: one subcommand each, their options in the functions below."""
     from diffcompare.version import __version__
 
-    parser = _Parser(
+    parser = Parser(
         prog="diffcompare",
         description=texts.DESCRIPTION,
         epilog=texts.EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--version", action="version", version=f"diffcompare {__version__}")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    parser.add_argument("-V", "--version", action="version", version=f"diffcompare {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     compare = _compare_command(commands)
     explain = _explain_command(commands)
     graph = _graph_command(commands)
     steps = _steps_command(commands)
     _swell_command(commands)
+    lecture = _lecture_command(commands)
     _audit_command(commands)
-    parser.expression_parsers = {"compare": compare, "explain": explain, "graph": graph, "steps": steps}
+    parser.expression_parsers = {"compare": compare, "explain": explain, "graph": graph, "steps": steps,
+                                 "lecture": lecture}
     commands.add_parser("functions", help="list the functions the expression language knows",
                         description=texts.FUNCTIONS_DESCRIPTION)
+    _every_command(parser)
     return parser
+
+
+def _every_command(parser):
+    """What every command takes, added to each after they are built (whatever options each has)."""
+    for command in disallow_abbreviations(parser)[1:]:
+        command.add_argument("--show-config", action="store_true",
+                             help="print the options in force -- from the command line, pyproject.toml's "
+                                  "[tool.diffcompare] or the defaults -- and where each came from, then stop")
 
 
 def _compare_command(commands):
@@ -54,7 +60,8 @@ def _compare_command(commands):
                                   formatter_class=argparse.RawDescriptionHelpFormatter)
     compare.add_argument("expression", metavar="EXPR", nargs="?",
                          help='the function: an expression, e.g. "sin(x)*exp(y)", or module:function, a Python '
-                              'function imported from the current directory (as the audit does); - reads it '
+                              'function imported from the current directory (as the audit does), or '
+                              'path/to/file.py:function; - reads it '
                               'from standard input')
     compare.add_argument("--workload", metavar="NAME",
                          help="instead of EXPR and --at: a real AD workload, its objective and data — gmm, ba, ht, "
@@ -85,7 +92,8 @@ def _compare_command(commands):
                       help="a regular grid of about N points over the box instead of random points")
     compare.add_argument("--methods", metavar="LIST", help="comma-separated methods to run (default: all)")
     compare.add_argument("--gradient", metavar="MODULE:FUNCTION",
-                         help="your own derivative (a hand-derived formula, another library's), taking f's "
+                         help="your own derivative (a hand-derived formula, another library's; module:function "
+                              "or path/to/file.py:function), taking f's "
                               "arguments: judged beside the others as the method 'given'")
     compare.add_argument("--digits", type=int, default=30, metavar="N",
                          help="significant digits of the reference (default 30)")
@@ -109,7 +117,8 @@ def _explain_command(commands):
     explain.add_argument("--check", action="store_true",
                          help="check every node's backward rule against a reference and name the first wrong one")
     _report_arguments(explain, "text: a tree and a table in the terminal; markdown/latex: the walk as a table "
-                               "for slides; json: every number")
+                               "for slides; json: every number; html: one self-contained page that steps through "
+                               "the walk node by node (page.html#step=3 opens at step 3)")
     return explain
 
 
@@ -119,9 +128,12 @@ def _graph_command(commands):
                                 description=texts.GRAPH_DESCRIPTION, epilog=texts.GRAPH_EPILOG,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     _expression_arguments(graph)
-    graph.add_argument("--format", choices=("dot", "text", "svg", "png"),
-                       help="default: dot, or what --output's extension says (.svg, .png, .dot, .txt)")
+    graph.add_argument("--format", choices=("dot", "text", "svg", "png", "latex"),
+                       help="default: dot, or what --output's extension says (.svg, .png, .dot, .txt, .tex: a TikZ "
+                            "picture, no Graphviz needed)")
     graph.add_argument("--output", metavar="FILE", help="write to FILE instead of standard output")
+    graph.add_argument("--check", action="store_true",
+                       help="check every node's backward rule as explain --check does; the wrong one is drawn red")
     return graph
 
 
@@ -135,7 +147,19 @@ def _steps_command(commands):
                        help="the point: a value for every variable (repeatable)")
     steps.add_argument("--var", metavar="NAME", help="the variable to differentiate by (needed when f has several)")
     steps.add_argument("--per-decade", type=int, default=1, metavar="K",
-                       help="steps per decade of h (default 1: h = 1e-1, 1e-2, ..., 1e-20)")
+                       help="steps per decade of h (default 1: h = 1e-20, 1e-19, ..., 1e-1)")
+    steps.add_argument("--h-range", default="1e-20..1e-1", metavar="LOW..HIGH",
+                       help="the sweep's ends, powers of ten from 1e-30 to 1 (default 1e-20..1e-1)")
+    steps.add_argument("--error", choices=("absolute", "relative"), default="absolute",
+                       help="the error shown: |estimate - f'(x)| as the literature plots it (default), or that "
+                            "over |f'(x)|; JSON carries both")
+    steps.add_argument("--h-axis", choices=("increasing", "decreasing"), default="increasing",
+                       help="h from left to right in the plot and down the table (default increasing, as in "
+                            "Baydin et al.'s Figure 3)")
+    steps.add_argument("--schemes", default="forward,central,five-point,complex-step", metavar="LIST",
+                       help="the schemes swept, comma-separated (default: forward,central,five-point,complex-step)")
+    steps.add_argument("--precision", default="float64,float32", metavar="LIST",
+                       help="the precisions swept, comma-separated (default: float64,float32)")
     _report_arguments(steps, "text: tables and a character plot per precision", plot="the curves")
     return steps
 
@@ -156,9 +180,37 @@ def _swell_command(commands):
                             "(needs the symengine extra; default sympy)")
     swell.add_argument("--expressions", type=int, default=0, metavar="N",
                        help="also show the expressions for n up to N (at most 8): f, SymPy's raw derivative, after "
-                            "cse, f's program and symbolic reverse mode's (the lecture's table; default 0)")
+                            "cse, f's program and symbolic reverse mode's (the lecture's table; default 0); for a "
+                            "polynomial f (logistic) also Baydin et al.'s Table 1: f factored, the product rule, "
+                            "the derivative simplified")
+    swell.add_argument("--numbering", choices=("iterations", "paper"), default="iterations",
+                       help="how n counts for the families that iterate a map from x (logistic, nested-sin, "
+                            "template): iterations (default: n steps of the map, so n = 1 is 4x(1 - x)) or paper "
+                            "(Baydin et al.'s Table 1: l_1 = x, row n is n - 1 steps)")
     _report_arguments(swell, "text: tables and a character plot", plot="sizes and times")
     return swell
+
+
+def _lecture_command(commands):
+    """lecture: a whole lecture on one function, as a deck or a notebook."""
+    lecture = commands.add_parser("lecture", help="a whole lecture on one function: a beamer deck or a notebook",
+                                  description=texts.LECTURE_DESCRIPTION, epilog=texts.LECTURE_EPILOG,
+                                  formatter_class=argparse.RawDescriptionHelpFormatter)
+    lecture.add_argument("expression", metavar="EXPR", help='the function, e.g. "sin(x)*x"; - reads it from '
+                                                           'standard input')
+    lecture.add_argument("--at", action="append", metavar="NAME=VALUE[,NAME=VALUE...]", required=True,
+                         help="the point: one number for every variable (repeatable)")
+    lecture.add_argument("--var", metavar="NAME",
+                         help="the variable the one-variable slides follow (default: f's first)")
+    lecture.add_argument("--format", choices=tuple(LECTURE_EXTENSIONS.values()), default=None,
+                         help="latex: a beamer deck; notebook: a Jupyter notebook; json: the lecture's numbers "
+                              "(default: latex, or what --output's extension says)")
+    lecture.add_argument("--output", metavar="FILE",
+                         help="write to FILE (.tex, .ipynb, .json) instead of standard output")
+    return lecture
+
+
+LECTURE_EXTENSIONS = {".tex": "latex", ".ipynb": "notebook", ".json": "json"}
 
 
 def _audit_command(commands):
@@ -166,7 +218,20 @@ def _audit_command(commands):
     audit = commands.add_parser("audit", help="audit gradients: cases from a TOML suite, many points, CI reports",
                                 description=texts.AUDIT_DESCRIPTION, epilog=texts.AUDIT_EPILOG,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    audit.add_argument("suite", metavar="SUITE.toml", help="the suite of cases (see above)")
+    audit.add_argument("suites", metavar="SUITE", nargs="*",
+                       help="suite files (TOML, see above) and folders, searched for audit*.toml and *_audit.toml "
+                            "files with [[case]] tables as the pytest plugin collects them; default: suites = [...] "
+                            "under [tool.diffcompare.audit] in pyproject.toml")
+    audit.add_argument("-k", dest="keyword", metavar="EXPR",
+                       help="only the cases whose name or suite file's name matches EXPR, as pytest's -k: "
+                            "substrings of names joined by and, or, not and parentheses (case ignored), "
+                            "e.g. -k 'rosen or (swish and not float32)'")
+    audit.add_argument("-x", "--exitfirst", action="store_true",
+                       help="run the cases one after another and stop after the first wrong gradient")
+    audit.add_argument("-q", "--quiet", action="count", default=0,
+                       help="less output: only the cases that did not pass, and the exit status")
+    audit.add_argument("-v", "--verbose", action="count", default=0,
+                       help="more output: every finding at every point and all that user code printed")
     audit.add_argument("--points", type=int, metavar="N",
                        help="random points per case in its domain (default: the case's 'random', else 10)")
     audit.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the random points (default 0)")
@@ -187,8 +252,8 @@ def _audit_command(commands):
     audit.add_argument("--scheduler", metavar="ADDRESS",
                        help=f'a Dask scheduler (tcp://host:8786) to run the cases on ({install_hint("dask")})')
     audit.add_argument("--report", action="append", metavar="FILE",
-                       help="also write the report to FILE: .json, .md or .xml (JUnit); repeatable")
-    audit.add_argument("--format", choices=("text", "json", "markdown", "junit"), default="text",
+                       help="also write the report to FILE: .json, .md, .tex, .html or .xml (JUnit); repeatable")
+    audit.add_argument("--format", choices=("text", "json", "markdown", "latex", "html", "junit"), default="text",
                        help="what to print (default: the rich summary)")
     return audit
 
@@ -221,7 +286,8 @@ def _expression_arguments(command):
     """EXPR, --at and --vjp, as every command on one expression at one point takes them."""
     command.add_argument("expression", metavar="EXPR",
                          help='the function: an expression, e.g. "sin(x)*exp(y)", or module:function, a Python '
-                              'function imported from the current directory (as the audit does); - reads it '
+                              'function imported from the current directory (as the audit does), or '
+                              'path/to/file.py:function; - reads it '
                               'from standard input')
     command.add_argument("--at", action="append", metavar="NAME=VALUE[,NAME=VALUE...]", required=True,
                          help="the point: a value for every variable (repeatable); vectors in brackets: x=[2,3,4]")
@@ -235,24 +301,14 @@ def fail(command: str, message: str) -> int:
     return 2
 
 
-def visible(text: str) -> str:
-    r"""``text`` with control characters (but newlines) written as \xNN.
-
-    >>> visible("x+\x1b]0;pwned\x07")
-    'x+\\x1b]0;pwned\\x07'
-    """
-    return "".join(c if c == "\n" or (c >= " " and c != "\x7f" and not 0x80 <= ord(c) < 0xa0) else f"\\x{ord(c):02x}"
-                   for c in text)
-
-
 def run_compare(args) -> int:
     from diffcompare.render import terminal
     from diffcompare.language.expression import ExpressionError
     from diffcompare.problem.errors import InputError
 
-    if args.expression == "-":
-        args.expression = sys.stdin.read().strip()
     try:
+        if args.expression == "-":
+            args.expression = _standard_input("compare")
         kind, vector = _what(args)
         function, point = _compared(args)
         from diffcompare.pipeline.compare import compare
@@ -301,6 +357,25 @@ def _function(text):
     return text
 
 
+def _standard_input(command) -> str:
+    """EXPR given as -: the function read from standard input; InputError when it is closed,
+    cannot be read or holds nothing."""
+    from diffcompare.problem.errors import InputError
+    example = f"echo 'sin(x)*y' | diffcompare {command} - --at x=1,y=2"
+    try:
+        text = sys.stdin.read() if sys.stdin is not None else None
+    except (OSError, ValueError, UnicodeDecodeError) as error:
+        raise InputError(f"EXPR is - (read it from standard input), but standard input cannot be read "
+                         f"({getattr(error, 'strerror', None) or error}): give EXPR itself, or {example}") from None
+    if text is None:
+        raise InputError(f"EXPR is - (read it from standard input), but standard input is closed: give EXPR "
+                         f"itself, or {example}")
+    if not text.strip():
+        raise InputError(f"EXPR is - (read it from standard input), but standard input is empty: give EXPR "
+                         f"itself, or {example}")
+    return text.strip()
+
+
 def _gradient(text):
     """--gradient module:function: the user's own derivative, imported as EXPR's function is."""
     if text is None:
@@ -308,8 +383,8 @@ def _gradient(text):
     from diffcompare.auditing.suite import load_function, names_function
     from diffcompare.problem.errors import InputError
     if not names_function(text):
-        raise InputError(f"--gradient {text!r}: name a Python function as module:function, e.g. "
-                         f"--gradient my_grads:rosenbrock_gradient")
+        raise InputError(f"--gradient {text!r}: name a Python function as module:function or "
+                         f"path/to/file.py:function, e.g. --gradient my_grads:rosenbrock_gradient")
     import os
     return load_function(text.strip(), os.getcwd())
 
@@ -348,7 +423,7 @@ def _show(report, args, command) -> int:
         if status:
             return status
         print(f"wrote {args.output} ({format})", file=sys.stderr)
-    elif format == "text" and sys.stdout.isatty():
+    elif format == "text" and terminal.is_terminal():
         report.print_report(terminal.console(highlight=False))          # the terminal's width, with colour
     elif format == "text":
         # a pipe or file: COLUMNS wide (80 when unset), no colour codes, no trailing spaces
@@ -395,7 +470,11 @@ def _build(command, build, where="EXPR"):
 
 def _explanation(args, command):
     if args.expression == "-":
-        args.expression = sys.stdin.read().strip()
+        from diffcompare.problem.errors import InputError
+        try:
+            args.expression = _standard_input(command)
+        except InputError as error:
+            return None, fail(command, str(error))
 
     def build():
         from diffcompare.lecture.explain import explain
@@ -426,8 +505,16 @@ def run_audit(args) -> int:
     for path in args.report or ():
         extension = os.path.splitext(path)[1].lower()
         if extension not in REPORT_FORMATS:
-            return fail("audit", f"--report {path}: the extension says the format; use .json, .md or .xml (JUnit)")
+            return fail("audit", f"--report {path}: the extension says the format; use .json, .md, .html or .xml (JUnit)")
         reports.append((path, REPORT_FORMATS[extension]))
+    try:
+        paths, cases, among = _audited(args)
+    except InputError as error:
+        return fail("audit", str(error))
+    if not cases:
+        print(f"diffcompare audit: -k {args.keyword!r} selects none of the {among} cases in {', '.join(paths)}: "
+              f"nothing was checked (exit status 5)", file=sys.stderr)
+        return 5
     import signal
 
     def terminate(signum, frame):       # SIGTERM ends the audit as Ctrl-C does: the report of what is done
@@ -435,13 +522,16 @@ def run_audit(args) -> int:
     previous = signal.signal(signal.SIGTERM, terminate)
     try:
         from diffcompare.auditing.audit import run_cases
-        from diffcompare.auditing.suite import read_suite
-        suite = read_suite(args.suite)
         with terminal.progress_bar("auditing", "batches") as progress:
-            report = run_cases(suite.cases, random=args.points, seed=args.seed, engine=args.engine, jobs=args.jobs,
+            report = run_cases(cases, random=args.points, seed=args.seed, engine=args.engine, jobs=args.jobs,
                                scheduler=args.scheduler, adversarial=args.adversarial, progress=progress,
-                               timeout=args.timeout, isolate=True, case_timeout=args.case_timeout)
-        report.settings = {"suite": args.suite, **report.settings}      # the command's inputs, for the JSON
+                               timeout=args.timeout, isolate=True, case_timeout=args.case_timeout,
+                               exitfirst=args.exitfirst)
+        inputs = {"suite": paths[0]} if len(paths) == 1 else {"suites": paths}
+        if args.keyword:
+            inputs["keyword"] = args.keyword
+        report.settings = {**inputs, **report.settings}      # the command's inputs, for the JSON
+        report.verbosity = args.verbose - args.quiet
     except InputError as error:
         return fail("audit", str(error))
     finally:
@@ -459,8 +549,48 @@ def run_audit(args) -> int:
         else:
             print(f"wrote {path} ({format})", file=sys.stderr)
     status = _show(report, args, "audit")
+    if len(report.cases) < len(cases):
+        print(f"diffcompare audit: stopped after the first wrong gradient (-x): {len(cases) - len(report.cases)} "
+              f"of {len(cases)} cases not run", file=sys.stderr)
     # a wrong gradient (1) says more than a report that could not be written (2)
     return status if status == 1 or not unwritten else 2
+
+
+def _audited(args):
+    """(the suite paths, the cases -k selects from them, how many cases they hold): the
+    suites and folders given, else pyproject.toml's (its paths start at its folder)."""
+    import os
+
+    from diffcompare.auditing.collect import collect
+    from diffcompare.auditing.keywords import compile_keywords
+    from diffcompare.auditing.suite import read_suite
+    from diffcompare.cli.config import COMMAND_LINE, DEFAULT
+    from diffcompare.problem.errors import InputError
+    selects = compile_keywords(args.keyword or "")
+    paths = list(args.suites or ())
+    configuration = getattr(args, "configuration", None)
+    if configuration is not None and configuration.source("suites") not in (COMMAND_LINE, DEFAULT):
+        paths = [os.path.relpath(os.path.join(configuration.folder(), p)) for p in paths]
+    if not paths:
+        raise InputError("give the suites to audit -- SUITE.toml files or folders holding them (diffcompare audit "
+                         "tests/) -- or set them in pyproject.toml: [tool.diffcompare.audit] suites = [\"tests/\"]")
+    files, missing = collect(paths)
+    if missing:
+        import errno
+        raise InputError(f"cannot read the suite {missing[0]}: {os.strerror(errno.ENOENT)}")
+    if not files:
+        raise InputError(f"no suite in {', '.join(paths)}: a folder's suites are TOML files named audit*.toml or "
+                         f"*_audit.toml holding [[case]] tables")
+    cases, among = [], 0
+    for path in files:
+        suite = read_suite(path)
+        among += len(suite.cases)
+        for case in suite.cases:
+            if selects([case.name, os.path.basename(path)]):
+                if len(files) > 1:          # two suites may each have a "rosenbrock": named as pytest names them
+                    case.name = f"{path}::{case.name}"
+                cases.append(case)
+    return files, cases, among
 
 
 def run_steps(args) -> int:
@@ -469,12 +599,47 @@ def run_steps(args) -> int:
         from diffcompare.lecture.steps import step_sweep
         with terminal.progress_bar("sweeping", "curves") as progress:
             return step_sweep(args.expression, _point(args), variable=args.var, per_decade=args.per_decade,
-                              label=args.expression.strip(), progress=progress)
+                              label=args.expression.strip(), progress=progress, h_range=args.h_range,
+                              measure=args.error, axis=args.h_axis, schemes=args.schemes,
+                              precisions=args.precision)
     sweep, status = _build("steps", build)
     if sweep is None:
         return status
     from diffcompare.render.plots import steps_png
     return _show_and_plot(sweep, args, "steps", steps_png)
+
+
+def run_lecture(args) -> int:
+    import os
+
+    from diffcompare.render import terminal
+    form = args.format
+    if form is None and args.output:
+        extension = os.path.splitext(args.output)[1].lower()
+        if extension not in LECTURE_EXTENSIONS:
+            return fail("lecture", f"--output {args.output}: the extension {extension or '(none)'} names no format; "
+                                   f"use {', '.join(LECTURE_EXTENSIONS)} or say it with --format")
+        form = LECTURE_EXTENSIONS[extension]
+    form = form or "latex"
+    if args.expression == "-":
+        args.expression = sys.stdin.read().strip()
+
+    def build():
+        from diffcompare.lecture.lecture import lecture
+        with terminal.progress_bar("preparing the lecture", "parts") as progress:
+            return lecture(args.expression, _point(args), variable=args.var, progress=progress)
+    report, status = _build("lecture", build)
+    if report is None:
+        return status
+    content = report.render(form)
+    if args.output:
+        status = _write(args.output, content, "lecture")
+        if status:
+            return status
+        print(f"wrote {args.output} ({form})", file=sys.stderr)
+    else:
+        sys.stdout.write(content)
+    return report.exit_status
 
 
 def run_swell(args) -> int:
@@ -486,7 +651,8 @@ def run_swell(args) -> int:
         from diffcompare.lecture.swell import swell
         with terminal.progress_bar("measuring swell", "values of n") as progress:
             return swell(args.family, args.n, template=args.template, timeout=args.timeout,
-                         symbolic_backend=args.symbolic_backend, expressions=args.expressions, progress=progress)
+                         symbolic_backend=args.symbolic_backend, expressions=args.expressions, progress=progress,
+                         numbering=args.numbering)
     report, status = _build("swell", build, where="--template")
     if report is None:
         return status
@@ -504,7 +670,7 @@ def _plot(draw, path, command) -> int:
     return 0
 
 
-GRAPH_EXTENSIONS = {".dot": "dot", ".gv": "dot", ".txt": "text", ".svg": "svg", ".png": "png"}
+GRAPH_EXTENSIONS = {".dot": "dot", ".gv": "dot", ".txt": "text", ".svg": "svg", ".png": "png", ".tex": "latex"}
 
 
 def run_graph(args) -> int:
@@ -516,32 +682,43 @@ def run_graph(args) -> int:
         extension = os.path.splitext(args.output or "")[1].lower()
         if args.output and extension not in GRAPH_EXTENSIONS:
             return fail("graph", f"cannot tell the format from {args.output!r}: give --format "
-                                 f"(dot, text, svg, png) or a file ending in {', '.join(GRAPH_EXTENSIONS)}")
+                                 f"(dot, text, svg, png, latex) or a file ending in {', '.join(GRAPH_EXTENSIONS)}")
         form = GRAPH_EXTENSIONS.get(extension, "dot")
     explanation, status = _explanation(args, "graph")
     if explanation is None:
         return status
-    from diffcompare.render.explain import plain_tree
-    from diffcompare.render.graph import dot, draw
+    from diffcompare.render.explain import check_summary, plain_tree
+    from diffcompare.render.graph import OWN_DRAWING, dot, draw, latex_report, own_svg, print_tree
 
     if form in ("svg", "png"):
         content, problem = draw(explanation, form)
+        if content is None and form == "svg":
+            content = own_svg(explanation)
+            print(f"note: {problem}: {OWN_DRAWING}", file=sys.stderr)
         if content is None:
             sys.stdout.write(plain_tree(explanation, terminal.text_width()))
             return fail("graph", f"cannot draw {form.upper()}: {problem}. The graph as text is above; "
                                  "--format dot gives DOT text for any Graphviz viewer")
         if not args.output:
             return fail("graph", f"{form.upper()} is binary: give --output FILE")
+    elif form == "text" and not args.output and sys.stdout.isatty():
+        content = None
+        print_tree(explanation, terminal.console(highlight=False), terminal.text_width())
+    elif form == "latex":
+        content = latex_report(explanation)
     else:
         content = dot(explanation) if form == "dot" else plain_tree(explanation, None if args.output else
                                                                    terminal.text_width())
     if args.output:
         status = _write(args.output, content, "graph")
-        if not status:
-            print(f"wrote {args.output} ({form})", file=sys.stderr)
-        return status
-    sys.stdout.write(content)
-    return 0
+        if status:
+            return status
+        print(f"wrote {args.output} ({form})", file=sys.stderr)
+    elif content is not None:
+        sys.stdout.write(content)
+    if explanation.checked:             # what --check found, beside the drawing (stdout holds only the graph)
+        print(visible(check_summary(explanation)), file=sys.stderr)
+    return explanation.exit_status
 
 
 def _what(args):
@@ -596,9 +773,28 @@ def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] and argv[0] in parser.expression_parsers:
         argv = protect_expressions(argv, parser)
+    configuration = None
+    commands = parser.commands()
+    if argv[:1] and argv[0] in commands and not {"-h", "--help"} & set(argv[1:]):
+        # pyproject.toml's [tool.diffcompare] (not read for --help, which must answer whatever it says)
+        import os
+
+        from diffcompare.cli.config import Configuration
+        from diffcompare.problem.errors import InputError
+        try:
+            configuration = Configuration(argv[0], commands, os.getcwd())
+        except InputError as error:
+            return fail(argv[0], str(error))
     args = parser.parse_args(argv)
+    args.configuration = configuration
+    if configuration is not None:
+        configuration.apply(args, argv[1:])
+        if args.show_config:
+            from diffcompare.render.config import config_text
+            sys.stdout.write(config_text(args.command, configuration.rows(args)))
+            return 0
     runners = {"compare": run_compare, "functions": run_functions, "explain": run_explain, "graph": run_graph,
-               "steps": run_steps, "swell": run_swell, "audit": run_audit}
+               "steps": run_steps, "swell": run_swell, "audit": run_audit, "lecture": run_lecture}
     try:
         if args.command in runners:
             import warnings

@@ -108,7 +108,7 @@ class Report:
                           "(importing diffcompare.render registers them)")
 
     def render(self, format: str = "text", width: int | None = None) -> str:
-        """The report as text (rich), json, markdown or latex."""
+        """The report as text (rich), json, markdown, latex or html (a whole page)."""
         return self.renderer().render(self, format, width=width)
 
     def to_dict(self) -> dict:
@@ -126,11 +126,15 @@ class Report:
             line = f"exit status {self.exit_status}"
         return f"<{type(self).__name__}: {line}>"
 
-    def _repr_markdown_(self) -> str:
-        """Jupyter's Markdown view: the Markdown report."""
-        return self.render("markdown")
+    def _repr_pretty_(self, printer, cycle) -> None:
+        """IPython's text view: the one line of :meth:`__repr__`."""
+        printer.text(repr(self))
 
     def _repr_html_(self) -> str:
-        """Jupyter's HTML view: the terminal report with its colours, as HTML."""
+        """Jupyter's view (the only rich one, so a report shows once): the renderer's HTML
+        fragment (``html_report``): tables with every column, and the command's plot;
+        rendering it prints nothing. ``render("html")`` is the same in a whole page."""
+        renderer = self.renderer()
+        if hasattr(renderer, "html_report"):
+            return renderer.html_report(self)
         return self.render("html")
-

@@ -31,8 +31,9 @@ from typing import Callable, Mapping
 
 import numpy as _np
 
-from diffcompare.language.table import CALLABLE, CONSTANTS, EXTRA_WORLDS, OPERATORS, ROWS
-from diffcompare.language.worlds import COLUMN_OF, COMPLEX, MPMATH, OBJECT_WORLDS, SINGLE_PRECISION, SYMPY, TORCH
+from diffcompare.language.table import CALLABLE, CONSTANTS, EXTRA_WORLDS, OPERATORS, ROWS, single_precision_form
+from diffcompare.language.worlds import (COLUMN_OF, COMPLEX, FLOAT32, MPMATH, OBJECT_WORLDS, SINGLE_PRECISION, SYMPY,
+                                         TORCH)
 
 _ndarray = _np.ndarray
 
@@ -133,7 +134,8 @@ class Expression:
         stack = []
         push = stack.append
         column_of = COLUMN_OF.get(world, world)
-        lookup = EXTRA_WORLDS.get(column_of) or _attrgetter(column_of)
+        lookup = (single_precision_form if world == FLOAT32 else
+                  EXTRA_WORLDS.get(column_of) or _attrgetter(column_of))
         for instruction in self.program:
             kind = instruction[0]
             if kind == VAR:

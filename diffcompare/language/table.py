@@ -70,6 +70,10 @@ class Row:
     # None: torch's function of the row's name (torch.sin for sin)
     torch: Callable | None = None
     jax: Callable | None = None           # jax -> the row's function on JAX arrays; None: jax.numpy's of its name
+    # an operator row's Python operator (operator.pow for **): what plain code written with the symbol
+    # runs. The single-precision world calls it, so that float32 scalars take NumPy's scalar arithmetic,
+    # as plain float32 code does (np.float32 ** 3 is not np.power's loop, and differs in the last bit)
+    python: Callable | None = None
 
     @property
     def is_constant(self):
@@ -268,25 +272,36 @@ def implementation(row: Row, world: str):
     return extra(row) if extra is not None else getattr(row, world)
 
 
+def single_precision_form(row: Row):
+    """``row`` in NumPy single precision as plain code computes it: an operator row is
+    Python's operator (NumPy's scalar arithmetic on float32 scalars, its array operator on
+    arrays), any other row its NumPy function.
+
+    >>> single_precision_form(ROWS["pow"]) is operator.pow, single_precision_form(ROWS["sin"]) is np.sin
+    (True, True)
+    """
+    return row.python or row.numpy
+
+
 def _row(name, arity, numpy, complex, sympy, mpmath, engine, doc, **kw):
     ROWS[name] = Row(name, arity, numpy, complex, sympy, mpmath, engine, doc, **kw)
 
 
 # -- operators --------------------------------------------------------------------------------
 _row("add", 2, np.add, np.add, lambda a, b: a + b, lambda a, b: a + b, lambda a, b: a + b,
-     "a + b", symbol="+", torch=lambda t: operator.add, jax=lambda j: operator.add, samples=((0.7, -1.2), (2.0, 3.5)))
+     "a + b", symbol="+", torch=lambda t: operator.add, jax=lambda j: operator.add, python=operator.add, samples=((0.7, -1.2), (2.0, 3.5)))
 _row("sub", 2, np.subtract, np.subtract, lambda a, b: a - b, lambda a, b: a - b, lambda a, b: a - b,
-     "a - b", symbol="-", torch=lambda t: operator.sub, jax=lambda j: operator.sub, samples=((0.7, -1.2), (2.0, 3.5)))
+     "a - b", symbol="-", torch=lambda t: operator.sub, jax=lambda j: operator.sub, python=operator.sub, samples=((0.7, -1.2), (2.0, 3.5)))
 _row("mul", 2, np.multiply, np.multiply, lambda a, b: a * b, lambda a, b: a * b, lambda a, b: a * b,
-     "a * b", symbol="*", torch=lambda t: operator.mul, jax=lambda j: operator.mul, samples=((0.7, -1.2), (2.0, 3.5)))
+     "a * b", symbol="*", torch=lambda t: operator.mul, jax=lambda j: operator.mul, python=operator.mul, samples=((0.7, -1.2), (2.0, 3.5)))
 _row("div", 2, np.true_divide, np.true_divide, lambda a, b: a / b, lambda a, b: a / b, lambda a, b: a / b,
-     "a / b", domain="b ≠ 0", symbol="/", torch=lambda t: operator.truediv, jax=lambda j: operator.truediv, samples=((0.7, -1.2), (2.0, 3.5)),
+     "a / b", domain="b ≠ 0", symbol="/", torch=lambda t: operator.truediv, jax=lambda j: operator.truediv, python=operator.truediv, samples=((0.7, -1.2), (2.0, 3.5)),
      piece=lambda a, b: _sign_of(b))
 _row("neg", 1, np.negative, np.negative, lambda a: -a, lambda a: -a, lambda a: -a,
-     "-a", symbol="-", torch=lambda t: operator.neg, jax=lambda j: operator.neg)
+     "-a", symbol="-", torch=lambda t: operator.neg, jax=lambda j: operator.neg, python=operator.neg)
 _row("pow", 2, np.power, np.power, _sp_pow, lambda a, b: a ** b, _ag.pow,
      "a ** b (also a ^ b): a power; a > 0 unless b is an integer", domain="a > 0, or b an integer",
-     symbol="**", torch=lambda t: operator.pow, jax=lambda j: operator.pow, samples=((0.7, 2.5), (2.0, -1.5), (1.5, 3.0)),
+     symbol="**", torch=lambda t: operator.pow, jax=lambda j: operator.pow, python=operator.pow, samples=((0.7, 2.5), (2.0, -1.5), (1.5, 3.0)),
      kink=lambda a, b: (np.asarray(a) == 0) & (np.asarray(b) < 1) & (np.asarray(b) != 0), kink_zeros=_pow_kink_zeros,
      kink_note="a ** b with a = 0 and b < 1 has an infinite slope in a", piece=_pow_piece)
 

@@ -137,6 +137,11 @@ class Explanation(Report):
     def step(self, number: int) -> Step:
         return self.steps[number - 1]
 
+    def _repr_html_(self) -> str:
+        """Jupyter's HTML view: the backward pass to step through, as a block in the
+        notebook (the renderer's ``html_fragment``; ``render("html")`` is the whole page)."""
+        return self.renderer().html_fragment(self)
+
 
 def explain(f, at, vector=None, check: bool = False, label: str | None = None) -> Explanation:
     """Record ``f`` at ``at`` on the engine, run its backward pass (``backward(v)`` with

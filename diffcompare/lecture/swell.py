@@ -110,6 +110,18 @@ FAMILIES = {
 }
 
 
+# how n is counted for the families that iterate a map from x: "iterations" (row n applies
+# the map n times, f₀ = x) or "paper", Baydin et al.'s numbering in their Table 1 (row n is
+# l_n with l₁ = x: n − 1 applications, so that the first row is x itself)
+NUMBERINGS = ("iterations", "paper")
+ITERATED = ("logistic", "nested-sin", "template")
+PAPER_DESCRIPTIONS = {
+    "logistic": "the logistic map as Baydin et al. number it (Table 1): l₁ = x, l_{n+1} = 4 l_n (1 - l_n)",
+    "nested-sin": "sin(sin(...sin(x)...)) numbered from 1: f₁ = x, f_{n+1} = sin(f_n)",
+    "template": "your template numbered from 1: y₁ = x, y_{n+1} = template(y_n)",
+}
+
+
 def _template(text):
     """The family of a user's template: y_{k+1} = template(y_k, x, ...), y₀ = x."""
 
@@ -145,6 +157,23 @@ class Expressions:
     cse: tuple                          # ([(symbol, expression)], the reduced derivative)
     forward: object = None              # symbolic_reverse.Program: f, one operation per line
     reverse: object = None              # symbolic_reverse.Program: the gradient
+    paper: "PaperForms | None" = None   # f a polynomial in one variable: Baydin et al.'s columns
+
+
+@dataclass
+class PaperForms:
+    """Baydin et al.'s Table 1 columns, for f a polynomial in one variable with rational
+    coefficients (the logistic map): f factored as the paper prints it (the content, then
+    the irreducible factors lowest degree first, each in ascending powers with a positive
+    constant term: 64x(1 − x)(1 − 2x)²(1 − 8x + 8x²)²); the raw derivative, the product
+    rule applied to that product, one term per factor in the factors' order, the constants
+    of each term gathered; and the derivative simplified: expanded in ascending powers, its
+    integer content taken out when more than two terms remain (4 − 8x; 16(1 − 10x + 24x²
+    − 16x³)). Unevaluated SymPy expressions, in the paper's order (print them with
+    ``order="none"``)."""
+    factored: object
+    product_rule: object
+    simplified: object
 
 
 @dataclass
@@ -188,6 +217,7 @@ class SwellReport(Report):
     methods: list = field(default_factory=list)
     backend: str = symengine_backend.SYMPY
     template: str | None = None
+    numbering: str = "iterations"
 
 
 def parse_ns(text) -> list:
@@ -233,8 +263,11 @@ def parse_ns(text) -> list:
 
 
 def swell(family: str, ns, template: str | None = None, timeout: float = 10.0,
-          symbolic_backend: str = symengine_backend.SYMPY, expressions: int = 0, progress=None) -> SwellReport:
+          symbolic_backend: str = symengine_backend.SYMPY, expressions: int = 0, progress=None,
+          numbering: str = "iterations") -> SwellReport:
     """Measure expression swell for ``family`` (one of FAMILIES) at every n of ``ns``.
+    ``numbering="paper"`` (the families that iterate a map, ITERATED) counts n as Baydin et
+    al.'s Table 1 does: row n is l_n with l₁ = x, n − 1 applications of the map.
     SymPy gets ``timeout`` seconds per n; after it runs out, larger n skip SymPy (the
     engine goes on). Symbolic reverse mode (and SymEngine, with ``symbolic_backend=
     "symengine"``) have the same budget each, and stop the same way. For n up to
@@ -257,6 +290,11 @@ def swell(family: str, ns, template: str | None = None, timeout: float = 10.0,
                          + f"; choose from {', '.join(symengine_backend.BACKENDS)}")
     if symbolic_backend == symengine_backend.SYMENGINE:
         symengine_backend.require_symengine()
+    if numbering not in NUMBERINGS:
+        raise InputError(f"unknown numbering {numbering!r}; choose from {', '.join(NUMBERINGS)}")
+    if numbering == "paper" and family not in ITERATED:
+        raise InputError(f"--numbering paper counts the iterates of a map from x (l₁ = x), as the families "
+                         f"{', '.join(ITERATED)} have; in {family} n is a size, counted as it is")
     if family == "template":
         if not template:
             raise InputError('the template family needs --template EXPR, e.g. --template "sin(y) * x + y"')
@@ -265,8 +303,11 @@ def swell(family: str, ns, template: str | None = None, timeout: float = 10.0,
         if template:
             raise InputError(f"--template is for the template family, not {family}")
         build = FAMILIES[family][0]
-    description = FAMILIES[family][1] + (f": y ← {template}" if template else "")
-    report = SwellReport(family, description, [], timeout, backend=symbolic_backend, template=template)
+    description = (PAPER_DESCRIPTIONS[family] if numbering == "paper" else FAMILIES[family][1]) \
+        + (f": y ← {template}" if template else "")
+    report = SwellReport(family, description, [], timeout, backend=symbolic_backend, template=template,
+                         numbering=numbering)
+    shift = 1 if numbering == "paper" else 0
     stopped = {}            # "SymPy", "symbolic reverse mode", "SymEngine" -> why, once it stopped
     phases = [("SymPy", "symbolic", _symbolic), ("symbolic reverse mode", "reverse", _reverse)]
     if symbolic_backend == symengine_backend.SYMENGINE:
@@ -275,7 +316,7 @@ def swell(family: str, ns, template: str | None = None, timeout: float = 10.0,
     for k, n in enumerate(values):
         if progress is not None:
             progress(k, len(values), f"n = {n}")
-        f, point = build(n)
+        f, point = build(n - shift)
         problem = make_problem(f, point, label=f"{family} n={n}")
         row = SwellRow(n)
         engine_gradient = _engine(problem, row)
@@ -307,10 +348,71 @@ def _expressions(problem, timeout):
             derivative = sympy.diff(f, symbols[0])
             replacements, reduced = sympy.cse(derivative)
             r = symbolic_reverse(problem, timeout=None, codegen=False)
+            paper = _paper_forms(f, symbols)
     except (TimedOut, SymbolicUnavailable):
         return None
     return Expressions(str(symbols[0]), f, derivative, (replacements, reduced[0]),
-                       r.forward if r.status == "ok" else None, r.program if r.status == "ok" else None)
+                       r.forward if r.status == "ok" else None, r.program if r.status == "ok" else None, paper)
+
+
+def _paper_forms(f, symbols):
+    """:class:`PaperForms` of f, or None when f is not a polynomial in one variable with
+    rational coefficients."""
+    import sympy
+    if len(symbols) != 1 or not f.is_polynomial(symbols[0]):
+        return None
+    x = symbols[0]
+    poly = sympy.Poly(f, x)
+    if not poly.domain.is_QQ and not poly.domain.is_ZZ:
+        return None
+    constant, factors = sympy.factor_list(poly)
+    parts = []
+    for factor, power in factors:
+        if factor.eval(0) < 0 or (factor.eval(0) == 0 and factor.LC() < 0):     # (1 - x), not -(x - 1)
+            factor, constant = -factor, constant * (-1) ** power
+        parts.append((factor, power))
+    parts.sort(key=lambda part: (part[0].degree(), [abs(c) for c in reversed(part[0].all_coeffs())]))
+    terms = []
+    for k, (factor, power) in enumerate(parts):         # d/dx of the k-th factor, the others as they are
+        derivative = factor.diff(x)
+        rest = [(g, p - (j == k)) for j, (g, p) in enumerate(parts)]
+        if derivative.degree() <= 0:
+            coefficient, inserted = constant * power * derivative.LC(), []
+        else:
+            coefficient, inserted = constant * power, [(derivative, 1)]
+        rest = rest[:k] + inserted + rest[k:]
+        terms.append(_product(coefficient, [(g, p) for g, p in rest if p], x))
+    expanded = sympy.Poly(sympy.expand(sum(terms)), x)
+    content, primitive = expanded.primitive()
+    if len(primitive.terms()) > 2:
+        simplified = _product(content, [(primitive, 1)], x)
+    else:
+        simplified = _ascending(expanded, x)
+    added = sympy.Add(*terms, evaluate=False) if len(terms) > 1 else (terms[0] if terms else sympy.Integer(0))
+    return PaperForms(_product(constant, parts, x), added, simplified)
+
+
+def _ascending(poly, x):
+    """A polynomial as an unevaluated sum in ascending powers: 1 - 8x + 8x²."""
+    import sympy
+    terms = []
+    for (k,), c in sorted(poly.terms()):
+        power = x ** k if k else sympy.Integer(1)
+        terms.append(c if not k else (power if c == 1 else sympy.Mul(c, power, evaluate=False)))
+    if not terms:
+        return sympy.Integer(0)
+    return sympy.Add(*terms, evaluate=False) if len(terms) > 1 else terms[0]
+
+
+def _product(coefficient, parts, x):
+    """coefficient · Π factor^power, unevaluated, the factors in the order given."""
+    import sympy
+    factors = [sympy.Pow(_ascending(g, x), p, evaluate=False) if p > 1 else _ascending(g, x) for g, p in parts]
+    factors = [f for f in factors if f != 1]
+    if coefficient != 1 or not factors:
+        factors.insert(0, sympy.Integer(coefficient) if sympy.Rational(coefficient).q == 1
+                       else sympy.Rational(coefficient))
+    return sympy.Mul(*factors, evaluate=False) if len(factors) > 1 else factors[0]
 
 
 def _best_of(call, repeat=3):

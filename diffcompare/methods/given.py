@@ -22,6 +22,7 @@ from diffcompare.methods.entries import run_estimate
 from diffcompare.methods.estimate import work
 from diffcompare.problem.errors import InputError
 from diffcompare.problem.tasks import Task
+from diffcompare.problem.usercode import signature_problem
 
 
 class GivenShapeError(ValueError):
@@ -118,6 +119,9 @@ def _expected(task, sizes) -> str:
 def given_entries(problem, task, points, g, label: str, batches: int = 5):
     """The user's derivative ``g`` as a method of ``compare`` (``--gradient module:function``):
     called at each point; vᵀJ and Jv are formed from its Jacobian."""
+    wrong = signature_problem(g, problem.variables)
+    if wrong:
+        raise InputError(f"the gradient {label} {wrong}")
     full = task if task.kind in ("gradient", "jacobian", "hessian") else \
         Task("jacobian", task.n, task.m, task.output_shape, task.input_labels)
 

@@ -13,6 +13,7 @@ KeyError: 'missing'
 
 from __future__ import annotations
 
+import inspect
 import os
 import sysconfig
 import traceback
@@ -90,4 +91,26 @@ def innermost_user_line(lines) -> str:
     return (own or frames or [""])[0]
 
 
-__all__ = ["described", "innermost_user_line", "is_user_file", "message", "shown", "where"]
+def signature_problem(function, arguments) -> str:
+    """Why ``function`` cannot be called with the positional ``arguments`` (their names):
+    "takes (x), but is called as f is: g(x, y)"; "" when it can, or when its signature
+    cannot be read (a builtin).
+
+    >>> signature_problem(lambda x: x, ["x", "y"])
+    "takes (x), but is called with f's arguments: <lambda>(x, y)"
+    >>> signature_problem(lambda *a: a, ["x", "y"])
+    ''
+    """
+    try:
+        signature = inspect.signature(function)
+    except (TypeError, ValueError):
+        return ""
+    try:
+        signature.bind(*arguments)
+    except TypeError:
+        name = getattr(function, "__name__", "g")
+        return f"takes {signature}, but is called with f's arguments: {name}({', '.join(arguments)})"
+    return ""
+
+
+__all__ = ["described", "innermost_user_line", "is_user_file", "message", "shown", "signature_problem", "where"]

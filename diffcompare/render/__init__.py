@@ -34,6 +34,11 @@ def _swell():
     return swell
 
 
+def _lecture():
+    from diffcompare.render import lecture
+    return lecture
+
+
 def _verdict():
     from diffcompare.render import verdicts
     return verdicts
@@ -45,3 +50,4 @@ register_renderer("AuditReport", _audit)
 register_renderer("Explanation", _explanation)
 register_renderer("StepSweep", _steps)
 register_renderer("SwellReport", _swell)
+register_renderer("Lecture", _lecture)

@@ -15,10 +15,12 @@ from xml.etree import ElementTree
 
 from diffcompare.auditing.results import AGREE, FAILING, AuditReport, CaseResult, PointResult, finding, format_point, from_plain
 from diffcompare.render.findings import AS_WRITTEN, VERDICT_PHRASES, verdict_code, verdict_of, verdict_words
-from diffcompare.render.common import dropped_note, envelope, fitted_table, json_number, render_report
+from diffcompare.render import html
+from diffcompare.render.common import (dropped_note, envelope, fitted_table, json_number, latex_header, latex_prose,
+                                      latex_tables, md_table, render_report)
 
 SCHEMA_VERSION = 2
-FORMATS = ("text", "json", "markdown", "junit")
+FORMATS = ("text", "json", "markdown", "latex", "html", "junit")
 STATUS_STYLE = {"pass": "green", "fail": "bold red", "undecided": "yellow", "error": "bold yellow",
                 "internal": "bold magenta"}
 METHOD_NAMES = {"autograd": "autograd", "fd": "FD (gradcheck's)"}
@@ -52,16 +54,19 @@ def _on_trial(report) -> str:
     return "autograd" if all(c.judged == "autograd" for c in report.cases) else "gradient"
 
 
-def print_report(report, console) -> None:
-    from rich.markup import escape
-    settings = report.settings
-    random = settings.get("random")
-    console.print(f"[bold]gradient audit[/bold]: {len(report.cases)} case{'s' * (len(report.cases) != 1)}, "
-                  f"engine {settings.get('engine')}, random points per case: "
-                  f"{'each case its own' if random is None else random} (seed {settings.get('seed')}), "
-                  f"adversarial points {'on' if settings.get('adversarial', True) else 'off'}")
-    on_trial = _on_trial(report)
-    headers = ["case", "check", "dtype", "points", f"worst {on_trial}", "worst FD", "gradcheck alone", "verdict"]
+LEFT = ("case", "check", "dtype", "gradcheck alone", "verdict")
+
+
+def _status_style(verdict) -> str:
+    return STATUS_STYLE.get(verdict, "bold yellow")
+
+
+def _case_headers(report) -> list:
+    return ["case", "check", "dtype", "points", f"worst {_on_trial(report)}", "worst FD", "gradcheck alone", "verdict"]
+
+
+def _case_rows(report) -> list:
+    """One row per case under :func:`_case_headers` (every format's summary table)."""
     rows = []
     for case in report.cases:
         if case.status == "error" or (case.status == "internal" and not case.points):
@@ -73,63 +78,108 @@ def print_report(report, console) -> None:
                                       f"{missed} missed" if missed else "") if t) or "right"
         rows.append([case.name, case.check, case.dtype, str(len(case.points)), _worst(case, "autograd"),
                      _worst(case, "fd"), alone, case.status])
-    table, dropped = fitted_table(console, headers, rows, left=("case", "check", "dtype", "gradcheck alone", "verdict"),
-                                  drop_order=("dtype", "check", "worst FD", "points", "gradcheck alone"),
+    return rows
+
+
+def print_report(report, console) -> None:
+    """The rich summary; ``report.verbosity`` (``-q``: -1, ``-v``: 1) shows less: only the cases
+    that did not pass; or more: every finding and all that user code printed."""
+    verbosity = getattr(report, "verbosity", 0)
+    if verbosity >= 0:
+        _summary(report, console)
+    _details(report, console, verbosity)
+
+
+def _summary(report, console) -> None:
+    from rich.markup import escape
+    console.print(f"[bold]gradient audit[/bold]: {escape(_settings_line(report))}")
+    headers, rows = _case_headers(report), _case_rows(report)
+    table, dropped = fitted_table(console, headers, rows, left=LEFT, drop_order=("dtype", "check", "worst FD", "points",
+                                                                             "gradcheck alone"),
                                   wrap=("case", "gradcheck alone"), prose_width=16, header_style="bold",
-                                  styles={"verdict": lambda v: STATUS_STYLE.get(v, "bold yellow")})
+                                  styles={"verdict": _status_style})
     console.print(table)
     if dropped:
         console.print(dropped_note(dropped, console.width), style="dim", highlight=False, markup=False)
-    console.print("[dim]worst: largest error against the exact reference, relative to the largest entry at the point; gradcheck alone: what comparing "
-                  f"{on_trial} with finite differences (eps 1e-6, atol 1e-5, rtol 1e-3) would have said[/dim]")
+    console.print(_columns_note(report), style="dim", highlight=False, markup=False)
+
+
+def _details(report, console, verbosity: int) -> None:
+    from rich.markup import escape
+    most = None if verbosity > 0 else MAX_FINDINGS
+    lines = None if verbosity > 0 else OUTPUT_LINES
     for case in report.cases:
+        if verbosity < 0 and case.status == "pass":
+            continue
         style = STATUS_STYLE[case.status]
         console.print(f"\n[{style}]{case.status}[/] [bold]{escape(case.name)}[/bold] ({escape(case.source)})")
         if case.status in ("error", "internal") and not case.points:
             console.print(f"  {case.error}", highlight=False, markup=False)
-            _output(console, case)
+            _output(console, case, lines)
             continue
         console.print(f"  {verdict_of(case)}", highlight=False, markup=False)
         if case.wrong_node:
             console.print(f"  wrong backward rule: {case.wrong_node}", highlight=False, markup=False)
         if case.tolerance.get("source"):
             console.print(f"  tolerance: {case.tolerance['source']}", style="dim", highlight=False, markup=False)
-        for line in _findings(case):
+        for line in _findings(case, most):
             console.print(f"  {line}", highlight=False, markup=False)
         for note in case.notes:
             console.print(f"  note: {note}", style="dim", highlight=False, markup=False)
-        _output(console, case)
-    status = report.exit_status
-    meaning = {0: "every gradient is right", 1: "a gradient is wrong", 2: "a case could not be run (bad input)",
-               3: "diffcompare failed on a case (an internal error; its cause is above, the rest is reported)",
-               4: "nothing is wrong, but a point asked for could not be checked (see the cases marked undecided)"}
-    console.print(f"\nexit status {status}: {meaning[status]}")
+        _output(console, case, lines)
+    console.print(f"\n{_exit_line(report)}", highlight=False, markup=False)
+
+
+def _settings_line(report) -> str:
+    """How the audit was run: its cases, engine, points and seed."""
+    settings = report.settings
+    random = settings.get("random")
+    return (f"{len(report.cases)} case{'s' * (len(report.cases) != 1)}, engine {settings.get('engine')}, random points "
+            f"per case: {'each case its own' if random is None else random} (seed {settings.get('seed')}), "
+            f"adversarial points {'on' if settings.get('adversarial', True) else 'off'}")
+
+
+def _columns_note(report) -> str:
+    """What the table's "worst" and "gradcheck alone" columns mean."""
+    return ("worst: largest error against the exact reference, relative to the largest entry at the point; gradcheck "
+            f"alone: what comparing {_on_trial(report)} with finite differences (eps 1e-6, atol 1e-5, rtol 1e-3) would "
+            "have said")
+
+
+EXIT_MEANING = {0: "every gradient is right", 1: "a gradient is wrong", 2: "a case could not be run (bad input)",
+                3: "diffcompare failed on a case (an internal error; its cause is above, the rest is reported)",
+                4: "nothing is wrong, but a point asked for could not be checked (see the cases marked undecided)"}
+
+
+def _exit_line(report) -> str:
+    return f"exit status {report.exit_status}: {EXIT_MEANING[report.exit_status]}"
 
 
 MAX_FINDINGS = 6
 OUTPUT_LINES = 6
 
 
-def _output(console, case):
-    """What the case's code printed, its last lines (a report file has all of it)."""
+def _output(console, case, most: int | None = OUTPUT_LINES):
+    """What the case's code printed, its last ``most`` lines (None: all; a report file has all of it)."""
     lines = case.output.rstrip().splitlines()
     if not lines:
         return
+    most = len(lines) if most is None else most
     console.print(f"  what {case.source} printed ({len(lines)} line{'s' * (len(lines) != 1)}"
-                  f"{'; the last ' + str(OUTPUT_LINES) if len(lines) > OUTPUT_LINES else ''}):", style="dim",
+                  f"{'; the last ' + str(most) if len(lines) > most else ''}):", style="dim",
                   highlight=False, markup=False)
-    for line in lines[-OUTPUT_LINES:]:
+    for line in lines[-most:]:
         console.print(f"    {line}", style="dim", highlight=False, markup=False, overflow="ellipsis", no_wrap=True)
 
 
-def _findings(case) -> list:
-    """The first points of each verdict other than "all agree", one line each."""
+def _findings(case, most: int | None = MAX_FINDINGS) -> list:
+    """The first points of each verdict other than "all agree", one line each (None: every one)."""
     lines, shown = [], {}
     for p in case.points:
         if p.verdict == AGREE:
             continue
         shown[p.verdict] = shown.get(p.verdict, 0) + 1
-        if shown[p.verdict] <= 2 and len(lines) < MAX_FINDINGS:
+        if most is None or (shown[p.verdict] <= 2 and len(lines) < most):
             lines.append(f"{verdict_words(p.verdict, case.judged)} at {format_point(p.point)} [{p.origin}]: {p.reason}")
     hidden = sum(shown.values()) - len(lines)
     if hidden > 0:
@@ -190,18 +240,8 @@ def _md(text) -> str:
 
 
 def markdown(report) -> str:
-    lines = ["# Gradient audit", "",
-             f"| case | check | dtype | points | worst {_on_trial(report)} | worst FD | gradcheck alone | verdict |",
-             "|---|---|---|---:|---:|---:|---|---|"]
-    for c in report.cases:
-        if c.status in ("error", "internal") and not c.points:
-            what = "bad input" if c.status == "error" else "internal error"
-            lines.append(f"| {_md(c.name)} | {c.check} | {c.dtype} | — | — | — | — | **{what}** |")
-            continue
-        alarms, missed = c.gradcheck.get("false alarms", 0), c.gradcheck.get("missed", 0)
-        alone = f"{alarms} false alarms, {missed} missed" if alarms or missed else "right"
-        lines.append(f"| {_md(c.name)} | {c.check} | {c.dtype} | {len(c.points)} | {_worst(c, 'autograd')} | "
-                     f"{_worst(c, 'fd')} | {alone} | **{c.status}** |")
+    rows = [[str(cell).replace("\n", " ") for cell in row[:-1]] + [f"**{row[-1]}**"] for row in _case_rows(report)]
+    lines = ["# Gradient audit", ""] + md_table(_case_headers(report), rows, left=LEFT)
     for c in report.cases:
         lines += ["", f"## {_md(c.name)}: {c.status}", "", f"`{_md(c.source)}`", ""]
         if c.status in ("error", "internal") and not c.points:
@@ -229,6 +269,31 @@ def _md_output(case) -> list:
     return ["", f"What `{_md(case.source)}` printed:", "", fence + "text", text, fence]
 
 
+def html_report(report) -> str:
+    """The audit as an HTML fragment: the table of cases (every column), then each case as
+    the Markdown report says it."""
+    parts = [html.heading("gradient audit"), html.paragraph(_settings_line(report)),
+             html.table(_case_headers(report), _case_rows(report), left=LEFT, prose=("case", "gradcheck alone"),
+                        styles={"verdict": _status_style}),
+             html.paragraph(_columns_note(report), style="dim")]
+    for c in report.cases:
+        parts.append(f'<h3><span style="{html.css(_status_style(c.status))}">{html.escape(c.status)}</span> '
+                     f"{html.escape(c.name)} <code>{html.escape(c.source)}</code></h3>")
+        if c.status in ("error", "internal") and not c.points:
+            parts.append(html.paragraph(f"{'bad input' if c.status == 'error' else 'internal error'}: {c.error}"))
+        else:
+            parts.append(html.paragraph(verdict_of(c)))
+            if c.wrong_node:
+                parts.append(html.paragraph(f"wrong backward rule: {c.wrong_node}", strong=True))
+            parts.append(html.paragraph(f"tolerance: {c.tolerance.get('source', '')}", style="dim"))
+            parts.append(html.items(_findings(c)))
+            parts += [html.paragraph(f"note: {note}", style="dim") for note in c.notes]
+        if c.output.strip():
+            parts += [html.paragraph(f"what {c.source} printed:", style="dim"), html.preformatted(c.output.rstrip())]
+    parts.append(html.paragraph(_exit_line(report), style="bold red" if report.exit_status else "bold green"))
+    return html.fragment(parts)
+
+
 def failure_lines(case) -> list:
     """A failed case in lines, as CI shows it (JUnit, the pytest plugin, assert_gradients):
     the verdict, the worst point, every method's values there and the tolerance."""
@@ -240,6 +305,15 @@ def failure_lines(case) -> list:
     if case.wrong_node:
         lines.append(f"wrong backward rule: {case.wrong_node}")
     return lines
+
+
+def latex_report(report) -> str:
+    """The audit for a slide or a page: how it was run, the case table (split where it is
+    wider than a line), and the exit status."""
+    out = latex_header("audit") + [latex_prose("gradient audit: " + _settings_line(report)), r"\par\smallskip"]
+    out += latex_tables(_case_headers(report), _case_rows(report), key=("case",), left=LEFT, wrap=("case",))
+    out += [r"\par\smallskip", latex_prose(_exit_line(report))]
+    return "\n".join(out) + "\n"
 
 
 def junit(report) -> str:

@@ -8,7 +8,10 @@ from __future__ import annotations
 import io
 import json
 import math
+import re
 
+from diffcompare.language.printing import latex, one_line
+from diffcompare.render import html
 from diffcompare.version import __version__
 
 FORMATS = ("text", "json", "markdown", "latex", "html")
@@ -67,18 +70,26 @@ def render_report(c, format: str, width: int | None, module) -> str:
     if format == "latex":
         return module.latex_report(c)
     if format == "text":
-        from rich.console import Console
         buffer = io.StringIO()
-        console = Console(file=buffer, width=width or 120, color_system=None, highlight=False)
-        module.print_report(c, console)
+        module.print_report(c, text_console(buffer, width or 120))
         return plain_lines(buffer.getvalue())
     if format == "html":
-        from rich.console import Console
-        console = Console(file=io.StringIO(), width=width or 120, record=True, color_system="truecolor",
-                          highlight=False)
-        module.print_report(c, console)
-        return console.export_html(inline_styles=True, code_format=HTML_TEMPLATE)
+        if hasattr(module, "html_report"):
+            body = module.html_report(c)
+        else:       # a report with no HTML of its own: its text, wide enough that no column is left out
+            body = html.fragment([html.preformatted(render_report(c, "text", HTML_TEXT_WIDTH, module))])
+        return html.page(module.headline(c), body)
     raise ValueError(f"unknown format {format!r}; choose from {', '.join(FORMATS)}")
+
+
+HTML_TEXT_WIDTH = 200      # the text of a report shown as HTML when it has no HTML of its own
+
+
+def text_console(file, width: int):
+    """A rich console writing plain text to ``file`` (a StringIO), never to a notebook: rich
+    would otherwise detect Jupyter and display what is printed to a string as a side effect."""
+    from rich.console import Console
+    return Console(file=file, width=width, color_system=None, highlight=False, force_jupyter=False)
 
 
 def plain_lines(text: str) -> str:
@@ -150,8 +161,7 @@ def _table(headers, rows, shown, wrap, left, styles, options, prose_width=None):
 
 def _natural_width(headers, rows, shown, wrap, options, prose_width) -> int:
     """The width the table takes with no cell broken (its prose columns ``prose_width`` wide)."""
-    from rich.console import Console
-    wide = Console(file=io.StringIO(), width=10_000, color_system=None)
+    wide = text_console(io.StringIO(), 10_000)
     table = _table(headers, rows, shown, wrap, (), None, options, prose_width=prose_width)
     with wide.capture() as captured:
         wide.print(table)
@@ -162,11 +172,6 @@ def dropped_note(dropped, width) -> str:
     """The note under a table whose columns did not all fit."""
     return (f"not shown at {width} columns: {', '.join(dropped)} (a wider terminal, COLUMNS=200 in a pipe, or "
             f"--format json shows them)")
-
-
-# a notebook cell's HTML: the report in a monospaced block, no page around it
-HTML_TEMPLATE = ('<pre style="font-family: Menlo, \'DejaVu Sans Mono\', Consolas, monospace; font-size: 12px; '
-                 'line-height: 1.3; white-space: pre; overflow-x: auto">{code}</pre>')
 
 
 VERDICT_STYLE = {"pass": "green", "fail": "bold red", "failed": "bold red", "not judged": "yellow", "inconclusive": "yellow",
@@ -182,30 +187,282 @@ def tex(text: str) -> str:
     return "".join(replacements.get(ch, ch) for ch in text)
 
 
-LATEX_COLUMNS = 7       # columns a slide holds: wider tables are split
+LATEX_COLUMNS = 7       # at most this many columns in one table
 BOOKTABS = r"% needs \usepackage{booktabs} (\toprule, \midrule, \bottomrule)"
+# Every fragment fits a 16:9 beamer frame (\documentclass[aspectratio=169]{beamer}: 398 pt
+# of 11-pt sans serif) and a 10-pt article page (345 pt): a line holds LATEX_LINE characters
+# of either, with room to spare. Tables are split, prose and formulas wrap in p{} columns.
+LATEX_LINE = 66
+LATEX_GAP = 2.5         # the characters between two columns (\tabcolsep on either side)
+LATEX_PACKAGES = (r"\usepackage{booktabs}", r"\usepackage{array}", r"\usepackage{amsmath}")
 
 
-def latex_tables(headers, rows, key=(), left=(), first=(), budget: int = LATEX_COLUMNS) -> list:
-    """booktabs tabulars of ``rows`` that fit a slide: at most ``budget`` columns each; a
-    wider table is split, every part repeating the ``key`` columns (a method's name, n) and
-    the ``first`` columns going into the first part. Lines of LaTeX."""
+def latex_header(what: str) -> list:
+    """A fragment's first lines: what it is, and the packages it needs."""
+    return [f"% diffcompare {what}".replace("\n", " "),
+            "% needs " + ", ".join(LATEX_PACKAGES) + " (booktabs: the rules; array: the p{} columns; amsmath: "
+            "the formulas); fits a 16:9 beamer frame and a 10-pt article page"]
+
+
+class Tex(str):
+    """A table cell already in LaTeX (a formula), with its ``width`` in characters as
+    printed and the ``least`` width it wraps to (its widest piece TeX cannot break);
+    other cells are plain text, escaped by :func:`tex`."""
+    width: float
+    least: float
+
+    def __new__(cls, text: str, width: float | None = None):
+        cell = super().__new__(cls, text)
+        cell.width = tex_width(text) if width is None else width
+        cell.least = min(cell.width, max((tex_width(piece) for piece in _pieces(text)), default=0.0))
+        return cell
+
+
+def _pieces(text: str) -> list:
+    """The pieces of a cell TeX may break between: words of text; in a formula, at + and −
+    and = outside braces, and at \\penalty900 and \\newline."""
+    pieces, depth, start, k = [], 0, 0, 0
+    math = False
+    while k < len(text):
+        ch = text[k]
+        if ch == "\\" and text.startswith(("\\penalty900", "\\newline"), k) and depth == 0:
+            pieces.append(text[start:k])
+            start = k = k + (11 if text.startswith("\\penalty900", k) else 8)
+            continue
+        if ch == "\\":
+            k += 2
+            continue
+        if ch == "$":
+            math = not math
+        elif ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+        elif depth == 0 and (ch in "+-=" and math or ch == " " and not math):
+            pieces.append(text[start:k + 1])
+            start = k + 1
+        k += 1
+    pieces.append(text[start:])
+    return pieces
+
+
+def tex_width(text: str) -> float:
+    """The characters a line of LaTeX shows, about: a command as one character, spacing,
+    braces and sizing left out, sub- and superscripts at two thirds, a fraction as the
+    wider of its parts; the widest of its lines (\\\\)."""
+    lines = re.split(r"\\\\|\\newline\b", text)
+    if len(lines) > 1:
+        return max(tex_width(line) for line in lines)
+    while True:
+        new = re.sub(r"\\[dt]?frac\{([^{}]*)\}\{([^{}]*)\}", lambda m: max(m.group(1), m.group(2), key=len), text)
+        if new == text:
+            break
+        text = new
+    scripts = sum(len(m.group(1)) for m in re.finditer(r"[_^]\{([^{}]*)\}", text))
+    text = re.sub(r"\\(left|right|penalty\d*|allowbreak|texttt|mathrm|operatorname|textrm|text)\b\.?", "", text)
+    text = re.sub(r"\\[,;:! ]|\\(begin|end)\{[^}]*\}", "", text)
+    text = re.sub(r"\\[a-zA-Z]+|\\.", "x", text)
+    text = re.sub(r"[{}$^_]|(?<=[\w)]) (?=[\w(])", "", text)
+    return len(text.strip()) - scripts / 3
+
+
+def breakable(formula: str) -> str:
+    """A formula of SymPy's LaTeX that TeX can break across lines in a paragraph or a p{}
+    column: parentheses around nothing taller than a line become plain (a \\left...\\right
+    pair is one unbreakable box), a function's argument loses its braces (a group cannot
+    break either), and a product may break between its factors, though TeX prefers to
+    break after a + or a −.
+
+    >>> breakable(r"64 x \\left(1 - x\\right) \\sin{\\left(x y \\right)}")
+    '64 x \\\\penalty900 (1 - x) \\\\penalty900 \\\\sin(x y )'
+    """
+    tall = ("\\frac", "\\dfrac", "\\begin", "\\sum", "\\prod", "\\int", "\\sqrt", "\\binom")
+    formula = _slashed(formula)
+    out, stack, k = [], [], 0
+    while k < len(formula):
+        if formula.startswith("{\\left(", k):
+            stack.append(("{", len(out)))
+            out.append("{\\left(")
+            k += len("{\\left(")
+        elif formula.startswith("\\left(", k):
+            stack.append(("", len(out)))
+            out.append("\\left(")
+            k += len("\\left(")
+        elif formula.startswith("\\right)", k) and stack:
+            brace, at = stack.pop()
+            inner = "".join(out[at + 1:])
+            closes_brace = brace and formula.startswith("\\right)}", k)
+            plain = not any(t in inner for t in tall) and "\\left" not in inner.replace("\\left(", "")
+            if plain:
+                out[at] = "(" if closes_brace or not brace else "{("
+                out.append(")")
+            else:
+                out.append("\\right)")
+            if closes_brace:
+                if not plain:
+                    out.append("}")
+                k += 1
+            k += len("\\right)")
+        else:
+            out.append(formula[k])
+            k += 1
+    text = "".join(out)
+    # a product's factors: after a closing parenthesis or a script, before a factor that is not a number
+    return re.sub(r"(\)|\}|\]|(?<![\\a-zA-Z])[a-zA-Z]) (?=[(\\a-zA-Z])(?!\\right|\\cdot|\\times|\\end|\\\\)"
+                  r"(?<![a-zA-Z] (?=[a-zA-Z]))", r"\1 \\penalty900 ", text)
+
+
+WIDE_FRACTION = 36      # characters: a wider fraction outside braces is written a / b, which can break
+
+
+def _slashed(formula: str) -> str:
+    """``formula`` with its wide fractions outside braces written (a)/(b): a fraction is one
+    box TeX cannot break."""
+    out, k, depth = [], 0, 0
+    while k < len(formula):
+        if depth == 0 and formula.startswith("\\frac{", k):
+            top, after = _group(formula, k + 5)
+            bottom, end = _group(formula, after)
+            if max(tex_width(top), tex_width(bottom)) > WIDE_FRACTION:
+                top, bottom = _slashed(top), _slashed(bottom)
+                out.append(f"{_wrapped(top)} / {_wrapped(bottom)}")
+                k = end
+                continue
+        ch = formula[k]
+        if ch == "\\":
+            out.append(formula[k:k + 2])
+            k += 2
+            continue
+        depth += ch == "{"
+        depth -= ch == "}"
+        out.append(ch)
+        k += 1
+    return "".join(out)
+
+
+def _group(text: str, k: int) -> tuple:
+    """(the contents of the brace group opening at ``text[k]``, the index after it)."""
+    depth, start = 0, k + 1
+    while k < len(text):
+        if text[k] == "\\":
+            k += 2
+            continue
+        depth += text[k] == "{"
+        depth -= text[k] == "}"
+        k += 1
+        if depth == 0:
+            return text[start:k - 1], k
+    return text[start:], len(text)
+
+
+def _wrapped(part: str) -> str:
+    return part if re.fullmatch(r"[\w.]+|\\[a-zA-Z]+", part.strip()) else f"\\left({part}\\right)"
+
+
+def math_cell(expr, what: str = "(too large to print)") -> "Tex":
+    """A SymPy expression as a table cell that wraps: inline mathematics TeX may break (see
+    :func:`breakable`), or ``what`` when it is too large to print."""
+    formula = latex(expr)
+    if formula is None:
+        return Tex(tex(what), len(what))
+    text = one_line(expr) or formula
+    return Tex(f"${breakable(formula)}$", min(tex_width(formula), len(text)))
+
+
+def latex_prose(text: str, escaped: bool = False) -> str:
+    """A paragraph of prose, ragged right: a long word (an expression, a point) moves to
+    the next line rather than stretching or overflowing this one."""
+    return r"\begingroup\raggedright\noindent " + (text if escaped else tex(text)) + r"\par\endgroup"
+
+
+def math_paragraph(left: str, expr) -> str | None:
+    """``left = expr`` as a paragraph of its own whose formula TeX breaks across lines (a
+    long derivative on a slide), or None when the expression is too large to print."""
+    formula = latex(expr)
+    if formula is None:
+        return None
+    return r"\begingroup\raggedright\noindent $\displaystyle " + left + " = " + breakable(formula) + r"$\par\endgroup"
+
+
+def latex_tables(headers, rows, key=(), left=(), first=(), wrap=(), budget: int = LATEX_COLUMNS,
+                 line: float = LATEX_LINE) -> list:
+    """booktabs tabulars of ``rows`` that fit a slide and a page: a table wider than
+    ``line`` characters (or of more than ``budget`` columns) is split, every part
+    repeating the ``key`` columns (a method's name, n) and the ``first`` columns going
+    into the first part. The ``wrap`` columns (prose, formulas: :class:`Tex` cells) are
+    p{} columns whose cells wrap; the others keep each cell on one line. Lines of LaTeX."""
     key = [h for h in headers if h in key]
-    rest = [h for h in first if h in headers and h not in key]
-    rest += [h for h in headers if h not in key and h not in rest]
-    width = max(1, budget - len(key))
-    parts = [rest[k:k + width] for k in range(0, len(rest), width)] or [[]]
+    order = [h for h in first if h in headers and h not in key]
+    order += [h for h in headers if h not in key and h not in order]
+    widths = {h: _column_width(h, [row[headers.index(h)] for row in rows], h in wrap) for h in headers}
+    least = {h: min(widths[h], _least_width(h, [row[headers.index(h)] for row in rows])) for h in headers if h in wrap}
+    room = line - sum(widths[h] + LATEX_GAP for h in key)
+    parts, part, used = [], [], 0.0
+    for h in order:
+        need = (least[h] if h in least else widths[h]) + LATEX_GAP
+        if part and (used + need > room or len(part) + len(key) >= budget):
+            parts.append(part)
+            part, used = [], 0.0
+        part.append(h)
+        used += need
+    parts = [p for p in parts + [part] if p] or [[]]
     out = []
     for k, part in enumerate(parts):
         shown = [h for h in headers if h in key or h in part]
         index = [headers.index(h) for h in shown]
         if k:
             out.append(r"\par\medskip")
-        out += [r"\begin{tabular}{" + "".join("l" if h in left else "r" for h in shown) + "}", r"\toprule",
+        spec = _column_spec(shown, widths, least, left, line)
+        out += [r"\noindent\begin{tabular}{" + spec + "}", r"\toprule",
                 " & ".join(tex(h) for h in shown) + r" \\", r"\midrule"]
-        out += [" & ".join(tex(str(row[i])) for i in index) + r" \\" for row in rows]
+        out += [" & ".join(_cell(row[i]) for i in index) + r" \\" for row in rows]
         out += [r"\bottomrule", r"\end{tabular}"]
     return out
+
+
+WRAP_LEAST = 14         # the narrowest a wrapping column is made beside others (characters)
+
+
+def _column_width(header, cells, wraps) -> float:
+    """A column's width in characters: its widest cell (a wrapping column's header may
+    wrap at words, others' may not)."""
+    def width(cell):
+        return cell.width if isinstance(cell, Tex) else max((len(line) for line in str(cell).split("\n")), default=0)
+    head = max((len(word) for word in header.split()), default=0) if wraps else len(header)
+    return max([head] + [width(c) for c in cells])
+
+
+def _least_width(header, cells) -> float:
+    """The narrowest a wrapping column can be: its widest word or unbreakable piece of a
+    formula, and at least WRAP_LEAST characters."""
+    def least(cell):
+        return cell.least if isinstance(cell, Tex) else max((len(w) for w in str(cell).split()), default=0)
+    return max([WRAP_LEAST] + [len(w) for w in header.split()] + [least(c) for c in cells])
+
+
+def _column_spec(shown, widths, least, left, line) -> str:
+    """The tabular's column spec: the wrapping columns share what the others leave of the
+    line, each at least its ``least`` width and the rest in proportion to how much wider
+    its widest cell is, never wider than that."""
+    wrap = least
+    fixed = sum(widths[h] + LATEX_GAP for h in shown if h not in wrap) + LATEX_GAP * sum(h in wrap for h in shown)
+    wrapping = [h for h in shown if h in wrap]
+    spare = max(line - fixed - sum(least[h] for h in wrapping), 0.0)
+    more = sum(widths[h] - least[h] for h in wrapping)
+    spec = []
+    for h in shown:
+        if h in wrap:
+            share = least[h] + (spare * (widths[h] - least[h]) / more if more else 0.0)
+            spec.append(r">{\raggedright\arraybackslash}p{" + f"{min(share, widths[h]) / line:.3f}" + r"\linewidth}")
+        else:
+            spec.append("l" if h in left else "r")
+    return "".join(spec)
+
+
+def _cell(cell) -> str:
+    if isinstance(cell, Tex):
+        return str(cell)
+    return tex(str(cell)).replace("\n", " ")
 
 
 def md_table(headers, rows, left=()):

@@ -17,15 +17,17 @@ from diffcompare.lazy import LazyModule
 np = LazyModule("numpy")
 
 from diffcompare.language.printing import latex, one_line, pretty  # noqa: E402
+from diffcompare.render import html  # noqa: E402
 from diffcompare.render.common import (  # noqa: E402
-    BOOKTABS,
     VERDICT_STYLE,
     count,
     dropped_note,
     envelope,
     fitted_table,
     json_number,
+    latex_header,
     latex_tables,
+    math_paragraph,
     md_table,
     number,
     render_report,
@@ -177,8 +179,8 @@ def _reference_values(c) -> list:
 
 # -- the partials layout: a gradient at one point ----------------------------------------------------
 
-PARTIAL_HEADERS = ("method", "∂f/∂", "value", "abs error", "rel error", "digits", "ULP", "f evals", "time", "setup",
-                   "verdict")
+PARTIAL_HEADERS = ("method", "∂f/∂", "value", "abs error", "band", "rel error", "digits", "ULP", "step h", "f evals",
+                   "time", "setup", "verdict")
 _LEFT = ("method", "∂f/∂", "verdict", "worst entry", "worst entry @ point", "forms J", "work", "entry")
 
 
@@ -196,25 +198,56 @@ def _digits(m, k) -> str:
     return f"{correct_digits(worst):.1f}"
 
 
+def _band(m, row: int, k: int) -> str:
+    """The band (expected accuracy: the absolute error the verdict allowed) of entry ``k`` at
+    reference row ``row``; — where there is none."""
+    if m.tolerance is None or not np.isfinite(m.tolerance[row, k]):
+        return "—"
+    return small(float(m.tolerance[row, k]))
+
+
+def _step(e, k: int | None = None) -> str:
+    """A difference method's step h: of direction ``k`` at the one point, or the one step
+    (or the range of steps) over every direction and point; — for other methods."""
+    steps = e.details.get("steps") if e.has_values else None
+    if steps is None:
+        return "—"
+    steps = np.asarray(steps, dtype=float)
+    if k is not None:
+        return f"{float(np.ravel(steps[0])[k]):.1e}"
+    low, high = float(np.min(steps)), float(np.max(steps))
+    return f"{low:.1e}" if low == high else f"{low:.1e}–{high:.1e}"
+
+
+def _worst_band(c, m) -> str:
+    """The band at the entry and point the verdict turned on (the worst error)."""
+    if m.tolerance is None or not m.worst:
+        return "—"
+    rows = np.flatnonzero(c.reference.indices == m.worst["point"])
+    labels = c.task.entry_labels()
+    return _band(m, int(rows[0]), labels.index(m.worst["entry"])) if rows.size else "—"
+
+
 def _partial_rows(c):
-    """(method, variable, value, abs, rel, digits, ulps, evals, time, setup, verdict) per method and partial."""
+    """(method, variable, value, abs, band, rel, digits, ulps, step, evals, time, setup, verdict) per method
+    and partial."""
     names = c.task.input_labels
     for m in c.methods:
         e = m.estimate
         setup = seconds(e.setup_seconds) if e.setup_seconds is not None else ""
         evals = "—" if e.evaluations is None or e.family != "finite differences" else str(e.evaluations)
         if not e.has_values:
-            yield (e.method, "", "—", "—", "—", "—", "—", evals, _time(e), setup, m.verdict)
+            yield (e.method, "", "—", "—", "—", "—", "—", "—", "—", evals, _time(e), setup, m.verdict)
             continue
         values = np.ravel(e.values[0])
         for k, name in enumerate(names):
             first = k == 0
             measured = m.abs_error is not None
             yield (e.method if first else "", name, number(float(values[k])),
-                   small(float(m.abs_error[0, k])) if measured else "—",
+                   small(float(m.abs_error[0, k])) if measured else "—", _band(m, 0, k) if measured else "—",
                    small(float(m.rel_error[0, k])) if measured else "—",
                    _digits(m, k) if measured else "—", _ulps(float(m.ulps[0, k])) if measured else "—",
-                   evals if first else "", _time(e) if first else "", setup if first else "",
+                   _step(e, k), evals if first else "", _time(e) if first else "", setup if first else "",
                    m.verdict if first else "")
 
 
@@ -245,7 +278,7 @@ def _summary_rows(c, with_work=True):
     for m in c.methods:
         e = m.estimate
         worst = m.worst["entry"] + (f" @ {m.worst['point']}" if many else "") if m.worst else "—"
-        row = [m.name, worst, small(m.max_abs_error), small(m.statistic("max"))]
+        row = [m.name, worst, small(m.max_abs_error), _worst_band(c, m), small(m.statistic("max"))]
         if many:
             row.append(small(m.statistic("median")))
         row.append("—" if m.digits is None else f"{m.digits:.1f}")
@@ -253,6 +286,7 @@ def _summary_rows(c, with_work=True):
             row.append(small(m.symmetry) if m.symmetry is not None else "—")
         if _shows_forming(c):
             row.append("yes" if e.details.get("forms_jacobian") else "no")
+        row.append(_step(e))
         row += ([_work(e)] if with_work else []) + [_time(e)]
         if many:
             row.append(seconds(e.timing.median / len(c.points)) if e.timing else "—")
@@ -262,7 +296,7 @@ def _summary_rows(c, with_work=True):
 
 def _summary_headers(c, with_work=True):
     many = not c.single
-    headers = ["method", "worst entry" + (" @ point" if many else ""), "max abs error", "max rel error"]
+    headers = ["method", "worst entry" + (" @ point" if many else ""), "max abs error", "band", "max rel error"]
     if many:
         headers.append("median rel error")
     headers.append("digits")
@@ -270,6 +304,7 @@ def _summary_headers(c, with_work=True):
         headers.append("asymmetry")
     if _shows_forming(c):
         headers.append("forms J")
+    headers.append("step h")
     headers += (["work"] if with_work else []) + ["time" + (" (all points)" if many else "")]
     if many:
         headers.append("per point")
@@ -311,7 +346,7 @@ def _worst_points(c):
 # -- text ----------------------------------------------------------------------------------------------
 
 # the summary's columns left out first when a terminal is narrow (method, entry, value and verdict stay)
-SUMMARY_DROP_ORDER = ("setup", "per point", "f evals", "ULP", "abs error", "max abs error", "median rel error",
+SUMMARY_DROP_ORDER = ("setup", "per point", "step h", "band", "f evals", "ULP", "abs error", "max abs error", "median rel error",
                       "asymmetry", "forms J", "time", "time (all points)", "digits", "worst entry @ point", "worst entry",
                       "rel error", "max rel error")
 
@@ -361,16 +396,61 @@ def print_report(c, console) -> None:
         modes = _modes(c)
         if modes:
             console.print(Text(modes, style="dim"))
-    agreements = c.agreements()
-    if agreements:
-        console.print(Text("agreement with autograd (digits" + ("" if by_partials(c) else ", worst entry")
-                           + ("" if c.single else " and point") + "): "
-                           + ", ".join(f"{k} {v:.1f}" for k, v in agreements.items())))
+    agreement = _agreement_line(c)
+    if agreement:
+        console.print(Text(agreement))
     for verdict, names, why in _grouped_reasons(c):
         console.print(Text(f"{', '.join(names)}: {why}", style=VERDICT_STYLE.get(verdict, "")))
     for note in c.notes:
         console.print(Text(f"note: {note.text}", style="yellow" if note.kind in ("kink", "domain") else "dim"))
     console.print(Text(_summary(c), style="bold red" if c.exit_status else "bold green"))
+
+
+def _agreement_line(c) -> str | None:
+    """How many digits each method shares with autograd, in one line (None without autograd)."""
+    agreements = c.agreements()
+    if not agreements:
+        return None
+    return ("agreement with autograd (digits" + ("" if by_partials(c) else ", worst entry")
+            + ("" if c.single else " and point") + "): " + ", ".join(f"{k} {v:.1f}" for k, v in agreements.items()))
+
+
+# -- HTML (a notebook cell, a page) ------------------------------------------------------------------
+
+def html_report(c) -> str:
+    """The report as an HTML fragment: the tables of the text report with every column (a
+    browser scrolls; nothing is left out), then the same lines."""
+    styles = {"verdict": lambda v: VERDICT_STYLE.get(v, "")}
+    if by_partials(c):
+        p = c.problem
+        parts = [html.heading(f"f = {p.label}"), html.paragraph(f"at {_point_text(p, c.points.flat[0])}:  "
+                                                                f"f = {number(c.value)}"),
+                 html.items(_formula_lines(c), code=True)]
+        d = c.derivative
+        if d is not None and d.size_raw is not None:
+            parts.append(html.paragraph(f"size (count_ops): f {count(d.size_f)}, derivative {count(d.size_raw)}, "
+                                        f"after cse {count(d.size_cse)}{_reverse_size(c)}"))
+        parts += [html.paragraph(_reference_line(c), style="dim"), html.items(_reference_values(c))]
+        headers, rows = _partial_table(c)
+    else:
+        header = _header(c)
+        parts = [html.heading(header[0])] + [html.paragraph(line, style="dim" if line.startswith("reference") else None)
+                                             for line in header[1:]]
+        entry_headers, entry_rows = _entry_table(c)
+        if entry_headers:
+            parts.append(html.table(entry_headers, entry_rows, left=_LEFT, caption="relative error of each entry"))
+        headers, rows = _summary_headers(c), list(_summary_rows(c))
+    parts.append(html.table(list(headers), [list(r) for r in rows], left=_LEFT, styles=styles, prose=("work",)))
+    if not by_partials(c):
+        parts.append(html.items(_worst_points(c)))
+        parts.append(html.paragraph(_modes(c).strip(), style="dim"))
+    parts.append(html.paragraph(_agreement_line(c) or ""))
+    parts += [html.paragraph(f"{', '.join(names)}: {why}", style=VERDICT_STYLE.get(verdict, ""))
+              for verdict, names, why in _grouped_reasons(c)]
+    parts += [html.paragraph(f"note: {note.text}", style="yellow" if note.kind in ("kink", "domain") else "dim")
+              for note in c.notes]
+    parts.append(html.paragraph(_summary(c), style="bold red" if c.exit_status else "bold green"))
+    return html.fragment(parts)
 
 
 # -- JSON -----------------------------------------------------------------------------------------------
@@ -553,13 +633,14 @@ def latex_report(c) -> str:
         keep = [i for i, h in enumerate(_summary_headers(c)) if h != "work"]
         rows = [[str(row[i]) for i in keep] for row in _summary_rows(c)]
         caption = f"{c.task.describe()}: {c.problem.label}"
-    out = [f"% diffcompare {__version__}: {c.problem.label}", BOOKTABS, r"\begin{center}"]
+    out = latex_header(f"{__version__} compare: {c.problem.label}")
     d = c.derivative
     if by_partials(c) and d is not None and d.partials is not None:
         for name, part in zip(c.task.input_labels, d.partials):
-            formula = latex(part)
-            if formula is not None:
-                out.append(rf"\[ \frac{{\partial f}}{{\partial {name}}} = {formula} \]")
+            line = math_paragraph(rf"\frac{{\partial f}}{{\partial {name}}}", part)
+            if line is not None:
+                out += [line, r"\smallskip"]
+    out.append(r"\begin{center}")
     out += _tabular(headers, rows)
     entry_headers, entry_rows = (None, None) if by_partials(c) else _entry_table(c)
     if entry_headers:

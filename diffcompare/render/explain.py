@@ -1,30 +1,43 @@
 """Renderers of an :class:`~diffcompare.lecture.explain.Explanation`: the graph as a tree and the
-backward walk as a table (terminal, Markdown, LaTeX), JSON, Graphviz DOT and plain text.
-They only format; everything shown was computed by ``diffcompare.lecture.explain``."""
+backward walk as a table (terminal, Markdown, LaTeX), JSON, plain text, and a web page a
+student steps through node by node (:func:`html_report`; its frame in
+:mod:`diffcompare.render.page`, its drawing by :mod:`diffcompare.render.svg`). They only
+format; everything shown was computed by ``diffcompare.lecture.explain``."""
 
 from __future__ import annotations
 
+import hashlib
+import itertools
 import sys
 import textwrap
+from html import escape
 
 from diffcompare.lazy import LazyModule
 
 np = LazyModule("numpy")
+from diffcompare.render import page
 from diffcompare.render.common import (
-    BOOKTABS,
+    Tex,
+    breakable,
     dropped_note,
     envelope,
     fitted_table,
     fitted_tables,
+    latex_header,
+    latex_prose,
+    latex_tables,
     render_report,
     tex,
 )
+from diffcompare.render.svg import Arrow, Box, layout, svg
 
 SCHEMA_VERSION = 2
 CHECK_STYLE = {"ok": "green", "wrong": "bold red", "kink": "yellow", "inconclusive": "yellow", "not checked": "dim"}
 
 
 def render(e, format: str = "text", width: int | None = None) -> str:
+    if format == "html":            # the page a student steps through, not the terminal's report
+        return html_report(e)
     return render_report(e, format, width, sys.modules[__name__])
 
 
@@ -61,14 +74,18 @@ def _heading(e) -> list:
     return lines
 
 
+def _from_text(k, g) -> str:
+    return f"{values(g)} (from {k})"
+
+
 def _adjoint_text(step) -> str:
     if step.number == 1:
         return f"{values(step.adjoint)} (the seed)"
     if len(step.contributions) > 1:
-        parts = " + ".join(f"{values(g)} (from {k})" for k, g in step.contributions)
+        parts = " + ".join(_from_text(k, g) for k, g in step.contributions)
         return f"{parts} = {values(step.adjoint)}"
     if step.contributions:
-        return f"{values(step.adjoint)} (from {step.contributions[0][0]})"
+        return _from_text(*step.contributions[0])
     return values(step.adjoint)
 
 
@@ -153,7 +170,22 @@ def node_text(step, repeated: bool) -> str:
     return f"{step.name}  {step.label} = {values(step.value)}  [step {step.number}]"
 
 
-def _check_summary(e) -> str:
+WRONG_MARK = "✗ backward rule wrong"
+
+
+def check_mark(e, step) -> str:
+    """What --check found at a node, for the tree: nothing when it agrees (or nothing was
+    checked), the wrong rule marked, a node that could not be checked said so."""
+    if not e.checked:
+        return ""
+    if step.check == "wrong":
+        return f"  {WRONG_MARK}"
+    if any(s is step for s in e.unchecked):
+        return "  ? not checked" + (f" ({step.check})" if step.check != "not checked" else "")
+    return ""
+
+
+def check_summary(e) -> str:
     wrong = e.first_wrong
     if wrong is not None:
         return (f"check: the backward rule of step {wrong.number}, {wrong.name} ({wrong.label}), is wrong: "
@@ -208,12 +240,16 @@ def print_report(e, console) -> None:
     for note in e.notes:
         console.print(Text(f"note: {note}"))
     if e.checked:
-        console.print(Text(_check_summary(e), style="bold red" if e.first_wrong else "green"))
+        console.print(Text(check_summary(e), style="bold red" if e.first_wrong else "green"))
+
+
+def _listed(v):
+    """An array as JSON holds it: nested lists of floats; None stays None."""
+    return None if v is None else np.asarray(v, dtype=np.float64).tolist()
 
 
 def as_dict(e) -> dict:
-    def arr(v):
-        return None if v is None else np.asarray(v, dtype=np.float64).tolist()
+    arr = _listed
     point = {n: arr(e.point[n]) for n in e.variables}
     command = {"function": e.label, "at": point, "vector": arr(e.seed), "check": e.checked}
     return envelope("explain", SCHEMA_VERSION, command, e.exit_status, {
@@ -261,45 +297,228 @@ def markdown(e) -> str:
             "|" + "|".join("---" for _ in GRADIENT_HEADERS) + "|"]
     out += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in _gradient_rows(e)]
     if e.checked:
-        out += ["", _check_summary(e)]
+        out += ["", check_summary(e)]
     return "\n".join(out) + "\n"
+
+
+# --- the page a student steps through (render/page.py holds its frame, style and script) ---
+
+WALK_CELL_CLASSES = {"step": "number", "value": "number"}
+FILLED_AS_THE_WALK_GOES = ("adjoint (incoming gradient)", "local derivative", "sends (vector-Jacobian product)",
+                           "check")
+BOX_LABEL = 30          # characters of what a node computes shown in its box (all of it in its tooltip)
+TITLE_LABEL = 70        # characters of f in the page's title
+PAGE_WORDS = {"so_far": "so far: {parts} + …", "all_arrived": "{parts}: all arrived, summed at its step",
+              "nothing_yet": "nothing received yet", "grad_pending": "grad …",
+              "counter": "step {k} of {n}"}
+
+
+def html_report(e) -> str:
+    """The backward pass as one self-contained web page (style, script and drawing inline,
+    nothing fetched): the graph drawn as SVG, the current node and the gradient it sends
+    highlighted, the adjoint table filling in step by step; buttons and keys step through
+    it, ``#step=3`` opens at step 3; without JavaScript, the whole walk."""
+    return page.document(f"the backward pass of {_shortened(e.label, TITLE_LABEL)}",
+                         _walk_html(e, page_mode=True, style=False))
+
+
+def html_fragment(e) -> str:
+    """The page's content as a block to embed (a notebook's output): its style scoped to
+    it, its keys bound while it has the focus, the page's address left alone."""
+    return _walk_html(e, page_mode=False, style=True)
+
+
+def _walk_html(e, page_mode: bool, style: bool) -> str:
+    root = "dc-walk-" + _page_key(e)
+    headers = _walk_headers(e)
+    walk = page.table(headers, list(_walk_rows(e)), row_attributes=[{"data-step": s.number} for s in e.steps],
+                      column_classes=WALK_CELL_CLASSES, fills=FILLED_AS_THE_WALK_GOES)
+    after = ["<h2>the gradient: the chain rule, made visible (autograd: the walk's result)</h2>",
+             page.table(GRADIENT_HEADERS, list(_gradient_rows(e)))]
+    after += [f'<p class="notes">note: {escape(note)}</p>' for note in e.notes]
+    summary = None
+    if e.checked:
+        summary = (check_summary(e), "wrong" if e.first_wrong else "undecided" if e.unchecked else "ok")
+    heading = _heading(e)[1:] + [f"at {_point(e)}"]
+    if len(e.label) > TITLE_LABEL:          # the title shows its start; the whole of f under it
+        heading.insert(0, f"f = {e.label}")
+    return page.fragment(
+        root, page_mode, title=f"the backward pass of {_shortened(e.label, TITLE_LABEL)}", heading=heading,
+        summary=summary, drawing=drawing(e, root), cards=[_card(e, step) for step in e.steps],
+        walk="<h2>the backward pass, one row per node in the order the engine runs them</h2>\n" + walk,
+        after="\n".join(after), data=page_data(e), style=style,
+        nojs_note="JavaScript is off: the whole walk is shown at once (with it, the page steps through it node by node).")
+
+
+def _page_key(e) -> str:
+    """A short key of the explanation's content and a count: two walks in one notebook get
+    different ids."""
+    digest = hashlib.sha1(f"{e.label}|{_point(e)}|{len(e.steps)}".encode()).hexdigest()[:8]
+    return f"{digest}-{next(_PAGE_COUNTER)}"
+
+
+_PAGE_COUNTER = itertools.count(1)
+
+
+def _flat(v, digits=4, most=3) -> str:
+    """A value for a box or an arrow: a number, or an array's first elements (its shape said apart)."""
+    return values(None if v is None else np.ravel(np.asarray(v, dtype=np.float64)) if np.ndim(v) else v, digits, most)
+
+
+def shape_text(v) -> str:
+    """An array's shape as the page says it: '3', '2×3'; '' for a number."""
+    return "×".join(map(str, np.shape(v)))
+
+
+def _shortened(text: str, most: int) -> str:
+    return text if len(text) <= most else text[:most - 1] + "…"
+
+
+def _grad_line(step) -> str:
+    return f"grad {_flat(step.adjoint)}"
+
+
+def _box_lines(step) -> list:
+    lines = [(f"{step.number}  {step.name}", "head"), (_shortened(step.label, BOX_LABEL), "")]
+    if np.ndim(step.value):
+        lines.append((f"shape {shape_text(step.value)}", ""))
+    lines += [(f"value {_flat(step.value)}", ""), (_grad_line(step), "grad")]
+    if step.check == "wrong":
+        lines.append((WRONG_MARK, "wrong-mark"))
+    return lines
+
+
+def drawing(e, root, caption=(), standalone: bool = False) -> str:
+    """The backward graph laid out in layers from the output (render/svg.py) as SVG: the
+    page's drawing, and ``graph``'s SVG where Graphviz is missing."""
+    unchecked = {s.number for s in e.unchecked}
+    boxes = []
+    for step in e.steps:
+        classes = " ".join(c for c, on in (("leaf", step.is_leaf), ("wrong", step.check == "wrong"),
+                                           ("unchecked", step.number in unchecked)) if on)
+        boxes.append(Box(step.number, _box_lines(step), classes, title=f"{step.name}: {step.label}",
+                         attributes={"data-step": step.number}))
+    arrows = [Arrow(step.number, edge.target, _flat(edge.sent), attributes={"data-from": step.number,
+                                                                           "data-to": edge.target})
+              for step in e.steps for edge in step.edges if edge.target is not None]
+    return svg(layout(boxes, arrows), arrows, root, label=f"the backward graph of {e.label}", caption=caption,
+               standalone=standalone)
+
+
+def _card(e, step) -> str:
+    """What happens at one step, in words and numbers."""
+    value = values(step.value) + (f"  (shape {shape_text(step.value)})" if np.ndim(step.value) else "")
+    rows = [("computes", step.label, ""), ("value", value, ""), ("gradient in (adjoint)", _adjoint_text(step), "")]
+    if not step.is_leaf:
+        rows.append(("local derivative", _local_text(step), ""))
+    rows.append(("sends" if not step.is_leaf else "adds", _sends_text(step), "sends"))
+    if e.checked:
+        rows.append(("check", step.check + (f": {step.detail}" if step.detail else ""),
+                     "check-wrong" if step.check == "wrong" else ""))
+    return page.card(step.number, f"step {step.number} of {len(e.steps)}: {step.name}", _gist(e, step), rows)
+
+
+def _gist(e, step) -> str:
+    if step.adjoint is None:
+        return f"{NO_GRADIENT_SAID}."
+    if step.number == 1:
+        seed = "1" if e.seed is None else "v"
+        start = f"The walk starts at the output: backward() seeds it with {seed}. "
+    else:
+        start = ""
+    if step.is_leaf:
+        return (start + f"{step.label} is a leaf (requires_grad): the gradient reaching it is added to "
+                        f"{step.label}.grad" + (f", summed over the {len(step.contributions)} uses of {step.label}."
+                                                if len(step.contributions) > 1 else "."))
+    summed = (f" It is used {len(step.contributions)} times: the gradients it receives are summed."
+              if len(step.contributions) > 1 else "")
+    return (start + f"{step.name} multiplies the gradient it receives by its local derivative and sends the "
+                    f"product (a vector-Jacobian product) to each of its inputs.{summed}")
+
+
+NO_GRADIENT_SAID = "No gradient reaches this node: nothing of the output depends on it through the walk"
+
+
+def page_data(e) -> dict:
+    """The step data the page's script reads (and a reader can check): each step's numbers
+    as the explanation holds them and their texts as the page shows them."""
+    arr = _listed
+    return {"function": e.label, "point": {n: arr(e.point[n]) for n in e.variables}, "checked": e.checked,
+            "first_wrong": None if e.first_wrong is None else e.first_wrong.number, "words": PAGE_WORDS,
+            "steps": [{"step": s.number, "node": s.name, "computes": s.label, "leaf": s.is_leaf,
+                       "shape": list(np.shape(s.value)), "value": arr(s.value), "adjoint": arr(s.adjoint),
+                       "grad_box": _grad_line(s), "adjoint_text": _adjoint_text(s),
+                       "received": [{"from": k, "value": arr(g), "text": _from_text(k, g)} for k, g in s.contributions],
+                       "sends": [{"to": edge.target, "value": arr(edge.sent), "text": values(edge.sent)}
+                                 for edge in s.edges if edge.target is not None],
+                       "check": s.check or None} for s in e.steps]}
 
 
 def latex_report(e) -> str:
-    """A LaTeX fragment: the walk as a booktabs table, local derivatives as mathematics."""
-    out = [f"% diffcompare explain: {e.label}", BOOKTABS, r"\begin{tabular}{rlllll}", r"\toprule",
-           r"step & node & value & adjoint & local derivative & sends \\", r"\midrule"]
-    for step in e.steps:
-        local = r"\\ ".join(f"${edge.local_latex}$" for edge in step.edges if edge.local_latex)
-        if not local:
-            local = tex(_local_text(step))
-        sends = "; ".join(f"$\\to$ {edge.target}: {tex(values(edge.sent))}"
-                          for edge in step.edges if edge.target is not None) or tex(_sends_text(step))
-        cells = [str(step.number), r"\texttt{" + tex(step.name) + "}", tex(values(step.value)),
-                 tex(_adjoint_text(step)), r"\begin{tabular}[t]{@{}l@{}}" + local + r"\end{tabular}", sends]
-        out.append(" & ".join(cells) + r" \\")
-    out += [r"\bottomrule", r"\end{tabular}"]
+    """A LaTeX fragment for a slide or a page: the walk as booktabs tables split by width,
+    the step repeated beside each part (its node, what it computes, the value and the
+    adjoint; then the local derivatives as mathematics and what each step sends), the
+    prose wrapping in p{} columns."""
+    headers = _walk_headers(e)
+    rows = []
+    for step, plain in zip(e.steps, _walk_rows(e)):
+        row = list(plain)
+        row[1] = Tex(r"\texttt{" + tex(step.name) + "}", len(step.name))
+        row[5] = _local_cell(step)
+        row[6] = _sends_cell(step)
+        rows.append(row)
+    out = latex_header(f"explain: {e.label}")
+    out += [latex_prose(line) for line in _heading(e)] + [r"\smallskip"]
+    out += latex_tables(headers, rows, key=("step",), left=headers[1:], wrap=WALK_PROSE,
+                        first=("node", "computes", "value", "adjoint (incoming gradient)"))
+    if e.checked:
+        out += [r"\par\smallskip", latex_prose(check_summary(e))]
     return "\n".join(out) + "\n"
+
+
+def _local_cell(step):
+    """The local derivatives of a step, one formula per line of its cell."""
+    lines = [(f"${breakable(edge.local_latex)}$", len(edge.local or "")) for edge in step.edges if edge.local_latex]
+    if not lines:
+        text = _local_text(step)
+        return Tex(tex(text), len(text))
+    return Tex(r" \newline ".join(line for line, _ in lines), max(w for _, w in lines))
+
+
+def _sends_cell(step):
+    """What a step sends to each input, one input per line of its cell."""
+    if step.is_leaf or not any(edge.target is not None for edge in step.edges):
+        text = _sends_text(step)
+        return Tex(tex(text), len(text))
+    lines = [(rf"$\to$ {edge.target}: {tex(values(edge.sent))}", len(f"→ {edge.target}: {values(edge.sent)}"))
+             for edge in step.edges if edge.target is not None]
+    return Tex(r" \newline ".join(line for line, _ in lines), max(w for _, w in lines))
 
 
 def plain_tree(e, width: int | None = None) -> str:
     """The graph as indented text, output first (always available); with ``width``, a
     node's text wraps at words onto lines under it that keep the tree's rules."""
-    lines, open_levels = [], []
+    return "\n".join(line for _, _, line in tree_lines(e, width)) + "\n"
+
+
+def tree_lines(e, width: int | None = None):
+    """The lines of :func:`plain_tree`, each as (its node's step, whether the node is
+    repeated there, the line)."""
+    open_levels = []
     for depth, step, repeated, last in tree_rows(e):
         del open_levels[max(depth - 1, 0):]
         prefix = "".join("    " if done else "│   " for done in open_levels)
         branch = ("└── " if last else "├── ") if depth else ""
         if depth:
             open_levels.append(last)
-        grad = "" if repeated else f"  grad {values(step.adjoint)}"
+        grad = "" if repeated else f"  grad {values(step.adjoint)}" + check_mark(e, step)
         text = node_text(step, repeated) + grad
         lead = prefix + branch
         if width is None or len(lead) + len(text) <= width:
-            lines.append(lead + text)
+            yield step, repeated, lead + text
             continue
         under = prefix + ("    " if last or not depth else "│   ") + "  "
         parts = textwrap.wrap(text, max(16, width - len(under)), break_long_words=False)
-        lines.append(lead + parts[0])
-        lines += [under + part for part in parts[1:]]
-    return "\n".join(lines) + "\n"
+        yield step, repeated, lead + parts[0]
+        for part in parts[1:]:
+            yield step, repeated, under + part

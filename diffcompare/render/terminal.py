@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import sys
 import time
 
@@ -31,19 +30,29 @@ def pipe_width() -> int:
 
 
 def text_width() -> int:
-    """The width text is written at: the terminal's, or in a pipe :func:`pipe_width`."""
-    return shutil.get_terminal_size().columns if sys.stdout.isatty() else pipe_width()
+    """The width text is written at: the terminal's (as rich sees it, see :func:`is_terminal`),
+    or in a pipe :func:`pipe_width`."""
+    shown = console()
+    return shown.width if shown.is_terminal else pipe_width()
+
+
+def is_terminal() -> bool:
+    """Whether standard output gets the terminal's report (colour, the terminal's width) or
+    plain text: rich's rules decide -- TTY_COMPATIBLE=1 or 0, FORCE_COLOR set and not empty,
+    else whether standard output is a terminal; NO_COLOR keeps the layout and drops the colours."""
+    return console().is_terminal
 
 
 def console(**options):
     """A rich console on standard output whose closed pipe raises BrokenPipeError (rich's
-    own answer is SystemExit(1), which would read as "a gradient is wrong")."""
+    own answer is SystemExit(1), which would read as "a gradient is wrong"); never a
+    notebook's display (the command line run inside Jupyter writes text to standard output)."""
     from rich.console import Console
 
     class _Console(Console):
         def on_broken_pipe(self):
             raise BrokenPipeError
-    return _Console(**options)
+    return _Console(**{"force_jupyter": False, **options})
 
 
 def progress_bar(doing: str, unit: str = ""):
@@ -60,7 +69,7 @@ def progress_bar(doing: str, unit: str = ""):
         # refreshed on each update, not by a thread
         progress = Progress(TextColumn(doing), BarColumn(), MofNCompleteColumn(), TextColumn(unit),
                             TextColumn("{task.description}", style="dim"), TimeElapsedColumn(),
-                            console=Console(stderr=True), transient=True, auto_refresh=False)
+                            console=Console(stderr=True, force_jupyter=False), transient=True, auto_refresh=False)
         start, shown, task = time.perf_counter(), [False], [None]
 
         def update(done, total, what=""):
@@ -86,7 +95,7 @@ def print_functions() -> None:
     rows = [[row.name, str(row.arity), row.doc, row.domain,
              "yes" if row.complex is not None else f"no: {row.not_complex_safe}"]
             for row in list(CALLABLE.values()) + list(CONSTANTS.values())]
-    terminal = sys.stdout.isatty()
+    terminal = is_terminal()
     shown = console(highlight=False, **({} if terminal else {"width": pipe_width(), "color_system": None}))
     table, _ = fitted_table(shown, headers, rows, drop_order=("arity",), wrap=headers[2:], left=headers,
                             prose_width=16, box=None, header_style="bold")

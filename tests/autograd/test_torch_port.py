@@ -57,3 +57,25 @@ def test_the_missing_api_is_named_from_the_exception():
     with pytest.raises(TypeError) as info:
         ag.ones(2, no_such_keyword=1)
     assert torch_port.missing_api(info.value) == "torch.ones(no_such_keyword=)"
+
+
+RANDOM_CORPUS = '''# source: synthetic
+# %%
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+# %%
+order = [b[0] for b in DataLoader(TensorDataset(torch.arange(8.0)), batch_size=3, shuffle=True)]
+g = torch.Generator().manual_seed(4)
+drawn = torch.rand(3, generator=g)
+u = torch.empty(5).uniform_(-1, 1)
+n = torch.zeros(2, 2).normal_(generator=g)
+i = torch.empty(3, dtype=torch.int64).random_(0, 100)
+'''
+
+
+def test_random_draws_through_generators_and_loaders_agree(tmp_path):
+    # the harness maps the engine's Generators, in-place draws and loader seeds onto PyTorch's
+    (tmp_path / "draws.py").write_text(RANDOM_CORPUS)
+    (corpus_file,) = torch_port.load_corpus(tmp_path)
+    result = torch_port.run_file(corpus_file, tmp_path / "draws.py", timeout=60, python=sys.executable)
+    assert [(c.verdict, c.detail) for c in result.cells] == [("agree", ""), ("agree", "")]

@@ -29,7 +29,7 @@ def test_version():
 
 def test_unknown_option_is_a_clear_error():
     result = run("--frobnicate")
-    assert result.returncode == 2 and "unrecognized arguments: --frobnicate" in result.stderr
+    assert result.returncode == 2 and "unrecognized option --frobnicate" in result.stderr
     assert "Traceback" not in result.stderr
 
 

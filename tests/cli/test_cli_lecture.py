@@ -57,7 +57,7 @@ def test_steps_text_json_and_plot(tmp_path):
     assert {(c["scheme"], c["dtype"]) for c in data["curves"]} == {
         (s, d) for s in ("forward", "central", "five-point", "complex-step") for d in ("float64", "float32")}
     text = run("steps", "sin(x)", "--at", "x=1", cwd=tmp_path)
-    assert text.returncode == 0 and "log10 h (h shrinks to the right)" in text.stdout
+    assert text.returncode == 0 and "log10 h (h grows to the right)" in text.stdout
     plot = run("steps", "sin(x)", "--at", "x=1", "--plot", str(tmp_path / "s.png"), "--format", "json", cwd=tmp_path)
     try:
         import matplotlib  # noqa: F401
@@ -105,7 +105,8 @@ def test_swell_symbolic_backend_not_installed(tmp_path):
     (("explain", "x*y", "--at", "x=1"), "'y' has no value"),
     (("graph", "x*y", "--at", "x=1,y=2", "--output", "g.pdf"), "cannot tell the format"),
     (("steps", "x*y", "--at", "x=1,y=2"), "--var"),
-    (("steps", "log(x)", "--at", "x=-1"), "outside the real domain"),
+    (("steps", "sin(x)", "--at", "x=1", "--h-range", "1e-3..0.5"), "0.5 is not a power of ten"),
+    (("steps", "sin(x)", "--at", "x=1", "--schemes", "central,backwards"), "choose from forward"),
     (("swell", "logistc"), "did you mean 'logistic'"),
     (("swell", "logistic", "--n", "9..1"), "down to"),
     (("swell", "logistic", "--timeout", "0"), "positive"),

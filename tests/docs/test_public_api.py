@@ -49,9 +49,16 @@ def test_reports_have_a_short_repr_and_notebook_views(build):
     report = build()
     text = repr(report)
     assert text.startswith(f"<{type(report).__name__}: ") and len(text) < 400 and "\n" not in text
-    assert report._repr_markdown_().strip()
+    # one rich view (HTML), so that a notebook shows the report once; no rich renderable either
+    views = {name for name in dir(report) if name.startswith("_repr_") and name.endswith("_")}
+    assert views == {"_repr_html_", "_repr_pretty_"}
+    assert not hasattr(report, "__rich__") and not hasattr(report, "__rich_console__")
     html = report._repr_html_()
-    assert html.startswith("<pre") and html.rstrip().endswith("</pre>")
+    if type(report).__name__ == "Explanation":      # the walk to step through, a block for the notebook
+        assert html.startswith("<style>") and 'class="dc-walk"' in html and "<svg" in html
+    else:
+        assert "<table" in html
+    assert "<html" not in html
 
 
 def test_install_hints_name_what_pyproject_installs():
@@ -62,7 +69,8 @@ def test_install_hints_name_what_pyproject_installs():
     from diffcompare.version import EXTRAS, install_hint
     extras = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())["project"][
         "optional-dependencies"]
-    assert {k: v for k, v in extras.items() if k != "test"} == {k: [v] for k, v in EXTRAS.items()}
+    # test and notebook: tools to run the tests and the example notebooks, never imported by the package
+    assert {k: v for k, v in extras.items() if k not in ("test", "notebook")} == {k: [v] for k, v in EXTRAS.items()}
     assert all(">=" in v and "==" not in v for v in EXTRAS.values())          # lower bounds, never pins
     assert install_hint("torch") == 'pip install "torch>=2.13" (or, in the diffcompare checkout, pip install -e ".[torch]")'
 

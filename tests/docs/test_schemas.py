@@ -51,7 +51,7 @@ def test_a_schema_catches_a_wrong_report(capsys):
         jsonschema.validate(data, schema("steps"))
 
 
-@pytest.mark.parametrize("extension, start", [(".json", "{"), (".md", "## "), (".tex", "% diffcompare"), (".html", "<pre"),
+@pytest.mark.parametrize("extension, start", [(".json", "{"), (".md", "## "), (".tex", "% diffcompare"), (".html", "<!doctype html>"),
                                               (".txt", "f = ")])
 def test_output_takes_its_format_from_the_extension(extension, start, tmp_path, capsys):
     path = tmp_path / f"report{extension}"

@@ -116,6 +116,10 @@ RERECORDED = {
     "review": "the JSON's command holds compare's box and the audit's suite; value is f at the point for vector and "
               "matrix variables too (it was nan); a division by a literal prints as written (x/3.7); no judgement "
               "changed",
+    "conventions": "an argparse error is two lines, what was wrong (choices listed as written, the nearest one "
+                   "when one is close) and a pointer to the command's --help, without the usage block first (bad-06, "
+                   "bad-14); no value or judgement changed",
+    "lecture": "a new command, lecture, is listed among the choices of an unknown command's error (bad-14)",
     "machine": "recorded on a machine whose sin, exp, ... differ in the last bit (machine.json holds its "
                "fingerprint); outputs are compared in full on such a machine, judgements alone elsewhere; "
                "no judgement changed",

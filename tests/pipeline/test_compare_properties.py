@@ -31,7 +31,7 @@ expressions = st.recursive(leaves, extend, max_leaves=6)
 coordinates = st.floats(min_value=-3, max_value=3, allow_nan=False).map(lambda v: round(v, 3))
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(expressions, coordinates, coordinates)
 def test_random_expressions_every_method_within_its_band(text, x, y):
     assume("x" in text or "y" in text)
@@ -70,7 +70,7 @@ hostile = st.recursive(
     max_leaves=6)
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
 @given(hostile, ANY_POINT, ANY_POINT)
 def test_any_expression_at_any_point_gives_a_report_never_a_crash(text, x, y):
     # poles, overflow, underflow, 0/0, kinks, branch cuts: each a per-method result

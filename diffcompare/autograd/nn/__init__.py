@@ -18,7 +18,7 @@ from collections import OrderedDict, namedtuple
 import numpy as np
 
 from .. import ops
-from ..device import resolve as resolve_device
+from ..device import as_meta, refuse_meta, resolve as resolve_device
 from ..function import Function
 from ..grad_mode import no_grad
 from ..tensor import HookHandle, Tensor, generator
@@ -40,6 +40,13 @@ class Parameter(Tensor):
 
     def __repr__(self):
         return "Parameter containing:\n" + super().__repr__()
+
+    def __deepcopy__(self, memo):
+        """A new Parameter with a copy of the values (on the same device), without ``.grad``, as PyTorch's."""
+        if id(self) not in memo:
+            new = Tensor.__deepcopy__(self, memo)
+            new._grad = None
+        return memo[id(self)]
 
 
 class Module:
@@ -232,7 +239,15 @@ class Module:
         """The module itself, its floating parameters and buffers converted to a dtype if one is
         given; a device other than the CPU raises as in a CPU-only PyTorch."""
         dtype, _ = ops.to_arguments(args, kwargs.get("device"), kwargs.get("dtype"))
-        return self._cast(dtype)
+        self._cast(dtype)
+        where = ops.shape.device_in(args, kwargs.get("device"))
+        if where is not None and where.type == "meta":   # shape-only placeholders, as PyTorch's
+            for t in (*self.parameters(), *self.buffers()):
+                t._data, t._grad = as_meta(t._data), None
+        elif where is not None:
+            for t in (*self.parameters(), *self.buffers()):
+                refuse_meta(t._data, "cpu")
+        return self
 
     def cpu(self):
         return self

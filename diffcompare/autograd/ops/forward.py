@@ -70,10 +70,12 @@ def with_tangent(result, cls, args, arrays, params, apply):
 
 
 def _differentiable(args, tangents):
-    """Whether the tangent must be recorded for backward: a tangent requires grad, or a
-    primal that carries a tangent does (the tangent rule reads the primal), as in PyTorch."""
+    """Whether the tangent may have to be recorded for backward: a tangent requires grad, or
+    an input does (the tangent rule may read its primal). Whether it is then recorded is
+    up to the rule's own operations, as in PyTorch, whose formulas are ordinary operations
+    on the primals and tangents."""
     for a, t in zip(args, tangents):
-        if t is not None and (a.requires_grad_flag or (isinstance(t, Tensor) and t.requires_grad_flag)):
+        if isinstance(a, Tensor) and a.requires_grad_flag or isinstance(t, Tensor) and t.requires_grad_flag:
             return True
     return False
 
@@ -83,6 +85,11 @@ def _tangent_of_tensors(node, rule, result, args, tangents, params, apply):
     rules are written for arrays and tensors alike, ``ops/dual.py``), with the dual level
     closed meanwhile so that the rule's own ops carry no tangents."""
     tangents = [t if t is None or isinstance(t, Tensor) else Tensor._make(t) for t in tangents]
+    if not (rule == "linear" or rule == "affine"):
+        # PyTorch's formulas take a zero tangent for an input without one, and its terms still
+        # read the other inputs' primals (x * c: 0 * x + t * c has x's history)
+        tangents = [Tensor._make(_zeros(a._data)) if t is None and isinstance(a, Tensor) and a.dtype.kind in "fc"
+                    else t for a, t in zip(args, tangents)]
     tensors = list(args)
     level, STATE.forward_level = STATE.forward_level, 0
     try:

@@ -7,8 +7,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..graph import SavedTensor, edge_of, init_node
+from ..generators import rng_of
 from ..grad_mode import STATE
-from ..tensor import Tensor
+from ..tensor import Tensor, generator as global_generator
 from .dual import D
 from .forward import set_tangent, tangent_array
 from .recording import Op, apply, array_of, sum_to
@@ -203,4 +204,92 @@ class CopyBackwards(Op):
 
 # what the family exports to `ops`
 __all__ = ['CopyBackwards', 'CopySlicesView', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'LEAF_INPLACE_ERROR', 'VIEW_OF_LEAF_INPLACE_ERROR', 'copy_',
-           'fill_', 'inplace_binary', 'inplace_unary', 'write_in_place', 'zero_']
+           'fill_', 'inplace_binary', 'inplace_unary', 'write_in_place', 'zero_', 'uniform_', 'normal_', 'random_']
+
+
+def _zero_tangent(node, tangents, arrays, out):
+    return np.zeros(np.shape(out), dtype=np.result_type(out))
+
+
+class _Drawn(Op):
+    """An in-place random draw (``uniform_``, ``normal_``, ``random_``): the new value does not
+    depend on the old one, whose gradient (and tangent) is zero."""
+
+    @staticmethod
+    def forward(old, values):
+        return np.asarray(values).astype(old.dtype, copy=False).reshape(old.shape)
+
+    def backward(self, g):
+        return (D.zeros_like(g) if self.needs(0) else None),
+
+    tangent = staticmethod(_zero_tangent)
+
+
+def _drawn_op(name):
+    return type(name, (_Drawn,), {"__doc__": _Drawn.__doc__})
+
+
+UniformBackward0, NormalBackward0 = _drawn_op("UniformBackward0"), _drawn_op("NormalBackward0")
+# random_(from, to), random_(to), random_(): PyTorch's three overloads, numbered as it does
+RANDOM_OPS = (_drawn_op("RandomBackward0"), _drawn_op("RandomBackward1"), _drawn_op("RandomBackward2"))
+
+
+def _rng(generator):
+    return rng_of(generator, global_generator())
+
+
+def _check_floating(t, kernel):
+    if t.dtype.kind not in "fc":
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{_torch_dtype_name(t.dtype)}\'')
+
+
+def _torch_dtype_name(dtype):
+    return {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+            "bool": "Bool"}.get(np.dtype(dtype).name, np.dtype(dtype).name)
+
+
+def uniform_(t, a=0.0, b=1.0, *, generator=None):
+    """``t.uniform_(a, b)``: ``t`` filled with draws from U[a, b) (``UniformBackward0``)."""
+    _check_floating(t, "check_uniform_bounds")
+    if a > b:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={a} > to={b}")
+    values = _rng(generator).uniform(a, b, size=t.shape)
+    return write_in_place(t, lambda old: apply(UniformBackward0, (old,), {"values": values}))
+
+
+def normal_(t, mean=0.0, std=1.0, *, generator=None):
+    """``t.normal_(mean, std)``: ``t`` filled with draws from N(mean, std^2) (``NormalBackward0``)."""
+    _check_floating(t, "normal_kernel_cpu")
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    values = _rng(generator).normal(mean, std, size=t.shape)
+    return write_in_place(t, lambda old: apply(NormalBackward0, (old,), {"values": values}))
+
+
+def random_(t, *bounds, generator=None, **named):
+    """``t.random_()``, ``t.random_(to)``, ``t.random_(from, to)``: integers drawn uniformly from
+    [from, to); with no bounds from [0, 2**mantissa] for floating types and [0, max] for
+    integer types, as PyTorch (``RandomBackward2``, ``1``, ``0``)."""
+    if named:
+        bounds = (named.pop("from", 0), named.pop("to", None)) if "from" in named else bounds + (named.pop("to"),)
+    if named:
+        raise TypeError(f"random_() got an unexpected keyword argument '{next(iter(named))}'")
+    dtype = t.dtype
+    if len(bounds) == 2 and bounds[1] is None:
+        bounds = bounds[:1] if bounds[0] else ()
+    if not bounds:
+        if dtype.kind == "f":
+            high = 2 ** np.finfo(dtype).nmant + 1
+        elif dtype.kind == "b":
+            high = 2
+        else:
+            high = int(np.iinfo(dtype).max) + 1
+        low, op = 0, RANDOM_OPS[2]
+    elif len(bounds) == 1:
+        low, high, op = 0, int(bounds[0]), RANDOM_OPS[1]
+    else:
+        low, high, op = int(bounds[0]), int(bounds[1]), RANDOM_OPS[0]
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    values = _rng(generator).integers(low, high, size=t.shape, dtype=np.int64 if high <= 2**63 else np.uint64)
+    return write_in_place(t, lambda old: apply(op, (old,), {"values": values}))

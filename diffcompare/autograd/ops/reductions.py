@@ -38,6 +38,13 @@ def _expand_back(g, node):
         len(node.keep_shape) - (len(node.in_shape) if node.axis is None else len(node.axis))
     lead = tuple(g.shape[:len(g.shape) - out_ndim])
     if g.shape != lead + node.keep_shape:
+        if isinstance(g, Tensor) and not node.keepdims and (node.axis is None or not lead):
+            # a gradient with history: the ops PyTorch's sum_backward records (expand, after
+            # an unsqueeze per reduced dim), so a double backward names the same nodes
+            if node.axis is not None:
+                for d in sorted(node.axis):
+                    g = D.unsqueeze(g, d)
+            return D.expand(g, lead + node.in_shape)
         g = g.reshape(lead + node.keep_shape)
     return D.expand(g, lead + node.in_shape)
 
@@ -74,6 +81,8 @@ class MeanBackward0(Op):
 
     def backward(self, g):
         count = math.prod(self.in_shape) // _max(1, math.prod(self.keep_shape))
+        if isinstance(g, Tensor):          # with history: expanded, then divided, as PyTorch's mean_backward
+            return (_expand_back(g, self) / count,)
         return (_expand_back(g / count, self),)
 
 
@@ -141,9 +150,11 @@ class MaxBackward1(Op):
 def _evenly_read_tangent(node, t, x, out):
     """Forward mode of max/amax: the mean of the tangents at the elements equal to the
     result (PyTorch's evenly_read_jvp and amaxamin_jvp; a NaN result equals none: NaN)."""
+    x, out = (v._data if isinstance(v, Tensor) else v for v in (x, out))    # the mask is not differentiable
     mask = x == _expand_back(out, node)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.sum(np.where(mask, t, 0), axis=node.axis, keepdims=node.keepdims) / \
+        picked = t * mask.astype(x.dtype) if isinstance(t, Tensor) else np.where(mask, t, 0)
+        return picked.sum(axis=node.axis, keepdims=node.keepdims) / \
             np.sum(mask, axis=node.axis, keepdims=node.keepdims)
 
 

@@ -8,7 +8,7 @@ import builtins
 
 import numpy as np
 
-from ..device import device as Device, resolve as resolve_device
+from ..device import as_meta, device as Device, is_meta, refuse_meta, resolve as resolve_device
 from ..tensor import Tensor
 from .dual import D, register
 from .recording import Op, apply, check_dim, sum_to
@@ -136,10 +136,29 @@ def moveaxis(x, source, destination):
 movedim = moveaxis
 
 
+def _inserted_ones(short, long):
+    """The positions of ``long`` (a shape) holding the 1s that ``short`` lacks."""
+    found, i = [], 0
+    for k, n in enumerate(long):
+        if i < len(short) and short[i] == n:
+            i += 1
+        else:
+            found.append(k)
+    return found
+
+
 class SqueezeBackward0(Op):
+    """``squeeze()``: a gradient with history goes back through an ``unsqueeze`` per dropped
+    dim, as PyTorch's (so a double backward names the same nodes); an array is reshaped."""
     forward = staticmethod(lambda x, shape, in_shape: np.reshape(x, shape))
-    backward = ViewBackward0.backward
     batched_backward = ViewBackward0.batched_backward
+
+    def backward(self, g):
+        if not isinstance(g, Tensor):
+            return (g.reshape(self.in_shape),)
+        for d in _inserted_ones(self.shape, self.in_shape):
+            g = unsqueeze(g, d)
+        return (g,)
 
 
 class SqueezeBackward1(SqueezeBackward0):
@@ -147,7 +166,14 @@ class SqueezeBackward1(SqueezeBackward0):
 
 
 class UnsqueezeBackward0(SqueezeBackward0):
-    pass
+    """``unsqueeze(d)``: a gradient with history goes back through ``squeeze(d)``."""
+
+    def backward(self, g):
+        if not isinstance(g, Tensor):
+            return (g.reshape(self.in_shape),)
+        for d in reversed(_inserted_ones(self.in_shape, self.shape)):
+            g = squeeze(g, d)
+        return (g,)
 
 
 def squeeze(x, dim=None):
@@ -171,6 +197,8 @@ class ExpandBackward0(Op):
     forward = staticmethod(lambda x, shape, in_shape: np.broadcast_to(x, shape))
 
     def backward(self, g):
+        if self.in_shape == () and isinstance(g, Tensor):
+            return (g.sum(),)         # a gradient with history: SumBackward0, as PyTorch's sum_to
         return (sum_to(g, self.in_shape),)
 
     def batched_backward(self, g):
@@ -237,7 +265,7 @@ def to_arguments(args, device=None, dtype=None, copy=False):
     if len(rest) > 1:
         copy = rest[1]
     if device is not None:
-        resolve_device(device)
+        resolve_device(device, meta=True)
     return (None if dtype is None else np.dtype(dtype)), copy
 
 
@@ -252,10 +280,25 @@ def to(x, *args, device=None, dtype=None, non_blocking=False, copy=False, memory
     (True, dtype('float32'), dtype('float16'))
     """
     dtype, copy = to_arguments(args, device, dtype, copy)
+    where = device_in(args, device)
     dtype = x.dtype if dtype is None else np.dtype(dtype)
+    if where is not None and (where.type == "meta") != is_meta(x._data):
+        if not is_meta(x._data):       # to the meta device: a copy that keeps the shape only
+            out = apply(ToCopyBackward0, (x,), {"dtype": dtype, "in_dtype": x.dtype})
+            out._data = as_meta(out._data)
+            return out
+        refuse_meta(x._data, "cpu")
     if dtype == x.dtype and not copy:
         return x
     return apply(ToCopyBackward0, (x,), {"dtype": dtype, "in_dtype": x.dtype})
+
+
+def device_in(args, device):
+    """The device ``to(...)``'s arguments name, or None."""
+    for a in (device,) + tuple(args):
+        if isinstance(a, (str, Device)):
+            return resolve_device(a, meta=True)
+    return None
 
 
 class CatBackward0(Op):

@@ -17,8 +17,10 @@ import numbers
 
 import numpy as np
 
+from ..dtypes import int64
+from ..generators import Generator
 from ..ops import stack
-from ..tensor import Tensor, randperm, tensor
+from ..tensor import Tensor, empty, randperm, tensor
 
 __all__ = ["BatchSampler", "ConcatDataset", "DataLoader", "Dataset", "RandomSampler", "Sampler",
            "SequentialSampler", "Subset", "TensorDataset", "default_collate", "random_split"]
@@ -131,8 +133,16 @@ class SequentialSampler(Sampler):
         return len(self.data_source)
 
 
+def _seed_draw(generator=None) -> int:
+    """A seed drawn as PyTorch's data loading draws one: an int64 ``random_()`` (from
+    ``generator``, else the global generator)."""
+    return int(empty((), dtype=int64).random_(generator=generator).item())
+
+
 class RandomSampler(Sampler):
-    """A fresh random order on each pass, drawn from ``randperm``."""
+    """A fresh random order on each pass, drawn from ``randperm`` with the sampler's
+    ``generator``, else (as PyTorch) with a new ``Generator`` seeded by a draw from the
+    global one, so the order follows the global seed."""
 
     def __init__(self, data_source, replacement=False, num_samples=None, generator=None):
         if replacement:
@@ -147,9 +157,12 @@ class RandomSampler(Sampler):
 
     def __iter__(self):
         n = len(self.data_source)
+        generator = self.generator
+        if generator is None:
+            generator = Generator().manual_seed(_seed_draw())
         for _ in range(self.num_samples // n):
-            yield from randperm(n, generator=self.generator).tolist()
-        yield from randperm(n, generator=self.generator).tolist()[:self.num_samples % n]
+            yield from randperm(n, generator=generator).tolist()
+        yield from randperm(n, generator=generator).tolist()[:self.num_samples % n]
 
     def __len__(self):
         return self.num_samples
@@ -235,6 +248,12 @@ class DataLoader:
         self.collate_fn = collate_fn
 
     def __iter__(self):
+        # each pass first draws a base seed for its workers (PyTorch does, with no workers
+        # too), which moves the global generator on as there
+        _seed_draw(self.generator)
+        return self._batches()
+
+    def _batches(self):
         if self.batch_sampler is None:
             for idx in self.sampler:
                 yield self.collate_fn(self.dataset[idx])

@@ -1,0 +1,67 @@
+"""``torch.Generator``: a seeded source of random draws of its own, apart from the global one,
+passed to the random functions as ``generator=`` (``randn(3, generator=g)``,
+``DataLoader(..., generator=g)``).
+
+>>> from diffcompare import autograd as ag
+>>> g = ag.Generator().manual_seed(7)
+>>> a = ag.rand(3, generator=g)
+>>> _ = g.manual_seed(7)
+>>> bool((ag.rand(3, generator=g) == a).all()), g.initial_seed()
+(True, 7)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .device import check as _check_device, device as _device
+
+# a new Generator's seed before ``manual_seed``, as PyTorch's (``Generator().initial_seed()``)
+DEFAULT_SEED = 67280421310721
+
+
+def new_rng(seed: int):
+    """The NumPy generator behind a ``Generator`` seeded with ``seed`` (the one place a
+    generator's draws come from; a caller wanting other draws replaces this function)."""
+    return np.random.default_rng(seed)
+
+
+class Generator:
+    """A random-number generator with its own seed and state (CPU only)."""
+
+    def __init__(self, device="cpu"):
+        _check_device(device)
+        self.device = _device(device) if device is not None else _device("cpu")
+        self._seed = DEFAULT_SEED
+        self._rng = new_rng(DEFAULT_SEED)
+
+    def manual_seed(self, seed):
+        """Seed it (``seed`` an int, taken modulo 2**64 as PyTorch does); returns the generator."""
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) and not hasattr(seed, "__index__"):
+            raise TypeError(f"manual_seed expected a long, but got {type(seed).__name__}")
+        self._seed = int(seed) % 2**64
+        self._rng = new_rng(self._seed)
+        return self
+
+    def initial_seed(self) -> int:
+        return self._seed
+
+    def seed(self) -> int:
+        """Seed it from the operating system's entropy; returns that seed."""
+        seed = int(np.random.SeedSequence().entropy) % 2**63
+        self.manual_seed(seed)
+        return seed
+
+    def __repr__(self):
+        return f"<{type(self).__module__.split('.')[0]}.Generator object at {id(self):#x}>"
+
+
+def rng_of(generator, default):
+    """The NumPy-like generator to draw from: ``generator``'s when one is given, else ``default``."""
+    if generator is None:
+        return default
+    if isinstance(generator, Generator):
+        return generator._rng
+    if isinstance(generator, np.random.Generator):
+        return generator
+    raise TypeError(f"generator must be a Generator, not {type(generator).__name__}")
