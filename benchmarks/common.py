@@ -8,9 +8,11 @@ the same data: these machines are shared and noisy, absolute times are not compa
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 import time
+import types
 from pathlib import Path
 
 for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -29,6 +31,22 @@ def load_torch():
         return None
     torch.set_num_threads(1)
     return torch
+
+
+def load_baseline(path):
+    """The ``diffcompare.autograd`` of another checkout at ``path`` (say the main branch's),
+    imported beside this one under the package name ``baseline_diffcompare``, so that both
+    engines are timed in the same run. Its package ``__init__`` is not run; its absolute
+    imports of ``diffcompare`` (outside the autograd package) get this checkout's modules."""
+    package = Path(path).resolve() / "diffcompare"
+    if not (package / "autograd" / "__init__.py").exists():
+        raise SystemExit(f"--baseline: no diffcompare/autograd package under {path}")
+    name = "baseline_diffcompare"
+    if name not in sys.modules:
+        parent = types.ModuleType(name)
+        parent.__path__ = [str(package)]
+        sys.modules[name] = parent
+    return importlib.import_module(f"{name}.autograd")
 
 
 def best_time(func, repeat=7, min_time=0.05):

@@ -4,7 +4,10 @@ Two chains: the mixed one (a scaling, a sine, a shift and a tanh, repeated) and 
 scalings y * c. Each round times every engine once, interleaved; the medians are
 reported. Target (issue 17): at most 0.8x PyTorch eager on both.
 
-Run: python benchmarks/per_op_overhead.py [--rounds N]
+With ``--baseline PATH`` the engine of another checkout (say the main branch's) runs the
+same chains in the same rounds.
+
+Run: python benchmarks/per_op_overhead.py [--rounds N] [--baseline PATH]
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import time
 import common  # noqa: F401  (thread pins before NumPy)
 import numpy as np
 
-from common import load_torch, micros, table
+from common import load_baseline, load_torch, micros, table
 from diffcompare import autograd as ag
 
 N = 10_000
@@ -77,11 +80,16 @@ def _once(step) -> float:
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=15, help="interleaved rounds (default 15)")
+    parser.add_argument("--baseline", metavar="PATH",
+                        help="a checkout whose engine runs beside this one (say the main branch's)")
     args = parser.parse_args(argv)
     torch = load_torch()
+    baseline = load_baseline(args.baseline) if args.baseline else None
     steps = {}
     for name, build in (("mixed", chain), ("y * c", scalings)):
         steps[(name, "diffcompare.autograd")] = engine_step(ag, ag.float64, build)
+        if baseline is not None:
+            steps[(name, f"baseline engine ({args.baseline})")] = engine_step(baseline, baseline.float64, build)
         if torch is not None:
             steps[(name, f"PyTorch {torch.__version__} eager")] = engine_step(torch, torch.float64, build)
     steps[("mixed", "bare NumPy closure tape")] = numpy_tape_step()

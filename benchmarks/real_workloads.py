@@ -9,8 +9,13 @@ way's gradient (forward + backward, from NumPy arrays to gradients) is timed in 
 rounds, one BLAS thread, JAX compiled before timing; the medians are reported, with the
 engine's forward alone (under no_grad), the objective's own cost.
 
+With ``--baseline PATH`` the engine of another checkout (say the main branch's, before a
+change) runs the same objectives beside it in the same interleaved rounds: the table gets
+its time and the engine's time over it.
+
 Run: python benchmarks/real_workloads.py [--workloads gmm ba ...] [--sizes small medium]
-                                         [--seconds S] [--no-write] [--profile WORKLOAD SIZE]
+                                         [--seconds S] [--baseline PATH] [--no-jax] [--no-write]
+                                         [--profile WORKLOAD SIZE]
 
 The table is printed and written into RESULTS.md under its heading (replacing an earlier
 table of the same heading).
@@ -25,6 +30,7 @@ import io
 import os
 import pstats
 import statistics
+import subprocess
 import time
 
 import common  # noqa: F401  (thread pins before NumPy)
@@ -33,7 +39,7 @@ os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false intra_op_
 
 import numpy as np  # noqa: E402
 
-from common import RESULTS, load_torch, table  # noqa: E402
+from common import RESULTS, load_baseline, load_torch, table  # noqa: E402
 from diffcompare import autograd as ag  # noqa: E402
 from diffcompare.workloads import WORKLOADS  # noqa: E402
 
@@ -51,12 +57,16 @@ def load_jax():
     return jax
 
 
-def engine_gradient(module, data):
-    consts = data.consts_for(ag.from_numpy)
+def engine_gradient(module, data, engine=None):
+    """The engine's gradient; ``engine``: another checkout's autograd package (``--baseline``),
+    which runs the same objective body (the workload's ``_objective``, given that package)."""
+    lib = engine or ag
+    consts = data.consts_for(lib.from_numpy)
+    objective = module.objective_engine if engine is None else (lambda *p, **c: module._objective(engine, *p, **c))
 
     def run():
-        params = [ag.from_numpy(p).requires_grad_() for p in data.params]
-        value = module.objective_engine(*params, **consts)
+        params = [lib.from_numpy(p).requires_grad_() for p in data.params]
+        value = objective(*params, **consts)
         value.backward()
         return value.item(), [p.grad.numpy() for p in params]
     return run
@@ -149,13 +159,17 @@ def milliseconds(seconds):
     return f"{seconds * 1e3:.3g} ms" if seconds < 1 else f"{seconds:.3g} s"
 
 
-def run_one(module, size, torch, jax, seconds):
+def run_one(module, size, torch, jax, seconds, baseline=None):
     """The checks and the timings of one workload at one size: a table row."""
     data = module.make_data(size, seed=0)
     ways = {"engine": engine_gradient(module, data), "forward": engine_forward(module, data)}
     value, grads = ways["engine"]()
     fd = finite_difference_error(ways["forward"], data, grads)
     assert fd <= FD_TOL, f"{module.NAME} {size}: the engine's gradient is off central differences by {fd:.2e}"
+    if baseline is not None:
+        ways["baseline"] = engine_gradient(module, data, baseline)
+        _, baseline_grads = ways["baseline"]()
+        assert difference(grads, baseline_grads) <= TORCH_TOL, f"{module.NAME} {size}: engine and baseline differ"
     versus_torch = versus_jax = None
     if torch is not None:
         ways["torch"] = torch_gradient(torch, module, data)
@@ -172,6 +186,8 @@ def run_one(module, size, torch, jax, seconds):
     medians, rounds = measure(ways, seconds)
     t = medians["engine"]
     row = [module.NAME, module.describe(size), milliseconds(t)]
+    if baseline is not None:
+        row += [milliseconds(medians["baseline"]), f"{t / medians['baseline']:.2f}x"]
     row += [milliseconds(medians["torch"]), f"{t / medians['torch']:.2f}x"] if torch is not None else ["—", "—"]
     row += [milliseconds(medians["jax"]), f"{t / medians['jax']:.2f}x"] if jax is not None else ["—", "—"]
     row += [milliseconds(medians["forward"]), f"{t / medians['forward']:.1f}x",
@@ -198,6 +214,15 @@ def profile(name, size, top=25):
     print(out.getvalue())
 
 
+def baseline_commit(path):
+    """The short commit id checked out at ``path`` ('?' when git cannot say)."""
+    try:
+        return subprocess.run(["git", "-C", path, "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                              check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "?"
+
+
 def write(text):
     """Put ``text`` into RESULTS.md: in place of an earlier section of the same heading, or
     at the end."""
@@ -216,29 +241,39 @@ def main(argv=None):
     parser.add_argument("--workloads", nargs="+", default=list(WORKLOADS), choices=list(WORKLOADS))
     parser.add_argument("--sizes", nargs="+", default=["small", "medium"], choices=["tiny", "small", "medium"])
     parser.add_argument("--seconds", type=float, default=5.0, help="timing budget per workload and size (default 5)")
+    parser.add_argument("--baseline", metavar="PATH",
+                        help="a checkout whose engine is timed beside this one (say the main branch's)")
+    parser.add_argument("--no-jax", action="store_true", help="leave JAX out (its compilation takes seconds)")
     parser.add_argument("--no-write", action="store_true", help="print the table only")
     parser.add_argument("--profile", nargs=2, metavar=("WORKLOAD", "SIZE"), help="cProfile the engine's gradient instead")
     args = parser.parse_args(argv)
     if args.profile:
         profile(*args.profile)
         return ""
-    torch, jax = load_torch(), load_jax()
+    torch, jax = load_torch(), None if args.no_jax else load_jax()
+    baseline = load_baseline(args.baseline) if args.baseline else None
     start = time.perf_counter()
-    rows = [run_one(WORKLOADS[name], size, torch, jax, args.seconds) for name in args.workloads for size in args.sizes]
+    rows = [run_one(WORKLOADS[name], size, torch, jax, args.seconds, baseline)
+            for name in args.workloads for size in args.sizes]
     notes = [
         "time per gradient: forward + backward from NumPy arrays to NumPy gradients, float64, one BLAS/torch/XLA thread; "
         "CPU time of the process (the machine is shared), medians of interleaved rounds (every way once a round, each measurement at least 20 ms of calls)",
         "engine / PyTorch below 1: the engine is faster. Goal (issue 29): at most 1 on every workload",
         "grad / forward: the engine's gradient over its forward alone (no_grad), the objective's own cost",
+        *([f"baseline: the engine of the checkout at {args.baseline} (its git commit {baseline_commit(args.baseline)}), "
+           "timed in the same interleaved rounds on the same objective body; engine / baseline below 1: this "
+           "engine is faster"] if baseline is not None else []),
         f"checks before timing: engine against PyTorch (largest difference relative to the largest gradient entry, "
         f"must be ≤ {TORCH_TOL:g}); central differences (h = {FD_STEP:g}) along {DIRECTIONS} random unit directions "
         f"(|difference - g·v| / |g| ≤ {FD_TOL:g}); JAX against the engine, reported",
         "objectives: diffcompare/workloads/ (the engine and PyTorch run the same function body); ADBench's BA and HT "
         "ask for Jacobians, here the gradient of the residuals' sum of squares / 2",
         f"{time.perf_counter() - start:.0f} s in all"
-        + ("" if torch else "; PyTorch not installed") + ("" if jax else "; JAX not installed"),
+        + ("" if torch else "; PyTorch not installed")
+        + ("" if jax else "; JAX left out" if args.no_jax else "; JAX not installed"),
     ]
-    header = ["workload", "size", "engine", "PyTorch eager", "engine / PyTorch", "JAX jit", "engine / JAX",
+    header = ["workload", "size", "engine", *(["baseline engine", "engine / baseline"] if baseline is not None else []),
+              "PyTorch eager", "engine / PyTorch", "JAX jit", "engine / JAX",
               "engine forward", "grad / forward", "vs PyTorch", "vs differences", "JAX vs engine", "rounds"]
     text = table(TITLE, header, rows, notes)
     if not args.no_write:

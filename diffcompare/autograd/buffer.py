@@ -8,8 +8,8 @@ without a copy; an array anyone else may hold (the seed, a saved value, a view o
 incoming gradient) never is.
 
 >>> import numpy as np
->>> class Leaf:                       # a node: one output, no inputs
-...     n_outputs = 1
+>>> class Leaf:                       # a node: one output, no inputs, recorded first
+...     n_outputs, seq = 1, 0
 >>> leaf = Leaf()
 >>> buffer = GradientBuffer([(leaf, 0), (leaf, 0)], [np.ones(2), np.ones(2)], create_graph=False)
 >>> grads = buffer.pending.pop(leaf)
@@ -20,6 +20,8 @@ array([2., 2.])
 """
 
 from __future__ import annotations
+
+from heapq import heapify, heappush
 
 import numpy as np
 
@@ -41,9 +43,15 @@ def deposit(pending, node, index, grad):
 
 class GradientBuffer:
     """The gradients waiting for their nodes in one backward walk, seeded with ``seeds``
-    (one per root edge), and the ids of the arrays among them that are the walk's own."""
+    (one per root edge), and the ids of the arrays among them that are the walk's own.
 
-    __slots__ = ("pending", "owned", "create_graph", "min_size")
+    ``ready`` is a heap of ``(-node.seq, node)``, one entry per node in ``pending``, pushed
+    when the node gets its first gradient: popping it gives the waiting node recorded last.
+    Every node's consumers were recorded after it, so when a node is popped all of them
+    have been walked and its gradient is complete; the walk takes the nodes in decreasing
+    order of recording without collecting and sorting the graph first."""
+
+    __slots__ = ("pending", "owned", "create_graph", "min_size", "ready")
 
     def __init__(self, roots, seeds, create_graph):
         self.pending = {}
@@ -53,6 +61,8 @@ class GradientBuffer:
         for (node, index), seed in zip(roots, seeds):
             if node is not None:
                 deposit(self.pending, node, index, seed)
+        self.ready = [(-node.seq, node) for node in self.pending]
+        heapify(self.ready)
 
     def claim(self, node, grads, uncommon):
         """``(gradient, own)`` for ``grads``, just popped from ``pending`` for ``node``: in the form its
@@ -80,6 +90,8 @@ class GradientBuffer:
         if node._nrs is not None:   # an input comes from a node with several outputs
             for (nxt, index), g in zip(node.next_functions, results):
                 if nxt is not None and g is not None:
+                    if nxt not in pending:
+                        heappush(self.ready, (-nxt.seq, nxt))
                     deposit(pending, nxt, index, g)
             return
         owned = self.owned
@@ -89,6 +101,7 @@ class GradientBuffer:
             previous = pending.get(nxt)
             if previous is None:
                 pending[nxt] = g
+                heappush(self.ready, (-nxt.seq, nxt))
                 if type(g) is np.ndarray and g.size >= self.min_size and node.fresh_results and \
                         is_own(g, results, grads, incoming_owned, node._saved):
                     owned.add(id(g))

@@ -34,7 +34,7 @@ from __future__ import annotations
 import gc
 import weakref
 
-CHECK_EVERY = 1 << 14           # nodes between checks (a power of two: the test is a bit mask)
+CHECK_EVERY = 1 << 12           # nodes between checks (a power of two: the test is a bit mask)
 MASK = CHECK_EVERY - 1
 LIVE_CHECKPOINTS = 2            # pause once this many consecutive checkpoints are alive
 

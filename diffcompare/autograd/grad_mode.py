@@ -36,6 +36,19 @@ class _State(threading.local):
     saved_hooks = ()     # (pack_hook, unpack_hook) pairs of the active saved_tensors_hooks, innermost last
     saved_hooks_disabled = None   # the error message of disable_saved_tensors_hooks, while it is active
     inference_mode = False   # inside inference_mode(): grad recording is off as well
+    # Recording with nothing extra to do (grad mode on; no anomaly mode, saved-tensor hooks,
+    # recorder or dual level): one flag, read once per op instead of five. Kept by
+    # __setattr__ whenever one of those changes, so no switch has to know of it.
+    plain = True
+
+    def __setattr__(self, name, value):
+        super().__setattr__(name, value)
+        if name in _PLAIN_DEPENDS:
+            super().__setattr__("plain", bool(self.grad_enabled and not self.anomaly_enabled and not self.saved_hooks
+                                              and self.recorder is None and not self.forward_level))
+
+
+_PLAIN_DEPENDS = frozenset({"grad_enabled", "anomaly_enabled", "saved_hooks", "recorder", "forward_level"})
 
 
 STATE = _State()

@@ -8,9 +8,10 @@ A leaf that requires grad is represented in the graph by an ``AccumulateGrad`` n
 ``run_backward`` walks the nodes reachable from the outputs in decreasing creation order.
 Every input of a node was created before the node, so that order is topological; the
 walk is a loop, never recursion, so a graph a million nodes deep is fine. What it carries
-from node to node is a :class:`.buffer.GradientBuffer`; the order of the walk, its *plan*,
-is kept with a retained graph for the next walk (``plan``); ``walking`` sets and restores
-the state around it.
+from node to node is a :class:`.buffer.GradientBuffer`, which also hands it the next node;
+a walk toward chosen targets first finds which nodes lead to them, its *plan*, kept with a
+retained graph for the next walk (``plan``); ``walking`` sets and restores the state
+around it.
 
 >>> import numpy as np
 >>> from diffcompare import autograd as ag
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+from heapq import heappop
 import operator
 import traceback
 import warnings
@@ -326,19 +328,24 @@ def _anomaly_error(node, index):
 
 def collect(roots):
     """Every node reachable from ``roots``, found with an explicit stack (no recursion), in
-    the order found; ``sorted(..., key=sequence_key, reverse=True)`` is the order of the walk."""
-    seen = set()
+    the order found; ``sorted(..., key=sequence_key, reverse=True)`` is the order of the walk
+    (the order found is close to it, which the sort takes advantage of). A node is marked
+    when first seen, so each is pushed once and every edge costs one set lookup (``None``,
+    an input without grad, counts as seen)."""
+    seen = {None}
     order = []
-    stack = [n for n in roots if n is not None]
+    for node in roots:
+        if node not in seen:
+            seen.add(node)
+            order.append(node)
+    stack = order[:]
+    pop, push, mark, found = stack.pop, stack.append, seen.add, order.append
     while stack:
-        node = stack.pop()
-        if node in seen:
-            continue
-        seen.add(node)
-        order.append(node)
-        for nxt in node._next:
-            if nxt is not None and nxt not in seen:
-                stack.append(nxt)
+        for nxt in pop()._next:
+            if nxt not in seen:
+                mark(nxt)
+                push(nxt)
+                found(nxt)
     return order
 
 
@@ -442,23 +449,26 @@ def run_backward(roots, seeds, retain_graph, create_graph, targets=None, accumul
     ``accumulate=True`` and targets (``backward(inputs=...)``) only those leaves accumulate.
     Returns a dict edge -> gradient for the targets.
 
-    A step is short unless the node is ``_special`` (hooks, retain_grad, several outputs)
-    or the walk has targets; then :func:`_before_apply` does the uncommon parts.
+    The nodes are walked as their gradients complete, latest recorded first (the buffer's
+    ``ready`` heap); only a walk with targets plans the graph first, to know which nodes
+    lead to one. A step is short unless the node is ``_special`` (hooks, retain_grad,
+    several outputs) or the walk has targets; then :func:`_before_apply` does the uncommon
+    parts.
     """
     captured = {}
+    reaching = executing = None
     if targets is not None:
         targets = set(targets)
-    nodes, reaching, executing = plan(roots, targets, keep=retain_graph)
+        _, reaching, executing = plan(roots, targets, keep=retain_graph)
     buffer = GradientBuffer(roots, seeds, create_graph)
-    pop, owned, claim, send = buffer.pending.pop, buffer.owned, buffer.claim, buffer.send
+    pop, owned, claim, send, ready = buffer.pending.pop, buffer.owned, buffer.claim, buffer.send, buffer.ready
     anomaly_mode = STATE.anomaly_enabled
     check_nan = anomaly_mode and STATE.anomaly_check_nan
     special = targets is not None
     with walking(create_graph):
-        for node in nodes:
-            grads = pop(node, None)
-            if grads is None:
-                continue
+        while ready:
+            node = heappop(ready)[1]
+            grads = pop(node)
             uncommon = special or node._special
             own = False     # the gradient is the walk's own array (the buffer knows; none while it owns none)
             if owned or type(grads) in LAZY:
@@ -478,7 +488,7 @@ def run_backward(roots, seeds, retain_graph, create_graph, targets=None, accumul
                 _check_nan(node, results)
             send(node, results, grads, own)
             if not retain_graph and node._saved is not None:
-                release(node)
+                node._saved, node._freed = None, True        # release(node), inline
     return captured
 
 

@@ -52,8 +52,11 @@ class SavedTensor:
     __slots__ = ("array", "counter", "version", "grad_fn", "output_nr", "leaf", "tangent")
 
     def __init__(self, tensor, is_output):
-        self.counter = tensor._counter()
-        self.version = self.counter[0]
+        counter = tensor._vc
+        if counter is None:
+            counter = tensor._counter()
+        self.counter = counter
+        self.version = counter[0]
         self.array = tensor._data
         self.tangent = tensor._tangent      # forward mode: kept so a backward through the graph carries it
         self.output_nr = tensor._output_nr

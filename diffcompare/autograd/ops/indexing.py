@@ -4,6 +4,7 @@ value``, with the gradient scattered back."""
 from __future__ import annotations
 
 import numbers
+from operator import itemgetter
 
 import numpy as np
 
@@ -182,7 +183,7 @@ def getitem(x, index):
     if fast is not None:
         index, has_int = fast
         return record_view(SelectBackward0 if has_int else SliceBackward0, x,
-                           {"index": index, "in_shape": x._data.shape}, lambda a: a[index])
+                           {"index": index, "in_shape": x._data.shape}, itemgetter(index))
     index, basic = _normalise_index(index)
     if basic:
         ints = [i for i in index if isinstance(i, numbers.Integral)]

@@ -20,6 +20,8 @@ from .dual import D
 from .forward import RESULT, with_tangent
 
 _max = builtins.max  # the names max, min, sum, abs, pow below are ops
+_new_node = object.__new__
+_make = Tensor._make
 
 
 class Op(Node):
@@ -193,7 +195,12 @@ def apply(cls, args, params=None):
     finally:
         reset_quiet(token)
     state = STATE
-    result = _record(cls, args, params, out, state) if needs_grad and state.grad_enabled else Tensor._make(out)
+    if needs_grad:
+        if state.plain:         # recording with nothing extra (grad_mode.STATE.plain): the short path
+            return _record(cls, args, params, out, None)
+        result = _record(cls, args, params, out, state) if state.grad_enabled else _make(out)
+    else:
+        result = _make(out)
     if state.forward_level:
         with_tangent(result, cls, args, arrays, params, apply)
     return result
@@ -239,9 +246,12 @@ def _hooked(cls, args, params, result) -> tuple:
 
 
 def _record(cls, args, params, out, state=STATE):
+    """The node of ``cls`` applied to ``args`` (``out``: its forward's result) and the result
+    tensor. ``state``: ``grad_mode.STATE``, or None when it is ``plain`` (no anomaly mode,
+    saved-tensor hooks or recorder to see to)."""
     if type(out) is not np.ndarray:
         out = np.asarray(out)
-    node = object.__new__(cls)
+    node = _new_node(cls)
     nexts = []
     several = False
     for a in args:
@@ -263,16 +273,16 @@ def _record(cls, args, params, out, state=STATE):
     seq = node.seq = next(sequence)
     if not seq & COLLECTOR_MASK:
         checkpoint(node)
-    if state.anomaly_enabled:
+    if state is not None and state.anomaly_enabled:
         node._trace = traceback.format_stack()[:-3]
     if params:
         node.__dict__.update(params)
-    result = Tensor._make(out, True, node)
+    result = _make(out, True, node)
     saves = cls.saves
     if saves:
         if cls.holomorphic and out.dtype.kind == "c":
             node.conjugate = True
-        if state.saved_hooks:
+        if state is not None and state.saved_hooks:
             node._saved, node._unpack_order = _hooked(cls, args, params, result)
         else:
             saved = []
@@ -290,14 +300,15 @@ def _record(cls, args, params, out, state=STATE):
         # Gradients need fitting back only where an input's shape or dtype differs from the output's.
         shape, dtype = out.shape, out.dtype
         for a in args:
-            if isinstance(a, Tensor) and (a._data.shape != shape or a._data.dtype is not dtype):
-                node.meta = tuple([(t._data.shape, t._data.dtype) if isinstance(t, Tensor) else None for t in args])
-                break
-    if state.recorder is not None:
+            if isinstance(a, Tensor):
+                data = a._data
+                if data.dtype is not dtype or data.shape != shape:
+                    node.meta = tuple([(t._data.shape, t._data.dtype) if isinstance(t, Tensor) else None
+                                       for t in args])
+                    break
+    if state is not None and state.recorder is not None:
         state.recorder(node, args, params, (result,))
     return result
-
-
 
 
 def check_dim(dim, ndim):

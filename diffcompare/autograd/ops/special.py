@@ -12,6 +12,8 @@ import math
 
 import numpy as np
 
+from ..quiet import IGNORE as QUIET, reset_quiet, set_quiet
+
 _erf_scalar = np.frompyfunc(math.erf, 1, 1)
 
 
@@ -22,12 +24,15 @@ def erf(x):
 
 
 def sigmoid(x):
-    """1 / (1 + e) for x >= 0 and e / (1 + e) below, with e = exp(-|x|) (never overflows),
-    in seven NumPy passes and two new arrays."""
-    e = np.exp(-np.abs(x))
-    d = e + 1
-    out = np.where(x >= 0, 1.0, e)
-    return np.divide(out, d, out=out)
+    """1 / (1 + exp(-x)), as PyTorch's CPU kernel computes it (the same roundings), in three
+    NumPy passes. Below x = -709 exp(-x) overflows to inf, silently, and the result is 0."""
+    token = set_quiet(QUIET)
+    try:
+        e = np.exp(np.negative(x))
+    finally:
+        reset_quiet(token)
+    e += 1
+    return np.divide(1.0, e, out=e) if type(e) is np.ndarray and e.dtype.kind in "fc" else 1.0 / e
 
 
 def relu(x):
