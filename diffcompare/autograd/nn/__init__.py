@@ -18,7 +18,7 @@ from collections import OrderedDict, namedtuple
 import numpy as np
 
 from .. import ops
-from ..device import as_meta, refuse_meta, resolve as resolve_device
+from ..device import META, as_meta, refuse_meta, resolve as resolve_device
 from ..function import Function
 from ..grad_mode import no_grad
 from ..tensor import HookHandle, Tensor, generator
@@ -423,9 +423,18 @@ def zero_grad_of(p, set_to_none):
         p._grad._data[...] = 0
 
 
-def _uniform(bound, shape, dtype):
+def _uniform(bound, shape, dtype, where=None):
+    """A Parameter drawn from U(-bound, bound); on the meta device (``device="meta"`` or inside
+    ``with device("meta")``) a shape-only one, nothing drawn, as in PyTorch."""
     dtype = np.dtype(dtype) if dtype is not None else np.float64
+    if where is META:
+        return _to_meta(Parameter(np.zeros(shape, dtype)))
     return Parameter(generator().uniform(-bound, bound, shape).astype(dtype))
+
+
+def _to_meta(t):
+    t._data = as_meta(t._data)
+    return t
 
 
 class Linear(Module):
@@ -434,11 +443,11 @@ class Linear(Module):
 
     def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
         super().__init__()
-        resolve_device(device)
+        where = resolve_device(device, meta=True)
         self.in_features, self.out_features = in_features, out_features
         bound = 1.0 / math.sqrt(in_features) if in_features else 0.0
-        self.weight = _uniform(bound, (out_features, in_features), dtype)
-        self.register_parameter("bias", _uniform(bound, (out_features,), dtype) if bias else None)
+        self.weight = _uniform(bound, (out_features, in_features), dtype, where)
+        self.register_parameter("bias", _uniform(bound, (out_features,), dtype, where) if bias else None)
 
     def forward(self, x):
         return F.linear(x, self.weight, self.bias)
@@ -460,7 +469,7 @@ class Conv2d(Module):
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
                  bias=True, padding_mode="zeros", device=None, dtype=None):
         super().__init__()
-        resolve_device(device)
+        where = resolve_device(device, meta=True)
         if in_channels % groups:
             raise ValueError("in_channels must be divisible by groups")
         if out_channels % groups:
@@ -472,8 +481,8 @@ class Conv2d(Module):
         self.stride, self.padding, self.dilation, self.groups = stride, padding, dilation, groups
         fan_in = in_channels // groups * kernel[0] * kernel[1]
         bound = 1.0 / math.sqrt(fan_in) if fan_in else 0.0
-        self.weight = _uniform(bound, (out_channels, in_channels // groups) + tuple(kernel), dtype)
-        self.register_parameter("bias", _uniform(bound, (out_channels,), dtype) if bias else None)
+        self.weight = _uniform(bound, (out_channels, in_channels // groups) + tuple(kernel), dtype, where)
+        self.register_parameter("bias", _uniform(bound, (out_channels,), dtype, where) if bias else None)
 
     def forward(self, x):
         return F.conv2d(x, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
@@ -509,7 +518,7 @@ class _BatchNorm(Module):
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
                  device=None, dtype=None):
         super().__init__()
-        resolve_device(device)
+        where = resolve_device(device, meta=True)
         dtype = np.dtype(dtype) if dtype is not None else np.float64
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
@@ -526,6 +535,10 @@ class _BatchNorm(Module):
         else:
             for name in ("running_mean", "running_var", "num_batches_tracked"):
                 self.register_buffer(name, None)
+        if where is META:
+            for t in list(self._parameters.values()) + list(self._buffers.values()):
+                if t is not None:
+                    _to_meta(t)
 
     def _check_input_dim(self, x):
         pass
