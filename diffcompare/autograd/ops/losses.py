@@ -21,9 +21,19 @@ import numpy as np
 from ..tensor import Tensor
 from .arithmetic import AddBackward0, DivBackward0
 from .dual import D
-from .layers import _check_reduction, _reduce
-from .recording import Op, apply, array_of, sum_to
-from .reductions import LinalgVectorNormBackward0, NllLossBackward0, _reduction
+from .recording import Op, apply, array_of, check_dim
+from .reductions import LinalgVectorNormBackward0, NllLossBackward0
+
+
+def _check_reduction(reduction):
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _reduce(loss, reduction):
+    if reduction == "none":
+        return loss
+    return np.asarray(loss.mean() if reduction == "mean" else loss.sum())
 
 
 def _norm(reduction, shape):
@@ -226,7 +236,11 @@ class NormBackward1(LinalgVectorNormBackward0):
 
 
 def norm_dim(x, p, dim, keepdim=False):
-    return _reduction(NormBackward1, x, dim, keepdim, p=float(p))
+    """``torch.norm(x, p, dim, keepdim)`` (one dimension)."""
+    dim = check_dim(dim, x.ndim)
+    keep_shape = tuple(1 if i == dim else n for i, n in enumerate(x.shape))
+    return apply(NormBackward1, (x,), {"axis": (dim,), "keepdims": keepdim, "in_shape": x.shape,
+                                       "keep_shape": keep_shape, "p": float(p)})
 
 
 class DivBackward1(DivBackward0):
