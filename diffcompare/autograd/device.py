@@ -89,6 +89,26 @@ class device:  # noqa: N801 - PyTorch's name
     def __reduce__(self):
         return (device, (self.type, self.index))
 
+    def __enter__(self):
+        """``with device("meta"):`` (or ``"cpu"``): the factories called inside without
+        ``device=`` make tensors there, as PyTorch 2's device context; the previous default
+        comes back on leaving.
+
+        >>> from diffcompare import autograd as ag
+        >>> with ag.device("meta"):
+        ...     ag.zeros(2).device, ag.nn.Linear(3, 2).weight.is_meta
+        (device(type='meta'), True)
+        >>> ag.zeros(2).device
+        device(type='cpu')
+        """
+        _entered.append(_default[0])
+        _default[0] = self
+        return self
+
+    def __exit__(self, *exc_info):
+        _default[0] = _entered.pop()
+        return False
+
 
 def _typename(value):
     return type(value).__name__
@@ -97,6 +117,7 @@ def _typename(value):
 CPU = device("cpu")
 META = device("meta")
 _default = [None]      # the device set by set_default_device (None: the CPU)
+_entered = []          # the defaults before each `with device(...)` still open
 NO_DATA = "Cannot copy out of meta tensor; no data!"
 
 
@@ -183,7 +204,7 @@ def set_default_device(where) -> None:
 
 def get_default_device() -> device:
     """The device the factories use when called without ``device=``."""
-    return resolve(None)
+    return resolve(None, meta=True)
 
 
 def _false():

@@ -14,6 +14,16 @@ from __future__ import annotations
 import numpy as np
 
 from .nn import zero_grad_of
+from .tensor import Tensor
+
+
+def _array(value, dtype):
+    """A copy of a saved state value (an engine tensor, a torch tensor, an array) as ``dtype``."""
+    if isinstance(value, Tensor):
+        value = value._data
+    elif hasattr(value, "detach"):
+        value = value.detach().cpu().numpy()
+    return np.array(value, dtype=dtype)
 
 
 class Optimizer:
@@ -37,6 +47,66 @@ class Optimizer:
                 zero_grad_of(p, set_to_none)
 
     decoupled = False   # AdamW: weight decay shrinks the parameter instead of adding to the gradient
+
+    # PyTorch's group options that this engine does not act on, with the values state_dict()
+    # shows for them (and load_state_dict() accepts)
+    _fixed_options = {"maximize": False, "foreach": None, "differentiable": False, "fused": None}
+
+    def _params(self):
+        return [p for group in self.param_groups for p in group["params"]]
+
+    def _state_out(self, p, state, group):
+        raise NotImplementedError(f"{type(self).__name__}.state_dict() is not supported by this engine "
+                                  "(SGD, Adam and AdamW have it)")
+
+    def _state_in(self, p, saved, group):
+        raise NotImplementedError(f"{type(self).__name__}.load_state_dict() is not supported by this engine "
+                                  "(SGD, Adam and AdamW have it)")
+
+    def state_dict(self):
+        """PyTorch's layout: ``state`` (per parameter index, its buffers under PyTorch's names, as
+        tensors) and ``param_groups`` (each group's options and its parameters' indices). The
+        buffers are copies: a later ``step`` leaves a dict taken earlier as it was."""
+        groups, state, index = [], {}, 0
+        for group in self.param_groups:
+            packed = {k: v for k, v in group.items() if k != "params"}
+            for k, v in self._fixed_options.items():
+                packed.setdefault(k, v)
+            for p in group["params"]:
+                if id(p) in self.state:
+                    saved = self._state_out(p, self.state[id(p)], group)
+                    if saved is not None:
+                        state[index] = saved
+                index += 1
+            packed["params"] = list(range(index - len(group["params"]), index))
+            groups.append(packed)
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict):
+        """Take the options and buffers of ``state_dict`` (from ``state_dict()`` here or in PyTorch)
+        for this optimizer's parameters, matched by position."""
+        saved_groups = state_dict["param_groups"]
+        if len(saved_groups) != len(self.param_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        if any(len(g["params"]) != len(s["params"]) for g, s in zip(self.param_groups, saved_groups)):
+            raise ValueError("loaded state dict contains a parameter group that doesn't match the size of "
+                             "optimizer's group")
+        by_index, group_of = {}, {}
+        for group, saved in zip(self.param_groups, saved_groups):
+            for k, v in saved.items():
+                if k == "params":
+                    continue
+                if k in self._fixed_options:
+                    if v != self._fixed_options[k]:
+                        raise NotImplementedError(f"{k}={v!r} is not supported by this engine")
+                    continue
+                group[k] = tuple(v) if k == "betas" else v
+            for i, p in zip(saved["params"], group["params"]):
+                by_index[i], group_of[i] = p, group
+        self.state = {}
+        for i, saved in state_dict["state"].items():
+            p = by_index[i]
+            self.state[id(p)] = self._state_in(p, saved, group_of[i])
 
     def _with_grads(self):
         """(group, parameter, gradient array) for every parameter that has a gradient."""
@@ -79,6 +149,13 @@ class SGD(Optimizer):
             self._update(p, group["lr"] * d)
         return loss
 
+    def _state_out(self, p, state, group):
+        return {"momentum_buffer": Tensor._make(np.array(state))}
+
+    def _state_in(self, p, saved, group):
+        buf = saved.get("momentum_buffer")
+        return None if buf is None else _array(buf, p.dtype)
+
 
 class Adam(Optimizer):
     """Adam (Kingma & Ba) with bias correction, in PyTorch's arithmetic; ``weight_decay`` adds
@@ -112,6 +189,23 @@ class Adam(Optimizer):
             self._update(p, group["lr"] / correction1 * state["m"] / denom)
         return loss
 
+    _fixed_options = {"maximize": False, "foreach": None, "capturable": False, "differentiable": False,
+                      "fused": None, "decoupled_weight_decay": False}
+
+    def _state_out(self, p, state, group):
+        out = {"step": Tensor._make(np.array(float(state["step"]), np.float32)),
+               "exp_avg": Tensor._make(np.array(state["m"])), "exp_avg_sq": Tensor._make(np.array(state["v"]))}
+        if group["amsgrad"]:
+            out["max_exp_avg_sq"] = Tensor._make(np.array(state["vmax"]))
+        return out
+
+    def _state_in(self, p, saved, group):
+        step = saved["step"]
+        step = int(float(step._data if isinstance(step, Tensor) else step))
+        vmax = saved.get("max_exp_avg_sq")
+        return {"step": step, "m": _array(saved["exp_avg"], p.dtype), "v": _array(saved["exp_avg_sq"], p.dtype),
+                "vmax": np.zeros_like(p._data) if vmax is None else _array(vmax, p.dtype)}
+
 
 class AdamW(Adam):
     """Adam with decoupled weight decay (Loshchilov & Hutter): each step first multiplies the
@@ -125,6 +219,7 @@ class AdamW(Adam):
     """
 
     decoupled = True
+    _fixed_options = {**Adam._fixed_options, "decoupled_weight_decay": True}
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False):
         super().__init__(params, lr, betas, eps, weight_decay, amsgrad)

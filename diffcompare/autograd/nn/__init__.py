@@ -18,7 +18,7 @@ from collections import OrderedDict, namedtuple
 import numpy as np
 
 from .. import ops
-from ..device import as_meta, refuse_meta, resolve as resolve_device
+from ..device import META, as_meta, refuse_meta, resolve as resolve_device
 from ..function import Function
 from ..grad_mode import no_grad
 from ..tensor import HookHandle, Tensor, generator
@@ -423,9 +423,18 @@ def zero_grad_of(p, set_to_none):
         p._grad._data[...] = 0
 
 
-def _uniform(bound, shape, dtype):
+def _uniform(bound, shape, dtype, where=None):
+    """A Parameter drawn from U(-bound, bound); on the meta device (``device="meta"`` or inside
+    ``with device("meta")``) a shape-only one, nothing drawn, as in PyTorch."""
     dtype = np.dtype(dtype) if dtype is not None else np.float64
+    if where is META:
+        return _to_meta(Parameter(np.zeros(shape, dtype)))
     return Parameter(generator().uniform(-bound, bound, shape).astype(dtype))
+
+
+def _to_meta(t):
+    t._data = as_meta(t._data)
+    return t
 
 
 class Linear(Module):
@@ -434,11 +443,11 @@ class Linear(Module):
 
     def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
         super().__init__()
-        resolve_device(device)
+        where = resolve_device(device, meta=True)
         self.in_features, self.out_features = in_features, out_features
         bound = 1.0 / math.sqrt(in_features) if in_features else 0.0
-        self.weight = _uniform(bound, (out_features, in_features), dtype)
-        self.register_parameter("bias", _uniform(bound, (out_features,), dtype) if bias else None)
+        self.weight = _uniform(bound, (out_features, in_features), dtype, where)
+        self.register_parameter("bias", _uniform(bound, (out_features,), dtype, where) if bias else None)
 
     def forward(self, x):
         return F.linear(x, self.weight, self.bias)
@@ -460,7 +469,7 @@ class Conv2d(Module):
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
                  bias=True, padding_mode="zeros", device=None, dtype=None):
         super().__init__()
-        resolve_device(device)
+        where = resolve_device(device, meta=True)
         if in_channels % groups:
             raise ValueError("in_channels must be divisible by groups")
         if out_channels % groups:
@@ -472,8 +481,8 @@ class Conv2d(Module):
         self.stride, self.padding, self.dilation, self.groups = stride, padding, dilation, groups
         fan_in = in_channels // groups * kernel[0] * kernel[1]
         bound = 1.0 / math.sqrt(fan_in) if fan_in else 0.0
-        self.weight = _uniform(bound, (out_channels, in_channels // groups) + tuple(kernel), dtype)
-        self.register_parameter("bias", _uniform(bound, (out_channels,), dtype) if bias else None)
+        self.weight = _uniform(bound, (out_channels, in_channels // groups) + tuple(kernel), dtype, where)
+        self.register_parameter("bias", _uniform(bound, (out_channels,), dtype, where) if bias else None)
 
     def forward(self, x):
         return F.conv2d(x, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
@@ -509,7 +518,7 @@ class _BatchNorm(Module):
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
                  device=None, dtype=None):
         super().__init__()
-        resolve_device(device)
+        where = resolve_device(device, meta=True)
         dtype = np.dtype(dtype) if dtype is not None else np.float64
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
@@ -526,6 +535,10 @@ class _BatchNorm(Module):
         else:
             for name in ("running_mean", "running_var", "num_batches_tracked"):
                 self.register_buffer(name, None)
+        if where is META:
+            for t in list(self._parameters.values()) + list(self._buffers.values()):
+                if t is not None:
+                    _to_meta(t)
 
     def _check_input_dim(self, x):
         pass
@@ -760,3 +773,175 @@ class BCEWithLogitsLoss(Module):
 
     def forward(self, input, target):
         return F.binary_cross_entropy_with_logits(input, target, self.weight, self.reduction, self.pos_weight)
+
+
+class _Loss(Module):
+    """A loss module: ``reduction`` ('none', 'mean' or 'sum'), or PyTorch's legacy
+    ``size_average``/``reduce`` turned into one."""
+
+    def __init__(self, size_average=None, reduce=None, reduction="mean"):
+        super().__init__()
+        self.reduction = F._legacy_reduction(size_average, reduce, reduction)
+
+
+class _WeightedLoss(_Loss):
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+
+
+class L1Loss(_Loss):
+    def forward(self, input, target):
+        return F.l1_loss(input, target, reduction=self.reduction)
+
+
+class SmoothL1Loss(_Loss):
+    def __init__(self, size_average=None, reduce=None, reduction="mean", beta=1.0):
+        super().__init__(size_average, reduce, reduction)
+        self.beta = beta
+
+    def forward(self, input, target):
+        return F.smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
+
+
+class HuberLoss(_Loss):
+    def __init__(self, reduction="mean", delta=1.0):
+        super().__init__(reduction=reduction)
+        self.delta = delta
+
+    def forward(self, input, target):
+        return F.huber_loss(input, target, reduction=self.reduction, delta=self.delta)
+
+
+class BCELoss(_WeightedLoss):
+    def forward(self, input, target):
+        return F.binary_cross_entropy(input, target, weight=self.weight, reduction=self.reduction)
+
+
+class KLDivLoss(_Loss):
+    def __init__(self, size_average=None, reduce=None, reduction="mean", log_target=False):
+        super().__init__(size_average, reduce, reduction)
+        self.log_target = log_target
+
+    def forward(self, input, target):
+        return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
+
+
+class SoftMarginLoss(_Loss):
+    def forward(self, input, target):
+        return F.soft_margin_loss(input, target, reduction=self.reduction)
+
+
+class MarginRankingLoss(_Loss):
+    def __init__(self, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+
+    def forward(self, input1, input2, target):
+        return F.margin_ranking_loss(input1, input2, target, margin=self.margin, reduction=self.reduction)
+
+
+class HingeEmbeddingLoss(_Loss):
+    def __init__(self, margin=1.0, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+
+    def forward(self, input, target):
+        return F.hinge_embedding_loss(input, target, margin=self.margin, reduction=self.reduction)
+
+
+class CosineEmbeddingLoss(_Loss):
+    def __init__(self, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+
+    def forward(self, input1, input2, target):
+        return F.cosine_embedding_loss(input1, input2, target, margin=self.margin, reduction=self.reduction)
+
+
+class PoissonNLLLoss(_Loss):
+    def __init__(self, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.log_input, self.full, self.eps = log_input, full, eps
+
+    def forward(self, log_input, target):
+        return F.poisson_nll_loss(log_input, target, log_input=self.log_input, full=self.full, eps=self.eps,
+                                  reduction=self.reduction)
+
+
+class GaussianNLLLoss(_Loss):
+    def __init__(self, *, full=False, eps=1e-6, reduction="mean"):
+        super().__init__(reduction=reduction)
+        self.full, self.eps = full, eps
+
+    def forward(self, input, target, var):
+        return F.gaussian_nll_loss(input, target, var, full=self.full, eps=self.eps, reduction=self.reduction)
+
+
+class MultiLabelSoftMarginLoss(_WeightedLoss):
+    def forward(self, input, target):
+        return F.multilabel_soft_margin_loss(input, target, weight=self.weight, reduction=self.reduction)
+
+
+class TripletMarginLoss(_Loss):
+    def __init__(self, margin=1.0, p=2.0, eps=1e-6, swap=False, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        if margin <= 0:
+            raise ValueError(f"TripletMarginLoss: expected margin to be greater than 0, got {margin} instead")
+        self.margin, self.p, self.eps, self.swap = margin, p, eps, swap
+
+    def forward(self, anchor, positive, negative):
+        return F.triplet_margin_loss(anchor, positive, negative, margin=self.margin, p=self.p, eps=self.eps,
+                                     swap=self.swap, reduction=self.reduction)
+
+
+class MultiMarginLoss(_WeightedLoss):
+    def __init__(self, p=1, margin=1.0, weight=None, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(weight, size_average, reduce, reduction)
+        if p not in (1, 2):
+            raise ValueError("only p == 1 and p == 2 supported")
+        if weight is not None and weight.dim() != 1:
+            raise ValueError(f"MultiMarginLoss: expected weight to be None or 1D tensor, got {weight.dim()}D "
+                             "instead")
+        self.p, self.margin = p, margin
+
+    def forward(self, input, target):
+        return F.multi_margin_loss(input, target, p=self.p, margin=self.margin, weight=self.weight,
+                                   reduction=self.reduction)
+
+
+class CosineSimilarity(Module):
+    def __init__(self, dim=1, eps=1e-8):
+        super().__init__()
+        self.dim, self.eps = dim, eps
+
+    def forward(self, x1, x2):
+        return F.cosine_similarity(x1, x2, self.dim, self.eps)
+
+
+class PairwiseDistance(Module):
+    def __init__(self, p=2.0, eps=1e-6, keepdim=False):
+        super().__init__()
+        self.norm, self.eps, self.keepdim = p, eps, keepdim
+
+    def forward(self, x1, x2):
+        return F.pairwise_distance(x1, x2, self.norm, self.eps, self.keepdim)
+
+
+class _DropoutNd(Dropout):
+    _function = None
+
+    def forward(self, x):
+        return type(self)._function(x, self.p, self.training, self.inplace)
+
+
+class Dropout1d(_DropoutNd):
+    _function = staticmethod(F.dropout1d)
+
+
+class Dropout2d(_DropoutNd):
+    _function = staticmethod(F.dropout2d)
+
+
+class Dropout3d(_DropoutNd):
+    _function = staticmethod(F.dropout3d)

@@ -11,12 +11,13 @@ Each records the node PyTorch records (``AddmmBackward0``, ``MseLossBackward0``,
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
 
 from .. import ops
-from ..tensor import Tensor, generator
+from ..tensor import Tensor, generator, ones_like, zeros_like
 from ..ops import (adaptive_avg_pool2d, avg_pool2d, batch_norm, binary_cross_entropy_with_logits,  # noqa: F401
                    conv2d, max_pool2d)
 
@@ -68,7 +69,26 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     >>> F.nll_loss(ag.tensor([[-1.0, -2.0], [-3.0, -4.0]]), ag.tensor([1, 0]))
     tensor(2.5000)
     """
-    return ops.nll_loss(input, target, _legacy_reduction(size_average, reduce, reduction), weight, ignore_index)
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if input.ndim < 3:
+        return ops.nll_loss(input, target, reduction, weight, ignore_index)
+    target = np.asarray(target._data if isinstance(target, Tensor) else target)
+    if input.ndim == 4:
+        if target.ndim != 3:
+            raise RuntimeError(f"only batches of spatial targets supported (3D tensors) but got targets of "
+                               f"dimension: {target.ndim}")
+        return ops.nll_loss2d(input, target, reduction, weight, ignore_index)
+    # (N, C, d1, ...) other than 4-d: through a (N, C, 1, d1*...) view, as PyTorch
+    n, c = input.shape[:2]
+    if target.shape != (n,) + input.shape[2:]:
+        raise RuntimeError(f"Expected target size {[n, *input.shape[2:]]}, got {list(target.shape)}")
+    out = ops.nll_loss2d(input.reshape(n, c, 1, -1), target.reshape(n, 1, -1), reduction, weight, ignore_index)
+    return out.reshape((n,) + input.shape[2:]) if reduction == "none" else out
+
+
+def _check_reduction(reduction):
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
 
 
 def _reduce(loss, reduction):
@@ -128,15 +148,27 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     if label_smoothing:
         raise NotImplementedError("cross_entropy(label_smoothing=...) is not supported by this engine")
     reduction = _legacy_reduction(size_average, reduce, reduction)
-    logp = ops.log_softmax(input, dim=-1 if input.ndim == 1 else 1)
+    class_dim = 0 if input.ndim == 1 else 1
+    logp = ops.log_softmax(input, dim=class_dim)
     target_data = target._data if isinstance(target, Tensor) else np.asarray(target)
     if target_data.dtype.kind in "iu":
-        return ops.nll_loss(logp, target_data, reduction, weight, ignore_index)
-    if weight is not None:
-        raise NotImplementedError("cross_entropy(weight=...) with probabilities as target is not supported "
-                                  "by this engine")
+        return nll_loss(logp, target_data, weight, ignore_index=ignore_index, reduction=reduction)
+    _check_reduction(reduction)
+    if target_data.shape != tuple(input.shape):
+        raise RuntimeError(f"Expected floating point type target {list(target_data.shape)} to have the same "
+                           f"shape as input {list(input.shape)}")
     target = target if isinstance(target, Tensor) else Tensor._make(target_data.astype(input.dtype))
-    return _reduce(-(target * logp).sum(dim=-1 if input.ndim == 1 else 1), reduction)
+    # PyTorch's cross_entropy_loss_prob_target: -(logp * target [* weight]) summed, divided by N
+    picked = logp * target
+    if weight is not None:
+        shape = [1] * input.ndim
+        shape[class_dim] = input.shape[class_dim]
+        picked = picked * _as_tensor(weight, input).reshape(shape)
+    if reduction == "none":
+        return -picked.sum(class_dim)
+    if reduction == "sum":
+        return -picked.sum()
+    return ops.div_scalar(-picked.sum(), math.prod(input.shape) // input.shape[class_dim])
 
 
 def dropout(input, p=0.5, training=True, inplace=False):
@@ -163,3 +195,328 @@ def dropout(input, p=0.5, training=True, inplace=False):
 
 def flatten(input, start_dim=0, end_dim=-1):
     return ops.flatten(input, start_dim, end_dim)
+
+
+logsigmoid = ops.logsigmoid
+
+
+def _size_warning(input, target):
+    if tuple(input.shape) != tuple(target.shape):
+        warnings.warn(f"Using a target size ({_size(target.shape)}) that is different to the input size "
+                      f"({_size(input.shape)}). This will likely lead to incorrect results due to broadcasting. "
+                      "Please ensure they have the same size.", UserWarning, stacklevel=3)
+
+
+def _broadcast(input, target):
+    shape = np.broadcast_shapes(tuple(input.shape), tuple(target.shape))
+    return (input if input.shape == shape else input.expand(*shape),
+            target if target.shape == shape else target.expand(*shape))
+
+
+def _weighted(loss, weight, reduction, mean_over_weight):
+    """PyTorch's Python-level weighted L1 and Huber losses."""
+    if tuple(weight.shape) != tuple(loss.shape):
+        raise ValueError("Weights and input must have the same size.")
+    loss = loss * weight
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return loss.sum()
+    if reduction == "mean":
+        return loss.sum() / weight.sum() if mean_over_weight else loss.mean()
+    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """The mean (or sum, or none) of ``|input - target|``: AbsBackward0 then MeanBackward0 or
+    SumBackward0, as PyTorch records it; with ``weight`` the weighted sum over the weights' sum."""
+    target = _as_tensor(target, input)
+    _size_warning(input, target)
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    input, target = _broadcast(input, target)
+    if weight is not None:
+        return _weighted((input - target).abs(), _as_tensor(weight, input), reduction, True)
+    _check_reduction(reduction)
+    return _reduce((input - target).abs(), reduction)
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    """0.5 d²/β for |d| < β, |d| - β/2 elsewhere (SmoothL1LossBackward0); ``l1_loss`` at β = 0."""
+    target = _as_tensor(target, input)
+    _size_warning(input, target)
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    input, target = _broadcast(input, target)
+    if beta == 0.0:
+        return l1_loss(input, target, reduction=reduction)
+    return ops.smooth_l1_loss(input, target, reduction, beta)
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    """0.5 d² for |d| < δ, δ(|d| - δ/2) elsewhere (HuberLossBackward0); with ``weight``,
+    weighted after the unreduced loss."""
+    target = _as_tensor(target, input)
+    _size_warning(input, target)
+    input, target = _broadcast(input, target)
+    if weight is None:
+        return ops.huber_loss(input, target, reduction, delta)
+    return _weighted(ops.huber_loss(input, target, "none", delta), _as_tensor(weight, input), reduction, False)
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    """Binary cross-entropy of probabilities ``input`` (BinaryCrossEntropyBackward0), each log
+    clamped at -100 as PyTorch's."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    target = _as_tensor(target, input)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Using a target size ({_size(target.shape)}) that is different to the input size "
+                         f"({_size(input.shape)}) is deprecated. Please ensure they have the same size.")
+    return ops.binary_cross_entropy(input, target, weight, reduction)
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    """Pointwise KL divergence of log-probabilities ``input`` from ``target`` (probabilities,
+    or log-probabilities with ``log_target``); 'batchmean' divides the sum by the batch size."""
+    target = _as_tensor(target, input)
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce, reduction)
+    elif reduction == "mean":
+        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
+                      "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+                      "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
+                      UserWarning, stacklevel=2)
+    inner = "sum" if reduction == "batchmean" else reduction
+    _check_reduction(inner)
+    if log_target:
+        loss = ops.exp(target) * (target - input)
+    else:
+        loss = ops.xlogy(target, target) - target * input
+    loss = _reduce(loss, inner)
+    if reduction == "batchmean" and input.ndim != 0:
+        loss = loss / input.shape[0]
+    return loss
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """log(1 + exp(-y x)) (SoftMarginLossBackward0)."""
+    return ops.soft_margin_loss(input, target, _legacy_reduction(size_average, reduce, reduction))
+
+
+def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
+    """max(0, -y (x1 - x2) + margin), as PyTorch's: ClampMinBackward0, then the reduction."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    target = _as_tensor(target, input1)
+    if input1.ndim != input2.ndim or input1.ndim != target.ndim:
+        raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
+                           f"input1: {_size(input1.shape)}, input2: {_size(input2.shape)}, "
+                           f"target: {_size(target.shape)} ")
+    return _reduce(ops.add_scalar(-target * (input1 - input2), margin).clamp_min(0), reduction)
+
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
+    """x where y = 1, max(0, margin - x) where y = -1 (AddBackward0 of the two parts)."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    y = np.asarray(target._data if isinstance(target, Tensor) else target)
+    zeros = zeros_like(input)
+    clamped = (margin - input).clamp_min(0)
+    out = ops.where(Tensor._make(y != 1), clamped, zeros) + ops.where(Tensor._make(y != -1), input, zeros)
+    return _reduce(out, reduction)
+
+
+def _cosine_check(input1, input2, target):
+    if target.ndim not in (0, 1):
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    want = 2 if target.ndim == 1 else 1
+    if input1.ndim != want or input2.ndim != want:
+        raise RuntimeError(f"{target.ndim}D target tensor expects {want}D input tensors, but found inputs with "
+                           f"sizes {list(input1.shape)} and {list(input2.shape)}.")
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
+    """1 - cos(x1, x2) where y = 1, max(0, cos(x1, x2) - margin) where y = -1, cos computed as
+    PyTorch's (squared norms plus 1e-12)."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    target = _as_tensor(target, input1)
+    _cosine_check(input1, input2, target)
+    dim = target.ndim
+    prod_sum = (input1 * input2).sum(dim)
+    mag1 = (input1 * input1).sum(dim) + 1e-12
+    mag2 = (input2 * input2).sum(dim) + 1e-12
+    cos = prod_sum / (mag1 * mag2).sqrt()
+    zeros = zeros_like(cos)
+    y = target._data
+    out = ops.where(Tensor._make(y == 1), 1 - cos, zeros) + \
+        ops.where(Tensor._make(y == -1), (cos - margin).clamp_min(0), zeros)
+    return _reduce(out, reduction)
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
+                     reduction="mean"):
+    """Poisson negative log-likelihood: exp(x) - y x (``log_input``) or x - y log(x + eps),
+    plus Stirling's term for y > 1 when ``full``."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    target = _as_tensor(target, input)
+    loss = ops.exp(input) - target * input if log_input else input - target * ops.log(input + eps)
+    if full:
+        y = target._data
+        with np.errstate(divide="ignore", invalid="ignore"):
+            stirling = y * np.log(y) - y + 0.5 * np.log(2 * math.pi * y)
+        loss = loss + Tensor._make(np.where(y <= 1, 0, stirling).astype(input.dtype))
+    return _reduce(loss, reduction)
+
+
+def _clamped_below(t, eps):
+    """``t`` with its values raised to ``eps``, the gradient passing through unchanged (PyTorch's
+    ``clamp_`` under ``no_grad`` of a clone)."""
+    low = t._data < eps
+    if not low.any():
+        return t
+    return t + Tensor._make(np.where(low, eps - t._data, 0).astype(t.dtype))
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    """0.5 (log var + (x - y)² / var) (+ 0.5 log 2π with ``full``), var raised to ``eps``."""
+    target = _as_tensor(target, input)
+    if isinstance(var, float):
+        if var < 0:
+            raise ValueError("var has negative entry/entries")
+        var = var * ones_like(input)
+    elif (var._data < 0).any():
+        raise ValueError("var has negative entry/entries")
+    if tuple(var.shape) != tuple(input.shape):
+        if tuple(input.shape[:-1]) == tuple(var.shape):
+            var = var.unsqueeze(-1)
+        elif not (input.ndim == var.ndim and sum(b for a, b in zip(input.shape, var.shape) if a != b) == 1):
+            raise ValueError("var is of incorrect size")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    var = _clamped_below(var, eps)
+    loss = 0.5 * (ops.log(var) + (input - target) ** 2 / var)
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    return _reduce(loss, reduction)
+
+
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    """Per sample, the mean over classes of the logistic loss of each label."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    target = _as_tensor(target, input)
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * _as_tensor(weight, input)
+    class_dim = input.ndim - 1
+    loss = loss.sum(class_dim) / input.shape[class_dim]
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    return _reduce(loss, reduction)
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    """The p-norm of ``x1 - x2 + eps`` along the last dimension (NormBackward1)."""
+    dim = max(x1.ndim, x2.ndim) - 1
+    return ops.norm_dim(ops.add_scalar(x1 - x2, eps), p, dim, keepdim)
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """The cosine of ``x1`` and ``x2`` along ``dim``: each divided by its norm (raised to
+    ``eps``), multiplied, summed (SumBackward1)."""
+    x1, x2 = _broadcast(x1, x2)
+    n1 = _clamped_below(ops.vector_norm(x1, 2, dim, True), eps)
+    n2 = _clamped_below(ops.vector_norm(x2, 2, dim, True), eps)
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
+                        reduce=None, reduction="mean"):
+    """max(0, margin + d(a, p) - d(a, n)), d the pairwise distance (with ``swap``, d(a, n)
+    replaced by d(p, n) where smaller)."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    if not anchor.ndim == positive.ndim == negative.ndim:
+        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of "
+                           f"dimensions, but got: anchor {anchor.ndim}D, positive {positive.ndim}D, and negative "
+                           f"{negative.ndim}D inputs")
+    d_pos = pairwise_distance(anchor, positive, p, eps)
+    d_neg = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        d_neg = ops.minimum(d_neg, pairwise_distance(positive, negative, p, eps))
+    return _reduce((ops.add_scalar(d_pos, margin) - d_neg).clamp_min(0), reduction)
+
+
+def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
+                      reduction="mean"):
+    """Multi-class hinge loss (MultiMarginLossBackward0)."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if p not in (1, 2):
+        raise ValueError("only p == 1 and p == 2 supported")
+    if weight is not None and weight.ndim != 1:
+        raise ValueError("weight must be one-dimensional")
+    return ops.multi_margin_loss(input, target, p, margin, weight, reduction)
+
+
+def _feature_dropout(input, p, training, inplace):
+    """Zero whole channels (dims 0 and 1 drawn, the rest shared) with probability ``p``, the rest
+    scaled by 1/(1 - p): MulBackward0, as PyTorch's ``feature_dropout``. The draws come from the
+    engine's generator (``ag.manual_seed``), not PyTorch's."""
+    if not training or p == 0:
+        return input
+    shape = tuple(input.shape[:2]) + (1,) * (input.ndim - 2)
+    keep = generator().random(shape) >= p
+    scale = 0.0 if p == 1 else 1.0 / (1.0 - p)
+    mask = Tensor._make((keep * scale).astype(input.dtype))
+    return input.mul_(mask) if inplace else input * mask
+
+
+def _check_p(p):
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    """Channel-wise dropout of (N, C, L) or (C, L) inputs."""
+    _check_p(p)
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {input.ndim}D input. Note that "
+                           "dropout1d exists to provide channel-wise dropout on inputs with 1 spatial dimension, a "
+                           "channel dimension, and an optional batch dimension (i.e. 2D or 3D inputs).")
+    if input.ndim == 2:
+        return _feature_dropout(input.unsqueeze(0), p, training, False).squeeze(0)
+    return _feature_dropout(input, p, training, inplace)
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    """Channel-wise dropout of (N, C, H, W) inputs (a 3-d input taken as (N, C, L), with
+    PyTorch's warning)."""
+    _check_p(p)
+    if input.ndim not in (3, 4):
+        warnings.warn(f"dropout2d: Received a {input.ndim}-D input to dropout2d, which is deprecated and will "
+                      "result in an error in a future release. To retain the behavior and silence this warning, "
+                      "please use dropout instead. Note that dropout2d exists to provide channel-wise dropout on "
+                      "inputs with 2 spatial dimensions, a channel dimension, and an optional batch dimension "
+                      "(i.e. 3D or 4D inputs).", UserWarning, stacklevel=2)
+    if input.ndim == 3:
+        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout "
+                      "behavior is desired - input is interpreted as shape (N, C, L), where C is the channel dim. "
+                      "This behavior will change in a future release to interpret the input as one without a "
+                      "batch dimension, i.e. shape (C, H, W). To maintain the 1D channel-wise dropout behavior, "
+                      "please switch to using dropout1d instead.", UserWarning, stacklevel=2)
+    return _feature_dropout(input, p, training, inplace)
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    """Channel-wise dropout of (N, C, D, H, W) or (C, D, H, W) inputs."""
+    _check_p(p)
+    if input.ndim not in (4, 5):
+        warnings.warn(f"dropout3d: Received a {input.ndim}-D input to dropout3d, which is deprecated and will "
+                      "result in an error in a future release. To retain the behavior and silence this warning, "
+                      "please use dropout instead. Note that dropout3d exists to provide channel-wise dropout on "
+                      "inputs with 3 spatial dimensions, a channel dimension, and an optional batch dimension "
+                      "(i.e. 4D or 5D inputs).", UserWarning, stacklevel=2)
+    if input.ndim != 5:
+        return _feature_dropout(input.unsqueeze(0), p, training, False).squeeze(0)
+    return _feature_dropout(input, p, training, inplace)
