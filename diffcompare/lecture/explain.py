@@ -441,7 +441,7 @@ def _evaluate_mp(expr, symbols, arrays) -> np.ndarray:
                 return float(result) if not isinstance(result, mpmath.mpc) else math.nan
             except (ZeroDivisionError, ValueError, TypeError, OverflowError):
                 return math.nan
-    with np.errstate(invalid="ignore"):         # nan where the formula is undefined: a result, not a warning
+    with np.errstate(invalid="ignore", over="ignore"):     # nan or inf where the formula is undefined or beyond a double: a result, not a warning
         return np.asarray(np.frompyfunc(one, len(arrays), 1)(*arrays), dtype=np.float64)
 
 

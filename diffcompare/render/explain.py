@@ -22,6 +22,7 @@ from diffcompare.render.common import (
     dropped_note,
     envelope,
     fitted_tables,
+    json_array,
     latex_header,
     latex_prose,
     latex_tables,
@@ -251,7 +252,7 @@ def _listed(v):
 
 
 def as_dict(e) -> dict:
-    arr = _listed
+    arr = json_array            # non-finite numbers as "nan", "inf": JSON has no NaN
     point = {n: arr(e.point[n]) for n in e.variables}
     command = {"function": e.label, "at": point, "vector": arr(e.seed), "check": e.checked}
     return envelope("explain", SCHEMA_VERSION, command, e.exit_status, {

@@ -1,6 +1,6 @@
 """The command as users of pytest, ruff and rich expect it, run as the installed command runs
-(``python -m diffcompare`` in a process of its own, from a folder with its own
-pyproject.toml): -V, whole option names only, two-line errors with the nearest valid name,
+(the ``diffcompare`` script pip installed beside this Python, else ``python -m diffcompare``,
+in a process of its own, from a folder with its own pyproject.toml): -V, whole option names only, two-line errors with the nearest valid name,
 colour by rich's environment variables, [tool.diffcompare] defaults, the audit's several
 suites with -k and -x, and user code named by its file."""
 
@@ -15,13 +15,15 @@ import sys
 import pytest
 
 HOME = str(pathlib.Path(__file__).resolve().parents[2])
+SCRIPT = pathlib.Path(sys.executable).with_name("diffcompare")
+COMMAND = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "diffcompare"]
 SGR = "\x1b["
 
 
 def run(cwd, *args, stdin=subprocess.DEVNULL, **environment):
     env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "NO_COLOR", "TTY_COMPATIBLE", "CI")}
     env.update(PYTHONPATH=HOME, PYTHONDONTWRITEBYTECODE="1", COLUMNS="100", **environment)
-    return subprocess.run([sys.executable, "-m", "diffcompare", *args], cwd=cwd, env=env, stdin=stdin,
+    return subprocess.run([*COMMAND, *args], cwd=cwd, env=env, stdin=stdin,
                           capture_output=True, text=True, timeout=120)
 
 
