@@ -140,14 +140,7 @@ def imported(module_name: str, folder: str | None = None):
         if alias not in sys.modules:
             path, search = found
             spec = importlib.util.spec_from_file_location(alias, path, submodule_search_locations=search)
-            module = importlib.util.module_from_spec(spec)
-            sys.modules[alias] = module
-            try:
-                spec.loader.exec_module(module)
-            except BaseException:
-                sys.modules.pop(alias, None)
-                raise
-            _OWNED[folder][alias] = module
+            _OWNED[folder][alias] = _executed(alias, spec)
         return importlib.import_module(alias + ("." + rest if rest else ""))
 
 
@@ -162,12 +155,18 @@ def imported_file(path: str):
     alias = _alias(stem.replace(".", "_").replace("-", "_"), folder)        # my-ops.py: not an importable name
     if alias not in sys.modules:
         with in_folder(folder):
-            spec = importlib.util.spec_from_file_location(alias, os.path.join(folder, name))
-            module = importlib.util.module_from_spec(spec)
-            sys.modules[alias] = module
-            try:
-                spec.loader.exec_module(module)
-            except BaseException:
-                sys.modules.pop(alias, None)
-                raise
+            _executed(alias, importlib.util.spec_from_file_location(alias, os.path.join(folder, name)))
     return sys.modules[alias]
+
+
+def _executed(alias: str, spec):
+    """The module ``spec`` describes, run under the name ``alias`` (in sys.modules while it
+    runs, as import does; taken out again when it fails)."""
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[alias] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(alias, None)
+        raise
+    return module
