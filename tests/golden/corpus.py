@@ -119,6 +119,9 @@ RERECORDED = {
     "conventions": "an argparse error is two lines, what was wrong (choices listed as written, the nearest one "
                    "when one is close) and a pointer to the command's --help, without the usage block first (bad-06, "
                    "bad-14); no value or judgement changed",
+    "sigmoid": "the engine's sigmoid computed as PyTorch's CPU kernel does, 1 / (1 + exp(-x)), which moves its "
+               "value in the last bit at some points (and float32 differences of it further): values and errors "
+               "of gradient-11, gradient-55, hessian-07, audit-03 and audit-07 moved; no verdict or exit status changed",
     "lecture": "a new command, lecture, is listed among the choices of an unknown command's error (bad-14)",
     "example": "a new command, example (the examples shipped with the package), is listed among the choices of an "
                "unknown command's error (bad-14)",

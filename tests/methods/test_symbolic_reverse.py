@@ -115,10 +115,14 @@ def test_subscripts_vectors_and_arrays_by_hand():
 def test_callables_traced_and_decomposed():
     _, r = _gradient(make_problem(lambda x: np.sin(x) * np.exp(x), {"x": 0.5}))
     assert r.how == TRACED and len(r.forward.assignments) == 3
-    # sigmoid's NumPy form is not a ufunc: f is taken from SymPy's expression, node by node
+    # erf's NumPy form is not a ufunc: f is taken from SymPy's expression, node by node
+    g, r = _gradient(make_problem(lambda x, y: F.erf(x) * y, {"x": 0.5, "y": 2.0}))
+    d = 2 / math.sqrt(math.pi) * math.exp(-0.25)           # erf'(x) = 2/√π e^(-x²)
+    assert r.how == DECOMPOSED and g == pytest.approx([2 * d, math.erf(0.5)], rel=1e-14)
+    # sigmoid's is 1 / (1 + exp(-x)), ufuncs all: traced
     g, r = _gradient(make_problem(lambda x, y: F.sigmoid(x) * y, {"x": 0.5, "y": 2.0}))
     s = 1 / (1 + math.exp(-0.5))
-    assert r.how == DECOMPOSED and g == pytest.approx([2 * s * (1 - s), s], rel=1e-14)
+    assert r.how == TRACED and g == pytest.approx([2 * s * (1 - s), s], rel=1e-14)
 
 
 def test_a_shared_intermediate_is_one_symbol():
