@@ -32,7 +32,7 @@ def _audit(expression, n, points, directional):
     try:
         check = "jacobian" if not expression.startswith("sum(") else "gradient"
         start = time.perf_counter()
-        report = audit(expression, domain={"x": (-2, 2)}, shape={"x": [n]}, random=points, adversarial=False,
+        report = audit(expression, domain={"x": (-2, 2)}, shape={"x": [n]}, points=points, adversarial=False,
                        check=check, seed=1)
         return (time.perf_counter() - start) / points, report.cases[0]
     finally:
@@ -56,7 +56,7 @@ def _wrong_rule(n):
             scale[n // 3] = 1.001
             return grad * 2 * x * ag.tensor(scale)
     start = time.perf_counter()
-    report = audit(OneWrong, domain={"x": (0.5, 2)}, shape={"x": [n]}, random=1, adversarial=False)
+    report = audit(OneWrong, domain={"x": (0.5, 2)}, shape={"x": [n]}, points=1, adversarial=False)
     point = report.cases[0].points[0]
     named = point.reason.split("narrowed down along direction ")[-1]
     return time.perf_counter() - start, point.verdict, named.count("∂(uᵀf)/∂x["), f"x[{n // 3}]" in named

@@ -76,7 +76,7 @@ def tool_compare(f, point: dict, check: str) -> Answer:
 def tool_audit(f, point: dict, check: str, dtype: str = "float64") -> Answer:
     """``audit`` at the point alone (no adversarial points): exit status 1 when autograd is
     wrong there, 0 when it is right, 4 when it could not be checked."""
-    report = diffcompare.audit(f, points=[point], check=check, dtype=dtype, adversarial=False)
+    report = diffcompare.audit(f, at=[point], kind=check, dtype=dtype, adversarial=False)
     said = "; ".join(f"{getattr(p, 'verdict', '?')}: {getattr(p, 'reason', '')}"
                      for c in report.cases for p in getattr(c, "points", ())) or str(report.cases[0].verdict)
     return Answer(report.exit_status == 1, f"exit {report.exit_status}: {said}", status=report.exit_status)

@@ -60,7 +60,7 @@ def _short(text, most=160) -> str:
 
 def ask_audit(f, point: dict, check: str) -> Answer:
     try:
-        report = diffcompare.audit(f, points=[point], check=check, adversarial=False)
+        report = diffcompare.audit(f, at=[point], kind=check, adversarial=False)
     except Exception as error:  # noqa: BLE001  (the tool's own failure is data)
         return Answer(False, f"raised {type(error).__name__}: {error}", error=True)
     case = report.cases[0]
@@ -188,7 +188,7 @@ def _plain(point: dict) -> dict:
 
 def audit_domain(f, bug, random: int, seed: int):
     try:
-        report = diffcompare.audit(f, domain=bug.domain, random=random, seed=seed, shape=bug.shapes or None,
+        report = diffcompare.audit(f, domain=bug.domain, points=random, seed=seed, shape=bug.shapes or None,
                                    check=bug.check)
     except Exception as error:  # noqa: BLE001
         return None, f"raised {type(error).__name__}: {error}"
@@ -367,7 +367,7 @@ def _run(bugs, args) -> str:
                         ("bug", "library", "points audited", "of which the bug changes", "status (shipped)",
                          "bug found", "status (fixed control)", "alarms on the control", "tool errors"),
                         rows2,
-                        ["diffcompare.audit(f, domain=bug.domain, random=N, seed=S, shape=bug.shapes) on the shipped "
+                        ["diffcompare.audit(f, domain=bug.domain, points=N, seed=S, shape=bug.shapes) on the shipped "
                          "rule and on the fixed control; found: status 'fail' with a failing point where the bug "
                          "changes the derivative (hand-derived), 'of which the bug changes' counts every point the "
                          "audit visited where it does",

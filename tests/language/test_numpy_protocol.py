@@ -80,7 +80,7 @@ def test_a_numpy_kink_is_seen():
     c = compare(lambda x: np.abs(x) + np.maximum(x, 1.0), {"x": 0.0}, methods="central-difference", repeat=1)
     assert c.method("central-difference").verdict == "not judged"
     report = audit(lambda x: np.abs(x - 0.25) * x, gradient=lambda x: np.sign(x - 0.25) * x + np.abs(x - 0.25),
-                   domain={"x": (-1, 1)}, points=[{"x": 0.25}])
+                   domain={"x": (-1, 1)}, at=[{"x": 0.25}])
     case = report.cases[0]
     # |x - 1/4| x has one-sided derivatives -1/4 and 1/4 at 1/4 (by hand): the given 0 lies between
     assert case.points[0].verdict == "subgradient"
