@@ -147,8 +147,8 @@ def _explain_command(commands):
 
 
 def _graph_command(commands):
-    """graph: the backward graph as DOT, text, SVG or PNG."""
-    graph = commands.add_parser("graph", help="the backward graph as Graphviz DOT, text, SVG or PNG",
+    """graph: the backward graph as DOT, text, SVG, PNG, TikZ or JSON."""
+    graph = commands.add_parser("graph", help="the backward graph as Graphviz DOT, text, SVG, PNG, TikZ or JSON",
                                 description=texts.GRAPH_DESCRIPTION, epilog=texts.GRAPH_EPILOG,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     _expression_arguments(graph)
