@@ -21,7 +21,9 @@ under PyTorch's import names (``RENAMES``: an import hook, the corpus is not edi
 - each cell under a time limit; after it, every variable that is a tensor, a number, or a
   list/tuple/dict of them (and the parameters of a module) is read as float64 NumPy together with
   its ``.grad``, ``.grad_fn`` name and ``requires_grad``; so are the values a cell prints and the
-  values of its top-level expressions (printed text, its formatting, is not compared).
+  values of its top-level expressions (printed text, its formatting, is not compared); a tensor
+  on the meta device is read as its shape and dtype, and a variable assigned a wall-clock
+  reading (``start = timeit.default_timer()``) is not read (``clock_names``).
 
 A cell is then: "agree" (every value it changed, on either side, equal to 1e-10 relative to the
 array's largest magnitude — 1e-5 where either side is float32 or lower —, the same shapes, grad_fn
@@ -237,6 +239,8 @@ class EngineRandom:
 
         def draw(*args, **kwargs):
             result = self._engine_draw(original, args, kwargs)
+            if getattr(result, "is_meta", False):   # nothing drawn on the meta device, on either side
+                return result
             with self.real():
                 targs = self._torch_args(args)
                 tkwargs = {k: self._torch_args(v) for k, v in kwargs.items() if k not in ("requires_grad", "device", "generator")}
@@ -256,6 +260,8 @@ class EngineRandom:
 
         def draw(tensor, *args, **kwargs):
             result = harness._engine_draw(original, (tensor,) + args, kwargs)
+            if getattr(result, "is_meta", False):
+                return result
             with harness.real():
                 target = harness._torch_args(tensor)
                 tkwargs = {k: v for k, v in kwargs.items() if k != "generator"}
@@ -337,7 +343,13 @@ class Reader:
 
     def read(self, key, value, out, depth=0):
         np = self.np
-        if isinstance(value, self.tensor_type):
+        if isinstance(value, self.tensor_type) and getattr(value, "is_meta", False):
+            dtype = str(value.dtype).replace("torch.", "")   # no values: the shape and dtype are compared
+            out[key] = ("name", f"meta {tuple(value.shape)} {dtype}", "")
+            out[key + ".requires_grad"] = ("flag", bool(value.requires_grad), "")
+            gf = value.grad_fn
+            out[key + ".grad_fn"] = ("name", None if gf is None else _node_name(gf), "")
+        elif isinstance(value, self.tensor_type):
             data = self.array(value)
             out[key] = ("tensor", data.astype(np.complex128 if data.dtype.kind == "c" else np.float64), str(data.dtype))
             out[key + ".requires_grad"] = ("flag", bool(value.requires_grad), "")
@@ -479,6 +491,26 @@ def _qualified(cls, name, real_torch):
     return f"{_torch_name(module)}.{cls.__name__}.{name}"
 
 
+CLOCKS = {"default_timer", "time", "perf_counter", "monotonic", "process_time", "time_ns", "perf_counter_ns"}
+
+
+def clock_names(cell):
+    """The names a cell assigns a wall-clock reading to (``start = timeit.default_timer()``):
+    they differ between any two runs, so neither side's value is compared."""
+    names = set()
+    try:
+        tree = ast.parse(cell)
+    except SyntaxError:
+        return names
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+            func = node.value.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+            if name in CLOCKS:
+                names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    return names
+
+
 def run_worker(side, path, out_path, timeout):
     """Run the cells of ``path`` on ``side`` ("torch" or "engine"); pickle one record per cell."""
     import random
@@ -518,6 +550,7 @@ def run_worker(side, path, out_path, timeout):
     ns = {"__name__": "__main__", "__builtins__": __builtins__}
     records = []
     signal.signal(signal.SIGALRM, _on_alarm)
+    clock = set()
     for index, cell in enumerate(corpus_file.cells):
         reason = out_of_scope(cell)
         if reason:
@@ -560,7 +593,8 @@ def run_worker(side, path, out_path, timeout):
                 reader.read(f"<shown {i + 1}>", value, values)
             except Exception:   # noqa: BLE001
                 pass
-        record["values"] = values
+        clock |= clock_names(cell)      # once a clock reading, never compared in this file
+        record["values"] = {k: v for k, v in values.items() if re.split(r"[.\[]", k)[0] not in clock}
         records.append(record)
     with open(out_path, "wb") as handle:
         pickle.dump(records, handle)

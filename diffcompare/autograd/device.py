@@ -121,18 +121,44 @@ _entered = []          # the defaults before each `with device(...)` still open
 NO_DATA = "Cannot copy out of meta tensor; no data!"
 
 
+# META_SEEN[0] turns True once a meta array exists: until then the engine's ops skip every
+# look for meta inputs (one list read per op).
+META_SEEN = [False]
+
+
 class MetaArray(np.ndarray):
     """The array behind a tensor on the ``meta`` device: a shape and a dtype, no data (one
     zero seen through zero strides), as PyTorch's shape-only placeholders
-    (``model.to("meta")`` before ``functional_call``, ``empty_like(p, device="meta")``). The
-    engine's operations compute on it as on zeros and give CPU tensors: PyTorch's meta
-    results (shape inference without values) are not modelled."""
+    (``model.to("meta")`` before ``functional_call``, ``empty_like(p, device="meta")``).
+    An op with a meta input gives a meta result of PyTorch's shape and dtype: the engine
+    computes it on zeros (or, for an op with a shape rule, ``Op.infer``, without computing)
+    and keeps the shape and dtype only.
+
+    >>> from diffcompare import autograd as ag
+    >>> x = ag.rand(2, 3, device="meta")
+    >>> (x @ ag.ones(3, 4, device="meta")).relu()
+    tensor(..., device='meta', size=(2, 4))
+    """
+
+
+def meta_array(shape, dtype) -> MetaArray:
+    """A meta array of ``shape`` and ``dtype`` (nothing allocated however large the shape)."""
+    META_SEEN[0] = True
+    return np.broadcast_to(np.zeros((), dtype=dtype), tuple(shape)).view(MetaArray)
 
 
 def as_meta(array) -> MetaArray:
     """A meta array of ``array``'s shape and dtype."""
     array = np.asarray(array)
-    return np.broadcast_to(np.zeros((), dtype=array.dtype), array.shape).view(MetaArray)
+    return meta_array(array.shape, array.dtype)
+
+
+def any_meta(arrays) -> bool:
+    """Whether one of ``arrays`` (an op's inputs, any objects) is a meta array."""
+    for a in arrays:
+        if type(a) is MetaArray:
+            return True
+    return False
 
 
 def is_meta(array) -> bool:
@@ -251,5 +277,5 @@ backends = _namespace(
     cudnn=_namespace("backends.cudnn", "No cuDNN (its flags may be set, as tutorials do).",
                      is_available=_false, enabled=True, deterministic=False, benchmark=False))
 
-__all__ = ["META", "MetaArray", "accelerator", "as_meta", "backends", "cuda", "device", "get_default_device", "is_meta",
-           "refuse_meta", "resolve", "set_default_device"]
+__all__ = ["META", "META_SEEN", "MetaArray", "accelerator", "any_meta", "as_meta", "backends", "cuda", "device",
+           "get_default_device", "is_meta", "meta_array", "refuse_meta", "resolve", "set_default_device"]

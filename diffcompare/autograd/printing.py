@@ -111,10 +111,23 @@ def tensor_repr(t) -> str:
     if array.size == 0 and array.shape != (0,) and body != "...":
         suffix.append(f"size={tuple(array.shape)}")
     kind = array.dtype.kind
-    if (kind in "fc" and array.dtype != DEFAULT_DTYPE) or (kind in "iu" and array.dtype != np.int64):
+    if body == "...":     # PyTorch names a meta tensor's dtype unless it is the default floating one
+        if array.dtype != DEFAULT_DTYPE:
+            suffix.append(f"dtype={array.dtype}")
+    elif (kind in "fc" and array.dtype != DEFAULT_DTYPE) or (kind in "iu" and array.dtype != np.int64):
         suffix.append(f"dtype={array.dtype}")
     if t.grad_fn is not None:
         suffix.append(f"grad_fn=<{type(t.grad_fn).__name__}>")
     elif t.requires_grad:
         suffix.append("requires_grad=True")
-    return "tensor(" + body + "".join(", " + s for s in suffix) + ")"
+    text = "tensor(" + body
+    last = len(text.rsplit("\n", 1)[-1]) + 2     # PyTorch's count (len - rfind("\n") + 1)
+    for s in suffix:        # as PyTorch: a suffix that would pass 80 columns starts a new line
+        width = len(s) + (6 if s.startswith("dtype=") else 0)   # counted as PyTorch's "dtype=torch.…"
+        if last + width + 2 > 80:
+            text += ",\n       " + s
+            last = 7 + width
+        else:
+            text += ", " + s
+            last += width + 2
+    return text + ")"

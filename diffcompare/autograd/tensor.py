@@ -22,7 +22,8 @@ from typing import Any
 import numpy as np
 
 
-from .device import META, as_meta as _as_meta, check as _check_device, is_meta as _is_meta, refuse_meta
+from .device import META, MetaArray as _MetaArray, as_meta as _as_meta, check as _check_device, is_meta as _is_meta
+from .device import meta_array as _meta_array, refuse_meta
 from .dtypes import DEFAULT_DTYPE, int64
 from .generators import rng_of
 from .printing import tensor_repr
@@ -101,7 +102,7 @@ class Tensor(Operators):
     def _make(cls, data, requires_grad=False, grad_fn=None, counter=None):
         """Wrap an array without copying or checking: the engine's fast constructor."""
         t = object.__new__(cls)
-        t._data = data if type(data) is np.ndarray else np.asarray(data)
+        t._data = data if type(data) is np.ndarray or type(data) is _MetaArray else np.asarray(data)
         t.requires_grad_flag = requires_grad
         t.grad_fn = grad_fn
         t._grad = t._base = t._hooks = t._post_hooks = t._accum = t._view_fn = t._tangent = None
@@ -423,6 +424,14 @@ class HookHandle:
 
 # --- factories -------------------------------------------------------------------------------
 
+def _finish_meta(shape, dtype, requires_grad):
+    """A factory's tensor on the meta device: ``shape`` and ``dtype``, nothing allocated."""
+    t = Tensor._make(_meta_array(shape, dtype))
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
 def _finish(array, requires_grad, where=None):
     t = Tensor._make(array)
     if where is not None:               # the meta device: the shape and dtype only
@@ -517,8 +526,9 @@ def _shape(size):
 
 def zeros(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
     """A tensor of zeros: ``zeros(2, 3)`` or ``zeros((2, 3))``."""
-    where = _check_device(device, meta=True)
-    return _finish(np.zeros(_shape(size), dtype=_dtype(dtype) or DEFAULT_DTYPE), requires_grad, where)
+    if _check_device(device, meta=True) is not None:
+        return _finish_meta(_shape(size), _dtype(dtype) or DEFAULT_DTYPE, requires_grad)
+    return _finish(np.zeros(_shape(size), dtype=_dtype(dtype) or DEFAULT_DTYPE), requires_grad)
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
@@ -528,8 +538,9 @@ def ones(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
     >>> ag.ones(2, requires_grad=True)
     tensor([1., 1.], requires_grad=True)
     """
-    where = _check_device(device, meta=True)
-    return _finish(np.ones(_shape(size), dtype=_dtype(dtype) or DEFAULT_DTYPE), requires_grad, where)
+    if _check_device(device, meta=True) is not None:
+        return _finish_meta(_shape(size), _dtype(dtype) or DEFAULT_DTYPE, requires_grad)
+    return _finish(np.ones(_shape(size), dtype=_dtype(dtype) or DEFAULT_DTYPE), requires_grad)
 
 
 def full(size, fill_value, dtype=None, device=None, requires_grad=False) -> Tensor:
@@ -538,22 +549,30 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False) -> Tens
     size = (size,) if np.isscalar(size) else tuple(size)
     if dtype is None:
         dtype = DEFAULT_DTYPE if isinstance(fill_value, float) else np.asarray(fill_value).dtype
+    if where is not None:
+        return _finish_meta(size, _dtype(dtype), requires_grad)
     return _finish(np.full(size, fill_value, dtype=_dtype(dtype)), requires_grad, where)
 
 
 def zeros_like(t: Tensor, dtype=None, device=None, requires_grad=False) -> Tensor:
     where = _check_device(device, meta=True) if device is not None else META if _is_meta(t._data) else None
-    return _finish(np.zeros(t.shape, dtype=_dtype(dtype) or t.dtype), requires_grad, where)
+    if where is not None:
+        return _finish_meta(t.shape, _dtype(dtype) or t.dtype, requires_grad)
+    return _finish(np.zeros(t.shape, dtype=_dtype(dtype) or t.dtype), requires_grad)
 
 
 def ones_like(t: Tensor, dtype=None, device=None, requires_grad=False) -> Tensor:
     where = _check_device(device, meta=True) if device is not None else META if _is_meta(t._data) else None
-    return _finish(np.ones(t.shape, dtype=_dtype(dtype) or t.dtype), requires_grad, where)
+    if where is not None:
+        return _finish_meta(t.shape, _dtype(dtype) or t.dtype, requires_grad)
+    return _finish(np.ones(t.shape, dtype=_dtype(dtype) or t.dtype), requires_grad)
 
 
 def full_like(t: Tensor, fill_value, dtype=None, device=None, requires_grad=False) -> Tensor:
     where = _check_device(device, meta=True) if device is not None else META if _is_meta(t._data) else None
-    return _finish(np.full(t.shape, fill_value, dtype=_dtype(dtype) or t.dtype), requires_grad, where)
+    if where is not None:
+        return _finish_meta(t.shape, _dtype(dtype) or t.dtype, requires_grad)
+    return _finish(np.full(t.shape, fill_value, dtype=_dtype(dtype) or t.dtype), requires_grad)
 
 
 def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False) -> Tensor:
@@ -601,15 +620,24 @@ def manual_seed(seed: int):
 
 
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:
-    """Uniform samples in [0, 1) (from ``generator`` when one is given)."""
-    _check_device(device)
+    """Uniform samples in [0, 1) (from ``generator`` when one is given); on the meta device a
+    shape-only tensor, nothing drawn.
+
+    >>> from diffcompare import autograd as ag
+    >>> ag.rand(2**10, 3, 2**16, 2**16, device="meta")
+    tensor(..., device='meta', size=(1024, 3, 65536, 65536))
+    """
+    if _check_device(device, meta=True) is not None:
+        return _finish_meta(_shape(size), _dtype(dtype) or DEFAULT_DTYPE, requires_grad)
     array = rng_of(generator, _generator).random(_shape(size)).astype(_dtype(dtype) or DEFAULT_DTYPE)
     return _finish(array, requires_grad)
 
 
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:
-    """Standard normal samples (from ``generator`` when one is given)."""
-    _check_device(device)
+    """Standard normal samples (from ``generator`` when one is given); on the meta device a
+    shape-only tensor, nothing drawn."""
+    if _check_device(device, meta=True) is not None:
+        return _finish_meta(_shape(size), _dtype(dtype) or DEFAULT_DTYPE, requires_grad)
     array = rng_of(generator, _generator).standard_normal(_shape(size)).astype(_dtype(dtype) or DEFAULT_DTYPE)
     return _finish(array, requires_grad)
 
@@ -623,7 +651,7 @@ def randint(*args, size=None, generator=None, dtype=None, device=None, requires_
     >>> ag.randint(3, 5, (2,)).shape, ag.randint(10, (3,)).dtype
     ((2,), dtype('int64'))
     """
-    _check_device(device)
+    where = _check_device(device, meta=True)
     if high is not None:                      # randint(low=0, high=5, size=(3,)), by keyword
         args = ((0 if low is None else low),) + args + (high,) if not args else (args[0], high)
     if size is None:
@@ -638,6 +666,8 @@ def randint(*args, size=None, generator=None, dtype=None, device=None, requires_
         raise TypeError(f"randint() takes 1 or 2 bounds (high, or low and high), got {len(args)}")
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    if where is not None:
+        return _finish_meta(tuple(size), _dtype(dtype) or int64, requires_grad)
     return _finish(rng_of(generator, _generator).integers(low, high, size=tuple(size)).astype(_dtype(dtype) or int64), requires_grad)
 
 

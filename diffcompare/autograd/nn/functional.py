@@ -459,6 +459,13 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     return ops.multi_margin_loss(input, target, p, margin, weight, reduction)
 
 
+def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """Multi-class multi-label hinge loss (MultilabelMarginLossBackward0); ``target`` holds each
+    sample's class indices, ended by the first -1."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    return ops.multilabel_margin_loss(input, target, reduction)
+
+
 def _feature_dropout(input, p, training, inplace):
     """Zero whole channels (dims 0 and 1 drawn, the rest shared) with probability ``p``, the rest
     scaled by 1/(1 - p): MulBackward0, as PyTorch's ``feature_dropout``. The draws come from the

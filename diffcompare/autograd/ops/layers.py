@@ -66,6 +66,14 @@ class ConvolutionBackward0(Op):
             out = out + b.reshape(-1, 1, 1)
         return out
 
+    @staticmethod
+    def infer(x, w, b, stride, padding, dilation, groups):
+        """The result's shape and dtype on meta inputs (any size: nothing computed)."""
+        sizes = tuple((n + lo + hi - d * (k - 1) - 1) // s + 1 for n, (lo, hi), k, s, d in
+                      zip(x.shape[2:], padding, w.shape[2:], stride, dilation))
+        dtype = np.result_type(x.dtype, w.dtype) if b is None else np.result_type(x.dtype, w.dtype, b.dtype)
+        return (x.shape[0], w.shape[0]) + sizes, dtype
+
     def backward(self, g, x, w):
         if isinstance(g, Tensor):
             raise NotImplementedError("the double backward of conv2d (create_graph=True through a convolution) "

@@ -205,6 +205,67 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, reduction="me
                                                   "reduction": reduction})
 
 
+class MultilabelMarginLossBackward0(Op):
+    """Per sample, sum over its target classes j and the other classes i of
+    max(0, 1 - (x_j - x_i)), divided by the number of classes. ``labels`` (N, K) holds the
+    class indices, ``valid`` (N, K) which of them count (those before the first -1),
+    ``is_target`` (N, C) the classes among them."""
+    saves = (0,)
+
+    @staticmethod
+    def _active(rows, labels, valid, is_target):
+        n = rows.shape[0]
+        picked = rows[np.arange(n)[:, None], labels]                     # (N, K)
+        z = 1.0 - picked[:, :, None] + rows[:, None, :]                  # (N, K, C)
+        return z, (z > 0) & valid[:, :, None] & ~is_target[:, None, :]
+
+    @staticmethod
+    def forward(x, labels, valid, is_target, reduction):
+        rows = x.reshape(-1, x.shape[-1])
+        z, active = MultilabelMarginLossBackward0._active(rows, labels, valid, is_target)
+        per = np.where(active, z, 0).sum(axis=(1, 2)) / rows.shape[1]
+        if reduction == "none":
+            return per.reshape(x.shape[:-1]).astype(x.dtype)
+        return np.asarray(per.mean() if reduction == "mean" else per.sum(), dtype=x.dtype)
+
+    def backward(self, g, x):
+        xa = array_of(x)
+        rows = xa.reshape(-1, xa.shape[-1])
+        n, c = rows.shape
+        _, active = self._active(rows, self.labels, self.valid, self.is_target)
+        slope = active.sum(axis=1).astype(xa.dtype) / c                  # d/dx_i: +1 per active (j, i)
+        np.add.at(slope, (np.arange(n)[:, None], self.labels), -active.sum(axis=2) / c)
+        if self.reduction == "mean":
+            slope = slope / n
+        slope = slope.reshape(xa.shape)
+        gg = g if self.reduction != "none" or xa.ndim < 2 else D.unsqueeze(g, -1)
+        return (gg * slope,)
+
+
+def multilabel_margin_loss(input, target, reduction="mean"):
+    """Multi-class multi-label hinge loss as ``torch.nn.functional.multilabel_margin_loss``: the
+    targets of a sample are its class indices up to the first -1."""
+    _check_reduction(reduction)
+    labels = np.asarray(array_of(target))
+    if input.ndim > 2 or input.ndim == 0:
+        raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
+                           f"{list(input.shape)}")
+    if labels.shape != tuple(input.shape):
+        raise RuntimeError(f"inconsistent target size: {list(labels.shape)} for input of size: "
+                           f"{list(input.shape)}")
+    c = input.shape[-1]
+    labels = labels.reshape(-1, c).astype(np.int64)
+    valid = np.cumprod(labels != -1, axis=1).astype(bool)               # up to the first -1
+    if (labels[valid] < 0).any() or (labels[valid] >= c).any():
+        raise RuntimeError("target out of range")
+    safe = np.where(valid, labels, 0)
+    is_target = np.zeros(labels.shape, bool)
+    rows = np.broadcast_to(np.arange(labels.shape[0])[:, None], labels.shape)
+    is_target[rows[valid], safe[valid]] = True
+    return apply(MultilabelMarginLossBackward0, (input,), {"labels": safe, "valid": valid, "is_target": is_target,
+                                                          "reduction": reduction})
+
+
 class NllLoss2DBackward0(NllLossBackward0):
     """``nll_loss`` of (N, C, H, W) log-probabilities and (N, H, W) class indices."""
 
@@ -276,7 +337,7 @@ def logsigmoid(x):
 
 
 __all__ = ['AddBackward1', 'BinaryCrossEntropyBackward0', 'DivBackward1', 'HuberLossBackward0',
-           'LogSigmoidBackward0', 'MultiMarginLossBackward0', 'NllLoss2DBackward0', 'NormBackward1',
+           'LogSigmoidBackward0', 'MultiMarginLossBackward0', 'MultilabelMarginLossBackward0', 'NllLoss2DBackward0', 'NormBackward1',
            'SmoothL1LossBackward0', 'SoftMarginLossBackward0', 'add_scalar', 'binary_cross_entropy',
-           'div_scalar', 'huber_loss', 'logsigmoid', 'multi_margin_loss', 'nll_loss2d', 'norm_dim',
+           'div_scalar', 'huber_loss', 'logsigmoid', 'multi_margin_loss', 'multilabel_margin_loss', 'nll_loss2d', 'norm_dim',
            'smooth_l1_loss', 'soft_margin_loss']

@@ -9,6 +9,7 @@ import traceback
 
 import numpy as np
 
+from ..device import META_SEEN, MetaArray, any_meta, as_meta, meta_array
 from ..collector import MASK as COLLECTOR_MASK, checkpoint
 from ..grad_mode import STATE
 from ..gradients import ScaledGrad
@@ -43,6 +44,10 @@ class Op(Node):
     # forward mode: how the result's tangent follows from the inputs' (see ops/forward.py):
     # "linear", "affine", "elementwise", "reduction", a function, or None (not supported)
     tangent = None
+    # on meta inputs: a function of the forward's arguments giving the result's (shape, dtype)
+    # without computing it (for ops whose inputs may be too large to compute on); None: the
+    # forward runs on the zeros behind the meta arrays and its result becomes a meta array
+    infer = None
 
     def _apply(self, g, create_graph):
         saved = self._saved
@@ -187,13 +192,16 @@ def apply(cls, args, params=None):
                     needs_grad = True
             else:
                 arrays.append(a)
-    token = set_quiet(QUIET)
-    try:
-        out = cls.forward(*arrays, **params) if params else cls.forward(*arrays)
-    except ValueError as error:
-        raise _shape_error(arrays) or error
-    finally:
-        reset_quiet(token)
+    if META_SEEN[0] and any_meta(arrays):
+        out = _meta_forward(cls, arrays, params)
+    else:
+        token = set_quiet(QUIET)
+        try:
+            out = cls.forward(*arrays, **params) if params else cls.forward(*arrays)
+        except ValueError as error:
+            raise _shape_error(arrays) or error
+        finally:
+            reset_quiet(token)
     state = STATE
     if needs_grad:
         if state.plain:         # recording with nothing extra (grad_mode.STATE.plain): the short path
@@ -204,6 +212,23 @@ def apply(cls, args, params=None):
     if state.forward_level:
         with_tangent(result, cls, args, arrays, params, apply)
     return result
+
+
+def _meta_forward(cls, arrays, params):
+    """The result of ``cls`` on inputs of which one is on the meta device: a meta array of the
+    result's shape and dtype, as PyTorch's meta kernels give (from ``cls.infer`` when the op
+    has it, else from the forward run on the zeros behind the meta arrays)."""
+    if cls.infer is not None:
+        shape, dtype = cls.infer(*arrays, **params) if params else cls.infer(*arrays)
+        return meta_array(shape, dtype)
+    token = set_quiet(QUIET)
+    try:
+        out = cls.forward(*arrays, **params) if params else cls.forward(*arrays)
+    except ValueError as error:
+        raise _shape_error(arrays) or error
+    finally:
+        reset_quiet(token)
+    return as_meta(out)
 
 
 def _shape_error(arrays):
@@ -249,7 +274,7 @@ def _record(cls, args, params, out, state=STATE):
     """The node of ``cls`` applied to ``args`` (``out``: its forward's result) and the result
     tensor. ``state``: ``grad_mode.STATE``, or None when it is ``plain`` (no anomaly mode,
     saved-tensor hooks or recorder to see to)."""
-    if type(out) is not np.ndarray:
+    if type(out) is not np.ndarray and type(out) is not MetaArray:
         out = np.asarray(out)
     node = _new_node(cls)
     nexts = []
