@@ -71,20 +71,39 @@ def time_limit(seconds: float | None):
         _arm()
         yield
     finally:
-        _BUDGETS.remove(budget)
-        if _BUDGETS:
-            _arm()
-        else:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, previous)
-        if precision is not None:
-            mpmath.mp.prec = precision
+        # the alarm is held while the budget is taken down: one firing between the block's end
+        # and the timer's disarming would raise TimedOut out of a block that finished in time
+        held = _hold_alarm()
+        try:
+            _BUDGETS.remove(budget)
+            if _BUDGETS:
+                _arm()
+            else:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+        finally:
+            _release_alarm(held)         # a held alarm is seen now, by the outer budgets alone
+            if outermost:
+                signal.signal(signal.SIGALRM, previous)
+            if precision is not None:
+                mpmath.mp.prec = precision
 
 
 def _arm():
     """The timer set for the earliest deadline of the budgets in force."""
     deadline, seconds = min(_BUDGETS)
     signal.setitimer(signal.ITIMER_REAL, max(1e-6, deadline - time.monotonic()), max(0.01, seconds / 4))
+
+
+def _hold_alarm() -> bool:
+    """Block SIGALRM (where the platform can); whether it was blocked here."""
+    if not hasattr(signal, "pthread_sigmask"):
+        return False
+    return signal.SIGALRM not in signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
+
+
+def _release_alarm(held: bool) -> None:
+    if held:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGALRM})
 
 
 def _on_alarm(signum, frame):
