@@ -14,6 +14,7 @@ from xml.etree import ElementTree
 
 import numpy as np
 import pytest
+from cli_runner import in_process
 
 from diffcompare.auditing.points import audit_points
 from diffcompare.auditing.suite import Case, make_case, parse_suite, read_suite
@@ -222,7 +223,7 @@ def test_cli_bad_input_exits_2_without_traceback(tmp_path):
                           ((str(suite), "--report", "out.txt"), "the extension says the format"),
                           ((str(suite), "--jobs", "0"), "--jobs must be an integer from 1"),
                           ((str(suite), "--points", "-1"), "--points must be an integer")]:
-        result = run("audit", *args, cwd=tmp_path)
+        result = in_process("audit", *args, cwd=tmp_path)       # refused before anything runs
         assert result.returncode == 2 and message in result.stderr, (args, result.stderr)
         assert "Traceback" not in result.stderr
 

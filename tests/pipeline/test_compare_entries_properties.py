@@ -126,7 +126,7 @@ any_expressions = st.recursive(
         st.builds(lambda a, b: f"min({a}, {b})", children, children)), max_leaves=5)
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(any_expressions, min_size=1, max_size=3), st.tuples(hostile, hostile, hostile),
        st.sampled_from(["jacobian", "vjp", "jvp", "hessian"]))
 def test_any_vector_function_at_hostile_points_reports_without_crashing(outputs, point, kind):
