@@ -70,8 +70,9 @@ def _imports(module: str, path: pathlib.Path):
 
 
 @functools.cache
+@functools.lru_cache(maxsize=None)
 def edges() -> dict:
-    """Every module's imports (read when a test first needs them, not at collection)."""
+    """Every module's imports (read once, when a test first needs them, not at collection)."""
     return {m: list(_imports(m, p)) for m, p in MODULES.items()}
 
 
