@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import subprocess
 import sys
 import time
 import types
@@ -135,3 +136,12 @@ def tools_footer(start: float, tools) -> str:
     skipped = [t for t in ("gradcheck", "check_grads") if t not in tools]
     return (f"\n{time.perf_counter() - start:.0f} s in all"
             + (f"; not installed, skipped: {', '.join(skipped)}" if skipped else "") + "\n")
+
+
+def baseline_commit(path):
+    """The short commit id checked out at ``path`` ('?' when git cannot say)."""
+    try:
+        return subprocess.run(["git", "-C", path, "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                              check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "?"

@@ -20,7 +20,7 @@ import time
 import common  # noqa: F401  (thread pins before NumPy)
 import numpy as np
 
-from common import load_baseline, load_torch, micros, table
+from common import baseline_commit, load_baseline, load_torch, micros, table
 from diffcompare import autograd as ag
 
 N = 10_000
@@ -89,7 +89,7 @@ def main(argv=None):
     for name, build in (("mixed", chain), ("y * c", scalings)):
         steps[(name, "diffcompare.autograd")] = engine_step(ag, ag.float64, build)
         if baseline is not None:
-            steps[(name, f"baseline engine ({args.baseline})")] = engine_step(baseline, baseline.float64, build)
+            steps[(name, f"baseline engine (commit {baseline_commit(args.baseline)})")] = engine_step(baseline, baseline.float64, build)
         if torch is not None:
             steps[(name, f"PyTorch {torch.__version__} eager")] = engine_step(torch, torch.float64, build)
     steps[("mixed", "bare NumPy closure tape")] = numpy_tape_step()

@@ -39,7 +39,7 @@ os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false intra_op_
 
 import numpy as np  # noqa: E402
 
-from common import RESULTS, load_baseline, load_torch, table  # noqa: E402
+from common import RESULTS, baseline_commit, load_baseline, load_torch, table  # noqa: E402
 from diffcompare import autograd as ag  # noqa: E402
 from diffcompare.workloads import WORKLOADS  # noqa: E402
 
@@ -214,15 +214,6 @@ def profile(name, size, top=25):
     print(out.getvalue())
 
 
-def baseline_commit(path):
-    """The short commit id checked out at ``path`` ('?' when git cannot say)."""
-    try:
-        return subprocess.run(["git", "-C", path, "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                              check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "?"
-
-
 def write(text):
     """Put ``text`` into RESULTS.md: in place of an earlier section of the same heading, or
     at the end."""
@@ -260,7 +251,7 @@ def main(argv=None):
         "CPU time of the process (the machine is shared), medians of interleaved rounds (every way once a round, each measurement at least 20 ms of calls)",
         "engine / PyTorch below 1: the engine is faster. Goal (issue 29): at most 1 on every workload",
         "grad / forward: the engine's gradient over its forward alone (no_grad), the objective's own cost",
-        *([f"baseline: the engine of the checkout at {args.baseline} (its git commit {baseline_commit(args.baseline)}), "
+        *([f"baseline: the engine of another checkout (its git commit {baseline_commit(args.baseline)}), "
            "timed in the same interleaved rounds on the same objective body; engine / baseline below 1: this "
            "engine is faster"] if baseline is not None else []),
         f"checks before timing: engine against PyTorch (largest difference relative to the largest gradient entry, "
