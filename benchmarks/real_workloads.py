@@ -30,7 +30,6 @@ import io
 import os
 import pstats
 import statistics
-import subprocess
 import time
 
 import common  # noqa: F401  (thread pins before NumPy)
