@@ -1,0 +1,437 @@
+"""``torch.nn.Module`` and ``torch.nn.Parameter``: the base class every layer derives from
+(parameters, buffers and submodules registered by assignment, hooks, ``state_dict``, ``to``),
+and the initialisation helpers the layers share.
+
+>>> from diffcompare import autograd as ag
+>>> class Scale(ag.nn.Module):
+...     def __init__(self):
+...         super().__init__()
+...         self.w = ag.nn.Parameter(ag.ones(2))
+...     def forward(self, x):
+...         return self.w * x
+>>> [name for name, _ in Scale().named_parameters()]
+['w']
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections import OrderedDict, namedtuple
+
+import numpy as np
+
+from .. import ops
+from ..device import META, as_meta, refuse_meta, resolve as resolve_device
+from ..function import Function
+from ..tensor import HookHandle, Tensor, generator
+
+
+class Parameter(Tensor):
+    """A tensor that a Module registers as a learnable parameter (requires grad by default)."""
+
+    __slots__ = ()
+
+    def __init__(self, data=None, requires_grad=True):
+        array = np.array(data._data if isinstance(data, Tensor) else data, dtype=None)
+        if array.dtype.kind not in "fc":
+            array = array.astype(np.float64)
+        super().__init__(array)
+        self.requires_grad_(requires_grad)
+
+    def __repr__(self):
+        return "Parameter containing:\n" + super().__repr__()
+
+    def __deepcopy__(self, memo):
+        """A new Parameter with a copy of the values (on the same device), without ``.grad``, as PyTorch's."""
+        if id(self) not in memo:
+            new = Tensor.__deepcopy__(self, memo)
+            new._grad = None
+        return memo[id(self)]
+
+
+class Module:
+    """Base class: assign Parameters and Modules as attributes; define ``forward``.
+
+    >>> from diffcompare import autograd as ag
+    >>> net = ag.nn.Sequential(ag.nn.Linear(2, 2), ag.nn.ReLU())
+    >>> [name for name, _ in net.named_modules()]
+    ['', '0', '1']
+    """
+
+    def __init__(self):
+        for table in ("_parameters", "_buffers", "_modules", "_forward_hooks", "_forward_pre_hooks",
+                      "_backward_hooks"):
+            object.__setattr__(self, table, OrderedDict())
+        object.__setattr__(self, "_non_persistent", set())
+        object.__setattr__(self, "training", True)
+
+    def __setattr__(self, name, value):
+        if "_parameters" not in self.__dict__:
+            raise AttributeError("cannot assign module attributes before Module.__init__() call "
+                                 "(call super().__init__() first in your __init__)")
+        if isinstance(value, Parameter):
+            self._forget(name)
+            self._parameters[name] = value
+        elif name in self._parameters:
+            if value is not None:
+                raise TypeError(f"cannot assign '{_tensor_type(value)}' as parameter '{name}' "
+                                "(torch.nn.Parameter or None expected)")
+            self._parameters[name] = None
+        elif isinstance(value, Module):
+            self._forget(name)
+            self._modules[name] = value
+        elif name in self._modules:
+            if value is not None:
+                raise TypeError(f"cannot assign '{_tensor_type(value)}' as child module '{name}' "
+                                "(torch.nn.Module or None expected)")
+            self._modules[name] = None
+        elif name in self._buffers:
+            if value is not None and not isinstance(value, Tensor):
+                raise TypeError(f"cannot assign '{_tensor_type(value)}' as buffer '{name}' "
+                                "(torch.Tensor or None expected)")
+            self._buffers[name] = value
+        object.__setattr__(self, name, value)
+
+    def _forget(self, name):
+        for table in (self._parameters, self._buffers, self._modules):
+            table.pop(name, None)
+        self._non_persistent.discard(name)
+
+    def __delattr__(self, name):
+        """``del module.weight`` unregisters the parameter (or buffer, or submodule) too."""
+        self._forget(name)
+        object.__delattr__(self, name)
+
+    def register_parameter(self, name, param):
+        """Register ``param`` (a Parameter, or None) under ``name``."""
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError(f"cannot assign '{_tensor_type(param)}' object to parameter '{name}' "
+                            "(torch.nn.Parameter or None required)")
+        self._forget(name)
+        self._parameters[name] = param
+        object.__setattr__(self, name, param)
+
+    def register_buffer(self, name, tensor, persistent=True):
+        """Register a tensor that is state but not a parameter (BatchNorm's running statistics)."""
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(f"cannot assign '{_tensor_type(tensor)}' object to buffer '{name}' "
+                            "(torch Tensor or None required)")
+        self._forget(name)
+        self._buffers[name] = tensor
+        if not persistent:
+            self._non_persistent.add(name)
+        object.__setattr__(self, name, tensor)
+
+    def add_module(self, name, module):
+        self._forget(name)
+        self._modules[name] = module
+        object.__setattr__(self, name, module)
+
+    register_module = add_module
+
+    def forward(self, *args, **kwargs):
+        raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
+
+    def __call__(self, *args, **kwargs):
+        if not (self._forward_hooks or self._forward_pre_hooks or self._backward_hooks):
+            return self.forward(*args, **kwargs)
+        for hook in list(self._forward_pre_hooks.values()):
+            changed = hook(self, args)
+            if changed is not None:
+                args = changed if isinstance(changed, tuple) else (changed,)
+        state = None
+        if self._backward_hooks:
+            state = _BackwardHookState(self)
+            args = state.wrap_inputs(args)
+        result = self.forward(*args, **kwargs)
+        for hook in list(self._forward_hooks.values()):
+            changed = hook(self, args, result)
+            if changed is not None:
+                result = changed
+        if state is not None:
+            result = state.wrap_outputs(result)
+        return result
+
+    def register_forward_hook(self, hook):
+        """Call ``hook(module, args, output)`` after every forward; a returned value replaces the output."""
+        return HookHandle(self._forward_hooks, hook)
+
+    def register_forward_pre_hook(self, hook):
+        """Call ``hook(module, args)`` before every forward; a returned value replaces the arguments."""
+        return HookHandle(self._forward_pre_hooks, hook)
+
+    def register_full_backward_hook(self, hook):
+        """Call ``hook(module, grad_input, grad_output)`` when the gradients of the module's
+        inputs are computed; a returned tuple replaces ``grad_input``."""
+        return HookHandle(self._backward_hooks, hook)
+
+    def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
+        seen = set()
+        modules = self.named_modules(prefix=prefix) if recurse else [(prefix, self)]
+        for mname, module in modules:
+            for name, p in module._parameters.items():
+                if p is None or (remove_duplicate and id(p) in seen):
+                    continue
+                seen.add(id(p))
+                yield (f"{mname}.{name}" if mname else name), p
+
+    def parameters(self, recurse=True):
+        return (p for _, p in self.named_parameters(recurse=recurse))
+
+    def named_buffers(self, prefix="", recurse=True):
+        modules = self.named_modules(prefix=prefix) if recurse else [(prefix, self)]
+        for mname, module in modules:
+            for name, b in module._buffers.items():
+                if b is not None:
+                    yield (f"{mname}.{name}" if mname else name), b
+
+    def buffers(self, recurse=True):
+        return (b for _, b in self.named_buffers(recurse=recurse))
+
+    def named_children(self):
+        return ((name, m) for name, m in self._modules.items() if m is not None)
+
+    def children(self):
+        return (m for _, m in self.named_children())
+
+    def named_modules(self, memo=None, prefix="", remove_duplicate=True):
+        """(name, module) for this module and every submodule, depth first ('' for itself)."""
+        memo = set() if memo is None else memo
+        if remove_duplicate:
+            if id(self) in memo:
+                return
+            memo.add(id(self))
+        yield prefix, self
+        for name, m in self.named_children():
+            yield from m.named_modules(memo, f"{prefix}.{name}" if prefix else name, remove_duplicate)
+
+    def modules(self):
+        return (m for _, m in self.named_modules())
+
+    def apply(self, fn):
+        """Call ``fn`` on every submodule and then on this module (weight initialisation)."""
+        for m in self.children():
+            m.apply(fn)
+        fn(self)
+        return self
+
+    def zero_grad(self, set_to_none=True):
+        for p in self.parameters():
+            zero_grad_of(p, set_to_none)
+
+    def requires_grad_(self, requires_grad=True):
+        for p in self.parameters():
+            p.requires_grad_(requires_grad)
+        return self
+
+    def train(self, mode=True):
+        if not isinstance(mode, bool):
+            raise ValueError("training mode is expected to be boolean")
+        for m in self.modules():
+            object.__setattr__(m, "training", mode)
+        return self
+
+    def eval(self):
+        return self.train(False)
+
+    # -- devices and dtypes: the CPU only; a floating dtype converts parameters and buffers in place
+    def to(self, *args, **kwargs):
+        """The module itself, its floating parameters and buffers converted to a dtype if one is
+        given; a device other than the CPU raises as in a CPU-only PyTorch."""
+        dtype, _ = ops.to_arguments(args, kwargs.get("device"), kwargs.get("dtype"))
+        self._cast(dtype)
+        where = ops.shape.device_in(args, kwargs.get("device"))
+        if where is not None and where.type == "meta":   # shape-only placeholders, as PyTorch's
+            for t in (*self.parameters(), *self.buffers()):
+                t._data, t._grad = as_meta(t._data), None
+        elif where is not None:
+            for t in (*self.parameters(), *self.buffers()):
+                refuse_meta(t._data, "cpu")
+        return self
+
+    def cpu(self):
+        return self
+
+    def cuda(self, device=None):
+        resolve_device("cuda")
+
+    def double(self):
+        return self._cast(np.dtype(np.float64))
+
+    def float(self):
+        return self._cast(np.dtype(np.float32))
+
+    def _cast(self, dtype):
+        if dtype is None or dtype.kind not in "fc":
+            return self
+        for t in (*self.parameters(), *self.buffers()):
+            if t.dtype.kind in "fc" and t.dtype != dtype:
+                t._data = t._data.astype(dtype)
+                if t._grad is not None:
+                    t._grad = Tensor._make(t._grad._data.astype(dtype))
+        return self
+
+    # -- state --------------------------------------------------------------------------------
+    def state_dict(self, destination=None, prefix="", keep_vars=False):
+        """Parameters and persistent buffers by name, detached (sharing memory), as PyTorch's."""
+        state = OrderedDict() if destination is None else destination
+        for mname, module in self.named_modules(prefix=prefix.rstrip(".")):
+            lead = f"{mname}." if mname else ""
+            for name, p in module._parameters.items():
+                if p is not None:
+                    state[lead + name] = p if keep_vars else p.detach()
+            for name, b in module._buffers.items():
+                if b is not None and name not in module._non_persistent:
+                    state[lead + name] = b if keep_vars else b.detach()
+        return state
+
+    def load_state_dict(self, state_dict, strict=True, assign=False):
+        """Copy the values of ``state_dict`` into the parameters and buffers; with ``strict``,
+        missing and unexpected keys are PyTorch's error."""
+        own = self.state_dict(keep_vars=True)
+        missing = [k for k in own if k not in state_dict]
+        unexpected = [k for k in state_dict if k not in own]
+        errors = []
+        if strict and unexpected:
+            errors.append("Unexpected key(s) in state_dict: " + ", ".join(f'"{k}"' for k in unexpected) + ". ")
+        if strict and missing:
+            errors.insert(0, "Missing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in missing) + ". ")
+        for key, target in own.items():
+            if key not in state_dict:
+                continue
+            value = state_dict[key]
+            data = value._data if isinstance(value, Tensor) else np.asarray(value)
+            if data.shape != target.shape:
+                errors.append(f"size mismatch for {key}: copying a param with shape torch.Size({list(data.shape)}) "
+                              f"from checkpoint, the shape in current model is torch.Size({list(target.shape)}).")
+                continue
+            target._data[...] = data
+            target._bump()
+        if errors:
+            raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t"
+                               + "\n\t".join(errors))
+        return _IncompatibleKeys(missing, unexpected)
+
+    def __repr__(self):
+        lines = [f"  ({name}): " + repr(m).replace("\n", "\n  ") for name, m in self._modules.items()]
+        extra = self.extra_repr()
+        if not lines:
+            return f"{type(self).__name__}({extra})"
+        return f"{type(self).__name__}(\n" + "\n".join(lines) + "\n)"
+
+    def extra_repr(self):
+        return ""
+
+
+class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    def __repr__(self):
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return super().__repr__()
+
+
+def _tensor_type(value):
+    if isinstance(value, Tensor):
+        return {"float64": "torch.DoubleTensor", "float32": "torch.FloatTensor"}.get(str(value.dtype),
+                                                                                  "torch.Tensor")
+    return type(value).__name__
+
+
+class BackwardHookFunction(Function):
+    """The identity, whose backward hands the gradients passing through to a callback."""
+
+    @staticmethod
+    def forward(ctx, on_gradients, *tensors):
+        ctx.on_gradients = on_gradients
+        return tuple(t.detach() for t in tensors) if len(tensors) != 1 else tensors[0].detach()
+
+    @staticmethod
+    def backward(ctx, *grads):
+        return (None, *ctx.on_gradients(grads))
+
+
+NO_INPUT_GRADIENTS = (
+    "Full backward hook is firing when gradients are computed with respect to module outputs since no inputs "
+    "require gradients. See https://docs.pytorch.org/docs/main/generated/torch.nn.Module.html"
+    "#torch.nn.Module.register_full_backward_hook for more details.")
+
+
+class _BackwardHookState:
+    """One call of a module with full backward hooks: its inputs and outputs pass through
+    BackwardHookFunction, which collects grad_output and then calls the hooks with grad_input."""
+
+    def __init__(self, module):
+        self.module = module
+        self.n_inputs = 0
+        self.inputs_wrapped = False
+        self.grad_output = None
+
+    def wrap_inputs(self, args):
+        self.n_inputs = len(args)
+        positions = [i for i, a in enumerate(args) if isinstance(a, Tensor) and a.requires_grad]
+        if not positions:
+            return args
+        self.inputs_wrapped = True
+        wrapped = _as_tuple(BackwardHookFunction.apply(self._on_input_grads, *[args[i] for i in positions]))
+        self.positions = positions
+        args = list(args)
+        for i, t in zip(positions, wrapped):
+            args[i] = t
+        return tuple(args)
+
+    def wrap_outputs(self, result):
+        single = isinstance(result, Tensor)
+        outputs = (result,) if single else tuple(result)
+        wrapped = _as_tuple(BackwardHookFunction.apply(self._on_output_grads, *outputs))
+        return wrapped[0] if single else type(result)(wrapped) if isinstance(result, tuple) else list(wrapped)
+
+    def _on_output_grads(self, grads):
+        self.grad_output = grads
+        if not self.inputs_wrapped:
+            warnings.warn(NO_INPUT_GRADIENTS, UserWarning, stacklevel=2)
+            self._call_hooks((None,) * self.n_inputs)
+        return grads
+
+    def _on_input_grads(self, grads):
+        full = [None] * self.n_inputs
+        for i, g in zip(self.positions, grads):
+            full[i] = g
+        full = self._call_hooks(tuple(full))
+        return tuple(full[i] for i in self.positions)
+
+    def _call_hooks(self, grad_input):
+        for hook in list(self.module._backward_hooks.values()):
+            changed = hook(self.module, grad_input, self.grad_output)
+            if changed is not None:
+                grad_input = tuple(changed)
+        return grad_input
+
+
+def _as_tuple(value):
+    return value if isinstance(value, tuple) else (value,)
+
+
+def zero_grad_of(p, set_to_none):
+    """Clear a parameter's gradient as ``zero_grad`` does: drop it, or zero it in place."""
+    if p._grad is None:
+        return
+    if set_to_none:
+        p._grad = None
+    else:
+        if p._grad.grad_fn is not None:
+            p._grad = p._grad.detach()
+        p._grad._data[...] = 0
+
+
+def uniform_parameter(bound, shape, dtype, where=None):
+    """A Parameter drawn from U(-bound, bound); on the meta device (``device="meta"`` or inside
+    ``with device("meta")``) a shape-only one, nothing drawn, as in PyTorch."""
+    dtype = np.dtype(dtype) if dtype is not None else np.float64
+    if where is META:
+        return to_meta(Parameter(np.zeros(shape, dtype)))
+    return Parameter(generator().uniform(-bound, bound, shape).astype(dtype))
+
+
+def to_meta(t):
+    t._data = as_meta(t._data)
+    return t
