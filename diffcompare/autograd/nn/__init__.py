@@ -25,6 +25,7 @@ from . import functional  # noqa: F401  (ag.nn.functional, as torch.nn.functiona
 from . import functional as F
 
 from .module import Module, Parameter, to_meta, uniform_parameter, zero_grad_of  # noqa: F401
+from .activation import *  # noqa: F401,F403  (LeakyReLU, GELU, ...)
 
 
 class Linear(Module):
@@ -267,8 +268,15 @@ class LogSoftmax(Softmax):
 
 
 class ReLU(Module):
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
     def forward(self, x):
-        return ops.relu(x)
+        return x.relu_() if self.inplace else ops.relu(x)
+
+    def extra_repr(self):
+        return "inplace=True" if self.inplace else ""
 
 
 class Tanh(Module):

@@ -527,3 +527,85 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
     if input.ndim != 5:
         return _feature_dropout(input.unsqueeze(0), p, training, False).squeeze(0)
     return _feature_dropout(input, p, training, inplace)
+
+
+# -- activations: one kernel each in ATen (ops.activations), or composed as PyTorch composes them --
+# (``inplace=True`` is accepted and computes out of place, except relu's)
+
+def relu_(input):
+    return input.relu_()
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    return ops.leaky_relu(input, negative_slope)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    return ops.elu(input, alpha)
+
+
+def selu(input, inplace=False):
+    return ops.selu(input)
+
+
+def celu(input, alpha=1.0, inplace=False):
+    return ops.celu(input, alpha)
+
+
+def gelu(input, approximate="none"):
+    return ops.gelu(input, approximate)
+
+
+def silu(input, inplace=False):
+    return ops.silu(input)
+
+
+def mish(input, inplace=False):
+    return ops.mish(input)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    return ops.hardtanh(input, min_val, max_val)
+
+
+def relu6(input, inplace=False):
+    return ops.hardtanh(input, 0.0, 6.0)
+
+
+def hardsigmoid(input, inplace=False):
+    return ops.hardsigmoid(input)
+
+
+def hardswish(input, inplace=False):
+    return ops.hardswish(input)
+
+
+def hardshrink(input, lambd=0.5):
+    return ops.hardshrink(input, lambd)
+
+
+def softshrink(input, lambd=0.5):
+    return ops.softshrink(input, lambd)
+
+
+def threshold(input, threshold, value, inplace=False):
+    return ops.threshold(input, threshold, value)
+
+
+prelu = ops.prelu
+glu = ops.glu
+
+
+def tanhshrink(input):
+    """input - tanh(input) (SubBackward0)."""
+    return input - input.tanh()
+
+
+def softsign(input):
+    """input / (1 + |input|) (DivBackward0)."""
+    return input / (input.abs() + 1)
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    """softmax(-input) along ``dim``."""
+    return softmax(-input, dim, _stacklevel + 1, dtype)
