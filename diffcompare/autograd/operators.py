@@ -63,6 +63,12 @@ class TensorOperators(Operators):
 
     __slots__ = ()
 
+    def __format__(self, format_spec):
+        """A 0-d tensor formats as its value (``f"{loss:.4f}"``), as PyTorch's."""
+        if self._data.ndim == 0 and not isinstance(self._data, MetaArray):
+            return self.item().__format__(format_spec)
+        return object.__format__(self, format_spec)
+
     # -- arithmetic (a reflected operator records what PyTorch records) -----------------------
     def __add__(self, other):
         """``self + other``, recorded as AddBackward0."""
