@@ -26,6 +26,7 @@ from . import functional as F
 
 from .module import Module, Parameter, to_meta, uniform_parameter, zero_grad_of  # noqa: F401
 from .activation import *  # noqa: F401,F403  (LeakyReLU, GELU, ...)
+from . import init  # noqa: F401  (torch.nn.init)
 
 
 class Linear(Module):
