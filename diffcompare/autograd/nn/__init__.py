@@ -27,6 +27,10 @@ from . import functional as F
 from .module import Module, Parameter, to_meta, uniform_parameter, zero_grad_of  # noqa: F401
 from .activation import *  # noqa: F401,F403  (LeakyReLU, GELU, ...)
 from . import init  # noqa: F401  (torch.nn.init)
+from .normalization import LayerNorm  # noqa: F401
+from .rnn import *  # noqa: F401,F403  (RNN, LSTM, GRU and their cells)
+from .sparse import Embedding  # noqa: F401
+from . import utils  # noqa: F401  (torch.nn.utils)
 
 
 class Linear(Module):

@@ -19,7 +19,7 @@ import numpy as np
 from .. import ops
 from ..tensor import Tensor, generator, ones_like, zeros_like
 from ..ops import (adaptive_avg_pool2d, avg_pool2d, batch_norm, binary_cross_entropy_with_logits,  # noqa: F401
-                   conv2d, max_pool2d)
+                   conv2d, embedding, layer_norm, max_pool2d)
 
 relu = ops.relu
 tanh = ops.tanh

@@ -523,11 +523,86 @@ def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean
                  {"weight": weight, "pos_weight": pos_weight, "reduction": reduction})
 
 
+
+class NativeLayerNormBackward0(Op):
+    """(x - mean) / sqrt(var + eps) over the last ``len(normalized_shape)`` axes, times
+    ``weight`` plus ``bias`` (either may be None)."""
+    saves = (0, 1)
+
+    @staticmethod
+    def forward(x, weight, bias, axes=(-1,), eps=1e-5):
+        mu = x.mean(axis=axes, keepdims=True)
+        out = (x - mu) / np.sqrt(((x - mu) ** 2).mean(axis=axes, keepdims=True) + eps)
+        if weight is not None:
+            out = out * weight
+        if bias is not None:
+            out = out + bias
+        return out.astype(x.dtype)
+
+    def backward(self, g, x, weight):
+        axes, n = self.axes, math.prod(x.shape[a] for a in self.axes)
+        centred = x - x.sum(axis=axes, keepdims=True) * (1.0 / n)
+        rstd = 1 / D.sqrt((centred * centred).sum(axis=axes, keepdims=True) * (1.0 / n) + self.eps)
+        xhat = centred * rstd
+        lead = tuple(range(x.ndim - len(axes)))
+        gxhat = g if weight is None else g * weight
+        gx = rstd * (gxhat - gxhat.sum(axis=axes, keepdims=True) * (1.0 / n)
+                     - xhat * (gxhat * xhat).sum(axis=axes, keepdims=True) * (1.0 / n)) if self.needs(0) else None
+        gw = (g * xhat).sum(axis=lead) if weight is not None and self.needs(1) else None
+        gb = g.sum(axis=lead) if self.needs(2) else None
+        return gx, gw, gb
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    k = len(normalized_shape)
+    if tuple(input.shape[input.ndim - k:]) != normalized_shape or input.ndim < k:
+        raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
+                           f"[*, {', '.join(map(str, normalized_shape))}], but got input of size{list(input.shape)}")
+    axes = tuple(range(input.ndim - k, input.ndim))
+    return apply(NativeLayerNormBackward0, (input, weight, bias), {"axes": axes, "eps": eps})
+
+
+class EmbeddingBackward0(Op):
+    """Rows of ``weight`` picked by integer ``indices``; the gradient of a row is the sum of the
+    gradients of its picks (none for ``padding_idx``)."""
+
+    @staticmethod
+    def forward(weight, indices, padding_idx=None, num_weights_shape=None):
+        return weight[indices]
+
+    def backward(self, g):
+        indices = self.indices
+        if self.padding_idx is not None:
+            keep = indices != self.padding_idx
+            indices, g = indices[keep], g[keep] if not isinstance(g, Tensor) else g[Tensor._make(keep)]
+        return (index_add_zeros(g, (indices,), self.num_weights_shape),)
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
+              sparse=False):
+    indices = np.asarray(input._data if isinstance(input, Tensor) else input)
+    if indices.dtype.kind not in "iu":
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                           f"Long, Int; but got torch.{'DoubleTensor' if indices.dtype == np.float64 else indices.dtype} "
+                           "instead (while checking arguments for embedding)")
+    if padding_idx is not None and padding_idx < 0:
+        padding_idx += weight.shape[0]
+    if max_norm is not None:
+        rows = np.unique(indices)
+        norms = np.linalg.norm(weight._data[rows], ord=norm_type, axis=1)
+        scale = np.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
+        weight._data[rows] *= scale[:, None].astype(weight._data.dtype)
+    return apply(EmbeddingBackward0, (weight,), {"indices": indices, "padding_idx": padding_idx,
+                                                 "num_weights_shape": tuple(weight.shape)})
+
+
 # the torch-level functions of this family (`ag.<name>`, as `torch.<name>`)
-PUBLIC = ('conv2d', 'max_pool2d')
+PUBLIC = ('conv2d', 'embedding', 'layer_norm', 'max_pool2d')
 # what the family exports to `ops`
 __all__ = ['AdaptiveAvgPool2DBackward0', 'AdaptiveAvgPool2DBackwardBackward0', 'AvgPool2DBackward0',
            'AvgPool2DBackwardBackward0', 'BinaryCrossEntropyWithLogitsBackward0', 'ConvolutionBackward0',
            'MaxPool2DWithIndicesBackward0', 'MseLossBackward0', 'NativeBatchNormBackward0', 'adaptive_avg_pool2d',
            'avg_pool2d', 'batch_norm',
-           'binary_cross_entropy_with_logits', 'conv2d', 'max_pool2d', 'mse_loss']
+           'binary_cross_entropy_with_logits', 'conv2d', 'max_pool2d', 'mse_loss', 'NativeLayerNormBackward0',
+           'layer_norm', 'EmbeddingBackward0', 'embedding']

@@ -1,0 +1,62 @@
+"""Gradient clipping, as ``torch.nn.utils.clip_grad_norm_`` and ``clip_grad_value_``: the
+gradients are scaled (or clamped) in place, without recording."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ...grad_mode import no_grad
+from ...tensor import Tensor
+
+
+def _grads(parameters):
+    if isinstance(parameters, Tensor):
+        parameters = [parameters]
+    return [p.grad for p in parameters if p.grad is not None]
+
+
+def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=None):
+    """The ``norm_type``-norm of the norms of ``tensors`` (as if concatenated)."""
+    if isinstance(tensors, Tensor):
+        tensors = [tensors]
+    tensors = list(tensors)
+    norm_type = float(norm_type)
+    if not tensors:
+        return Tensor._make(np.array(0.0))
+    if math.isinf(norm_type):
+        total = max(float(np.abs(t._data).max()) if t.numel() else 0.0 for t in tensors)
+    else:
+        norms = np.array([np.sum(np.abs(t._data) ** norm_type) ** (1.0 / norm_type) for t in tensors])
+        total = float(np.sum(norms ** norm_type) ** (1.0 / norm_type))
+    if error_if_nonfinite and not math.isfinite(total):
+        raise RuntimeError(f"The total norm of order {norm_type} for gradients from `parameters` is non-finite, so "
+                           "it cannot be clipped. To disable this error and scale the gradients by the non-finite "
+                           "norm anyway, set `error_if_nonfinite=False`")
+    return Tensor._make(np.array(total, dtype=tensors[0]._data.dtype))
+
+
+def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
+    """Scale the gradients so that their total norm is at most ``max_norm``; the total norm
+    before clipping is returned. The factor is min(max_norm / (norm + 1e-6), 1), as PyTorch's."""
+    grads = _grads(parameters)
+    total = get_total_norm(grads, norm_type, error_if_nonfinite)
+    if not grads:
+        return total
+    coef = min(float(max_norm) / (float(total) + 1e-6), 1.0)
+    with no_grad():
+        for g in grads:
+            g.mul_(coef)
+    return total
+
+
+def clip_grad_value_(parameters, clip_value, foreach=None):
+    """Clamp every gradient element to [-clip_value, clip_value]."""
+    clip_value = float(clip_value)
+    with no_grad():
+        for g in _grads(parameters):
+            g.clamp_(-clip_value, clip_value)
+
+
+__all__ = ["clip_grad_norm_", "clip_grad_value_", "get_total_norm"]
