@@ -4,7 +4,7 @@ learnable elementwise affine map (ones and zeros to start), recorded as NativeLa
 >>> from diffcompare import autograd as ag
 >>> ln = ag.nn.LayerNorm(2)
 >>> ln, ln(ag.tensor([[1.0, 3.0]])).detach()
-(LayerNorm((2,), eps=1e-05, elementwise_affine=True), tensor([[-1.0000,  1.0000]]))
+(LayerNorm((2,), eps=1e-05, elementwise_affine=True, bias=True), tensor([[-1.0000,  1.0000]]))
 """
 
 from __future__ import annotations
@@ -32,7 +32,8 @@ class LayerNorm(Module):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self):
-        return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+        affine = f"elementwise_affine={self.elementwise_affine}"
+        return f"{self.normalized_shape}, eps={self.eps}, {affine}" + (f", bias={self.bias is not None}" if self.elementwise_affine else "")
 
 
 __all__ = ["LayerNorm"]
