@@ -37,4 +37,3 @@ def sigmoid(x):
 
 def relu(x):
     return np.maximum(x, 0)  # propagates nan, as PyTorch does
-
