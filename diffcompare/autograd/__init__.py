@@ -9,6 +9,8 @@ NumPy arrays. PyTorch code ports by changing the import:
 tensor([4., 6., 8.])
 """
 
+from math import e, inf, nan, pi  # noqa: F401  (torch.e, torch.inf, torch.nan, torch.pi)
+
 from . import dtypes
 from .device import accelerator, backends, cuda, device, get_default_device, set_default_device
 from .backward import backward, grad

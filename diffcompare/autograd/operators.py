@@ -131,9 +131,60 @@ class TensorOperators(Operators):
     add = ops.add          # x.add(y, alpha=...)
     sub = ops.sub
     __rmul__ = mul = __mul__
-    div = __truediv__
+    div = divide = true_divide = ops.div     # x.div(y, rounding_mode=...)
+    multiply = mul
+    negative = neg = __neg__
+    remainder = __mod__ = ops.remainder
+    fmod = ops.fmod
+
+    def __rmod__(self, other):
+        """``other % self``."""
+        return ops.remainder(operand(other), self)
+
+    def __floordiv__(self, other):
+        """``self // other``: the quotient rounded down (DivBackward2)."""
+        return ops.div(self, operand(other), rounding_mode="floor")
+
+    def __rfloordiv__(self, other):
+        """``other // self``."""
+        return ops.div(operand(other), self, rounding_mode="floor")
+
+    __and__ = __rand__ = bitwise_and = ops.bitwise_and
+    __or__ = __ror__ = bitwise_or = ops.bitwise_or
+    __xor__ = __rxor__ = bitwise_xor = ops.bitwise_xor
+    __invert__ = bitwise_not = ops.bitwise_not
+    logical_and = ops.logical_and
+    logical_or = ops.logical_or
+    logical_xor = ops.logical_xor
+    logical_not = ops.logical_not
+    greater, greater_equal, less, less_equal, not_equal = ops.gt, ops.ge, ops.lt, ops.le, ops.ne
+    isclose = ops.isclose
+    isinf = ops.isinf
+    isposinf = ops.isposinf
+    isneginf = ops.isneginf
+    addmv = ops.addmv
+    addr = ops.addr
+    addbmm = ops.addbmm
+    inner = ops.inner
+    dist = ops.dist
+    diff = ops.diff
+    tensor_split = ops.tensor_split
+    narrow = ops.narrow
+    unflatten = ops.unflatten
+    repeat_interleave = ops.repeat_interleave
+    broadcast_to = ops.broadcast_to
+    nonzero = ops.nonzero
+    argwhere = ops.argwhere
+    unique = ops.unique
+    unique_consecutive = ops.unique_consecutive
+    histc = ops.histc
+    median = ops.median
+    nanmedian = ops.nanmedian
+    cummax = ops.cummax
+    cummin = ops.cummin
+    masked_select = ops.masked_select
+    take = ops.take
     pow = __pow__
-    neg = __neg__
     __abs__ = absolute = ops.abs
 
     # -- comparisons (elementwise, boolean tensors; Tensor hashes by identity) -----------------

@@ -335,6 +335,27 @@ class Sequential(Module):
         self.add_module(str(len(self)), module)
         return self
 
+    def insert(self, index, module):
+        """``module`` put at position ``index`` (the ones after it move up one)."""
+        if not isinstance(module, Module):
+            raise AssertionError(f"module should be of type: {Module}")
+        n = len(self._modules)
+        if not -n <= index <= n:
+            raise IndexError(f"Index out of range: {index}")
+        index = index + n if index < 0 else index
+        modules = list(self._modules.values())
+        modules.insert(index, module)
+        self._modules.clear()
+        for i, m in enumerate(modules):
+            self.add_module(str(i), m)
+        return self
+
+    def extend(self, sequential):
+        """Every module of ``sequential`` appended, in order."""
+        for module in sequential:
+            self.append(module)
+        return self
+
 
 class MSELoss(Module):
     def __init__(self, reduction="mean"):

@@ -19,7 +19,7 @@ import numpy as np
 from .. import ops
 from ..tensor import Tensor, generator, ones_like, zeros_like
 from ..ops import (adaptive_avg_pool2d, avg_pool2d, batch_norm, binary_cross_entropy_with_logits,  # noqa: F401
-                   conv2d, embedding, layer_norm, max_pool2d)
+                   conv2d, embedding, layer_norm, max_pool2d, pixel_shuffle, pixel_unshuffle)
 
 relu = ops.relu
 tanh = ops.tanh
@@ -609,3 +609,25 @@ def softsign(input):
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
     """softmax(-input) along ``dim``."""
     return softmax(-input, dim, _stacklevel + 1, dtype)
+
+
+def pad(input, pad, mode="constant", value=None):
+    """``input`` padded by ``pad`` (last dimension first, (left, right) pairs): with ``value``
+    (default 0) in "constant" mode (ConstantPadNdBackward0); the other modes are not in the engine."""
+    if mode != "constant":
+        raise NotImplementedError(f"F.pad: mode {mode!r} is not supported by this engine (only 'constant')")
+    return ops.constant_pad_nd(input, pad, 0 if value is None else value)
+
+
+def one_hot(tensor, num_classes=-1):
+    """Each integer of ``tensor`` as a row of ``num_classes`` zeros with a one at it (int64)."""
+    a = np.asarray(tensor._data)
+    if a.dtype.kind not in "iu":
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if a.size and a.min() < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if num_classes == -1:
+        num_classes = int(a.max()) + 1 if a.size else 0
+    elif a.size and a.max() >= num_classes:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    return Tensor._make((a[..., None] == np.arange(num_classes)).astype(np.int64))

@@ -12,9 +12,10 @@ The families: :mod:`.recording` (the ``Op`` base class, ``apply``, ``sum_to``),
 :mod:`.arithmetic`, :mod:`.elementwise`, :mod:`.reductions`, :mod:`.linalg` (products),
 :mod:`.matrices` (triangles, diagonals), :mod:`.decompositions` (det, inv, solve, cholesky),
 :mod:`.einstein` (einsum), :mod:`.selection` (gather, sort, split),
-:mod:`.pointwise` (lerp, xlogy, ...: beside the function table), :mod:`.shape`
+:mod:`.pointwise` (lerp, xlogy, ...: beside the function table), :mod:`.composites` (torch
+functions PyTorch composes of other ops: ``torch.mul``, ``hstack``, ``narrow``, ...), :mod:`.shape`
 (views, ``cat``, ``stack``), :mod:`.indexing`, :mod:`.inplace`, :mod:`.comparison`,
-:mod:`.layers` (the fused ops of nn's layers and losses), :mod:`.losses` (the other fused
+:mod:`.distances` (``dist``, ``cdist``), :mod:`.layers` (the fused ops of nn's layers and losses), :mod:`.losses` (the other fused
 losses), :mod:`.activations` (nn's one-kernel activations). Each family names what it exports
 in its ``__all__``, and its torch-level functions (``ag.sin``, ``ag.cat``) in ``PUBLIC``;
 this package gathers both from :data:`FAMILIES`, so an op is added in its family alone.
@@ -26,12 +27,12 @@ this package gathers both from :data:`FAMILIES`, so an op is added in its family
 ('MulBackward0', ['SinBackward0', 'AccumulateGrad'])
 """
 
-from . import (activations, arithmetic, comparison, decompositions, dual, einstein, elementwise, indexing, inplace, layers, linalg,
-               losses, matrices, pointwise, recording, reductions, selection, shape)
+from . import (activations, arithmetic, comparison, composites, decompositions, distances, dual, einstein, elementwise, indexing, inplace,
+               layers, linalg, losses, matrices, pointwise, recording, reductions, selection, shape)
 
 # the families, in the order their names are gathered (a later family's name wins)
 FAMILIES = (dual, recording, arithmetic, elementwise, shape, inplace, indexing, reductions, linalg, comparison, layers,
-            losses, matrices, decompositions, einstein, selection, pointwise, activations)
+            losses, matrices, decompositions, einstein, selection, pointwise, activations, distances, composites)
 
 __all__ = []
 PUBLIC = ()         # the torch-level functions, `diffcompare.autograd.<name>` as `torch.<name>`

@@ -1,5 +1,5 @@
 """Comparisons and tests, which record nothing: ``< <= > >= == !=``, argmax/argmin, isnan,
-isfinite, allclose."""
+isfinite, allclose, isclose."""
 
 from __future__ import annotations
 
@@ -70,7 +70,46 @@ def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     return bool(np.allclose(array_of(a), array_of(b), rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Elementwise ``|input - other| <= atol + rtol |other|`` (infinities equal when they are the
+    same; nans equal when ``equal_nan``), as a bool tensor."""
+    return Tensor._make(np.isclose(array_of(input), array_of(other), rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
+
+
+def _bitwise(np_func, name):
+    def combine(input, other):
+        return Tensor._make(np.asarray(np_func(array_of(input), array_of(other))))
+    combine.__name__ = combine.__qualname__ = name
+    combine.__doc__ = f"Elementwise ``{np_func.__name__}`` (logical on bool tensors), recording nothing."
+    return combine
+
+
+bitwise_and, bitwise_or, bitwise_xor = (_bitwise(f, n) for f, n in ((np.bitwise_and, "bitwise_and"),
+                                                                     (np.bitwise_or, "bitwise_or"),
+                                                                     (np.bitwise_xor, "bitwise_xor")))
+logical_and, logical_or, logical_xor = (_bitwise(f, n) for f, n in ((np.logical_and, "logical_and"),
+                                                                     (np.logical_or, "logical_or"),
+                                                                     (np.logical_xor, "logical_xor")))
+
+
+def bitwise_not(input):
+    """``~input``: logical not of a bool tensor, the bits' complement of an integer one."""
+    a = array_of(input)
+    if a.dtype.kind == "f":
+        raise TypeError("bitwise_not_cpu\" not implemented for 'Double'" if a.dtype == np.float64 else "bitwise_not")
+    return Tensor._make(np.invert(a))
+
+
+def logical_not(input):
+    """Where ``input`` is zero (a bool tensor)."""
+    return Tensor._make(np.logical_not(array_of(input)))
+
 # the torch-level functions of this family (`ag.<name>`, as `torch.<name>`)
-PUBLIC = ('all', 'allclose', 'any', 'argmax', 'argmin', 'equal', 'isfinite', 'isnan')
+PUBLIC = ('all', 'allclose', 'any', 'argmax', 'argmin', 'bitwise_and', 'bitwise_not', 'bitwise_or', 'bitwise_xor', 'eq', 'equal', 'ge', 'greater', 'greater_equal', 'gt', 'isclose',
+          'isfinite', 'isnan', 'le', 'less', 'less_equal', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'lt',
+          'ne', 'not_equal')
 # what the family exports to `ops`
-__all__ = ['all', 'any', 'equal', 'allclose', 'argmax', 'argmin', 'eq', 'ge', 'gt', 'isfinite', 'isnan', 'le', 'lt', 'ne']
+__all__ = [*PUBLIC]

@@ -113,6 +113,28 @@ OP_CLASSES["abs"].holomorphic = False    # g * sgn(z), with sgn(z) = z/|z| for c
 
 
 
+class RoundBackward1(Op):
+    """round(x, decimals=n): to n decimals, halves to even; a step function, gradient zero."""
+
+    @staticmethod
+    def forward(x, decimals):
+        return np.round(x, decimals)
+
+    def backward(self, g):
+        return (D.zeros_like(g),)
+
+
+_round_to_integers = round      # noqa: F821  (made in the loop above)
+
+
+def round(input, *, decimals=0):  # noqa: A001 - PyTorch's name
+    """To the nearest integer (RoundBackward0), or to ``decimals`` decimal places (RoundBackward1);
+    halves to even."""
+    if decimals == 0:
+        return _round_to_integers(input)
+    return apply(RoundBackward1, (input,), {"decimals": decimals})
+
+
 class SoftplusBackward0(Op):
     """softplus(x) = log(1 + exp(beta x)) / beta, linear above ``threshold``."""
     saves = (0,)
@@ -337,4 +359,4 @@ PUBLIC = (*ELEMENTWISE, "atan2", "clamp", "clip", "hypot", "maximum", "minimum",
 # what the family exports to `ops`
 __all__ = [*PUBLIC, *(cls.__name__ for cls in OP_CLASSES.values()), "Atan2Backward0", "ClampBackward0",
            "ClampBackward1", "HypotBackward0", "MaximumBackward0", "MinimumBackward0", "SoftplusBackward0",
-           "WhereBackward0", "ELEMENTWISE", "OP_CLASSES", "R", "X"]
+           "WhereBackward0", "RoundBackward1", "ELEMENTWISE", "OP_CLASSES", "R", "X"]

@@ -597,12 +597,113 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
                                                  "num_weights_shape": tuple(weight.shape)})
 
 
+
+def _pad_widths(ndim, pad):
+    """PyTorch's pad list (last dimension first, (left, right) pairs) as per-dimension pairs."""
+    widths = [(0, 0)] * ndim
+    for k in range(len(pad) // 2):
+        widths[ndim - 1 - k] = (int(pad[2 * k]), int(pad[2 * k + 1]))
+    return widths
+
+
+def _constant_pad(a, pad, value):
+    """``a`` padded with ``value`` (a negative width crops), on arrays."""
+    widths = _pad_widths(a.ndim, pad)
+    crop = tuple(slice(-lo if lo < 0 else 0, n + hi if hi < 0 else n) for (lo, hi), n in zip(widths, a.shape))
+    a = a[crop]
+    return np.pad(a, [(max(lo, 0), max(hi, 0)) for lo, hi in widths], constant_values=value)
+
+
+class ConstantPadNdBackward0(Op):
+    """Constant padding; its gradient is g with the padding taken off (and zeros where the
+    input was cropped): the same padding, negated."""
+
+    @staticmethod
+    def forward(x, pad, value):
+        return _constant_pad(np.asarray(x), pad, value)
+
+    def backward(self, g):
+        back = [-w for w in self.pad]
+        if isinstance(g, Tensor):
+            return (constant_pad_nd(g, back, 0),)
+        return (_constant_pad(g, back, 0),)
+
+
+def constant_pad_nd(input, pad, value=0):
+    """``input`` padded by ``pad`` (last dimension first, (left, right) pairs) with ``value``."""
+    if len(pad) % 2:
+        raise RuntimeError("Length of pad must be even but instead it equals " + str(len(pad)))
+    if len(pad) // 2 > input.ndim:
+        raise RuntimeError(f"Length of pad should be no more than twice the number of dimensions of the input. "
+                           f"Pad length is {len(pad)} while the input has {input.ndim} dimensions.")
+    return apply(ConstantPadNdBackward0, (input,), {"pad": tuple(int(w) for w in pad), "value": value})
+
+
+def _shuffle(a, r, up):
+    """Pixel shuffle (``up``: channels into space by ``r``) or its inverse, on arrays or tensors."""
+    *lead, c, h, w = a.shape
+    n = len(lead)
+    if up:
+        a = a.reshape(*lead, c // (r * r), r, r, h, w)
+        a = D.permute(a, tuple(range(n)) + (n, n + 3, n + 1, n + 4, n + 2))
+        return a.reshape(*lead, c // (r * r), h * r, w * r)
+    a = a.reshape(*lead, c, h // r, r, w // r, r)
+    a = D.permute(a, tuple(range(n)) + (n, n + 2, n + 4, n + 1, n + 3))
+    return a.reshape(*lead, c * r * r, h // r, w // r)
+
+
+class PixelShuffleBackward0(Op):
+    """(*, C r^2, H, W) -> (*, C, H r, W r); the gradient is the inverse rearrangement of g."""
+
+    @staticmethod
+    def forward(x, r):
+        return np.ascontiguousarray(_shuffle(np.asarray(x), r, True))
+
+    def backward(self, g):
+        return (_shuffle(g, self.r, False),)
+
+
+class PixelUnshuffleBackward0(Op):
+    """(*, C, H r, W r) -> (*, C r^2, H, W)."""
+
+    @staticmethod
+    def forward(x, r):
+        return np.ascontiguousarray(_shuffle(np.asarray(x), r, False))
+
+    def backward(self, g):
+        return (_shuffle(g, self.r, True),)
+
+
+def pixel_shuffle(input, upscale_factor):
+    """Channels rearranged into an ``upscale_factor`` times larger image."""
+    r = int(upscale_factor)
+    if input.ndim < 3:
+        raise RuntimeError(f"pixel_shuffle expects input to have at least 3 dimensions, but got input with "
+                           f"{input.ndim} dimension(s)")
+    if input.shape[-3] % (r * r):
+        raise RuntimeError(f"pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of "
+                           f"upscale_factor, but input.size(-3)={input.shape[-3]} is not divisible by {r * r}")
+    return apply(PixelShuffleBackward0, (input,), {"r": r})
+
+
+def pixel_unshuffle(input, downscale_factor):
+    """An image folded into ``downscale_factor`` squared times more channels."""
+    r = int(downscale_factor)
+    if input.ndim < 3:
+        raise RuntimeError(f"pixel_unshuffle expects input to have at least 3 dimensions, but got input with "
+                           f"{input.ndim} dimension(s)")
+    if input.shape[-2] % r or input.shape[-1] % r:
+        raise RuntimeError(f"pixel_unshuffle expects height and width to be divisible by downscale_factor, but "
+                           f"input.size(-2)={input.shape[-2]} and input.size(-1)={input.shape[-1]}")
+    return apply(PixelUnshuffleBackward0, (input,), {"r": r})
+
 # the torch-level functions of this family (`ag.<name>`, as `torch.<name>`)
-PUBLIC = ('conv2d', 'embedding', 'layer_norm', 'max_pool2d')
+PUBLIC = ('constant_pad_nd', 'conv2d', 'embedding', 'layer_norm', 'max_pool2d', 'pixel_shuffle', 'pixel_unshuffle')
 # what the family exports to `ops`
 __all__ = ['AdaptiveAvgPool2DBackward0', 'AdaptiveAvgPool2DBackwardBackward0', 'AvgPool2DBackward0',
            'AvgPool2DBackwardBackward0', 'BinaryCrossEntropyWithLogitsBackward0', 'ConvolutionBackward0',
            'MaxPool2DWithIndicesBackward0', 'MseLossBackward0', 'NativeBatchNormBackward0', 'adaptive_avg_pool2d',
            'avg_pool2d', 'batch_norm',
            'binary_cross_entropy_with_logits', 'conv2d', 'max_pool2d', 'mse_loss', 'NativeLayerNormBackward0',
-           'layer_norm', 'EmbeddingBackward0', 'embedding']
+           'layer_norm', 'EmbeddingBackward0', 'embedding', 'ConstantPadNdBackward0', 'PixelShuffleBackward0',
+           'PixelUnshuffleBackward0', 'constant_pad_nd', 'pixel_shuffle', 'pixel_unshuffle']

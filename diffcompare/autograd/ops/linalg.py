@@ -204,8 +204,9 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     return _fused(BaddbmmBackward0, input, batch1, batch2, beta, alpha)
 
 
-def _fused(cls, input, m1, m2, beta, alpha):
-    shape = tuple(m1.shape[:-1]) + (m2.shape[-1],)
+def _fused(cls, input, m1, m2, beta, alpha, shape=None):
+    if shape is None:
+        shape = tuple(m1.shape[:-1]) + (m2.shape[-1],)
     in_shape = tuple(np.shape(input._data if isinstance(input, Tensor) else input))
     try:
         if np.broadcast_shapes(in_shape, shape) != shape:
@@ -217,8 +218,78 @@ def _fused(cls, input, m1, m2, beta, alpha):
     return apply(cls, (input, m1, m2), {"beta": beta, "alpha": alpha, "input_shape": in_shape})
 
 
+
+class AddmvBackward0(AddmmBackward0):
+    """beta * input + alpha * (mat @ vec): d mat = alpha g vec^T, d vec = alpha mat^T g."""
+
+    def backward(self, g, m, v):
+        gc = sum_to(g if self.beta == 1 else g * self.beta, self.input_shape) if self.needs(0) else None
+        gm = (g.reshape(-1, 1) * v.reshape(1, -1)) * self.alpha if self.needs(1) else None
+        gv = (m.swapaxes(-1, -2) @ g) * self.alpha if self.needs(2) else None
+        return gc, gm, gv
+
+
+class AddrBackward0(AddmmBackward0):
+    """beta * input + alpha * outer(vec1, vec2): d vec1 = alpha g vec2, d vec2 = alpha g^T vec1."""
+
+    @staticmethod
+    def forward(c, v1, v2, beta, alpha, input_shape):
+        return AddmmBackward0.forward(c, np.reshape(v1, (-1, 1)), np.reshape(v2, (1, -1)), beta, alpha, input_shape)
+
+    def backward(self, g, v1, v2):
+        gc = sum_to(g if self.beta == 1 else g * self.beta, self.input_shape) if self.needs(0) else None
+        g1 = (g @ v2) * self.alpha if self.needs(1) else None
+        g2 = (g.swapaxes(-1, -2) @ v1) * self.alpha if self.needs(2) else None
+        return gc, g1, g2
+
+
+class AddbmmBackward0(AddmmBackward0):
+    """beta * input + alpha * sum_b batch1[b] @ batch2[b]."""
+
+    @staticmethod
+    def forward(c, b1, b2, beta, alpha, input_shape):
+        return AddmmBackward0.forward(c, np.concatenate(list(b1), axis=-1) if len(b1) else np.zeros(b1.shape[1:2] + (0,)),
+                                      np.concatenate(list(b2), axis=0) if len(b2) else np.zeros((0,) + b2.shape[2:]),
+                                      beta, alpha, input_shape)
+
+    def backward(self, g, b1, b2):
+        gc = sum_to(g if self.beta == 1 else g * self.beta, self.input_shape) if self.needs(0) else None
+        g1 = (g @ b2.swapaxes(-1, -2)) * self.alpha if self.needs(1) else None
+        g2 = (b1.swapaxes(-1, -2) @ g) * self.alpha if self.needs(2) else None
+        return gc, g1, g2
+
+
+AddmvBackward0.tangent = AddrBackward0.tangent = AddbmmBackward0.tangent = None
+
+
+def addmv(input, mat, vec, *, beta=1, alpha=1):
+    """``beta * input + alpha * (mat @ vec)`` in one node."""
+    if mat.ndim != 2 or vec.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got {input.ndim}, {mat.ndim}, {vec.ndim}")
+    if mat.shape[1] != vec.shape[0]:
+        raise RuntimeError(f"size mismatch, got input ({mat.shape[0]}), mat ({mat.shape[0]}x{mat.shape[1]}), "
+                           f"vec ({vec.shape[0]})")
+    return _fused(AddmvBackward0, input, mat, vec, beta, alpha, (mat.shape[0],))
+
+
+def addr(input, vec1, vec2, *, beta=1, alpha=1):
+    """``beta * input + alpha * outer(vec1, vec2)`` in one node."""
+    if vec1.ndim != 1 or vec2.ndim != 1:
+        raise RuntimeError(f"addr: Expected 1-D argument vec1, but got {vec1.ndim}-D" if vec1.ndim != 1 else
+                           f"addr: Expected 1-D argument vec2, but got {vec2.ndim}-D")
+    return _fused(AddrBackward0, input, vec1, vec2, beta, alpha, (vec1.shape[0], vec2.shape[0]))
+
+
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    """``beta * input + alpha * sum_b batch1[b] @ batch2[b]`` in one node."""
+    if batch1.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if batch2.ndim != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    return _fused(AddbmmBackward0, input, batch1, batch2, beta, alpha, (batch1.shape[1], batch2.shape[2]))
+
 # the torch-level functions of this family (`ag.<name>`, as `torch.<name>`)
-PUBLIC = ('addmm', 'baddbmm', 'bmm', 'dot', 'matmul', 'mm', 'mv')
+PUBLIC = ('addbmm', 'addmm', 'addmv', 'addr', 'baddbmm', 'bmm', 'dot', 'matmul', 'mm', 'mv')
 # what the family exports to `ops`
-__all__ = ['AddmmBackward0', 'BaddbmmBackward0', 'BmmBackward0', 'addmm', 'baddbmm', 'bmm', 'DotBackward0', 'MatmulBackward0', 'MmBackward0', 'MvBackward0', 'SqueezeBackward4', 'dot',
+__all__ = ['AddbmmBackward0', 'AddmvBackward0', 'AddrBackward0', 'addbmm', 'addmv', 'addr', 'AddmmBackward0', 'BaddbmmBackward0', 'BmmBackward0', 'addmm', 'baddbmm', 'bmm', 'DotBackward0', 'MatmulBackward0', 'MmBackward0', 'MvBackward0', 'SqueezeBackward4', 'dot',
            'matmul', 'mm', 'mv']

@@ -249,6 +249,41 @@ def _cross_tangent(node, tangents, arrays, out):
 
 LinalgCrossBackward0.tangent = staticmethod(_cross_tangent)
 
+
+class BlockDiagBackward0(Op):
+    """The inputs (each made 2-d: a 0-d one 1x1, a 1-d one a row) on the diagonal of a zero
+    matrix; each one's gradient is its block of g."""
+
+    @staticmethod
+    def forward(*blocks, shapes, in_shapes):
+        blocks = [np.reshape(b, s) for b, s in zip(blocks, shapes)]
+        rows, cols = sum(s[0] for s in shapes), sum(s[1] for s in shapes)
+        out = np.zeros((rows, cols), np.result_type(*blocks) if blocks else np.float64)
+        r = c = 0
+        for b in blocks:
+            out[r:r + b.shape[0], c:c + b.shape[1]] = b
+            r, c = r + b.shape[0], c + b.shape[1]
+        return out
+
+    def backward(self, g):
+        grads, r, c = [], 0, 0
+        for k, ((n, m), shape) in enumerate(zip(self.shapes, self.in_shapes)):
+            grads.append(g[r:r + n, c:c + m].reshape(shape) if self.needs(k) else None)
+            r, c = r + n, c + m
+        return tuple(grads)
+
+
+def block_diag(*tensors):
+    """A block-diagonal matrix of the tensors (0-d, 1-d or 2-d each)."""
+    shapes, in_shapes = [], []
+    for k, t in enumerate(tensors):
+        if t.ndim > 2:
+            raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {k} has "
+                               f"{t.ndim} dimensions")
+        shapes.append((1, 1) if t.ndim == 0 else (1, t.shape[0]) if t.ndim == 1 else tuple(t.shape))
+        in_shapes.append(tuple(t.shape))
+    return apply(BlockDiagBackward0, tuple(tensors), {"shapes": tuple(shapes), "in_shapes": tuple(in_shapes)})
+
 register(tril=tril, triu=triu, cross=linalg_cross)
 define("tril", np.tril)
 define("triu", np.triu)
@@ -256,7 +291,7 @@ define("cross", lambda a, b, dim: np.cross(a, b, axis=dim))
 
 
 # the torch-level functions of this family (`ag.<name>`, as `torch.<name>`)
-PUBLIC = ('cross', 'diag', 'diag_embed', 'diagonal', 'ger', 'kron', 'outer', 'trace', 'tril', 'triu')
+PUBLIC = ('block_diag', 'cross', 'diag', 'diag_embed', 'diagonal', 'ger', 'kron', 'outer', 'trace', 'tril', 'triu')
 # what the family exports to `ops`
-__all__ = ['DiagEmbedBackward0', 'DiagonalBackward0', 'DiagonalBackward0_copy', 'LinalgCrossBackward0',
+__all__ = ['BlockDiagBackward0', 'DiagEmbedBackward0', 'DiagonalBackward0', 'DiagonalBackward0_copy', 'LinalgCrossBackward0',
            'TraceBackward0', 'TrilBackward0', 'TriuBackward0', 'UnsafeViewBackward0', 'linalg_cross', *PUBLIC]

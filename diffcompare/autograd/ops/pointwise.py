@@ -1,6 +1,7 @@
 """Pointwise functions PyTorch has beside diffcompare's function table (whose functions are
 :mod:`.elementwise`'s): ``clamp_min``/``clamp_max``, ``lerp``, ``addcmul``, ``addcdiv``,
-``logaddexp``, ``xlogy``, ``logit`` and ``nan_to_num``, each with its VJP.
+``logaddexp``, ``xlogy``, ``logit``, ``nan_to_num``, ``remainder``, ``fmod`` and the rounded
+quotient of ``div(rounding_mode=)``, each with its VJP.
 
 >>> from diffcompare import autograd as ag
 >>> x = ag.tensor([0.0, 2.0], requires_grad=True)
@@ -195,6 +196,77 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     return apply(NanToNumBackward0, (input,), {"nan": nan, "posinf": posinf, "neginf": neginf})
 
 
+
+def _quotient(a, b, mode):
+    """a / b rounded toward zero ("trunc") or down ("floor"), in the operands' dtype."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if mode == "floor":
+            return np.floor_divide(a, b)
+        q = np.trunc(np.true_divide(a, b))
+    kind = np.result_type(a, b)
+    return q.astype(kind) if kind.kind in "iub" else q
+
+
+class DivBackward2(Op):
+    """a / b with a rounding mode: a step function, its gradient zero."""
+    broadcasts = True
+    forward = staticmethod(_quotient)
+
+    def backward(self, g):
+        return (D.zeros_like(g) if self.needs(0) else None, D.zeros_like(g) if self.needs(1) else None)
+
+
+def rounded_div(input, other, rounding_mode):
+    """``input / other`` rounded as ``rounding_mode`` says ("trunc" or "floor"), DivBackward2."""
+    return apply(DivBackward2, (input, other), {"mode": rounding_mode})
+
+
+class RemainderBackward0(Op):
+    """a - floor(a / b) b, the sign of b's (Python's %): d a = g, d b = -g floor(a / b)."""
+    broadcasts = True
+    saves = (0, 1)
+    forward = staticmethod(np.remainder)
+
+    def backward(self, g, a, b):
+        return (g if self.needs(0) else None,
+                -g * _quotient(array_of(a), array_of(b), "floor") if self.needs(1) else None)
+
+
+class FmodBackward0(Op):
+    """a - trunc(a / b) b, the sign of a's (C's fmod): d a = g, d b = -g trunc(a / b)."""
+    broadcasts = True
+    saves = (0, 1)
+    forward = staticmethod(np.fmod)
+
+    def backward(self, g, a, b):
+        return (g if self.needs(0) else None,
+                -g * _quotient(array_of(a), array_of(b), "trunc") if self.needs(1) else None)
+
+
+class RemainderBackward1(RemainderBackward0):
+    """remainder with a tensor divisor."""
+
+
+class FmodBackward1(FmodBackward0):
+    """fmod with a tensor divisor."""
+
+
+def remainder(input, other):
+    """The remainder of ``input / other`` with the divisor's sign (Python's ``%``).
+
+    >>> from diffcompare import autograd as ag
+    >>> ag.remainder(ag.tensor([-3.0, 3.0]), 2)
+    tensor([1., 1.])
+    """
+    if not isinstance(input, Tensor):
+        input = Tensor._make(np.asarray(input))
+    return apply(RemainderBackward1 if isinstance(other, Tensor) else RemainderBackward0, (input, other))
+
+
+def fmod(input, other):
+    """The remainder of ``input / other`` with the dividend's sign (C's fmod)."""
+    return apply(FmodBackward1 if isinstance(other, Tensor) else FmodBackward0, (input, other))
+
 for _cls in (LerpBackward1, AddcmulBackward0, AddcdivBackward0, LogaddexpBackward0, XlogyBackward0, LogitBackward0,
              NanToNumBackward0):
     _cls.batched_backward = _cls.backward   # elementwise: the rule takes a batch as it is
@@ -202,7 +274,9 @@ for _cls in (LerpBackward1, AddcmulBackward0, AddcdivBackward0, LogaddexpBackwar
 
 
 # the torch-level functions of this family (`ag.<name>`, as `torch.<name>`)
-PUBLIC = ("addcdiv", "addcmul", "clamp_max", "clamp_min", "lerp", "logaddexp", "logit", "nan_to_num", "xlogy")
+PUBLIC = ("addcdiv", "addcmul", "clamp_max", "clamp_min", "fmod", "lerp", "logaddexp", "logit", "nan_to_num", "remainder",
+          "xlogy")
 # what the family exports to `ops`
 __all__ = ["AddcdivBackward0", "AddcmulBackward0", "ClampMaxBackward0", "ClampMinBackward0", "LerpBackward0",
-           "LerpBackward1", "LogaddexpBackward0", "LogitBackward0", "NanToNumBackward0", "XlogyBackward0", *PUBLIC]
+           "LerpBackward1", "LogaddexpBackward0", "LogitBackward0", "NanToNumBackward0", "XlogyBackward0", "DivBackward2",
+           "FmodBackward0", "FmodBackward1", "RemainderBackward0", "RemainderBackward1", "rounded_div", *PUBLIC]

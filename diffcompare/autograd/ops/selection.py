@@ -324,10 +324,148 @@ define("flip", lambda a, dims: np.flip(a, dims))
 define("cumprod", lambda a, dim: np.cumprod(a, axis=dim))
 
 
+
+class MaskedSelectBackward0(IndexBackward0):
+    pass
+
+
+class TakeBackward0(IndexBackward0):
+    pass
+
+
+def masked_select(input, mask):
+    """The elements of ``input`` where ``mask`` (broadcast with it) is True, as a 1-d tensor."""
+    m = np.asarray(array_of(mask))
+    if m.dtype != np.bool_:
+        raise RuntimeError(f"masked_select: expected BoolTensor for mask")
+    shape = np.broadcast_shapes(tuple(input.shape), m.shape)
+    if tuple(input.shape) != shape:
+        input = input.expand(*shape)
+    return _pick(MaskedSelectBackward0, input, np.nonzero(np.broadcast_to(m, shape)))
+
+
+def take(input, index):
+    """The elements of ``input`` at the flat positions ``index`` (the result has index's shape)."""
+    flat = _index_array(index, "take")
+    size = int(np.prod(input.shape))
+    if flat.size and (flat.max() >= size or flat.min() < -size):
+        bad = int(flat.max() if flat.max() >= size else flat.min())
+        raise IndexError(f"out of range: tried to access index {bad} on a tensor of {size} elements.")
+    if input.ndim == 0:
+        input = input.reshape(1)
+    return _pick(TakeBackward0, input, np.unravel_index(flat % size, input.shape))
+
+
+class MedianBackward0(IndexBackward0):
+    pass
+
+
+class MedianBackward1(IndexBackward0):
+    pass
+
+
+class NanmedianBackward0(IndexBackward0):
+    pass
+
+
+class NanmedianBackward1(IndexBackward0):
+    pass
+
+
+MedianResult = namedtuple("median", ["values", "indices"])
+
+
+def _median_index(a, axis, skip_nan):
+    """Where the lower median of ``a`` along ``axis`` is (a nan's position, if there is one, unless
+    ``skip_nan``: then the median of the others)."""
+    order = np.argsort(a, axis=axis, kind="stable")       # nan sorts last
+    n = a.shape[axis]
+    if skip_nan:
+        count = np.sum(~np.isnan(a), axis=axis, keepdims=True)
+        k = np.maximum(count - 1, 0) // 2
+    else:
+        k = np.full([1 if i == axis else s for i, s in enumerate(a.shape)], (n - 1) // 2)
+        has_nan = np.any(np.isnan(a), axis=axis, keepdims=True) if a.dtype.kind in "fc" else False
+        k = np.where(has_nan, n - 1, k) if a.dtype.kind in "fc" else k
+        if a.dtype.kind in "fc" and np.any(has_nan):   # the first nan: positions sorted last, in order
+            first_nan = np.argmax(np.take_along_axis(np.isnan(a), order, axis=axis), axis=axis)
+            k = np.where(has_nan, np.expand_dims(first_nan, axis), k)
+    return np.take_along_axis(order, k, axis=axis)
+
+
+def _median(input, dim, keepdim, skip_nan, whole, along):
+    if input.numel() == 0 and dim is None:
+        raise RuntimeError("median() input tensor cannot be empty")
+    if dim is None:
+        flat = np.asarray(input._data).reshape(-1)
+        at = int(_median_index(flat, 0, skip_nan)[0]) if flat.size else 0
+        return _pick(whole, input, np.unravel_index(at, input.shape) if input.ndim else Ellipsis)
+    d = check_dim(dim, input.ndim)
+    if input.ndim == 0:
+        return MedianResult(_pick(along, input, Ellipsis), Tensor._make(np.zeros((), np.int64)))
+    index = _median_index(np.asarray(input._data), d, skip_nan)
+    if keepdim:
+        return MedianResult(_pick(along, input, _along(index, d)), Tensor._make(index))
+    index = index.squeeze(d)
+    grid = list(np.indices(index.shape, sparse=True))
+    return MedianResult(_pick(along, input, tuple(grid[:d] + [index] + grid[d:])), Tensor._make(index))
+
+
+def median(input, dim=None, keepdim=False):
+    """The lower median of all elements (MedianBackward0), or along ``dim`` with its index
+    (MedianBackward1); a nan is the median of a slice holding one."""
+    return _median(input, dim, keepdim, False, MedianBackward0, MedianBackward1)
+
+
+def nanmedian(input, dim=None, keepdim=False):
+    """:func:`median` of the values that are not nan."""
+    return _median(input, dim, keepdim, True, NanmedianBackward0, NanmedianBackward1)
+
+
+class CummaxBackward0(IndexBackward0):
+    pass
+
+
+class CumminBackward0(IndexBackward0):
+    pass
+
+
+CummaxResult = namedtuple("cummax", ["values", "indices"])
+CumminResult = namedtuple("cummin", ["values", "indices"])
+
+
+def _running(input, dim, better, cls, result):
+    d = check_dim(dim, input.ndim)
+    a = np.asarray(input._data)
+    if a.ndim == 0:
+        return result(_pick(cls, input, Ellipsis), Tensor._make(np.zeros((), np.int64)))
+    moved = np.moveaxis(a, d, 0)
+    index = np.zeros(moved.shape, np.int64)
+    best = moved[0].copy()
+    for i in range(1, len(moved)):       # a tie or a nan takes the later position, as PyTorch's
+        take = better(moved[i], best)
+        if a.dtype.kind in "fc":
+            take |= np.isnan(moved[i])
+        best = np.where(take, moved[i], best)
+        index[i] = np.where(take, i, index[i - 1])
+    index = np.moveaxis(index, 0, d)
+    return result(_pick(cls, input, _along(index, d)), Tensor._make(index))
+
+
+def cummax(input, dim):
+    """The running maximum along ``dim`` and where it was reached."""
+    return _running(input, dim, np.greater_equal, CummaxBackward0, CummaxResult)
+
+
+def cummin(input, dim):
+    """The running minimum along ``dim`` and where it was reached."""
+    return _running(input, dim, np.less_equal, CumminBackward0, CumminResult)
+
 # the torch-level functions of this family (`ag.<name>`, as `torch.<name>`)
-PUBLIC = ('argsort', 'chunk', 'cumprod', 'flip', 'gather', 'index_select', 'masked_fill', 'roll', 'scatter_add',
+PUBLIC = ('argsort', 'chunk', 'cummax', 'cummin', 'cumprod', 'masked_select', 'median', 'nanmedian', 'take', 'flip', 'gather', 'index_select', 'masked_fill', 'roll', 'scatter_add',
           'sort', 'split', 'tile', 'topk', 'unbind')
 # what the family exports to `ops`
-__all__ = ['CumprodBackward0', 'FlipBackward0', 'GatherBackward0', 'IndexSelectBackward0', 'MaskedFillBackward0',
+__all__ = ['CummaxBackward0', 'CumminBackward0', 'MaskedSelectBackward0', 'MedianBackward0', 'MedianBackward1',
+           'NanmedianBackward0', 'NanmedianBackward1', 'TakeBackward0', 'CumprodBackward0', 'FlipBackward0', 'GatherBackward0', 'IndexSelectBackward0', 'MaskedFillBackward0',
            'RepeatBackward0', 'RollBackward0', 'ScatterAddBackward0', 'SortBackward0', 'SortResult',
            'SplitBackward0', 'SplitWithSizesBackward0', 'TopkBackward0', 'TopkResult', 'UnbindBackward0', 'repeat', *PUBLIC]

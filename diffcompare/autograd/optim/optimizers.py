@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .nn import zero_grad_of
-from .tensor import Tensor
+from ..nn import zero_grad_of
+from ..tensor import Tensor
 
 
 def _array(value, dtype):
