@@ -11,11 +11,12 @@ from ..quiet import quietly
 from ..tensor import Tensor
 from .dual import D, register
 from .recording import RESULT, Op, apply, array_of
+from .short_axis import binary, times
 
 class AddBackward0(Op):
     broadcasts = True
     takes_scaled = True
-    forward = staticmethod(np.add)
+    forward = staticmethod(lambda a, b: binary(np.add, a, b))
 
     def backward(self, g):
         return g, g
@@ -24,7 +25,7 @@ class AddBackward0(Op):
 class SubBackward0(Op):
     broadcasts = True
     takes_scaled = True
-    forward = staticmethod(np.subtract)
+    forward = staticmethod(lambda a, b: binary(np.subtract, a, b))
 
     def backward(self, g):
         return g, (scaled(g, -1) if self.needs(1) else None)
@@ -42,10 +43,10 @@ class RsubBackward1(Op):
 class MulBackward0(Op):
     broadcasts = True
     saves = (0, 1)
-    forward = staticmethod(np.multiply)
+    forward = staticmethod(lambda a, b: binary(np.multiply, a, b))
 
     def backward(self, g, a, b):
-        return (g * b if self.needs(0) else None), (g * a if self.needs(1) else None)
+        return (times(g, b) if self.needs(0) else None), (times(g, a) if self.needs(1) else None)
 
 
 class MulScalarBackward(Op):
@@ -68,7 +69,7 @@ class DivBackward0(Op):
 
     @staticmethod
     def forward(a, b):
-        return np.true_divide(a, b)
+        return binary(np.true_divide, a, b)
 
     def backward(self, g, a, b):
         return (g / b if self.needs(0) else None), (-g * a / (b * b) if self.needs(1) else None)
@@ -124,7 +125,7 @@ class PowBackward0(Op):
             factor = e
             if type(g) is ScaledGrad:
                 g, factor = g.values, e * g.factor
-            local = base * g
+            local = times(base, g)
             local *= factor
             return (local,)
         # differentiable backward: PyTorch's formula, so that every higher derivative stays

@@ -19,6 +19,7 @@ from ..quiet import IGNORE as QUIET, reset_quiet, set_quiet
 from ..tensor import Tensor
 from .dual import D
 from .forward import RESULT, with_tangent
+from .short_axis import total
 
 _max = builtins.max  # the names max, min, sum, abs, pow below are ops
 _new_node = object.__new__
@@ -158,7 +159,7 @@ def sum_to(g, shape, batch=0):
         lead + i for i, n in enumerate(shape) if i >= batch and n == 1 and g.shape[lead + i] != 1
     )
     if axes:
-        g = g.sum(axis=axes, keepdims=True)
+        g = total(g, axes, True)
     return g.reshape(shape) if g.shape != shape else g
 
 
@@ -205,8 +206,8 @@ def apply(cls, args, params=None):
     state = STATE
     if needs_grad:
         if state.plain:         # recording with nothing extra (grad_mode.STATE.plain): the short path
-            return _record(cls, args, params, out, None)
-        result = _record(cls, args, params, out, state) if state.grad_enabled else _make(out)
+            return record(cls, args, params, out, None)
+        result = record(cls, args, params, out, state) if state.grad_enabled else _make(out)
     else:
         result = _make(out)
     if state.forward_level:
@@ -270,7 +271,7 @@ def _hooked(cls, args, params, result) -> tuple:
     return saved, order
 
 
-def _record(cls, args, params, out, state=STATE):
+def record(cls, args, params, out, state=STATE):
     """The node of ``cls`` applied to ``args`` (``out``: its forward's result) and the result
     tensor. ``state``: ``grad_mode.STATE``, or None when it is ``plain`` (no anomaly mode,
     saved-tensor hooks or recorder to see to)."""
@@ -351,4 +352,4 @@ def array_of(v):
 
 
 # what the family exports to `ops`
-__all__ = ['Op', 'RESULT', 'apply', 'array_of', 'check_dim', 'sum_to']
+__all__ = ['Op', 'RESULT', 'apply', 'array_of', 'check_dim', 'record', 'sum_to']
