@@ -11,12 +11,12 @@ from ..quiet import quietly
 from ..tensor import Tensor
 from .dual import D, register
 from .recording import RESULT, Op, apply, array_of
-from .short_axis import binary, times
+from .short_axis import broadcasting, times
 
 class AddBackward0(Op):
     broadcasts = True
     takes_scaled = True
-    forward = staticmethod(lambda a, b: binary(np.add, a, b))
+    forward = staticmethod(broadcasting(np.add))
 
     def backward(self, g):
         return g, g
@@ -25,7 +25,7 @@ class AddBackward0(Op):
 class SubBackward0(Op):
     broadcasts = True
     takes_scaled = True
-    forward = staticmethod(lambda a, b: binary(np.subtract, a, b))
+    forward = staticmethod(broadcasting(np.subtract))
 
     def backward(self, g):
         return g, (scaled(g, -1) if self.needs(1) else None)
@@ -43,7 +43,7 @@ class RsubBackward1(Op):
 class MulBackward0(Op):
     broadcasts = True
     saves = (0, 1)
-    forward = staticmethod(lambda a, b: binary(np.multiply, a, b))
+    forward = staticmethod(broadcasting(np.multiply))
 
     def backward(self, g, a, b):
         return (times(g, b) if self.needs(0) else None), (times(g, a) if self.needs(1) else None)
@@ -67,9 +67,7 @@ class DivBackward0(Op):
     broadcasts = True
     saves = (0, 1)
 
-    @staticmethod
-    def forward(a, b):
-        return binary(np.true_divide, a, b)
+    forward = staticmethod(broadcasting(np.true_divide))
 
     def backward(self, g, a, b):
         return (g / b if self.needs(0) else None), (-g * a / (b * b) if self.needs(1) else None)

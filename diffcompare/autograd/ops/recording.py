@@ -278,22 +278,26 @@ def record(cls, args, params, out, state=STATE):
     if type(out) is not np.ndarray and type(out) is not MetaArray:
         out = np.asarray(out)
     node = _new_node(cls)
-    nexts = []
     several = False
-    for a in args:
-        if isinstance(a, Tensor) and a.requires_grad_flag:
-            fn = a.grad_fn
-            if fn is None:                  # a leaf: its AccumulateGrad node, while it lives
-                ref = a._accum
-                fn = ref() if ref is not None else None
-                if fn is None:
-                    fn = edge_of(a)[0]
-            elif fn._special and (a._output_nr or fn.n_outputs != 1):   # several outputs: the walk fills slots
-                several = True
+    if len(args) == 1:              # the common one- and two-input ops, without building a list
+        fn = _edge_node(args[0])
+        if fn is not None and fn._special and (args[0]._output_nr or fn.n_outputs != 1):
+            several = True
+        node._next = (fn,)
+    elif len(args) == 2:
+        fn, fn2 = _edge_node(args[0]), _edge_node(args[1])
+        if (fn is not None and fn._special and (args[0]._output_nr or fn.n_outputs != 1)) or \
+                (fn2 is not None and fn2._special and (args[1]._output_nr or fn2.n_outputs != 1)):
+            several = True
+        node._next = (fn, fn2)
+    else:
+        nexts = []
+        for a in args:
+            fn = _edge_node(a)
+            if fn is not None and fn._special and (a._output_nr or fn.n_outputs != 1):
+                several = True          # an input is one of several outputs: the walk fills slots
             nexts.append(fn)
-        else:
-            nexts.append(None)
-    node._next = tuple(nexts)
+        node._next = tuple(nexts)
     if several:
         node._nrs = tuple([a._output_nr if isinstance(a, Tensor) and a.requires_grad_flag else 0 for a in args])
     seq = node.seq = next(sequence)
@@ -335,6 +339,20 @@ def record(cls, args, params, out, state=STATE):
     if state is not None and state.recorder is not None:
         state.recorder(node, args, params, (result,))
     return result
+
+
+def _edge_node(a):
+    """The node an input's gradient goes to: its grad_fn, a leaf's AccumulateGrad (made on first
+    need), or None for a constant or a tensor that does not require grad."""
+    if type(a) is not Tensor and not isinstance(a, Tensor) or not a.requires_grad_flag:
+        return None
+    fn = a.grad_fn
+    if fn is None:
+        ref = a._accum
+        fn = ref() if ref is not None else None
+        if fn is None:
+            fn = edge_of(a)[0]
+    return fn
 
 
 def check_dim(dim, ndim):

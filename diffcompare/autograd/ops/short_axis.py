@@ -40,10 +40,10 @@ def _merges(array, shape):
 
 
 def binary(ufunc, a, b):
-    """``ufunc(a, b)``, one index of a short last axis at a time where a broadcast operand
-    would make NumPy loop along it; otherwise ``ufunc(a, b)`` itself."""
+    """``ufunc(a, b)``, one index of a short last axis at a time where an operand that is
+    broadcast or not contiguous would make NumPy loop along it; otherwise ``ufunc(a, b)``."""
     if type(a) is np.ndarray and type(b) is np.ndarray and a.ndim and b.ndim and \
-            (a.shape != b.shape or 0 in a.strides[-1:] + b.strides[-1:]) and (a.shape[-1] > 1 or b.shape[-1] > 1):
+            (a.shape[-1] > 1 or b.shape[-1] > 1):
         shape = np.broadcast_shapes(a.shape, b.shape)
         if _worth(shape) and not (_merges(a, shape) and _merges(b, shape)):
             first = ufunc(a[..., 0], b[..., 0])
@@ -56,10 +56,22 @@ def binary(ufunc, a, b):
     return ufunc(a, b)
 
 
+def broadcasting(ufunc):
+    """The forward of a broadcasting op: ``ufunc`` itself on operands of one shape (no
+    broadcast: nothing to gain, and no time spent asking), else ``binary``."""
+    def forward(a, b, ufunc=ufunc, ndarray=np.ndarray):
+        if a.__class__ is ndarray and b.__class__ is ndarray and a.shape != b.shape:
+            return binary(ufunc, a, b)
+        return ufunc(a, b)
+    forward.__name__ = forward.__qualname__ = ufunc.__name__
+    return forward
+
+
 def times(a, b):
-    """``a * b`` for arrays (by ``binary``) or tensors (their own product, recorded)."""
-    if type(a) is np.ndarray and type(b) is np.ndarray:
-        return binary(np.multiply, a, b)
+    """``a * b`` in a backward: arrays by ``binary`` when large (an expanded gradient has a
+    zero stride), tensors (a differentiable backward) by their own product, recorded."""
+    if a.__class__ is np.ndarray and b.__class__ is np.ndarray:
+        return binary(np.multiply, a, b) if a.size >= MIN_SIZE or b.size >= MIN_SIZE else a * b
     return a * b
 
 
