@@ -15,7 +15,7 @@ from ..tensor import Tensor
 from .dual import D
 from .inplace import VIEW_OF_LEAF_INPLACE_ERROR, adopt, write_in_place
 from .recording import Op, apply, record, sum_to
-from .shape import record_view
+from .shape import as_view, record_view
 
 _ELLIPSIS = type(Ellipsis)
 
@@ -184,8 +184,18 @@ def getitem(x, index):
     fast = _basic_fast(index)
     if fast is not None:
         index, has_int = fast
-        return record_view(SelectBackward0 if has_int else SliceBackward0, x,
-                           {"index": index, "in_shape": x._data.shape}, itemgetter(index))
+        cls = SelectBackward0 if has_int else SliceBackward0
+        state = STATE
+        if not META_SEEN[0] and (state.plain or not (state.grad_enabled or state.forward_level)):
+            # the common case, without apply's generality: NumPy's view, recorded when x requires grad
+            data = x._data
+            out = data[index]
+            if state.plain and x.requires_grad_flag:
+                result = record(cls, (x,), {"index": index, "in_shape": data.shape}, out, None)
+            else:
+                result = Tensor._make(out)
+            return as_view(result, x, itemgetter(index))
+        return record_view(cls, x, {"index": index, "in_shape": x._data.shape}, itemgetter(index))
     index, basic = _normalise_index(index)
     if basic:
         ints = [i for i in index if isinstance(i, numbers.Integral)]
