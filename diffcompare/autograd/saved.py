@@ -54,7 +54,7 @@ class SavedTensor:
     def __init__(self, tensor, is_output):
         counter = tensor._vc
         if counter is None:
-            counter = tensor._counter()
+            counter = tensor._vc = [0]      # Tensor._counter, inline
         self.counter = counter
         self.version = counter[0]
         self.array = tensor._data

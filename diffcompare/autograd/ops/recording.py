@@ -285,10 +285,24 @@ def record(cls, args, params, out, state=STATE):
             several = True
         node._next = (fn,)
     elif len(args) == 2:
-        fn, fn2 = _edge_node(args[0]), _edge_node(args[1])
-        if (fn is not None and fn._special and (args[0]._output_nr or fn.n_outputs != 1)) or \
-                (fn2 is not None and fn2._special and (args[1]._output_nr or fn2.n_outputs != 1)):
-            several = True
+        a, b = args
+        # _edge_node, inline for the two inputs of the most common ops
+        if isinstance(a, Tensor) and a.requires_grad_flag:
+            fn = a.grad_fn
+            if fn is None:
+                fn = _edge_node(a)
+            elif fn._special and (a._output_nr or fn.n_outputs != 1):
+                several = True
+        else:
+            fn = None
+        if isinstance(b, Tensor) and b.requires_grad_flag:
+            fn2 = b.grad_fn
+            if fn2 is None:
+                fn2 = _edge_node(b)
+            elif fn2._special and (b._output_nr or fn2.n_outputs != 1):
+                several = True
+        else:
+            fn2 = None
         node._next = (fn, fn2)
     else:
         nexts = []
