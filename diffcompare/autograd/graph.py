@@ -39,8 +39,8 @@ from .grad_mode import STATE
 from .quiet import IGNORE as QUIET, reset_quiet, set_quiet
 from .buffer import GradientBuffer
 # what a node keeps for backward; torch.autograd.graph's hooks for saved tensors are here too
-from .saved import (FREED_ERROR, SavedTensor, disable_saved_tensors_hooks, save_on_cpu,  # noqa: F401
-                    saved_attribute, saved_attribute_names, saved_tensors_hooks)
+from .saved import (FREED_ERROR, SavedTensor, disable_saved_tensors_hooks, expose_saved_attributes,  # noqa: F401
+                    save_on_cpu, saved_attribute_names, saved_tensors_hooks)
 from .gradients import LAZY, stack_rows
 from .tensor import HookHandle, Tensor
 
@@ -151,15 +151,19 @@ class Node:
             values[k] = s.unpack(self, as_tensor) if isinstance(s, SavedTensor) else s
         return values
 
-    def __getattr__(self, name):
+    def __init_subclass__(cls, **kwargs):
         # PyTorch exposes saved values as _saved_<name> (and _raw_saved_<name>); reading them
-        # after they were freed raises the same error as a second backward.
-        if name.startswith(("_saved_", "_raw_saved_")):
-            return saved_attribute(self, name)
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+        # after they were freed raises the same error as a second backward
+        super().__init_subclass__(**kwargs)
+        expose_saved_attributes(Node, cls)
 
     def __dir__(self):
-        return sorted(set(super().__dir__()) | set(saved_attribute_names(self)))
+        # the saved-value descriptors on Node serve every op: only this node's own are listed
+        listed = {name for name in super().__dir__() if not name.startswith(("_saved_", "_raw_saved_"))}
+        return sorted(listed | set(saved_attribute_names(self)))
+
+
+expose_saved_attributes(Node, Node)     # the names every op may use: self, other, result, parameters
 
 
 def init_node(node, edges, saved=None):

@@ -54,7 +54,7 @@ class SavedTensor:
     def __init__(self, tensor, is_output):
         counter = tensor._vc
         if counter is None:
-            counter = tensor._counter()
+            counter = tensor._vc = [0]      # Tensor._counter, inline
         self.counter = counter
         self.version = counter[0]
         self.array = tensor._data
@@ -291,6 +291,33 @@ def saved_attribute(node, name):
     if node._freed:
         raise RuntimeError(FREED_ERROR)
     raise AttributeError(f"'{cls.__name__}' object has no attribute '{name}'")
+
+
+class SavedAttribute:
+    """``grad_fn._saved_<name>`` or ``grad_fn._raw_saved_<name>``, read through
+    :func:`saved_attribute`: one of these descriptors sits on ``Node`` for every name an op
+    class uses (see :func:`expose_saved_attributes`). A ``__getattr__`` on Node would do the
+    same, but its mere presence slows every attribute read of every node where the
+    node's type varies (the backward walk's), by half."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __get__(self, node, owner=None):
+        return self if node is None else saved_attribute(node, self.name)
+
+
+def expose_saved_attributes(root, cls):
+    """Put on ``root`` (Node) a :class:`SavedAttribute` for each ``_saved_*`` and ``_raw_saved_*``
+    name that nodes of ``cls`` may have and ``root`` does not have yet."""
+    keys = (*saved_names(cls), *getattr(cls, "saved_absent", ()), *getattr(cls, "saved_params", {}),
+            *POSITION_NAMES, "result", *PARAMETER_NAMES)
+    for key in keys:
+        for name in (f"_saved_{key}", f"_raw_saved_{key}"):
+            if name not in root.__dict__:
+                setattr(root, name, SavedAttribute(name))
 
 
 def saved_attribute_names(node):

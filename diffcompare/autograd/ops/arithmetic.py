@@ -11,11 +11,12 @@ from ..quiet import quietly
 from ..tensor import Tensor
 from .dual import D, register
 from .recording import RESULT, Op, apply, array_of
+from .short_axis import MIN_SIZE, broadcasting, times
 
 class AddBackward0(Op):
     broadcasts = True
     takes_scaled = True
-    forward = staticmethod(np.add)
+    forward = staticmethod(broadcasting(np.add))
 
     def backward(self, g):
         return g, g
@@ -24,7 +25,7 @@ class AddBackward0(Op):
 class SubBackward0(Op):
     broadcasts = True
     takes_scaled = True
-    forward = staticmethod(np.subtract)
+    forward = staticmethod(broadcasting(np.subtract))
 
     def backward(self, g):
         return g, (scaled(g, -1) if self.needs(1) else None)
@@ -42,10 +43,13 @@ class RsubBackward1(Op):
 class MulBackward0(Op):
     broadcasts = True
     saves = (0, 1)
-    forward = staticmethod(np.multiply)
+    forward = staticmethod(broadcasting(np.multiply))
 
     def backward(self, g, a, b):
-        return (g * b if self.needs(0) else None), (g * a if self.needs(1) else None)
+        wants_a, wants_b = self._next      # self.needs(0), self.needs(1)
+        if type(g) is np.ndarray and g.size < MIN_SIZE:    # small: NumPy's product, no questions
+            return (g * b if wants_a is not None else None), (g * a if wants_b is not None else None)
+        return (times(g, b) if wants_a is not None else None), (times(g, a) if wants_b is not None else None)
 
 
 class MulScalarBackward(Op):
@@ -66,9 +70,7 @@ class DivBackward0(Op):
     broadcasts = True
     saves = (0, 1)
 
-    @staticmethod
-    def forward(a, b):
-        return np.true_divide(a, b)
+    forward = staticmethod(broadcasting(np.true_divide))
 
     def backward(self, g, a, b):
         return (g / b if self.needs(0) else None), (-g * a / (b * b) if self.needs(1) else None)
@@ -124,7 +126,7 @@ class PowBackward0(Op):
             factor = e
             if type(g) is ScaledGrad:
                 g, factor = g.values, e * g.factor
-            local = base * g
+            local = times(base, g)
             local *= factor
             return (local,)
         # differentiable backward: PyTorch's formula, so that every higher derivative stays

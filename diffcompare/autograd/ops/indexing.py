@@ -8,12 +8,14 @@ from operator import itemgetter
 
 import numpy as np
 
+from ..device import META_SEEN
+from ..grad_mode import STATE
 from ..gradients import IndexedGrad
 from ..tensor import Tensor
 from .dual import D
-from .inplace import VIEW_OF_LEAF_INPLACE_ERROR, write_in_place
-from .recording import Op, apply, sum_to
-from .shape import record_view
+from .inplace import VIEW_OF_LEAF_INPLACE_ERROR, adopt, write_in_place
+from .recording import Op, apply, record, sum_to
+from .shape import as_view, record_view
 
 _ELLIPSIS = type(Ellipsis)
 
@@ -182,8 +184,18 @@ def getitem(x, index):
     fast = _basic_fast(index)
     if fast is not None:
         index, has_int = fast
-        return record_view(SelectBackward0 if has_int else SliceBackward0, x,
-                           {"index": index, "in_shape": x._data.shape}, itemgetter(index))
+        cls = SelectBackward0 if has_int else SliceBackward0
+        state = STATE
+        if not META_SEEN[0] and (state.plain or not (state.grad_enabled or state.forward_level)):
+            # the common case, without apply's generality: NumPy's view, recorded when x requires grad
+            data = x._data
+            out = data[index]
+            if state.plain and x.requires_grad_flag:
+                result = record(cls, (x,), {"index": index, "in_shape": data.shape}, out, None)
+            else:
+                result = Tensor._make(out)
+            return as_view(result, x, itemgetter(index))
+        return record_view(cls, x, {"index": index, "in_shape": x._data.shape}, itemgetter(index))
     index, basic = _normalise_index(index)
     if basic:
         ints = [i for i in index if isinstance(i, numbers.Integral)]
@@ -202,11 +214,16 @@ class CopySlices(Op):
         return out
 
     def backward(self, g):
+        gv = sum_to(g[self.index], self.value_shape) if self.needs(1) else None
+        if not self.needs(0):
+            return None, gv
+        if type(g) is np.ndarray:       # a copy with the written part zeroed
+            gx = np.array(g)
+            gx[self.index] = 0
+            return gx, gv
         mask = np.ones(self.in_shape, dtype=bool)
         mask[self.index] = False
-        gx = D.where(mask, g, 0.0) if self.needs(0) else None
-        gv = sum_to(g[self.index], self.value_shape) if self.needs(1) else None
-        return gx, gv
+        return D.where(mask, g, 0.0), gv
 
     def batched_backward(self, g):
         batched = batch_index(self.index)
@@ -229,11 +246,41 @@ IndexPutBackward0Setitem.__name__ = "IndexPutBackward0"
 def setitem(x, index, value):
     """``x[index] = value`` as an in-place operation recorded in the graph."""
     fast = _basic_fast(index)
+    if fast is not None and x._base is None and not META_SEEN[0] and \
+            (STATE.plain or not (STATE.grad_enabled or STATE.forward_level)) and _write_basic(x, fast[0], value):
+        return x
     index, basic = (fast[0], True) if fast is not None else _normalise_index(index)
     value_shape = value.shape if isinstance(value, Tensor) else np.shape(value)
     cls = CopySlices if basic else IndexPutBackward0Setitem
     return write_in_place(x, lambda src: apply(cls, (src, value), {
         "index": index, "in_shape": x.shape, "value_shape": value_shape}), leaf_message=VIEW_OF_LEAF_INPLACE_ERROR)
+
+
+def _write_basic(x, index, value):
+    """``x[index] = value`` for a basic index into a tensor that is not a view, while recording
+    plainly or not recording at all: written straight into x, and (recording) CopySlices
+    recorded with x's history before the write; the node keeps nothing of the old value, so
+    no snapshot of it is taken. False, with nothing changed, where the general path must
+    decide (a leaf that requires grad, a read-only array, an index or value that does not
+    fit: its errors are the general path's)."""
+    recording = STATE.grad_enabled
+    if recording and x.requires_grad_flag and x.grad_fn is None:
+        return False
+    data = x._data
+    if not data.flags.writeable:
+        return False
+    is_tensor = isinstance(value, Tensor)
+    try:
+        data[index] = value._data if is_tensor else value
+    except (ValueError, TypeError, IndexError):
+        return False
+    x._bump()
+    if recording and (x.requires_grad_flag or (is_tensor and value.requires_grad_flag)):
+        value_shape = value._data.shape if is_tensor else np.shape(value)
+        node = record(CopySlices, (x, value), {"index": index, "in_shape": data.shape, "value_shape": value_shape},
+                      data, None).grad_fn
+        adopt(x, node)
+    return True
 
 
 for _cls in (IndexBackward0, SelectBackward0, IndexPutBackward0):

@@ -56,13 +56,18 @@ def write_in_place(t, compute, leaf_message=LEAF_INPLACE_ERROR):
         if base is not None:
             _rebase_view(t, base, new)
         else:
-            t.grad_fn = node
-            t.requires_grad_flag = True
-            t._output_nr = new._output_nr
-            if t._retains_grad:
-                t._retains_grad = False
-                t.retain_grad()
+            adopt(t, node, new._output_nr)
     return t
+
+
+def adopt(t, node, output_nr=0):
+    """Make ``t``, just overwritten in place, the output ``output_nr`` of ``node``."""
+    t.grad_fn = node
+    t.requires_grad_flag = True
+    t._output_nr = output_nr
+    if t._retains_grad:
+        t._retains_grad = False
+        t.retain_grad()
 
 
 class CopySlicesView(Op):

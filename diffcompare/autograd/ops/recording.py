@@ -19,6 +19,7 @@ from ..quiet import IGNORE as QUIET, reset_quiet, set_quiet
 from ..tensor import Tensor
 from .dual import D
 from .forward import RESULT, with_tangent
+from .short_axis import total
 
 _max = builtins.max  # the names max, min, sum, abs, pow below are ops
 _new_node = object.__new__
@@ -158,7 +159,7 @@ def sum_to(g, shape, batch=0):
         lead + i for i, n in enumerate(shape) if i >= batch and n == 1 and g.shape[lead + i] != 1
     )
     if axes:
-        g = g.sum(axis=axes, keepdims=True)
+        g = total(g, axes, True)
     return g.reshape(shape) if g.shape != shape else g
 
 
@@ -205,8 +206,8 @@ def apply(cls, args, params=None):
     state = STATE
     if needs_grad:
         if state.plain:         # recording with nothing extra (grad_mode.STATE.plain): the short path
-            return _record(cls, args, params, out, None)
-        result = _record(cls, args, params, out, state) if state.grad_enabled else _make(out)
+            return record(cls, args, params, out, None)
+        result = record(cls, args, params, out, state) if state.grad_enabled else _make(out)
     else:
         result = _make(out)
     if state.forward_level:
@@ -270,29 +271,47 @@ def _hooked(cls, args, params, result) -> tuple:
     return saved, order
 
 
-def _record(cls, args, params, out, state=STATE):
+def record(cls, args, params, out, state=STATE):
     """The node of ``cls`` applied to ``args`` (``out``: its forward's result) and the result
     tensor. ``state``: ``grad_mode.STATE``, or None when it is ``plain`` (no anomaly mode,
     saved-tensor hooks or recorder to see to)."""
     if type(out) is not np.ndarray and type(out) is not MetaArray:
         out = np.asarray(out)
     node = _new_node(cls)
-    nexts = []
     several = False
-    for a in args:
+    if len(args) == 1:              # the common one- and two-input ops, without building a list
+        fn = _edge_node(args[0])
+        if fn is not None and fn._special and (args[0]._output_nr or fn.n_outputs != 1):
+            several = True
+        node._next = (fn,)
+    elif len(args) == 2:
+        a, b = args
+        # _edge_node, inline for the two inputs of the most common ops
         if isinstance(a, Tensor) and a.requires_grad_flag:
             fn = a.grad_fn
-            if fn is None:                  # a leaf: its AccumulateGrad node, while it lives
-                ref = a._accum
-                fn = ref() if ref is not None else None
-                if fn is None:
-                    fn = edge_of(a)[0]
-            elif fn._special and (a._output_nr or fn.n_outputs != 1):   # several outputs: the walk fills slots
+            if fn is None:
+                fn = _edge_node(a)
+            elif fn._special and (a._output_nr or fn.n_outputs != 1):
                 several = True
-            nexts.append(fn)
         else:
-            nexts.append(None)
-    node._next = tuple(nexts)
+            fn = None
+        if isinstance(b, Tensor) and b.requires_grad_flag:
+            fn2 = b.grad_fn
+            if fn2 is None:
+                fn2 = _edge_node(b)
+            elif fn2._special and (b._output_nr or fn2.n_outputs != 1):
+                several = True
+        else:
+            fn2 = None
+        node._next = (fn, fn2)
+    else:
+        nexts = []
+        for a in args:
+            fn = _edge_node(a)
+            if fn is not None and fn._special and (a._output_nr or fn.n_outputs != 1):
+                several = True          # an input is one of several outputs: the walk fills slots
+            nexts.append(fn)
+        node._next = tuple(nexts)
     if several:
         node._nrs = tuple([a._output_nr if isinstance(a, Tensor) and a.requires_grad_flag else 0 for a in args])
     seq = node.seq = next(sequence)
@@ -336,6 +355,20 @@ def _record(cls, args, params, out, state=STATE):
     return result
 
 
+def _edge_node(a):
+    """The node an input's gradient goes to: its grad_fn, a leaf's AccumulateGrad (made on first
+    need), or None for a constant or a tensor that does not require grad."""
+    if type(a) is not Tensor and not isinstance(a, Tensor) or not a.requires_grad_flag:
+        return None
+    fn = a.grad_fn
+    if fn is None:
+        ref = a._accum
+        fn = ref() if ref is not None else None
+        if fn is None:
+            fn = edge_of(a)[0]
+    return fn
+
+
 def check_dim(dim, ndim):
     """``dim`` as a non-negative axis of an ``ndim``-dimensional tensor, or PyTorch's IndexError.
     A 0-d tensor accepts dims -1 and 0, as in PyTorch."""
@@ -351,4 +384,4 @@ def array_of(v):
 
 
 # what the family exports to `ops`
-__all__ = ['Op', 'RESULT', 'apply', 'array_of', 'check_dim', 'sum_to']
+__all__ = ['Op', 'RESULT', 'apply', 'array_of', 'check_dim', 'record', 'sum_to']

@@ -17,7 +17,12 @@ _max = builtins.max
 
 def record_view(cls, x, params, view_fn):
     """Record a view op: the result shares storage and version counter with ``x``."""
-    out = apply(cls, (x,), params)
+    return as_view(apply(cls, (x,), params), x, view_fn)
+
+
+def as_view(out, x, view_fn):
+    """``out``, just computed from ``x`` by ``view_fn``, made its view where NumPy made it one:
+    sharing ``x``'s version counter, with ``x``'s base as its base."""
     if out._data.base is not None:
         out._vc = x._counter()
         base = x._base if x._base is not None else x

@@ -1,0 +1,103 @@
+"""Elementwise operations and sums on arrays whose last axis is short, iterated so that a
+long axis is the inner loop.
+
+NumPy runs its inner loop along the last axis when it cannot merge it with the one before
+(a broadcast operand, a reduction over another axis). When that axis is short — the d = 2 or
+3 coordinates of n points, the xyz of a mesh — the loop is called once per few elements:
+``x[None] - means[:, None]`` on (5, 1000, 2) costs four times what the same number of
+elements costs contiguously, and ``(a ** 2).sum(-1)`` on it twelve times. Here such an
+operation is done one index of the short axis at a time (two or three calls, each along the
+long axes), with the same result; the elementwise results are bit for bit NumPy's.
+
+>>> a, b = np.arange(6000.0).reshape(1, 3000, 2), np.array([[[0.5, 2.0]], [[1.0, -1.0]]])
+>>> bool((binary(np.subtract, a, b) == a - b).all())
+True
+>>> c = np.arange(12000.0).reshape(2, 3000, 2)
+>>> bool((total(c, (1,), True) == c.sum(axis=1, keepdims=True)).all()), total(c, (2,), False).shape
+(True, (2, 3000))
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+SHORT = 16          # a last axis at most this long is a candidate
+MIN_SIZE = 2048     # below this the calls cost more than NumPy's short inner loops
+
+
+def _worth(shape):
+    """Whether an operation over ``shape`` (last axis short) repays one call per index of it."""
+    n = shape[-1]
+    return 1 < n <= SHORT and len(shape) > 1 and math.prod(shape) >= max(MIN_SIZE, 128 * n * n)
+
+
+def _merges(array, shape):
+    """Whether NumPy can merge the last two axes of ``array`` broadcast to ``shape``."""
+    strides = np.broadcast_to(array, shape).strides
+    return strides[-2] == strides[-1] * shape[-1]
+
+
+def binary(ufunc, a, b):
+    """``ufunc(a, b)``, one index of a short last axis at a time where an operand that is
+    broadcast or not contiguous would make NumPy loop along it; otherwise ``ufunc(a, b)``."""
+    if type(a) is np.ndarray and type(b) is np.ndarray and a.ndim and b.ndim and \
+            (a.shape[-1] > 1 or b.shape[-1] > 1):
+        shape = np.broadcast_shapes(a.shape, b.shape)
+        if _worth(shape) and not (_merges(a, shape) and _merges(b, shape)):
+            first = ufunc(a[..., 0], b[..., 0])
+            out = np.empty(shape, first.dtype)
+            out[..., 0] = first
+            last_a, last_b = a.shape[-1] > 1, b.shape[-1] > 1
+            for j in range(1, shape[-1]):
+                ufunc(a[..., j if last_a else 0], b[..., j if last_b else 0], out=out[..., j])
+            return out
+    return ufunc(a, b)
+
+
+def broadcasting(ufunc):
+    """The forward of a broadcasting op: ``ufunc`` itself on operands of one shape (no
+    broadcast: nothing to gain, and no time spent asking), else ``binary``."""
+    def forward(a, b, ufunc=ufunc, ndarray=np.ndarray):
+        if a.__class__ is ndarray and b.__class__ is ndarray and a.shape != b.shape:
+            return binary(ufunc, a, b)
+        return ufunc(a, b)
+    forward.__name__ = forward.__qualname__ = ufunc.__name__
+    return forward
+
+
+def times(a, b):
+    """``a * b`` in a backward: arrays by ``binary`` when large (an expanded gradient has a
+    zero stride), tensors (a differentiable backward) by their own product, recorded."""
+    if a.__class__ is np.ndarray and b.__class__ is np.ndarray:
+        return binary(np.multiply, a, b) if a.size >= MIN_SIZE or b.size >= MIN_SIZE else a * b
+    return a * b
+
+
+def total(a, axis, keepdims):
+    """``a.sum(axis=axis, keepdims=keepdims)`` (``axis``: None or a tuple of axes), one index of
+    a short last axis at a time where NumPy's loop would run along it: the last axis summed
+    alone, or kept while others are summed."""
+    if type(a) is not np.ndarray or axis is None or not a.ndim or a.dtype.kind not in "fc" or not _worth(a.shape):
+        return a.sum(axis=axis, keepdims=keepdims)
+    last = a.ndim - 1
+    axes = tuple(sorted(d % a.ndim for d in axis))
+    if last in axes:
+        if last - 1 in axes:        # summed with the axis before it: NumPy merges them
+            return a.sum(axis=axis, keepdims=keepdims)
+        acc = a[..., 0] + a[..., 1]
+        for j in range(2, a.shape[-1]):
+            acc += a[..., j]
+        rest = axes[:-1]
+        if rest:
+            acc = acc.sum(axis=rest, keepdims=keepdims)
+        return acc[..., None] if keepdims else acc
+    if not axes:
+        return a.sum(axis=axis, keepdims=keepdims)
+    first = a[..., 0].sum(axis=axes, keepdims=keepdims)
+    out = np.empty(first.shape + (a.shape[-1],), first.dtype)
+    out[..., 0] = first
+    for j in range(1, a.shape[-1]):
+        np.sum(a[..., j], axis=axes, keepdims=keepdims, out=out[..., j])
+    return out
