@@ -72,11 +72,11 @@ class TensorOperators(Operators):
     # -- arithmetic (a reflected operator records what PyTorch records) -----------------------
     def __add__(self, other):
         """``self + other``, recorded as AddBackward0."""
-        return ops.apply(ops.AddBackward0, (self, operand(other)))
+        return ops.apply(ops.AddBackward0, (self, other if isinstance(other, Tensor) else operand(other)))
 
     def __sub__(self, other):
         """``self - other``, recorded as SubBackward0."""
-        return ops.apply(ops.SubBackward0, (self, operand(other)))
+        return ops.apply(ops.SubBackward0, (self, other if isinstance(other, Tensor) else operand(other)))
 
     def __rsub__(self, other):
         """``other - self``: SubBackward0 for a tensor ``other``, RsubBackward1 for a number."""
@@ -89,11 +89,11 @@ class TensorOperators(Operators):
         """``self * other``: MulBackward0, or MulScalarBackward for a Python number."""
         if type(other) is float or type(other) is int:
             return ops.apply(ops.MulScalarBackward, (self, other))
-        return ops.apply(ops.MulBackward0, (self, operand(other)))
+        return ops.apply(ops.MulBackward0, (self, other if isinstance(other, Tensor) else operand(other)))
 
     def __truediv__(self, other):
         """``self / other``, recorded as DivBackward0."""
-        return ops.apply(ops.DivBackward0, (self, operand(other)))
+        return ops.apply(ops.DivBackward0, (self, other if isinstance(other, Tensor) else operand(other)))
 
     def __rtruediv__(self, other):
         """``other / self``: DivBackward0 for a tensor ``other``; for a number, as PyTorch
