@@ -7,6 +7,7 @@ import json
 import math
 import shutil
 import subprocess
+import timeit
 
 import pytest
 
@@ -19,6 +20,15 @@ from diffcompare.render.lecture import deck, notebook, wrap_code
 @pytest.fixture(scope="module")
 def x_sin_x():
     return lecture("sin(x) * x", at={"x": 2.0}, ns=(1, 2), sizes=(1, 4))
+
+
+@pytest.fixture
+def one_call_timer(monkeypatch):
+    """The cost slide's times from one timed call each, for the tests of what the deck and the
+    command write (the lecture's own timer takes timeit's 0.2 s rounds for each of them; the
+    lecture above is timed by it)."""
+    from diffcompare.lecture import lecture as module
+    monkeypatch.setattr(module, "_seconds", lambda call: timeit.timeit(call, number=1))
 
 
 def test_the_numbers_are_the_derivatives_by_hand(x_sin_x):
@@ -79,7 +89,7 @@ def test_the_notebook_is_nbformat_4_telling_the_same_story(x_sin_x):
 
 
 @pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed")
-def test_the_deck_compiles_with_no_overfull_box(tmp_path):
+def test_the_deck_compiles_with_no_overfull_box(tmp_path, one_call_timer):
     text = "log(1 + exp(x)) * tanh(x)**2 + sqrt(1 + x**2) / (1 + sin(x)**2) - atan(x)*cosh(x)/3 + softplus(y)*x"
     lec = lecture(text, at={"x": 0.7, "y": -1.25}, ns=(1,), sizes=(1, 2))
     (tmp_path / "deck.tex").write_text(deck(lec))
@@ -92,7 +102,8 @@ def test_the_deck_compiles_with_no_overfull_box(tmp_path):
     assert pages >= 12                                    # title, function, graph, passes, ..., side by side
 
 
-def test_the_command_writes_the_deck_and_refuses_an_unknown_extension(tmp_path, monkeypatch, capsys):
+def test_the_command_writes_the_deck_and_refuses_an_unknown_extension(tmp_path, monkeypatch, capsys,
+                                                                      one_call_timer):
     from diffcompare.cli.main import main
     from diffcompare.lecture import lecture as module
 
