@@ -81,7 +81,7 @@ def test_a_dask_cluster_that_loses_workers_or_its_scheduler(tmp_path):
     pytest.importorskip("distributed")
     faults = [BY_NAME["segmentation fault"], BY_NAME["loop in C"]]
     with LocalDask(workers=2, folder=tmp_path) as cluster:
-        outcome = run(write_suite(tmp_path / "crash", *faults), "dask", case_timeout=3, scheduler=cluster.address)
+        outcome = run(write_suite(tmp_path / "crash", *faults), "dask", case_timeout=2, scheduler=cluster.address)
         assert judged(outcome, faults) == [], outcome.stderr[-2000:]
         cluster.kill_scheduler()
         start = time.perf_counter()
