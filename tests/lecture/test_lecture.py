@@ -3,6 +3,7 @@ compiled by pdflatex with no overfull box, the notebook as nbformat 4, the code 
 slides as Python that parses to the same program."""
 
 import ast
+import itertools
 import json
 import math
 import shutil
@@ -17,18 +18,32 @@ from diffcompare.render.graph import graph_layout
 from diffcompare.render.lecture import deck, notebook, wrap_code
 
 
+def _one_call(call) -> float:
+    """The cost slide's time of ``call`` from one timed call: what these tests check of the
+    lecture does not depend on how its times were measured, and the lecture's own timer
+    (test_the_timer_gives_seconds_per_call) takes timeit's 0.2 s rounds for each of them."""
+    return timeit.timeit(call, number=1)
+
+
 @pytest.fixture(scope="module")
 def x_sin_x():
-    return lecture("sin(x) * x", at={"x": 2.0}, ns=(1, 2), sizes=(1, 4))
+    from diffcompare.lecture import lecture as module
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(module, "_seconds", _one_call)
+        return lecture("sin(x) * x", at={"x": 2.0}, ns=(1, 2), sizes=(1, 4))
 
 
 @pytest.fixture
 def one_call_timer(monkeypatch):
-    """The cost slide's times from one timed call each, for the tests of what the deck and the
-    command write (the lecture's own timer takes timeit's 0.2 s rounds for each of them; the
-    lecture above is timed by it)."""
     from diffcompare.lecture import lecture as module
-    monkeypatch.setattr(module, "_seconds", lambda call: timeit.timeit(call, number=1))
+    monkeypatch.setattr(module, "_seconds", _one_call)
+
+
+def test_the_timer_gives_seconds_per_call():
+    from diffcompare.lecture.lecture import _seconds
+    calls = itertools.count()
+    seconds = _seconds(lambda: next(calls))
+    assert 0 < seconds < 1e-3 and next(calls) >= 4          # auto-ranged, then three rounds: per call
 
 
 def test_the_numbers_are_the_derivatives_by_hand(x_sin_x):
