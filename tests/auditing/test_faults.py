@@ -38,13 +38,14 @@ def test_the_audit_survives_faults_with_the_right_verdicts(tmp_path, route):
     assert judged(outcome, faults) == [], outcome.stderr[-2000:]
     # the hangs were bounded by the per-case budget, not by the audit's 120 s
     assert outcome.seconds < 60
+    if "prints" in ROUTES[route]:
+        what_user_code_prints_is_in_the_report_not_on_standard_output(outcome, tmp_path)
 
 
-def test_what_user_code_prints_is_in_the_report_not_on_standard_output(tmp_path):
-    fault = BY_NAME["prints"]
-    outcome = run(write_suite(tmp_path, fault), "jobs 1", case_timeout=30)
+def what_user_code_prints_is_in_the_report_not_on_standard_output(outcome, folder):
+    """(Checked on the route that has the fault "prints", after its verdicts.)"""
     assert outcome.stdout_cases is not None             # standard output is the report's JSON, whole
-    report = json.loads(next(tmp_path.glob("report-*.json")).read_text())
+    report = json.loads(next(folder.glob("report-*.json")).read_text())
     output = {c["name"]: c["output"] for c in report["cases"]}
     assert "to stdout" in output["prints"] and "to stderr" in output["prints"] and "to fd 1" in output["prints"]
     assert output["right"] == ""
@@ -81,7 +82,7 @@ def test_a_dask_cluster_that_loses_workers_or_its_scheduler(tmp_path):
     pytest.importorskip("distributed")
     faults = [BY_NAME["segmentation fault"], BY_NAME["loop in C"]]
     with LocalDask(workers=2, folder=tmp_path) as cluster:
-        outcome = run(write_suite(tmp_path / "crash", *faults), "dask", case_timeout=3, scheduler=cluster.address)
+        outcome = run(write_suite(tmp_path / "crash", *faults), "dask", case_timeout=2, scheduler=cluster.address)
         assert judged(outcome, faults) == [], outcome.stderr[-2000:]
         cluster.kill_scheduler()
         start = time.perf_counter()

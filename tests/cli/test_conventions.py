@@ -1,8 +1,14 @@
-"""The command as users of pytest, ruff and rich expect it, run as the installed command runs
-(the ``diffcompare`` script pip installed beside this Python, else ``python -m diffcompare``,
-in a process of its own, from a folder with its own pyproject.toml): -V, whole option names only, two-line errors with the nearest valid name,
+"""The command as users of pytest, ruff and rich expect it, run from a folder with its own
+pyproject.toml: -V, whole option names only, two-line errors with the nearest valid name,
 colour by rich's environment variables, [tool.diffcompare] defaults, the audit's several
-suites with -k and -x, and user code named by its file."""
+suites with -k and -x, and user code named by its file.
+
+What depends on the process itself — the installed script's -V, colour by the environment
+the command starts in, a closed or empty standard input — runs the installed command (the
+``diffcompare`` script pip installed beside this Python, else ``python -m diffcompare``) in a
+process of its own; the rest runs the command's ``main`` in this process, in that folder and
+with the same environment (as tests/cli_runner.py's ``in_process``), where an exception
+would end the test instead of printing a traceback."""
 
 from __future__ import annotations
 
@@ -13,6 +19,7 @@ import subprocess
 import sys
 
 import pytest
+from cli_runner import in_process
 
 HOME = str(pathlib.Path(__file__).resolve().parents[2])
 SCRIPT = pathlib.Path(sys.executable).with_name("diffcompare")
@@ -25,6 +32,15 @@ def run(cwd, *args, stdin=subprocess.DEVNULL, **environment):
     env.update(PYTHONPATH=HOME, PYTHONDONTWRITEBYTECODE="1", COLUMNS="100", **environment)
     return subprocess.run([*COMMAND, *args], cwd=cwd, env=env, stdin=stdin,
                           capture_output=True, text=True, timeout=120)
+
+
+@pytest.fixture
+def here(monkeypatch):
+    """``here(cwd, *args)``: what ``run`` does, through ``main`` in this process."""
+    for name in ("FORCE_COLOR", "NO_COLOR", "TTY_COMPATIBLE", "CI"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("COLUMNS", "100")
+    return lambda cwd, *args: in_process(*args, cwd=cwd)
 
 
 @pytest.fixture(scope="module")
@@ -69,8 +85,8 @@ def test_dash_capital_v_is_the_version(project):
     (("compare", "x*y", "--at", "x=1,y=2", "--format", "jsn"), "'jsn'", "'json'"),
     (("compar", "x*y"), "'compar'", "'compare'"),
 ])
-def test_a_mistake_is_two_lines_with_the_nearest_name(project, args, wrong, nearest):
-    result = run(project, *args)
+def test_a_mistake_is_two_lines_with_the_nearest_name(here, project, args, wrong, nearest):
+    result = here(project, *args)
     lines = result.stderr.splitlines()
     command = "diffcompare compare" if args[0] == "compare" else "diffcompare"
     assert result.returncode == 2 and result.stdout == ""
@@ -96,8 +112,8 @@ def test_colour_in_a_pipe_follows_rich(project, environment, coloured):
     assert result.returncode == 0 and (SGR in result.stdout) == coloured
 
 
-def test_pyproject_sets_defaults_and_show_config_says_where_from(project):
-    result = run(project, "compare", "x*y", "--at", "x=1,y=2", "--methods", "autograd", "--show-config")
+def test_pyproject_sets_defaults_and_show_config_says_where_from(here, project):
+    result = here(project, "compare", "x*y", "--at", "x=1,y=2", "--methods", "autograd", "--show-config")
     assert result.returncode == 0
     said = {line.split("=")[0].strip(): line.split("#")[1].strip() for line in result.stdout.splitlines()
             if "=" in line and not line.startswith("#")}
@@ -105,22 +121,22 @@ def test_pyproject_sets_defaults_and_show_config_says_where_from(project):
     assert said["digits"] == f"{pyproject} [tool.diffcompare]" and "digits = 40 " in result.stdout
     assert said["methods"] == "command line" and 'methods = "autograd"' in result.stdout
     assert said["repeat"] == "default"
-    result = run(project / "lib", "compare", "x*y", "--at", "x=1,y=2", "--repeat", "1", "--format", "json")
+    result = here(project / "lib", "compare", "x*y", "--at", "x=1,y=2", "--repeat", "1", "--format", "json")
     command = json.loads(result.stdout)["command"]          # found from a folder below the file
     assert (command["digits"], command["methods"], command["repeat"]) == (40, ["autograd", "central-difference"], 1)
 
 
 @pytest.mark.parametrize("line, named", [('metods = "autograd"', "'methods'"), ('digits = "40"', "whole number")])
-def test_a_bad_pyproject_key_or_type_is_bad_input(tmp_path, line, named):
+def test_a_bad_pyproject_key_or_type_is_bad_input(here, tmp_path, line, named):
     (tmp_path / "pyproject.toml").write_text(f"[tool.diffcompare]\n{line}\n", encoding="utf-8")
-    result = run(tmp_path, "compare", "x", "--at", "x=1")
+    result = here(tmp_path, "compare", "x", "--at", "x=1")
     assert result.returncode == 2 and len(result.stderr.splitlines()) == 1
     assert str(tmp_path / "pyproject.toml") in result.stderr and line.split(" ")[0] in result.stderr
     assert named in result.stderr
 
 
-def test_audit_runs_the_configured_suites_as_one_audit(project):
-    result = run(project, "audit", "--format", "json")
+def test_audit_runs_the_configured_suites_as_one_audit(here, project):
+    result = here(project, "audit", "--format", "json")
     report = json.loads(result.stdout)
     names = [case["name"] for case in report["cases"]]
     # both suites of the folder (not audit_settings.toml, which has no cases), named by suite file
@@ -132,32 +148,32 @@ def test_audit_runs_the_configured_suites_as_one_audit(project):
     assert result.returncode == 1                   # a wrong gradient comes before bad input
 
 
-def test_audit_k_selects_as_pytest_does(project):
-    result = run(project, "audit", "checks", "-k", "square or (second and not signature)", "--format", "json")
+def test_audit_k_selects_as_pytest_does(here, project):
+    result = here(project, "audit", "checks", "-k", "square or (second and not signature)", "--format", "json")
     names = sorted(case["name"].split("::")[1] for case in json.loads(result.stdout)["cases"])
     assert names == ["Square", "product"] and result.returncode == 0
-    result = run(project, "audit", "checks", "-k", "nothing_like_it")
+    result = here(project, "audit", "checks", "-k", "nothing_like_it")
     assert result.returncode == 5 and "selects none of the 4 cases" in result.stderr
 
 
-def test_audit_x_stops_after_the_first_wrong_gradient(project):
-    result = run(project, "audit", "checks/audit_first.toml", "checks/more", "-x", "-k", "not square", "-q")
+def test_audit_x_stops_after_the_first_wrong_gradient(here, project):
+    result = here(project, "audit", "checks/audit_first.toml", "checks/more", "-x", "-k", "not square", "-q")
     assert result.returncode == 1
     assert "cube, wrong gradient" in result.stdout and "product" not in result.stdout
     assert "2 of 3 cases not run" in result.stderr
 
 
-def test_audit_without_suites_says_what_to_give(tmp_path):
-    result = run(tmp_path, "audit")
+def test_audit_without_suites_says_what_to_give(here, tmp_path):
+    result = here(tmp_path, "audit")
     assert result.returncode == 2 and "[tool.diffcompare.audit] suites" in result.stderr
 
 
-def test_a_gradient_with_the_wrong_signature_and_code_named_by_its_file(project):
-    result = run(project, "compare", "lib/layers.py:layer", "--at", "x=1,y=2", "--gradient",
+def test_a_gradient_with_the_wrong_signature_and_code_named_by_its_file(here, project):
+    result = here(project, "compare", "lib/layers.py:layer", "--at", "x=1,y=2", "--gradient",
                  "lib/layers.py:layer_gradient")
     assert result.returncode == 2 and len(result.stderr.splitlines()) == 1
     assert "takes (x)" in result.stderr and "layer_gradient(x, y)" in result.stderr
-    result = run(project, "compare", "lib/layers.py:layr", "--at", "x=1,y=2")
+    result = here(project, "compare", "lib/layers.py:layr", "--at", "x=1,y=2")
     assert result.returncode == 2 and "did you mean 'layer'?" in result.stderr
 
 

@@ -53,6 +53,19 @@ def reports():
     return out
 
 
+@pytest.fixture(scope="module")
+def text_at():
+    """``text_at(report, width)``: ``report.render("text", width=width)``, rendered once for
+    the tests that read the same report at the same width."""
+    rendered = {}
+
+    def text(report, width):
+        if (id(report), width) not in rendered:
+            rendered[id(report), width] = (report, report.render("text", width=width))
+        return rendered[id(report), width][1]
+    return text
+
+
 def _check(text, width):
     lines = text.split("\n")
     assert len(lines) > 3
@@ -64,13 +77,13 @@ def _check(text, width):
 
 
 @pytest.mark.parametrize("name", sorted(COMMANDS))
-def test_text_fits_the_width(name, reports):
+def test_text_fits_the_width(name, reports, text_at):
     code, printed, report = reports[name]
     assert code in (0, 1, 4)
     _check(printed, 80)                                 # what the command printed in a pipe
     for width in (60, 80, 120, 200):
         if report is not None:                          # functions and graph print no report
-            _check(report.render("text", width=width), width)
+            _check(text_at(report, width), width)
 
 
 @pytest.mark.parametrize("width", [60, 120, 200])
@@ -111,18 +124,21 @@ def test_latex_tables_fit_a_slide(name, capsys):
 MATRIX_VARIABLE = ["compare", "sum(A*A)", "--at", "A=[[1,2],[3,4]]", "--repeat", "1"]
 
 
+@pytest.fixture(scope="module")
+def matrix_variable():
+    """The report on f of a matrix variable, from Python, once for every width."""
+    import diffcompare
+    return diffcompare.compare("sum(A*A)", at={"A": [[1.0, 2.0], [3.0, 4.0]]}, repeat=1)
+
+
 @pytest.mark.parametrize("width", [60, 80, 120])
 @pytest.mark.parametrize("name", ["compare gradient", "compare jacobian", "compare hessian", "compare points",
                                   "matrix variable"])
-def test_no_essential_column_is_left_out(name, width, reports):
+def test_no_essential_column_is_left_out(name, width, reports, matrix_variable, text_at):
     """At any width every method keeps its name, its verdict and its time: columns that do
     not fit move to a second table beside the method's name, they are not left out."""
-    if name == "matrix variable":
-        import diffcompare
-        report = diffcompare.compare("sum(A*A)", at={"A": [[1.0, 2.0], [3.0, 4.0]]}, repeat=1)
-    else:
-        report = reports[name][2]
-    text = report.render("text", width=width)
+    report = matrix_variable if name == "matrix variable" else reports[name][2]
+    text = text_at(report, width)
     _check(text, width)
     dropped = re.search(r"not shown at \d+ columns: ([^(]*)", " ".join(text.split()))
     left_out = {c.strip() for c in dropped.group(1).split(",")} if dropped else set()
@@ -133,10 +149,10 @@ def test_no_essential_column_is_left_out(name, width, reports):
         assert any(line.rstrip().endswith(m.verdict) for line in lines), f"{m.name}'s verdict at {width}"
 
 
-def test_a_hessian_is_shown_as_a_matrix(reports):
+def test_a_hessian_is_shown_as_a_matrix(reports, text_at):
     """The Hessian of Rosenbrock at x = (1.2, 1.2, 1.2) as a 3 × 3 matrix: its rows, by hand,
     are [1250, -480, 0], [-480, 1450, -480], [0, -480, 200] (f = Σ 100(x_{i+1} - x_i²)² + (1 - x_i)²)."""
-    text = reports["compare hessian"][2].render("text", width=120)
+    text = text_at(reports["compare hessian"][2], 120)
     rows = {}
     for line in text.splitlines():
         cells = line.split()

@@ -1,20 +1,47 @@
 """The README's Python snippet runs, and what its comments say it prints is what it prints."""
 
+import builtins
 import math
 import re
+import symtable
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 README = (Path(__file__).resolve().parents[2] / "README.md").read_text()
 
 
-def test_readme_snippet_runs_as_documented():
+@pytest.fixture(scope="module")
+def run_in_order():
+    """Every Python block of the README run once, in order, in one namespace (the project's
+    own fixed text): (the blocks, the namespace as each block left it)."""
     blocks = re.findall(r"```python\n(.*?)```", README, re.S)
-    assert blocks, "the README should show the engine in use"
-    namespace = {}
+    namespace, after = {}, []
     for block in blocks:
-        exec(compile(block, "README.md", "exec"), namespace)   # the project's own fixed text
+        exec(compile(block, "README.md", "exec"), namespace)
+        after.append(dict(namespace))
+    return blocks, after
+
+
+def unbound_names(block: str) -> set:
+    """The names ``block`` reads that it neither binds nor has from Python's builtins: what
+    it would need from an earlier block."""
+    top = symtable.symtable(block, "README.md", "exec")
+    bound = {s.get_name() for s in top.get_symbols() if s.is_assigned() or s.is_imported()}
+    read, tables = set(), [top]
+    while tables:
+        table = tables.pop()
+        read |= {s.get_name() for s in table.get_symbols()
+                 if s.is_referenced() and (table is top or s.is_global() or s.is_free())}
+        tables += table.get_children()
+    return read - bound - set(dir(builtins))
+
+
+def test_readme_snippet_runs_as_documented(run_in_order):
+    blocks, after = run_in_order
+    assert blocks, "the README should show the engine in use"
+    namespace = after[-1]
     assert repr(namespace["x"].grad) == "tensor([4.0000, 0.6000, 0.0800])"   # as the README's comment says
     assert namespace["g"].tolist() == [12.0, 27.0, 48.0]                       # 3x^2 at 2, 3, 4
     w = [0.3, -1.2, 0.8]                     # the Hessian of sum(w e^w) by hand: diag((2 + w) e^w)
@@ -38,10 +65,11 @@ def test_readme_main_command_is_the_squire_trapp_comparison():
     assert "4.05342789389862065771418792561" in README
 
 
-def test_readme_survey_example_reports_as_documented():
-    blocks = re.findall(r"```python\n(.*?)```", README, re.S)
-    namespace = {}
-    exec(compile(next(b for b in blocks if "kind=\"hessian\"" in b), "README.md", "exec"), namespace)
+def test_readme_survey_example_reports_as_documented(run_in_order):
+    blocks, after = run_in_order
+    survey = next(k for k, b in enumerate(blocks) if "kind=\"hessian\"" in b)
+    assert unbound_names(blocks[survey]) == set()           # it runs on its own too
+    namespace = after[survey]                               # as the survey's block left it
     # the Rosenbrock Hessian by hand at (1.2, 1.0, 0.8): tridiagonal
     expected = [[1200 * 1.44 - 400 + 2, -480, 0], [-480, 202 + 1200 - 320, -400], [0, -400, 200]]
     assert namespace["hessian"].method("autograd").estimate.values[0].tolist() == expected

@@ -3,10 +3,12 @@ compiled by pdflatex with no overfull box, the notebook as nbformat 4, the code 
 slides as Python that parses to the same program."""
 
 import ast
+import itertools
 import json
 import math
 import shutil
 import subprocess
+import timeit
 
 import pytest
 
@@ -16,9 +18,32 @@ from diffcompare.render.graph import graph_layout
 from diffcompare.render.lecture import deck, notebook, wrap_code
 
 
+def _one_call(call) -> float:
+    """The cost slide's time of ``call`` from one timed call: what these tests check of the
+    lecture does not depend on how its times were measured, and the lecture's own timer
+    (test_the_timer_gives_seconds_per_call) takes timeit's 0.2 s rounds for each of them."""
+    return timeit.timeit(call, number=1)
+
+
 @pytest.fixture(scope="module")
 def x_sin_x():
-    return lecture("sin(x) * x", at={"x": 2.0}, ns=(1, 2), sizes=(1, 4))
+    from diffcompare.lecture import lecture as module
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(module, "_seconds", _one_call)
+        return lecture("sin(x) * x", at={"x": 2.0}, ns=(1, 2), sizes=(1, 4))
+
+
+@pytest.fixture
+def one_call_timer(monkeypatch):
+    from diffcompare.lecture import lecture as module
+    monkeypatch.setattr(module, "_seconds", _one_call)
+
+
+def test_the_timer_gives_seconds_per_call():
+    from diffcompare.lecture.lecture import _seconds
+    calls = itertools.count()
+    seconds = _seconds(lambda: next(calls))
+    assert 0 < seconds < 1e-3 and next(calls) >= 4          # auto-ranged, then three rounds: per call
 
 
 def test_the_numbers_are_the_derivatives_by_hand(x_sin_x):
@@ -79,7 +104,7 @@ def test_the_notebook_is_nbformat_4_telling_the_same_story(x_sin_x):
 
 
 @pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed")
-def test_the_deck_compiles_with_no_overfull_box(tmp_path):
+def test_the_deck_compiles_with_no_overfull_box(tmp_path, one_call_timer):
     text = "log(1 + exp(x)) * tanh(x)**2 + sqrt(1 + x**2) / (1 + sin(x)**2) - atan(x)*cosh(x)/3 + softplus(y)*x"
     lec = lecture(text, at={"x": 0.7, "y": -1.25}, ns=(1,), sizes=(1, 2))
     (tmp_path / "deck.tex").write_text(deck(lec))
@@ -92,7 +117,8 @@ def test_the_deck_compiles_with_no_overfull_box(tmp_path):
     assert pages >= 12                                    # title, function, graph, passes, ..., side by side
 
 
-def test_the_command_writes_the_deck_and_refuses_an_unknown_extension(tmp_path, monkeypatch, capsys):
+def test_the_command_writes_the_deck_and_refuses_an_unknown_extension(tmp_path, monkeypatch, capsys,
+                                                                      one_call_timer):
     from diffcompare.cli.main import main
     from diffcompare.lecture import lecture as module
 
