@@ -206,9 +206,13 @@ class EngineRandom:
 
     # the engine's functions
     def _torch_args(self, value):
+        """An engine argument as PyTorch takes it: a tensor with the same values (a draw's
+        parameters: ``bernoulli(p)``, ``normal(mean, std)``), shape and dtype."""
         import numpy as np
         if isinstance(value, self.ag.Tensor):
-            return self.torch.empty(tuple(value.shape), dtype=self._torch_args(value.dtype))
+            if getattr(value, "is_meta", False):
+                return self.torch.empty(tuple(value.shape), dtype=self._torch_args(value.dtype))
+            return self.torch.from_numpy(np.array(value.detach().numpy(), copy=True))
         if isinstance(value, np.dtype):
             return getattr(self.torch, value.name, None) or self.torch.float64
         if isinstance(value, (list, tuple)):
@@ -264,8 +268,9 @@ class EngineRandom:
                 return result
             with harness.real():
                 target = harness._torch_args(tensor)
-                tkwargs = {k: v for k, v in kwargs.items() if k != "generator"}
-                getattr(target, name)(*args, generator=harness._torch_generator(kwargs.get("generator")), **tkwargs)
+                targs = harness._torch_args(args)
+                tkwargs = {k: harness._torch_args(v) for k, v in kwargs.items() if k != "generator"}
+                getattr(target, name)(*targs, generator=harness._torch_generator(kwargs.get("generator")), **tkwargs)
                 values = target.numpy()
             result._data[...] = values.astype(result._data.dtype).reshape(result._data.shape)
             return result
@@ -276,10 +281,13 @@ class EngineRandom:
     def install(self):
         tensor_module = sys.modules[RENAMES["torch"] + ".tensor"]   # (the package's `tensor` is the function)
         tensor_module._generator = self
-        for name in ("rand", "randn", "randint", "rand_like", "randn_like", "randint_like", "randperm", "normal"):
+        for name in ("rand", "randn", "randint", "rand_like", "randn_like", "randint_like", "randperm", "normal",
+                     "bernoulli", "multinomial"):
             if hasattr(self.ag, name) and hasattr(self.torch, name):
                 setattr(self.ag, name, self.wrap(name))
-        for name in ("uniform_", "normal_", "random_"):
+                if name in ("bernoulli", "multinomial") and hasattr(self.ag.Tensor, name):
+                    setattr(self.ag.Tensor, name, getattr(self.ag, name))   # x.bernoulli(): the same draw
+        for name in ("uniform_", "normal_", "random_", "bernoulli_", "exponential_"):
             if hasattr(self.ag.Tensor, name):
                 setattr(self.ag.Tensor, name, self.wrap_method(name))
         # an engine Generator seeded with s draws what a PyTorch Generator seeded with s draws

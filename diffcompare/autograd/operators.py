@@ -456,6 +456,30 @@ class TensorOperators(Operators):
     uniform_ = ops.uniform_
     normal_ = ops.normal_
     random_ = ops.random_
+    bernoulli_ = ops.bernoulli_
+    scatter = ops.scatter
+    scatter_ = ops.inplace_unary(ops.scatter)
+    scatter_add_ = ops.inplace_unary(ops.scatter_add)
+    index_add = ops.index_add
+    index_add_ = ops.inplace_unary(ops.index_add)
+    index_fill = ops.index_fill
+    index_fill_ = ops.inplace_unary(ops.index_fill)
+    is_xpu = False
+
+    def element_size(self):
+        """The size of one element in bytes."""
+        return self.dtype.itemsize
+
+    @property
+    def itemsize(self):
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self):
+        return self.dtype.itemsize * self.numel()
+    exponential_ = ops.exponential_
+    bernoulli = ops.bernoulli
+    multinomial = ops.multinomial
     __iadd__ = ops.inplace_binary(__add__)
     __isub__ = ops.inplace_binary(__sub__)
     add_ = ops.inplace_unary(ops.add)      # x.add_(y, alpha=...)

@@ -20,6 +20,7 @@ import numpy as np
 from .. import ops
 from ..device import META, resolve as resolve_device
 from ..grad_mode import no_grad
+from ..ops.convolution import expand_param
 from ..tensor import Tensor
 from . import functional  # noqa: F401  (ag.nn.functional, as torch.nn.functional)
 from . import functional as F
@@ -31,6 +32,7 @@ from .normalization import LayerNorm  # noqa: F401
 from .rnn import *  # noqa: F401,F403  (RNN, LSTM, GRU and their cells)
 from .sparse import Embedding  # noqa: F401
 from . import utils  # noqa: F401  (torch.nn.utils)
+from .container import ModuleDict, ModuleList, ParameterDict, ParameterList  # noqa: F401
 
 
 class Linear(Module):
@@ -52,42 +54,103 @@ class Linear(Module):
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
 
 
-class Conv2d(Module):
-    """2-d convolution over (N, C, H, W) inputs; weight (out, in/groups, kh, kw) and bias drawn
-    from U(-1/√fan_in, 1/√fan_in) as in PyTorch. Recorded as ConvolutionBackward0.
+class _ConvNd(Module):
+    """A convolution over (N, C, *spatial) inputs; weight (out, in/groups, *kernel) — transposed:
+    (in, out/groups, *kernel) — and bias drawn from U(-1/√fan_in, 1/√fan_in) as in PyTorch
+    (fan_in from the weight's second dimension). Recorded as ConvolutionBackward0."""
 
-    >>> from diffcompare import autograd as ag
-    >>> conv = ag.nn.Conv2d(3, 8, 3, padding=1)
-    >>> conv(ag.randn(2, 3, 5, 5)).shape
-    (2, 8, 5, 5)
-    """
+    dims, transposed, function = 2, False, None
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
-                 bias=True, padding_mode="zeros", device=None, dtype=None):
+                 bias=True, padding_mode="zeros", device=None, dtype=None, output_padding=0):
         super().__init__()
         where = resolve_device(device, meta=True)
+        if groups <= 0:
+            raise ValueError("groups must be a positive integer")
         if in_channels % groups:
             raise ValueError("in_channels must be divisible by groups")
         if out_channels % groups:
             raise ValueError("out_channels must be divisible by groups")
         if padding_mode != "zeros":
             raise NotImplementedError(f"padding_mode={padding_mode!r}: only 'zeros' is implemented")
-        kernel = kernel_size if isinstance(kernel_size, tuple) else (kernel_size, kernel_size)
-        self.in_channels, self.out_channels, self.kernel_size = in_channels, out_channels, tuple(kernel)
-        self.stride, self.padding, self.dilation, self.groups = stride, padding, dilation, groups
-        fan_in = in_channels // groups * kernel[0] * kernel[1]
+        d = self.dims
+        kernel = expand_param(kernel_size, d, "kernel_size")
+        self.in_channels, self.out_channels, self.kernel_size = in_channels, out_channels, kernel
+        self.stride = expand_param(stride, d, "stride")
+        self.padding = padding if isinstance(padding, str) else expand_param(padding, d, "padding")
+        self.dilation, self.groups = expand_param(dilation, d, "dilation"), groups
+        self.output_padding = expand_param(output_padding, d, "output_padding")
+        self.padding_mode = padding_mode
+        shape = ((in_channels, out_channels // groups) if self.transposed else (out_channels, in_channels // groups))
+        fan_in = shape[1] * math.prod(kernel)
         bound = 1.0 / math.sqrt(fan_in) if fan_in else 0.0
-        self.weight = uniform_parameter(bound, (out_channels, in_channels // groups) + tuple(kernel), dtype, where)
+        self.weight = uniform_parameter(bound, shape + kernel, dtype, where)
         self.register_parameter("bias", uniform_parameter(bound, (out_channels,), dtype, where) if bias else None)
 
     def forward(self, x):
-        return F.conv2d(x, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+        if self.transposed:
+            return type(self).function(x, self.weight, self.bias, self.stride, self.padding, self.output_padding,
+                                       self.groups, self.dilation)
+        return type(self).function(x, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
 
     def extra_repr(self):
+        zeros = (0,) * self.dims
         return (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
-                + (f", padding={self.padding}" if self.padding else "")
+                + (f", padding={self.padding}" if self.padding != zeros else "")
+                + (f", dilation={self.dilation}" if self.dilation != (1,) * self.dims else "")
+                + (f", output_padding={self.output_padding}" if self.output_padding != zeros else "")
                 + (f", groups={self.groups}" if self.groups != 1 else "")
                 + (", bias=False" if self.bias is None else ""))
+
+
+class Conv1d(_ConvNd):
+    """1-d convolution over (N, C, L) inputs (F.conv1d)."""
+    dims, function = 1, staticmethod(F.conv1d)
+
+
+class Conv2d(_ConvNd):
+    """2-d convolution over (N, C, H, W) inputs (F.conv2d).
+
+    >>> from diffcompare import autograd as ag
+    >>> conv = ag.nn.Conv2d(3, 8, 3, padding=1)
+    >>> conv(ag.randn(2, 3, 5, 5)).shape
+    (2, 8, 5, 5)
+    """
+    dims, function = 2, staticmethod(F.conv2d)
+
+
+class Conv3d(_ConvNd):
+    """3-d convolution over (N, C, D, H, W) inputs (F.conv3d)."""
+    dims, function = 3, staticmethod(F.conv3d)
+
+
+class _ConvTransposeNd(_ConvNd):
+    transposed = True
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
+                 bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
+                         padding_mode, device, dtype, output_padding)
+
+    def forward(self, x, output_size=None):
+        if output_size is not None:
+            raise NotImplementedError("ConvTranspose's output_size argument is not implemented")
+        return super().forward(x)
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    """1-d transposed convolution (F.conv_transpose1d)."""
+    dims, function = 1, staticmethod(F.conv_transpose1d)
+
+
+class ConvTranspose2d(_ConvTransposeNd):
+    """2-d transposed convolution (F.conv_transpose2d)."""
+    dims, function = 2, staticmethod(F.conv_transpose2d)
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """3-d transposed convolution (F.conv_transpose3d)."""
+    dims, function = 3, staticmethod(F.conv_transpose3d)
 
 
 class MaxPool2d(Module):

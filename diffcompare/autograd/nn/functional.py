@@ -17,9 +17,10 @@ import warnings
 import numpy as np
 
 from .. import ops
-from ..tensor import Tensor, generator, ones_like, zeros_like
+from ..tensor import Tensor, ones_like, zeros_like
 from ..ops import (adaptive_avg_pool2d, avg_pool2d, batch_norm, binary_cross_entropy_with_logits,  # noqa: F401
-                   conv2d, embedding, layer_norm, max_pool2d, pixel_shuffle, pixel_unshuffle)
+                   conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, conv_transpose3d, embedding,
+                   layer_norm, max_pool2d, pixel_shuffle, pixel_unshuffle)
 
 relu = ops.relu
 tanh = ops.tanh
@@ -173,7 +174,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 
 def dropout(input, p=0.5, training=True, inplace=False):
     """Zero each element with probability ``p`` and scale the rest by 1/(1 - p) (training);
-    the input itself otherwise. The mask comes from the engine's generator (``ag.manual_seed``).
+    the input itself otherwise. As PyTorch on the CPU: a noise tensor drawn with
+    ``bernoulli_(1 - p)``, divided by 1 - p, multiplied in (MulBackward0).
 
     >>> from diffcompare import autograd as ag
     >>> import diffcompare.autograd.nn.functional as F
@@ -181,16 +183,21 @@ def dropout(input, p=0.5, training=True, inplace=False):
     >>> F.dropout(x, 0.5, training=False) is x, F.dropout(x, 1.0)
     (True, tensor([0., 0., 0.]))
     """
-    if not 0 <= p <= 1:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    if not training:
+    _check_p(p)
+    return _dropout_noise(input, p, training, inplace, tuple(input.shape))
+
+
+def _dropout_noise(input, p, training, inplace, noise_shape):
+    """``input`` times Bernoulli(1 - p) noise of ``noise_shape`` scaled by 1/(1 - p), as ATen's
+    ``_dropout_impl``; the input itself when not training, ``p == 0`` or empty."""
+    if p == 0 or not training or input.numel() == 0:
         return input
-    keep = generator().random(input.shape) >= p
-    scale = 0.0 if p == 1 else 1.0 / (1.0 - p)
-    mask = Tensor._make((keep * scale).astype(input.dtype))
-    if inplace:
-        return input.mul_(mask)
-    return input * mask
+    if p == 1:
+        noise = Tensor._make(np.zeros((), dtype=input.dtype))
+    else:
+        noise = Tensor._make(np.empty(noise_shape, dtype=input.dtype)).bernoulli_(1 - p)
+        noise.div_(1 - p)
+    return input.mul_(noise) if inplace else input * noise
 
 
 def flatten(input, start_dim=0, end_dim=-1):
@@ -468,15 +475,8 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
 
 def _feature_dropout(input, p, training, inplace):
     """Zero whole channels (dims 0 and 1 drawn, the rest shared) with probability ``p``, the rest
-    scaled by 1/(1 - p): MulBackward0, as PyTorch's ``feature_dropout``. The draws come from the
-    engine's generator (``ag.manual_seed``), not PyTorch's."""
-    if not training or p == 0:
-        return input
-    shape = tuple(input.shape[:2]) + (1,) * (input.ndim - 2)
-    keep = generator().random(shape) >= p
-    scale = 0.0 if p == 1 else 1.0 / (1.0 - p)
-    mask = Tensor._make((keep * scale).astype(input.dtype))
-    return input.mul_(mask) if inplace else input * mask
+    scaled by 1/(1 - p): MulBackward0, as PyTorch's ``feature_dropout``."""
+    return _dropout_noise(input, p, training, inplace, tuple(input.shape[:2]) + (1,) * (input.ndim - 2))
 
 
 def _check_p(p):

@@ -15,8 +15,8 @@ The families: :mod:`.recording` (the ``Op`` base class, ``apply``, ``sum_to``),
 :mod:`.pointwise` (lerp, xlogy, ...: beside the function table), :mod:`.composites` (torch
 functions PyTorch composes of other ops: ``torch.mul``, ``hstack``, ``narrow``, ...), :mod:`.shape`
 (views, ``cat``, ``stack``), :mod:`.indexing`, :mod:`.inplace`, :mod:`.comparison`,
-:mod:`.distances` (``dist``, ``cdist``), :mod:`.layers` (the fused ops of nn's layers and losses), :mod:`.losses` (the other fused
-losses), :mod:`.activations` (nn's one-kernel activations). Each family names what it exports
+:mod:`.distances` (``dist``, ``cdist``), :mod:`.convolution` (``conv1d/2d/3d``, ``conv_transpose1d/2d/3d``), :mod:`.layers` (the fused ops of nn's layers and losses), :mod:`.losses` (the other fused
+losses), :mod:`.activations` (nn's one-kernel activations), :mod:`.sampling` (draws that depend on tensors: bernoulli, normal, multinomial). Each family names what it exports
 in its ``__all__``, and its torch-level functions (``ag.sin``, ``ag.cat``) in ``PUBLIC``;
 this package gathers both from :data:`FAMILIES`, so an op is added in its family alone.
 
@@ -27,12 +27,12 @@ this package gathers both from :data:`FAMILIES`, so an op is added in its family
 ('MulBackward0', ['SinBackward0', 'AccumulateGrad'])
 """
 
-from . import (activations, arithmetic, comparison, composites, decompositions, distances, dual, einstein, elementwise, indexing, inplace,
-               layers, linalg, losses, matrices, pointwise, recording, reductions, selection, shape)
+from . import (activations, arithmetic, comparison, composites, convolution, decompositions, distances, dual, einstein, elementwise, indexing, inplace,
+               layers, linalg, losses, matrices, pointwise, recording, reductions, sampling, selection, shape)
 
 # the families, in the order their names are gathered (a later family's name wins)
-FAMILIES = (dual, recording, arithmetic, elementwise, shape, inplace, indexing, reductions, linalg, comparison, layers,
-            losses, matrices, decompositions, einstein, selection, pointwise, activations, distances, composites)
+FAMILIES = (dual, recording, arithmetic, elementwise, shape, inplace, indexing, reductions, linalg, comparison, convolution, layers,
+            losses, matrices, decompositions, einstein, selection, pointwise, activations, distances, sampling, composites)
 
 __all__ = []
 PUBLIC = ()         # the torch-level functions, `diffcompare.autograd.<name>` as `torch.<name>`

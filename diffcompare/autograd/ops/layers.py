@@ -1,5 +1,5 @@
 """The fused ops of neural-network layers, recorded under PyTorch's node names (``nn.Linear``'s
-``addmm`` is :mod:`.linalg`'s): ``conv2d`` (ConvolutionBackward0), ``max_pool2d``
+``addmm`` is :mod:`.linalg`'s): ``max_pool2d``
 (MaxPool2DWithIndicesBackward0), batch normalisation (NativeBatchNormBackward0) and the
 losses ``mse_loss`` (MseLossBackward0) and ``binary_cross_entropy_with_logits``.
 
@@ -16,14 +16,13 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
 
 from ..tensor import Tensor
 from .dual import D
 from .indexing import index_add_zeros
+from .convolution import windows
 from .recording import Op, apply, sum_to
 from .reductions import mean
-from .shape import squeeze, unsqueeze
 
 
 def _pair(value, name):
@@ -36,126 +35,6 @@ def _pair(value, name):
 
 
 # nn.Linear's node, AddmmBackward0, is linalg's addmm
-
-
-# -- convolution --------------------------------------------------------------------------------
-
-def _windows(x, kernel, stride, dilation):
-    """(N, C, OH, OW, kh, kw) views of ``x`` (N, C, H, W) under every kernel position."""
-    (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation
-    view = sliding_window_view(x, (dh * (kh - 1) + 1, dw * (kw - 1) + 1), axis=(2, 3))
-    return view[:, :, ::sh, ::sw, ::dh, ::dw]
-
-
-class ConvolutionBackward0(Op):
-    """2-d cross-correlation of ``input`` (N, C, H, W) with ``weight`` (O, C/groups, kh, kw),
-    plus ``bias`` (O,): im2col windows contracted with the kernel. Its VJP contracts the
-    gradient with the windows (weight), scatters it back through the kernel (input) and sums
-    it (bias)."""
-    saves = (0, 1)
-
-    @staticmethod
-    def forward(x, w, b, stride, padding, dilation, groups):
-        xp = np.pad(x, ((0, 0), (0, 0), padding[0], padding[1])) if any(map(any, padding)) else x
-        cols = _windows(xp, w.shape[2:], stride, dilation)
-        n, c, oh, ow, kh, kw = cols.shape
-        cols = cols.reshape(n, groups, c // groups, oh, ow, kh, kw)
-        wg = w.reshape(groups, w.shape[0] // groups, c // groups, kh, kw)
-        out = np.einsum("ngchwkl,gockl->ngohw", cols, wg, optimize=True).reshape(n, w.shape[0], oh, ow)
-        if b is not None:
-            out = out + b.reshape(-1, 1, 1)
-        return out
-
-    @staticmethod
-    def infer(x, w, b, stride, padding, dilation, groups):
-        """The result's shape and dtype on meta inputs (any size: nothing computed)."""
-        sizes = tuple((n + lo + hi - d * (k - 1) - 1) // s + 1 for n, (lo, hi), k, s, d in
-                      zip(x.shape[2:], padding, w.shape[2:], stride, dilation))
-        dtype = np.result_type(x.dtype, w.dtype) if b is None else np.result_type(x.dtype, w.dtype, b.dtype)
-        return (x.shape[0], w.shape[0]) + sizes, dtype
-
-    def backward(self, g, x, w):
-        if isinstance(g, Tensor):
-            raise NotImplementedError("the double backward of conv2d (create_graph=True through a convolution) "
-                                      "is not implemented")
-        groups, (sh, sw), (dh, dw) = self.groups, self.stride, self.dilation
-        (pt, pb), (pl, pr) = self.padding
-        n, o, oh, ow = g.shape
-        _, cg, kh, kw = w.shape
-        gg = g.reshape(n, groups, o // groups, oh, ow)
-        gx = gw = gb = None
-        if self.needs(1):
-            xp = np.pad(x, ((0, 0), (0, 0), (pt, pb), (pl, pr)))
-            cols = _windows(xp, (kh, kw), self.stride, self.dilation).reshape(n, groups, cg, oh, ow, kh, kw)
-            gw = np.einsum("ngohw,ngchwkl->gockl", gg, cols, optimize=True).reshape(w.shape)
-        if self.needs(0):
-            wg = w.reshape(groups, o // groups, cg, kh, kw)
-            cols = np.einsum("ngohw,gockl->ngchwkl", gg, wg, optimize=True).reshape(n, groups * cg, oh, ow, kh, kw)
-            h, wd = x.shape[2] + pt + pb, x.shape[3] + pl + pr
-            gxp = np.zeros((n, groups * cg, h, wd), dtype=g.dtype)
-            for i in range(kh):
-                for j in range(kw):
-                    gxp[:, :, i * dh: i * dh + sh * (oh - 1) + 1: sh, j * dw: j * dw + sw * (ow - 1) + 1: sw] \
-                        += cols[..., i, j]
-            gx = gxp[:, :, pt: h - pb, pl: wd - pr]
-        if self.needs(2):
-            gb = g.sum(axis=(0, 2, 3))
-        return gx, gw, gb
-
-
-def _conv_padding(padding, kernel, dilation, stride):
-    if isinstance(padding, str):
-        if padding == "valid":
-            return ((0, 0), (0, 0))
-        if padding != "same":
-            raise ValueError(f"Invalid padding string '{padding}', should be one of {{'valid', 'same'}}")
-        if stride != (1, 1):
-            raise RuntimeError("padding='same' is not supported for strided convolutions")
-        pads = []
-        for k, d in zip(kernel, dilation):
-            total = d * (k - 1)
-            pads.append((total // 2, total - total // 2))
-        return tuple(pads)
-    ph, pw = _pair(padding, "padding")
-    if ph < 0 or pw < 0:
-        raise RuntimeError("negative padding is not supported")
-    return ((ph, ph), (pw, pw))
-
-
-def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """2-d convolution (cross-correlation) as ``torch.nn.functional.conv2d``; ``input`` is
-    (N, C, H, W) or unbatched (C, H, W).
-
-    >>> from diffcompare import autograd as ag
-    >>> ag.conv2d(ag.arange(16.0).reshape(1, 1, 4, 4), ag.ones(1, 1, 2, 2), stride=2)
-    tensor([[[[10., 18.],
-              [42., 50.]]]])
-    """
-    if input.ndim == 3:
-        return squeeze(conv2d(unsqueeze(input, 0), weight, bias, stride, padding, dilation, groups), 0)
-    if input.ndim != 4 or weight.ndim != 4:
-        raise RuntimeError(f"Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: "
-                           f"{list(input.shape)}")
-    stride, dilation = _pair(stride, "stride"), _pair(dilation, "dilation")
-    if min(stride) <= 0:
-        raise RuntimeError("non-positive stride is not supported")
-    if min(dilation) <= 0:
-        raise RuntimeError("dilation should be greater than zero")
-    if groups <= 0 or weight.shape[0] % groups:
-        raise RuntimeError("non-positive groups is not supported" if groups <= 0 else
-                           "Given groups, expected weight to be divisible by groups")
-    if input.shape[1] != weight.shape[1] * groups:
-        raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected input"
-                           f"{list(input.shape)} to have {weight.shape[1] * groups} channels, but got "
-                           f"{input.shape[1]} channels instead")
-    pads = _conv_padding(padding, weight.shape[2:], dilation, stride)
-    for size, (lo, hi), k, d, name in zip(input.shape[2:], pads, weight.shape[2:], dilation, "HW"):
-        if size + lo + hi < d * (k - 1) + 1:
-            raise RuntimeError(f"Calculated padded input size per channel: ({input.shape[2] + sum(pads[0])} x "
-                               f"{input.shape[3] + sum(pads[1])}). Kernel size: ({weight.shape[2]} x "
-                               f"{weight.shape[3]}). Kernel size can't be greater than actual input size")
-    return apply(ConvolutionBackward0, (input, weight, bias),
-                 {"stride": stride, "padding": pads, "dilation": dilation, "groups": groups})
 
 
 # -- max pooling ------------------------------------------------------------------------------
@@ -209,7 +88,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     flat = data.reshape((-1, 1) + (h, w))
     fill = -np.inf if data.dtype.kind == "f" else np.iinfo(data.dtype).min
     xp = np.pad(flat, ((0, 0), (0, 0), (pad[0], right[0]), (pad[1], right[1])), constant_values=fill)
-    cols = _windows(xp, kernel, stride, dilation)[:, 0, :oh, :ow].reshape(flat.shape[0], oh, ow, -1)
+    cols = windows(xp, kernel, stride, dilation)[:, 0, :oh, :ow].reshape(flat.shape[0], oh, ow, -1)
     pick = np.where(np.isnan(cols).any(axis=-1), np.isnan(cols).argmax(axis=-1), cols.argmax(axis=-1)) \
         if data.dtype.kind == "f" else cols.argmax(axis=-1)
     ki, kj = np.divmod(pick, kernel[1])
@@ -698,12 +577,12 @@ def pixel_unshuffle(input, downscale_factor):
     return apply(PixelUnshuffleBackward0, (input,), {"r": r})
 
 # the torch-level functions of this family (`ag.<name>`, as `torch.<name>`)
-PUBLIC = ('constant_pad_nd', 'conv2d', 'embedding', 'layer_norm', 'max_pool2d', 'pixel_shuffle', 'pixel_unshuffle')
+PUBLIC = ('constant_pad_nd', 'embedding', 'layer_norm', 'max_pool2d', 'pixel_shuffle', 'pixel_unshuffle')
 # what the family exports to `ops`
 __all__ = ['AdaptiveAvgPool2DBackward0', 'AdaptiveAvgPool2DBackwardBackward0', 'AvgPool2DBackward0',
-           'AvgPool2DBackwardBackward0', 'BinaryCrossEntropyWithLogitsBackward0', 'ConvolutionBackward0',
+           'AvgPool2DBackwardBackward0', 'BinaryCrossEntropyWithLogitsBackward0',
            'MaxPool2DWithIndicesBackward0', 'MseLossBackward0', 'NativeBatchNormBackward0', 'adaptive_avg_pool2d',
            'avg_pool2d', 'batch_norm',
-           'binary_cross_entropy_with_logits', 'conv2d', 'max_pool2d', 'mse_loss', 'NativeLayerNormBackward0',
+           'binary_cross_entropy_with_logits', 'max_pool2d', 'mse_loss', 'NativeLayerNormBackward0',
            'layer_norm', 'EmbeddingBackward0', 'embedding', 'ConstantPadNdBackward0', 'PixelShuffleBackward0',
            'PixelUnshuffleBackward0', 'constant_pad_nd', 'pixel_shuffle', 'pixel_unshuffle']

@@ -56,7 +56,14 @@ class SqueezeBackward4(MmBackward0):
 
 
 class MatmulBackward0(MmBackward0):
-    """Batched matmul (PyTorch records these through views as UnsafeViewBackward0)."""
+    """Batched matmul. PyTorch records it through a fold or an expansion, its last node named
+    UnsafeViewBackward0 (CloneBackward0 for a matrix times a batch); the two subclasses below
+    carry those names."""
+
+
+# the node a batched matmul records, by PyTorch's name for the last op of its decomposition
+MATMUL_UNSAFE_VIEW = type("UnsafeViewBackward0", (MatmulBackward0,), {"__doc__": MatmulBackward0.__doc__})
+MATMUL_CLONE = type("CloneBackward0", (MatmulBackward0,), {"__doc__": MatmulBackward0.__doc__})
 
 
 def matmul(input, other):  # noqa: A002  (PyTorch's keyword names: torch.matmul(input=, other=))
@@ -76,7 +83,7 @@ def matmul(input, other):  # noqa: A002  (PyTorch's keyword names: torch.matmul(
         right = "x".join(str(n) for n in (tuple(b_shape) + (1,) if b_nd == 1 else b_shape))
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({left} and {right})")
     cls = {(1, 1): DotBackward0, (2, 2): MmBackward0, (2, 1): MvBackward0, (1, 2): SqueezeBackward4}.get(
-        (a_nd, b_nd), MatmulBackward0)
+        (a_nd, b_nd), MATMUL_CLONE if a_nd == 2 else MATMUL_UNSAFE_VIEW)
     return apply(cls, (a, b))
 
 

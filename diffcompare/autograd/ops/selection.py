@@ -113,6 +113,124 @@ def scatter_add(input, dim, index, src):
                                                      "src_shape": tuple(src_shape)})
 
 
+class ScatterBackward0(Op):
+    """``self`` with ``src`` written at ``index`` along a dimension (``scatter``): d self = g
+    zeroed where written, d src = g gathered from there."""
+
+    @staticmethod
+    def forward(x, src, index, part, src_shape, kept):
+        out = np.array(x)
+        out[index] = src[part] if np.ndim(src) else src
+        return out
+
+    def backward(self, g):
+        gx = g * self.kept if self.needs(0) else None
+        gsrc = index_add_zeros(g[self.index], self.part, self.src_shape, basic=True) if self.needs(1) else None
+        return gx, gsrc
+
+
+class ScatterBackward1(ScatterBackward0):
+    """``scatter`` of a number: d self = g zeroed where written."""
+
+    @staticmethod
+    def forward(x, src, index, part, src_shape, kept):
+        return ScatterBackward0.forward(x, src, index, part, src_shape, kept)
+
+    def backward(self, g):
+        return (g * self.kept if self.needs(0) else None),
+
+
+ScatterBackward0.tangent = "linear"
+
+
+def _kept(shape, index, dtype):
+    kept = np.ones(shape, dtype=dtype)
+    kept[index] = 0
+    return kept
+
+
+def scatter(input, dim, index, src=None, value=None, *, reduce=None):
+    """``input`` with ``src[i][j]`` (or the number ``value``) written at ``[i][index[i][j]]``
+    (dim = 1): ScatterBackward0 (a tensor) / ScatterBackward1 (a number)."""
+    if reduce is not None:
+        raise NotImplementedError("scatter's reduce= argument is not implemented (use scatter_reduce)")
+    if src is None:
+        src = value
+    d = check_dim(dim, input.ndim)
+    index = _index_array(index, "scatter")
+    along = _along(index, d)
+    kept = _kept(input.shape, along, input.dtype)
+    if isinstance(src, Tensor):
+        part = tuple(slice(0, n) for n in index.shape)
+        return apply(ScatterBackward0, (input, src), {"index": along, "part": part, "src_shape": tuple(src.shape),
+                                                      "kept": kept})
+    return apply(ScatterBackward1, (input,), {"src": src, "index": along, "part": None, "src_shape": (),
+                                              "kept": kept})
+
+
+class IndexAddBackward0(Op):
+    """``self`` with ``alpha * source`` added at positions ``index`` along a dimension."""
+
+    @staticmethod
+    def forward(x, source, index, alpha):
+        out = np.array(x, dtype=np.result_type(x, source))
+        np.add.at(out, index, source * alpha if alpha != 1 else source)
+        return out
+
+    def backward(self, g):
+        gx = g if self.needs(0) else None
+        gsrc = None
+        if self.needs(1):
+            gsrc = g[self.index]
+            gsrc = gsrc * self.alpha if self.alpha != 1 else gsrc
+        return gx, gsrc
+
+
+IndexAddBackward0.tangent = "linear"
+
+
+def index_add(input, dim, index, source, *, alpha=1):
+    """``input`` with ``alpha * source`` slices added at positions ``index`` along ``dim``."""
+    d = check_dim(dim, input.ndim)
+    index = _index_array(index, "index_add").reshape(-1)
+    if input.dtype != source.dtype:
+        raise RuntimeError(f"index_add_(): self ({_type_name(input.dtype)}) and source ({_type_name(source.dtype)}) "
+                           "must have the same scalar type")
+    return apply(IndexAddBackward0, (input, source), {"index": (slice(None),) * d + (index,), "alpha": alpha})
+
+
+class IndexFillBackward0(Op):
+    """``self`` with the slices at ``index`` along a dimension set to a number."""
+
+    @staticmethod
+    def forward(x, index, value, kept):
+        out = np.array(x)
+        out[index] = value
+        return out
+
+    def backward(self, g):
+        return (g * self.kept if self.needs(0) else None),
+
+    tangent = "linear"
+
+
+def index_fill(input, dim, index, value):
+    """``input`` with its slices at positions ``index`` along ``dim`` set to ``value``."""
+    d = check_dim(dim, input.ndim)
+    index = _index_array(index, "index_fill").reshape(-1)
+    where = (slice(None),) * d + (index,)
+    if isinstance(value, Tensor):
+        value = value.item()
+    return apply(IndexFillBackward0, (input,), {"index": where, "value": value,
+                                                "kept": _kept(input.shape, where, input.dtype)})
+
+
+def _type_name(dtype):
+    return {"float64": "Double", "float32": "Float", "float16": "Half", "int64": "Long", "int32": "Int"}.get(
+        np.dtype(dtype).name, np.dtype(dtype).name)
+
+
+
 class MaskedFillBackward0(Op):
     """``value`` where ``mask`` holds: there the gradient is 0."""
 
@@ -462,10 +580,11 @@ def cummin(input, dim):
     return _running(input, dim, np.less_equal, CumminBackward0, CumminResult)
 
 # the torch-level functions of this family (`ag.<name>`, as `torch.<name>`)
-PUBLIC = ('argsort', 'chunk', 'cummax', 'cummin', 'cumprod', 'masked_select', 'median', 'nanmedian', 'take', 'flip', 'gather', 'index_select', 'masked_fill', 'roll', 'scatter_add',
+PUBLIC = ('index_add', 'index_fill', 'scatter', 'argsort', 'chunk', 'cummax', 'cummin', 'cumprod', 'masked_select', 'median', 'nanmedian', 'take', 'flip', 'gather', 'index_select', 'masked_fill', 'roll', 'scatter_add',
           'sort', 'split', 'tile', 'topk', 'unbind')
 # what the family exports to `ops`
 __all__ = ['CummaxBackward0', 'CumminBackward0', 'MaskedSelectBackward0', 'MedianBackward0', 'MedianBackward1',
            'NanmedianBackward0', 'NanmedianBackward1', 'TakeBackward0', 'CumprodBackward0', 'FlipBackward0', 'GatherBackward0', 'IndexSelectBackward0', 'MaskedFillBackward0',
-           'RepeatBackward0', 'RollBackward0', 'ScatterAddBackward0', 'SortBackward0', 'SortResult',
+           'RepeatBackward0', 'RollBackward0', 'ScatterAddBackward0', 'ScatterBackward0', 'ScatterBackward1',
+           'IndexAddBackward0', 'IndexFillBackward0', 'SortBackward0', 'SortResult',
            'SplitBackward0', 'SplitWithSizesBackward0', 'TopkBackward0', 'TopkResult', 'UnbindBackward0', 'repeat', *PUBLIC]
