@@ -40,6 +40,9 @@ def _cycle_free(run):
     counting alone (a cycle would make every later collection, and so every op, slower)."""
     import gc
 
+    from diffcompare.autograd import collector
+
+    collector.resume()      # what an earlier test's graph froze (garbage among it) is scanned too
     gc.collect()
     gc.disable()
     try:
