@@ -2,6 +2,7 @@ import compileall
 import sys
 from pathlib import Path
 
+import pytest
 from hypothesis import settings
 
 sys.path.insert(0, str(Path(__file__).parent / "autograd"))  # the engine tests' shared helpers (op_catalogue, differential)
@@ -20,3 +21,16 @@ settings.load_profile("diffcompare")
 # writing at import, not reading).
 for _folder in ("diffcompare", "tests", "benchmarks"):
     compileall.compile_dir(str(Path(__file__).resolve().parents[1] / _folder), quiet=1)
+
+
+@pytest.fixture(autouse=True)
+def _pytorch_default_dtype_restored():
+    """A test that sets PyTorch's default dtype (to float64, to compare with the engine) leaves
+    it as it found it: PyTorch's optimizers choose their step counter's dtype by it, so a later
+    test on the same worker would otherwise see PyTorch behave differently."""
+    torch = sys.modules.get("torch")
+    previous = torch.get_default_dtype() if torch is not None else None
+    yield
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_default_dtype(previous if previous is not None else torch.float32)

@@ -82,10 +82,10 @@ def test_step_lr_by_hand():
 
 # -- beside PyTorch -----------------------------------------------------------------------------
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def torch():
     torch = pytest.importorskip("torch")
-    torch.set_default_dtype(torch.float64)
+    torch.set_default_dtype(torch.float64)    # (put back after each test by tests/conftest.py)
     return torch
 
 
