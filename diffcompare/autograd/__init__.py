@@ -16,9 +16,11 @@ from .device import accelerator, backends, cuda, device, get_default_device, set
 from .backward import backward, grad
 from .dtypes import (bool, cdouble, cfloat, complex64, complex128, double, float, float16, float32,  # noqa: A004
                      float64, half, int, int32, int64, long)
+from .dtypes import bfloat16, get_default_dtype, set_default_dtype
 from .grad_mode import (detect_anomaly, enable_grad, inference_mode, is_anomaly_check_nan_enabled, is_anomaly_enabled,
                         is_grad_enabled, is_inference_mode_enabled, no_grad, set_detect_anomaly, set_grad_enabled)
 from .generators import Generator
+from .size import Size
 from .graph import AccumulateGrad, Node
 from .tensor import (Tensor, arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like, is_tensor,
                      linspace, manual_seed, ones, ones_like, rand, rand_like, randint, randint_like, randn, randn_like,
@@ -31,6 +33,11 @@ from .legacy import BoolTensor, ByteTensor, DoubleTensor, FloatTensor, IntTensor
 from . import forward_ad, functional, linalg, special
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from . import nn, optim
+from . import amp, serialization, testing
+from .serialization import load, save
+from .amp import autocast, get_autocast_dtype, is_autocast_enabled
+cuda.amp = amp.CUDA_AMP
+cpu = amp.CPU
 from . import func, functorch, utils
 from .vmapping import vmap
 

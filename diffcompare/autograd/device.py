@@ -263,7 +263,7 @@ def _namespace(name, doc, **attributes):
 cuda = _namespace(
     "cuda", "``torch.cuda`` on a CPU-only engine: no CUDA device (``is_available()`` is False).",
     is_available=_false, device_count=_zero, is_initialized=_false,
-    manual_seed=_none, manual_seed_all=_none, empty_cache=_none,
+    manual_seed=_none, manual_seed_all=_none, empty_cache=_none, is_bf16_supported=_false,
     current_device=_no_cuda, synchronize=_no_cuda, get_device_name=_no_cuda, set_device=_no_cuda)
 accelerator = _namespace(
     "accelerator", "``torch.accelerator`` on a CPU-only engine: ``is_available()`` is False and "
@@ -273,9 +273,13 @@ accelerator = _namespace(
 backends = _namespace(
     "backends", "``torch.backends`` on a CPU-only engine: MPS and cuDNN are not there.",
     mps=_namespace("backends.mps", "No MPS device.", is_available=_false, is_built=_false),
-    cuda=_namespace("backends.cuda", "No CUDA.", is_built=_false),
+    cuda=_namespace("backends.cuda", "No CUDA (its matmul flags may be set, as training scripts do).",
+                    is_built=_false,
+                    matmul=_namespace("backends.cuda.matmul", "Flags of CUDA matrix products (no effect on a CPU).",
+                                      allow_tf32=False, allow_fp16_reduced_precision_reduction=True,
+                                      allow_bf16_reduced_precision_reduction=True)),
     cudnn=_namespace("backends.cudnn", "No cuDNN (its flags may be set, as tutorials do).",
-                     is_available=_false, enabled=True, deterministic=False, benchmark=False))
+                     is_available=_false, enabled=True, deterministic=False, benchmark=False, allow_tf32=True))
 
 __all__ = ["META", "META_SEEN", "MetaArray", "accelerator", "any_meta", "as_meta", "backends", "cuda", "device",
            "get_default_device", "is_meta", "meta_array", "refuse_meta", "resolve", "set_default_device"]

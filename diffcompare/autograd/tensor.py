@@ -15,6 +15,7 @@ tensor([2., 4.])
 
 from __future__ import annotations
 
+import numbers
 import warnings
 import weakref
 from typing import Any
@@ -27,6 +28,7 @@ from .device import meta_array as _meta_array, refuse_meta
 from .dtypes import DEFAULT_DTYPE, int64
 from .generators import rng_of
 from .printing import tensor_repr
+from .size import Size
 
 NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
@@ -86,7 +88,21 @@ class Tensor(Operators):
     # Make NumPy defer to Tensor's reflected operators (`array * tensor` gives a tensor).
     __array_ufunc__ = None
 
-    def __init__(self, data=None, requires_grad=False, dtype=None):
+    def __init__(self, *args, requires_grad=False, dtype=None, device=None):
+        # torch.Tensor(data), torch.Tensor(*sizes) or torch.Tensor(torch.Size): sizes give a tensor
+        # of that shape (zeros; PyTorch's are uninitialised), data a floating tensor of it
+        if args and all(type(a) is int or isinstance(a, numbers.Integral) and not isinstance(a, bool) for a in args) \
+                or len(args) == 1 and isinstance(args[0], Size):
+            data = np.zeros(tuple(args[0]) if isinstance(args[0], Size) else args, dtype=_dtype(dtype) or DEFAULT_DTYPE)
+        elif len(args) > 1:
+            raise TypeError("new() received an invalid combination of arguments: expected sizes (ints) or one "
+                            "sequence of data, got " + ", ".join(type(a).__name__ for a in args))
+        else:
+            data = args[0] if args else None
+            if isinstance(data, (float, complex, bool)):
+                raise TypeError(f"new(): data must be a sequence (got {type(data).__name__})")
+        if device is not None:
+            _check_device(device)
         if isinstance(data, Tensor):
             data = data._data
         array = np.array([] if data is None else data, dtype=_dtype(dtype))

@@ -1,0 +1,42 @@
+"""``torch.Size``: a tuple of ints that prints as PyTorch prints it and counts its elements.
+
+A tensor's ``.shape`` and ``.size()`` are plain tuples in the engine (they compare equal to a
+``Size``); ``torch.Size`` is there for code that builds one or passes one to ``torch.Tensor``.
+
+>>> from diffcompare import autograd as ag
+>>> s = ag.Size([2, 3])
+>>> s, s.numel(), s == (2, 3), ag.Tensor(s).shape
+(torch.Size([2, 3]), 6, True, (2, 3))
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+
+class Size(tuple):
+    __slots__ = ()
+
+    def __new__(cls, sizes=()):
+        sizes = tuple(sizes)
+        for i, n in enumerate(sizes):
+            if not isinstance(n, numbers.Integral) or isinstance(n, bool):
+                raise TypeError(f"torch.Size() takes an iterable of 'int' (item {i} is '{type(n).__name__}')")
+        return super().__new__(cls, (int(n) for n in sizes))
+
+    def __repr__(self):
+        return f"torch.Size([{', '.join(str(n) for n in self)}])"
+
+    __str__ = __repr__
+
+    def __getitem__(self, index):
+        item = super().__getitem__(index)
+        return Size(item) if isinstance(index, slice) else item
+
+    def __add__(self, other):
+        return Size(tuple(self) + tuple(other))
+
+    def numel(self) -> int:
+        """The number of elements of a tensor of this shape."""
+        return math.prod(self)
