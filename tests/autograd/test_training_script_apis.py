@@ -1,0 +1,163 @@
+"""What training scripts use around the gradient: torch.Size and torch.Tensor(*sizes), the
+default dtype, bfloat16's name, torch.amp's loss scaler, torch.save/load, and
+torch.testing.assert_close — beside PyTorch where it is installed, and on values known by hand."""
+
+from __future__ import annotations
+
+import io
+import pickle
+
+import numpy as np
+import pytest
+
+from diffcompare import autograd as ag
+
+
+# -- by hand (no PyTorch needed) ----------------------------------------------------------------
+
+def test_size_and_legacy_constructor():
+    s = ag.Size([2, 3])
+    assert s == (2, 3) and s.numel() == 6 and repr(s) == "torch.Size([2, 3])" and isinstance(s[:1], ag.Size)
+    assert ag.Tensor(3, 4).shape == (3, 4) and ag.Tensor(s).shape == (2, 3) and ag.Tensor(2).shape == (2,)
+    assert ag.Tensor([3, 4]).tolist() == [3.0, 4.0] and ag.Tensor().shape == (0,)
+    with pytest.raises(TypeError, match=r"data must be a sequence \(got float\)"):
+        ag.Tensor(3.5)
+    with pytest.raises(TypeError, match="item 1 is 'float'"):
+        ag.Size([2, 3.0])
+
+
+def test_default_dtype_is_float64_and_fixed():
+    assert ag.get_default_dtype() == np.float64
+    ag.set_default_dtype(ag.float64)
+    with pytest.raises(NotImplementedError, match="cannot be changed to float32"):
+        ag.set_default_dtype(ag.float32)
+    with pytest.raises(TypeError, match="only floating-point types"):
+        ag.set_default_dtype(ag.int64)
+
+
+def test_bfloat16_is_named_and_refused_when_used():
+    table = {"float32": ag.float32, "bfloat16": ag.bfloat16}      # as nanoGPT builds its dtype table
+    assert repr(table["bfloat16"]) == "torch.bfloat16"
+    with pytest.raises(TypeError, match="has no bfloat16"):
+        ag.zeros(2, dtype=ag.bfloat16)
+
+
+def test_grad_scaler_scales_unscales_skips_and_adapts():
+    x = ag.tensor([1.0, 2.0], requires_grad=True)
+    opt = ag.optim.SGD([x], lr=0.1)
+    scaler = ag.amp.GradScaler("cpu", growth_interval=2)
+    for _ in range(2):                                   # two clean steps: the scale doubles after them
+        opt.zero_grad()
+        loss = (x ** 2).sum()
+        scaled = scaler.scale(loss)
+        assert scaled.item() == loss.item() * 65536
+        scaled.backward()
+        scaler.step(opt)
+        scaler.update()
+    # by hand: x <- x - 0.1 * 2x twice = 0.64 x
+    np.testing.assert_allclose(x.detach().numpy(), [0.64, 1.28], rtol=1e-15)
+    assert scaler.get_scale() == 131072.0
+    x.grad = ag.tensor([np.inf, 1.0])                    # a step with an inf is skipped, the scale halved
+    scaler.step(opt)
+    scaler.update()
+    np.testing.assert_allclose(x.detach().numpy(), [0.64, 1.28], rtol=1e-15)
+    assert scaler.get_scale() == 65536.0 and scaler.state_dict()["_growth_tracker"] == 0
+
+
+def test_grad_scaler_for_cuda_disables_itself():
+    with pytest.warns(UserWarning, match="CUDA is not available"):
+        scaler = ag.amp.GradScaler()
+    x = ag.tensor([3.0], requires_grad=True)
+    assert not scaler.is_enabled() and scaler.scale(x) is x and scaler.get_scale() == 1.0
+
+
+def test_save_and_load_a_checkpoint(tmp_path):
+    model = ag.nn.Linear(2, 1)
+    opt = ag.optim.Adam(model.parameters(), lr=0.1)
+    model(ag.ones(3, 2)).sum().backward()
+    opt.step()
+    path = tmp_path / "checkpoint.pt"
+    ag.save({"model": model.state_dict(), "optimizer": opt.state_dict(), "epoch": 1}, path)
+    loaded = ag.load(path)
+    other = ag.nn.Linear(2, 1)
+    other.load_state_dict(loaded["model"])
+    np.testing.assert_array_equal(other.weight.detach().numpy(), model.weight.detach().numpy())
+    assert loaded["epoch"] == 1 and loaded["optimizer"]["state"][0]["step"].item() == 1.0
+
+
+def test_load_refuses_code_unless_asked_and_pytorch_files(tmp_path):
+    buffer = io.BytesIO()
+    ag.save(ag.nn.Linear(2, 1), buffer)                  # a whole module: classes of the program
+    buffer.seek(0)
+    with pytest.raises(pickle.UnpicklingError, match="Unsupported global: GLOBAL .*Linear"):
+        ag.load(buffer)
+    buffer.seek(0)
+    assert isinstance(ag.load(buffer, weights_only=False), ag.nn.Linear)
+    zip_like = tmp_path / "torch.pt"
+    zip_like.write_bytes(b"PK\x03\x04rest")
+    with pytest.raises(RuntimeError, match="written by PyTorch's torch.save"):
+        ag.load(zip_like)
+
+
+def test_assert_close_by_hand():
+    ag.testing.assert_close(ag.tensor([1.0]), ag.tensor([1.0 + 5e-8]))      # within 1e-7 + 1e-7
+    with pytest.raises(AssertionError, match=r"Mismatched elements: 1 / 2 \(50.0%\)"):
+        ag.testing.assert_close(ag.tensor([1.0, 2.0]), ag.tensor([1.0, 2.0 + 1e-6]))
+
+
+# -- beside PyTorch -------------------------------------------------------------------------------
+
+CLOSE_CASES = [
+    lambda L: ([L.tensor([1., 2., 3.], dtype=L.float64)], [L.tensor([1., 2.5, 3.], dtype=L.float64)]),
+    lambda L: ([L.tensor([[1., 2.], [3, 4]], dtype=L.float32)], [L.tensor([[1., 2.], [3, 4.1]], dtype=L.float32)]),
+    lambda L: (L.tensor([1., 2.], dtype=L.float32), L.tensor([1., 2.], dtype=L.float64)),
+    lambda L: (L.tensor([1., 2.], dtype=L.float64), L.tensor([1., 2., 3.], dtype=L.float64)),
+    lambda L: (1.0, 1.5),
+    lambda L: (1, 2),
+    lambda L: ({"a": L.tensor(1., dtype=L.float64)}, {"a": L.tensor(1.2, dtype=L.float64)}),
+    lambda L: (L.tensor([float("nan")], dtype=L.float64), L.tensor([float("nan")], dtype=L.float64)),
+    lambda L: (L.tensor([1, 2]), L.tensor([1, 3])),
+    lambda L: (L.tensor([1., float("inf")], dtype=L.float64), L.tensor([1., -float("inf")], dtype=L.float64)),
+    lambda L: ([1.0, 2.0], [1.0, 2.0, 3.0]),
+]
+
+
+@pytest.mark.parametrize("case", range(len(CLOSE_CASES)))
+def test_assert_close_says_what_pytorch_says(case):
+    torch = pytest.importorskip("torch")
+
+    def outcome(L):
+        try:
+            L.testing.assert_close(*CLOSE_CASES[case](L))
+        except AssertionError as error:
+            return str(error)
+        return "close"
+
+    assert outcome(ag) == outcome(torch)
+
+
+def test_grad_scaler_as_pytorchs():
+    torch = pytest.importorskip("torch")
+    runs = {}
+    for L in (ag, torch):
+        x = L.tensor([1.0, -2.0, 0.5], dtype=L.float64, requires_grad=True)
+        opt = L.optim.SGD([x], lr=0.05, momentum=0.9)
+        scaler = L.amp.GradScaler("cpu", init_scale=1024.0, growth_interval=3)
+        scales = []
+        for step in range(7):
+            opt.zero_grad()
+            loss = (x ** 4).sum() * (1e300 if step == 4 else 1.0)    # step 4 overflows: skipped
+            scaler.scale(loss).backward()
+            scaler.step(opt)
+            scaler.update()
+            scales.append(scaler.get_scale())
+        runs[L] = (x.detach().numpy().copy(), scales, scaler.state_dict())
+    np.testing.assert_allclose(runs[ag][0], runs[torch][0], rtol=1e-14)
+    assert runs[ag][1] == runs[torch][1] and runs[ag][2] == runs[torch][2]
+
+
+def test_size_and_tensor_sizes_as_pytorchs():
+    torch = pytest.importorskip("torch")
+    for args in [(3, 4), (2,), ()]:
+        assert ag.Tensor(*args).shape == tuple(torch.Tensor(*args).shape)
+    assert repr(ag.Size([2, 3])) == repr(torch.Size([2, 3])) and ag.Size([4, 5]).numel() == torch.Size([4, 5]).numel()
