@@ -15,6 +15,7 @@ tensor([2., 4.])
 
 from __future__ import annotations
 
+import json
 import numbers
 import warnings
 import weakref
@@ -26,7 +27,7 @@ import numpy as np
 from .device import META, MetaArray as _MetaArray, as_meta as _as_meta, check as _check_device, is_meta as _is_meta
 from .device import meta_array as _meta_array, refuse_meta
 from .dtypes import DEFAULT_DTYPE, int64
-from .generators import rng_of
+from .generators import DEFAULT_SEED, rng_of
 from .printing import tensor_repr
 from .size import Size
 
@@ -628,11 +629,58 @@ def generator() -> np.random.Generator:
     return _generator
 
 
+_seed = [DEFAULT_SEED]     # what initial_seed() returns: the last seed given
+
+
 def manual_seed(seed: int):
     """Seed the generator behind ``rand`` and ``randn`` (reproducible runs)."""
     global _generator
     _generator = np.random.default_rng(seed)
+    _seed[0] = int(seed)
     return _generator
+
+
+def initial_seed() -> int:
+    """The seed last given to :func:`manual_seed` (or :func:`seed`)."""
+    return _seed[0]
+
+
+def seed() -> int:
+    """Seed the generator from the operating system's entropy; returns that seed."""
+    value = int(np.random.SeedSequence().entropy) % 2**63
+    manual_seed(value)
+    return value
+
+
+def get_rng_state() -> Tensor:
+    """The global generator's state as a uint8 tensor, for :func:`set_rng_state` (its bytes are
+    the engine's, not PyTorch's: a state moves between engine runs, not to PyTorch).
+
+    >>> from diffcompare import autograd as ag
+    >>> state = ag.get_rng_state()
+    >>> a = ag.rand(2)
+    >>> ag.set_rng_state(state)
+    >>> bool((ag.rand(2) == a).all())
+    True
+    """
+    text = json.dumps(_generator.bit_generator.state)
+    return Tensor._make(np.frombuffer(text.encode(), dtype=np.uint8).copy())
+
+
+def set_rng_state(new_state) -> None:
+    """Put back a state :func:`get_rng_state` returned."""
+    global _generator
+    if not isinstance(new_state, Tensor) or new_state._data.dtype != np.uint8:
+        raise TypeError(f"expected a torch.ByteTensor, but got {type(new_state).__name__}"
+                        + (f" of dtype {new_state.dtype}" if isinstance(new_state, Tensor) else ""))
+    try:
+        state = json.loads(new_state._data.tobytes().decode())
+        rng = np.random.Generator(getattr(np.random, state["bit_generator"])())
+        rng.bit_generator.state = state
+    except (ValueError, KeyError, TypeError, AttributeError):
+        raise RuntimeError("Expected a random state the engine's get_rng_state returned (a PyTorch generator "
+                           "state cannot be read by the engine)") from None
+    _generator = rng
 
 
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:

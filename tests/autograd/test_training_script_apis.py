@@ -161,3 +161,20 @@ def test_size_and_tensor_sizes_as_pytorchs():
     for args in [(3, 4), (2,), ()]:
         assert ag.Tensor(*args).shape == tuple(torch.Tensor(*args).shape)
     assert repr(ag.Size([2, 3])) == repr(torch.Size([2, 3])) and ag.Size([4, 5]).numel() == torch.Size([4, 5]).numel()
+
+
+def test_rng_state_round_trip_and_fork():
+    ag.manual_seed(11)
+    assert ag.initial_seed() == 11 and ag.random.initial_seed() == 11
+    state = ag.get_rng_state()
+    first = ag.randn(4).numpy()
+    ag.set_rng_state(state)
+    np.testing.assert_array_equal(ag.randn(4).numpy(), first)
+    with ag.random.fork_rng():
+        ag.rand(10)
+    after_fork = ag.rand(2).numpy()
+    ag.set_rng_state(state)
+    ag.randn(4)
+    np.testing.assert_array_equal(ag.rand(2).numpy(), after_fork)     # the fork's draws left no trace
+    with pytest.raises(TypeError, match="ByteTensor"):
+        ag.set_rng_state(ag.tensor([1.0]))
