@@ -27,6 +27,7 @@ from .tensor import (Tensor, arange, as_tensor, empty, empty_like, eye, from_num
                      randperm, tensor, zeros, zeros_like)
 from . import operators  # noqa: F401  (Tensor's operators and methods: its base TensorOperators)
 from .torch_functions import *  # noqa: F401,F403  (ag.sin, ag.cat, ...: every op family's PUBLIC)
+spmm = mm  # noqa: F405  (torch.spmm of dense matrices is mm; sparse tensors are out of scope)
 from .function import Function, FunctionCtx
 from .autograd.variable import Variable  # (torch.autograd.Variable: `ag.autograd` is this package)
 from .legacy import BoolTensor, ByteTensor, DoubleTensor, FloatTensor, IntTensor, LongTensor
