@@ -24,8 +24,8 @@ for _folder in ("diffcompare", "tests", "benchmarks"):
 
 
 @pytest.fixture(autouse=True)
-def _pytorch_default_dtype_restored():
-    """A test that sets PyTorch's default dtype (to float64, to compare with the engine) leaves
+def _default_dtypes_restored():
+    """A test that sets PyTorch's (or the engine's) default dtype (to float64, to compare with the engine) leaves
     it as it found it: PyTorch's optimizers choose their step counter's dtype by it, so a later
     test on the same worker would otherwise see PyTorch behave differently."""
     torch = sys.modules.get("torch")
@@ -34,3 +34,6 @@ def _pytorch_default_dtype_restored():
     torch = sys.modules.get("torch")
     if torch is not None:
         torch.set_default_dtype(previous if previous is not None else torch.float32)
+    engine = sys.modules.get("diffcompare.autograd.dtypes")
+    if engine is not None:           # and the engine's default dtype, float64
+        engine.set_default_dtype(engine.float64)

@@ -2,6 +2,7 @@
 
 The engine's default floating dtype is float64 (PyTorch's is float32): diffcompare compares
 derivatives against an exact reference, where float64 is the natural baseline.
+``set_default_dtype`` changes it, as in PyTorch (``default_dtype()`` is the one place it is read).
 """
 
 import builtins
@@ -17,7 +18,7 @@ bool = np.dtype("bool")  # noqa: A001 - PyTorch's name
 complex128 = cdouble = np.dtype("complex128")
 complex64 = cfloat = np.dtype("complex64")
 
-DEFAULT_DTYPE = float64
+
 
 
 class UnsupportedDtype:
@@ -47,27 +48,42 @@ class UnsupportedDtype:
 bfloat16 = UnsupportedDtype("bfloat16", 2, True)
 
 
+_DEFAULT = [float64]      # the default floating dtype (set_default_dtype changes it)
+
+
+def default_dtype():
+    """The dtype floating tensors get when none is asked for: float64 unless
+    :func:`set_default_dtype` changed it."""
+    return _DEFAULT[0]
+
+
+def default_complex():
+    """The dtype complex tensors get when none is asked for: complex128 with a float64 default,
+    complex64 with float32 or float16 (as PyTorch pairs them)."""
+    return complex128 if _DEFAULT[0] == float64 else complex64
+
+
 def get_default_dtype():
-    """The dtype factories give floating tensors: float64 (``torch.get_default_dtype``).
+    """The dtype factories give floating tensors (``torch.get_default_dtype``): float64 unless
+    :func:`set_default_dtype` changed it (PyTorch's own default is float32).
 
     >>> from diffcompare import autograd as ag
     >>> ag.get_default_dtype()
     dtype('float64')
     """
-    return DEFAULT_DTYPE
+    return _DEFAULT[0]
 
 
 def set_default_dtype(d):
-    """``torch.set_default_dtype``: the engine computes in float64 by default and that default
-    is fixed, so float64 is accepted (scientific code sets it) and any other floating dtype is
-    refused with the way to get it (``dtype=`` on the factories, ``.float()``).
+    """``torch.set_default_dtype``: the dtype of floating tensors made without one — from Python
+    numbers, by the factories, a module's parameters — and, paired with it, of complex ones.
+    Arrays keep their own dtype (``tensor(np.array(...))``), as in PyTorch.
 
     >>> from diffcompare import autograd as ag
-    >>> ag.set_default_dtype(ag.float64)
     >>> ag.set_default_dtype(ag.float32)
-    Traceback (most recent call last):
-    ...
-    NotImplementedError: the engine's default dtype is float64 and cannot be changed to float32: pass dtype=torch.float32 to the factories, or convert with .float()
+    >>> ag.tensor([1.0, 2.0]).dtype, ag.zeros(2).dtype, ag.tensor([1, 2]).dtype
+    (dtype('float32'), dtype('float32'), dtype('int64'))
+    >>> ag.set_default_dtype(ag.float64)
     """
     if isinstance(d, UnsupportedDtype):
         d.dtype
@@ -76,7 +92,4 @@ def set_default_dtype(d):
     d = np.dtype(d)
     if d.kind != "f":
         raise TypeError("only floating-point types are supported as the default type")
-    if d != DEFAULT_DTYPE:
-        raise NotImplementedError(
-            f"the engine's default dtype is float64 and cannot be changed to {d}: pass dtype=torch.{d} to the "
-            f"factories, or convert with .{'float' if d == float32 else 'to(torch.' + str(d) + ')'}()")
+    _DEFAULT[0] = d

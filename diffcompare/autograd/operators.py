@@ -44,7 +44,11 @@ def operand(other):
     >>> operand(2.0), operand([1.0, 2.0])
     (2.0, tensor([1., 2.]))
     """
-    if type(other) is float or type(other) is int or isinstance(other, (Tensor, numbers.Number)):
+    if type(other) is float or type(other) is int or isinstance(other, Tensor):
+        return other
+    if isinstance(other, np.generic) and other.ndim == 0:
+        return other.item()         # a NumPy scalar is a Python number to PyTorch: it never changes the dtype
+    if isinstance(other, numbers.Number):
         return other
     return Tensor._make(np.asarray(other))
 

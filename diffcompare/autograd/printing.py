@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .dtypes import DEFAULT_DTYPE
+from .dtypes import default_complex, default_dtype
 
 THRESHOLD = 1000   # more elements than this are summarised with "..."
 EDGE_ITEMS = 3
@@ -112,9 +112,10 @@ def tensor_repr(t) -> str:
         suffix.append(f"size={tuple(array.shape)}")
     kind = array.dtype.kind
     if body == "...":     # PyTorch names a meta tensor's dtype unless it is the default floating one
-        if array.dtype != DEFAULT_DTYPE:
+        if array.dtype != default_dtype():
             suffix.append(f"dtype={array.dtype}")
-    elif (kind in "fc" and array.dtype != DEFAULT_DTYPE) or (kind in "iu" and array.dtype != np.int64):
+    elif (kind == "f" and array.dtype != default_dtype()) or (kind == "c" and array.dtype != default_complex()) \
+            or (kind in "iu" and array.dtype != np.int64):
         suffix.append(f"dtype={array.dtype}")
     if t.grad_fn is not None:
         suffix.append(f"grad_fn=<{type(t.grad_fn).__name__}>")

@@ -26,7 +26,7 @@ import numpy as np
 
 from .device import META, MetaArray as _MetaArray, as_meta as _as_meta, check as _check_device, is_meta as _is_meta
 from .device import meta_array as _meta_array, refuse_meta
-from .dtypes import DEFAULT_DTYPE, int64
+from .dtypes import default_complex, default_dtype, int64
 from .generators import DEFAULT_SEED, rng_of
 from .printing import tensor_repr
 from .size import Size
@@ -94,7 +94,7 @@ class Tensor(Operators):
         # of that shape (zeros; PyTorch's are uninitialised), data a floating tensor of it
         if args and all(type(a) is int or isinstance(a, numbers.Integral) and not isinstance(a, bool) for a in args) \
                 or len(args) == 1 and isinstance(args[0], Size):
-            data = np.zeros(tuple(args[0]) if isinstance(args[0], Size) else args, dtype=_dtype(dtype) or DEFAULT_DTYPE)
+            data = np.zeros(tuple(args[0]) if isinstance(args[0], Size) else args, dtype=_dtype(dtype) or default_dtype())
         elif len(args) > 1:
             raise TypeError("new() received an invalid combination of arguments: expected sizes (ints) or one "
                             "sequence of data, got " + ", ".join(type(a).__name__ for a in args))
@@ -110,7 +110,7 @@ class Tensor(Operators):
         if array.dtype.kind not in "fciub":
             raise TypeError(f"can't build a tensor from data of dtype {array.dtype}")
         if dtype is None and array.dtype.kind != "f":
-            array = array.astype(DEFAULT_DTYPE)   # as torch.Tensor([1, 2]): always floating
+            array = array.astype(default_dtype())   # as torch.Tensor([1, 2]): always floating
         _init(self, array, False, None, None)
         if requires_grad:
             self.requires_grad_(True)
@@ -459,7 +459,7 @@ def _finish(array, requires_grad, where=None):
 
 
 def tensor(data: Any, requires_grad: bool = False, dtype=None, device=None) -> Tensor:
-    """A new leaf tensor holding a copy of ``data`` (Python floats become float64).
+    """A new leaf tensor holding a copy of ``data`` (Python floats take the default dtype, float64).
 
     >>> from diffcompare import autograd as ag
     >>> ag.tensor([[1, 2], [3, 4]], dtype=ag.float32)
@@ -488,9 +488,21 @@ def tensor(data: Any, requires_grad: bool = False, dtype=None, device=None) -> T
                          f"depth ({error})") from None
     if array.dtype.kind not in "fciub":
         raise TypeError(f"can't build a tensor from {type(data).__name__} data of dtype {array.dtype}")
+    if dtype is None and array.dtype.kind in "fc" and default_dtype() != np.float64 and _from_python(data):
+        array = array.astype(default_dtype() if array.dtype.kind == "f" else default_complex())
     if requires_grad and not _is_float(array.dtype):
         raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
     return _finish(array, requires_grad, where)
+
+
+def _from_python(data) -> bool:
+    """Whether ``data``'s floating values are Python numbers (they take the default dtype) rather
+    than NumPy's (which keep theirs, as in PyTorch)."""
+    if isinstance(data, (np.ndarray, np.generic)):
+        return False
+    if isinstance(data, (list, tuple)):
+        return not any(isinstance(d, (np.ndarray, np.generic)) for d in _flatten(data))
+    return True
 
 
 def from_numpy(array: np.ndarray) -> Tensor:
@@ -544,8 +556,8 @@ def _shape(size):
 def zeros(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
     """A tensor of zeros: ``zeros(2, 3)`` or ``zeros((2, 3))``."""
     if _check_device(device, meta=True) is not None:
-        return _finish_meta(_shape(size), _dtype(dtype) or DEFAULT_DTYPE, requires_grad)
-    return _finish(np.zeros(_shape(size), dtype=_dtype(dtype) or DEFAULT_DTYPE), requires_grad)
+        return _finish_meta(_shape(size), _dtype(dtype) or default_dtype(), requires_grad)
+    return _finish(np.zeros(_shape(size), dtype=_dtype(dtype) or default_dtype()), requires_grad)
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
@@ -556,8 +568,8 @@ def ones(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
     tensor([1., 1.], requires_grad=True)
     """
     if _check_device(device, meta=True) is not None:
-        return _finish_meta(_shape(size), _dtype(dtype) or DEFAULT_DTYPE, requires_grad)
-    return _finish(np.ones(_shape(size), dtype=_dtype(dtype) or DEFAULT_DTYPE), requires_grad)
+        return _finish_meta(_shape(size), _dtype(dtype) or default_dtype(), requires_grad)
+    return _finish(np.ones(_shape(size), dtype=_dtype(dtype) or default_dtype()), requires_grad)
 
 
 def full(size, fill_value, dtype=None, device=None, requires_grad=False) -> Tensor:
@@ -565,7 +577,7 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False) -> Tens
     where = _check_device(device, meta=True)
     size = (size,) if np.isscalar(size) else tuple(size)
     if dtype is None:
-        dtype = DEFAULT_DTYPE if isinstance(fill_value, float) else np.asarray(fill_value).dtype
+        dtype = default_dtype() if isinstance(fill_value, float) else np.asarray(fill_value).dtype
     if where is not None:
         return _finish_meta(size, _dtype(dtype), requires_grad)
     return _finish(np.full(size, fill_value, dtype=_dtype(dtype)), requires_grad, where)
@@ -606,19 +618,19 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
     if dtype is not None:
         array = array.astype(_dtype(dtype))
     elif array.dtype.kind == "f":
-        array = array.astype(DEFAULT_DTYPE)
+        array = array.astype(default_dtype())
     return _finish(array, requires_grad)
 
 
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False) -> Tensor:
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
     _check_device(device)
-    return _finish(np.linspace(start, end, steps, dtype=_dtype(dtype) or DEFAULT_DTYPE), requires_grad)
+    return _finish(np.linspace(start, end, steps, dtype=_dtype(dtype) or default_dtype()), requires_grad)
 
 
 def eye(n, m=None, dtype=None, device=None, requires_grad=False) -> Tensor:
     _check_device(device)
-    return _finish(np.eye(n, m, dtype=_dtype(dtype) or DEFAULT_DTYPE), requires_grad)
+    return _finish(np.eye(n, m, dtype=_dtype(dtype) or default_dtype()), requires_grad)
 
 
 _generator = np.random.default_rng()
@@ -692,8 +704,8 @@ def rand(*size, generator=None, dtype=None, device=None, requires_grad=False) ->
     tensor(..., device='meta', size=(1024, 3, 65536, 65536))
     """
     if _check_device(device, meta=True) is not None:
-        return _finish_meta(_shape(size), _dtype(dtype) or DEFAULT_DTYPE, requires_grad)
-    array = rng_of(generator, _generator).random(_shape(size)).astype(_dtype(dtype) or DEFAULT_DTYPE)
+        return _finish_meta(_shape(size), _dtype(dtype) or default_dtype(), requires_grad)
+    array = rng_of(generator, _generator).random(_shape(size)).astype(_dtype(dtype) or default_dtype())
     return _finish(array, requires_grad)
 
 
@@ -701,8 +713,8 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad=False) -
     """Standard normal samples (from ``generator`` when one is given); on the meta device a
     shape-only tensor, nothing drawn."""
     if _check_device(device, meta=True) is not None:
-        return _finish_meta(_shape(size), _dtype(dtype) or DEFAULT_DTYPE, requires_grad)
-    array = rng_of(generator, _generator).standard_normal(_shape(size)).astype(_dtype(dtype) or DEFAULT_DTYPE)
+        return _finish_meta(_shape(size), _dtype(dtype) or default_dtype(), requires_grad)
+    array = rng_of(generator, _generator).standard_normal(_shape(size)).astype(_dtype(dtype) or default_dtype())
     return _finish(array, requires_grad)
 
 

@@ -26,11 +26,14 @@ def test_size_and_legacy_constructor():
         ag.Size([2, 3.0])
 
 
-def test_default_dtype_is_float64_and_fixed():
+def test_default_dtype_float64_unless_set():
     assert ag.get_default_dtype() == np.float64
-    ag.set_default_dtype(ag.float64)
-    with pytest.raises(NotImplementedError, match="cannot be changed to float32"):
-        ag.set_default_dtype(ag.float32)
+    ag.set_default_dtype(ag.float32)          # (put back after the test by tests/conftest.py)
+    assert ag.tensor([1.0, 2]).dtype == np.float32 and ag.tensor([1, 2]).dtype == np.int64
+    assert ag.tensor(np.array([1.0])).dtype == np.float64         # an array keeps its dtype
+    assert ag.zeros(2).dtype == ag.randn(2).dtype == ag.nn.Linear(2, 2).weight.dtype == np.float32
+    assert ag.tensor([1j]).dtype == np.complex64 and repr(ag.tensor([0.5])) == "tensor([0.5000])"
+    assert (ag.ones(2) * np.float64(2.0)).dtype == np.float32      # a NumPy scalar is a number
     with pytest.raises(TypeError, match="only floating-point types"):
         ag.set_default_dtype(ag.int64)
 
@@ -154,6 +157,21 @@ def test_grad_scaler_as_pytorchs():
         runs[L] = (x.detach().numpy().copy(), scales, scaler.state_dict())
     np.testing.assert_allclose(runs[ag][0], runs[torch][0], rtol=1e-14)
     assert runs[ag][1] == runs[torch][1] and runs[ag][2] == runs[torch][2]
+
+
+def test_default_dtype_as_pytorchs():
+    torch = pytest.importorskip("torch")
+    import numpy
+
+    def dtypes(L):
+        L.set_default_dtype(L.float32)
+        made = [L.tensor([1.0]), L.tensor([numpy.float64(1.0)]), L.tensor(numpy.array([1.0])), L.arange(0.0, 3),
+                L.linspace(0, 1, 3), L.full((2,), 1.5), L.ones(2) * numpy.float64(2.0), L.tensor([1j]),
+                L.nn.Linear(2, 2).weight, L.nn.LSTM(2, 3).weight_ih_l0, L.Tensor(2)]
+        L.set_default_dtype(L.float64)
+        return [str(t.dtype).rpartition(".")[2] for t in made]
+
+    assert dtypes(ag) == dtypes(torch)
 
 
 def test_size_and_tensor_sizes_as_pytorchs():

@@ -17,6 +17,7 @@ from collections import OrderedDict
 
 import numpy as np
 
+from ..dtypes import default_dtype
 from .. import ops
 from ..device import META, resolve as resolve_device
 from ..grad_mode import no_grad
@@ -178,7 +179,7 @@ class _BatchNorm(Module):
                  device=None, dtype=None):
         super().__init__()
         where = resolve_device(device, meta=True)
-        dtype = np.dtype(dtype) if dtype is not None else np.float64
+        dtype = np.dtype(dtype) if dtype is not None else default_dtype()
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
         if affine:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..dtypes import default_dtype
 from . import functional as F
 from .module import Module, Parameter
 
@@ -175,7 +176,7 @@ class PReLU(Module):
     def __init__(self, num_parameters=1, init=0.25, device=None, dtype=None):
         super().__init__()
         self.num_parameters, self.init = num_parameters, init
-        self.weight = Parameter(np.full(num_parameters, init, dtype=np.dtype(dtype) if dtype is not None else np.float64))
+        self.weight = Parameter(np.full(num_parameters, init, dtype=np.dtype(dtype) if dtype is not None else default_dtype()))
 
     def forward(self, input):
         return F.prelu(input, self.weight)

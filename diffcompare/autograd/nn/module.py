@@ -20,6 +20,7 @@ from collections import OrderedDict, namedtuple
 
 import numpy as np
 
+from ..dtypes import default_dtype
 from .. import ops
 from ..device import META, as_meta, refuse_meta, resolve as resolve_device
 from ..function import Function
@@ -34,7 +35,7 @@ class Parameter(Tensor):
     def __init__(self, data=None, requires_grad=True):
         array = np.array(data._data if isinstance(data, Tensor) else data, dtype=None)
         if array.dtype.kind not in "fc":
-            array = array.astype(np.float64)
+            array = array.astype(default_dtype())
         super().__init__(array)
         self.requires_grad_(requires_grad)
 
@@ -426,7 +427,7 @@ def zero_grad_of(p, set_to_none):
 def uniform_parameter(bound, shape, dtype, where=None):
     """A Parameter drawn from U(-bound, bound); on the meta device (``device="meta"`` or inside
     ``with device("meta")``) a shape-only one, nothing drawn, as in PyTorch."""
-    dtype = np.dtype(dtype) if dtype is not None else np.float64
+    dtype = np.dtype(dtype) if dtype is not None else default_dtype()
     if where is META:
         return to_meta(Parameter(np.zeros(shape, dtype)))
     return Parameter(generator().uniform(-bound, bound, shape).astype(dtype))

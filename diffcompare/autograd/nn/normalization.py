@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..dtypes import default_dtype
 from . import functional as F
 from .module import Module, Parameter
 
@@ -20,7 +21,7 @@ class LayerNorm(Module):
         super().__init__()
         shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
         self.normalized_shape, self.eps, self.elementwise_affine = shape, eps, elementwise_affine
-        dtype = np.dtype(dtype) if dtype is not None else np.float64
+        dtype = np.dtype(dtype) if dtype is not None else default_dtype()
         if elementwise_affine:
             self.weight = Parameter(np.ones(shape, dtype=dtype))
             self.register_parameter("bias", Parameter(np.zeros(shape, dtype=dtype)) if bias else None)

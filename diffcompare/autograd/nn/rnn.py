@@ -17,6 +17,7 @@ import math
 
 import numpy as np
 
+from ..dtypes import default_dtype
 from .. import ops
 from ..tensor import Tensor
 from . import functional as F
@@ -58,7 +59,7 @@ class RNNBase(Module):
         super().__init__()
         self.input_size, self.hidden_size, self.num_layers = input_size, hidden_size, num_layers
         self.bias, self.batch_first, self.dropout, self.bidirectional = bias, batch_first, float(dropout), bidirectional
-        dtype = np.dtype(dtype) if dtype is not None else np.float64
+        dtype = np.dtype(dtype) if dtype is not None else default_dtype()
         directions = 2 if bidirectional else 1
         self._flat_names = []
         for layer in range(num_layers):
@@ -180,7 +181,7 @@ class RNNCellBase(Module):
     def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
         super().__init__()
         self.input_size, self.hidden_size, self.bias = input_size, hidden_size, bias
-        dtype = np.dtype(dtype) if dtype is not None else np.float64
+        dtype = np.dtype(dtype) if dtype is not None else default_dtype()
         self.weight_ih = Parameter(np.empty((self.gates * hidden_size, input_size), dtype=dtype))
         self.weight_hh = Parameter(np.empty((self.gates * hidden_size, hidden_size), dtype=dtype))
         if bias:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..dtypes import default_dtype
 from ..grad_mode import no_grad
 from . import functional as F
 from . import init
@@ -28,7 +29,7 @@ class Embedding(Module):
         self.num_embeddings, self.embedding_dim, self.padding_idx = num_embeddings, embedding_dim, padding_idx
         self.max_norm, self.norm_type, self.scale_grad_by_freq, self.sparse = max_norm, norm_type, scale_grad_by_freq, sparse
         if _weight is None:
-            dtype = np.dtype(dtype) if dtype is not None else np.float64
+            dtype = np.dtype(dtype) if dtype is not None else default_dtype()
             self.weight = Parameter(np.empty((num_embeddings, embedding_dim), dtype=dtype), requires_grad=not _freeze)
             self.reset_parameters()
         else:

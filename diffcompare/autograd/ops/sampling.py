@@ -19,7 +19,7 @@ import numbers
 import numpy as np
 
 from ..generators import rng_of
-from ..dtypes import DEFAULT_DTYPE
+from ..dtypes import default_dtype
 from ..tensor import Tensor, generator as global_generator
 from .dual import D
 from .inplace import write_in_place
@@ -120,7 +120,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
         if std < 0:
             raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
         shape = (int(size),) if isinstance(size, numbers.Integral) else tuple(int(s) for s in size)
-        values = _rng(generator).normal(mean, std, size=shape).astype(np.dtype(dtype) if dtype else DEFAULT_DTYPE)
+        values = _rng(generator).normal(mean, std, size=shape).astype(np.dtype(dtype) if dtype else default_dtype())
         result = Tensor._make(values)
         if requires_grad:
             result.requires_grad_(True)
