@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..grad_mode import enable_grad
 from ..nn import zero_grad_of
 from ..tensor import Tensor
 
@@ -24,6 +25,15 @@ def _array(value, dtype):
     elif hasattr(value, "detach"):
         value = value.detach().cpu().numpy()
     return np.array(value, dtype=dtype)
+
+
+def _fma(a, b, c):
+    """``a * b + c`` rounded once, as the fused multiply-add PyTorch's CPU kernels use for
+    ``add(.., alpha=)``, ``addcmul`` and ``lerp`` (computed in extended precision, rounded to
+    the dtype of ``c``)."""
+    dtype = np.result_type(c)
+    wide = np.longdouble
+    return (np.asarray(a, wide) * np.asarray(b, wide) + np.asarray(c, wide)).astype(dtype)
 
 
 class Optimizer:
@@ -108,13 +118,24 @@ class Optimizer:
             p = by_index[i]
             self.state[id(p)] = self._state_in(p, saved, group_of[i])
 
+    @staticmethod
+    def _evaluate(closure):
+        """The closure's loss, computed with gradient recording on (as PyTorch's ``step`` does)."""
+        if closure is None:
+            return None
+        with enable_grad():
+            return closure()
+
     def _with_grads(self):
-        """(group, parameter, gradient array) for every parameter that has a gradient."""
+        """(group, parameter, gradient array) for every parameter that has a gradient, negated
+        when the group maximizes, with L2 weight decay added unless it is decoupled."""
         for group in self.param_groups:
             for p in group["params"]:
                 if p._grad is not None:
                     grad = p._grad._data
-                    if group["weight_decay"] and not self.decoupled:
+                    if group.get("maximize"):
+                        grad = -grad
+                    if group.get("weight_decay") and not self.decoupled:
                         grad = grad + group["weight_decay"] * p._data
                     yield group, p, grad
 
@@ -136,7 +157,7 @@ class SGD(Optimizer):
                                       weight_decay=weight_decay, nesterov=nesterov))
 
     def step(self, closure=None):
-        loss = closure() if closure is not None else None
+        loss = self._evaluate(closure)
         for group, p, d in self._with_grads():
             if group["momentum"]:
                 buf = self.state.get(id(p))
@@ -169,7 +190,7 @@ class Adam(Optimizer):
         super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad))
 
     def step(self, closure=None):
-        loss = closure() if closure is not None else None
+        loss = self._evaluate(closure)
         for group, p, g in self._with_grads():
             b1, b2 = group["betas"]
             if self.decoupled:
@@ -235,7 +256,7 @@ class RMSprop(Optimizer):
                                       centered=centered))
 
     def step(self, closure=None):
-        loss = closure() if closure is not None else None
+        loss = self._evaluate(closure)
         for group, p, g in self._with_grads():
             alpha = group["alpha"]
             state = self.state.setdefault(id(p), {"step": 0, "square_avg": np.zeros_like(p._data),
@@ -270,7 +291,7 @@ class Adagrad(Optimizer):
                 self.state[id(p)] = {"step": 0, "sum": np.full_like(p._data, group["initial_accumulator_value"])}
 
     def step(self, closure=None):
-        loss = closure() if closure is not None else None
+        loss = self._evaluate(closure)
         for group, p, g in self._with_grads():
             state = self.state[id(p)]
             state["step"] += 1
