@@ -36,6 +36,17 @@ def _fma(a, b, c):
     return (np.asarray(a, wide) * np.asarray(b, wide) + np.asarray(c, wide)).astype(dtype)
 
 
+def _step_tensor(step):
+    """A step count as ``state_dict()`` shows it: a 0-d float32 tensor (PyTorch's, under its
+    default dtype)."""
+    return Tensor._make(np.array(float(step), np.float32))
+
+
+def _step_value(saved):
+    """A saved step count (a tensor of either library, or a number) as an int."""
+    return int(float(saved._data if isinstance(saved, Tensor) else saved))
+
+
 class Optimizer:
     def __init__(self, params, defaults):
         params = list(params)
@@ -60,18 +71,16 @@ class Optimizer:
 
     # PyTorch's group options that this engine does not act on, with the values state_dict()
     # shows for them (and load_state_dict() accepts)
-    _fixed_options = {"maximize": False, "foreach": None, "differentiable": False, "fused": None}
+    _fixed_options = {"foreach": None, "differentiable": False, "fused": None}
 
     def _params(self):
         return [p for group in self.param_groups for p in group["params"]]
 
     def _state_out(self, p, state, group):
-        raise NotImplementedError(f"{type(self).__name__}.state_dict() is not supported by this engine "
-                                  "(SGD, Adam and AdamW have it)")
+        raise NotImplementedError(f"{type(self).__name__}.state_dict() is not supported by this engine")
 
     def _state_in(self, p, saved, group):
-        raise NotImplementedError(f"{type(self).__name__}.load_state_dict() is not supported by this engine "
-                                  "(SGD, Adam and AdamW have it)")
+        raise NotImplementedError(f"{type(self).__name__}.load_state_dict() is not supported by this engine")
 
     def state_dict(self):
         """PyTorch's layout: ``state`` (per parameter index, its buffers under PyTorch's names, as
@@ -148,13 +157,14 @@ class Optimizer:
 class SGD(Optimizer):
     """Stochastic gradient descent with optional momentum, dampening, Nesterov and weight decay."""
 
-    def __init__(self, params, lr=1e-3, momentum=0.0, dampening=0.0, weight_decay=0.0, nesterov=False):
+    def __init__(self, params, lr=1e-3, momentum=0.0, dampening=0.0, weight_decay=0.0, nesterov=False, *,
+                 maximize=False):
         if lr < 0:
             raise ValueError(f"Invalid learning rate: {lr}")
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening,
-                                      weight_decay=weight_decay, nesterov=nesterov))
+                                      weight_decay=weight_decay, nesterov=nesterov, maximize=maximize))
 
     def step(self, closure=None):
         loss = self._evaluate(closure)
@@ -182,12 +192,14 @@ class Adam(Optimizer):
     """Adam (Kingma & Ba) with bias correction, in PyTorch's arithmetic; ``weight_decay`` adds
     L2 to the gradient (AdamW decouples it)."""
 
-    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0, amsgrad=False):
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0, amsgrad=False, *,
+                 maximize=False):
         _check(lr=lr, eps=eps, weight_decay=weight_decay)
         for i, beta in enumerate(betas):
             if not 0.0 <= beta < 1.0:
                 raise ValueError(f"Invalid beta parameter at index {i}: {beta}")
-        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad))
+        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
+                                      maximize=maximize))
 
     def step(self, closure=None):
         loss = self._evaluate(closure)
@@ -210,21 +222,19 @@ class Adam(Optimizer):
             self._update(p, group["lr"] / correction1 * state["m"] / denom)
         return loss
 
-    _fixed_options = {"maximize": False, "foreach": None, "capturable": False, "differentiable": False,
-                      "fused": None, "decoupled_weight_decay": False}
+    _fixed_options = {"foreach": None, "capturable": False, "differentiable": False, "fused": None,
+                      "decoupled_weight_decay": False}
 
     def _state_out(self, p, state, group):
-        out = {"step": Tensor._make(np.array(float(state["step"]), np.float32)),
+        out = {"step": _step_tensor(state["step"]),
                "exp_avg": Tensor._make(np.array(state["m"])), "exp_avg_sq": Tensor._make(np.array(state["v"]))}
         if group["amsgrad"]:
             out["max_exp_avg_sq"] = Tensor._make(np.array(state["vmax"]))
         return out
 
     def _state_in(self, p, saved, group):
-        step = saved["step"]
-        step = int(float(step._data if isinstance(step, Tensor) else step))
         vmax = saved.get("max_exp_avg_sq")
-        return {"step": step, "m": _array(saved["exp_avg"], p.dtype), "v": _array(saved["exp_avg_sq"], p.dtype),
+        return {"step": _step_value(saved["step"]), "m": _array(saved["exp_avg"], p.dtype), "v": _array(saved["exp_avg_sq"], p.dtype),
                 "vmax": np.zeros_like(p._data) if vmax is None else _array(vmax, p.dtype)}
 
 
@@ -242,18 +252,22 @@ class AdamW(Adam):
     decoupled = True
     _fixed_options = {**Adam._fixed_options, "decoupled_weight_decay": True}
 
-    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False):
-        super().__init__(params, lr, betas, eps, weight_decay, amsgrad)
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False, *,
+                 maximize=False):
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize)
 
 
 class RMSprop(Optimizer):
     """RMSprop: the gradient divided by the root of a running mean of its square (centred on
     the running mean of the gradient if ``centered``), with optional momentum."""
 
-    def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0.0, momentum=0.0, centered=False):
+    _fixed_options = {"capturable": False, "foreach": None, "differentiable": False}
+
+    def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0.0, momentum=0.0, centered=False,
+                 capturable=False, foreach=None, maximize=False):
         _check(lr=lr, eps=eps, weight_decay=weight_decay, momentum=momentum, alpha=alpha)
         super().__init__(params, dict(lr=lr, alpha=alpha, eps=eps, weight_decay=weight_decay, momentum=momentum,
-                                      centered=centered))
+                                      centered=centered, maximize=maximize))
 
     def step(self, closure=None):
         loss = self._evaluate(closure)
@@ -276,16 +290,31 @@ class RMSprop(Optimizer):
                 self._update(p, group["lr"] * g / avg)
         return loss
 
+    def _state_out(self, p, state, group):
+        out = {"step": _step_tensor(state["step"]), "square_avg": Tensor._make(np.array(state["square_avg"]))}
+        if group["momentum"] > 0:
+            out["momentum_buffer"] = Tensor._make(np.array(state["momentum_buffer"]))
+        if group["centered"]:
+            out["grad_avg"] = Tensor._make(np.array(state["grad_avg"]))
+        return out
+
+    def _state_in(self, p, saved, group):
+        state = {"step": _step_value(saved["step"])}
+        for k in ("square_avg", "grad_avg", "momentum_buffer"):
+            state[k] = _array(saved[k], p.dtype) if k in saved else np.zeros_like(p._data)
+        return state
+
 
 class Adagrad(Optimizer):
     """Adagrad: the gradient divided by the root of the sum of its past squares, with a
     learning rate decaying as lr / (1 + (step - 1) lr_decay)."""
 
-    def __init__(self, params, lr=1e-2, lr_decay=0.0, weight_decay=0.0, initial_accumulator_value=0.0, eps=1e-10):
+    def __init__(self, params, lr=1e-2, lr_decay=0.0, weight_decay=0.0, initial_accumulator_value=0.0, eps=1e-10,
+                 foreach=None, *, maximize=False):
         _check(lr=lr, lr_decay=lr_decay, weight_decay=weight_decay, eps=eps,
                initial_accumulator_value=initial_accumulator_value)
         super().__init__(params, dict(lr=lr, lr_decay=lr_decay, weight_decay=weight_decay, eps=eps,
-                                      initial_accumulator_value=initial_accumulator_value))
+                                      initial_accumulator_value=initial_accumulator_value, maximize=maximize))
         for group in self.param_groups:
             for p in group["params"]:
                 self.state[id(p)] = {"step": 0, "sum": np.full_like(p._data, group["initial_accumulator_value"])}
@@ -299,6 +328,12 @@ class Adagrad(Optimizer):
             state["sum"] = state["sum"] + g * g
             self._update(p, clr * g / (np.sqrt(state["sum"]) + group["eps"]))
         return loss
+
+    def _state_out(self, p, state, group):
+        return {"step": _step_tensor(state["step"]), "sum": Tensor._make(np.array(state["sum"]))}
+
+    def _state_in(self, p, saved, group):
+        return {"step": _step_value(saved["step"]), "sum": _array(saved["sum"], p.dtype)}
 
 
 _WORDS = {"lr": "learning rate", "eps": "epsilon value", "weight_decay": "weight_decay value",
