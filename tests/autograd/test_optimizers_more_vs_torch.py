@@ -331,3 +331,63 @@ def test_lbfgs_errors_as_torch():
 
     assert caught(ag, unknown_search) == caught(torch, unknown_search) == ("RuntimeError",
                                                                             "only 'strong_wolfe' is supported")
+
+
+# -- swa_utils --------------------------------------------------------------------------------------------------
+
+def _swa_run(lib):
+    net = lib.nn.Sequential(lib.nn.Linear(3, 4), lib.nn.BatchNorm1d(4), lib.nn.Linear(4, 1))
+    with lib.no_grad():
+        for p, shape in zip(net.parameters(), [(4, 3), (4,), (4,), (4,), (1, 4), (1,)]):
+            p.copy_(lib.tensor(np.linspace(-1, 1, int(np.prod(shape))).reshape(shape)))
+    opt = lib.optim.SGD(net.parameters(), lr=0.1)
+    swa_utils = lib.optim.swa_utils
+    models = [swa_utils.AveragedModel(net), swa_utils.AveragedModel(net, multi_avg_fn=swa_utils.get_ema_multi_avg_fn(0.9)),
+              swa_utils.AveragedModel(net, avg_fn=swa_utils.get_ema_avg_fn(0.8), use_buffers=True)]
+    sched = swa_utils.SWALR(opt, swa_lr=0.05, anneal_epochs=3)
+    x, y = lib.tensor(np.linspace(-2, 2, 24).reshape(8, 3)), lib.tensor(np.linspace(0, 1, 8).reshape(8, 1))
+    lrs = []
+    for _ in range(5):
+        opt.zero_grad()
+        ((net(x) - y) ** 2).mean().backward()
+        opt.step()
+        sched.step()
+        lrs.append(opt.param_groups[0]["lr"])
+        for m in models:
+            m.update_parameters(net)
+    models[0].eval()
+    swa_utils.update_bn([x[:4], (x[4:], None)], models[0])
+    values = [t.detach().numpy().copy() for m in models for t in list(m.parameters()) + list(m.buffers())]
+    return values, lrs, models[0].training, net
+
+
+def test_swa_utils_as_torch():
+    torch.set_default_dtype(torch.float64)
+    mine, theirs = _swa_run(ag), _swa_run(torch)
+    assert mine[1] == pytest.approx(theirs[1], rel=1e-15) and mine[2] is theirs[2] is False
+    for a, b in zip(mine[0], theirs[0]):
+        assert a.dtype == b.dtype
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12 * float(np.abs(b).max()))
+
+
+def test_swa_average_and_swalr_by_hand():
+    """SWA's weights are the mean of the models seen; SWALR's cosine schedule from 0.1 to 0.05
+    over 2 epochs is 0.1 -> 0.075 -> 0.05."""
+    net = ag.nn.Linear(2, 1)
+    swa = ag.optim.swa_utils.AveragedModel(net)
+    seen = []
+    for k in range(4):
+        with ag.no_grad():
+            net.weight.copy_(ag.tensor([[k ** 2, -k]], dtype=ag.float64))
+        seen.append(net.weight.detach().numpy().copy())
+        swa.update_parameters(net)
+    np.testing.assert_allclose(swa.module.weight.detach().numpy(), np.mean(seen, axis=0), rtol=1e-15)
+    assert int(swa.n_averaged) == 4
+    opt = ag.optim.SGD(net.parameters(), lr=0.1)
+    sched = ag.optim.swa_utils.SWALR(opt, swa_lr=0.05, anneal_epochs=2)
+    rates = [opt.param_groups[0]["lr"]]
+    for _ in range(3):
+        opt.step()
+        sched.step()
+        rates.append(opt.param_groups[0]["lr"])
+    assert rates == pytest.approx([0.1, 0.075, 0.05, 0.05], rel=1e-15)
