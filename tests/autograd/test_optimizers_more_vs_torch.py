@@ -391,3 +391,28 @@ def test_swa_average_and_swalr_by_hand():
         sched.step()
         rates.append(opt.param_groups[0]["lr"])
     assert rates == pytest.approx([0.1, 0.075, 0.05, 0.05], rel=1e-15)
+
+
+# -- the base class ---------------------------------------------------------------------------------------------
+
+def test_add_param_group_and_named_parameters_as_torch():
+    torch.set_default_dtype(torch.float64)
+    dicts, errors = {}, {}
+    for lib in (ag, torch):
+        net = lib.nn.Linear(2, 1)
+        extra = lib.zeros(3, requires_grad=True)
+        opt = lib.optim.NAdam(net.named_parameters(), lr=0.1)
+        with pytest.raises(ValueError) as caught:
+            opt.add_param_group({"params": [extra]})      # a group without names beside one with them
+        opt2 = lib.optim.Adamax([net.weight], lr=0.1)
+        opt2.add_param_group({"params": extra, "lr": 0.5})
+        dicts[lib] = (opt.state_dict(), opt2.state_dict())
+        errors[lib] = [str(caught.value)]
+        for bad in (lambda: opt2.add_param_group({"params": [extra]}), lambda: lib.optim.Rprop(extra),
+                    lambda: lib.optim.RAdam([extra, 3])):
+            with pytest.raises((ValueError, TypeError)) as caught:
+                bad()
+            errors[lib].append((type(caught.value).__name__, str(caught.value).replace("Float", "Double")))
+    for k in range(2):
+        _assert_same_state(dicts[ag][k], dicts[torch][k])
+    assert errors[ag] == errors[torch]

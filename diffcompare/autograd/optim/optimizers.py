@@ -11,6 +11,8 @@ tensor([ 0.8000, -1.6000], requires_grad=True)
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from ..grad_mode import enable_grad
@@ -47,20 +49,72 @@ def _step_value(saved):
     return int(float(saved._data if isinstance(saved, Tensor) else saved))
 
 
+def _typename(value):
+    return value.type() if isinstance(value, Tensor) else type(value).__name__
+
+
 class Optimizer:
+    """The base: ``param_groups`` (each a dict of options with its ``params``), ``state`` (per
+    parameter, by identity), ``zero_grad``, ``add_param_group`` and ``state_dict``."""
+
     def __init__(self, params, defaults):
-        params = list(params)
-        if not params:
-            raise ValueError("optimizer got an empty parameter list")
-        if isinstance(params[0], dict):
-            self.param_groups = [{**defaults, **group, "params": list(group["params"])} for group in params]
-        else:
-            self.param_groups = [{**defaults, "params": params}]
-        for group in self.param_groups:
-            for p in group["params"]:
-                if not p.is_leaf:
-                    raise ValueError("can't optimize a non-leaf Tensor")
+        if isinstance(params, Tensor):
+            raise TypeError("params argument given to the optimizer should be an iterable of Tensors or dicts, "
+                            f"but got {_typename(params)}")
+        self.defaults = defaults
         self.state = {}
+        self.param_groups = []
+        groups = list(params)
+        if not groups:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(groups[0], dict):
+            groups = [{"params": groups}]
+        for group in groups:
+            self.add_param_group(group)
+
+    def add_param_group(self, param_group):
+        """Add a group (a dict with ``params`` and any options; the rest from the defaults), with
+        PyTorch's checks. ``params`` may hold ``(name, tensor)`` pairs (``named_parameters()``)."""
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
+        params = param_group["params"]
+        if isinstance(params, Tensor):
+            params = [params]
+        elif isinstance(params, set):
+            raise TypeError("optimizer parameters need to be organized in ordered collections, but the ordering of "
+                            "tensors in sets will change between runs. Please use a list instead.")
+        params = list(params)
+        names = [p[0] for p in params if isinstance(p, tuple)]
+        params = [p[1] if isinstance(p, tuple) else p for p in params]
+        param_group["params"] = params
+        if names:
+            if len(names) != len(params):
+                raise ValueError("all optimizer params should be with/without names. Some param names are missing")
+            param_group["param_names"] = names
+        for p in params:
+            if not isinstance(p, Tensor):
+                raise TypeError(f"optimizer can only optimize Tensors, but one of the params is {_typename(p)}")
+            if not (p.is_leaf or p._retains_grad):
+                raise ValueError("can't optimize a non-leaf Tensor")
+        for name, default in self.defaults.items():
+            param_group.setdefault(name, default)
+        if len({id(p) for p in params}) != len(params):
+            warnings.warn("optimizer contains a parameter group with duplicate parameters; in future, this will cause "
+                          "an error; see github.com/pytorch/pytorch/issues/40967 for more information", stacklevel=3)
+        seen = set()
+        for group in self.param_groups:
+            seen.update(id(p) for p in group["params"])
+            if ("param_names" in param_group) != ("param_names" in group):
+                text = "with names" if "param_names" in param_group else "without names"
+                raise ValueError("all optimizer param groups should be with/without names. "
+                                 f"cannot add param group {text} to the optimizer")
+        if any(id(p) in seen for p in params):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(param_group)
+        self._group_added(param_group)
+
+    def _group_added(self, group):
+        """For an optimizer whose state starts at construction (Adagrad)."""
 
     def zero_grad(self, set_to_none=True):
         for group in self.param_groups:
@@ -315,9 +369,10 @@ class Adagrad(Optimizer):
                initial_accumulator_value=initial_accumulator_value)
         super().__init__(params, dict(lr=lr, lr_decay=lr_decay, weight_decay=weight_decay, eps=eps,
                                       initial_accumulator_value=initial_accumulator_value, maximize=maximize))
-        for group in self.param_groups:
-            for p in group["params"]:
-                self.state[id(p)] = {"step": 0, "sum": np.full_like(p._data, group["initial_accumulator_value"])}
+
+    def _group_added(self, group):
+        for p in group["params"]:
+            self.state[id(p)] = {"step": 0, "sum": np.full_like(p._data, group["initial_accumulator_value"])}
 
     def step(self, closure=None):
         loss = self._evaluate(closure)
