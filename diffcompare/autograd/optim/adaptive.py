@@ -20,16 +20,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..tensor import Tensor
-from .optimizers import Optimizer, _array, _fma
+from .optimizers import Optimizer, _array, _fma, _lerp
 
 _SCALAR = np.float64
-
-
-def _lerp(start, end, weight):
-    """``start.lerp_(end, weight)`` with ATen's formula (exact at both ends, fused)."""
-    if abs(weight) < 0.5:
-        return _fma(weight, end - start, start)
-    return _fma(-(end - start), 1 - weight, end)
 
 
 def _add(p, value, alpha=None):

@@ -53,6 +53,13 @@ def _typename(value):
     return value.type() if isinstance(value, Tensor) else type(value).__name__
 
 
+def _lerp(start, end, weight):
+    """``start.lerp(end, weight)`` with ATen's fused formula (exact at both ends)."""
+    if abs(weight) < 0.5:
+        return _fma(weight, end - start, start)
+    return _fma(-(end - start), 1 - weight, end)
+
+
 class Optimizer:
     """The base: ``param_groups`` (each a dict of options with its ``params``), ``state`` (per
     parameter, by identity), ``zero_grad``, ``add_param_group`` and ``state_dict``."""
@@ -199,8 +206,13 @@ class Optimizer:
                     if group.get("maximize"):
                         grad = -grad
                     if group.get("weight_decay") and not self.decoupled:
-                        grad = grad + group["weight_decay"] * p._data
+                        grad = _fma(group["weight_decay"], p._data, grad)
                     yield group, p, grad
+
+    def _add(self, p, alpha, x):
+        """``p.add_(x, alpha=alpha)``: fused, as PyTorch's CPU kernel, version bump included."""
+        p._data[...] = _fma(alpha, x, p._data)
+        p._bump()
 
     def _update(self, p, delta):
         # The same in-place write as `with no_grad(): p -= delta`, version bump included.
@@ -228,10 +240,10 @@ class SGD(Optimizer):
                 if buf is None:
                     buf = np.array(d)
                 else:
-                    buf = group["momentum"] * buf + (1 - group["dampening"]) * d
+                    buf = _fma(1 - group["dampening"], d, group["momentum"] * buf)
                 self.state[id(p)] = buf
-                d = d + group["momentum"] * buf if group["nesterov"] else buf
-            self._update(p, group["lr"] * d)
+                d = _fma(group["momentum"], buf, d) if group["nesterov"] else buf
+            self._add(p, -group["lr"], d)
         return loss
 
     def _state_out(self, p, state, group):
@@ -264,8 +276,8 @@ class Adam(Optimizer):
             state = self.state.setdefault(id(p), {"step": 0, "m": np.zeros_like(p._data),
                                                   "v": np.zeros_like(p._data), "vmax": np.zeros_like(p._data)})
             state["step"] += 1
-            state["m"] = b1 * state["m"] + (1 - b1) * g
-            state["v"] = b2 * state["v"] + (1 - b2) * g * g
+            state["m"] = _lerp(state["m"], g, 1 - b1)
+            state["v"] = _fma((1 - b2) * g, g, state["v"] * b2)
             v = state["v"]
             if group["amsgrad"]:
                 state["vmax"] = np.maximum(state["vmax"], v)
@@ -331,15 +343,15 @@ class RMSprop(Optimizer):
                                                   "grad_avg": np.zeros_like(p._data),
                                                   "momentum_buffer": np.zeros_like(p._data)})
             state["step"] += 1
-            state["square_avg"] = alpha * state["square_avg"] + (1 - alpha) * g * g
+            state["square_avg"] = _fma((1 - alpha) * g, g, state["square_avg"] * alpha)
             if group["centered"]:
-                state["grad_avg"] = alpha * state["grad_avg"] + (1 - alpha) * g
-                avg = np.sqrt(state["square_avg"] - state["grad_avg"] ** 2) + group["eps"]
+                state["grad_avg"] = _lerp(state["grad_avg"], g, 1 - alpha)
+                avg = np.sqrt(_fma(-state["grad_avg"], state["grad_avg"], state["square_avg"])) + group["eps"]
             else:
                 avg = np.sqrt(state["square_avg"]) + group["eps"]
             if group["momentum"] > 0:
-                state["momentum_buffer"] = group["momentum"] * state["momentum_buffer"] + g / avg
-                self._update(p, group["lr"] * state["momentum_buffer"])
+                state["momentum_buffer"] = state["momentum_buffer"] * group["momentum"] + g / avg
+                self._add(p, -group["lr"], state["momentum_buffer"])
             else:
                 self._update(p, group["lr"] * g / avg)
         return loss
@@ -380,7 +392,7 @@ class Adagrad(Optimizer):
             state = self.state[id(p)]
             state["step"] += 1
             clr = group["lr"] / (1 + (state["step"] - 1) * group["lr_decay"])
-            state["sum"] = state["sum"] + g * g
+            state["sum"] = _fma(g, g, state["sum"])
             self._update(p, clr * g / (np.sqrt(state["sum"]) + group["eps"]))
         return loss
 
