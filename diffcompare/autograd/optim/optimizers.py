@@ -1,4 +1,7 @@
-"""``SGD``, ``Adam``, ``AdamW``, ``RMSprop`` and ``Adagrad``, updating parameters in place as ``torch.optim`` does.
+"""The base ``Optimizer`` (param groups, ``add_param_group``, ``zero_grad``, ``state_dict``)
+and ``SGD``, ``Adam``, ``AdamW``, ``RMSprop`` and ``Adagrad``, updating parameters in place as
+``torch.optim`` does, with its fused multiply-adds (``_fma``), so a step on the same gradient
+gives the same bits.
 
 >>> from diffcompare import autograd as ag
 >>> w = ag.tensor([1.0, -2.0], requires_grad=True)
