@@ -1,7 +1,11 @@
-"""``torch.optim``: the optimizers (:mod:`.optimizers`: SGD, Adam, AdamW, RMSprop, Adagrad)
-and the learning-rate schedulers (:mod:`.lr_scheduler`)."""
+"""``torch.optim``: the optimizers (:mod:`.optimizers`: SGD, Adam, AdamW, RMSprop, Adagrad;
+:mod:`.adaptive`: Adadelta, Adamax, NAdam, RAdam, ASGD, Rprop; :mod:`.lbfgs`: LBFGS) and the
+learning-rate schedulers (:mod:`.lr_scheduler`), and weight averaging (:mod:`.swa_utils`)."""
 
-from . import lr_scheduler
+from . import lr_scheduler, swa_utils
+from .adaptive import ASGD, Adadelta, Adamax, NAdam, RAdam, Rprop
+from .lbfgs import LBFGS
 from .optimizers import SGD, Adagrad, Adam, AdamW, Optimizer, RMSprop
 
-__all__ = ["SGD", "Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "lr_scheduler"]
+__all__ = ["ASGD", "LBFGS", "SGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "NAdam", "Optimizer", "RAdam",
+           "RMSprop", "Rprop", "lr_scheduler", "swa_utils"]

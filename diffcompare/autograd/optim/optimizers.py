@@ -1,4 +1,7 @@
-"""``SGD``, ``Adam``, ``AdamW``, ``RMSprop`` and ``Adagrad``, updating parameters in place as ``torch.optim`` does.
+"""The base ``Optimizer`` (param groups, ``add_param_group``, ``zero_grad``, ``state_dict``)
+and ``SGD``, ``Adam``, ``AdamW``, ``RMSprop`` and ``Adagrad``, updating parameters in place as
+``torch.optim`` does, with its fused multiply-adds (``_fma``), so a step on the same gradient
+gives the same bits.
 
 >>> from diffcompare import autograd as ag
 >>> w = ag.tensor([1.0, -2.0], requires_grad=True)
@@ -11,8 +14,11 @@ tensor([ 0.8000, -1.6000], requires_grad=True)
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
+from ..grad_mode import enable_grad
 from ..nn import zero_grad_of
 from ..tensor import Tensor
 
@@ -26,20 +32,99 @@ def _array(value, dtype):
     return np.array(value, dtype=dtype)
 
 
+def _fma(a, b, c):
+    """``a * b + c`` rounded once, as the fused multiply-add PyTorch's CPU kernels use for
+    ``add(.., alpha=)``, ``addcmul`` and ``lerp`` (computed in extended precision, rounded to
+    the dtype of ``c``)."""
+    dtype = np.result_type(c)
+    wide = np.longdouble
+    return (np.asarray(a, wide) * np.asarray(b, wide) + np.asarray(c, wide)).astype(dtype)
+
+
+def _step_tensor(step):
+    """A step count as ``state_dict()`` shows it: a 0-d float32 tensor (PyTorch's, under its
+    default dtype)."""
+    return Tensor._make(np.array(float(step), np.float32))
+
+
+def _step_value(saved):
+    """A saved step count (a tensor of either library, or a number) as an int."""
+    return int(float(saved._data if isinstance(saved, Tensor) else saved))
+
+
+def _typename(value):
+    return value.type() if isinstance(value, Tensor) else type(value).__name__
+
+
+def _lerp(start, end, weight):
+    """``start.lerp(end, weight)`` with ATen's fused formula (exact at both ends)."""
+    if abs(weight) < 0.5:
+        return _fma(weight, end - start, start)
+    return _fma(-(end - start), 1 - weight, end)
+
+
 class Optimizer:
+    """The base: ``param_groups`` (each a dict of options with its ``params``), ``state`` (per
+    parameter, by identity), ``zero_grad``, ``add_param_group`` and ``state_dict``."""
+
     def __init__(self, params, defaults):
-        params = list(params)
-        if not params:
-            raise ValueError("optimizer got an empty parameter list")
-        if isinstance(params[0], dict):
-            self.param_groups = [{**defaults, **group, "params": list(group["params"])} for group in params]
-        else:
-            self.param_groups = [{**defaults, "params": params}]
-        for group in self.param_groups:
-            for p in group["params"]:
-                if not p.is_leaf:
-                    raise ValueError("can't optimize a non-leaf Tensor")
+        if isinstance(params, Tensor):
+            raise TypeError("params argument given to the optimizer should be an iterable of Tensors or dicts, "
+                            f"but got {_typename(params)}")
+        self.defaults = defaults
         self.state = {}
+        self.param_groups = []
+        groups = list(params)
+        if not groups:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(groups[0], dict):
+            groups = [{"params": groups}]
+        for group in groups:
+            self.add_param_group(group)
+
+    def add_param_group(self, param_group):
+        """Add a group (a dict with ``params`` and any options; the rest from the defaults), with
+        PyTorch's checks. ``params`` may hold ``(name, tensor)`` pairs (``named_parameters()``)."""
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
+        params = param_group["params"]
+        if isinstance(params, Tensor):
+            params = [params]
+        elif isinstance(params, set):
+            raise TypeError("optimizer parameters need to be organized in ordered collections, but the ordering of "
+                            "tensors in sets will change between runs. Please use a list instead.")
+        params = list(params)
+        names = [p[0] for p in params if isinstance(p, tuple)]
+        params = [p[1] if isinstance(p, tuple) else p for p in params]
+        param_group["params"] = params
+        if names:
+            if len(names) != len(params):
+                raise ValueError("all optimizer params should be with/without names. Some param names are missing")
+            param_group["param_names"] = names
+        for p in params:
+            if not isinstance(p, Tensor):
+                raise TypeError(f"optimizer can only optimize Tensors, but one of the params is {_typename(p)}")
+            if not (p.is_leaf or p._retains_grad):
+                raise ValueError("can't optimize a non-leaf Tensor")
+        for name, default in self.defaults.items():
+            param_group.setdefault(name, default)
+        if len({id(p) for p in params}) != len(params):
+            warnings.warn("optimizer contains a parameter group with duplicate parameters; in future, this will cause "
+                          "an error; see github.com/pytorch/pytorch/issues/40967 for more information", stacklevel=3)
+        seen = set()
+        for group in self.param_groups:
+            seen.update(id(p) for p in group["params"])
+            if ("param_names" in param_group) != ("param_names" in group):
+                text = "with names" if "param_names" in param_group else "without names"
+                raise ValueError("all optimizer param groups should be with/without names. "
+                                 f"cannot add param group {text} to the optimizer")
+        if any(id(p) in seen for p in params):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(param_group)
+        self._group_added(param_group)
+
+    def _group_added(self, group):
+        """For an optimizer whose state starts at construction (Adagrad)."""
 
     def zero_grad(self, set_to_none=True):
         for group in self.param_groups:
@@ -50,18 +135,16 @@ class Optimizer:
 
     # PyTorch's group options that this engine does not act on, with the values state_dict()
     # shows for them (and load_state_dict() accepts)
-    _fixed_options = {"maximize": False, "foreach": None, "differentiable": False, "fused": None}
+    _fixed_options = {"foreach": None, "differentiable": False, "fused": None}
 
     def _params(self):
         return [p for group in self.param_groups for p in group["params"]]
 
     def _state_out(self, p, state, group):
-        raise NotImplementedError(f"{type(self).__name__}.state_dict() is not supported by this engine "
-                                  "(SGD, Adam and AdamW have it)")
+        raise NotImplementedError(f"{type(self).__name__}.state_dict() is not supported by this engine")
 
     def _state_in(self, p, saved, group):
-        raise NotImplementedError(f"{type(self).__name__}.load_state_dict() is not supported by this engine "
-                                  "(SGD, Adam and AdamW have it)")
+        raise NotImplementedError(f"{type(self).__name__}.load_state_dict() is not supported by this engine")
 
     def state_dict(self):
         """PyTorch's layout: ``state`` (per parameter index, its buffers under PyTorch's names, as
@@ -108,15 +191,31 @@ class Optimizer:
             p = by_index[i]
             self.state[id(p)] = self._state_in(p, saved, group_of[i])
 
+    @staticmethod
+    def _evaluate(closure):
+        """The closure's loss, computed with gradient recording on (as PyTorch's ``step`` does)."""
+        if closure is None:
+            return None
+        with enable_grad():
+            return closure()
+
     def _with_grads(self):
-        """(group, parameter, gradient array) for every parameter that has a gradient."""
+        """(group, parameter, gradient array) for every parameter that has a gradient, negated
+        when the group maximizes, with L2 weight decay added unless it is decoupled."""
         for group in self.param_groups:
             for p in group["params"]:
                 if p._grad is not None:
                     grad = p._grad._data
-                    if group["weight_decay"] and not self.decoupled:
-                        grad = grad + group["weight_decay"] * p._data
+                    if group.get("maximize"):
+                        grad = -grad
+                    if group.get("weight_decay") and not self.decoupled:
+                        grad = _fma(group["weight_decay"], p._data, grad)
                     yield group, p, grad
+
+    def _add(self, p, alpha, x):
+        """``p.add_(x, alpha=alpha)``: fused, as PyTorch's CPU kernel, version bump included."""
+        p._data[...] = _fma(alpha, x, p._data)
+        p._bump()
 
     def _update(self, p, delta):
         # The same in-place write as `with no_grad(): p -= delta`, version bump included.
@@ -127,26 +226,27 @@ class Optimizer:
 class SGD(Optimizer):
     """Stochastic gradient descent with optional momentum, dampening, Nesterov and weight decay."""
 
-    def __init__(self, params, lr=1e-3, momentum=0.0, dampening=0.0, weight_decay=0.0, nesterov=False):
+    def __init__(self, params, lr=1e-3, momentum=0.0, dampening=0.0, weight_decay=0.0, nesterov=False, *,
+                 maximize=False):
         if lr < 0:
             raise ValueError(f"Invalid learning rate: {lr}")
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening,
-                                      weight_decay=weight_decay, nesterov=nesterov))
+                                      weight_decay=weight_decay, nesterov=nesterov, maximize=maximize))
 
     def step(self, closure=None):
-        loss = closure() if closure is not None else None
+        loss = self._evaluate(closure)
         for group, p, d in self._with_grads():
             if group["momentum"]:
                 buf = self.state.get(id(p))
                 if buf is None:
                     buf = np.array(d)
                 else:
-                    buf = group["momentum"] * buf + (1 - group["dampening"]) * d
+                    buf = _fma(1 - group["dampening"], d, group["momentum"] * buf)
                 self.state[id(p)] = buf
-                d = d + group["momentum"] * buf if group["nesterov"] else buf
-            self._update(p, group["lr"] * d)
+                d = _fma(group["momentum"], buf, d) if group["nesterov"] else buf
+            self._add(p, -group["lr"], d)
         return loss
 
     def _state_out(self, p, state, group):
@@ -161,15 +261,17 @@ class Adam(Optimizer):
     """Adam (Kingma & Ba) with bias correction, in PyTorch's arithmetic; ``weight_decay`` adds
     L2 to the gradient (AdamW decouples it)."""
 
-    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0, amsgrad=False):
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0, amsgrad=False, *,
+                 maximize=False):
         _check(lr=lr, eps=eps, weight_decay=weight_decay)
         for i, beta in enumerate(betas):
             if not 0.0 <= beta < 1.0:
                 raise ValueError(f"Invalid beta parameter at index {i}: {beta}")
-        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad))
+        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
+                                      maximize=maximize))
 
     def step(self, closure=None):
-        loss = closure() if closure is not None else None
+        loss = self._evaluate(closure)
         for group, p, g in self._with_grads():
             b1, b2 = group["betas"]
             if self.decoupled:
@@ -177,8 +279,8 @@ class Adam(Optimizer):
             state = self.state.setdefault(id(p), {"step": 0, "m": np.zeros_like(p._data),
                                                   "v": np.zeros_like(p._data), "vmax": np.zeros_like(p._data)})
             state["step"] += 1
-            state["m"] = b1 * state["m"] + (1 - b1) * g
-            state["v"] = b2 * state["v"] + (1 - b2) * g * g
+            state["m"] = _lerp(state["m"], g, 1 - b1)
+            state["v"] = _fma((1 - b2) * g, g, state["v"] * b2)
             v = state["v"]
             if group["amsgrad"]:
                 state["vmax"] = np.maximum(state["vmax"], v)
@@ -189,21 +291,19 @@ class Adam(Optimizer):
             self._update(p, group["lr"] / correction1 * state["m"] / denom)
         return loss
 
-    _fixed_options = {"maximize": False, "foreach": None, "capturable": False, "differentiable": False,
-                      "fused": None, "decoupled_weight_decay": False}
+    _fixed_options = {"foreach": None, "capturable": False, "differentiable": False, "fused": None,
+                      "decoupled_weight_decay": False}
 
     def _state_out(self, p, state, group):
-        out = {"step": Tensor._make(np.array(float(state["step"]), np.float32)),
+        out = {"step": _step_tensor(state["step"]),
                "exp_avg": Tensor._make(np.array(state["m"])), "exp_avg_sq": Tensor._make(np.array(state["v"]))}
         if group["amsgrad"]:
             out["max_exp_avg_sq"] = Tensor._make(np.array(state["vmax"]))
         return out
 
     def _state_in(self, p, saved, group):
-        step = saved["step"]
-        step = int(float(step._data if isinstance(step, Tensor) else step))
         vmax = saved.get("max_exp_avg_sq")
-        return {"step": step, "m": _array(saved["exp_avg"], p.dtype), "v": _array(saved["exp_avg_sq"], p.dtype),
+        return {"step": _step_value(saved["step"]), "m": _array(saved["exp_avg"], p.dtype), "v": _array(saved["exp_avg_sq"], p.dtype),
                 "vmax": np.zeros_like(p._data) if vmax is None else _array(vmax, p.dtype)}
 
 
@@ -221,63 +321,89 @@ class AdamW(Adam):
     decoupled = True
     _fixed_options = {**Adam._fixed_options, "decoupled_weight_decay": True}
 
-    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False):
-        super().__init__(params, lr, betas, eps, weight_decay, amsgrad)
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False, *,
+                 maximize=False):
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize)
 
 
 class RMSprop(Optimizer):
     """RMSprop: the gradient divided by the root of a running mean of its square (centred on
     the running mean of the gradient if ``centered``), with optional momentum."""
 
-    def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0.0, momentum=0.0, centered=False):
+    _fixed_options = {"capturable": False, "foreach": None, "differentiable": False}
+
+    def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0.0, momentum=0.0, centered=False,
+                 capturable=False, foreach=None, maximize=False):
         _check(lr=lr, eps=eps, weight_decay=weight_decay, momentum=momentum, alpha=alpha)
         super().__init__(params, dict(lr=lr, alpha=alpha, eps=eps, weight_decay=weight_decay, momentum=momentum,
-                                      centered=centered))
+                                      centered=centered, maximize=maximize))
 
     def step(self, closure=None):
-        loss = closure() if closure is not None else None
+        loss = self._evaluate(closure)
         for group, p, g in self._with_grads():
             alpha = group["alpha"]
             state = self.state.setdefault(id(p), {"step": 0, "square_avg": np.zeros_like(p._data),
                                                   "grad_avg": np.zeros_like(p._data),
                                                   "momentum_buffer": np.zeros_like(p._data)})
             state["step"] += 1
-            state["square_avg"] = alpha * state["square_avg"] + (1 - alpha) * g * g
+            state["square_avg"] = _fma((1 - alpha) * g, g, state["square_avg"] * alpha)
             if group["centered"]:
-                state["grad_avg"] = alpha * state["grad_avg"] + (1 - alpha) * g
-                avg = np.sqrt(state["square_avg"] - state["grad_avg"] ** 2) + group["eps"]
+                state["grad_avg"] = _lerp(state["grad_avg"], g, 1 - alpha)
+                avg = np.sqrt(_fma(-state["grad_avg"], state["grad_avg"], state["square_avg"])) + group["eps"]
             else:
                 avg = np.sqrt(state["square_avg"]) + group["eps"]
             if group["momentum"] > 0:
-                state["momentum_buffer"] = group["momentum"] * state["momentum_buffer"] + g / avg
-                self._update(p, group["lr"] * state["momentum_buffer"])
+                state["momentum_buffer"] = state["momentum_buffer"] * group["momentum"] + g / avg
+                self._add(p, -group["lr"], state["momentum_buffer"])
             else:
                 self._update(p, group["lr"] * g / avg)
         return loss
+
+    def _state_out(self, p, state, group):
+        out = {"step": _step_tensor(state["step"]), "square_avg": Tensor._make(np.array(state["square_avg"]))}
+        if group["momentum"] > 0:
+            out["momentum_buffer"] = Tensor._make(np.array(state["momentum_buffer"]))
+        if group["centered"]:
+            out["grad_avg"] = Tensor._make(np.array(state["grad_avg"]))
+        return out
+
+    def _state_in(self, p, saved, group):
+        state = {"step": _step_value(saved["step"])}
+        for k in ("square_avg", "grad_avg", "momentum_buffer"):
+            state[k] = _array(saved[k], p.dtype) if k in saved else np.zeros_like(p._data)
+        return state
 
 
 class Adagrad(Optimizer):
     """Adagrad: the gradient divided by the root of the sum of its past squares, with a
     learning rate decaying as lr / (1 + (step - 1) lr_decay)."""
 
-    def __init__(self, params, lr=1e-2, lr_decay=0.0, weight_decay=0.0, initial_accumulator_value=0.0, eps=1e-10):
+    def __init__(self, params, lr=1e-2, lr_decay=0.0, weight_decay=0.0, initial_accumulator_value=0.0, eps=1e-10,
+                 foreach=None, *, maximize=False):
         _check(lr=lr, lr_decay=lr_decay, weight_decay=weight_decay, eps=eps,
                initial_accumulator_value=initial_accumulator_value)
         super().__init__(params, dict(lr=lr, lr_decay=lr_decay, weight_decay=weight_decay, eps=eps,
-                                      initial_accumulator_value=initial_accumulator_value))
-        for group in self.param_groups:
-            for p in group["params"]:
-                self.state[id(p)] = {"step": 0, "sum": np.full_like(p._data, group["initial_accumulator_value"])}
+                                      initial_accumulator_value=initial_accumulator_value, maximize=maximize))
+
+    def _group_added(self, group):
+        for p in group["params"]:
+            self.state[id(p)] = {"step": 0, "sum": np.full_like(p._data, group["initial_accumulator_value"])}
 
     def step(self, closure=None):
-        loss = closure() if closure is not None else None
+        loss = self._evaluate(closure)
         for group, p, g in self._with_grads():
             state = self.state[id(p)]
             state["step"] += 1
             clr = group["lr"] / (1 + (state["step"] - 1) * group["lr_decay"])
-            state["sum"] = state["sum"] + g * g
+            state["sum"] = _fma(g, g, state["sum"])
             self._update(p, clr * g / (np.sqrt(state["sum"]) + group["eps"]))
         return loss
+
+    def _state_out(self, p, state, group):
+        return {"step": _step_tensor(state["step"]), "sum": Tensor._make(np.array(state["sum"]))}
+
+    def _state_in(self, p, saved, group):
+        return {"step": _step_value(saved["step"]), "sum": _array(saved["sum"], p.dtype)}
 
 
 _WORDS = {"lr": "learning rate", "eps": "epsilon value", "weight_decay": "weight_decay value",
