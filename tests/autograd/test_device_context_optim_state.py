@@ -13,6 +13,13 @@ from diffcompare import autograd as ag
 torch = pytest.importorskip("torch")
 
 
+@pytest.fixture(autouse=True)
+def _pytorch_under_the_engines_default_dtype():
+    """Optimizers keep their step counts in float64 under a float64 default dtype (the engine's),
+    float32 otherwise: PyTorch is compared under the same default (tests/conftest.py puts it back)."""
+    torch.set_default_dtype(torch.float64)
+
+
 def _devices(lib):
     """Where tensors and a Linear's weights land inside nested device contexts, and after."""
     seen = []

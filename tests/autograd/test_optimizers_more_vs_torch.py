@@ -112,8 +112,7 @@ def _run(lib, name, kwargs, problem, steps, groups=False):
 @pytest.mark.parametrize("problem", ["rosenbrock", "mlp"])
 @pytest.mark.parametrize("name,kwargs", CASES, ids=[f"{n}-{i}" for i, (n, _) in enumerate(CASES)])
 def test_trajectory_and_state_as_torch(name, kwargs, problem):
-    if name in NEW:      # their scalar state is float64, as PyTorch's under float64 (the engine's default)
-        torch.set_default_dtype(torch.float64)
+    torch.set_default_dtype(torch.float64)   # scalar state (step) is float64, as PyTorch's under float64 (the engine's default)
     mine, opt = _run(ag, name, kwargs, problem, 12, groups=problem == "mlp")
     theirs, topt = _run(torch, name, kwargs, problem, 12, groups=problem == "mlp")
     for a, b in zip(mine, theirs):

@@ -4,7 +4,8 @@ and ``state_dict()`` layout.
 
 Each parameter's state is kept under PyTorch's names: its buffers as arrays of the
 parameter's dtype, its scalars (``step``, NAdam's ``mu_product``, ASGD's ``eta`` and ``mu``)
-as 0-d float64 arrays, the dtype PyTorch gives them under float64, the engine's default.
+as 0-d arrays of the dtype PyTorch gives them (float64 under a float64 default dtype, the
+engine's, else float32: ``scalar_dtype``).
 
 >>> from diffcompare import autograd as ag
 >>> w = ag.tensor([1.0, -2.0], requires_grad=True)
@@ -20,9 +21,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..tensor import Tensor
-from .optimizers import Optimizer, _array, _fma, _lerp
+from .optimizers import Optimizer, _array, _fma, _lerp, scalar_dtype
 
-_SCALAR = np.float64
 
 
 def _add(p, value, alpha=None):
@@ -99,7 +99,7 @@ class _PerParameter(Optimizer):
         return {k: Tensor._make(np.array(v)) for k, v in state.items()}
 
     def _state_in(self, p, saved, group):
-        return {k: _array(v, _SCALAR if k in self._scalars else p.dtype) for k, v in saved.items()}
+        return {k: _array(v, scalar_dtype() if k in self._scalars else p.dtype) for k, v in saved.items()}
 
 
 class Adadelta(_PerParameter):
@@ -127,7 +127,7 @@ class Adadelta(_PerParameter):
                                       foreach=foreach), capturable, differentiable)
 
     def _fresh(self, p, group):
-        return {"step": np.zeros((), _SCALAR), "square_avg": np.zeros_like(p._data),
+        return {"step": np.zeros((), scalar_dtype()), "square_avg": np.zeros_like(p._data),
                 "acc_delta": np.zeros_like(p._data)}
 
     def _step(self, group, p, grad, state):
@@ -159,7 +159,7 @@ class Adamax(_PerParameter):
                                       maximize=maximize), capturable, differentiable)
 
     def _fresh(self, p, group):
-        return {"step": np.zeros((), _SCALAR), "exp_avg": np.zeros_like(p._data), "exp_inf": np.zeros_like(p._data)}
+        return {"step": np.zeros((), scalar_dtype()), "exp_avg": np.zeros_like(p._data), "exp_inf": np.zeros_like(p._data)}
 
     def _step(self, group, p, grad, state):
         beta1, beta2 = group["betas"]
@@ -197,7 +197,7 @@ class NAdam(_PerParameter):
                                       maximize=maximize, foreach=foreach), capturable, differentiable)
 
     def _fresh(self, p, group):
-        return {"step": np.zeros((), _SCALAR), "mu_product": np.ones((), _SCALAR),
+        return {"step": np.zeros((), scalar_dtype()), "mu_product": np.ones((), scalar_dtype()),
                 "exp_avg": np.zeros_like(p._data), "exp_avg_sq": np.zeros_like(p._data)}
 
     def _step(self, group, p, grad, state):
@@ -212,7 +212,7 @@ class NAdam(_PerParameter):
                 grad = _fma(wd, p._data, grad)
         mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * md)))
         mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * md)))
-        state["mu_product"] = np.array(state["mu_product"] * mu, _SCALAR)
+        state["mu_product"] = np.array(state["mu_product"] * mu, scalar_dtype())
         exp_avg = state["exp_avg"] = _lerp(state["exp_avg"], grad, 1 - beta1)
         exp_avg_sq = state["exp_avg_sq"] = _fma((1 - beta2) * grad, grad, state["exp_avg_sq"] * beta2)
         denom = np.sqrt(exp_avg_sq / bias_correction2)
@@ -243,7 +243,7 @@ class RAdam(_PerParameter):
                          capturable, differentiable)
 
     def _fresh(self, p, group):
-        return {"step": np.zeros((), _SCALAR), "exp_avg": np.zeros_like(p._data), "exp_avg_sq": np.zeros_like(p._data)}
+        return {"step": np.zeros((), scalar_dtype()), "exp_avg": np.zeros_like(p._data), "exp_avg_sq": np.zeros_like(p._data)}
 
     def _step(self, group, p, grad, state):
         (beta1, beta2), lr, wd, eps = group["betas"], group["lr"], group["weight_decay"], group["eps"]
@@ -291,7 +291,7 @@ class ASGD(_PerParameter):
                                       foreach=foreach, maximize=maximize), capturable, differentiable)
 
     def _fresh(self, p, group):
-        return {"step": np.zeros((), _SCALAR), "eta": np.array(group["lr"], _SCALAR), "mu": np.ones((), _SCALAR),
+        return {"step": np.zeros((), scalar_dtype()), "eta": np.array(group["lr"], scalar_dtype()), "mu": np.ones((), scalar_dtype()),
                 "ax": np.zeros_like(p._data)}
 
     def _step(self, group, p, grad, state):
@@ -307,8 +307,8 @@ class ASGD(_PerParameter):
         else:
             state["ax"] = p._data.copy()
         step = float(state["step"])
-        state["eta"] = np.array(lr / ((1 + lambd * lr * step) ** group["alpha"]), _SCALAR)
-        state["mu"] = np.array(1 / max(1, step - group["t0"]), _SCALAR)
+        state["eta"] = np.array(lr / ((1 + lambd * lr * step) ** group["alpha"]), scalar_dtype())
+        state["mu"] = np.array(1 / max(1, step - group["t0"]), scalar_dtype())
 
 
 class Rprop(_PerParameter):
@@ -325,7 +325,7 @@ class Rprop(_PerParameter):
                          capturable, differentiable)
 
     def _fresh(self, p, group):
-        return {"step": np.zeros((), _SCALAR), "prev": np.zeros_like(p._data),
+        return {"step": np.zeros((), scalar_dtype()), "prev": np.zeros_like(p._data),
                 "step_size": np.full_like(p._data, group["lr"])}
 
     def _step(self, group, p, grad, state):

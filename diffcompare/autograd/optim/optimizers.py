@@ -18,6 +18,7 @@ import warnings
 
 import numpy as np
 
+from ..dtypes import default_dtype
 from ..grad_mode import enable_grad
 from ..nn import zero_grad_of
 from ..tensor import Tensor
@@ -41,10 +42,15 @@ def _fma(a, b, c):
     return (np.asarray(a, wide) * np.asarray(b, wide) + np.asarray(c, wide)).astype(dtype)
 
 
+def scalar_dtype():
+    """The dtype of an optimizer's scalar state (step counts, NAdam's mu product): float64 under
+    a float64 default dtype, else float32 (PyTorch's ``_get_scalar_dtype``)."""
+    return np.dtype(np.float64) if default_dtype() == np.float64 else np.dtype(np.float32)
+
+
 def _step_tensor(step):
-    """A step count as ``state_dict()`` shows it: a 0-d float32 tensor (PyTorch's, under its
-    default dtype)."""
-    return Tensor._make(np.array(float(step), np.float32))
+    """A step count as ``state_dict()`` shows it: a 0-d tensor of :func:`scalar_dtype`."""
+    return Tensor._make(np.array(float(step), scalar_dtype()))
 
 
 def _step_value(saved):
