@@ -114,6 +114,8 @@ class Optimizer:
                 raise ValueError("can't optimize a non-leaf Tensor")
         for name, default in self.defaults.items():
             param_group.setdefault(name, default)
+        for name, value in self._fixed_options.items():     # PyTorch's flags, shown as PyTorch shows them
+            param_group.setdefault(name, value)
         if len({id(p) for p in params}) != len(params):
             warnings.warn("optimizer contains a parameter group with duplicate parameters; in future, this will cause "
                           "an error; see github.com/pytorch/pytorch/issues/40967 for more information", stacklevel=3)
