@@ -71,8 +71,8 @@ class WeightNormInterfaceBackward0(Op):
         return gv, gg
 
 
-def _weight_norm(v, g, dim=0):
-    """``torch._weight_norm(v, g, dim)``: ``v`` rescaled to the norm ``g`` along ``dim``."""
+def apply_weight_norm(v, g, dim=0):
+    """``torch.apply_weight_norm(v, g, dim)``: ``v`` rescaled to the norm ``g`` along ``dim``."""
     return apply(WeightNormInterfaceBackward0, (v, g), {"dim": -1 if dim is None else dim})
 
 
@@ -82,7 +82,7 @@ class _WeightNorm(Module):
         self.dim = -1 if dim is None else dim
 
     def forward(self, weight_g, weight_v):
-        return _weight_norm(weight_v, weight_g, self.dim)
+        return apply_weight_norm(weight_v, weight_g, self.dim)
 
     def right_inverse(self, weight):
         return norm_except_dim(weight, 2, self.dim), weight

@@ -16,7 +16,7 @@ from __future__ import annotations
 import warnings
 
 from ..module import Module, Parameter  # noqa: F401  (Module: the type the functions take)
-from .parametrizations import _weight_norm, norm_except_dim
+from .parametrizations import apply_weight_norm, norm_except_dim
 
 __all__ = ["WeightNorm", "weight_norm", "remove_weight_norm"]
 
@@ -28,7 +28,7 @@ class WeightNorm:
         self.name, self.dim = name, -1 if dim is None else dim
 
     def compute_weight(self, module):
-        return _weight_norm(getattr(module, self.name + "_v"), getattr(module, self.name + "_g"), self.dim)
+        return apply_weight_norm(getattr(module, self.name + "_v"), getattr(module, self.name + "_g"), self.dim)
 
     @staticmethod
     def apply(module, name, dim):
