@@ -72,7 +72,7 @@ class WeightNormInterfaceBackward0(Op):
 
 
 def apply_weight_norm(v, g, dim=0):
-    """``torch.apply_weight_norm(v, g, dim)``: ``v`` rescaled to the norm ``g`` along ``dim``."""
+    """``torch._weight_norm(v, g, dim)``: ``v`` rescaled to the norm ``g`` along ``dim``."""
     return apply(WeightNormInterfaceBackward0, (v, g), {"dim": -1 if dim is None else dim})
 
 
