@@ -72,8 +72,14 @@ class WeightNormInterfaceBackward0(Op):
 
 
 def apply_weight_norm(v, g, dim=0):
-    """``torch._weight_norm(v, g, dim)``: ``v`` rescaled to the norm ``g`` along ``dim``."""
-    return apply(WeightNormInterfaceBackward0, (v, g), {"dim": -1 if dim is None else dim})
+    """``torch._weight_norm(v, g, dim)``: ``v`` rescaled to the norm ``g`` along ``dim``; the
+    fused WeightNormInterfaceBackward0 for the first or last dimension, else ``v * (g / ‖v‖)``."""
+    dim = -1 if dim is None else dim
+    if dim in (0, v.ndim - 1):
+        return apply(WeightNormInterfaceBackward0, (v, g), {"dim": dim})
+    axes = _other_axes(v.ndim, dim)
+    norm = ops.vector_norm(v, 2, axes, dim != -1)
+    return v * (g / norm)
 
 
 class _WeightNorm(Module):
