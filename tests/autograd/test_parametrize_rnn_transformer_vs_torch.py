@@ -495,17 +495,21 @@ def test_transformer_encoder_in_eval_matches_torch_fast_path():
     padding = np.zeros((2, 5), bool)
     padding[1, 3:] = True
 
-    def build(T):
+    def build(T, nested):
         layer = T.nn.TransformerEncoderLayer(d_model=8, nhead=2, dim_feedforward=16, batch_first=True)
-        return T.nn.TransformerEncoder(layer, num_layers=2, enable_nested_tensor=False).eval()
+        return T.nn.TransformerEncoder(layer, num_layers=2, enable_nested_tensor=nested).eval()
 
-    tm, em = both(build)
-    copy_params(tm, em)
-    with torch.no_grad():
-        expected = tm(torch.tensor(src), src_key_padding_mask=torch.tensor(padding))
-    with ag.no_grad():
-        got = em(ag.tensor(src), src_key_padding_mask=ag.tensor(padding))
-    close(expected[~torch.tensor(padding)], got[ag.tensor(~padding)])
+    for nested in (False, True):
+        tm, em = build(torch, nested), build(ag, nested)
+        copy_params(tm, em)
+        with torch.no_grad():
+            expected = tm(torch.tensor(src), src_key_padding_mask=torch.tensor(padding))
+        with ag.no_grad():
+            got = em(ag.tensor(src), src_key_padding_mask=ag.tensor(padding))
+        close(expected[~torch.tensor(padding)], got[ag.tensor(~padding)])
+        if nested:      # PyTorch's nested-tensor path leaves the padded positions at zero
+            close(expected, got)
+            assert not _np(got)[padding].any()
 
 
 def test_square_subsequent_mask_and_errors():

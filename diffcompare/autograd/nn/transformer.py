@@ -22,6 +22,7 @@ import warnings
 
 import numpy as np
 
+from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
 from . import functional as F
 from . import init
@@ -211,9 +212,28 @@ class TransformerEncoder(Module):
         output = src
         for mod in self.layers:
             output = mod(output, src_mask=mask, is_causal=is_causal, src_key_padding_mask=src_key_padding_mask)
+        dropped = self._dropped_positions(src, mask, src_key_padding_mask)
+        if dropped is not None:
+            output = output.masked_fill(Tensor._make(dropped[..., None]), 0.0)
         if self.norm is not None:
             output = self.norm(output)
         return output
+
+
+    def _dropped_positions(self, src, mask, padding):
+        """The padded positions PyTorch's inference path leaves out (it runs the layers on nested
+        tensors and pads their output with zeros), or None when it does not take that path:
+        in evaluation without gradients, with a key padding mask that only pads at the end."""
+        first = self.layers[0]
+        if not self.use_nested_tensor or first.training or src.ndim != 3 or padding is None or mask is not None:
+            return None
+        if not isinstance(first, TransformerEncoderLayer) or is_grad_enabled() and (
+                src.requires_grad or any(p.requires_grad for p in first.parameters())):
+            return None
+        dropped = padding._data != 0
+        if self.mask_check and np.any(dropped[:, :-1] & ~dropped[:, 1:]):   # not left-aligned
+            return None
+        return dropped
 
 
 class TransformerDecoder(Module):

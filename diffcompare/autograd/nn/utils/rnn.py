@@ -209,10 +209,20 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
 def unpad_sequence(padded_sequences, lengths, batch_first=False):
     """The list of sequences a padded batch holds, each cut to its length."""
     if not batch_first:
-        padded_sequences.transpose_(0, 1)
+        padded_sequences = _transpose_batch_first(padded_sequences)
     max_length = padded_sequences.shape[1]
     idx = np.arange(max_length)
     return [seq[Tensor._make(idx < int(length))] for seq, length in zip(padded_sequences, lengths)]
+
+
+def _transpose_batch_first(t):
+    """PyTorch's ``t.transpose_(0, 1)``: a tensor outside the graph is transposed in place (the
+    caller sees it, as in PyTorch); one with history is transposed as a new view."""
+    if t.requires_grad:
+        return t.transpose(0, 1)
+    t._data = np.swapaxes(t._data, 0, 1)
+    t._bump()
+    return t
 
 
 def pack_sequence(sequences, enforce_sorted=True):
