@@ -489,6 +489,7 @@ def test_transformer_against_torch_in_training_mode_with_dropout(options, monkey
         close(a.grad, b.grad)
 
 
+@pytest.mark.filterwarnings("ignore:The PyTorch API of nested tensors")
 def test_transformer_encoder_in_eval_matches_torch_fast_path():
     rng = np.random.default_rng(8)
     src = rng.normal(size=(2, 5, 8))
