@@ -523,3 +523,29 @@ def test_square_subsequent_mask_and_errors():
     with pytest.raises(RuntimeError, match="Need attn_mask if specifying the is_causal hint"):
         x = ag.ones(2, 1, 4)
         ag.nn.MultiheadAttention(4, 2)(x, x, x, is_causal=True)
+
+
+def test_legacy_spectral_norm_against_torch():
+    rng = np.random.default_rng(9)
+    w0, x = rng.normal(size=(5, 3)), rng.normal(size=(2, 3))
+    results = []
+    for T in (torch, ag):
+        layer = T.nn.Linear(3, 5)
+        with T.no_grad():
+            layer.weight.copy_(T.tensor(w0))
+            layer.bias.fill_(0.1)
+        m = T.nn.utils.spectral_norm(layer)
+        if T is ag:     # PyTorch's draws of u and v
+            m.weight_u._data[...], m.weight_v._data[...] = start
+        else:
+            start = (m.weight_u.numpy().copy(), m.weight_v.numpy().copy())
+        (m(T.tensor(x)) ** 2).sum().backward()
+        results.append((m, [m.weight, m.weight_u, m.weight_v, m.weight_orig.grad]))
+    (tm, tv), (em, ev) = results
+    assert [n for n, _ in em.named_parameters()] == [n for n, _ in tm.named_parameters()] == ["bias", "weight_orig"]
+    assert list(em.state_dict()) == list(tm.state_dict())
+    assert em.weight.grad_fn.name() == tm.weight.grad_fn.name() == "DivBackward0"
+    for a, b in zip(tv, ev):
+        close(a, b)
+    ag.nn.utils.remove_spectral_norm(em)
+    assert [n for n, _ in em.named_parameters()] == ["bias", "weight"]

@@ -101,7 +101,7 @@ def weight_norm(module, name="weight", dim=0):
 
 
 # -- spectral norm --------------------------------------------------------------------------
-def _normalized(array, eps):
+def normalized_array(array, eps):
     """``F.normalize(x, dim=0, eps=eps)`` on an array: x / max(‖x‖, eps)."""
     return array / max(float(np.sqrt((array * array).sum())), eps)
 
@@ -123,8 +123,8 @@ class _SpectralNorm(Module):
             h, w = weight_mat.shape
             u = weight_mat.new_empty(h).normal_(0, 1)
             v = weight_mat.new_empty(w).normal_(0, 1)
-            self.register_buffer("_u", Tensor._make(_normalized(u._data, eps)))
-            self.register_buffer("_v", Tensor._make(_normalized(v._data, eps)))
+            self.register_buffer("_u", Tensor._make(normalized_array(u._data, eps)))
+            self.register_buffer("_v", Tensor._make(normalized_array(v._data, eps)))
             self._power_method(weight_mat, 15)
 
     def _reshape_weight_to_matrix(self, weight):
@@ -136,8 +136,8 @@ class _SpectralNorm(Module):
         """u ← W v / ‖W v‖, v ← Wᴴ u / ‖Wᴴ u‖, written into the buffers in place."""
         W = weight_mat._data
         for _ in range(n_power_iterations):
-            self._u._data[...] = _normalized(W @ self._v._data, self.eps)
-            self._v._data[...] = _normalized(W.conj().T @ self._u._data, self.eps)
+            self._u._data[...] = normalized_array(W @ self._v._data, self.eps)
+            self._v._data[...] = normalized_array(W.conj().T @ self._u._data, self.eps)
         self._u._bump()
         self._v._bump()
 
