@@ -155,7 +155,12 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     attn = ops.matmul(query * factor, key.transpose(-2, -1) * factor)
     if mask is not None:
         attn = attn + mask
-    attn = F.softmax(attn, -1)
+    dead = np.isneginf(attn._data).all(-1, keepdims=True)     # rows with every key masked: zeros
+    if dead.any():                                            # (ATen's _safe_softmax)
+        dead = Tensor._make(dead)
+        attn = F.softmax(attn.masked_fill(dead, 0.0), -1).masked_fill(dead, 0.0)
+    else:
+        attn = F.softmax(attn, -1)
     if dropout_p > 0.0:
         attn = F.dropout(attn, dropout_p, True)
     return ops.matmul(attn, value)

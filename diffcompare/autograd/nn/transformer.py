@@ -6,7 +6,7 @@ fused inference path computes the same values; this is the path it takes when tr
 
 >>> from diffcompare import autograd as ag
 >>> layer = TransformerEncoderLayer(d_model=4, nhead=2, dim_feedforward=8)
->>> encoder = TransformerEncoder(layer, num_layers=2)
+>>> encoder = TransformerEncoder(layer, num_layers=2, enable_nested_tensor=False)
 >>> encoder(ag.randn(5, 3, 4)).shape
 (5, 3, 4)
 >>> Transformer.generate_square_subsequent_mask(3)
