@@ -549,3 +549,24 @@ def test_legacy_spectral_norm_against_torch():
         close(a, b)
     ag.nn.utils.remove_spectral_norm(em)
     assert [n for n, _ in em.named_parameters()] == ["bias", "weight"]
+
+
+def test_scaled_dot_product_attention_grouped_queries_and_fully_masked_rows():
+    rng = np.random.default_rng(10)
+    q, k, v = rng.normal(size=(2, 4, 3, 5)), rng.normal(size=(2, 2, 6, 5)), rng.normal(size=(2, 2, 6, 5))
+    results = []
+    for T in (torch, ag):
+        tensors = [T.tensor(a, requires_grad=True) for a in (q, k, v)]
+        out = T.nn.functional.scaled_dot_product_attention(*tensors, enable_gqa=True)
+        (out ** 2).sum().backward()
+        results.append([out] + [t.grad for t in tensors])
+    for a, b in zip(*results):
+        close(a, b)
+    # the math path (3-d inputs): a query row with every key masked gives zeros and no NaN gradient
+    mask = np.ones((3, 6), bool)
+    mask[1] = False
+    x = ag.tensor(rng.normal(size=(2, 3, 5)), requires_grad=True)
+    kv = ag.tensor(rng.normal(size=(2, 6, 5)))
+    out = ag.nn.functional.scaled_dot_product_attention(x, kv, kv, attn_mask=ag.tensor(mask))
+    out.sum().backward()
+    assert not _np(out)[:, 1].any() and not _np(x.grad)[:, 1].any() and np.isfinite(_np(x.grad)).all()

@@ -141,10 +141,14 @@ def _attention_mask(attn_mask, is_causal, L, S, dtype):
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
                                  enable_gqa=False):
     """softmax(Q Kᵀ · scale + mask) V, with ``scale`` 1/√E by default, ``attn_mask`` boolean
-    (True: attend) or added, ``is_causal`` the lower-triangular mask, and dropout with
-    probability ``dropout_p`` on the attention weights."""
+    (True: attend) or added, ``is_causal`` the lower-triangular mask, dropout with
+    probability ``dropout_p`` on the attention weights, and with ``enable_gqa`` each key and
+    value head shared by a group of query heads."""
     L, S, E = query.shape[-2], key.shape[-2], query.shape[-1]
     scale = 1.0 / math.sqrt(E) if scale is None else scale
+    if enable_gqa and query.ndim >= 3 and key.shape[-3] != query.shape[-3]:   # grouped-query attention
+        groups = query.shape[-3] // key.shape[-3]
+        key, value = key.repeat_interleave(groups, -3), value.repeat_interleave(groups, -3)
     mask = _attention_mask(attn_mask, is_causal, L, S, query.dtype)
     fused = query.ndim == 4 and key.ndim == 4 and value.ndim == 4 and dropout_p == 0.0 \
         and (mask is None or not mask.requires_grad)
