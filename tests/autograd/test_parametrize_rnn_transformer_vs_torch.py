@@ -570,3 +570,23 @@ def test_scaled_dot_product_attention_grouped_queries_and_fully_masked_rows():
     out = ag.nn.functional.scaled_dot_product_attention(x, kv, kv, attn_mask=ag.tensor(mask))
     out.sum().backward()
     assert not _np(out)[:, 1].any() and not _np(x.grad)[:, 1].any() and np.isfinite(_np(x.grad)).all()
+
+
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5)])
+def test_orthogonal_householder_without_trivialization(shape):
+    rng = np.random.default_rng(11)
+    w0, x = rng.normal(size=shape), rng.normal(size=(2, shape[1]))
+    results = []
+    for T in (torch, ag):
+        layer = T.nn.Linear(shape[1], shape[0])
+        with T.no_grad():
+            layer.weight.copy_(T.tensor(w0))
+            layer.bias.fill_(0.0)
+        m = T.nn.utils.parametrizations.orthogonal(layer, orthogonal_map="householder", use_trivialization=False)
+        (m(T.tensor(x)) ** 2).sum().backward()
+        original = m.parametrizations.weight.original
+        results.append((m.weight, [original, m.weight, original.grad]))
+    (tw, tv), (ew, ev) = results
+    assert ew.grad_fn.name() == tw.grad_fn.name()
+    for a, b in zip(tv, ev):
+        close(a, b)
