@@ -214,8 +214,8 @@ def test_orthogonal_against_torch(shape, orthogonal_map):
     tw, ew = tl.weight, el.weight
     assert ew.grad_fn.name() == tw.grad_fn.name()
     close(tw, ew)
-    (tl(torch.tensor(x)) ** 2).sum().backward()
-    (el(ag.tensor(x)) ** 2).sum().backward()
+    (tl(torch.tensor(x)) ** 3).sum().backward()
+    (el(ag.tensor(x)) ** 3).sum().backward()
     close(tl.parametrizations.weight.original.grad, el.parametrizations.weight.original.grad)
     # independently: the weight has orthonormal rows or columns
     q = _np(ew) if shape[0] >= shape[1] else _np(ew).T
@@ -583,7 +583,7 @@ def test_orthogonal_householder_without_trivialization(shape):
             layer.weight.copy_(T.tensor(w0))
             layer.bias.fill_(0.0)
         m = T.nn.utils.parametrizations.orthogonal(layer, orthogonal_map="householder", use_trivialization=False)
-        (m(T.tensor(x)) ** 2).sum().backward()
+        (m(T.tensor(x)) ** 3).sum().backward()     # (a square would not see an orthogonal weight)
         original = m.parametrizations.weight.original
         results.append((m.weight, [original, m.weight, original.grad]))
     (tw, tv), (ew, ev) = results
