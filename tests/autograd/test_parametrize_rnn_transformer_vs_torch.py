@@ -590,3 +590,25 @@ def test_orthogonal_householder_without_trivialization(shape):
     assert ew.grad_fn.name() == tw.grad_fn.name()
     for a, b in zip(tv, ev):
         close(a, b)
+
+
+def test_sdpa_kernel_chooses_the_math_path_or_the_fused_kernel():
+    from diffcompare.autograd.nn.attention import SDPBackend, sdpa_kernel
+    from torch.nn.attention import SDPBackend as TorchBackend, sdpa_kernel as torch_kernel
+    rng = np.random.default_rng(12)
+    q = rng.normal(size=(2, 3, 4, 5))
+    for backend in ("MATH", "FLASH_ATTENTION"):
+        results = []
+        for T, kernel, names in ((torch, torch_kernel, TorchBackend), (ag, sdpa_kernel, SDPBackend)):
+            x = T.tensor(q, requires_grad=True)
+            with kernel(getattr(names, backend)):
+                out = T.nn.functional.scaled_dot_product_attention(x, x, x)
+            (out ** 3).sum().backward()
+            results.append((out, x.grad))
+        (to, tg), (eo, eg) = results
+        assert eo.grad_fn.name() == to.grad_fn.name()
+        close(to, eo)
+        close(tg, eg)
+    with pytest.raises(RuntimeError, match="No viable backend"):
+        with sdpa_kernel([SDPBackend.EFFICIENT_ATTENTION]):
+            ag.nn.functional.scaled_dot_product_attention(ag.tensor(q), ag.tensor(q), ag.tensor(q))

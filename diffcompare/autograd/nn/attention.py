@@ -1,5 +1,6 @@
 """Attention: ``F.scaled_dot_product_attention``, ``F.multi_head_attention_forward`` and
-``nn.MultiheadAttention``, computed as PyTorch computes them on the CPU.
+``nn.MultiheadAttention``, computed as PyTorch computes them on the CPU; and, as
+``torch.nn.attention``, ``SDPBackend`` and ``sdpa_kernel`` to choose the kernel.
 
 ``scaled_dot_product_attention`` takes PyTorch's fused CPU kernel's place for 4-d inputs without
 dropout (ScaledDotProductFlashAttentionForCpuBackward0; a row with every key masked gives zeros)
@@ -19,6 +20,8 @@ attention weights). ``multi_head_attention_forward`` follows ``torch.nn.function
 
 from __future__ import annotations
 
+import contextlib
+import enum
 import math
 import warnings
 
@@ -32,8 +35,8 @@ from . import functional as F
 from . import init
 from .module import Module, Parameter
 
-__all__ = ["MultiheadAttention", "canonical_mask", "multi_head_attention_forward", "none_or_dtype",
-           "scaled_dot_product_attention"]
+__all__ = ["MultiheadAttention", "SDPBackend", "canonical_mask", "multi_head_attention_forward", "none_or_dtype",
+           "scaled_dot_product_attention", "sdpa_kernel"]
 
 # The nn layers MultiheadAttention and the Transformer layers are made of, defined in
 # ``nn/__init__.py`` (which imports this module, so it hands them over with ``use_layers``).
@@ -78,6 +81,36 @@ def canonical_mask(mask, mask_name, other_type, other_name, target_type, check_o
 
 
 # -- scaled dot-product attention -----------------------------------------------------------
+class SDPBackend(enum.IntEnum):
+    """The kernels ``scaled_dot_product_attention`` may choose from (``torch.nn.attention``);
+    on the CPU: the fused one (FLASH_ATTENTION) and the math path."""
+
+    ERROR = -1
+    MATH = 0
+    FLASH_ATTENTION = 1
+    EFFICIENT_ATTENTION = 2
+    CUDNN_ATTENTION = 3
+    OVERRIDEABLE = 4
+
+
+_ENABLED = {SDPBackend.MATH, SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION,
+            SDPBackend.CUDNN_ATTENTION, SDPBackend.OVERRIDEABLE}
+
+
+@contextlib.contextmanager
+def sdpa_kernel(backends, set_priority=False):
+    """Within the block, ``scaled_dot_product_attention`` uses only ``backends`` (one or a list)."""
+    chosen = {backends} if isinstance(backends, SDPBackend) else set(backends)
+    kept = set(_ENABLED)
+    _ENABLED.clear()
+    _ENABLED.update(chosen)
+    try:
+        yield
+    finally:
+        _ENABLED.clear()
+        _ENABLED.update(kept)
+
+
 def _softmax_rows(s):
     """softmax over the last axis of an array; a row of -inf gives zeros (the fused kernel's)."""
     top = s.max(axis=-1, keepdims=True)
@@ -150,8 +183,14 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         groups = query.shape[-3] // key.shape[-3]
         key, value = key.repeat_interleave(groups, -3), value.repeat_interleave(groups, -3)
     mask = _attention_mask(attn_mask, is_causal, L, S, query.dtype)
-    fused = query.ndim == 4 and key.ndim == 4 and value.ndim == 4 and dropout_p == 0.0 \
+    fits = query.ndim == 4 and key.ndim == 4 and value.ndim == 4 and dropout_p == 0.0 \
         and (mask is None or not mask.requires_grad)
+    fused = fits and SDPBackend.FLASH_ATTENTION in _ENABLED
+    if not fused and SDPBackend.MATH not in _ENABLED:
+        if SDPBackend.FLASH_ATTENTION in _ENABLED:
+            raise RuntimeError("No available kernel.  Aborting execution.")
+        raise RuntimeError("No viable backend for scaled_dot_product_attention was found. This is likely due to "
+                           "turning off both the math kernel and the fused kernels.")
     if fused:
         return apply(ScaledDotProductFlashAttentionForCpuBackward0, (query, key, value),
                      {"mask": None if mask is None else mask._data, "scale": scale})
