@@ -85,8 +85,10 @@ def test_step_lr_by_hand():
 @pytest.fixture(scope="module")
 def torch():
     torch = pytest.importorskip("torch")
+    previous = torch.get_default_dtype()
     torch.set_default_dtype(torch.float64)
-    return torch
+    yield torch
+    torch.set_default_dtype(previous)    # later test files see PyTorch's default again
 
 
 def _pair(torch, values, grad=True):
