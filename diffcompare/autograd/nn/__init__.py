@@ -638,3 +638,13 @@ class Dropout2d(_DropoutNd):
 
 class Dropout3d(_DropoutNd):
     _function = staticmethod(F.dropout3d)
+
+
+# attention and the Transformer (built from Linear and Dropout above; their functions also in F)
+from . import attention, transformer  # noqa: E402
+from .attention import MultiheadAttention  # noqa: E402,F401
+from .transformer import *  # noqa: E402,F401,F403  (Transformer, its encoder and decoder and their layers)
+attention.use_layers(Linear=Linear, Dropout=Dropout)
+functional.scaled_dot_product_attention = attention.scaled_dot_product_attention
+functional.multi_head_attention_forward = attention.multi_head_attention_forward
+functional._canonical_mask, functional._none_or_dtype = attention.canonical_mask, attention.none_or_dtype

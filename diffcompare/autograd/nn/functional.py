@@ -195,7 +195,10 @@ def _dropout_noise(input, p, training, inplace, noise_shape):
     if p == 1:
         noise = Tensor._make(np.zeros((), dtype=input.dtype))
     else:
-        noise = Tensor._make(np.empty(noise_shape, dtype=input.dtype)).bernoulli_(1 - p)
+        # laid out in memory as the input (ATen's empty_like), so the draws fill it in PyTorch's order
+        same = noise_shape == tuple(input.shape) and type(input._data) is np.ndarray
+        empty = np.empty_like(input._data) if same else np.empty(noise_shape, dtype=input.dtype)
+        noise = Tensor._make(empty).bernoulli_(1 - p)
         noise.div_(1 - p)
     return input.mul_(noise) if inplace else input * noise
 

@@ -23,6 +23,7 @@ from ..tensor import Tensor
 from . import functional as F
 from . import init
 from .module import Module, Parameter
+from .utils.rnn import PackedSequence
 
 
 def _lstm_cell(x, state, w_ih, w_hh, b_ih, b_hh):
@@ -91,6 +92,8 @@ class RNNBase(Module):
     def _run(self, input, hx, cell, paired):
         """Every layer over the sequence: ``hx`` (and the cell states when ``paired``) per layer
         and direction; the output, and the final states stacked."""
+        if isinstance(input, PackedSequence):
+            return self._run_packed(input, hx, cell, paired)
         unbatched = input.ndim == 2
         if unbatched:
             input = input.unsqueeze(1)
@@ -135,6 +138,42 @@ class RNNBase(Module):
             output = output.transpose(0, 1)
         return output, states
 
+    def _run_packed(self, packed, hx, cell, paired):
+        """Every layer over a PackedSequence, as ATen's packed layers: at each time step only the
+        sequences still running go through the cell; a sequence's final state is taken where it
+        ends (forward) or where it starts (reverse). The states are in the batch's original
+        order, and ``hx`` is taken in that order too."""
+        data, batch_sizes = packed.data, [int(b) for b in packed.batch_sizes._data]
+        sorted_indices, unsorted_indices = packed.sorted_indices, packed.unsorted_indices
+        batch = batch_sizes[0]
+        if hx is None:
+            hx = (self._zeros(batch, data.dtype), self._zeros(batch, data.dtype)) if paired \
+                else self._zeros(batch, data.dtype)
+        elif sorted_indices is not None:
+            hx = tuple(h.index_select(1, sorted_indices) for h in hx) if paired else hx.index_select(1, sorted_indices)
+        directions = 2 if self.bidirectional else 1
+        finals, finals_c = [], []
+        layer_input = data
+        for layer in range(self.num_layers):
+            outputs = []
+            for direction in range(directions):
+                k = layer * directions + direction
+                state = (hx[0][k], hx[1][k]) if paired else hx[k]
+                run = _packed_reverse if direction else _packed_forward
+                output, state = run(layer_input, batch_sizes, state, cell, self._weights(layer, direction), paired)
+                outputs.append(output)
+                finals.append(state[0] if paired else state)
+                if paired:
+                    finals_c.append(state[1])
+            layer_input = outputs[0] if directions == 1 else ops.cat(outputs, -1)
+            if self.dropout and self.training and layer < self.num_layers - 1:
+                layer_input = F.dropout(layer_input, self.dropout, True)
+        states = (ops.stack(finals), ops.stack(finals_c)) if paired else ops.stack(finals)
+        if unsorted_indices is not None:
+            states = tuple(s.index_select(1, unsorted_indices) for s in states) if paired \
+                else states.index_select(1, unsorted_indices)
+        return PackedSequence(layer_input, packed.batch_sizes, sorted_indices, unsorted_indices), states
+
     def extra_repr(self):
         s = f"{self.input_size}, {self.hidden_size}"
         if self.num_layers != 1:
@@ -148,6 +187,47 @@ class RNNBase(Module):
         if self.bidirectional:
             s += ", bidirectional=True"
         return s
+
+
+def _rows(state, start, stop, paired):
+    return tuple(h[start:stop] for h in state) if paired else state[start:stop]
+
+
+def _joined(pieces, paired):
+    if len(pieces) == 1:
+        return pieces[0]
+    return tuple(ops.cat(list(p), 0) for p in zip(*pieces)) if paired else ops.cat(pieces, 0)
+
+
+def _packed_forward(input, batch_sizes, state, cell, weights, paired):
+    """One direction forward in time over packed rows: the rows of sequences that have ended
+    leave the state (and are its final value) as the batch shrinks."""
+    outputs, ended, offset, last = [], [], 0, batch_sizes[0]
+    for b in batch_sizes:
+        if b < last:
+            ended.append(_rows(state, b, last, paired))
+            state = _rows(state, 0, b, paired)
+        last = b
+        state = cell(input[offset:offset + b], state, *weights)
+        offset += b
+        outputs.append(state[0] if paired else state)
+    ended.append(state)
+    return ops.cat(outputs, 0), _joined(ended[::-1], paired)
+
+
+def _packed_reverse(input, batch_sizes, initial, cell, weights, paired):
+    """One direction backward in time over packed rows: sequences join the state (from their
+    initial value) at their last step."""
+    offset, last = input.shape[0], batch_sizes[-1]
+    state, outputs = _rows(initial, 0, last, paired), []
+    for b in reversed(batch_sizes):
+        if b > last:
+            state = _joined([state, _rows(initial, last, b, paired)], paired)
+        last = b
+        state = cell(input[offset - b:offset], state, *weights)
+        offset -= b
+        outputs.append(state[0] if paired else state)
+    return ops.cat(outputs[::-1], 0), state
 
 
 class RNN(RNNBase):

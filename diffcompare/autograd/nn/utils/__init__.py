@@ -1,4 +1,6 @@
-"""``torch.nn.utils``: gradient clipping and the flat view of a model's parameters.
+"""``torch.nn.utils``: gradient clipping, the flat view of a model's parameters,
+parametrizations (``parametrize``, ``parametrizations``), the legacy ``weight_norm`` and
+``spectral_norm`` hooks, and the padded and packed sequences of ``rnn``.
 
 >>> from diffcompare import autograd as ag
 >>> w = ag.nn.Parameter(ag.ones(4))
@@ -7,7 +9,11 @@
 (6.0, 1.0)
 """
 
+from . import parametrizations, parametrize, rnn  # noqa: F401  (torch.nn.utils.parametrize, ...)
 from .clip_grad import clip_grad_norm_, clip_grad_value_, get_total_norm
 from .convert_parameters import parameters_to_vector, vector_to_parameters
+from .spectral_norm import remove_spectral_norm, spectral_norm
+from .weight_norm import remove_weight_norm, weight_norm
 
-__all__ = ["clip_grad_norm_", "clip_grad_value_", "get_total_norm", "parameters_to_vector", "vector_to_parameters"]
+__all__ = ["clip_grad_norm_", "clip_grad_value_", "get_total_norm", "parameters_to_vector", "remove_spectral_norm",
+           "remove_weight_norm", "spectral_norm", "vector_to_parameters", "weight_norm"]
