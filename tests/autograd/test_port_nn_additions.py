@@ -5,7 +5,6 @@ derivatives and node names beside PyTorch's, and engine-only checks with values 
 from __future__ import annotations
 
 import math
-import sys
 
 import numpy as np
 import pytest
@@ -26,17 +25,8 @@ NO_TORCH_DOUBLE_BACKWARD = {"hardsigmoid", "hardswish"}
 
 def _torch():
     torch = pytest.importorskip("torch")
-    torch.set_default_dtype(torch.float64)
+    torch.set_default_dtype(torch.float64)    # (put back after each test by tests/conftest.py)
     return torch
-
-
-@pytest.fixture(autouse=True)
-def _torch_default_dtype_restored():
-    """PyTorch's default dtype back to float32 after each test, as later test files expect."""
-    yield
-    torch = sys.modules.get("torch")
-    if torch is not None:
-        torch.set_default_dtype(torch.float32)
 
 
 @pytest.mark.parametrize("name,kw", ACTIVATIONS, ids=[f"{n}{kw or ''}" for n, kw in ACTIVATIONS])
