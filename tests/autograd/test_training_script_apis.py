@@ -196,3 +196,22 @@ def test_rng_state_round_trip_and_fork():
     np.testing.assert_array_equal(ag.rand(2).numpy(), after_fork)     # the fork's draws left no trace
     with pytest.raises(TypeError, match="ByteTensor"):
         ag.set_rng_state(ag.tensor([1.0]))
+
+
+def test_a_replaced_child_keeps_its_place_and_repr_shows_extra_lines():
+    class Net(ag.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.features = ag.nn.Linear(2, 3)
+            self.fc = ag.nn.Linear(3, 2)
+            self.out = ag.nn.Linear(2, 1)
+
+        def extra_repr(self):
+            return "note"
+
+    net = Net()
+    net.fc = ag.nn.Linear(3, 2)                        # fine-tuning replaces a head: its place stays
+    net.features.weight = ag.nn.Parameter(ag.zeros(3, 2))
+    assert [n for n, _ in net.named_parameters()] == ["features.weight", "features.bias", "fc.weight", "fc.bias",
+                                                      "out.weight", "out.bias"]
+    assert repr(net).splitlines()[:3] == ["Net(", "  note", "  (features): Linear(in_features=2, out_features=3, bias=True)"]

@@ -71,7 +71,7 @@ class Module:
             raise AttributeError("cannot assign module attributes before Module.__init__() call "
                                  "(call super().__init__() first in your __init__)")
         if isinstance(value, Parameter):
-            self._forget(name)
+            self._forget(name, keep=self._parameters)     # a reassigned parameter keeps its place
             self._parameters[name] = value
         elif name in self._parameters:
             if value is not None:
@@ -79,7 +79,7 @@ class Module:
                                 "(torch.nn.Parameter or None expected)")
             self._parameters[name] = None
         elif isinstance(value, Module):
-            self._forget(name)
+            self._forget(name, keep=self._modules)        # a replaced child keeps its place (model.fc = ...)
             self._modules[name] = value
         elif name in self._modules:
             if value is not None:
@@ -93,9 +93,10 @@ class Module:
             self._buffers[name] = value
         object.__setattr__(self, name, value)
 
-    def _forget(self, name):
+    def _forget(self, name, keep=None):
         for table in (self._parameters, self._buffers, self._modules):
-            table.pop(name, None)
+            if table is not keep:
+                table.pop(name, None)
         self._non_persistent.discard(name)
 
     def __delattr__(self, name):
@@ -314,11 +315,16 @@ class Module:
         return _IncompatibleKeys(missing, unexpected)
 
     def __repr__(self):
-        lines = [f"  ({name}): " + repr(m).replace("\n", "\n  ") for name, m in self._modules.items()]
+        """PyTorch's layout: the ``extra_repr`` lines, then one line per child, indented."""
         extra = self.extra_repr()
+        extra_lines = extra.split("\n") if extra else []
+        child_lines = [f"({name}): " + repr(m).replace("\n", "\n  ") for name, m in self._modules.items()]
+        lines = extra_lines + child_lines
         if not lines:
-            return f"{type(self).__name__}({extra})"
-        return f"{type(self).__name__}(\n" + "\n".join(lines) + "\n)"
+            return f"{type(self).__name__}()"
+        if len(extra_lines) == 1 and not child_lines:
+            return f"{type(self).__name__}({extra_lines[0]})"
+        return f"{type(self).__name__}(\n  " + "\n  ".join(lines) + "\n)"
 
     def extra_repr(self):
         return ""
