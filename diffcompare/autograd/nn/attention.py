@@ -27,6 +27,7 @@ import warnings
 
 import numpy as np
 
+from ..dtypes import default_dtype
 from .. import ops
 from ..ops.dual import D
 from ..ops.recording import Op, apply
@@ -392,7 +393,7 @@ class MultiheadAttention(Module):
             raise ValueError(f"embed_dim and num_heads must be greater than 0, got embed_dim={embed_dim} and "
                              f"num_heads={num_heads} instead")
         super().__init__()
-        dtype = np.dtype(dtype) if dtype is not None else np.float64
+        dtype = np.dtype(dtype) if dtype is not None else default_dtype()
         self.embed_dim = embed_dim
         self.kdim = kdim if kdim is not None else embed_dim
         self.vdim = vdim if vdim is not None else embed_dim

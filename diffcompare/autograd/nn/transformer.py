@@ -22,6 +22,7 @@ import warnings
 
 import numpy as np
 
+from ..dtypes import default_dtype
 from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
 from . import functional as F
@@ -36,7 +37,7 @@ __all__ = ["Transformer", "TransformerDecoder", "TransformerDecoderLayer", "Tran
 
 
 def _generate_square_subsequent_mask(sz, device=None, dtype=None):
-    dtype = np.dtype(dtype) if dtype is not None else np.float64
+    dtype = np.dtype(dtype) if dtype is not None else default_dtype()
     return Tensor._make(np.triu(np.full((sz, sz), -np.inf, dtype=dtype), 1))
 
 
