@@ -28,9 +28,11 @@ from . import functional as F
 from .module import Module, Parameter, to_meta, uniform_parameter, zero_grad_of  # noqa: F401
 from .activation import *  # noqa: F401,F403  (LeakyReLU, GELU, ...)
 from . import init  # noqa: F401  (torch.nn.init)
-from .normalization import LayerNorm  # noqa: F401
+from .normalization import *  # noqa: F401,F403  (LayerNorm, GroupNorm, InstanceNorm1d, RMSNorm, ...)
+from .pooling import *  # noqa: F401,F403  (MaxPool1d, AvgPool3d, AdaptiveMaxPool2d, LPPool2d, ...)
+from .resampling import *  # noqa: F401,F403  (Upsample, PixelShuffle, ReflectionPad2d, ...)
 from .rnn import *  # noqa: F401,F403  (RNN, LSTM, GRU and their cells)
-from .sparse import Embedding  # noqa: F401
+from .sparse import Embedding, EmbeddingBag  # noqa: F401
 from . import utils  # noqa: F401  (torch.nn.utils)
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList  # noqa: F401
 
@@ -175,7 +177,7 @@ class _BatchNorm(Module):
     the buffers ``running_mean``, ``running_var`` and ``num_batches_tracked``."""
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
-                 device=None, dtype=None):
+                 device=None, dtype=None, *, bias=True):
         super().__init__()
         where = resolve_device(device, meta=True)
         dtype = np.dtype(dtype) if dtype is not None else np.float64
@@ -183,7 +185,7 @@ class _BatchNorm(Module):
         self.affine, self.track_running_stats = affine, track_running_stats
         if affine:
             self.weight = Parameter(np.ones(num_features, dtype=dtype))
-            self.bias = Parameter(np.zeros(num_features, dtype=dtype))
+            self.register_parameter("bias", Parameter(np.zeros(num_features, dtype=dtype)) if bias else None)
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
@@ -216,7 +218,7 @@ class _BatchNorm(Module):
 
     def extra_repr(self):
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
-                f"track_running_stats={self.track_running_stats}")
+                f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")
 
 
 class BatchNorm1d(_BatchNorm):
@@ -240,6 +242,14 @@ class BatchNorm2d(_BatchNorm):
     def _check_input_dim(self, x):
         if x.ndim != 4:
             raise ValueError(f"expected 4D input (got {x.ndim}D input)")
+
+
+class BatchNorm3d(_BatchNorm):
+    """Batch normalisation of (N, C, D, H, W) inputs."""
+
+    def _check_input_dim(self, x):
+        if x.ndim != 5:
+            raise ValueError(f"expected 5D input (got {x.ndim}D input)")
 
 
 class Flatten(Module):
@@ -637,3 +647,62 @@ class Dropout2d(_DropoutNd):
 
 class Dropout3d(_DropoutNd):
     _function = staticmethod(F.dropout3d)
+
+
+class Unflatten(Module):
+    """Dimension ``dim`` split into ``unflattened_size`` (``Tensor.unflatten``)."""
+
+    def __init__(self, dim, unflattened_size):
+        super().__init__()
+        self.dim, self.unflattened_size = dim, unflattened_size
+
+    def forward(self, input):
+        return input.unflatten(self.dim, self.unflattened_size)
+
+    def extra_repr(self):
+        return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
+
+
+class Bilinear(Module):
+    """y = x1ᵀ A x2 + b (``F.bilinear``), A (out, in1, in2) and b drawn from U(-1/√in1, 1/√in1)."""
+
+    def __init__(self, in1_features, in2_features, out_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        where = resolve_device(device, meta=True)
+        self.in1_features, self.in2_features, self.out_features = in1_features, in2_features, out_features
+        bound = 1.0 / math.sqrt(in1_features) if in1_features else 0.0
+        self.weight = uniform_parameter(bound, (out_features, in1_features, in2_features), dtype, where)
+        self.register_parameter("bias", uniform_parameter(bound, (out_features,), dtype, where) if bias else None)
+
+    def forward(self, input1, input2):
+        return F.bilinear(input1, input2, self.weight, self.bias)
+
+    def extra_repr(self):
+        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+                f"out_features={self.out_features}, bias={self.bias is not None}")
+
+
+class AlphaDropout(Dropout):
+    """Alpha dropout in training (``F.alpha_dropout``), the identity in evaluation."""
+
+    def forward(self, x):
+        return F.alpha_dropout(x, self.p, self.training)
+
+
+class FeatureAlphaDropout(Dropout):
+    """Alpha dropout of whole channels in training (``F.feature_alpha_dropout``)."""
+
+    def forward(self, x):
+        return F.feature_alpha_dropout(x, self.p, self.training)
+
+
+class CTCLoss(_Loss):
+    """The connectionist temporal classification loss (``F.ctc_loss``)."""
+
+    def __init__(self, blank=0, reduction="mean", zero_infinity=False):
+        super().__init__(reduction=reduction)
+        self.blank, self.zero_infinity = blank, zero_infinity
+
+    def forward(self, log_probs, targets, input_lengths, target_lengths):
+        return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank, self.reduction,
+                          self.zero_infinity)
