@@ -372,15 +372,6 @@ def pixel_unshuffle(input, downscale_factor):
                            f"input.size(-2)={input.shape[-2]} and input.size(-1)={input.shape[-1]}")
     return apply(PixelUnshuffleBackward0, (input,), {"r": r})
 
-# the torch-level functions of this family (`ag.<name>`, as `torch.<name>`)
-PUBLIC = ('constant_pad_nd', 'embedding', 'embedding_bag', 'layer_norm', 'pixel_shuffle', 'pixel_unshuffle')
-# what the family exports to `ops`
-__all__ = ['BinaryCrossEntropyWithLogitsBackward0', 'MseLossBackward0', 'NativeBatchNormBackward0', 'batch_norm',
-           'binary_cross_entropy_with_logits', 'mse_loss', 'NativeLayerNormBackward0',
-           'layer_norm', 'EmbeddingBackward0', 'embedding', 'ConstantPadNdBackward0', 'PixelShuffleBackward0',
-           'PixelUnshuffleBackward0', 'constant_pad_nd', 'pixel_shuffle', 'pixel_unshuffle', 'EmbeddingBagBackward0',
-           'embedding_bag']
-
 
 class EmbeddingBagBackward0(Op):
     """Each bag of rows of ``weight`` reduced to one row: summed (times ``per_sample_weights``),
@@ -461,3 +452,13 @@ def embedding_bag(weight, indices, offsets, mode="mean", per_sample_weights=None
     psw_data = None if per_sample_weights is None else per_sample_weights
     return apply(EmbeddingBagBackward0, (weight, psw_data),
                  {"indices": idx, "bag": bag, "keep": keep, "counts": counts, "mode": mode, "arg": arg})
+
+
+# the torch-level functions of this family (`ag.<name>`, as `torch.<name>`)
+PUBLIC = ('constant_pad_nd', 'embedding', 'layer_norm', 'pixel_shuffle', 'pixel_unshuffle')
+# what the family exports to `ops`
+__all__ = ['BinaryCrossEntropyWithLogitsBackward0', 'MseLossBackward0', 'NativeBatchNormBackward0', 'batch_norm',
+           'binary_cross_entropy_with_logits', 'mse_loss', 'NativeLayerNormBackward0',
+           'layer_norm', 'EmbeddingBackward0', 'embedding', 'ConstantPadNdBackward0', 'PixelShuffleBackward0',
+           'PixelUnshuffleBackward0', 'constant_pad_nd', 'pixel_shuffle', 'pixel_unshuffle', 'EmbeddingBagBackward0',
+           'embedding_bag']

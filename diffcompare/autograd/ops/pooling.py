@@ -32,9 +32,6 @@ from .reductions import mean
 from .separable import Taps, separable, separable_ops
 from .shape import squeeze, unsqueeze
 
-_RANK_NAME = {1: "1D", 2: "2D", 3: "3D"}
-
-
 def pool_param(value, d, name, function):
     """A pooling argument (an int or a sequence of ``d`` ints) as a tuple of ``d`` ints."""
     if isinstance(value, (tuple, list)) or (isinstance(value, Tensor) and value.ndim == 1):
@@ -276,13 +273,12 @@ AdaptiveAvgPool3DBackward0, AdaptiveAvgPool3DBackwardBackward0 = separable_ops("
 
 
 def _window_taps(size, starts, ends, divisors):
-    """The taps of windows [start, end) (clipped to the input) each divided by its divisor."""
+    """The taps of windows [start, end) (clipped to the input), the sums divided by ``divisors``."""
     lo, hi = np.maximum(starts, 0), np.minimum(ends, size)
     k = max(int((hi - lo).max()), 1) if len(starts) else 1
     index = lo[:, None] + np.arange(k)[None, :]
     inside = index < hi[:, None]
-    weight = np.where(inside, 1.0 / np.asarray(divisors, dtype=np.float64)[:, None], 0.0)
-    return Taps(np.where(inside, index, size), weight, size)
+    return Taps(np.where(inside, index, size), inside.astype(np.float64), size, np.asarray(divisors, np.float64))
 
 
 def adaptive_avg_pool(input, output_size, d):

@@ -5,6 +5,8 @@ are all such maps, so they share one pair of ops: the map and its transpose (its
 product), each the other's VJP, so that both differentiate again.
 
 An index equal to the axis's size reads a zero (a window's taps past its end, a padded place).
+An axis may also carry a ``divisor`` per output place: the sums are divided, once, by the product
+of the axes' divisors (an average pooling's count, as PyTorch divides it).
 
 >>> import numpy as np
 >>> taps = (Taps(np.array([[0, 1], [2, 3]]), np.full((2, 2), 0.5), 4),)   # pairwise means of 4 values
@@ -27,10 +29,11 @@ from .recording import Op, apply
 @dataclass(frozen=True)
 class Taps:
     """One axis of a separable map: ``index`` (O, T) into an axis of ``size``, ``weight`` (O, T)
-    (None: every weight 1 and T == 1, a pure selection)."""
+    (None: every weight 1 and T == 1, a pure selection), ``divisor`` (O,) or None."""
     index: np.ndarray
     weight: np.ndarray | None
     size: int
+    divisor: np.ndarray | None = None
 
     def matrix(self, dtype):
         """The (O, size) matrix of the map."""
@@ -40,9 +43,23 @@ class Taps:
         return m[:, :self.size]
 
 
+def _divisors(taps):
+    """The product of the axes' divisors, shaped for the trailing axes (None if there are none)."""
+    if all(tap.divisor is None for tap in taps):
+        return None
+    total = np.ones((1,) * len(taps))
+    for a, tap in enumerate(taps):
+        if tap.divisor is not None:
+            shape = [1] * len(taps)
+            shape[a] = -1
+            total = total * np.asarray(tap.divisor, dtype=np.float64).reshape(shape)
+    return total
+
+
 def apply_taps(x, taps):
     """The map on an array: each of the trailing ``len(taps)`` axes in turn."""
     d = len(taps)
+    divisor = _divisors(taps)
     for a, tap in enumerate(taps):
         axis = x.ndim - d + a
         if tap.index.size and tap.index.max() >= tap.size:      # reads past the end: a zero there
@@ -56,12 +73,15 @@ def apply_taps(x, taps):
             shape = [1] * parts.ndim
             shape[axis], shape[axis + 1] = tap.weight.shape
             x = (parts * tap.weight.reshape(shape).astype(parts.dtype, copy=False)).sum(axis=axis + 1)
-    return x
+    return x if divisor is None else (x / divisor).astype(x.dtype, copy=False)
 
 
 def transpose_taps(g, taps):
     """The transposed map (the VJP of :func:`apply_taps`) on an array."""
     d = len(taps)
+    divisor = _divisors(taps)
+    if divisor is not None:
+        g = (g / divisor).astype(g.dtype, copy=False)
     for a, tap in enumerate(taps):
         axis = g.ndim - d + a
         g = np.moveaxis(np.tensordot(g, tap.matrix(g.dtype), axes=([axis], [0])), -1, axis)
