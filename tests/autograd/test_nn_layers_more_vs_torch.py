@@ -476,3 +476,18 @@ def test_ctc_loss_by_hand():
         down[idx] -= h
         fd = (nll(up) - nll(down)) / (2 * h)
         assert abs(x.grad.numpy()[idx] - (fd + math.exp(base[idx]))) < 1e-8
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
+def test_convolution_padding_modes_as_pytorch(mode):
+    torch.manual_seed(0)
+    tm = torch.nn.Conv2d(2, 3, (3, 2), padding=(1, 2), padding_mode=mode, dtype=torch.float64)
+    m = ag.nn.Conv2d(2, 3, (3, 2), padding=(1, 2), padding_mode=mode)
+    m.weight.data = ag.tensor(tm.weight.detach().numpy())
+    m.bias.data = ag.tensor(tm.bias.detach().numpy())
+    assert repr(m) == repr(tm)
+    (x,), (tx,) = _pair((2, 2, 5, 4))
+    _compare(m, tm, [x], [tx])
+    _same(m.weight.grad, tm.weight.grad)
+    with pytest.raises(ValueError, match="padding_mode must be one of"):
+        ag.nn.Conv1d(1, 1, 2, padding_mode="mirror")

@@ -73,8 +73,11 @@ class _ConvNd(Module):
             raise ValueError("in_channels must be divisible by groups")
         if out_channels % groups:
             raise ValueError("out_channels must be divisible by groups")
-        if padding_mode != "zeros":
-            raise NotImplementedError(f"padding_mode={padding_mode!r}: only 'zeros' is implemented")
+        if padding_mode not in ("zeros", "reflect", "replicate", "circular"):
+            raise ValueError(f"padding_mode must be one of {{'zeros', 'reflect', 'replicate', 'circular'}}, but got "
+                             f"padding_mode='{padding_mode}'")
+        if self.transposed and padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for {type(self).__name__}')
         d = self.dims
         kernel = expand_param(kernel_size, d, "kernel_size")
         self.in_channels, self.out_channels, self.kernel_size = in_channels, out_channels, kernel
@@ -83,6 +86,14 @@ class _ConvNd(Module):
         self.dilation, self.groups = expand_param(dilation, d, "dilation"), groups
         self.output_padding = expand_param(output_padding, d, "output_padding")
         self.padding_mode = padding_mode
+        # the padding F.pad takes (last dimension first) for the other padding modes, as PyTorch's
+        if padding == "same":
+            pads = [(dl * (k - 1) // 2, dl * (k - 1) - dl * (k - 1) // 2) for dl, k in zip(self.dilation, kernel)]
+        elif isinstance(padding, str):
+            pads = [(0, 0)] * d
+        else:
+            pads = [(p, p) for p in self.padding]
+        self._reversed_padding_repeated_twice = [p for pair in reversed(pads) for p in pair]
         shape = ((in_channels, out_channels // groups) if self.transposed else (out_channels, in_channels // groups))
         fan_in = shape[1] * math.prod(kernel)
         bound = 1.0 / math.sqrt(fan_in) if fan_in else 0.0
@@ -90,6 +101,9 @@ class _ConvNd(Module):
         self.register_parameter("bias", uniform_parameter(bound, (out_channels,), dtype, where) if bias else None)
 
     def forward(self, x):
+        if self.padding_mode != "zeros":
+            return type(self).function(F.pad(x, self._reversed_padding_repeated_twice, mode=self.padding_mode),
+                                       self.weight, self.bias, self.stride, 0, self.dilation, self.groups)
         if self.transposed:
             return type(self).function(x, self.weight, self.bias, self.stride, self.padding, self.output_padding,
                                        self.groups, self.dilation)
@@ -102,7 +116,8 @@ class _ConvNd(Module):
                 + (f", dilation={self.dilation}" if self.dilation != (1,) * self.dims else "")
                 + (f", output_padding={self.output_padding}" if self.output_padding != zeros else "")
                 + (f", groups={self.groups}" if self.groups != 1 else "")
-                + (", bias=False" if self.bias is None else ""))
+                + (", bias=False" if self.bias is None else "")
+                + (f", padding_mode={self.padding_mode}" if self.padding_mode != "zeros" else ""))
 
 
 class Conv1d(_ConvNd):

@@ -487,6 +487,7 @@ class _MaxUnpool(Op):
 
 MaxUnpool2DBackward0 = type("MaxUnpool2DBackward0", (_MaxUnpool,), {"__doc__": _MaxUnpool.__doc__})
 MaxUnpool3DBackward0 = type("MaxUnpool3DBackward0", (_MaxUnpool,), {"__doc__": _MaxUnpool.__doc__})
+MaxUnpool2DBackward0.tangent = MaxUnpool3DBackward0.tangent = "linear"
 
 
 def max_unpool(input, indices, kernel_size, stride, padding, output_size, d):
