@@ -98,6 +98,15 @@ def test_max_pool_ties_nan_and_infinite_windows_as_pytorch():
         np.testing.assert_array_equal(y.numpy(), ty.numpy())
 
 
+def test_max_pool_windows_inside_the_padding_as_pytorch():
+    """With dilation a window can lie wholly in the padding: PyTorch gives -inf and the index of its
+    first place at or past 0 (and sends the gradient there when that is inside the plane)."""
+    (x,), (tx,) = _pair((2, 3, 4, 1))
+    kw = dict(kernel_size=(3, 2), stride=(3, 3), padding=(1, 1), dilation=(2, 2), return_indices=True)
+    out = _compare(lambda a: F.max_pool2d(a, **kw), lambda a: TF.max_pool2d(a, **kw), [x], [tx])
+    assert np.isinf(out.detach().numpy()).any()
+
+
 def test_max_pool3d_by_hand_and_errors():
     x = ag.arange(8.0).reshape(1, 1, 2, 2, 2).requires_grad_()
     y = F.max_pool3d(x, 2)
@@ -110,6 +119,9 @@ def test_max_pool3d_by_hand_and_errors():
             getattr(lib, fn)(ag.zeros(4, 4) if lib is F else torch.zeros(4, 4), 2)
     with pytest.raises(RuntimeError, match="pad should be at most half"):
         F.avg_pool1d(ag.zeros(1, 1, 5), 2, padding=2)
+    for lib, mod in ((F, ag), (TF, torch)):
+        with pytest.raises(RuntimeError, match=r"input image \(T: 3 H: 1 W: 8\) smaller than kernel size"):
+            lib.avg_pool3d(mod.zeros(1, 1, 3, 1, 8), (1, 2, 2), padding=(0, 1, 1))
 
 
 def test_avg_pool3d_double_backward_as_pytorch():
@@ -246,6 +258,13 @@ INTERPOLATIONS = [
     ((1, 2, 3, 4, 5), dict(size=(4, 4, 4), mode="trilinear", align_corners=True)),
     ((1, 2, 6, 8), dict(scale_factor=0.5, mode="area")),
     ((1, 2, 6, 8), dict(size=(4, 3), mode="area")),
+    # PyTorch's forward and backward kernels read different places here (a same-size axis, a scale
+    # whose single-precision index rounds the other way): values from one, gradients from the other
+    ((2, 3, 4), dict(scale_factor=1.06, mode="nearest")),
+    ((1, 2, 3, 4), dict(scale_factor=(1.07, 2.14), mode="nearest")),
+    ((1, 2, 2, 3, 4), dict(scale_factor=(1.48, 2.14, 1.06), mode="nearest")),
+    ((1, 2, 7, 2), dict(scale_factor=(1.1, 1.35), mode="bicubic")),
+    ((1, 2, 2, 3), dict(scale_factor=(1.14, 1.66), mode="bilinear")),
 ]
 
 
@@ -273,6 +292,8 @@ def test_interpolate_by_hand_double_backward_and_errors():
             lib.interpolate(mod.zeros(1, 2, 3), scale_factor=2, mode="bilinear")
         with pytest.raises(ValueError, match="align_corners option can only be set"):
             lib.interpolate(mod.zeros(1, 2, 3), scale_factor=2, align_corners=True)
+        with pytest.raises(RuntimeError, match=r"output sizes should be greater than 0, but got input \(H: 4, W: 2\)"):
+            lib.interpolate(mod.zeros(1, 2, 4, 2), scale_factor=(2, 0.4), mode="bilinear")
     m, tm = ag.nn.Upsample(scale_factor=2, mode="bilinear"), torch.nn.Upsample(scale_factor=2, mode="bilinear")
     assert repr(m) == repr(tm)
 

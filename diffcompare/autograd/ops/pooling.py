@@ -57,12 +57,14 @@ def pool_size(size, k, s, p, d, ceil_mode):
 
 # -- the max kernel -----------------------------------------------------------------------------
 
-def window_max(data, d, positions):
+def window_max(data, d, positions, fallback=None):
     """The flat spatial index (into the trailing ``d`` axes of ``data``) of each window's maximum.
 
     ``positions[a]`` (P_a, O_a, K_a) holds, along axis ``a``, the candidate positions of every
     output place (P_a 1, or one row per plane of the leading axes flattened); a position outside
-    the input is skipped. Returns (planes, *O) int64."""
+    the input is skipped. A window with no position inside (dilated, in the padding) gets, as in
+    PyTorch, the index made of ``fallback[a]`` (O_a,) — its first place at or past 0 — and is
+    marked in the second result. Returns (planes, *O) int64 and that (planes, *O) bool mask."""
     spatial = data.shape[data.ndim - d:]
     flat = data.reshape(-1, math.prod(spatial))
     planes = flat.shape[0]
@@ -87,17 +89,30 @@ def window_max(data, d, positions):
             take |= ok & np.isnan(values)
         best = np.where(take, values, best)
         index = np.where(take, lin, index)
-    return index
+    empty = index < 0
+    if empty.any():
+        lin = 0
+        for a in range(d):
+            shape = [1] * (d + 1)
+            shape[1 + a] = out[a]
+            lin = lin + fallback[a].reshape(shape) * strides[a]
+        index = np.where(empty, lin, index)
+    return index, empty
 
 
 class _MaxPool(Op):
-    """The input's elements at the windows' maxima (``index``); the gradient goes back to them."""
+    """The input's elements at the windows' maxima (``index``); the gradient goes back to them.
+    A window with no place inside the input (``empty``) is -inf; its gradient goes where its
+    index points if that is inside the input, as PyTorch's does, else nowhere (``dropped``)."""
 
     @staticmethod
-    def forward(x, index, in_shape):
-        return x[index]
+    def forward(x, index, in_shape, empty=None, dropped=None):
+        out = x[index]
+        return out if empty is None else np.where(empty, -np.inf, out).astype(out.dtype)
 
     def backward(self, g):
+        if self.dropped is not None:
+            g = g * (~self.dropped).astype(g.dtype if isinstance(g, np.ndarray) else np.float64)
         return (index_add_zeros(g, self.index, self.in_shape),)
 
 
@@ -115,16 +130,24 @@ FractionalMaxPool2DBackward0 = _max_op("FractionalMaxPool2DBackward0")
 FractionalMaxPool3DBackward0 = _max_op("FractionalMaxPool3DBackward0")
 
 
-def _record_max(cls, input, d, positions, return_indices):
+def _record_max(cls, input, d, positions, return_indices, fallback=None):
     data = input._data
-    flat_index = window_max(data, d, positions)
+    flat_index, empty = window_max(data, d, positions, fallback)
     spatial = data.shape[data.ndim - d:]
+    volume = math.prod(spatial)
     lead = data.shape[:data.ndim - d]
     out_shape = lead + flat_index.shape[1:]
+    params = {"in_shape": data.shape, "empty": None, "dropped": None}
+    inside = flat_index
     plane = np.arange(flat_index.shape[0]).reshape((-1,) + (1,) * d)
-    index = np.unravel_index(plane * math.prod(spatial) + flat_index, data.shape)
-    index = tuple(np.broadcast_to(i, flat_index.shape).reshape(out_shape) for i in index)
-    out = apply(cls, (input,), {"index": index, "in_shape": data.shape})
+    where = plane * volume + flat_index
+    if empty.any():     # PyTorch's gradient goes to the index counted from the plane's start, past it too
+        dropped = where >= data.size
+        where = np.where(dropped, 0, where)
+        params["empty"], params["dropped"] = empty.reshape(out_shape), dropped.reshape(out_shape)
+    index = np.unravel_index(where, data.shape)
+    params["index"] = tuple(np.broadcast_to(i, flat_index.shape).reshape(out_shape) for i in index)
+    out = apply(cls, (input,), params)
     if return_indices:
         return out, Tensor._make(flat_index.reshape(out_shape))
     return out
@@ -178,10 +201,12 @@ def max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_in
     out = [pool_size(n, k, s, p, dl, ceil_mode) for n, k, s, p, dl in zip(spatial, kernel, stride, pad, dilation)]
     if min(out) <= 0:
         _too_small(input, d, out)
-    positions = [(np.arange(o)[:, None] * s + np.arange(k)[None, :] * dl - p)[None]
-                 for o, s, k, dl, p in zip(out, stride, kernel, dilation, pad)]
+    starts = [np.arange(o) * s - p for o, s, p in zip(out, stride, pad)]
+    positions = [(start[:, None] + np.arange(k)[None, :] * dl)[None] for start, k, dl in zip(starts, kernel, dilation)]
+    # PyTorch's start of a window that begins in the padding: moved right by dilations until at or past 0
+    fallback = [np.where(start < 0, start + (-start + dl - 1) // dl * dl, start) for start, dl in zip(starts, dilation)]
     cls = MaxPool2DWithIndicesBackward0 if d == 2 else MaxPool3DWithIndicesBackward0
-    return _record_max(cls, input, d, positions, return_indices)
+    return _record_max(cls, input, d, positions, return_indices, fallback)
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
@@ -344,11 +369,11 @@ def avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, 
         return _through_2d(lambda x: avg_pool(x, (1,) + kernel, (1,) + stride, (0,) + pad, ceil_mode,
                                               count_include_pad, divisor_override, 2), input)
     spatial = input.shape[-d:]
+    if d == 3 and any(n < k for n, k in zip(spatial, kernel)):        # PyTorch's avg_pool3d checks this first
+        raise RuntimeError(f"input image (T: {spatial[0]} H: {spatial[1]} W: {spatial[2]}) smaller than kernel "
+                           f"size (kT: {kernel[0]} kH: {kernel[1]} kW: {kernel[2]})")
     out = [pool_size(n, k, s, p, 1, ceil_mode) for n, k, s, p in zip(spatial, kernel, stride, pad)]
     if min(out) <= 0:
-        if d == 3 and any(n + 2 * p < k for n, k, p in zip(spatial, kernel, pad)):
-            raise RuntimeError(f"input image (T: {spatial[0]} H: {spatial[1]} W: {spatial[2]}) smaller than kernel "
-                               f"size (kT: {kernel[0]} kH: {kernel[1]} kW: {kernel[2]})")
         _too_small(input, d, out)
     taps = []
     for a, (n, o, k, s, p) in enumerate(zip(spatial, out, kernel, stride, pad)):

@@ -42,27 +42,43 @@ def _scale(size, out, scale, align_corners=False):
     return 1.0 / scale if scale is not None and scale > 0 else size / out
 
 
-def _nearest_taps(size, out, scale, exact):
-    """PyTorch's nearest source index, computed in single precision as its kernel computes it."""
+def _nearest_taps(size, out, scale, exact, d):
+    """PyTorch's nearest source indices of one axis: the forward's and the backward's, which can
+    differ. The backward (and the 2-d forward) use ``nearest_idx``: the scale in single precision,
+    and a copy when the sizes are equal or doubled; the 1-d and 3-d forwards use the generic
+    kernel: the scale in double precision, the index floored in single."""
     dst = np.arange(out)
+    ratio = 1.0 / scale if scale is not None and scale > 0 else size / out
+    real = ratio * (dst + 0.5) if exact else ratio * dst
+    forward = np.minimum(np.floor(real.astype(np.float32)).astype(np.int64), size - 1)
     if not exact and out == size:
-        index = dst
+        backward = dst
     elif not exact and out == 2 * size:
-        index = dst >> 1
+        backward = dst >> 1
     else:
         s = np.float32(1.0 / scale) if scale is not None and scale > 0 else np.float32(size) / np.float32(out)
         real = ((dst + 0.5) * np.float64(s)).astype(np.float32) if exact else dst.astype(np.float32) * s
-        index = np.minimum(np.floor(real).astype(np.int64), size - 1)
-    return Taps(index[:, None], None, size)
+        backward = np.minimum(np.floor(real).astype(np.int64), size - 1)
+    if d == 2:
+        forward = backward
+    return Taps(forward[:, None], None, size), Taps(backward[:, None], None, size)
+
+
+def _guard(real, size):
+    """PyTorch's ``guard_index_and_lambda``: the index (floored in single precision, at most the
+    last) and the weight of the next place, in [0, 1]."""
+    index = np.minimum(np.floor(real.astype(np.float32)).astype(np.int64), size - 1)
+    return index, np.clip(real - index, 0.0, 1.0)
 
 
 def _linear_taps(size, out, scale, align_corners):
+    if out == size:                      # PyTorch copies
+        return Taps(np.arange(out)[:, None], None, size)
     ratio = _scale(size, out, scale, align_corners)
     dst = np.arange(out, dtype=np.float64)
     real = ratio * dst if align_corners else np.maximum(ratio * (dst + 0.5) - 0.5, 0.0)
-    i0 = real.astype(np.int64)
+    i0, lam1 = _guard(real, size)
     i1 = i0 + (i0 < size - 1)
-    lam1 = np.clip(real - i0, 0.0, 1.0)
     return Taps(np.stack([i0, i1], 1), np.stack([1.0 - lam1, lam1], 1), size)
 
 
@@ -70,8 +86,7 @@ def _cubic_taps(size, out, scale, align_corners, a=-0.75):
     ratio = _scale(size, out, scale, align_corners)
     dst = np.arange(out, dtype=np.float64)
     real = ratio * dst if align_corners else ratio * (dst + 0.5) - 0.5
-    i = np.minimum(np.floor(real.astype(np.float32)).astype(np.int64), size - 1)
-    t = np.clip(real - i, 0.0, 1.0)
+    i, t = _guard(real, size)
 
     def near(x):
         return ((a + 2) * x - (a + 3)) * x * x + 1
@@ -134,6 +149,12 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             scales = (None,) * d
     else:
         raise ValueError("either size or scale_factor should be defined")
+    if min(sizes) <= 0 and mode != "area":
+        names = ("D", "H", "W")[3 - d:]
+        joined = " and " if d == 1 else " "
+        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input "
+                           f"({', '.join(f'{a}: {n}' for a, n in zip(names, spatial))}){joined}output "
+                           f"({', '.join(f'{a}: {n}' for a, n in zip(names, sizes))})")
     if mode == "area":
         return (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[d - 1](input, sizes)
     if mode in ("nearest", "nearest-exact"):
@@ -142,8 +163,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                                       f"for the modes: nearest | linear | bilinear | bicubic | trilinear | area | "
                                       f"nearest-exact (got {mode})")
         exact = mode == "nearest-exact"
-        taps = [_nearest_taps(n, o, s, exact) for n, o, s in zip(spatial, sizes, scales)]
-        return separable(_UPSAMPLE[("NearestExact" if exact else "Nearest") + _RANK[d]][0], input, taps)
+        forward, backward = zip(*(_nearest_taps(n, o, s, exact, d) for n, o, s in zip(spatial, sizes, scales)))
+        return separable(_UPSAMPLE[("NearestExact" if exact else "Nearest") + _RANK[d]][0], input, forward, backward)
     if mode not in _LINEAR_MODES:
         raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) for "
                                   f"the modes: nearest | linear | bilinear | bicubic | trilinear | area | "
@@ -153,7 +174,10 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         raise NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs {rank + 2}D input")
     make = _cubic_taps if mode == "bicubic" else _linear_taps
     taps = [make(n, o, s, align_corners) for n, o, s in zip(spatial, sizes, scales)]
-    return separable(_UPSAMPLE[name][0], input, taps)
+    back = None
+    if mode == "bicubic" and sizes == spatial:      # PyTorch's bicubic backward copies (its forward does not)
+        back = [Taps(np.arange(n)[:, None], None, n) for n in spatial]
+    return separable(_UPSAMPLE[name][0], input, taps, back)
 
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
@@ -212,7 +236,9 @@ def nonconstant_pad(input, pad, mode):
             raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input dimension, "
                                f"but got: padding ({lo}, {hi}) at dimension {input.ndim - d + a} of input "
                                f"{list(input.shape)}")
-        if n + lo + hi <= 0:
+        if d == 1 and n + lo + hi < 1:
+            raise RuntimeError(f"input (W: {n}) is too small. Calculated output W: {n + lo + hi}")
+        if n + lo + hi < 0:
             raise RuntimeError(f"input ({' x '.join(map(str, spatial))}) is too small. Calculated output "
                                f"{' x '.join(str(m + p + q) for m, (p, q) in zip(spatial, pairs))}")
     taps = [_pad_taps(n, lo, hi, kind) for n, (lo, hi) in zip(spatial, pairs)]

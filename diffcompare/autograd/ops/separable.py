@@ -89,17 +89,19 @@ def transpose_taps(g, taps):
 
 
 class SeparableMap(Op):
-    """A separable linear map of the trailing axes (its ``taps``); its VJP is :attr:`transpose`."""
+    """A separable linear map of the trailing axes (its ``taps``); its VJP is :attr:`transpose`
+    of ``back_taps`` (the same map, but where PyTorch's backward kernel reads other places than
+    its forward kernel, as nearest upsampling's can)."""
     transpose = None
 
     @staticmethod
-    def forward(x, taps):
+    def forward(x, taps, back_taps):
         return np.ascontiguousarray(apply_taps(np.asarray(x), taps))
 
     def backward(self, g):
         if isinstance(g, Tensor):
-            return (apply(self.transpose, (g,), {"taps": self.taps}),)
-        return (transpose_taps(g, self.taps),)
+            return (apply(self.transpose, (g,), {"taps": self.back_taps}),)
+        return (transpose_taps(g, self.back_taps),)
 
 
 class SeparableMapTransposed(Op):
@@ -112,7 +114,7 @@ class SeparableMapTransposed(Op):
 
     def backward(self, gg):
         if isinstance(gg, Tensor):
-            return (apply(self.map, (gg,), {"taps": self.taps}),)
+            return (apply(self.map, (gg,), {"taps": self.taps, "back_taps": self.taps}),)
         return (apply_taps(gg, self.taps),)
 
 
@@ -129,9 +131,11 @@ def separable_ops(name):
     return forward, back
 
 
-def separable(cls, input, taps):
-    """``input`` through the map ``taps`` of its trailing axes, recorded as ``cls``."""
-    return apply(cls, (input,), {"taps": tuple(taps)})
+def separable(cls, input, taps, back_taps=None):
+    """``input`` through the map ``taps`` of its trailing axes, recorded as ``cls`` (its VJP the
+    transpose of ``back_taps``, by default of ``taps``)."""
+    taps = tuple(taps)
+    return apply(cls, (input,), {"taps": taps, "back_taps": taps if back_taps is None else tuple(back_taps)})
 
 
 PUBLIC = ()
