@@ -76,6 +76,9 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     if c % num_groups:
         raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
                            f"shape {list(input.shape)} and num_groups={num_groups}")
+    size = [input.shape[0] * c // num_groups, num_groups] + list(input.shape[2:])
+    if size[0] * math.prod(size[2:]) == 1:       # PyTorch's _verify_batch_size
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
     for name, t in (("weight", weight), ("bias", bias)):
         if t is not None and (t.ndim != 1 or t.shape[0] != c):
             raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
