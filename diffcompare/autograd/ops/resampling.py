@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import warnings
 
 import numpy as np
 
@@ -180,16 +181,25 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     return separable(_UPSAMPLE[name][0], input, taps, back)
 
 
+def _deprecated(name):
+    warnings.warn(f"`nn.functional.{name}` is deprecated. Use `nn.functional.interpolate` instead.", stacklevel=3)
+
+
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
-    """``torch.nn.functional.upsample``: ``interpolate`` (deprecated in PyTorch)."""
+    """``torch.nn.functional.upsample``: ``interpolate``, with PyTorch's deprecation warning."""
+    _deprecated("upsample")
     return interpolate(input, size, scale_factor, mode, align_corners)
 
 
 def upsample_nearest(input, size=None, scale_factor=None):
+    """``interpolate`` in "nearest" mode, with PyTorch's deprecation warning."""
+    _deprecated("upsample_nearest")
     return interpolate(input, size, scale_factor, mode="nearest")
 
 
 def upsample_bilinear(input, size=None, scale_factor=None):
+    """``interpolate`` in "bilinear" mode with corners aligned, with PyTorch's deprecation warning."""
+    _deprecated("upsample_bilinear")
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
 
 
