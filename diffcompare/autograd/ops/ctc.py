@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..tensor import Tensor
+from .elementwise import where
 from .recording import Op, apply
 
 _NEG = -np.inf
@@ -129,7 +130,6 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
         grad[:t_len, b] = g
     out = apply(CtcLossBackward0, (log_probs,), {"nll": nlls, "grad": grad, "shape": tuple(log_probs.shape)})
     if zero_infinity:
-        from .elementwise import where
         out = where(Tensor._make(nlls == np.inf), Tensor._make(np.zeros((), dtype=lp.dtype)), out)
     if not batched:
         out = out.reshape(())

@@ -451,7 +451,6 @@ def fractional_intervals(sample, size, out, k):
 
 
 def fractional_max_pool(input, kernel_size, output_size, output_ratio, return_indices, random_samples, d):
-    from .. import rand        # looked up when called: the package's (possibly replaced) draw
     name = f"fractional_max_pool{d}d"
     if output_size is None and output_ratio is None:
         raise ValueError(f"{name} requires specifying either an output_size or an output_ratio")
@@ -468,8 +467,8 @@ def fractional_max_pool(input, kernel_size, output_size, output_ratio, return_in
             raise RuntimeError(f"{name}_out(): pool height {k} too large relative to input height {n}")
     batch = 1 if input.ndim == d + 1 else input.shape[0]
     channels = input.shape[-d - 1]
-    if random_samples is None:
-        random_samples = rand(batch, channels, d, dtype=input.dtype)
+    if random_samples is None:      # as torch.rand draws: U[0, 1) in order
+        random_samples = Tensor._make(np.empty((batch, channels, d), dtype=input.dtype)).uniform_()
     samples = np.asarray(random_samples._data if isinstance(random_samples, Tensor) else random_samples,
                          dtype=np.float64).reshape(batch * channels, d)
     # PyTorch's sample order: (W, H) in 2-d, (T, H, W) in 3-d

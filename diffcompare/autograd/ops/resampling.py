@@ -258,7 +258,6 @@ def nonconstant_pad(input, pad, mode):
 def _circular_pad(input, pad, d):
     """PyTorch's ``_pad_circular``: the input copied into the middle of a new tensor, then each
     axis's ends copied from the opposite side (corners written twice), each copy a CopySlices."""
-    from .. import empty
     shape = list(input.shape)
     nd = input.ndim
     for i in range(d):
@@ -267,7 +266,7 @@ def _circular_pad(input, pad, d):
         if lo > shape[dim] or hi > shape[dim]:
             raise RuntimeError("Padding value causes wrapping around more than once.")
         shape[dim] += lo + hi
-    out = empty(*shape, dtype=input.dtype)
+    out = Tensor._make(np.zeros(shape, dtype=input.dtype))
     out_index, in_index = [slice(None)] * nd, [slice(None)] * nd
     for i in range(d):
         dim = nd - 1 - i
