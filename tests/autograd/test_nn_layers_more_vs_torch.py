@@ -512,3 +512,21 @@ def test_convolution_padding_modes_as_pytorch(mode):
     _same(m.weight.grad, tm.weight.grad)
     with pytest.raises(ValueError, match="padding_mode must be one of"):
         ag.nn.Conv1d(1, 1, 2, padding_mode="mirror")
+
+
+MODULES = ["MaxPool1d(3, stride=2)", "MaxPool3d((3, 2, 2), stride=(2, 1, 2))", "AvgPool1d(3, stride=2)",
+           "AvgPool3d(3, stride=2)", "AdaptiveAvgPool1d(5)", "AdaptiveAvgPool3d((7, None, None))",
+           "AdaptiveMaxPool1d(5)", "AdaptiveMaxPool2d((5, 7))", "AdaptiveMaxPool3d(7)", "LPPool1d(2, 3, stride=2)",
+           "LPPool2d(1.2, (3, 2), stride=(2, 1))", "MaxUnpool1d(2, stride=2)", "MaxUnpool2d((2, 1), (1, 2), 1)",
+           "MaxUnpool3d(3, stride=2)", "GroupNorm(3, 6, affine=False)", "InstanceNorm1d(4)",
+           "InstanceNorm3d(4, affine=True, bias=False)", "RMSNorm([2, 3])", "LocalResponseNorm(2)", "BatchNorm3d(4)",
+           "Unflatten(1, (2, 5, 5))", "Bilinear(2, 3, 4, bias=False)", "AlphaDropout(0.2)",
+           "EmbeddingBag(10, 3, mode='max', padding_idx=2)", "Upsample(size=(3, 4), mode='bilinear')",
+           "UpsamplingNearest2d(scale_factor=2)", "PixelShuffle(3)", "Fold((4, 5), 2)", "Unfold(2, padding=1)",
+           "ZeroPad3d((1, 2, 3, 4, 5, 6))", "ConstantPad2d(1, 3.5)", "ReflectionPad1d((1, 2))",
+           "ReplicationPad2d(1)", "CircularPad3d(1)", "CTCLoss()", "RReLU()"]
+
+
+@pytest.mark.parametrize("text", MODULES)
+def test_module_printed_as_pytorch(text):
+    assert repr(eval("ag.nn." + text)) == repr(eval("torch.nn." + text))

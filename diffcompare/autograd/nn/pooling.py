@@ -14,6 +14,11 @@ from . import functional as F
 from .module import Module
 
 
+def _expand(value, d):
+    """An int or a sequence as a tuple of ``d`` ints, as the modules that store tuples keep it."""
+    return tuple(value) if isinstance(value, (tuple, list)) else (value,) * d
+
+
 class _MaxPoolNd(Module):
     function = None
 
@@ -46,7 +51,8 @@ class AvgPool1d(Module):
 
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
         super().__init__()
-        self.kernel_size, self.stride, self.padding = kernel_size, stride if stride is not None else kernel_size, padding
+        self.kernel_size, self.padding = _expand(kernel_size, 1), _expand(padding, 1)
+        self.stride = _expand(stride if stride is not None else kernel_size, 1)
         self.ceil_mode, self.count_include_pad = ceil_mode, count_include_pad
 
     def forward(self, input):
@@ -173,11 +179,13 @@ class FractionalMaxPool3d(_FractionalMaxPool):
 
 
 class _MaxUnpool(Module):
-    function = None
+    function, dims = None, 1
 
     def __init__(self, kernel_size, stride=None, padding=0):
         super().__init__()
-        self.kernel_size, self.stride, self.padding = kernel_size, stride if stride is not None else kernel_size, padding
+        d = self.dims
+        self.kernel_size, self.padding = _expand(kernel_size, d), _expand(padding, d)
+        self.stride = _expand(stride if stride is not None else kernel_size, d)
 
     def forward(self, input, indices, output_size=None):
         return type(self).function(input, indices, self.kernel_size, self.stride, self.padding, output_size)
@@ -192,11 +200,11 @@ class MaxUnpool1d(_MaxUnpool):
 
 
 class MaxUnpool2d(_MaxUnpool):
-    function = staticmethod(F.max_unpool2d)
+    function, dims = staticmethod(F.max_unpool2d), 2
 
 
 class MaxUnpool3d(_MaxUnpool):
-    function = staticmethod(F.max_unpool3d)
+    function, dims = staticmethod(F.max_unpool3d), 3
 
 
 __all__ = ["AdaptiveAvgPool1d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d",
