@@ -1,6 +1,8 @@
 """The fused ops of neural-network layers, recorded under PyTorch's node names (``nn.Linear``'s
-``addmm`` is :mod:`.linalg`'s, pooling :mod:`.pooling`'s): batch normalisation (NativeBatchNormBackward0) and the
-losses ``mse_loss`` (MseLossBackward0) and ``binary_cross_entropy_with_logits``.
+``addmm`` is :mod:`.linalg`'s, pooling :mod:`.pooling`'s): batch and layer normalisation
+(NativeBatchNormBackward0, NativeLayerNormBackward0), embeddings and embedding bags (EmbeddingBackward0,
+EmbeddingBagBackward0), constant padding, pixel shuffles, and the losses ``mse_loss`` (MseLossBackward0)
+and ``binary_cross_entropy_with_logits``.
 
 >>> from diffcompare import autograd as ag
 >>> x = ag.ones(1, 1, 3, 3, requires_grad=True)
