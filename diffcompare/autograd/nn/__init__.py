@@ -29,9 +29,11 @@ from . import functional as F
 from .module import Module, Parameter, to_meta, uniform_parameter, zero_grad_of  # noqa: F401
 from .activation import *  # noqa: F401,F403  (LeakyReLU, GELU, ...)
 from . import init  # noqa: F401  (torch.nn.init)
-from .normalization import LayerNorm  # noqa: F401
+from .normalization import *  # noqa: F401,F403  (LayerNorm, GroupNorm, InstanceNorm1d, RMSNorm, ...)
+from .pooling import *  # noqa: F401,F403  (MaxPool1d, AvgPool3d, AdaptiveMaxPool2d, LPPool2d, ...)
+from .resampling import *  # noqa: F401,F403  (Upsample, PixelShuffle, ReflectionPad2d, ...)
 from .rnn import *  # noqa: F401,F403  (RNN, LSTM, GRU and their cells)
-from .sparse import Embedding  # noqa: F401
+from .sparse import Embedding, EmbeddingBag  # noqa: F401
 from . import utils  # noqa: F401  (torch.nn.utils)
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList  # noqa: F401
 
@@ -72,8 +74,11 @@ class _ConvNd(Module):
             raise ValueError("in_channels must be divisible by groups")
         if out_channels % groups:
             raise ValueError("out_channels must be divisible by groups")
-        if padding_mode != "zeros":
-            raise NotImplementedError(f"padding_mode={padding_mode!r}: only 'zeros' is implemented")
+        if padding_mode not in ("zeros", "reflect", "replicate", "circular"):
+            raise ValueError(f"padding_mode must be one of {{'zeros', 'reflect', 'replicate', 'circular'}}, but got "
+                             f"padding_mode='{padding_mode}'")
+        if self.transposed and padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for {type(self).__name__}')
         d = self.dims
         kernel = expand_param(kernel_size, d, "kernel_size")
         self.in_channels, self.out_channels, self.kernel_size = in_channels, out_channels, kernel
@@ -82,6 +87,14 @@ class _ConvNd(Module):
         self.dilation, self.groups = expand_param(dilation, d, "dilation"), groups
         self.output_padding = expand_param(output_padding, d, "output_padding")
         self.padding_mode = padding_mode
+        # the padding F.pad takes (last dimension first) for the other padding modes, as PyTorch's
+        if padding == "same":
+            pads = [(dl * (k - 1) // 2, dl * (k - 1) - dl * (k - 1) // 2) for dl, k in zip(self.dilation, kernel)]
+        elif isinstance(padding, str):
+            pads = [(0, 0)] * d
+        else:
+            pads = [(p, p) for p in self.padding]
+        self._reversed_padding_repeated_twice = [p for pair in reversed(pads) for p in pair]
         shape = ((in_channels, out_channels // groups) if self.transposed else (out_channels, in_channels // groups))
         fan_in = shape[1] * math.prod(kernel)
         bound = 1.0 / math.sqrt(fan_in) if fan_in else 0.0
@@ -89,6 +102,9 @@ class _ConvNd(Module):
         self.register_parameter("bias", uniform_parameter(bound, (out_channels,), dtype, where) if bias else None)
 
     def forward(self, x):
+        if self.padding_mode != "zeros":
+            return type(self).function(F.pad(x, self._reversed_padding_repeated_twice, mode=self.padding_mode),
+                                       self.weight, self.bias, self.stride, 0, self.dilation, self.groups)
         if self.transposed:
             return type(self).function(x, self.weight, self.bias, self.stride, self.padding, self.output_padding,
                                        self.groups, self.dilation)
@@ -101,7 +117,8 @@ class _ConvNd(Module):
                 + (f", dilation={self.dilation}" if self.dilation != (1,) * self.dims else "")
                 + (f", output_padding={self.output_padding}" if self.output_padding != zeros else "")
                 + (f", groups={self.groups}" if self.groups != 1 else "")
-                + (", bias=False" if self.bias is None else ""))
+                + (", bias=False" if self.bias is None else "")
+                + (f", padding_mode={self.padding_mode}" if self.padding_mode != "zeros" else ""))
 
 
 class Conv1d(_ConvNd):
@@ -176,7 +193,7 @@ class _BatchNorm(Module):
     the buffers ``running_mean``, ``running_var`` and ``num_batches_tracked``."""
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
-                 device=None, dtype=None):
+                 device=None, dtype=None, *, bias=True):
         super().__init__()
         where = resolve_device(device, meta=True)
         dtype = np.dtype(dtype) if dtype is not None else default_dtype()
@@ -184,7 +201,7 @@ class _BatchNorm(Module):
         self.affine, self.track_running_stats = affine, track_running_stats
         if affine:
             self.weight = Parameter(np.ones(num_features, dtype=dtype))
-            self.bias = Parameter(np.zeros(num_features, dtype=dtype))
+            self.register_parameter("bias", Parameter(np.zeros(num_features, dtype=dtype)) if bias else None)
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
@@ -217,7 +234,7 @@ class _BatchNorm(Module):
 
     def extra_repr(self):
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
-                f"track_running_stats={self.track_running_stats}")
+                f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")
 
 
 class BatchNorm1d(_BatchNorm):
@@ -241,6 +258,14 @@ class BatchNorm2d(_BatchNorm):
     def _check_input_dim(self, x):
         if x.ndim != 4:
             raise ValueError(f"expected 4D input (got {x.ndim}D input)")
+
+
+class BatchNorm3d(_BatchNorm):
+    """Batch normalisation of (N, C, D, H, W) inputs."""
+
+    def _check_input_dim(self, x):
+        if x.ndim != 5:
+            raise ValueError(f"expected 5D input (got {x.ndim}D input)")
 
 
 class Flatten(Module):
@@ -638,6 +663,65 @@ class Dropout2d(_DropoutNd):
 
 class Dropout3d(_DropoutNd):
     _function = staticmethod(F.dropout3d)
+
+
+class Unflatten(Module):
+    """Dimension ``dim`` split into ``unflattened_size`` (``Tensor.unflatten``)."""
+
+    def __init__(self, dim, unflattened_size):
+        super().__init__()
+        self.dim, self.unflattened_size = dim, unflattened_size
+
+    def forward(self, input):
+        return input.unflatten(self.dim, self.unflattened_size)
+
+    def extra_repr(self):
+        return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
+
+
+class Bilinear(Module):
+    """y = x1ᵀ A x2 + b (``F.bilinear``), A (out, in1, in2) and b drawn from U(-1/√in1, 1/√in1)."""
+
+    def __init__(self, in1_features, in2_features, out_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        where = resolve_device(device, meta=True)
+        self.in1_features, self.in2_features, self.out_features = in1_features, in2_features, out_features
+        bound = 1.0 / math.sqrt(in1_features) if in1_features else 0.0
+        self.weight = uniform_parameter(bound, (out_features, in1_features, in2_features), dtype, where)
+        self.register_parameter("bias", uniform_parameter(bound, (out_features,), dtype, where) if bias else None)
+
+    def forward(self, input1, input2):
+        return F.bilinear(input1, input2, self.weight, self.bias)
+
+    def extra_repr(self):
+        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+                f"out_features={self.out_features}, bias={self.bias is not None}")
+
+
+class AlphaDropout(Dropout):
+    """Alpha dropout in training (``F.alpha_dropout``), the identity in evaluation."""
+
+    def forward(self, x):
+        return F.alpha_dropout(x, self.p, self.training)
+
+
+class FeatureAlphaDropout(Dropout):
+    """Alpha dropout of whole channels in training (``F.feature_alpha_dropout``)."""
+
+    def forward(self, x):
+        return F.feature_alpha_dropout(x, self.p, self.training)
+
+
+class CTCLoss(_Loss):
+    """The connectionist temporal classification loss (``F.ctc_loss``)."""
+
+    def __init__(self, blank=0, reduction="mean", zero_infinity=False):
+        super().__init__(reduction=reduction)
+        self.blank, self.zero_infinity = blank, zero_infinity
+
+    def forward(self, log_probs, targets, input_lengths, target_lengths):
+        return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank, self.reduction,
+                          self.zero_infinity)
 
 
 # attention and the Transformer (built from Linear and Dropout above; their functions also in F)

@@ -185,6 +185,21 @@ class PReLU(Module):
         return f"num_parameters={self.num_parameters}"
 
 
+class RReLU(Module):
+    """Randomized leaky ReLU: slopes drawn from U(lower, upper) below zero in training, their
+    mean in evaluation (``F.rrelu``)."""
+
+    def __init__(self, lower=1.0 / 8, upper=1.0 / 3, inplace=False):
+        super().__init__()
+        self.lower, self.upper, self.inplace = lower, upper, inplace
+
+    def forward(self, input):
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self):
+        return f"lower={self.lower}, upper={self.upper}" + (", inplace=True" if self.inplace else "")
+
+
 __all__ = ["CELU", "ELU", "GELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh", "LeakyReLU",
-           "LogSigmoid", "Mish", "PReLU", "ReLU6", "SELU", "SiLU", "Softmax2d", "Softmin", "Softshrink", "Softsign",
+           "LogSigmoid", "Mish", "PReLU", "RReLU", "ReLU6", "SELU", "SiLU", "Softmax2d", "Softmin", "Softshrink", "Softsign",
            "Tanhshrink", "Threshold"]

@@ -17,10 +17,16 @@ import warnings
 import numpy as np
 
 from .. import ops
-from ..tensor import Tensor, ones_like, zeros_like
+from ..tensor import Tensor, empty_like, ones_like, zeros_like
 from ..ops import (adaptive_avg_pool2d, avg_pool2d, batch_norm, binary_cross_entropy_with_logits,  # noqa: F401
                    conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, conv_transpose3d, embedding,
                    layer_norm, max_pool2d, pixel_shuffle, pixel_unshuffle)
+from ..ops import (adaptive_avg_pool1d, adaptive_avg_pool3d, adaptive_max_pool1d, adaptive_max_pool2d,  # noqa: F401
+                   adaptive_max_pool3d, avg_pool1d, avg_pool3d, channel_shuffle, ctc_loss, fractional_max_pool2d,
+                   fractional_max_pool3d, group_norm, instance_norm, interpolate, local_response_norm, lp_pool1d,
+                   lp_pool2d, lp_pool3d, max_pool1d, max_pool3d, max_unpool1d, max_unpool2d, max_unpool3d,
+                   native_channel_shuffle, rms_norm, upsample, upsample_bilinear, upsample_nearest)
+from ..ops import col2im as fold, im2col as unfold  # noqa: F401
 
 relu = ops.relu
 tanh = ops.tanh
@@ -616,10 +622,15 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
 
 def pad(input, pad, mode="constant", value=None):
     """``input`` padded by ``pad`` (last dimension first, (left, right) pairs): with ``value``
-    (default 0) in "constant" mode (ConstantPadNdBackward0); the other modes are not in the engine."""
-    if mode != "constant":
-        raise NotImplementedError(f"F.pad: mode {mode!r} is not supported by this engine (only 'constant')")
-    return ops.constant_pad_nd(input, pad, 0 if value is None else value)
+    (default 0) in "constant" mode (ConstantPadNdBackward0); "reflect", "replicate"
+    (ReflectionPad2DBackward0, ...) and "circular" over the last 1 to 3 dimensions."""
+    if mode == "constant":
+        return ops.constant_pad_nd(input, pad, 0 if value is None else value)
+    if value is not None and value != 0:
+        raise RuntimeError(f"Padding mode \"{mode}\" doesn't take in value argument")
+    if mode not in ("reflect", "replicate", "circular"):
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    return ops.nonconstant_pad(input, pad, mode)
 
 
 def one_hot(tensor, num_classes=-1):
@@ -634,3 +645,113 @@ def one_hot(tensor, num_classes=-1):
     elif a.size and a.max() >= num_classes:
         raise RuntimeError("Class values must be smaller than num_classes.")
     return Tensor._make((a[..., None] == np.arange(num_classes)).astype(np.int64))
+
+
+# -- more layers' functions (pooling, normalisation, resampling: ops.pooling, ops.normalization_ops,
+#    ops.resampling) composed as PyTorch composes them --
+
+def bilinear(input1, input2, weight, bias=None):
+    """``y = x1ᵀ A x2 + b`` for each output feature, ``weight`` (out, in1, in2)."""
+    if input1.shape[:-1] != input2.shape[:-1]:
+        raise RuntimeError(f"bilinear(): input batch dimensions do not match: got {input1.shape[0]} and "
+                           f"{input2.shape[0]}")
+    if input1.shape[-1] != weight.shape[1]:
+        raise RuntimeError(f"bilinear(): input1 size does not match weight size: got {input1.shape[-1]} but "
+                           f"expected {weight.shape[1]}")
+    if input2.shape[-1] != weight.shape[2]:
+        raise RuntimeError(f"bilinear(): input2 size does not match weight size: got {input2.shape[-1]} but "
+                           f"expected {weight.shape[2]}")
+    lead = tuple(input1.shape[:-1])
+    x1 = input1.reshape(-1, input1.shape[-1])
+    x2 = input2.reshape(-1, input2.shape[-1])
+    out = ops.einsum("bi,oij,bj->bo", x1, weight, x2).reshape(lead + (weight.shape[0],))
+    return out if bias is None else out + bias
+
+
+_SELU_ALPHA = 1.7580993408473766
+
+
+def _alpha_dropout(input, p, training, feature):
+    """ATen's alpha dropout: Bernoulli(1 - p) noise ``n`` (per channel for ``feature``), then
+    ``input * (a n) + (n - 1) alpha' a + alpha' a p`` with ``a = 1 / sqrt((alpha'² p + 1)(1 - p))``
+    (MulBackward0 then AddBackward0)."""
+    _check_p(p)
+    if p == 0 or not training or input.numel() == 0:
+        return input
+    if p == 1:
+        return input * Tensor._make(np.zeros((), dtype=input.dtype))
+    shape = tuple(input.shape[:2]) + (1,) * (input.ndim - 2) if feature else tuple(input.shape)
+    noise = Tensor._make(np.empty(shape, dtype=input.dtype)).bernoulli_(1 - p)
+    a = 1.0 / math.sqrt((_SELU_ALPHA * _SELU_ALPHA * p + 1) * (1 - p))
+    b = Tensor._make(((noise._data - 1) * (_SELU_ALPHA * a) + _SELU_ALPHA * a * p).astype(input.dtype))
+    noise = Tensor._make(noise._data * a)
+    return input * noise + b
+
+
+def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """Dropout that keeps a SELU network's mean and variance: dropped values set to SELU's
+    negative saturation, then an affine correction."""
+    return _alpha_dropout(input, p, training, False)
+
+
+def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """Alpha dropout of whole channels."""
+    return _alpha_dropout(input, p, training, True)
+
+
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",
+                  sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
+    """Sums, means or maxima of bags of embeddings (EmbeddingBagBackward0): ``input`` 1-d split at
+    ``offsets``, or 2-d (one bag per row)."""
+    if weight.ndim != 2:
+        raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.ndim}")
+    if per_sample_weights is not None and tuple(input.shape) != tuple(per_sample_weights.shape):
+        raise ValueError(f"embedding_bag: If per_sample_weights ({tuple(per_sample_weights.shape)}) is not None, "
+                         f"then it must have the same shape as the input ({tuple(input.shape)})")
+    if input.ndim == 2:
+        if offsets is not None:
+            raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
+                             f"fixed length sequences. However, found offsets of type {type(offsets).__name__}")
+        offsets = np.arange(0, input.numel(), input.shape[1])
+        input = input.reshape(-1)
+        if per_sample_weights is not None:
+            per_sample_weights = per_sample_weights.reshape(-1)
+    elif input.ndim == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        if offsets.ndim != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+    else:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.ndim}")
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError("mode has to be one of sum, mean or max")
+    if max_norm is not None:
+        embedding(input, weight, max_norm=max_norm, norm_type=norm_type)      # renormalises the rows in place
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. per_sample_weights is only "
+                                  f"supported for mode='sum' (got mode='{mode}'). Please open a feature request on "
+                                  f"GitHub.")
+    if scale_grad_by_freq:
+        raise NotImplementedError("embedding_bag(scale_grad_by_freq=True) is not supported by this engine")
+    return ops.embedding_bag(weight, input, offsets, mode, per_sample_weights, include_last_offset, padding_idx)
+
+
+def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
+    """Samples from the Gumbel-softmax distribution, as PyTorch draws them
+    (``-empty_like(logits).exponential_().log()``); ``hard``: one-hot in the forward pass, the
+    soft sample's gradient (straight-through)."""
+    gumbels = -empty_like(logits).exponential_().log()
+    gumbels = (logits + gumbels) / tau
+    y_soft = gumbels.softmax(dim)
+    if not hard:
+        return y_soft
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = zeros_like(logits).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    """Randomized leaky ReLU (RreluWithNoiseBackward0): slopes drawn from U(lower, upper) below
+    zero in training, their mean otherwise."""
+    return ops.rrelu(input, lower, upper, training)
+

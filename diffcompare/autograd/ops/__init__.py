@@ -16,7 +16,11 @@ The families: :mod:`.recording` (the ``Op`` base class, ``apply``, ``sum_to``),
 functions PyTorch composes of other ops: ``torch.mul``, ``hstack``, ``narrow``, ...), :mod:`.shape`
 (views, ``cat``, ``stack``), :mod:`.indexing`, :mod:`.inplace`, :mod:`.comparison`,
 :mod:`.distances` (``dist``, ``cdist``), :mod:`.convolution` (``conv1d/2d/3d``, ``conv_transpose1d/2d/3d``), :mod:`.layers` (the fused ops of nn's layers and losses), :mod:`.losses` (the other fused
-losses), :mod:`.activations` (nn's one-kernel activations), :mod:`.sampling` (draws that depend on tensors: bernoulli, normal, multinomial). Each family names what it exports
+losses), :mod:`.activations` (nn's one-kernel activations), :mod:`.sampling` (draws that depend on tensors: bernoulli, normal, multinomial), :mod:`.separable` (linear maps
+applied axis by axis), :mod:`.pooling` (max, average, adaptive, LP, fractional pooling and unpooling of every rank),
+:mod:`.normalization_ops` (group, instance, RMS and local response normalisation), :mod:`.resampling`
+(interpolation, non-constant padding, channel shuffle, fold/unfold), :mod:`.ctc` (the CTC loss), :mod:`.noisy`
+(rrelu). Each family names what it exports
 in its ``__all__``, and its torch-level functions (``ag.sin``, ``ag.cat``) in ``PUBLIC``;
 this package gathers both from :data:`FAMILIES`, so an op is added in its family alone.
 
@@ -29,10 +33,12 @@ this package gathers both from :data:`FAMILIES`, so an op is added in its family
 
 from . import (activations, arithmetic, comparison, composites, convolution, decompositions, distances, dual, einstein, elementwise, indexing, inplace,
                layers, linalg, losses, matrices, pointwise, recording, reductions, sampling, selection, shape)
+from . import ctc, noisy, normalization_ops, pooling, resampling, separable
 
 # the families, in the order their names are gathered (a later family's name wins)
 FAMILIES = (dual, recording, arithmetic, elementwise, shape, inplace, indexing, reductions, linalg, comparison, convolution, layers,
-            losses, matrices, decompositions, einstein, selection, pointwise, activations, distances, sampling, composites)
+            losses, matrices, decompositions, einstein, selection, pointwise, activations, distances, sampling, composites,
+            separable, pooling, normalization_ops, resampling, ctc, noisy)
 
 __all__ = []
 PUBLIC = ()         # the torch-level functions, `diffcompare.autograd.<name>` as `torch.<name>`

@@ -1,7 +1,8 @@
 """The fused ops of neural-network layers, recorded under PyTorch's node names (``nn.Linear``'s
-``addmm`` is :mod:`.linalg`'s): ``max_pool2d``
-(MaxPool2DWithIndicesBackward0), batch normalisation (NativeBatchNormBackward0) and the
-losses ``mse_loss`` (MseLossBackward0) and ``binary_cross_entropy_with_logits``.
+``addmm`` is :mod:`.linalg`'s, pooling :mod:`.pooling`'s): batch and layer normalisation
+(NativeBatchNormBackward0, NativeLayerNormBackward0), embeddings and embedding bags (EmbeddingBackward0,
+EmbeddingBagBackward0), constant padding, pixel shuffles, and the losses ``mse_loss`` (MseLossBackward0)
+and ``binary_cross_entropy_with_logits``.
 
 >>> from diffcompare import autograd as ag
 >>> x = ag.ones(1, 1, 3, 3, requires_grad=True)
@@ -20,213 +21,10 @@ import numpy as np
 from ..tensor import Tensor
 from .dual import D
 from .indexing import index_add_zeros
-from .convolution import windows
 from .recording import Op, apply, sum_to
-from .reductions import mean
 
 
-def _pair(value, name):
-    if isinstance(value, (tuple, list)):
-        if len(value) != 2:
-            raise RuntimeError(f"expected {name} to be a single integer value or a list of 2 values to match the "
-                               f"convolution dimensions, but got {name}={list(value)}")
-        return tuple(int(v) for v in value)
-    return (int(value), int(value))
-
-
-# nn.Linear's node, AddmmBackward0, is linalg's addmm
-
-
-# -- max pooling ------------------------------------------------------------------------------
-
-class MaxPool2DWithIndicesBackward0(Op):
-    """The input's elements at the windows' maxima; the gradient goes back to those places."""
-
-    @staticmethod
-    def forward(x, index, in_shape):
-        return x[index]
-
-    def backward(self, g):
-        return (index_add_zeros(g, self.index, self.in_shape),)
-
-
-MaxPool2DWithIndicesBackward0.tangent = "linear"
-
-
-def _pool_size(size, k, s, p, d, ceil_mode):
-    span = size + 2 * p - d * (k - 1) - 1
-    out = (-(-span // s) if ceil_mode else span // s) + 1
-    if ceil_mode and (out - 1) * s >= size + p:     # the last window must start inside the input
-        out -= 1
-    return out
-
-
-def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
-    """2-d max pooling as ``torch.nn.functional.max_pool2d`` (NaN wins, as in PyTorch; ties
-    go to the first position).
-
-    >>> from diffcompare import autograd as ag
-    >>> ag.max_pool2d(ag.arange(16.0).reshape(1, 4, 4), 2)
-    tensor([[[ 5.,  7.],
-             [13., 15.]]])
-    """
-    if input.ndim not in (3, 4):
-        raise RuntimeError(f"non-empty 3D or 4D (batch mode) tensor expected for input, got {list(input.shape)}")
-    kernel = _pair(kernel_size, "kernel_size")
-    stride = kernel if stride is None or stride == [] or stride == () else _pair(stride, "stride")
-    pad, dilation = _pair(padding, "padding"), _pair(dilation, "dilation")
-    if pad[0] > kernel[0] // 2 or pad[1] > kernel[1] // 2:
-        raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={pad[0]}, "
-                           f"kernel_size={kernel[0]} and dilation={dilation[0]}")
-    data = input._data
-    h, w = data.shape[-2:]
-    oh, ow = (_pool_size(n, k, s, p, d, ceil_mode) for n, k, s, p, d in zip((h, w), kernel, stride, pad, dilation))
-    # pad with -inf: to the left by the padding, to the right as far as the last window reaches
-    right = [max(0, (o - 1) * s + d * (k - 1) + 1 - n - p) for o, s, d, k, n, p in
-             zip((oh, ow), stride, dilation, kernel, (h, w), pad)]
-    lead = data.shape[:-2]
-    flat = data.reshape((-1, 1) + (h, w))
-    fill = -np.inf if data.dtype.kind == "f" else np.iinfo(data.dtype).min
-    xp = np.pad(flat, ((0, 0), (0, 0), (pad[0], right[0]), (pad[1], right[1])), constant_values=fill)
-    cols = windows(xp, kernel, stride, dilation)[:, 0, :oh, :ow].reshape(flat.shape[0], oh, ow, -1)
-    pick = np.where(np.isnan(cols).any(axis=-1), np.isnan(cols).argmax(axis=-1), cols.argmax(axis=-1)) \
-        if data.dtype.kind == "f" else cols.argmax(axis=-1)
-    ki, kj = np.divmod(pick, kernel[1])
-    rows = np.arange(oh).reshape(-1, 1) * stride[0] + ki * dilation[0] - pad[0]
-    columns = np.arange(ow) * stride[1] + kj * dilation[1] - pad[1]
-    plane = np.arange(flat.shape[0]).reshape(-1, 1, 1)
-    index = tuple(np.broadcast_to(i, pick.shape) for i in (plane, rows, columns))
-    index = tuple(i.reshape(lead + (oh, ow)) for i in np.unravel_index(
-        np.ravel_multi_index(index, (flat.shape[0], h, w)), data.shape))
-    out = apply(MaxPool2DWithIndicesBackward0, (input,), {"index": index, "in_shape": data.shape})
-    if return_indices:
-        return out, Tensor._make((index[-2] * w + index[-1]).astype(np.int64))
-    return out
-
-
-# -- average pooling --------------------------------------------------------------------------
-
-class _SeparablePool(Op):
-    """A pooling that averages over rectangles: ``rows @ x @ cols.T`` on the last two axes,
-    with ``rows`` (OH, H) and ``cols`` (OW, W) holding each window's weights. Linear, so its
-    VJP is the transposed product (an op itself, so that it differentiates again)."""
-    transpose = None
-
-    @staticmethod
-    def forward(x, rows, cols):
-        return rows @ x @ cols.T
-
-    def backward(self, g):
-        if isinstance(g, Tensor):
-            return (apply(self.transpose, (g,), {"rows": self.rows, "cols": self.cols}),)
-        return (self.rows.T @ g @ self.cols,)
-
-
-class _SeparablePoolTransposed(Op):
-    """The VJP of a :class:`_SeparablePool`: ``rows.T @ g @ cols``."""
-    pool = None
-
-    @staticmethod
-    def forward(g, rows, cols):
-        return rows.T @ g @ cols
-
-    def backward(self, gg):
-        if isinstance(gg, Tensor):
-            return (apply(self.pool, (gg,), {"rows": self.rows, "cols": self.cols}),)
-        return (self.rows @ gg @ self.cols.T,)
-
-
-class AvgPool2DBackward0(_SeparablePool):
-    """2-d average pooling (``avg_pool2d``)."""
-
-
-class AvgPool2DBackwardBackward0(_SeparablePoolTransposed):
-    pool = AvgPool2DBackward0
-
-
-class AdaptiveAvgPool2DBackward0(_SeparablePool):
-    """2-d adaptive average pooling (``adaptive_avg_pool2d``)."""
-
-
-class AdaptiveAvgPool2DBackwardBackward0(_SeparablePoolTransposed):
-    pool = AdaptiveAvgPool2DBackward0
-
-
-AvgPool2DBackward0.transpose = AvgPool2DBackwardBackward0
-AdaptiveAvgPool2DBackward0.transpose = AdaptiveAvgPool2DBackwardBackward0
-for _cls in (AvgPool2DBackward0, AvgPool2DBackwardBackward0, AdaptiveAvgPool2DBackward0,
-             AdaptiveAvgPool2DBackwardBackward0):
-    _cls.tangent = "linear"
-    _cls.batched_backward = _cls.backward
-
-
-def _avg_weights(size, out, k, s, p, ceil_mode, count_include_pad, divisor, dtype):
-    """The (out, size) window weights of one axis of ``avg_pool2d``, PyTorch's divisor rule:
-    the window clipped to the padded input (or, without ``count_include_pad``, to the input)."""
-    weights = np.zeros((out, size), dtype=dtype)
-    for i in range(out):
-        start = i * s - p
-        end = min(start + k, size + p)
-        lo, hi = max(start, 0), min(end, size)
-        weights[i, lo:hi] = 1.0 / (divisor if divisor is not None else (end - start) if count_include_pad
-                                   else (hi - lo))
-    return weights
-
-
-def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
-               divisor_override=None):
-    """2-d average pooling as ``torch.nn.functional.avg_pool2d``, recorded as AvgPool2DBackward0.
-
-    >>> from diffcompare import autograd as ag
-    >>> ag.nn.functional.avg_pool2d(ag.arange(16.0).reshape(1, 4, 4), 2)
-    tensor([[[ 2.5000,  4.5000],
-             [10.5000, 12.5000]]])
-    """
-    if input.ndim not in (3, 4):
-        raise RuntimeError(f"non-empty 3D or 4D (batch mode) tensor expected for input, got {list(input.shape)}")
-    kernel = _pair(kernel_size, "kernel_size")
-    stride = kernel if stride is None or stride == [] or stride == () else _pair(stride, "stride")
-    pad = _pair(padding, "padding")
-    if pad[0] > kernel[0] // 2 or pad[1] > kernel[1] // 2:
-        raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={pad[0]}, "
-                           f"kernel_size={kernel[0]} and dilation=1")
-    if divisor_override is not None and divisor_override == 0:
-        raise RuntimeError("divisor must be not zero")
-    h, w = input.shape[-2:]
-    # the divisor is a product of one factor per axis; an overriding one goes on the rows alone
-    rows, cols = (_avg_weights(n, _pool_size(n, k, s, p, 1, ceil_mode), k, s, p, ceil_mode, count_include_pad,
-                               divisor, input.dtype)
-                  for n, k, s, p, divisor in zip((h, w), kernel, stride, pad, (divisor_override, divisor_override
-                                                                              and 1)))
-    return apply(AvgPool2DBackward0, (input,), {"rows": rows, "cols": cols})
-
-
-def _adaptive_weights(size, out, dtype):
-    weights = np.zeros((out, size), dtype=dtype)
-    for i in range(out):
-        lo, hi = (i * size) // out, -(-((i + 1) * size) // out)
-        weights[i, lo:hi] = 1.0 / (hi - lo)
-    return weights
-
-
-def adaptive_avg_pool2d(input, output_size):
-    """Average pooling to a given output size (``None`` keeps that axis), windows as in
-    PyTorch (start ``floor(i H / OH)``, end ``ceil((i + 1) H / OH)``), recorded as
-    AdaptiveAvgPool2DBackward0.
-
-    >>> from diffcompare import autograd as ag
-    >>> ag.nn.functional.adaptive_avg_pool2d(ag.arange(16.0).reshape(1, 4, 4), 1)
-    tensor([[[7.5000]]])
-    """
-    if input.ndim not in (3, 4):
-        raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {list(input.shape)}")
-    size = output_size if isinstance(output_size, (tuple, list)) else (output_size, output_size)
-    h, w = input.shape[-2:]
-    size = tuple(n if o is None else int(o) for o, n in zip(size, (h, w)))
-    if size == (1, 1):              # PyTorch takes the mean (MeanBackward1)
-        return mean(input, (-2, -1), True)
-    rows, cols = (_adaptive_weights(n, o, input.dtype) for n, o in zip((h, w), size))
-    return apply(AdaptiveAvgPool2DBackward0, (input,), {"rows": rows, "cols": cols})
+# nn.Linear's node, AddmmBackward0, is linalg's addmm; pooling is :mod:`.pooling`'s
 
 
 # -- batch normalisation ----------------------------------------------------------------------
@@ -576,13 +374,93 @@ def pixel_unshuffle(input, downscale_factor):
                            f"input.size(-2)={input.shape[-2]} and input.size(-1)={input.shape[-1]}")
     return apply(PixelUnshuffleBackward0, (input,), {"r": r})
 
+
+class EmbeddingBagBackward0(Op):
+    """Each bag of rows of ``weight`` reduced to one row: summed (times ``per_sample_weights``),
+    averaged or maximised per column; ``padding_idx`` rows left out of every bag."""
+    saves = (0, 1)
+
+    @staticmethod
+    def forward(weight, psw, indices, bag, keep, counts, mode, arg):
+        out = np.zeros((len(counts), weight.shape[1]), dtype=weight.dtype)
+        if mode == "max":
+            rows = np.maximum(arg, 0)
+            return np.where(arg >= 0, weight[rows, np.arange(weight.shape[1])], 0).astype(weight.dtype)
+        rows = weight[indices[keep]]
+        if psw is not None:
+            rows = rows * psw[keep, None]
+        np.add.at(out, bag[keep], rows)
+        if mode == "mean":
+            out /= np.maximum(counts, 1)[:, None]
+        return out
+
+    def backward(self, g, weight, psw):
+        if isinstance(g, Tensor):
+            raise NotImplementedError("the double backward of embedding_bag is not implemented")
+        gw = gp = None
+        if self.needs(0):
+            gw = np.zeros_like(weight)
+            if self.mode == "max":
+                cols = np.broadcast_to(np.arange(weight.shape[1]), self.arg.shape)
+                found = self.arg >= 0
+                np.add.at(gw, (self.arg[found], cols[found]), g[found])
+            else:
+                keep = self.keep
+                rows = g[self.bag[keep]]
+                if self.mode == "mean":
+                    rows = rows / np.maximum(self.counts, 1)[self.bag[keep], None]
+                if psw is not None:
+                    rows = rows * psw[keep, None]
+                np.add.at(gw, self.indices[keep], rows)
+        if psw is not None and self.needs(1):
+            gp = np.where(self.keep, (g[self.bag] * weight[self.indices]).sum(axis=1), 0).astype(psw.dtype)
+        return gw, gp
+
+
+def embedding_bag(weight, indices, offsets, mode="mean", per_sample_weights=None, include_last_offset=False,
+                  padding_idx=None):
+    """``torch.embedding_bag`` on a 1-d ``indices`` split into bags at ``offsets``: one row per
+    bag (EmbeddingBagBackward0); an empty bag gives zeros."""
+    idx = np.asarray(indices._data if isinstance(indices, Tensor) else indices).astype(np.int64).reshape(-1)
+    starts = np.asarray(offsets._data if isinstance(offsets, Tensor) else offsets).astype(np.int64).reshape(-1)
+    if idx.size and (idx.min() < 0 or idx.max() >= weight.shape[0]):
+        bad = int(idx[(idx < 0) | (idx >= weight.shape[0])][0])
+        raise IndexError(f"index out of range in self (index {bad})")
+    if include_last_offset:
+        if starts.size < 1:
+            raise RuntimeError("include_last_offset: number of offset should be at least 1")
+        starts = starts[:-1]            # PyTorch's CPU kernel: the last bag still runs to the end of the input
+    if starts.size and starts[0] != 0:
+        raise RuntimeError(f"offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from "
+                           f"position 0. However, got {starts[0]}")
+    n_bags = starts.size
+    position = np.arange(idx.size)
+    bag = np.searchsorted(starts, position, side="right") - 1
+    keep = np.ones(idx.size, dtype=bool)
+    if padding_idx is not None:
+        padding_idx = padding_idx % weight.shape[0]
+        keep &= idx != padding_idx
+    counts = np.bincount(bag[keep], minlength=n_bags)[:n_bags]
+    arg = None
+    if mode == "max":
+        w = weight._data
+        arg = np.full((n_bags, w.shape[1]), -1, dtype=np.int64)
+        best = np.zeros((n_bags, w.shape[1]), dtype=w.dtype)
+        for p in np.flatnonzero(keep):
+            b, row = bag[p], w[idx[p]]
+            better = (arg[b] < 0) | (row > best[b])
+            best[b] = np.where(better, row, best[b])
+            arg[b] = np.where(better, idx[p], arg[b])
+    psw_data = None if per_sample_weights is None else per_sample_weights
+    return apply(EmbeddingBagBackward0, (weight, psw_data),
+                 {"indices": idx, "bag": bag, "keep": keep, "counts": counts, "mode": mode, "arg": arg})
+
+
 # the torch-level functions of this family (`ag.<name>`, as `torch.<name>`)
-PUBLIC = ('constant_pad_nd', 'embedding', 'layer_norm', 'max_pool2d', 'pixel_shuffle', 'pixel_unshuffle')
+PUBLIC = ('constant_pad_nd', 'embedding', 'layer_norm', 'pixel_shuffle', 'pixel_unshuffle')
 # what the family exports to `ops`
-__all__ = ['AdaptiveAvgPool2DBackward0', 'AdaptiveAvgPool2DBackwardBackward0', 'AvgPool2DBackward0',
-           'AvgPool2DBackwardBackward0', 'BinaryCrossEntropyWithLogitsBackward0',
-           'MaxPool2DWithIndicesBackward0', 'MseLossBackward0', 'NativeBatchNormBackward0', 'adaptive_avg_pool2d',
-           'avg_pool2d', 'batch_norm',
-           'binary_cross_entropy_with_logits', 'max_pool2d', 'mse_loss', 'NativeLayerNormBackward0',
+__all__ = ['BinaryCrossEntropyWithLogitsBackward0', 'MseLossBackward0', 'NativeBatchNormBackward0', 'batch_norm',
+           'binary_cross_entropy_with_logits', 'mse_loss', 'NativeLayerNormBackward0',
            'layer_norm', 'EmbeddingBackward0', 'embedding', 'ConstantPadNdBackward0', 'PixelShuffleBackward0',
-           'PixelUnshuffleBackward0', 'constant_pad_nd', 'pixel_shuffle', 'pixel_unshuffle']
+           'PixelUnshuffleBackward0', 'constant_pad_nd', 'pixel_shuffle', 'pixel_unshuffle', 'EmbeddingBagBackward0',
+           'embedding_bag']
