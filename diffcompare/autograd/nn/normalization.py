@@ -43,7 +43,7 @@ class LayerNorm(Module):
 
 
 def _dtype(dtype):
-    return np.dtype(dtype) if dtype is not None else np.float64
+    return np.dtype(dtype) if dtype is not None else default_dtype()
 
 
 class GroupNorm(Module):

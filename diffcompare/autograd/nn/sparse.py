@@ -82,7 +82,7 @@ class EmbeddingBag(Module):
         self.max_norm, self.norm_type, self.scale_grad_by_freq = max_norm, norm_type, scale_grad_by_freq
         self.mode, self.sparse, self.include_last_offset = mode, sparse, include_last_offset
         if _weight is None:
-            dtype = np.dtype(dtype) if dtype is not None else np.float64
+            dtype = np.dtype(dtype) if dtype is not None else default_dtype()
             self.weight = Parameter(np.empty((num_embeddings, embedding_dim), dtype=dtype))
             self.reset_parameters()
         else:
