@@ -28,10 +28,10 @@ this package gathers both from :data:`FAMILIES`, so an op is added in its family
 """
 
 from . import (activations, arithmetic, comparison, composites, convolution, decompositions, distances, dual, einstein, elementwise, indexing, inplace,
-               layers, linalg, losses, matrices, pointwise, recording, reductions, sampling, selection, shape)
+               layers, linalg, losses, matrices, outputs, pointwise, recording, reductions, sampling, selection, shape)
 
 # the families, in the order their names are gathered (a later family's name wins)
-FAMILIES = (dual, recording, arithmetic, elementwise, shape, inplace, indexing, reductions, linalg, comparison, convolution, layers,
+FAMILIES = (dual, recording, outputs, arithmetic, elementwise, shape, inplace, indexing, reductions, linalg, comparison, convolution, layers,
             losses, matrices, decompositions, einstein, selection, pointwise, activations, distances, sampling, composites)
 
 __all__ = []

@@ -23,9 +23,10 @@ from functools import reduce
 
 import numpy as np
 
-from ..grad_mode import STATE, no_grad
 from ..tensor import Tensor
+from .arithmetic import add as _add, sub as _sub
 from .linalg import mm
+from .outputs import write_out
 from .pointwise import rounded_div
 from .recording import check_dim
 from .selection import index_select
@@ -36,23 +37,17 @@ def _tensor(value):
     return value if isinstance(value, Tensor) else Tensor._make(np.asarray(value))
 
 
-def write_out(result, out, name):
-    """``result`` written into ``out`` (PyTorch's ``out=``): out's values (resized when its
-    shape differs) and its dtype, refused when a differentiable input would need a graph."""
-    if out is None:
-        return result
-    if STATE.grad_enabled and (result.requires_grad or out.requires_grad):
-        raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic differentiation, "
-                           "but one of the arguments requires grad.")
-    with no_grad():
-        if tuple(out.shape) == tuple(result.shape):
-            out.copy_(result)
-        else:
-            out.data = result.to(out.dtype)
-    return out
-
-
 # -- the function spellings of Tensor's operators -------------------------------------------
+
+def add(input, other, *, alpha=1, out=None):
+    """``input + alpha * other`` (AddBackward0), as ``torch.add``; ``out=``: written there."""
+    return write_out(_add(input, other, alpha=alpha), out, "add")
+
+
+def sub(input, other, *, alpha=1, out=None):
+    """``input - alpha * other`` (SubBackward0), as ``torch.sub``; ``out=``: written there."""
+    return write_out(_sub(input, other, alpha=alpha), out, "sub")
+
 
 def mul(input, other, *, out=None):
     """``input * other`` (MulBackward0), as ``torch.mul``."""
@@ -476,11 +471,11 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
 
 
 # the torch-level functions of this family (`ag.<name>`, as `torch.<name>`)
-PUBLIC = ("argwhere", "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_shapes", "broadcast_tensors", "broadcast_to",
+PUBLIC = ("add", "argwhere", "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_shapes", "broadcast_tensors", "broadcast_to",
           "bucketize", "cartesian_prod", "chain_matmul", "column_stack", "diff", "div", "divide", "dstack", "histc",
           "hstack", "inner", "isinf", "isneginf", "isposinf", "isreal", "meshgrid", "mul", "multiply", "narrow", "neg",
-          "negative", "nonzero", "numel", "repeat_interleave", "row_stack", "searchsorted", "tensor_split",
+          "negative", "nonzero", "numel", "repeat_interleave", "row_stack", "searchsorted", "sub", "subtract", "tensor_split",
           "tensordot", "true_divide", "unflatten", "unique", "unique_consecutive", "unravel_index", "vstack")
-divide, multiply, negative = div, mul, neg
+divide, multiply, negative, subtract = div, mul, neg, sub
 # what the family exports to `ops`
-__all__ = ["write_out", *PUBLIC]
+__all__ = [*PUBLIC]
