@@ -16,6 +16,7 @@ from .device import accelerator, backends, cuda, device, get_default_device, set
 from .backward import backward, grad
 from .dtypes import (bool, cdouble, cfloat, complex64, complex128, double, float, float16, float32,  # noqa: A004
                      float64, half, int, int32, int64, long)
+from .dtypes import int8, int16, short, uint8, uint16, uint32, uint64
 from .grad_mode import (detect_anomaly, enable_grad, inference_mode, is_anomaly_check_nan_enabled, is_anomaly_enabled,
                         is_grad_enabled, is_inference_mode_enabled, no_grad, set_detect_anomaly, set_grad_enabled)
 from .generators import Generator

@@ -42,7 +42,7 @@ from .buffer import GradientBuffer
 from .saved import (FREED_ERROR, SavedTensor, disable_saved_tensors_hooks, expose_saved_attributes,  # noqa: F401
                     save_on_cpu, saved_attribute_names, saved_tensors_hooks)
 from .gradients import LAZY, stack_rows
-from .tensor import HookHandle, Tensor
+from .tensor import GRAD_DTYPES, HookHandle, Tensor
 
 sequence = itertools.count()
 
@@ -245,18 +245,23 @@ def accumulate_into(tensor, grad, create_graph, fresh=False):
     if isinstance(grad, Tensor):
         if not create_graph:
             grad = grad._data
-    if grad.dtype.kind == "c" and tensor._data.dtype.kind != "c":
+    dtype = tensor._data.dtype
+    if GRAD_DTYPES and id(tensor) in GRAD_DTYPES:          # a leaf's grad_dtype, set (None: any)
+        dtype = GRAD_DTYPES[id(tensor)][1] or grad.dtype
+        if type(grad) is Tensor and grad.dtype != dtype:
+            grad = grad.to(dtype)
+    if grad.dtype.kind == "c" and dtype.kind != "c":
         grad = grad.real        # a real leaf keeps the real part, as in PyTorch
-    if type(grad) is not Tensor and grad.dtype != tensor._data.dtype:
-        grad = grad.astype(tensor._data.dtype)
+    if type(grad) is not Tensor and grad.dtype != dtype:
+        grad = grad.astype(dtype)
     current = tensor._grad
     if current is None:
         if type(grad) is Tensor:
             tensor._grad = grad if grad.grad_fn is not None else Tensor._make(np.array(grad._data))
-        elif fresh and grad.dtype == tensor._data.dtype and grad.shape == tensor._data.shape:
+        elif fresh and grad.dtype == dtype and grad.shape == tensor._data.shape:
             tensor._grad = Tensor._make(grad)
         else:
-            tensor._grad = Tensor._make(np.array(grad, dtype=tensor._data.dtype))
+            tensor._grad = Tensor._make(np.array(grad, dtype=dtype))
     elif create_graph or current.requires_grad or type(grad) is Tensor:
         tensor._grad = current + grad
     else:

@@ -24,7 +24,6 @@ from functools import reduce
 import numpy as np
 
 from ..tensor import Tensor
-from .arithmetic import add as _add, sub as _sub
 from .linalg import mm
 from .outputs import write_out
 from .pointwise import rounded_div
@@ -38,16 +37,6 @@ def _tensor(value):
 
 
 # -- the function spellings of Tensor's operators -------------------------------------------
-
-def add(input, other, *, alpha=1, out=None):
-    """``input + alpha * other`` (AddBackward0), as ``torch.add``; ``out=``: written there."""
-    return write_out(_add(input, other, alpha=alpha), out, "add")
-
-
-def sub(input, other, *, alpha=1, out=None):
-    """``input - alpha * other`` (SubBackward0), as ``torch.sub``; ``out=``: written there."""
-    return write_out(_sub(input, other, alpha=alpha), out, "sub")
-
 
 def mul(input, other, *, out=None):
     """``input * other`` (MulBackward0), as ``torch.mul``."""
@@ -471,11 +460,11 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
 
 
 # the torch-level functions of this family (`ag.<name>`, as `torch.<name>`)
-PUBLIC = ("add", "argwhere", "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_shapes", "broadcast_tensors", "broadcast_to",
+PUBLIC = ("argwhere", "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_shapes", "broadcast_tensors", "broadcast_to",
           "bucketize", "cartesian_prod", "chain_matmul", "column_stack", "diff", "div", "divide", "dstack", "histc",
           "hstack", "inner", "isinf", "isneginf", "isposinf", "isreal", "meshgrid", "mul", "multiply", "narrow", "neg",
-          "negative", "nonzero", "numel", "repeat_interleave", "row_stack", "searchsorted", "sub", "subtract", "tensor_split",
+          "negative", "nonzero", "numel", "repeat_interleave", "row_stack", "searchsorted", "tensor_split",
           "tensordot", "true_divide", "unflatten", "unique", "unique_consecutive", "unravel_index", "vstack")
-divide, multiply, negative, subtract = div, mul, neg, sub
+divide, multiply, negative = div, mul, neg
 # what the family exports to `ops`
 __all__ = [*PUBLIC]

@@ -55,7 +55,28 @@ def reshape(x, *shape):
     return record_view(ViewBackward0, x, {"shape": target, "in_shape": x.shape}, lambda a: a.reshape(target))
 
 
-view = reshape
+def view(x, *shape):
+    """``x`` with another shape (ViewBackward0), or with ``view(dtype)`` its bytes read as
+    another dtype (the last dimension rescaled; shares storage, records nothing).
+
+    >>> from diffcompare import autograd as ag
+    >>> ag.zeros(2, 2).view(ag.int32).shape, ag.zeros(4).view(2, 2).shape
+    ((2, 4), (2, 2))
+    """
+    if len(shape) == 1 and (isinstance(shape[0], np.dtype) or
+                            isinstance(shape[0], type) and issubclass(shape[0], np.generic)):
+        dtype = np.dtype(shape[0])
+        a = x._data
+        if dtype.itemsize != a.itemsize:
+            if a.ndim == 0:
+                raise RuntimeError("self.dim() cannot be 0 to view " + str(a.dtype) + " as " + str(dtype) +
+                                   " (different element sizes)")
+            if a.ndim and a.strides[-1] != a.itemsize and a.shape[-1] != 1:
+                raise RuntimeError("self.stride(-1) must be 1 to view " + str(a.dtype) + " as " + str(dtype) +
+                                   " (different element sizes)")
+        out = Tensor._make(a.view(dtype), False, None, x._counter())
+        return out
+    return reshape(x, *shape)
 
 
 def flatten(x, start_dim=0, end_dim=-1):
