@@ -381,6 +381,24 @@ class TensorOperators(Operators):
         """This tensor as int32."""
         return ops.to(self.detach() if self.requires_grad_flag else self, np.int32)
 
+    def byte(self):
+        """This tensor as uint8 (values wrap around, as in PyTorch)."""
+        return self._integer(np.uint8)
+
+    def char(self):
+        """This tensor as int8."""
+        return self._integer(np.int8)
+
+    def short(self):
+        """This tensor as int16."""
+        return self._integer(np.int16)
+
+    def _integer(self, dtype):
+        data = self._data
+        if data.dtype.kind in "fc":     # through int64, as C casts do: uint8(-2.3) is 254
+            data = np.trunc(data.real if data.dtype.kind == "c" else data).astype(np.int64)
+        return Tensor._make(data.astype(dtype))
+
     def bool(self):
         """This tensor as bool."""
         return ops.to(self.detach() if self.requires_grad_flag else self, np.bool_)
@@ -464,7 +482,48 @@ class TensorOperators(Operators):
     index_add_ = ops.inplace_unary(ops.index_add)
     index_fill = ops.index_fill
     index_fill_ = ops.inplace_unary(ops.index_fill)
+    scatter_reduce = ops.scatter_reduce
+    scatter_reduce_ = ops.inplace_unary(ops.scatter_reduce)
+    masked_scatter = ops.masked_scatter
+    masked_scatter_ = ops.inplace_unary(ops.masked_scatter)
+    put = ops.put
+    put_ = ops.inplace_unary(ops.put)
+    index_put = ops.index_put
+    index_put_ = ops.inplace_unary(ops.index_put)
+    index_copy = ops.index_copy
+    index_copy_ = ops.inplace_unary(ops.index_copy)
+    fill_diagonal_ = ops.fill_diagonal_
+    unfold = ops.unfold
+    is_contiguous = ops.is_contiguous
     is_xpu = False
+
+    def resize_(self, *sizes, memory_format=None):
+        """This tensor with shape ``sizes``, in place: its elements in row-major order, cut
+        short or continued (with zeros here, where PyTorch leaves memory unset).
+
+        >>> from diffcompare import autograd as ag
+        >>> ag.tensor([[1, 2], [3, 4], [5, 6]]).resize_(2, 2)
+        tensor([[1, 2],
+                [3, 4]])
+        """
+        shape = tuple(sizes[0]) if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)) else tuple(sizes)
+        if self.requires_grad_flag:
+            raise RuntimeError("cannot resize variables that require grad")
+        if any(n < 0 for n in shape):
+            raise RuntimeError(f"Trying to create tensor with negative dimension {min(shape)}: {list(shape)}")
+        if shape == self._data.shape:
+            return self
+        flat = self._data.reshape(-1)
+        size = int(np.prod(shape))
+        data = np.zeros(size, dtype=flat.dtype)
+        data[:min(size, flat.size)] = flat[:size]
+        self._data = data.reshape(shape)
+        self._bump()
+        return self
+
+    def resize_as_(self, other, memory_format=None):
+        """This tensor resized in place to ``other``'s shape (see :meth:`resize_`)."""
+        return self.resize_(other.shape)
 
     def element_size(self):
         """The size of one element in bytes."""

@@ -14,23 +14,3 @@ from . import ops
 from .ops import *  # noqa: F401,F403  (the package's names; `__all__` below keeps the torch-level ones)
 
 __all__ = list(ops.PUBLIC)
-
-
-def add(input, other, *, alpha=1, out=None):
-    """``input + alpha * other`` (AddBackward0), as ``torch.add``; with ``out=``, written there.
-
-    >>> from diffcompare import autograd as ag
-    >>> out = ag.zeros(2)
-    >>> ag.add(ag.ones(2), 1, alpha=2, out=out) is out
-    True
-    """
-    return ops.write_out(ops.add(input, other, alpha=alpha), out, "add")
-
-
-def sub(input, other, *, alpha=1, out=None):
-    """``input - alpha * other`` (SubBackward0), as ``torch.sub``; with ``out=``, written there."""
-    return ops.write_out(ops.sub(input, other, alpha=alpha), out, "sub")
-
-
-subtract = sub
-__all__ += ["subtract"]

@@ -28,11 +28,11 @@ this package gathers both from :data:`FAMILIES`, so an op is added in its family
 """
 
 from . import (activations, arithmetic, comparison, composites, convolution, decompositions, distances, dual, einstein, elementwise, indexing, inplace,
-               layers, linalg, losses, matrices, outputs, pointwise, recording, reductions, sampling, selection, shape)
+               layers, linalg, losses, matrices, outputs, pointwise, recording, reductions, sampling, scattering, selection, shape)
 
 # the families, in the order their names are gathered (a later family's name wins)
 FAMILIES = (dual, recording, outputs, arithmetic, elementwise, shape, inplace, indexing, reductions, linalg, comparison, convolution, layers,
-            losses, matrices, decompositions, einstein, selection, pointwise, activations, distances, sampling, composites)
+            losses, matrices, decompositions, einstein, scattering, selection, pointwise, activations, distances, sampling, composites)
 
 __all__ = []
 PUBLIC = ()         # the torch-level functions, `diffcompare.autograd.<name>` as `torch.<name>`

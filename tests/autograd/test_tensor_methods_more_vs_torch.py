@@ -1,0 +1,262 @@
+"""Tensor methods, torch functions and autograd APIs that ported code uses, differentially
+against PyTorch: values, float64 gradients to 1e-10, grad_fn names and error texts; plus a
+check per feature whose expected value is worked out by hand or by finite differences."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from diffcompare import autograd as ag  # noqa: E402
+
+torch.set_default_dtype(torch.float64)
+RNG = np.random.default_rng(7)
+
+
+def _pair(array, requires_grad=True):
+    array = np.array(array, dtype=np.float64)
+    return ag.tensor(array, requires_grad=requires_grad), torch.tensor(array, requires_grad=requires_grad)
+
+
+def _same(mine, theirs, tol=1e-10):
+    assert mine.shape == tuple(theirs.shape)
+    np.testing.assert_allclose(np.asarray(mine.detach()._data, dtype=np.float64),
+                               theirs.detach().numpy().astype(np.float64), rtol=tol, atol=tol)
+
+
+def _grads(f_mine, f_theirs, *arrays):
+    """The values, grad_fn names and gradients (with a random seed) of f on both engines."""
+    mine = [ag.tensor(np.array(a), requires_grad=True) for a in arrays]
+    theirs = [torch.tensor(np.array(a), requires_grad=True) for a in arrays]
+    out_m, out_t = f_mine(*mine), f_theirs(*theirs)
+    _same(out_m, out_t)
+    assert out_m.grad_fn.name() == out_t.grad_fn.name()
+    seed = RNG.standard_normal(tuple(out_t.shape))
+    out_m.backward(ag.tensor(seed))
+    out_t.backward(torch.tensor(seed))
+    for m, t in zip(mine, theirs):
+        if t.grad is None:
+            assert m.grad is None or not np.any(m.grad._data)
+        else:
+            _same(m.grad, t.grad)
+    return out_m
+
+
+def _error(f_mine, f_theirs, kind=RuntimeError):
+    with pytest.raises(kind) as theirs:
+        f_theirs()
+    with pytest.raises(kind) as mine:
+        f_mine()
+    assert str(mine.value) == str(theirs.value)
+
+
+# -- scatter_reduce, scatter(reduce=), masked_scatter, put, index_put, index_copy -------------
+
+INDEX = [[0, 1, 0], [2, 1, 1]]
+
+
+@pytest.mark.parametrize("reduce", ["sum", "prod", "mean", "amax", "amin"])
+@pytest.mark.parametrize("include_self", [True, False])
+def test_scatter_reduce(reduce, include_self):
+    x = RNG.standard_normal((3, 3))
+    src = RNG.standard_normal((2, 3))
+    src[0, 0] = x[0, 0] if reduce in ("amax", "amin") else 0.0      # a tie, a zero
+    _grads(lambda a, s: a.scatter_reduce(0, ag.tensor(INDEX), s, reduce, include_self=include_self),
+           lambda a, s: a.scatter_reduce(0, torch.tensor(INDEX), s, reduce, include_self=include_self), x, src)
+    y = ag.tensor(x).clone()
+    y.scatter_reduce_(1, ag.tensor(INDEX), ag.tensor(src), reduce, include_self=include_self)
+    _same(y, torch.tensor(x).scatter_reduce_(1, torch.tensor(INDEX), torch.tensor(src), reduce,
+                                             include_self=include_self))
+
+
+def test_scatter_reduce_by_hand():
+    out = ag.tensor([1.0, 2.0]).scatter_reduce(0, ag.tensor([0, 0]), ag.tensor([3.0, 4.0]), "prod")
+    assert out.tolist() == [12.0, 2.0]
+
+
+@pytest.mark.parametrize("reduce", ["add", "multiply"])
+def test_scatter_with_reduce(reduce):
+    x = np.full((2, 4), 2.0)
+    index = [[2], [3]]
+    mine = ag.tensor(x).scatter_(1, ag.tensor(index), 1.25, reduce=reduce)
+    _same(mine, torch.tensor(x).scatter_(1, torch.tensor(index), 1.25, reduce=reduce))
+    assert mine[0, 2].item() == (3.25 if reduce == "add" else 2.5)
+    a, t = _pair(x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ym, yt = a.scatter(1, ag.tensor(index), ag.ones(2, 1), reduce=reduce), \
+            t.scatter(1, torch.tensor(index), torch.ones(2, 1), reduce=reduce)
+    assert ym.grad_fn.name() == yt.grad_fn.name()
+    _error(lambda: ym.sum().backward(), lambda: yt.sum().backward())
+
+
+def test_masked_scatter_and_put():
+    mask = np.array([[0, 1, 1], [1, 0, 1]], dtype=bool)
+    _grads(lambda a, s: a.masked_scatter(ag.tensor(mask), s), lambda a, s: a.masked_scatter(torch.tensor(mask), s),
+           RNG.standard_normal((2, 3)), RNG.standard_normal(5))
+    _grads(lambda a, s: a.masked_scatter(ag.tensor(mask[0]), s), lambda a, s: a.masked_scatter(torch.tensor(mask[0]), s),
+           RNG.standard_normal((2, 3)), RNG.standard_normal((2, 3)))
+    _error(lambda: ag.zeros(3).masked_scatter(ag.tensor([True] * 3), ag.ones(2)),
+           lambda: torch.zeros(3).masked_scatter(torch.tensor([True] * 3), torch.ones(2)))
+    for accumulate in (False, True):
+        _grads(lambda a, s: a.put(ag.tensor([1, 4, -1]), s, accumulate),
+               lambda a, s: a.put(torch.tensor([1, 4, -1]), s, accumulate), RNG.standard_normal((2, 3)),
+               RNG.standard_normal(3))
+        _grads(lambda a, s: a.index_put((ag.tensor([0, 1, 0]), ag.tensor([2, 2, 2])), s, accumulate),
+               lambda a, s: a.index_put((torch.tensor([0, 1, 0]), torch.tensor([2, 2, 2])), s, accumulate),
+               RNG.standard_normal((2, 3)), RNG.standard_normal(3))
+    _error(lambda: ag.zeros(5).put_(ag.tensor([7]), ag.ones(1)), lambda: torch.zeros(5).put_(torch.tensor([7]),
+                                                                                          torch.ones(1)), IndexError)
+    x = ag.zeros(2, 2)
+    assert x.put_(ag.tensor([3, 3]), ag.tensor([1.0, 2.0]), accumulate=True).tolist() == [[0, 0], [0, 3]]
+
+
+def test_index_copy_and_put_in_place():
+    _grads(lambda a, s: a.index_copy(1, ag.tensor([2, 0]), s), lambda a, s: a.index_copy(1, torch.tensor([2, 0]), s),
+           RNG.standard_normal((2, 3)), RNG.standard_normal((2, 2)))
+    a, t = _pair(RNG.standard_normal((2, 3)))
+    ym, yt = a * 1, t * 1
+    ym.index_put_((ag.tensor([1]),), ag.tensor(5.0))
+    yt.index_put_((torch.tensor([1]),), torch.tensor(5.0))
+    _same(ym, yt)
+    assert ym.grad_fn.name() == yt.grad_fn.name()
+
+
+def test_fill_diagonal_():
+    for shape, wrap in [((3, 3), False), ((7, 3), False), ((7, 3), True), ((2, 4), False), ((3, 3, 3), False)]:
+        _same(ag.zeros(*shape).fill_diagonal_(5, wrap=wrap), torch.zeros(*shape).fill_diagonal_(5, wrap=wrap))
+    a, t = _pair(RNG.standard_normal((3, 3)))
+    ym, yt = (a * 2).fill_diagonal_(1.0), (t * 2).fill_diagonal_(1.0)
+    assert type(ym.grad_fn).__name__ == type(yt.grad_fn).__name__ == "CopySlices"
+    ym.sum().backward()
+    assert a.grad.tolist() == [[0, 2, 2], [2, 0, 2], [2, 2, 0]]     # by hand
+    _error(lambda: ag.zeros(3).fill_diagonal_(1), lambda: torch.zeros(3).fill_diagonal_(1))
+    _error(lambda: ag.zeros(3, 3, 4).fill_diagonal_(1), lambda: torch.zeros(3, 3, 4).fill_diagonal_(1))
+
+
+def test_unfold():
+    for dim, size, step in [(0, 2, 1), (1, 3, 2), (-1, 1, 1), (0, 4, 3)]:
+        out = _grads(lambda a: a.unfold(dim, size, step) * 1.5, lambda a: a.unfold(dim, size, step) * 1.5,
+                     RNG.standard_normal((4, 5)))
+    x = ag.tensor(np.arange(7.0), requires_grad=True)
+    u = x.unfold(0, 3, 2)
+    assert u.grad_fn.name() == "UnfoldBackward0" and u.stride() == (2, 1)
+    u.sum().backward()
+    assert x.grad.tolist() == [1, 1, 2, 1, 2, 1, 1]        # overlapping windows count twice
+    _error(lambda: ag.zeros(3).unfold(0, 4, 1), lambda: torch.zeros(3).unfold(0, 4, 1))
+    a = ag.tensor(np.arange(5.0), requires_grad=True)
+    g, = ag.autograd.grad(a.unfold(0, 2, 1).pow(2).sum(), a, create_graph=True)
+    t = torch.tensor(np.arange(5.0), requires_grad=True)
+    h, = torch.autograd.grad(t.unfold(0, 2, 1).pow(2).sum(), t, create_graph=True)
+    _same(g, h)
+    _same(ag.autograd.grad(g.sum(), a)[0], torch.autograd.grad(h.sum(), t)[0])
+
+
+# -- layout: stride, storage_offset, contiguity, views of other dtypes, resize ------------------
+
+def test_stride_storage_offset_contiguous():
+    data = np.arange(24.0).reshape(2, 3, 4)
+    a, t = ag.tensor(data), torch.tensor(data)
+    for f in (lambda x: x, lambda x: x.transpose(0, 2), lambda x: x[:, 1:, ::2], lambda x: x[1], lambda x: x.t()
+              if x.ndim == 2 else x.permute(2, 0, 1), lambda x: x.expand(2, 2, 3, 4), lambda x: x.unfold(2, 2, 1)):
+        ym, yt = f(a), f(t)
+        assert ym.stride() == yt.stride() and ym.storage_offset() == yt.storage_offset()
+        assert ym.is_contiguous() == yt.is_contiguous()
+        assert ym.contiguous().is_contiguous() and ym.contiguous().stride() == yt.contiguous().stride()
+    assert a.stride(-1) == 1 and a[:, 2].storage_offset() == 8        # by hand: row 2 of a 3x4 block
+    x, xt = _pair(RNG.standard_normal((2, 3)))
+    assert x.t().contiguous().grad_fn.name() == xt.t().contiguous().grad_fn.name() == "CloneBackward0"
+    assert x.contiguous() is x
+
+
+def test_view_dtype_and_small_integers():
+    data = RNG.standard_normal((4, 4))
+    a, t = ag.tensor(data), torch.tensor(data)
+    ym, yt = a.view(ag.int32), t.view(torch.int32)
+    assert ym.shape == tuple(yt.shape) and ym.tolist() == yt.tolist()
+    ym[0, 0] = 1000000000
+    yt[0, 0] = 1000000000
+    assert a.tolist() == t.tolist()
+    assert a.view(ag.uint8).tolist() == t.view(torch.uint8).tolist()
+    values = [1.7, -2.3, 300.0, -129.0]
+    for name in ("byte", "char", "short"):
+        assert getattr(ag.tensor(values), name)().tolist() == getattr(torch.tensor(values), name)().tolist()
+    assert ag.tensor([300.0]).byte().tolist() == [44]           # 300 mod 256
+    assert ag.tensor([], dtype=ag.uint8).element_size() == 1
+    assert str(ag.int16) == "int16" and ag.short is ag.int16
+
+
+def test_resize():
+    a, t = ag.tensor([[1, 2], [3, 4], [5, 6]]), torch.tensor([[1, 2], [3, 4], [5, 6]])
+    assert a.resize_(2, 2).tolist() == t.resize_(2, 2).tolist()
+    b = ag.zeros(3)
+    assert b.resize_as_(ag.zeros(2, 2)).shape == (2, 2)
+    _error(lambda: ag.ones(2, requires_grad=True).resize_(3), lambda: torch.ones(2, requires_grad=True).resize_(3))
+
+
+def test_grad_dtype():
+    x = ag.tensor([1.0, 2.0], requires_grad=True)
+    xt = torch.tensor([1.0, 2.0], requires_grad=True)
+    assert str(x.grad_dtype) == "float64"
+    x.grad_dtype, xt.grad_dtype = ag.float32, torch.float32
+    (x * 2).sum().backward()
+    (xt * 2).sum().backward()
+    assert x.grad.dtype == np.float32 and x.grad.tolist() == xt.grad.tolist() == [2.0, 2.0]
+    _error(lambda: setattr(x, "grad", ag.ones(2)), lambda: setattr(xt, "grad", torch.ones(2)))
+    x.grad_dtype, xt.grad_dtype = None, None
+    x.grad, xt.grad = ag.ones(2, dtype=ag.float16), torch.ones(2, dtype=torch.float16)
+    assert x.grad_dtype is None
+    _error(lambda: (x * 2).grad_dtype, lambda: (xt * 2).grad_dtype)
+
+
+def test_squeeze_tuple():
+    _grads(lambda a: a.squeeze((0, 2)), lambda a: a.squeeze((0, 2)), RNG.standard_normal((1, 3, 1, 2)))
+    _grads(lambda a: ag.squeeze(a, [0, 1]), lambda a: torch.squeeze(a, [0, 1]), RNG.standard_normal((1, 3, 1, 2)))
+    _error(lambda: ag.zeros(1, 2).squeeze((0, 0)), lambda: torch.zeros(1, 2).squeeze((0, 0)))
+    assert ag.zeros(1, 3, 1, 2).squeeze((0, 1, 2)).shape == (3, 2)
+
+
+def test_setitem_shape_error():
+    for shape, value, index in [(3, 2, slice(None)), ((2, 3), (2, 2), slice(None)), ((2, 3), (4,), 0),
+                                ((2, 3), (2,), [0, 1])]:
+        def mine():
+            ag.zeros(shape)[index] = ag.ones(value)
+
+        def theirs():
+            torch.zeros(shape)[index] = torch.ones(value)
+        _error(mine, theirs)
+
+
+# -- out= --------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name, args", [
+    ("mul", ([[1.0, 2.0]], [[3.0, 4.0]])),
+    ("div", ([[1.0, 2.0]], [[3.0, 4.0]])), ("matmul", ([[1.0, 2.0]], [[3.0], [4.0]])),
+    ("mm", ([[1.0, 2.0]], [[3.0], [4.0]])), ("cat", None), ("stack", None)])
+def test_out(name, args):
+    if args is None:
+        parts = [[1.0, 2.0], [3.0, 4.0]]
+        call_m = lambda out: getattr(ag, name)([ag.tensor(p) for p in parts], out=out)    # noqa: E731
+        call_t = lambda out: getattr(torch, name)([torch.tensor(p) for p in parts], out=out)    # noqa: E731
+    else:
+        call_m = lambda out: getattr(ag, name)(*[ag.tensor(a) for a in args], out=out)    # noqa: E731
+        call_t = lambda out: getattr(torch, name)(*[torch.tensor(a) for a in args], out=out)    # noqa: E731
+    expected = call_t(None)
+    out_m, out_t = ag.zeros(tuple(expected.shape)), torch.zeros(tuple(expected.shape))
+    assert call_m(out_m) is out_m and call_t(out_t) is out_t
+    _same(out_m, out_t)
+    assert out_m._version == out_t._version
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _same(call_m(ag.zeros(7)), call_t(torch.zeros(7)))          # resized
+    x = ag.ones(tuple(expected.shape), requires_grad=True)
+    with pytest.raises(RuntimeError, match="don't support automatic differentiation"):
+        ag.mul(x, 1, out=ag.zeros(tuple(expected.shape)))
+
+
+def test_out_by_hand():
+    out = ag.zeros(2, 2)
+    ag.matmul(ag.tensor([[1.0, 2.0], [3.0, 4.0]]), ag.eye(2), out=out)
+    assert out.tolist() == [[1.0, 2.0], [3.0, 4.0]]
