@@ -260,3 +260,37 @@ def test_out_by_hand():
     out = ag.zeros(2, 2)
     ag.matmul(ag.tensor([[1.0, 2.0], [3.0, 4.0]]), ag.eye(2), out=out)
     assert out.tolist() == [[1.0, 2.0], [3.0, 4.0]]
+
+
+# -- convolution: forward mode and double backward ----------------------------------------------
+
+@pytest.mark.parametrize("kw, transposed", [(dict(stride=2, padding=1, groups=2), False),
+                                            (dict(padding=2, dilation=2), False), (dict(stride=2, padding=1), True)])
+def test_convolution_double_backward_and_forward_mode(kw, transposed):
+    x, b = RNG.standard_normal((2, 4, 6)), RNG.standard_normal(4)
+    w = RNG.standard_normal((4, 4 // kw.get("groups", 1), 3))
+    fm = ag.nn.functional.conv_transpose1d if transposed else ag.nn.functional.conv1d
+    ft = torch.nn.functional.conv_transpose1d if transposed else torch.nn.functional.conv1d
+    (xm, xt), (wm, wt), (bm, bt) = _pair(x), _pair(w), _pair(b)
+    gm = ag.autograd.grad(fm(xm, wm, bm, **kw).pow(3).sum(), (xm, wm, bm), create_graph=True)
+    gt = torch.autograd.grad(ft(xt, wt, bt, **kw).pow(3).sum(), (xt, wt, bt), create_graph=True)
+    for m, t in zip(gm, gt):
+        _same(m, t, 1e-9)
+        assert m.grad_fn.name() == t.grad_fn.name() == "ConvolutionBackwardBackward0"
+    sm = ag.autograd.grad(sum((g ** 2).sum() for g in gm), (xm, wm, bm))
+    st = torch.autograd.grad(sum((g ** 2).sum() for g in gt), (xt, wt, bt))
+    for m, t in zip(sm, st):
+        np.testing.assert_allclose(m.numpy(), t.numpy(), rtol=1e-10)
+    tangents = [RNG.standard_normal(a.shape) for a in (x, w, b)]
+    with ag.forward_ad.dual_level():
+        out = fm(*[ag.forward_ad.make_dual(ag.tensor(a), ag.tensor(t)) for a, t in zip((x, w, b), tangents)], **kw)
+        tm = ag.forward_ad.unpack_dual(out).tangent
+    with torch.autograd.forward_ad.dual_level():
+        out = ft(*[torch.autograd.forward_ad.make_dual(torch.tensor(a), torch.tensor(t))
+                   for a, t in zip((x, w, b), tangents)], **kw)
+        tt = torch.autograd.forward_ad.unpack_dual(out).tangent
+    _same(tm, tt)
+    eps = 1e-6         # the tangent as a central difference
+    plus = fm(*[ag.tensor(a + eps * t) for a, t in zip((x, w, b), tangents)], **kw)
+    minus = fm(*[ag.tensor(a - eps * t) for a, t in zip((x, w, b), tangents)], **kw)
+    np.testing.assert_allclose(tm.numpy(), (plus - minus).numpy() / (2 * eps), rtol=1e-6, atol=1e-7)
