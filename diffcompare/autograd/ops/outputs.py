@@ -1,10 +1,10 @@
 """PyTorch's ``out=`` argument: a function's result written into a given tensor, which is
-returned. It sits below the op families, so each of them (``cat``, ``matmul``, ``add``) can
+returned. It sits below the op families, so each of them (``cat``, ``matmul``, ``mul``) can
 take ``out=`` without importing another family.
 
 >>> from diffcompare import autograd as ag
 >>> out = ag.zeros(2)
->>> ag.add(ag.tensor([1.0, 2.0]), 1.0, out=out) is out, out
+>>> ag.mul(ag.tensor([1.0, 2.0]), 2.0, out=out) is out, out
 (True, tensor([2., 3.]))
 """
 
