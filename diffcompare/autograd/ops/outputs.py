@@ -5,7 +5,7 @@ take ``out=`` without importing another family.
 >>> from diffcompare import autograd as ag
 >>> out = ag.zeros(2)
 >>> ag.mul(ag.tensor([1.0, 2.0]), 2.0, out=out) is out, out
-(True, tensor([2., 3.]))
+(True, tensor([2., 4.]))
 """
 
 from __future__ import annotations
