@@ -231,6 +231,13 @@ class TensorOperators(Operators):
     logdet = ops.logdet
     slogdet = ops.slogdet
     inverse = ops.inverse
+    svd = ops.svd
+    qr = ops.qr
+    lu = ops.lu
+    lu_solve = ops.lu_solve
+    pinverse = ops.pinverse
+    matrix_exp = ops.matrix_exp
+    matrix_power = ops.matrix_power
 
     def diagonal(self, offset=0, dim1=0, dim2=1):
         """The ``offset`` diagonal of dimensions ``dim1`` and ``dim2``: see :func:`.ops.diagonal`."""
@@ -329,6 +336,22 @@ class TensorOperators(Operators):
     clone = ops.clone
     contiguous = ops.contiguous
     to = ops.to
+
+    @property
+    def mH(self):
+        """The conjugate transpose of the last two dimensions."""
+        return ops.transpose(self, -2, -1).conj() if self.dtype.kind == "c" else ops.transpose(self, -2, -1)
+
+    @property
+    def H(self):
+        """The conjugate transpose of a matrix."""
+        if self.ndim != 2:
+            raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self.ndim}-D tensor.")
+        return self.mH
+
+    def adjoint(self):
+        """The conjugate transpose of the last two dimensions (``mH``)."""
+        return self.mH
 
     def view_as(self, other):
         """This tensor viewed with ``other``'s shape."""
