@@ -294,3 +294,102 @@ def test_convolution_double_backward_and_forward_mode(kw, transposed):
     plus = fm(*[ag.tensor(a + eps * t) for a, t in zip((x, w, b), tangents)], **kw)
     minus = fm(*[ag.tensor(a - eps * t) for a, t in zip((x, w, b), tangents)], **kw)
     np.testing.assert_allclose(tm.numpy(), (plus - minus).numpy() / (2 * eps), rtol=1e-6, atol=1e-7)
+
+
+# -- factorisations: values, gradients, second derivatives, node names ---------------------------
+
+def _twice(f_mine, f_theirs, *arrays, tol=1e-9):
+    """Values, node names, gradients of a random projection and the gradient of the squared
+    gradient norm (create_graph) on both engines."""
+    xm = [ag.tensor(a, requires_grad=True) for a in arrays]
+    xt = [torch.tensor(a, requires_grad=True) for a in arrays]
+    outs_m, outs_t = f_mine(*xm), f_theirs(*xt)
+    outs_m = outs_m if isinstance(outs_m, tuple) else (outs_m,)
+    outs_t = outs_t if isinstance(outs_t, tuple) else (outs_t,)
+    loss_m = loss_t = 0
+    for m, t in zip(outs_m, outs_t):
+        _same(m, t, tol)
+        if t.requires_grad:
+            assert m.grad_fn.name() == t.grad_fn.name()
+            w = RNG.standard_normal(tuple(t.shape))
+            loss_m, loss_t = loss_m + (m * ag.tensor(w)).sum(), loss_t + (t * torch.tensor(w)).sum()
+    gm = ag.autograd.grad(loss_m, xm, create_graph=True)
+    gt = torch.autograd.grad(loss_t, xt, create_graph=True)
+    for m, t in zip(gm, gt):
+        _same(m, t, tol)
+    hm = ag.autograd.grad(sum((g ** 2).sum() for g in gm), xm)
+    ht = torch.autograd.grad(sum((g ** 2).sum() for g in gt), xt)
+    for m, t in zip(hm, ht):
+        np.testing.assert_allclose(m.numpy(), t.numpy(), rtol=tol, atol=tol)
+
+
+SQUARE = RNG.standard_normal((3, 3))
+TALL = RNG.standard_normal((4, 3))
+WIDE = RNG.standard_normal((3, 5))
+
+
+def _reconstructed(u, s, vh):
+    return (u * s.unsqueeze(-2)) @ vh
+
+
+@pytest.mark.parametrize("name", ["eigh", "eigvalsh", "svd", "svd_wide", "svdvals", "torch_svd", "qr", "qr_wide",
+                                  "lu_factor", "lu", "torch_lu", "lu_solve", "pinv", "pinv_wide", "lstsq",
+                                  "matrix_exp", "matrix_power", "matrix_power_neg", "multi_dot", "multi_dot_vectors"])
+def test_factorisations(name):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        case = {
+            "eigh": (lambda T, a: T.linalg.eigh(a + a.mT), [SQUARE]),
+            "eigvalsh": (lambda T, a: T.linalg.eigvalsh(a + a.mT), [SQUARE]),
+            # singular vectors have a sign each engine's LAPACK path picks: a product that does not see it
+            "svd": (lambda T, a: _reconstructed(*T.linalg.svd(a, full_matrices=False)), [TALL]),
+            "svd_wide": (lambda T, a: _reconstructed(*T.linalg.svd(a, full_matrices=False)) * 2, [WIDE]),
+            "svdvals": (lambda T, a: T.linalg.svd(a).S, [TALL]),
+            "torch_svd": (lambda T, a: T.svd(a)[1], [WIDE]),
+            "qr": (lambda T, a: T.linalg.qr(a), [TALL]),
+            "qr_wide": (lambda T, a: T.linalg.qr(a), [WIDE]),
+            "lu_factor": (lambda T, a: T.linalg.lu_factor(a).LU, [SQUARE]),
+            "lu": (lambda T, a: T.linalg.lu(a)[1:], [SQUARE]),
+            "torch_lu": (lambda T, a: T.lu(a)[0], [SQUARE]),
+            "lu_solve": (lambda T, a, b: T.linalg.lu_solve(*T.linalg.lu_factor(a), b), [SQUARE, TALL.T[:, :2]]),
+            "pinv": (lambda T, a: T.linalg.pinv(a), [TALL]),
+            "pinv_wide": (lambda T, a: T.linalg.pinv(a), [WIDE]),
+            "lstsq": (lambda T, a, b: T.linalg.lstsq(a, b).solution, [TALL, RNG.standard_normal((4, 2))]),
+            "matrix_exp": (lambda T, a: T.linalg.matrix_exp(a), [SQUARE]),
+            "matrix_power": (lambda T, a: T.linalg.matrix_power(a, 3), [SQUARE]),
+            "matrix_power_neg": (lambda T, a: T.linalg.matrix_power(a, -2), [SQUARE]),
+            "multi_dot": (lambda T, a, b, c: T.linalg.multi_dot([a, b, c]), [SQUARE, TALL.T, WIDE.T[:4]]),
+            "multi_dot_vectors": (lambda T, a, b: T.linalg.multi_dot([a[0], b, a[1]]), [SQUARE, SQUARE]),
+        }[name]
+        f, arrays = case
+        _twice(lambda *xs: f(ag, *xs), lambda *xs: f(torch, *xs), *arrays)
+
+
+def test_factorisations_by_hand():
+    lu, pivots = ag.linalg.lu_factor(ag.tensor([[1.0, 2.0], [3.0, 4.0]]))
+    np.testing.assert_allclose(lu.numpy(), [[3.0, 4.0], [1 / 3, 2 / 3]], rtol=1e-15)   # 2 - 4/3
+    assert pivots.tolist() == [2, 2]
+    # exp of a nilpotent matrix: I + N
+    assert ag.linalg.matrix_exp(ag.tensor([[0.0, 1.0], [0.0, 0.0]])).tolist() == [[1.0, 1.0], [0.0, 1.0]]
+    # d/dA trace(exp(A)) = exp(A)^T, checked by central differences
+    a = RNG.standard_normal((2, 2))
+    x = ag.tensor(a, requires_grad=True)
+    ag.linalg.matrix_exp(x).diagonal().sum().backward()
+    eps, fd = 1e-6, np.zeros((2, 2))
+    for i in range(2):
+        for j in range(2):
+            d = np.zeros((2, 2))
+            d[i, j] = eps
+            fd[i, j] = (np.trace(ag.linalg.matrix_exp(ag.tensor(a + d)).numpy())
+                        - np.trace(ag.linalg.matrix_exp(ag.tensor(a - d)).numpy())) / (2 * eps)
+    np.testing.assert_allclose(x.grad.numpy(), fd, rtol=1e-7)
+    s = ag.tensor([[2.0, 0.0], [0.0, 5.0]])
+    assert ag.linalg.eigvalsh(s).tolist() == [2.0, 5.0] and int(ag.linalg.matrix_rank(ag.ones(3, 3))) == 1
+
+
+def test_einsum_sublist():
+    a, b = RNG.standard_normal((3, 2, 5)), RNG.standard_normal((3, 5, 4))
+    _grads(lambda x, y: ag.einsum(x, [..., 0, 1], y, [..., 1, 2], [..., 0, 2]),
+           lambda x, y: torch.einsum(x, [..., 0, 1], y, [..., 1, 2], [..., 0, 2]), a, b)
+    out = ag.einsum(ag.tensor([[1.0, 2.0], [3.0, 4.0]]), [0, 0])          # the trace
+    assert out.item() == 5.0
