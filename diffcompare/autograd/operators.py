@@ -582,6 +582,161 @@ class TensorOperators(Operators):
     masked_fill_ = ops.inplace_unary(ops.masked_fill)
     neg_ = ops.inplace_unary(__neg__)
 
+    # -- more functions as methods (ops.numeric, ops.composites, ops.comparison) ----------------
+    arccos, arccosh, arcsin, arcsinh = ops.acos, ops.acosh, ops.asin, ops.asinh
+    arctan, arctanh = ops.atan, ops.atanh
+    trunc = fix = ops.trunc
+    frac = ops.frac
+    exp2 = ops.exp2
+    sgn = ops.sgn
+    signbit = ops.signbit
+    deg2rad = ops.deg2rad
+    rad2deg = ops.rad2deg
+    erfc = ops.erfc
+    sinc = ops.sinc
+    logaddexp2 = ops.logaddexp2
+    fmax = ops.fmax
+    fmin = ops.fmin
+    copysign = ops.copysign
+    float_power = ops.float_power
+    floor_divide = ops.floor_divide
+    nansum = ops.nansum
+    nanmean = ops.nanmean
+    kthvalue = ops.kthvalue
+    vdot = ops.vdot
+    rot90 = ops.rot90
+    take_along_dim = ops.take_along_dim
+    fliplr = ops.fliplr
+    flipud = ops.flipud
+    hsplit = ops.hsplit
+    vsplit = ops.vsplit
+    dsplit = ops.dsplit
+    split_with_sizes = ops.split_with_sizes
+    msort = ops.msort
+    select = ops.select
+    swapdims = ops.swapdims
+    ravel = ops.ravel
+    positive = ops.positive
+    diagflat = ops.diagflat
+    count_nonzero = ops.count_nonzero
+    subtract = ops.sub
+    allclose = ops.allclose
+
+    def where(self, condition, other):
+        """``self`` where ``condition`` holds, else ``other`` (``torch.where(condition, self, other)``)."""
+        return ops.where(condition, self, other)
+
+    def is_floating_point(self):
+        return self.dtype.kind == "f"
+
+    def is_complex(self):
+        return self.dtype.kind == "c"
+
+    def is_signed(self):
+        return self.dtype.kind in "fic"
+
+    def is_nonzero(self):
+        """The truth of a one-element tensor."""
+        if self.numel() != 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous" if self.numel() else
+                               "Boolean value of Tensor with no values is ambiguous")
+        return bool(self._data.reshape(()))
+
+    def is_same_size(self, other):
+        return tuple(self.shape) == tuple(other.shape)
+
+    def nelement(self):
+        return self.numel()
+
+    def ndimension(self):
+        return self.ndim
+
+    def get_device(self):
+        """-1: the CPU."""
+        return -1
+
+    @property
+    def output_nr(self):
+        return self._output_nr
+
+    def is_inference(self):
+        return False
+
+    # -- in place: the op on the current value, written back ------------------------------------
+    absolute_ = ops.inplace_unary(ops.abs)
+    acos_ = arccos_ = ops.inplace_unary(ops.acos)
+    acosh_ = arccosh_ = ops.inplace_unary(ops.acosh)
+    asin_ = arcsin_ = ops.inplace_unary(ops.asin)
+    asinh_ = arcsinh_ = ops.inplace_unary(ops.asinh)
+    atan_ = arctan_ = ops.inplace_unary(ops.atan)
+    atanh_ = arctanh_ = ops.inplace_unary(ops.atanh)
+    atan2_ = arctan2_ = ops.inplace_unary(ops.atan2)
+    cosh_ = ops.inplace_unary(ops.cosh)
+    sinh_ = ops.inplace_unary(ops.sinh)
+    tan_ = ops.inplace_unary(ops.tan)
+    ceil_ = ops.inplace_unary(ops.ceil)
+    floor_ = ops.inplace_unary(ops.floor)
+    round_ = ops.inplace_unary(ops.round)
+    trunc_ = fix_ = ops.inplace_unary(ops.trunc)
+    frac_ = ops.inplace_unary(ops.frac)
+    sign_ = ops.inplace_unary(ops.sign)
+    sgn_ = ops.inplace_unary(ops.sgn)
+    erf_ = ops.inplace_unary(ops.erf)
+    erfc_ = ops.inplace_unary(ops.erfc)
+    exp2_ = ops.inplace_unary(ops.exp2)
+    expm1_ = ops.inplace_unary(ops.expm1)
+    log1p_ = ops.inplace_unary(ops.log1p)
+    log2_ = ops.inplace_unary(ops.log2)
+    log10_ = ops.inplace_unary(ops.log10)
+    rsqrt_ = ops.inplace_unary(ops.rsqrt)
+    reciprocal_ = ops.inplace_unary(ops.reciprocal)
+    square_ = ops.inplace_unary(ops.square)
+    negative_ = ops.inplace_unary(__neg__)
+    logit_ = ops.inplace_unary(ops.logit)
+    nan_to_num_ = ops.inplace_unary(ops.nan_to_num)
+    deg2rad_ = ops.inplace_unary(ops.deg2rad)
+    rad2deg_ = ops.inplace_unary(ops.rad2deg)
+    sinc_ = ops.inplace_unary(ops.sinc)
+    clamp_min_ = ops.inplace_unary(ops.clamp_min)
+    clamp_max_ = ops.inplace_unary(ops.clamp_max)
+    clip_ = ops.inplace_unary(ops.clip)
+    tril_ = ops.inplace_unary(ops.tril)
+    triu_ = ops.inplace_unary(ops.triu)
+    cumsum_ = ops.inplace_unary(ops.cumsum)
+    cumprod_ = ops.inplace_unary(ops.cumprod)
+    multiply_ = ops.inplace_unary(ops.mul)
+    divide_ = true_divide_ = ops.inplace_unary(ops.div)
+    subtract_ = ops.inplace_unary(ops.sub)
+    remainder_ = ops.inplace_unary(ops.remainder)
+    fmod_ = ops.inplace_unary(ops.fmod)
+    hypot_ = ops.inplace_unary(ops.hypot)
+    lerp_ = ops.inplace_unary(ops.lerp)
+    xlogy_ = ops.inplace_unary(ops.xlogy)
+    copysign_ = ops.inplace_unary(ops.copysign)
+    float_power_ = ops.inplace_unary(ops.float_power)
+    floor_divide_ = ops.inplace_unary(ops.floor_divide)
+    addcmul_ = ops.inplace_unary(ops.addcmul)
+    addcdiv_ = ops.inplace_unary(ops.addcdiv)
+    addmm_ = ops.inplace_unary(ops.addmm)
+    addmv_ = ops.inplace_unary(ops.addmv)
+    addr_ = ops.inplace_unary(ops.addr)
+    addbmm_ = ops.inplace_unary(ops.addbmm)
+    baddbmm_ = ops.inplace_unary(ops.baddbmm)
+    eq_ = ops.inplace_unary(ops.eq)
+    ne_ = not_equal_ = ops.inplace_unary(ops.ne)
+    lt_ = less_ = ops.inplace_unary(ops.lt)
+    le_ = less_equal_ = ops.inplace_unary(ops.le)
+    gt_ = greater_ = ops.inplace_unary(ops.gt)
+    ge_ = greater_equal_ = ops.inplace_unary(ops.ge)
+    logical_and_ = ops.inplace_unary(ops.logical_and)
+    logical_or_ = ops.inplace_unary(ops.logical_or)
+    logical_xor_ = ops.inplace_unary(ops.logical_xor)
+    logical_not_ = ops.inplace_unary(ops.logical_not)
+    bitwise_and_ = ops.inplace_unary(ops.bitwise_and)
+    bitwise_or_ = ops.inplace_unary(ops.bitwise_or)
+    bitwise_xor_ = ops.inplace_unary(ops.bitwise_xor)
+    bitwise_not_ = ops.inplace_unary(ops.bitwise_not)
+
     # -- reverse mode -----------------------------------------------------------------------
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Compute the gradient of this tensor w.r.t. the graph leaves and add it to their ``.grad``.

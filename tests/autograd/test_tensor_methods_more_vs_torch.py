@@ -22,8 +22,9 @@ def _pair(array, requires_grad=True):
 
 def _same(mine, theirs, tol=1e-10):
     assert mine.shape == tuple(theirs.shape)
-    np.testing.assert_allclose(np.asarray(mine.detach()._data, dtype=np.float64),
-                               theirs.detach().numpy().astype(np.float64), rtol=tol, atol=tol)
+    theirs = theirs.detach()
+    expected = np.zeros(tuple(theirs.shape)) if theirs._is_zerotensor() else theirs.numpy().astype(np.float64)
+    np.testing.assert_allclose(np.asarray(mine.detach()._data, dtype=np.float64), expected, rtol=tol, atol=tol)
 
 
 def _grads(f_mine, f_theirs, *arrays):
@@ -382,7 +383,7 @@ def test_factorisations_by_hand():
             d[i, j] = eps
             fd[i, j] = (np.trace(ag.linalg.matrix_exp(ag.tensor(a + d)).numpy())
                         - np.trace(ag.linalg.matrix_exp(ag.tensor(a - d)).numpy())) / (2 * eps)
-    np.testing.assert_allclose(x.grad.numpy(), fd, rtol=1e-7)
+    np.testing.assert_allclose(x.grad.numpy(), fd, rtol=1e-7, atol=1e-8)
     s = ag.tensor([[2.0, 0.0], [0.0, 5.0]])
     assert ag.linalg.eigvalsh(s).tolist() == [2.0, 5.0] and int(ag.linalg.matrix_rank(ag.ones(3, 3))) == 1
 
@@ -393,3 +394,42 @@ def test_einsum_sublist():
            lambda x, y: torch.einsum(x, [..., 0, 1], y, [..., 1, 2], [..., 0, 2]), a, b)
     out = ag.einsum(ag.tensor([[1.0, 2.0], [3.0, 4.0]]), [0, 0])          # the trace
     assert out.item() == 5.0
+
+
+# -- more elementwise functions, reductions and rearrangements as methods -----------------------
+
+X = RNG.standard_normal((3, 4)) * 3
+X[0, 0] = 0.0
+
+
+@pytest.mark.parametrize("expr", [
+    "x.trunc()", "x.fix()", "x.frac()", "x.exp2()", "x.sgn()", "x.deg2rad()", "x.rad2deg()", "x.erfc()", "x.sinc()",
+    "x.logaddexp2(x.flip(0))", "x.fmax(x.t().reshape(3, 4))", "x.fmin(x.t().reshape(3, 4))", "x.copysign(x.flip(1))",
+    "x.copysign(-1.0)", "x.float_power(2)", "x.nansum(1)", "x.nansum()", "x.nanmean(0)", "x.kthvalue(2, 1)[0]",
+    "x[0].vdot(x[1])", "x.rot90(1, (0, 1))", "x.rot90(3, (1, 0))", "x.take_along_dim(T.tensor([[0], [2], [1]]), 1)",
+    "x.fliplr()", "x.flipud()", "x.hsplit(2)[1]", "x.vsplit([1])[1]", "x.split_with_sizes([1, 3], 1)[1]",
+    "x.msort()", "x.select(1, 2)", "x.swapdims(0, 1)", "x.ravel()", "x.diagflat()", "x[0].diagflat(1)",
+    "x.arcsin() if False else (x / 10).arcsin()", "(x / 10).arctanh()", "T.arccos(x / 10)"])
+def test_methods_vs_torch(expr):
+    f = eval(f"lambda T, x: {expr}")         # noqa: S307  (a fixed list of expressions)
+    _grads(lambda a: f(ag, a), lambda a: f(torch, a), X)
+
+
+def test_methods_without_graph():
+    a, t = ag.tensor(X), torch.tensor(X)
+    assert a.count_nonzero().item() == t.count_nonzero().item() == 11
+    assert a.count_nonzero(0).tolist() == t.count_nonzero(0).tolist()
+    assert a.signbit().tolist() == t.signbit().tolist()
+    assert a.allclose(a + 1e-9) and a.where(a > 0, 0.0).tolist() == t.where(t > 0, 0.0).tolist()
+    assert (a.is_floating_point(), a.is_complex(), a.is_signed(), a.nelement(), a.ndimension()) == \
+        (t.is_floating_point(), t.is_complex(), t.is_signed(), t.nelement(), t.ndimension())
+    assert ag.tensor([-1.5, 2.7]).trunc().tolist() == [-1.0, 2.0] and ag.tensor([-1.5]).frac().tolist() == [-0.5]
+    assert ag.tensor([0.0, 0.5]).sinc().tolist() == [1.0, pytest.approx(2 / np.pi)]     # by hand
+    y = ag.tensor(X, requires_grad=True) * 1
+    yt = torch.tensor(X, requires_grad=True) * 1
+    for name in ("exp2_", "trunc_", "clamp_min_", "tril_"):
+        args = (0.5,) if name == "clamp_min_" else ()
+        getattr(y, name)(*args)
+        getattr(yt, name)(*args)
+        _same(y, yt)
+        assert y.grad_fn.name() == yt.grad_fn.name()

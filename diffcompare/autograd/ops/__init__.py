@@ -27,12 +27,12 @@ this package gathers both from :data:`FAMILIES`, so an op is added in its family
 ('MulBackward0', ['SinBackward0', 'AccumulateGrad'])
 """
 
-from . import (activations, arithmetic, comparison, composites, convolution, convolution_grads, decompositions, distances, dual, einstein, elementwise, factorizations, indexing, inplace,
+from . import (activations, arithmetic, comparison, composites, convolution, convolution_grads, decompositions, distances, dual, einstein, elementwise, factorizations, indexing, inplace, numeric,
                layers, linalg, losses, matrices, outputs, pointwise, recording, reductions, sampling, scattering, selection, shape)
 
 # the families, in the order their names are gathered (a later family's name wins)
 FAMILIES = (dual, recording, outputs, arithmetic, elementwise, shape, inplace, indexing, reductions, linalg, comparison, convolution, convolution_grads, layers,
-            losses, matrices, decompositions, factorizations, einstein, scattering, selection, pointwise, activations, distances, sampling, composites)
+            losses, matrices, decompositions, factorizations, einstein, scattering, selection, pointwise, numeric, activations, distances, sampling, composites)
 
 __all__ = []
 PUBLIC = ()         # the torch-level functions, `diffcompare.autograd.<name>` as `torch.<name>`
