@@ -736,6 +736,15 @@ class TensorOperators(Operators):
     bitwise_or_ = ops.inplace_unary(ops.bitwise_or)
     bitwise_xor_ = ops.inplace_unary(ops.bitwise_xor)
     bitwise_not_ = ops.inplace_unary(ops.bitwise_not)
+    transpose_ = swapaxes_ = swapdims_ = ops.inplace_view(ops.transpose, "TransposeBackward1")
+    t_ = ops.inplace_view(ops.t, "TBackward1")
+    unsqueeze_ = ops.inplace_view(ops.unsqueeze, "UnsqueezeBackward1")
+
+    def squeeze_(self, dim=None):
+        """``squeeze`` in place (SqueezeBackward3, or SqueezeBackward4 with ``dim``)."""
+        if dim is None:
+            return _SQUEEZE_ALL_(self)
+        return _SQUEEZE_DIM_(self, dim)
 
     # -- reverse mode -----------------------------------------------------------------------
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
@@ -752,5 +761,8 @@ class TensorOperators(Operators):
         """
         backpropagate(self, gradient, retain_graph, create_graph, inputs=inputs)
 
+
+_SQUEEZE_ALL_ = ops.inplace_view(ops.squeeze, "SqueezeBackward3")
+_SQUEEZE_DIM_ = ops.inplace_view(ops.squeeze, "SqueezeBackward4")
 
 Tensor.__bases__ = (TensorOperators,)      # the operators take the place of Tensor's empty base

@@ -433,3 +433,20 @@ def test_methods_without_graph():
         getattr(yt, name)(*args)
         _same(y, yt)
         assert y.grad_fn.name() == yt.grad_fn.name()
+
+
+@pytest.mark.parametrize("name, args", [("transpose_", (0, 1)), ("t_", ()), ("swapdims_", (1, 0)),
+                                        ("unsqueeze_", (1,)), ("squeeze_", ()), ("squeeze_", (0,))])
+def test_in_place_views(name, args):
+    data = RNG.standard_normal((1, 3)) if name == "squeeze_" else RNG.standard_normal((2, 3))
+    a, t = _pair(data)
+    ym, yt = a * 2, t * 2
+    assert getattr(ym, name)(*args) is ym and getattr(yt, name)(*args) is yt
+    _same(ym, yt)
+    assert ym.grad_fn.name() == yt.grad_fn.name() and ym._version == yt._version
+    seed = RNG.standard_normal(tuple(yt.shape))
+    ym.backward(ag.tensor(seed))
+    yt.backward(torch.tensor(seed))
+    _same(a.grad, t.grad)
+    _error(lambda: getattr(a, name)(*args), lambda: getattr(t, name)(*args))
+    assert ag.ones(2, 3).t_().shape == (3, 2)       # by hand
