@@ -11,8 +11,16 @@ torch = pytest.importorskip("torch")
 
 from diffcompare import autograd as ag  # noqa: E402
 
-torch.set_default_dtype(torch.float64)
 RNG = np.random.default_rng(7)
+
+
+@pytest.fixture(autouse=True)
+def _float64():
+    """PyTorch's default dtype float64 while a test runs (as the engine's), put back after."""
+    previous = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)
+    yield
+    torch.set_default_dtype(previous)
 
 
 def _pair(array, requires_grad=True):
