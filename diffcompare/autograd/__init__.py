@@ -32,6 +32,7 @@ from .legacy import BoolTensor, ByteTensor, DoubleTensor, FloatTensor, IntTensor
 from . import forward_ad, functional, linalg, special
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from . import nn, optim
+from .nn.functional import cosine_similarity, pairwise_distance  # noqa: F401  (torch.cosine_similarity, ...)
 from . import func, functorch, utils
 from .vmapping import vmap
 

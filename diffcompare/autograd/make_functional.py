@@ -17,6 +17,8 @@ from __future__ import annotations
 import copy
 import warnings
 
+from .device import as_meta
+from .nn.module import Module, Parameter
 from .stateless import functional_call
 
 __all__ = ["FunctionalModule", "FunctionalModuleWithBuffers", "make_functional", "make_functional_with_buffers"]
@@ -30,36 +32,43 @@ def _deprecated(name):
                   "https://pytorch.org/docs/main/func.migrating.html", FutureWarning, stacklevel=3)
 
 
-class FunctionalModuleWithBuffers:
-    """A copy of a module called with its parameters and buffers as arguments."""
+class FunctionalModuleWithBuffers(Module):
+    """A copy of a module (its parameters and buffers left on the meta device: shapes only),
+    called with parameters and buffers as arguments."""
 
     def __init__(self, module, param_names, buffer_names):
+        super().__init__()
         self.stateless_model = module
         self.param_names, self.buffer_names = tuple(param_names), tuple(buffer_names)
 
-    def __call__(self, params, buffers, *args, **kwargs):
+    def forward(self, params, buffers, *args, **kwargs):
         values = dict(zip(self.param_names, params))
         values.update(zip(self.buffer_names, buffers))
         return functional_call(self.stateless_model, values, args, kwargs)
-
-    forward = __call__
 
 
 class FunctionalModule(FunctionalModuleWithBuffers):
     """A copy of a module called with its parameters as the first argument."""
 
-    def __call__(self, params, *args, **kwargs):
+    def forward(self, params, *args, **kwargs):
         return functional_call(self.stateless_model, dict(zip(self.param_names, params)), args, kwargs)
-
-    forward = __call__
 
 
 def _split(model, disable_autograd_tracking):
+    """A copy of ``model``, its parameters' names, and those parameters (the copy keeps meta
+    placeholders in their place, as functorch's stateless model does)."""
     model = copy.deepcopy(model)
-    names, params = zip(*model.named_parameters()) if list(model.parameters()) else ((), ())
-    if disable_autograd_tracking:
-        params = tuple(p.detach() for p in params)
-    return model, names, tuple(params)
+    named = list(model.named_parameters())
+    names = tuple(n for n, _ in named)
+    params = tuple(p.detach() if disable_autograd_tracking else p for _, p in named)
+    for name, p in named:
+        owner = model
+        for part in name.split(".")[:-1]:
+            owner = getattr(owner, part)
+        placeholder = Parameter(p.detach(), requires_grad=p.requires_grad)
+        placeholder._data = as_meta(placeholder._data)
+        setattr(owner, name.rpartition(".")[2], placeholder)
+    return model, names, params
 
 
 def make_functional_with_buffers(model, disable_autograd_tracking=False):

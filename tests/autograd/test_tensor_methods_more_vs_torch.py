@@ -458,3 +458,88 @@ def test_in_place_views(name, args):
     _same(a.grad, t.grad)
     _error(lambda: getattr(a, name)(*args), lambda: getattr(t, name)(*args))
     assert ag.ones(2, 3).t_().shape == (3, 2)       # by hand
+
+
+# -- autograd APIs ---------------------------------------------------------------------------------
+
+def _multi_hook_run(T):
+    seen = []
+    a, b = T.ones(2, 3, requires_grad=True), T.ones(2, 3, requires_grad=True)
+    c, d = a * b, a * b
+    handle = T.autograd.graph.register_multi_grad_hook((a, b, c, d), lambda gs: seen.append([g is not None
+                                                                                           for g in gs]))
+    c.sum().backward(retain_graph=True)
+    c.sum().backward(inputs=(a,), retain_graph=True)
+    (c + d).sum().backward(retain_graph=True)
+    handle.remove()
+    c.sum().backward(retain_graph=True)
+    firsts = []
+    T.autograd.graph.register_multi_grad_hook((a, c), lambda g: firsts.append(tuple(g.shape)), mode="any")
+    (c * 2).sum().backward()
+    return seen, firsts
+
+
+def test_register_multi_grad_hook():
+    assert _multi_hook_run(ag) == _multi_hook_run(torch)
+    assert _multi_hook_run(ag)[0][0] == [True, True, True, False]          # d is not reached: by hand
+    _error(lambda: ag.autograd.graph.register_multi_grad_hook((ag.ones(1, requires_grad=True),), print, mode="x"),
+           lambda: torch.autograd.graph.register_multi_grad_hook((torch.ones(1, requires_grad=True),), print,
+                                                                 mode="x"), ValueError)
+
+
+def test_allow_mutation_on_saved_tensors():
+    grads = []
+    for T in (ag, torch):
+        a = T.ones(2, 3, requires_grad=True)
+        with T.autograd.graph.allow_mutation_on_saved_tensors():
+            b = a.clone()
+            out = (b ** 2).sum()
+            b.sin_()
+            out.backward()
+        grads.append(a.grad.tolist())
+    assert grads[0] == grads[1] == [[2.0] * 3] * 2          # 2b at the value b had when saved
+
+
+def test_make_functional_with_buffers_and_aux():
+    from diffcompare.autograd import functorch as ft
+    model = ag.nn.Linear(3, 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fmodel, params, buffers = ft.make_functional_with_buffers(model)
+        fplain, params2 = ft.make_functional(model)
+    x = ag.tensor(RNG.standard_normal((4, 3)))
+    expected = x @ model.weight.detach().t() + model.bias.detach()
+    _same(fmodel(params, buffers, x).detach(), torch.tensor(expected.numpy()))
+    _same(fplain(params2, x).detach(), torch.tensor(expected.numpy()))
+    assert [n for n, _ in fmodel.named_parameters()] == ["stateless_model.weight", "stateless_model.bias"]
+    assert fmodel.stateless_model.weight.is_meta and not model.weight.is_meta
+    tangents = tuple(ag.ones_like(p) for p in params)
+    _, jvp_out = ag.func.jvp(lambda ps: fmodel(ps, buffers, x), (params,), (tangents,))
+    np.testing.assert_allclose(jvp_out.detach().numpy(), np.repeat(x.numpy().sum(1, keepdims=True) + 1, 2, 1))
+
+    def loss(y, y_pred):
+        per_sample = (0.5 * y_pred - y) ** 2
+        return per_sample.mean(), (y_pred, per_sample, y)
+    outs = []
+    for T in (ag, torch):
+        y, y_pred = T.tensor([0.1, 0.2]), T.tensor([0.3, 0.4], requires_grad=True)
+        out = T.func.grad(loss, argnums=(0, 1), has_aux=True)(y, y_pred)
+        outs.append([(t is y_pred, t.requires_grad, t.grad_fn is None) for t in out[1]])
+    assert outs[0] == outs[1]
+
+
+def test_torch_level_queries():
+    assert ag.Size([2, 3]) == ag.zeros(2, 3).shape == tuple(torch.Size([2, 3]))
+    assert ag.finfo(ag.float32).eps == torch.finfo(torch.float32).eps and ag.iinfo(ag.int8).max == 127
+    for a, b in [(ag.int32, ag.float32), (ag.int64, ag.int32), (ag.bool, ag.uint8), (ag.float32, ag.complex64)]:
+        expected = torch.promote_types(getattr(torch, str(a)), getattr(torch, str(b)))
+        assert str(ag.promote_types(a, b)) == str(expected).replace("torch.", "")
+    assert ag.can_cast(ag.float64, ag.int32) is torch.can_cast(torch.float64, torch.int32) is False
+    assert ag.tril_indices(3, 4, 1).tolist() == torch.tril_indices(3, 4, 1).tolist()
+    assert ag.triu_indices(3, 3).tolist() == torch.triu_indices(3, 3).tolist()
+    assert ag.bincount(ag.tensor([0, 1, 1, 3]), minlength=5).tolist() == [1, 2, 0, 1, 0]
+    hist = ag.histogram(ag.tensor([1.0, 2.0, 1.0]), bins=4, range=(0.0, 3.0))
+    assert hist.hist.tolist() == [0.0, 2.0, 1.0, 0.0]
+    assert ag.isin(ag.tensor([1, 2, 3]), ag.tensor([2, 3])).tolist() == [False, True, True]
+    _same(ag.logspace(-1, 1, 3), torch.logspace(-1, 1, 3))
+    assert ag.get_default_dtype() == np.float64
