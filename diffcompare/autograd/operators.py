@@ -603,6 +603,9 @@ class TensorOperators(Operators):
     nansum = ops.nansum
     nanmean = ops.nanmean
     kthvalue = ops.kthvalue
+    aminmax = ops.aminmax
+    cov = ops.cov
+    corrcoef = ops.corrcoef
     vdot = ops.vdot
     rot90 = ops.rot90
     take_along_dim = ops.take_along_dim

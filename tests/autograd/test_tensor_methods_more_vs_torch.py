@@ -543,3 +543,22 @@ def test_torch_level_queries():
     assert ag.isin(ag.tensor([1, 2, 3]), ag.tensor([2, 3])).tolist() == [False, True, True]
     _same(ag.logspace(-1, 1, 3), torch.logspace(-1, 1, 3))
     assert ag.get_default_dtype() == np.float64
+
+
+@pytest.mark.parametrize("expr", ["T.cov(x)", "T.cov(x[0])", "T.corrcoef(x)", "x.aminmax(dim=1)[1]",
+                                  "x.aminmax()[0] + x.aminmax()[1]", "x.aminmax(dim=0, keepdim=True)[0]"])
+def test_statistics(expr):
+    data = RNG.standard_normal((3, 5))
+    data[0, 1] = data[0, 3] = data[0].max()           # a tie for the largest of row 0
+    f = eval(f"lambda T, x: {expr}")         # noqa: S307  (a fixed list of expressions)
+    _grads(lambda a: f(ag, a), lambda a: f(torch, a), data)
+
+
+def test_statistics_by_hand():
+    x = ag.tensor([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0]])
+    assert ag.cov(x).tolist() == [[1.0, 2.0], [2.0, 4.0]]          # var 1 and 4, perfectly correlated
+    np.testing.assert_allclose(ag.corrcoef(x).numpy(), np.ones((2, 2)))
+    y = ag.tensor([3.0, 1.0, 3.0], requires_grad=True)
+    low, high = ag.aminmax(y)
+    high.backward()
+    assert (low.item(), high.item(), y.grad.tolist()) == (1.0, 3.0, [0.5, 0.0, 0.5])    # the tie shares

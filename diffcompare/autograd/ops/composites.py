@@ -438,6 +438,52 @@ def count_nonzero(input, dim=None):
     return Tensor._make(np.asarray(np.count_nonzero(a, axis=axis), dtype=np.int64))
 
 
+# -- statistics of observations ------------------------------------------------------------------
+
+def cov(input, *, correction=1, fweights=None, aweights=None):
+    """The covariance matrix of the variables in the rows of ``input`` (observations in the
+    columns), composed as PyTorch composes it: centre, ``mm``, divide, ``squeeze``."""
+    if input.ndim > 2:
+        raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an input with "
+                           f"{input.ndim} dimensions")
+    x = input if input.ndim == 2 else input.reshape(1, -1)
+    n = x.shape[1]
+    weights = None
+    for given in (fweights, aweights):
+        if given is not None:
+            weights = given if weights is None else weights * given
+    if weights is None:
+        average = x.mean(1)
+        factor = n - correction
+    else:
+        total = weights.sum()
+        average = (x * weights).sum(1) / total
+        if aweights is None:
+            factor = total - correction
+        else:
+            factor = total - correction * (weights * aweights).sum() / total
+    centred = x - average.unsqueeze(1)
+    weighted = centred if weights is None else centred * weights
+    if not isinstance(factor, Tensor) and factor <= 0:
+        warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less than the number of "
+                      "observations.", UserWarning, stacklevel=2)
+        factor = 0
+    product = mm(weighted, centred.t().conj() if centred.dtype.kind == "c" else centred.t())
+    return (product / factor).squeeze()
+
+
+def corrcoef(input):
+    """The Pearson correlation coefficients of the variables in the rows of ``input``
+    (``cov`` scaled by the standard deviations, clamped to [-1, 1] as PyTorch does)."""
+    c = cov(input)
+    if c.ndim == 0:
+        return c / c
+    stddev = c.diagonal().sqrt()
+    c = c / stddev.unsqueeze(1)
+    c = c / stddev.unsqueeze(0)
+    return c.clamp(-1, 1)
+
+
 # -- reading values (nothing recorded) ----------------------------------------------------------
 
 def nonzero(input, *, as_tuple=False, out=None):
@@ -580,7 +626,7 @@ arccos, arccosh, arcsin, arcsinh, arctan, arctanh = (_alias("arc" + n[1:], n) fo
 # the torch-level functions of this family (`ag.<name>`, as `torch.<name>`)
 PUBLIC = ("arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctanh", "argwhere", "atleast_1d", "atleast_2d",
           "atleast_3d", "broadcast_shapes", "broadcast_tensors", "broadcast_to", "bucketize", "cartesian_prod",
-          "chain_matmul", "column_stack", "count_nonzero", "diagflat", "diff", "div", "divide", "dsplit", "dstack",
+          "chain_matmul", "column_stack", "corrcoef", "count_nonzero", "cov", "diagflat", "diff", "div", "divide", "dsplit", "dstack",
           "fliplr", "flipud", "histc", "hsplit", "hstack", "inner", "isinf", "isneginf", "isposinf", "isreal",
           "meshgrid", "msort", "mul", "multiply", "narrow", "neg", "negative", "nonzero", "numel", "positive",
           "ravel", "repeat_interleave", "row_stack", "searchsorted", "select", "split_with_sizes", "swapdims",

@@ -22,6 +22,7 @@ import numpy as np
 
 from ..tensor import Tensor
 from .dual import D
+from .factorizations import MultiOutputOp, output_grads, record_outputs
 from .indexing import IndexBackward0
 from .recording import RESULT, Op, apply, array_of, check_dim
 from .special import erf
@@ -267,6 +268,48 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     return KthvalueResult(values, Tensor._make(np.asarray(index, dtype=np.int64)))
 
 
+class AminmaxBackward0(MultiOutputOp):
+    """The smallest and largest elements (along ``dim``): each gradient shared evenly among
+    the elements equal to its result."""
+    keeps = (0, "out0", "out1")
+
+    @staticmethod
+    def forward(x):
+        return x
+
+    def backward(self, grads, x, low, high):
+        total = None
+        xa = np.asarray(array_of(x))
+        for g, value in zip(output_grads(grads, 2), (low, high)):
+            if g is None:
+                continue
+            va = np.asarray(array_of(value))
+            if self.axis is not None and not self.keepdims:
+                g, va = D.unsqueeze(g, self.axis), np.expand_dims(va, self.axis)
+            hit = (xa == va).astype(xa.dtype)
+            count = hit.sum(axis=self.axis, keepdims=True) if self.axis is not None else hit.sum()
+            part = g * (hit / count)
+            total = part if total is None else total + part
+        return (total,)
+
+
+AminmaxResult = namedtuple("aminmax", ["min", "max"])
+
+
+def aminmax(input, *, dim=None, keepdim=False):
+    """``(min, max)`` of ``input`` (along ``dim``), one AminmaxBackward0 node for both."""
+    a = np.asarray(array_of(input))
+    axis = None if dim is None else check_dim(dim, input.ndim)
+    if a.size == 0:
+        raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
+                           "identity.")
+    low = np.amin(a, axis=axis, keepdims=keepdim and axis is not None)
+    high = np.amax(a, axis=axis, keepdims=keepdim and axis is not None)
+    outs = record_outputs(AminmaxBackward0, (input,), {"axis": axis, "keepdims": bool(keepdim)},
+                          [np.asarray(low), np.asarray(high)], [0, 1])
+    return AminmaxResult(*outs)
+
+
 class VdotBackward0(Op):
     """conj(a) . b of two vectors."""
     saves = (0, 1)
@@ -318,11 +361,11 @@ def rot90(input, k=1, dims=(0, 1)):
 
 
 # the torch-level functions of this family (`ag.<name>`, as `torch.<name>`)
-PUBLIC = ("copysign", "deg2rad", "erfc", "exp2", "fix", "float_power", "floor_divide", "fmax", "fmin", "frac",
+PUBLIC = ("aminmax", "copysign", "deg2rad", "erfc", "exp2", "fix", "float_power", "floor_divide", "fmax", "fmin", "frac",
           "kthvalue", "logaddexp2", "nanmean", "nansum", "rad2deg", "rot90", "sgn", "signbit", "sinc", "trunc",
           "vdot")
 # what the family exports to `ops`
-__all__ = ["CopysignBackward0", "CopysignBackward1", "Deg2RadBackward0", "ErfcBackward0", "Exp2Backward0",
+__all__ = ["AminmaxBackward0", "CopysignBackward0", "CopysignBackward1", "Deg2RadBackward0", "ErfcBackward0", "Exp2Backward0",
            "FmaxBackward0", "FminBackward0", "FracBackward0", "KthvalueBackward0", "Logaddexp2Backward0",
            "NansumBackward0", "Rad2DegBackward0", "Rot90Backward0", "SgnBackward0", "SincBackward0",
            "TruncBackward0", "VdotBackward0", *PUBLIC]
