@@ -238,6 +238,9 @@ class TensorOperators(Operators):
     pinverse = ops.pinverse
     matrix_exp = ops.matrix_exp
     matrix_power = ops.matrix_power
+    triangular_solve = ops.triangular_solve
+    cholesky_solve = ops.cholesky_solve
+    cholesky_inverse = ops.cholesky_inverse
 
     def diagonal(self, offset=0, dim1=0, dim2=1):
         """The ``offset`` diagonal of dimensions ``dim1`` and ``dim2``: see :func:`.ops.diagonal`."""

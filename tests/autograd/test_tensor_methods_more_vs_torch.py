@@ -335,6 +335,7 @@ def _twice(f_mine, f_theirs, *arrays, tol=1e-9):
 SQUARE = RNG.standard_normal((3, 3))
 TALL = RNG.standard_normal((4, 3))
 WIDE = RNG.standard_normal((3, 5))
+SPD = SQUARE @ SQUARE.T + 3 * np.eye(3)
 
 
 def _reconstructed(u, s, vh):
@@ -343,7 +344,9 @@ def _reconstructed(u, s, vh):
 
 @pytest.mark.parametrize("name", ["eigh", "eigvalsh", "svd", "svd_wide", "svdvals", "torch_svd", "qr", "qr_wide",
                                   "lu_factor", "lu", "torch_lu", "lu_solve", "pinv", "pinv_wide", "lstsq",
-                                  "matrix_exp", "matrix_power", "matrix_power_neg", "multi_dot", "multi_dot_vectors"])
+                                  "matrix_exp", "matrix_power", "matrix_power_neg", "multi_dot", "multi_dot_vectors",
+                                  "solve_triangular", "solve_triangular_right", "triangular_solve", "cholesky_solve",
+                                  "cholesky_inverse"])
 def test_factorisations(name):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -369,6 +372,12 @@ def test_factorisations(name):
             "matrix_power_neg": (lambda T, a: T.linalg.matrix_power(a, -2), [SQUARE]),
             "multi_dot": (lambda T, a, b, c: T.linalg.multi_dot([a, b, c]), [SQUARE, TALL.T, WIDE.T[:4]]),
             "multi_dot_vectors": (lambda T, a, b: T.linalg.multi_dot([a[0], b, a[1]]), [SQUARE, SQUARE]),
+            "solve_triangular": (lambda T, a, b: T.linalg.solve_triangular(a, b, upper=True), [SPD, TALL.T]),
+            "solve_triangular_right": (lambda T, a, b: T.linalg.solve_triangular(a, b, upper=False, left=False,
+                                                                                 unitriangular=True), [SPD, TALL]),
+            "triangular_solve": (lambda T, a, b: T.triangular_solve(b, a, transpose=True)[0], [SPD, TALL.T]),
+            "cholesky_solve": (lambda T, b, c: T.cholesky_solve(b, c), [TALL.T, np.tril(SPD)]),
+            "cholesky_inverse": (lambda T, c: T.cholesky_inverse(c, upper=True), [np.triu(SPD)]),
         }[name]
         f, arrays = case
         _twice(lambda *xs: f(ag, *xs), lambda *xs: f(torch, *xs), *arrays)

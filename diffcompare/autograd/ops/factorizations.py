@@ -510,6 +510,117 @@ def lu_solve(b, LU_data, LU_pivots, *, out=None):
     return linalg_lu_solve(LU_data, LU_pivots, b)
 
 
+# -- triangular and Cholesky solves -----------------------------------------------------------------
+
+def _triangle(A, upper, unitriangular):
+    """The triangle of ``A`` a triangular solve reads (with a unit diagonal when ``unitriangular``)."""
+    n = A.shape[-1]
+    part = D.triu(A, 1 if unitriangular else 0) if upper else D.tril(A, -1 if unitriangular else 0)
+    return part + _eye(n, A.dtype) if unitriangular else part
+
+
+class LinalgSolveTriangularBackward0(Op):
+    """X with ``A X = B`` (``left``) or ``X A = B`` for a triangular A: gB = A^{-H} gX (or gX A^{-H}),
+    gA = -gB X^H (or -X^H gB) on A's triangle."""
+    saves = (0, -1)
+
+    @staticmethod
+    def forward(A, B, upper, left, unitriangular):
+        T = _triangle(A, upper, unitriangular)
+        return np.linalg.solve(T, B) if left else np.swapaxes(np.linalg.solve(np.swapaxes(T, -1, -2),
+                                                                              np.swapaxes(B, -1, -2)), -1, -2)
+
+    def backward(self, g, A, X):
+        T = _triangle(A, self.upper, self.unitriangular)
+        if self.left:
+            gB = D.solve(_mH(T), g)
+            gA = -(gB @ _mH(X))
+        else:
+            gB = _mH(D.solve(T, _mH(g)))
+            gA = -(_mH(X) @ gB)
+        if self.needs(0):
+            k = 1 if self.unitriangular else 0
+            gA = D.triu(gA, k) if self.upper else D.tril(gA, -k)
+        return (gA if self.needs(0) else None), (gB if self.needs(1) else None)
+
+
+def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
+    """The solution of a triangular system (LinalgSolveTriangularBackward0), as
+    ``torch.linalg.solve_triangular``; only A's triangle named by ``upper`` is read."""
+    _square(A, "linalg.solve_triangular")
+    _refuse_tangents(LinalgSolveTriangularBackward0, (A, B))
+    X = apply(LinalgSolveTriangularBackward0, (A, B), {"upper": bool(upper), "left": bool(left),
+                                                       "unitriangular": bool(unitriangular)})
+    return write_out(X, out, "linalg_solve_triangular")
+
+
+TriangularResult = namedtuple("triangular_solve", ["solution", "cloned_coefficient"])
+
+
+def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, out=None):
+    """``torch.triangular_solve`` (deprecated in PyTorch for ``torch.linalg.solve_triangular``):
+    ``(solution, A's copy)``; ``transpose`` solves with A's transpose."""
+    warnings.warn("torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangularand will be removed "
+                  "in a future PyTorch release.\ntorch.linalg.solve_triangular has its arguments reversed and does "
+                  "not return a copy of one of the inputs.\nX = torch.triangular_solve(B, A).solution\nshould be "
+                  "replaced with\nX = torch.linalg.solve_triangular(A, B).", UserWarning, stacklevel=2)
+    coefficient = A.mT if transpose else A
+    X = solve_triangular(coefficient, b, upper=upper != bool(transpose), unitriangular=unitriangular)
+    if X.grad_fn is not None:
+        X.grad_fn.__class__ = _TRIANGULAR_SOLVE
+    return TriangularResult(X, A.clone())
+
+
+_TRIANGULAR_SOLVE = type("TriangularSolveBackward0", (LinalgSolveTriangularBackward0,),
+                         {"__doc__": "``torch.triangular_solve``'s node (the same rule)."})
+
+
+class CholeskySolveBackward0(Op):
+    """X = (L L^H)^{-1} B from the Cholesky factor L (U^H U with ``upper``): PyTorch's
+    cholesky_solve_backward."""
+    saves = (1, -1)
+
+    @staticmethod
+    def forward(B, L, upper):
+        A = np.swapaxes(L, -1, -2).conj() @ L if upper else L @ np.swapaxes(L, -1, -2).conj()
+        return np.linalg.solve(A, B)
+
+    def backward(self, g, L, X):
+        A = _mH(L) @ L if self.upper else L @ _mH(L)
+        gB = D.solve(A, g)
+        common = gB @ _mH(X)
+        common = common + _mH(common)
+        gL = -(L @ common) if self.upper else -(common @ L)
+        return (gB if self.needs(0) else None), (gL if self.needs(1) else None)
+
+
+def cholesky_solve(B, L, upper=False, *, out=None):
+    """The solution of ``A X = B`` from A's Cholesky factor (CholeskySolveBackward0)."""
+    _refuse_tangents(CholeskySolveBackward0, (B, L))
+    return write_out(apply(CholeskySolveBackward0, (B, L), {"upper": bool(upper)}), out, "cholesky_solve")
+
+
+class CholeskyInverseBackward0(Op):
+    """(L L^H)^{-1} from the Cholesky factor L: PyTorch's cholesky_inverse_backward."""
+    saves = (0, -1)
+
+    @staticmethod
+    def forward(L, upper):
+        A = np.swapaxes(L, -1, -2).conj() @ L if upper else L @ np.swapaxes(L, -1, -2).conj()
+        return np.linalg.inv(A)
+
+    def backward(self, g, L, inverse):
+        common = inverse @ ((g + _mH(g)) @ inverse)
+        return (-(L @ common) if self.upper else -(common @ L),)
+
+
+def cholesky_inverse(L, upper=False, *, out=None):
+    """The inverse of ``A`` from its Cholesky factor (CholeskyInverseBackward0)."""
+    _square(L, "cholesky_inverse")
+    _refuse_tangents(CholeskyInverseBackward0, (L,))
+    return write_out(apply(CholeskyInverseBackward0, (L,), {"upper": bool(upper)}), out, "cholesky_inverse")
+
+
 # -- pinv, lstsq, matrix_rank -------------------------------------------------------------------
 
 def _pinv_backward(g, pinvA, A):
@@ -717,9 +828,10 @@ register(pinv=lambda a: pinv(a))
 define("pinv", np.linalg.pinv)
 
 # the torch-level functions of this family (`ag.<name>`, as `torch.<name>`)
-PUBLIC = ("lu", "lu_solve", "matrix_exp", "matrix_power", "pinverse", "qr", "svd")
+PUBLIC = ("cholesky_inverse", "cholesky_solve", "lu", "lu_solve", "matrix_exp", "matrix_power", "pinverse", "qr", "svd", "triangular_solve")
 # what the family exports to `ops`
 __all__ = ["LinalgEighBackward0", "LinalgLstsqBackward0", "LinalgLuBackward0", "LinalgLuFactorExBackward0",
            "LinalgLuSolveBackward0", "LinalgMatrixExpBackward0", "LinalgPinvBackward0", "LinalgQrBackward0",
            "LinalgSvdFull", "eigh", "eigvalsh", "linalg_lu", "linalg_lu_solve", "linalg_qr", "linalg_svd", "lstsq",
-           "lu_factor", "lu_factor_ex", "matrix_rank", "multi_dot", "pinv", *PUBLIC]
+           "lu_factor", "lu_factor_ex", "matrix_rank", "multi_dot", "pinv", "solve_triangular",
+           "CholeskyInverseBackward0", "CholeskySolveBackward0", "LinalgSolveTriangularBackward0", *PUBLIC]
