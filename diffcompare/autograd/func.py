@@ -37,7 +37,7 @@ from .backward import grad as autograd_grad
 from .graph import AccumulateGrad, collect
 from .grad_mode import STATE, enable_grad
 from .make_functional import make_functional, make_functional_with_buffers  # noqa: F401  (functorch's names)
-from .ops import stack
+from .ops import alias, stack
 from .ops.forward import set_tangent
 from .pytree import tree_flatten, tree_map, tree_unflatten
 from .stateless import functional_call
@@ -355,6 +355,8 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     primals = [u.primal for u in unpacked]
     tangents = [u.tangent if u.tangent is not None else _zeros_like(u.primal) for u in unpacked]
     keep = _differentiable(primals + tangents, ())
+    if keep:        # an output with history comes back as an alias of it, as PyTorch's
+        primals = [alias(p) if p.requires_grad and p.grad_fn is not None else p for p in primals]
     primal = _detach_tree(tree_unflatten(primals, spec), keep)
     tangent = _detach_tree(tree_unflatten(tangents, spec), keep)
     return (primal, tangent, aux) if has_aux else (primal, tangent)

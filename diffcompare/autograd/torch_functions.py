@@ -155,8 +155,7 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
 
 
 concat = ops.cat
-swapaxes = ops.swapaxes
 arctan2 = ops.atan2
 __all__ += ["Size", "arctan2", "asarray", "bincount", "can_cast", "concat", "finfo", "get_default_dtype", "histogram",
             "iinfo", "is_complex", "is_floating_point", "is_nonzero", "isin", "logspace", "promote_types",
-            "result_type", "set_default_dtype", "swapaxes", "tril_indices", "triu_indices"]
+            "result_type", "set_default_dtype", "tril_indices", "triu_indices"]

@@ -79,6 +79,17 @@ def view(x, *shape):
     return reshape(x, *shape)
 
 
+class AliasBackward0(ViewBackward0):
+    """The same values under another tensor (a view of all of it): the gradient passes."""
+
+
+def alias(x):
+    """A view of all of ``x`` (AliasBackward0), as PyTorch's ``alias``: what ``torch.func.jvp``
+    returns for an output that requires grad."""
+    shape = x.shape
+    return record_view(AliasBackward0, x, {"shape": shape, "in_shape": shape}, lambda a: a.view())
+
+
 def flatten(x, start_dim=0, end_dim=-1):
     if x.ndim == 0:
         return reshape(x, 1)
@@ -435,7 +446,7 @@ def stack(tensors, dim=0, *, out=None):
     return apply(StackBackward0, tuple(tensors), {"dim": check_dim(dim, tensors[0].ndim + 1)})
 
 
-for _cls in (ViewBackward0, TransposeBackward0, PermuteBackward0, SqueezeBackward0, ExpandBackward0, CloneBackward0,
+for _cls in (ViewBackward0, AliasBackward0, TransposeBackward0, PermuteBackward0, SqueezeBackward0, ExpandBackward0, CloneBackward0,
              ToCopyBackward0, CatBackward0, StackBackward0):
     _cls.tangent = "linear"     # each is linear: its tangent is the op applied to the tangents
 
@@ -443,11 +454,10 @@ register(expand=expand, unsqueeze=unsqueeze, permute=permute, moveaxis=moveaxis,
 
 
 # the torch-level functions of this family (`ag.<name>`, as `torch.<name>`)
-PUBLIC = ('cat', 'clone', 'concatenate', 'flatten', 'moveaxis', 'movedim', 'permute', 'reshape', 'squeeze', 'stack', 't',
+PUBLIC = ('cat', 'clone', 'concatenate', 'flatten', 'moveaxis', 'movedim', 'permute', 'reshape', 'squeeze', 'stack', 'swapaxes', 't',
           'transpose', 'unsqueeze')
 # what the family exports to `ops`
-__all__ = ['CatBackward0', 'CloneBackward0', 'ExpandBackward0', 'PermuteBackward0', 'SqueezeBackward0',
+__all__ = ['AliasBackward0', 'alias', 'CatBackward0', 'CloneBackward0', 'ExpandBackward0', 'PermuteBackward0', 'SqueezeBackward0',
            'SqueezeBackward1', 'SqueezeBackward2', 'StackBackward0', 'TBackward0', 'ToCopyBackward0', 'TransposeBackward0',
            'UnsqueezeBackward0', 'ViewBackward0', 'cat', 'clone', 'concatenate', 'contiguous', 'expand',
-           'expand_as', 'flatten', 'is_contiguous', 'moveaxis', 'movedim', 'permute', 'record_view', 'reshape', 'squeeze', 'stack',
-           'swapaxes', 't', 'to', 'to_arguments', 'transpose', 'unsqueeze', 'view']
+           'expand_as', 'flatten', 'is_contiguous', 'moveaxis', 'movedim', 'permute', 'record_view', 'reshape', 'squeeze', 'stack', 'swapaxes', 't', 'to', 'to_arguments', 'transpose', 'unsqueeze', 'view']
