@@ -282,7 +282,7 @@ def _qr_tall(Q, R, gQ, gR):
     M = D.triu(M)
     n = M.shape[-1]
     M = M + _mH(M)
-    M = M - 0.5 * (M * _eye(n, M.dtype if not isinstance(M, Tensor) else M.dtype))
+    M = M - 0.5 * (M * _eye(n, M.dtype))         # the diagonal counted once
     gA = Q @ M
     if gQ is not None:
         gA = gA + gQ
