@@ -555,6 +555,8 @@ def test_torch_level_queries():
 
 
 @pytest.mark.parametrize("expr", ["T.cov(x)", "T.cov(x[0])", "T.corrcoef(x)", "x.aminmax(dim=1)[1]",
+                                  "sum(v.sum() * (k + 1) for k, v in enumerate(T.var_mean(x, 1)))",
+                                  "sum(v.sum() * (k + 1) for k, v in enumerate(T.std_mean(x, 0, keepdim=True)))",
                                   "x.aminmax()[0] + x.aminmax()[1]", "x.aminmax(dim=0, keepdim=True)[0]"])
 def test_statistics(expr):
     data = RNG.standard_normal((3, 5))
@@ -571,3 +573,5 @@ def test_statistics_by_hand():
     low, high = ag.aminmax(y)
     high.backward()
     assert (low.item(), high.item(), y.grad.tolist()) == (1.0, 3.0, [0.5, 0.0, 0.5])    # the tie shares
+    var, mean = ag.var_mean(ag.tensor([1.0, 2.0, 3.0, 6.0]))
+    assert (var.item(), mean.item()) == (14 / 3, 3.0) and var.grad_fn is None

@@ -310,6 +310,74 @@ def aminmax(input, *, dim=None, keepdim=False):
     return AminmaxResult(*outs)
 
 
+class VarMeanBackward0(MultiOutputOp):
+    """``(var, mean)`` in one node: d var = 2 (x - mean) / (N - correction), d mean = 1 / N."""
+    keeps = (0, "out0", "out1")
+    spread = "var"
+
+    @staticmethod
+    def forward(x):
+        return x
+
+    def backward(self, grads, x, first, mean):
+        g_first, g_mean = output_grads(grads, 2)
+        n = int(np.prod(x.shape)) // max(1, int(np.prod(np.shape(mean))))
+        total = None
+        if g_first is not None:
+            centred = x - self._back(mean)
+            if self.spread == "var":
+                part = self._back(g_first) * centred * (2.0 / (n - self.correction))
+            else:
+                std = self._back(first)
+                part = D.where(std == 0, 0.0, self._back(g_first) * centred / ((n - self.correction) * std))
+            total = part
+        if g_mean is not None:
+            part = D.expand(self._back(g_mean), tuple(x.shape)) / n
+            total = part if total is None else total + part
+        return (total,)
+
+    def _back(self, v):
+        """A reduced value with its reduced dimensions back (size 1)."""
+        if self.axis is None:
+            return v
+        if not self.keepdims:
+            for d in sorted(self.axis):
+                v = D.unsqueeze(v, d)
+        return v
+
+
+class StdMeanBackward0(VarMeanBackward0):
+    """``(std, mean)`` in one node: d std = (x - mean) / ((N - correction) std), d mean = 1 / N."""
+    spread = "std"
+
+
+def _moments(cls, input, dim, unbiased, keepdim, correction):
+    if isinstance(dim, bool):            # var_mean(x, unbiased): PyTorch's older positional form
+        dim, unbiased = None, dim
+    correction = correction if correction is not None else (1 if unbiased in (None, True) else 0)
+    a = np.asarray(array_of(input))
+    axis = None if dim is None else tuple(check_dim(d, input.ndim) for d in ((dim,) if isinstance(dim, int)
+                                                                           else dim))
+    keep = bool(keepdim) and axis is not None
+    mean = np.mean(a, axis=axis, keepdims=keep)
+    first = np.var(a, axis=axis, keepdims=keep, ddof=correction)
+    if cls is StdMeanBackward0:
+        first = np.sqrt(first)
+    outs = record_outputs(cls, (input,), {"axis": axis, "keepdims": keep, "correction": correction},
+                          [np.asarray(first), np.asarray(mean)], [0, 1])
+    return tuple(outs)
+
+
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """``(var, mean)`` of ``input`` (along ``dim``), one VarMeanBackward0 node for both."""
+    return _moments(VarMeanBackward0, input, dim, unbiased, keepdim, correction)
+
+
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """``(std, mean)`` of ``input`` (along ``dim``), one StdMeanBackward0 node for both."""
+    return _moments(StdMeanBackward0, input, dim, unbiased, keepdim, correction)
+
+
 class VdotBackward0(Op):
     """conj(a) . b of two vectors."""
     saves = (0, 1)
@@ -362,10 +430,10 @@ def rot90(input, k=1, dims=(0, 1)):
 
 # the torch-level functions of this family (`ag.<name>`, as `torch.<name>`)
 PUBLIC = ("aminmax", "copysign", "deg2rad", "erfc", "exp2", "fix", "float_power", "floor_divide", "fmax", "fmin", "frac",
-          "kthvalue", "logaddexp2", "nanmean", "nansum", "rad2deg", "rot90", "sgn", "signbit", "sinc", "trunc",
-          "vdot")
+          "kthvalue", "logaddexp2", "nanmean", "nansum", "rad2deg", "rot90", "sgn", "signbit", "sinc", "std_mean",
+          "trunc", "var_mean", "vdot")
 # what the family exports to `ops`
 __all__ = ["AminmaxBackward0", "CopysignBackward0", "CopysignBackward1", "Deg2RadBackward0", "ErfcBackward0", "Exp2Backward0",
            "FmaxBackward0", "FminBackward0", "FracBackward0", "KthvalueBackward0", "Logaddexp2Backward0",
            "NansumBackward0", "Rad2DegBackward0", "Rot90Backward0", "SgnBackward0", "SincBackward0",
-           "TruncBackward0", "VdotBackward0", *PUBLIC]
+           "StdMeanBackward0", "TruncBackward0", "VarMeanBackward0", "VdotBackward0", *PUBLIC]
