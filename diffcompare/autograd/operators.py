@@ -607,6 +607,7 @@ class TensorOperators(Operators):
     nanmean = ops.nanmean
     kthvalue = ops.kthvalue
     aminmax = ops.aminmax
+    logcumsumexp = ops.logcumsumexp
     cov = ops.cov
     corrcoef = ops.corrcoef
     vdot = ops.vdot

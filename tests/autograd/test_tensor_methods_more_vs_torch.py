@@ -423,7 +423,7 @@ X[0, 0] = 0.0
     "x.trunc()", "x.fix()", "x.frac()", "x.exp2()", "x.sgn()", "x.deg2rad()", "x.rad2deg()", "x.erfc()", "x.sinc()",
     "x.logaddexp2(x.flip(0))", "x.fmax(x.t().reshape(3, 4))", "x.fmin(x.t().reshape(3, 4))", "x.copysign(x.flip(1))",
     "x.copysign(-1.0)", "x.float_power(2)", "x.nansum(1)", "x.nansum()", "x.nanmean(0)", "x.kthvalue(2, 1)[0]",
-    "x[0].vdot(x[1])", "x.rot90(1, (0, 1))", "x.rot90(3, (1, 0))", "x.take_along_dim(T.tensor([[0], [2], [1]]), 1)",
+    "x[0].vdot(x[1])", "x.logcumsumexp(1)", "T.logcumsumexp(x, 0)", "x.rot90(1, (0, 1))", "x.rot90(3, (1, 0))", "x.take_along_dim(T.tensor([[0], [2], [1]]), 1)",
     "x.fliplr()", "x.flipud()", "x.hsplit(2)[1]", "x.vsplit([1])[1]", "x.split_with_sizes([1, 3], 1)[1]",
     "x.msort()", "x.select(1, 2)", "x.swapdims(0, 1)", "x.ravel()", "x.diagflat()", "x[0].diagflat(1)",
     "(x / 10).arcsin()", "(x / 10).arctanh()", "T.arccos(x / 10)"])

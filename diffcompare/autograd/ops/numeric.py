@@ -378,6 +378,35 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return _moments(StdMeanBackward0, input, dim, unbiased, keepdim, correction)
 
 
+class LogcumsumexpBackward0(Op):
+    """log(cumsum(exp(x))) along a dimension: d x_i = sum over j >= i of g_j exp(x_i - out_j),
+    summed in reverse with the first result as the scale (no overflow for ordinary values)."""
+    saves = (0, RESULT)
+
+    @staticmethod
+    def forward(x, dim):
+        return np.logaddexp.accumulate(x, axis=dim) if x.shape[dim] else np.array(x)
+
+    def backward(self, g, x, out):
+        d = self.dim
+        first = out[(slice(None),) * d + (slice(0, 1),)]
+        weighted = g * D.exp(first - out)
+        tail = D.flip(D.cumsum(D.flip(weighted, [d]), d), [d])
+        return (tail * D.exp(x - first),)
+
+
+def logcumsumexp(input, dim):
+    """The running log-sum-exp along ``dim`` (LogcumsumexpBackward0).
+
+    >>> from diffcompare import autograd as ag
+    >>> ag.logcumsumexp(ag.tensor([0.0, 0.0]), 0)
+    tensor([0.0000, 0.6931])
+    """
+    if input.ndim == 0:
+        return apply(LogcumsumexpBackward0, (input.reshape(1),), {"dim": 0}).reshape(())
+    return apply(LogcumsumexpBackward0, (input,), {"dim": check_dim(dim, input.ndim)})
+
+
 class VdotBackward0(Op):
     """conj(a) . b of two vectors."""
     saves = (0, 1)
@@ -430,10 +459,10 @@ def rot90(input, k=1, dims=(0, 1)):
 
 # the torch-level functions of this family (`ag.<name>`, as `torch.<name>`)
 PUBLIC = ("aminmax", "copysign", "deg2rad", "erfc", "exp2", "fix", "float_power", "floor_divide", "fmax", "fmin", "frac",
-          "kthvalue", "logaddexp2", "nanmean", "nansum", "rad2deg", "rot90", "sgn", "signbit", "sinc", "std_mean",
+          "kthvalue", "logaddexp2", "logcumsumexp", "nanmean", "nansum", "rad2deg", "rot90", "sgn", "signbit", "sinc", "std_mean",
           "trunc", "var_mean", "vdot")
 # what the family exports to `ops`
 __all__ = ["AminmaxBackward0", "CopysignBackward0", "CopysignBackward1", "Deg2RadBackward0", "ErfcBackward0", "Exp2Backward0",
-           "FmaxBackward0", "FminBackward0", "FracBackward0", "KthvalueBackward0", "Logaddexp2Backward0",
+           "FmaxBackward0", "FminBackward0", "FracBackward0", "KthvalueBackward0", "Logaddexp2Backward0", "LogcumsumexpBackward0",
            "NansumBackward0", "Rad2DegBackward0", "Rot90Backward0", "SgnBackward0", "SincBackward0",
            "StdMeanBackward0", "TruncBackward0", "VarMeanBackward0", "VdotBackward0", *PUBLIC]
