@@ -518,6 +518,8 @@ class TensorOperators(Operators):
     index_put_ = ops.inplace_unary(ops.index_put)
     index_copy = ops.index_copy
     index_copy_ = ops.inplace_unary(ops.index_copy)
+    index_reduce = ops.index_reduce
+    index_reduce_ = ops.inplace_unary(ops.index_reduce)
     fill_diagonal_ = ops.fill_diagonal_
     unfold = ops.unfold
     is_contiguous = ops.is_contiguous

@@ -575,3 +575,18 @@ def test_statistics_by_hand():
     assert (low.item(), high.item(), y.grad.tolist()) == (1.0, 3.0, [0.5, 0.0, 0.5])    # the tie shares
     var, mean = ag.var_mean(ag.tensor([1.0, 2.0, 3.0, 6.0]))
     assert (var.item(), mean.item()) == (14 / 3, 3.0) and var.grad_fn is None
+
+
+@pytest.mark.parametrize("reduce", ["prod", "mean", "amax", "amin"])
+@pytest.mark.parametrize("include_self", [True, False])
+def test_index_reduce(reduce, include_self):
+    x, source = RNG.standard_normal((3, 5)), RNG.standard_normal((3, 4))
+    source[0, 0] = x[0, 0]                               # a tie for amax/amin
+    index = [0, 4, 2, 0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _grads(lambda a, s: a.index_reduce(1, ag.tensor(index), s, reduce, include_self=include_self),
+               lambda a, s: a.index_reduce(1, torch.tensor(index), s, reduce, include_self=include_self), x, source)
+        if reduce == "prod" and include_self:           # by hand: 2 * 1 * 4 at row 0
+            out = ag.full((3,), 2.0).index_reduce_(0, ag.tensor([0, 0]), ag.tensor([1.0, 4.0]), "prod")
+            assert out.tolist() == [8.0, 2.0, 2.0]

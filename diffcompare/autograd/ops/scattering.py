@@ -145,6 +145,37 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
                                                              "scattered": scattered})
 
 
+class IndexReduceBackward0(ScatterReduceBackward0):
+    """``index_reduce``: ``scatter_reduce`` with whole slices along a dimension (the same rule)."""
+
+
+def index_reduce(input, dim, index, source, reduce, *, include_self=True):
+    """``input`` with the slices of ``source`` along ``dim`` reduced into positions ``index`` by
+    ``reduce`` ("prod", "mean", "amax", "amin") (IndexReduceBackward0).
+
+    >>> import warnings
+    >>> from diffcompare import autograd as ag
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     ag.full((3,), 2.0).index_reduce(0, ag.tensor([0, 0]), ag.tensor([3.0, 4.0]), "prod")
+    tensor([24.,  2.,  2.])
+    """
+    warnings.warn("index_reduce() is in beta and the API may change at any time.", UserWarning, stacklevel=2)
+    if reduce not in ("prod", "mean", "amax", "amin"):
+        raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
+    d = check_dim(dim, input.ndim)
+    idx = _index(index, "index_reduce").reshape(-1)
+    source = _tensor(source, input)
+    shape = [1] * max(source.ndim, 1)
+    shape[d] = -1
+    full = np.broadcast_to(idx.reshape(shape), tuple(source.shape) if source.ndim else (1,))
+    along = _along(np.ascontiguousarray(full), d)
+    scattered = np.ones(input.shape, dtype=input.dtype)
+    scattered[along] = 0
+    return apply(IndexReduceBackward0, (input, source), {"index": along, "reduce": reduce,
+                                                         "include_self": bool(include_self), "scattered": scattered})
+
+
 class NotImplementedBackward(Op):
     """A node whose derivative PyTorch does not implement (``scatter`` with ``reduce=``):
     backward through it raises PyTorch's error."""
@@ -448,8 +479,8 @@ def unfold(input, dimension, size, step):
 
 
 # the torch-level functions of this family (`ag.<name>`, as `torch.<name>`)
-PUBLIC = ("index_copy", "index_put", "masked_scatter", "put", "scatter_reduce")
+PUBLIC = ("index_copy", "index_put", "index_reduce", "masked_scatter", "put", "scatter_reduce")
 # what the family exports to `ops`
-__all__ = ["FillDiagonalBackward", "IndexCopyBackward0", "IndexPutOutOfPlace", "MaskedScatterBackward0", "NotImplementedBackward",
+__all__ = ["FillDiagonalBackward", "IndexCopyBackward0", "IndexReduceBackward0", "IndexPutOutOfPlace", "MaskedScatterBackward0", "NotImplementedBackward",
            "PutBackward0", "ScatterReduceBackward0", "UnfoldBackward0", "fill_diagonal_", "scatter_with_reduce",
            "unfold", *PUBLIC]
