@@ -17,6 +17,7 @@ from .backward import backward, grad
 from .dtypes import (bool, cdouble, cfloat, complex64, complex128, double, float, float16, float32,  # noqa: A004
                      float64, half, int, int32, int64, long)
 from .dtypes import bfloat16, get_default_dtype, set_default_dtype
+from .dtypes import int8, int16, short, uint8, uint16, uint32, uint64
 from .grad_mode import (detect_anomaly, enable_grad, inference_mode, is_anomaly_check_nan_enabled, is_anomaly_enabled,
                         is_grad_enabled, is_inference_mode_enabled, no_grad, set_detect_anomaly, set_grad_enabled)
 from .generators import Generator
@@ -40,6 +41,7 @@ from .serialization import load, save
 from .amp import autocast, get_autocast_dtype, is_autocast_enabled
 cuda.amp = amp.CUDA_AMP
 cpu = amp.CPU
+from .nn.functional import cosine_similarity, pairwise_distance  # noqa: F401  (torch.cosine_similarity, ...)
 from . import func, functorch, utils
 from .vmapping import vmap
 

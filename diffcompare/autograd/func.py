@@ -36,7 +36,8 @@ from . import forward_ad as fwAD
 from .backward import grad as autograd_grad
 from .graph import AccumulateGrad, collect
 from .grad_mode import STATE, enable_grad
-from .ops import stack
+from .make_functional import make_functional, make_functional_with_buffers  # noqa: F401  (functorch's names)
+from .ops import alias, stack
 from .ops.forward import set_tangent
 from .pytree import tree_flatten, tree_map, tree_unflatten
 from .stateless import functional_call
@@ -137,12 +138,24 @@ def _detach_tree(tree, keep):
     return tree if keep else tree_map(lambda v: v.detach() if isinstance(v, Tensor) else v, tree)
 
 
-def _aux(tree, keep):
-    """The auxiliary outputs (tensors only, as in PyTorch), detached unless ``keep``."""
+def _aux(tree, keep, originals=None):
+    """The auxiliary outputs (tensors only, as in PyTorch), detached unless ``keep``; an
+    argument returned as it is (``originals``: lifted leaf's id -> argument) comes back as
+    the caller's own tensor, as in PyTorch."""
     for v in tree_flatten(tree)[0]:
         if not isinstance(v, Tensor):
             raise RuntimeError(f"Expected tensors, got unsupported type {type(v)}")
-    return _detach_tree(tree, keep)
+    tree = _detach_tree(tree, keep)
+    if keep and originals:
+        tree = tree_map(lambda v: originals.get(id(v), v) if isinstance(v, Tensor) else v, tree)
+    return tree
+
+
+def _originals(args, argnums, leaves):
+    """Lifted leaf's id -> the argument it stands for (detached when it did not require grad)."""
+    found, _ = _inputs(list(args), _argnums(argnums, args))
+    return {id(leaf): arg if arg.requires_grad else arg.detach() for leaf, arg in zip(leaves, found)
+            if isinstance(arg, Tensor)}
 
 
 def _traced(func, argnums, args, kwargs, has_aux, who):
@@ -206,7 +219,7 @@ def grad_and_value(func, argnums=0, has_aux=False):
         value = out if create else out.detach()
         _finish(leaves)
         if has_aux:
-            return grads, (value, _aux(aux, create))
+            return grads, (value, _aux(aux, create, _originals(args, argnums, leaves)))
         return grads, value
     return wrapper
 
@@ -342,6 +355,8 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     primals = [u.primal for u in unpacked]
     tangents = [u.tangent if u.tangent is not None else _zeros_like(u.primal) for u in unpacked]
     keep = _differentiable(primals + tangents, ())
+    if keep:        # an output with history comes back as an alias of it, as PyTorch's
+        primals = [alias(p) if p.requires_grad and p.grad_fn is not None else p for p in primals]
     primal = _detach_tree(tree_unflatten(primals, spec), keep)
     tangent = _detach_tree(tree_unflatten(tangents, spec), keep)
     return (primal, tangent, aux) if has_aux else (primal, tangent)

@@ -42,7 +42,7 @@ from .buffer import GradientBuffer
 from .saved import (FREED_ERROR, SavedTensor, disable_saved_tensors_hooks, expose_saved_attributes,  # noqa: F401
                     save_on_cpu, saved_attribute_names, saved_tensors_hooks)
 from .gradients import LAZY, stack_rows
-from .tensor import HookHandle, Tensor
+from .tensor import GRAD_DTYPES, HookHandle, Tensor
 
 sequence = itertools.count()
 
@@ -245,18 +245,23 @@ def accumulate_into(tensor, grad, create_graph, fresh=False):
     if isinstance(grad, Tensor):
         if not create_graph:
             grad = grad._data
-    if grad.dtype.kind == "c" and tensor._data.dtype.kind != "c":
+    dtype = tensor._data.dtype
+    if GRAD_DTYPES and id(tensor) in GRAD_DTYPES:          # a leaf's grad_dtype, set (None: any)
+        dtype = GRAD_DTYPES[id(tensor)][1] or grad.dtype
+        if type(grad) is Tensor and grad.dtype != dtype:
+            grad = grad.to(dtype)
+    if grad.dtype.kind == "c" and dtype.kind != "c":
         grad = grad.real        # a real leaf keeps the real part, as in PyTorch
-    if type(grad) is not Tensor and grad.dtype != tensor._data.dtype:
-        grad = grad.astype(tensor._data.dtype)
+    if type(grad) is not Tensor and grad.dtype != dtype:
+        grad = grad.astype(dtype)
     current = tensor._grad
     if current is None:
         if type(grad) is Tensor:
             tensor._grad = grad if grad.grad_fn is not None else Tensor._make(np.array(grad._data))
-        elif fresh and grad.dtype == tensor._data.dtype and grad.shape == tensor._data.shape:
+        elif fresh and grad.dtype == dtype and grad.shape == tensor._data.shape:
             tensor._grad = Tensor._make(grad)
         else:
-            tensor._grad = Tensor._make(np.array(grad, dtype=tensor._data.dtype))
+            tensor._grad = Tensor._make(np.array(grad, dtype=dtype))
     elif create_graph or current.requires_grad or type(grad) is Tensor:
         tensor._grad = current + grad
     else:
@@ -421,8 +426,114 @@ def _plan(roots, targets):
     return nodes, reaching, executing
 
 
+# the backward walks under way, innermost last: (root nodes, target edges or None, reaching or None)
+WALKS = []
+
+
+def _will_run(walk, node):
+    """Whether the walk ``walk`` runs ``node``'s part: it is reached from the roots and, when
+    the walk has targets, leads to one (a leaf: is one)."""
+    roots, targets, reaching = walk[:3]
+    if targets is None:
+        if walk[3] is None:
+            walk[3] = set(collect(roots))
+        return node in walk[3]
+    if type(node) is AccumulateGrad:
+        return (node, 0) in targets
+    return node in reaching
+
+
+class _MultiHandle:
+    """What :func:`register_multi_grad_hook` returns: ``remove()`` takes all its hooks out."""
+
+    def __init__(self, handles):
+        self.handles = tuple(handles)
+
+    def remove(self):
+        for handle in self.handles:
+            handle.remove()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+def register_multi_grad_hook(tensors, fn, *, mode="all"):
+    """Call ``fn`` once per backward about gradients of several tensors, as PyTorch's
+    ``torch.autograd.graph.register_multi_grad_hook``: with ``mode="all"``, ``fn(grads)`` after
+    every tensor the walk reaches has its gradient (None for the others); with ``mode="any"``,
+    ``fn(grad)`` with the first one computed. Returns a handle with ``remove()``.
+
+    >>> from diffcompare import autograd as ag
+    >>> a, b = ag.ones(2, requires_grad=True), ag.ones(2, requires_grad=True)
+    >>> c = a * 2
+    >>> h = register_multi_grad_hook((a, b, c), lambda grads: print([g is not None for g in grads]))
+    >>> c.sum().backward()
+    [True, False, True]
+    """
+    if mode not in ("all", "any"):
+        raise ValueError(f"Expects mode to be one of ('all', 'any') but got {mode}")
+    tensors = tuple(tensors)
+    state = {"walk": None, "grads": None, "expected": 0, "count": 0, "done": False}
+
+    def start():
+        walk = WALKS[-1] if WALKS else None
+        if state["walk"] is not walk:
+            state.update(walk=walk, grads=[None] * len(tensors), count=0, done=False,
+                         expected=sum(1 for t in tensors if walk is not None and t.requires_grad
+                                      and _will_run(walk, t.grad_fn or edge_of(t)[0])))
+
+    def hook_for(i):
+        def inner(grad):
+            start()
+            if mode == "any":
+                if not state["done"]:
+                    state["done"] = True
+                    fn(grad)
+                return None
+            state["grads"][i] = grad
+            state["count"] += 1
+            if state["count"] == state["expected"]:
+                grads, state["grads"] = tuple(state["grads"]), [None] * len(tensors)
+                fn(grads)
+            return None
+        return inner
+
+    return _MultiHandle(t.register_hook(hook_for(i)) for i, t in enumerate(tensors) if t.requires_grad)
+
+
+class allow_mutation_on_saved_tensors(saved_tensors_hooks):  # noqa: N801  (PyTorch's name)
+    """Context manager: tensors saved for backward inside it may be changed in place
+    afterwards; backward uses the values they had when saved (kept as copies), as with
+    PyTorch's ``torch.autograd.graph.allow_mutation_on_saved_tensors``.
+
+    >>> from diffcompare import autograd as ag
+    >>> a = ag.ones(2, requires_grad=True)
+    >>> with allow_mutation_on_saved_tensors():
+    ...     b = a.clone()
+    ...     out = (b ** 2).sum()
+    ...     _ = b.sin_()
+    ...     out.backward()
+    >>> a.grad
+    tensor([2., 2.])
+    """
+
+    def __init__(self):
+        super().__init__(_copy_of, _as_is)
+
+
+def _copy_of(t):
+    return Tensor._make(np.array(t._data))
+
+
+def _as_is(t):
+    return t
+
+
 @contextlib.contextmanager
-def walking(create_graph):
+def walking(create_graph, walk=None):
     """The state of a backward walk: grad mode as ``create_graph`` asks, NumPy's
     floating-point warnings off (0 * inf is nan, as in PyTorch, silently), and afterwards the
     previous mode back and what recording froze out of the garbage collector's sight unfrozen
@@ -430,12 +541,16 @@ def walking(create_graph):
     previous_mode = STATE.grad_enabled
     STATE.grad_enabled = create_graph
     quiet = set_quiet(QUIET)
+    if walk is not None:
+        WALKS.append(walk)
     try:
         yield
     finally:
         STATE.grad_enabled = previous_mode
         reset_quiet(quiet)
         collector.resume()
+        if walk is not None:
+            WALKS.pop()
 
 
 def release(node):
@@ -469,7 +584,7 @@ def run_backward(roots, seeds, retain_graph, create_graph, targets=None, accumul
     anomaly_mode = STATE.anomaly_enabled
     check_nan = anomaly_mode and STATE.anomaly_check_nan
     special = targets is not None
-    with walking(create_graph):
+    with walking(create_graph, [[edge[0] for edge in roots], targets, reaching, None]):
         while ready:
             node = heappop(ready)[1]
             grads = pop(node)

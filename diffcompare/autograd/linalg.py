@@ -16,10 +16,14 @@ import numbers
 
 from .ops import amax, amin, check_dim, matmul, permute, svdvals, unsqueeze, vector_norm
 from .ops.decompositions import LinAlgError, cholesky, det, inv, slogdet, solve
+from .ops.factorizations import (eigh, eigvalsh, linalg_lu as lu, linalg_lu_solve as lu_solve, linalg_qr as qr,
+                                 linalg_svd as svd, lstsq, lu_factor, lu_factor_ex, matrix_exp, matrix_power,
+                                 matrix_rank, multi_dot, pinv, solve_triangular)
 from .ops.matrices import diagonal as _diagonal, linalg_cross
 
-__all__ = ['LinAlgError', 'cholesky', 'cross', 'det', 'diagonal', 'inv', 'matmul', 'matrix_norm', 'norm', 'slogdet',
-           'solve', 'svdvals', 'vector_norm']
+__all__ = ['LinAlgError', 'cholesky', 'cross', 'det', 'diagonal', 'eigh', 'eigvalsh', 'inv', 'lstsq', 'lu', 'lu_factor',
+           'lu_factor_ex', 'lu_solve', 'matmul', 'matrix_exp', 'matrix_norm', 'matrix_power', 'matrix_rank',
+           'multi_dot', 'norm', 'pinv', 'qr', 'slogdet', 'solve', 'solve_triangular', 'svd', 'svdvals', 'vector_norm']
 
 
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):

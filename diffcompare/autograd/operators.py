@@ -235,6 +235,16 @@ class TensorOperators(Operators):
     logdet = ops.logdet
     slogdet = ops.slogdet
     inverse = ops.inverse
+    svd = ops.svd
+    qr = ops.qr
+    lu = ops.lu
+    lu_solve = ops.lu_solve
+    pinverse = ops.pinverse
+    matrix_exp = ops.matrix_exp
+    matrix_power = ops.matrix_power
+    triangular_solve = ops.triangular_solve
+    cholesky_solve = ops.cholesky_solve
+    cholesky_inverse = ops.cholesky_inverse
 
     def diagonal(self, offset=0, dim1=0, dim2=1):
         """The ``offset`` diagonal of dimensions ``dim1`` and ``dim2``: see :func:`.ops.diagonal`."""
@@ -334,6 +344,22 @@ class TensorOperators(Operators):
     contiguous = ops.contiguous
     to = ops.to
 
+    @property
+    def mH(self):
+        """The conjugate transpose of the last two dimensions."""
+        return ops.transpose(self, -2, -1).conj() if self.dtype.kind == "c" else ops.transpose(self, -2, -1)
+
+    @property
+    def H(self):
+        """The conjugate transpose of a matrix."""
+        if self.ndim != 2:
+            raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self.ndim}-D tensor.")
+        return self.mH
+
+    def adjoint(self):
+        """The conjugate transpose of the last two dimensions (``mH``)."""
+        return self.mH
+
     def view_as(self, other):
         """This tensor viewed with ``other``'s shape."""
         return ops.reshape(self, other.shape)
@@ -384,6 +410,24 @@ class TensorOperators(Operators):
     def int(self):
         """This tensor as int32."""
         return ops.to(self.detach() if self.requires_grad_flag else self, np.int32)
+
+    def byte(self):
+        """This tensor as uint8 (values wrap around, as in PyTorch)."""
+        return self._integer(np.uint8)
+
+    def char(self):
+        """This tensor as int8."""
+        return self._integer(np.int8)
+
+    def short(self):
+        """This tensor as int16."""
+        return self._integer(np.int16)
+
+    def _integer(self, dtype):
+        data = self._data
+        if data.dtype.kind in "fc":     # through int64, as C casts do: uint8(-2.3) is 254
+            data = np.trunc(data.real if data.dtype.kind == "c" else data).astype(np.int64)
+        return Tensor._make(data.astype(dtype))
 
     def bool(self):
         """This tensor as bool."""
@@ -468,7 +512,50 @@ class TensorOperators(Operators):
     index_add_ = ops.inplace_unary(ops.index_add)
     index_fill = ops.index_fill
     index_fill_ = ops.inplace_unary(ops.index_fill)
+    scatter_reduce = ops.scatter_reduce
+    scatter_reduce_ = ops.inplace_unary(ops.scatter_reduce)
+    masked_scatter = ops.masked_scatter
+    masked_scatter_ = ops.inplace_unary(ops.masked_scatter)
+    put = ops.put
+    put_ = ops.inplace_unary(ops.put)
+    index_put = ops.index_put
+    index_put_ = ops.inplace_unary(ops.index_put)
+    index_copy = ops.index_copy
+    index_copy_ = ops.inplace_unary(ops.index_copy)
+    index_reduce = ops.index_reduce
+    index_reduce_ = ops.inplace_unary(ops.index_reduce)
+    fill_diagonal_ = ops.fill_diagonal_
+    unfold = ops.unfold
+    is_contiguous = ops.is_contiguous
     is_xpu = False
+
+    def resize_(self, *sizes, memory_format=None):
+        """This tensor with shape ``sizes``, in place: its elements in row-major order, cut
+        short or continued (with zeros here, where PyTorch leaves memory unset).
+
+        >>> from diffcompare import autograd as ag
+        >>> ag.tensor([[1, 2], [3, 4], [5, 6]]).resize_(2, 2)
+        tensor([[1, 2],
+                [3, 4]])
+        """
+        shape = tuple(sizes[0]) if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)) else tuple(sizes)
+        if self.requires_grad_flag:
+            raise RuntimeError("cannot resize variables that require grad")
+        if any(n < 0 for n in shape):
+            raise RuntimeError(f"Trying to create tensor with negative dimension {min(shape)}: {list(shape)}")
+        if shape == self._data.shape:
+            return self
+        flat = self._data.reshape(-1)
+        size = int(np.prod(shape))
+        data = np.zeros(size, dtype=flat.dtype)
+        data[:min(size, flat.size)] = flat[:size]
+        self._data = data.reshape(shape)
+        self._bump()
+        return self
+
+    def resize_as_(self, other, memory_format=None):
+        """This tensor resized in place to ``other``'s shape (see :meth:`resize_`)."""
+        return self.resize_(other.shape)
 
     def element_size(self):
         """The size of one element in bytes."""
@@ -504,6 +591,174 @@ class TensorOperators(Operators):
     masked_fill_ = ops.inplace_unary(ops.masked_fill)
     neg_ = ops.inplace_unary(__neg__)
 
+    # -- more functions as methods (ops.numeric, ops.composites, ops.comparison) ----------------
+    arccos, arccosh, arcsin, arcsinh = ops.acos, ops.acosh, ops.asin, ops.asinh
+    arctan, arctanh = ops.atan, ops.atanh
+    trunc = fix = ops.trunc
+    frac = ops.frac
+    exp2 = ops.exp2
+    sgn = ops.sgn
+    signbit = ops.signbit
+    deg2rad = ops.deg2rad
+    rad2deg = ops.rad2deg
+    erfc = ops.erfc
+    sinc = ops.sinc
+    logaddexp2 = ops.logaddexp2
+    fmax = ops.fmax
+    fmin = ops.fmin
+    copysign = ops.copysign
+    float_power = ops.float_power
+    floor_divide = ops.floor_divide
+    nansum = ops.nansum
+    nanmean = ops.nanmean
+    kthvalue = ops.kthvalue
+    aminmax = ops.aminmax
+    logcumsumexp = ops.logcumsumexp
+    cov = ops.cov
+    corrcoef = ops.corrcoef
+    vdot = ops.vdot
+    rot90 = ops.rot90
+    take_along_dim = ops.take_along_dim
+    fliplr = ops.fliplr
+    flipud = ops.flipud
+    hsplit = ops.hsplit
+    vsplit = ops.vsplit
+    dsplit = ops.dsplit
+    split_with_sizes = ops.split_with_sizes
+    msort = ops.msort
+    select = ops.select
+    swapdims = ops.swapdims
+    ravel = ops.ravel
+    positive = ops.positive
+    diagflat = ops.diagflat
+    count_nonzero = ops.count_nonzero
+    subtract = ops.sub
+    allclose = ops.allclose
+
+    def where(self, condition, other):
+        """``self`` where ``condition`` holds, else ``other`` (``torch.where(condition, self, other)``)."""
+        return ops.where(condition, self, other)
+
+    def is_floating_point(self):
+        return self.dtype.kind == "f"
+
+    def is_complex(self):
+        return self.dtype.kind == "c"
+
+    def is_signed(self):
+        return self.dtype.kind in "fic"
+
+    def is_nonzero(self):
+        """The truth of a one-element tensor."""
+        if self.numel() != 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous" if self.numel() else
+                               "Boolean value of Tensor with no values is ambiguous")
+        return bool(self._data.reshape(()))
+
+    def is_same_size(self, other):
+        return tuple(self.shape) == tuple(other.shape)
+
+    def nelement(self):
+        return self.numel()
+
+    def ndimension(self):
+        return self.ndim
+
+    def get_device(self):
+        """-1: the CPU."""
+        return -1
+
+    @property
+    def output_nr(self):
+        return self._output_nr
+
+    def is_inference(self):
+        return False
+
+    # -- in place: the op on the current value, written back ------------------------------------
+    absolute_ = ops.inplace_unary(ops.abs)
+    acos_ = arccos_ = ops.inplace_unary(ops.acos)
+    acosh_ = arccosh_ = ops.inplace_unary(ops.acosh)
+    asin_ = arcsin_ = ops.inplace_unary(ops.asin)
+    asinh_ = arcsinh_ = ops.inplace_unary(ops.asinh)
+    atan_ = arctan_ = ops.inplace_unary(ops.atan)
+    atanh_ = arctanh_ = ops.inplace_unary(ops.atanh)
+    atan2_ = arctan2_ = ops.inplace_unary(ops.atan2)
+    cosh_ = ops.inplace_unary(ops.cosh)
+    sinh_ = ops.inplace_unary(ops.sinh)
+    tan_ = ops.inplace_unary(ops.tan)
+    ceil_ = ops.inplace_unary(ops.ceil)
+    floor_ = ops.inplace_unary(ops.floor)
+    round_ = ops.inplace_unary(ops.round)
+    trunc_ = fix_ = ops.inplace_unary(ops.trunc)
+    frac_ = ops.inplace_unary(ops.frac)
+    sign_ = ops.inplace_unary(ops.sign)
+    sgn_ = ops.inplace_unary(ops.sgn)
+    erf_ = ops.inplace_unary(ops.erf)
+    erfc_ = ops.inplace_unary(ops.erfc)
+    exp2_ = ops.inplace_unary(ops.exp2)
+    expm1_ = ops.inplace_unary(ops.expm1)
+    log1p_ = ops.inplace_unary(ops.log1p)
+    log2_ = ops.inplace_unary(ops.log2)
+    log10_ = ops.inplace_unary(ops.log10)
+    rsqrt_ = ops.inplace_unary(ops.rsqrt)
+    reciprocal_ = ops.inplace_unary(ops.reciprocal)
+    square_ = ops.inplace_unary(ops.square)
+    negative_ = ops.inplace_unary(__neg__)
+    logit_ = ops.inplace_unary(ops.logit)
+    nan_to_num_ = ops.inplace_unary(ops.nan_to_num)
+    deg2rad_ = ops.inplace_unary(ops.deg2rad)
+    rad2deg_ = ops.inplace_unary(ops.rad2deg)
+    sinc_ = ops.inplace_unary(ops.sinc)
+    clamp_min_ = ops.inplace_unary(ops.clamp_min)
+    clamp_max_ = ops.inplace_unary(ops.clamp_max)
+    clip_ = ops.inplace_unary(ops.clip)
+    tril_ = ops.inplace_unary(ops.tril)
+    triu_ = ops.inplace_unary(ops.triu)
+    cumsum_ = ops.inplace_unary(ops.cumsum)
+    cumprod_ = ops.inplace_unary(ops.cumprod)
+    multiply_ = ops.inplace_unary(ops.mul)
+    divide_ = true_divide_ = ops.inplace_unary(ops.div)
+    subtract_ = ops.inplace_unary(ops.sub)
+    remainder_ = ops.inplace_unary(ops.remainder)
+    fmod_ = ops.inplace_unary(ops.fmod)
+    hypot_ = ops.inplace_unary(ops.hypot)
+    lerp_ = ops.inplace_unary(ops.lerp)
+    xlogy_ = ops.inplace_unary(ops.xlogy)
+    copysign_ = ops.inplace_unary(ops.copysign)
+    float_power_ = ops.inplace_unary(ops.float_power)
+    floor_divide_ = ops.inplace_unary(ops.floor_divide)
+    addcmul_ = ops.inplace_unary(ops.addcmul)
+    addcdiv_ = ops.inplace_unary(ops.addcdiv)
+    addmm_ = ops.inplace_unary(ops.addmm)
+    addmv_ = ops.inplace_unary(ops.addmv)
+    addr_ = ops.inplace_unary(ops.addr)
+    addbmm_ = ops.inplace_unary(ops.addbmm)
+    baddbmm_ = ops.inplace_unary(ops.baddbmm)
+    eq_ = ops.inplace_unary(ops.eq)
+    ne_ = not_equal_ = ops.inplace_unary(ops.ne)
+    lt_ = less_ = ops.inplace_unary(ops.lt)
+    le_ = less_equal_ = ops.inplace_unary(ops.le)
+    gt_ = greater_ = ops.inplace_unary(ops.gt)
+    ge_ = greater_equal_ = ops.inplace_unary(ops.ge)
+    logical_and_ = ops.inplace_unary(ops.logical_and)
+    logical_or_ = ops.inplace_unary(ops.logical_or)
+    logical_xor_ = ops.inplace_unary(ops.logical_xor)
+    logical_not_ = ops.inplace_unary(ops.logical_not)
+    bitwise_and_ = ops.inplace_unary(ops.bitwise_and)
+    bitwise_or_ = ops.inplace_unary(ops.bitwise_or)
+    bitwise_xor_ = ops.inplace_unary(ops.bitwise_xor)
+    bitwise_not_ = ops.inplace_unary(ops.bitwise_not)
+    transpose_ = swapaxes_ = swapdims_ = ops.inplace_view(ops.transpose, "TransposeBackward1")
+    t_ = ops.inplace_view(ops.t, "TBackward1")
+    unsqueeze_ = ops.inplace_view(ops.unsqueeze, "UnsqueezeBackward1")
+
+    def squeeze_(self, dim=None):
+        """``squeeze`` in place (SqueezeBackward3, or SqueezeBackward4 with ``dim``)."""
+        if dim is None:
+            return _SQUEEZE_ALL_(self)
+        return _SQUEEZE_DIM_(self, dim)
+
     # -- reverse mode -----------------------------------------------------------------------
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Compute the gradient of this tensor w.r.t. the graph leaves and add it to their ``.grad``.
@@ -519,5 +774,8 @@ class TensorOperators(Operators):
         """
         backpropagate(self, gradient, retain_graph, create_graph, inputs=inputs)
 
+
+_SQUEEZE_ALL_ = ops.inplace_view(ops.squeeze, "SqueezeBackward3")
+_SQUEEZE_DIM_ = ops.inplace_view(ops.squeeze, "SqueezeBackward4")
 
 Tensor.__bases__ = (TensorOperators,)      # the operators take the place of Tensor's empty base

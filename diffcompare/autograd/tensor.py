@@ -44,6 +44,20 @@ SCALAR_CONVERSION_WARNING = (
 )
 
 
+# the leaves whose grad_dtype was set to something else than their dtype: id -> (weak reference, dtype or None)
+GRAD_DTYPES = {}
+
+_SCALAR_NAMES = {"float64": "double", "float32": "float", "float16": "half", "int64": "long", "int32": "int",
+                 "int16": "short", "int8": "char", "uint8": "unsigned char", "bool": "bool",
+                 "complex128": "c10::complex<double>", "complex64": "c10::complex<float>"}
+
+
+def _scalar_name(dtype, title=False):
+    """PyTorch's C++ name of a dtype in its messages ('double'; with ``title`` 'Double')."""
+    name = _SCALAR_NAMES.get(np.dtype(dtype).name, np.dtype(dtype).name)
+    return name.title() if title else name
+
+
 def _dtype(dtype):
     return None if dtype is None else np.dtype(dtype)
 
@@ -186,13 +200,83 @@ class Tensor(Operators):
                     f"attempting to assign a gradient of size '{list(value.shape)}' to a tensor of "
                     f"size '{list(self.shape)}'. Please ensure that the gradient and the tensor are the same size"
                 )
-            if value.dtype != self.dtype:
+            wanted = GRAD_DTYPES[id(self)][1] if GRAD_DTYPES and id(self) in GRAD_DTYPES else self.dtype
+            if wanted is not None and value.dtype != wanted:
                 raise RuntimeError(
-                    f"attempting to assign a gradient with dtype '{value.dtype}' to a tensor with "
-                    f"grad_dtype '{self.dtype}'. The gradient must match the tensor's grad_dtype "
-                    "(defaults to the tensor's dtype)."
+                    f"attempting to assign a gradient with dtype '{_scalar_name(value.dtype)}' to a tensor with "
+                    f"grad_dtype '{_scalar_name(wanted, True)}'. The gradient must match the tensor's grad_dtype "
+                    "(defaults to the tensor's dtype). You can set the tensor's grad_dtype attribute with a specific "
+                    "dtype, or None to allow any dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor "
+                    "and its gradient may break downstream systems that assume they match."
                 )
         self._grad = value
+
+    @property
+    def grad_dtype(self):
+        """The dtype ``.grad`` must have (the tensor's own unless set; None: any), as in PyTorch
+        2.13; only leaves have one. Gradients accumulated by backward are cast to it.
+
+        >>> from diffcompare import autograd as ag
+        >>> x = ag.tensor([1.0, 2.0], requires_grad=True)
+        >>> x.grad_dtype = ag.float32
+        >>> (x * 2).sum().backward()
+        >>> x.grad.dtype, x.grad_dtype
+        (dtype('float32'), dtype('float32'))
+        """
+        if self.grad_fn is not None:
+            raise RuntimeError("grad_dtype can only be accessed on leaf tensors.")
+        entry = GRAD_DTYPES.get(id(self)) if GRAD_DTYPES else None
+        return self._data.dtype if entry is None else entry[1]
+
+    @grad_dtype.setter
+    def grad_dtype(self, dtype):
+        if self.grad_fn is not None:
+            raise RuntimeError("grad_dtype can only be set on leaf tensors.")
+        key = id(self)
+        if dtype is not None and np.dtype(dtype) == self._data.dtype:
+            GRAD_DTYPES.pop(key, None)
+            return
+        if key not in GRAD_DTYPES:
+            weakref.finalize(self, GRAD_DTYPES.pop, key, None)
+        GRAD_DTYPES[key] = (weakref.ref(self), None if dtype is None else np.dtype(dtype))
+
+    def stride(self, dim=None):
+        """The step in elements between neighbours along each dimension (along ``dim`` alone
+        when given), as PyTorch reports it.
+
+        >>> from diffcompare import autograd as ag
+        >>> x = ag.zeros(2, 5)
+        >>> x.stride(), x.t().stride(), x.stride(-1)
+        ((5, 1), (1, 5), 1)
+        """
+        size = self._data.itemsize
+        strides = tuple(s // size for s in self._data.strides)
+        if dim is None:
+            return strides
+        if not -max(self._data.ndim, 1) <= dim < max(self._data.ndim, 1):
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-max(self._data.ndim, 1)}, "
+                             f"{max(self._data.ndim, 1) - 1}], but got {dim})")
+        return strides[dim] if strides else 1
+
+    def storage_offset(self):
+        """Where the tensor's first element lies in the storage it shares with its base, in elements.
+
+        >>> from diffcompare import autograd as ag
+        >>> x = ag.tensor([1, 2, 3, 4, 5])
+        >>> x.storage_offset(), x[3:].storage_offset()
+        (0, 3)
+        """
+        root = self._data
+        while isinstance(root.base, np.ndarray):
+            root = root.base
+        if type(self._data) is _MetaArray or root is self._data:
+            return 0
+        start = self._data.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+        return start // self._data.itemsize
+
+    def data_ptr(self):
+        """The address of the first element."""
+        return self._data.__array_interface__["data"][0]
 
     @property
     def retains_grad(self) -> bool:

@@ -10,7 +10,125 @@ True
 tensor([1., 2.])
 """
 
+from collections import namedtuple as _namedtuple
+
+import numpy as _np
+
 from . import ops
+from .dtypes import default_dtype as _default_dtype
 from .ops import *  # noqa: F401,F403  (the package's names; `__all__` below keeps the torch-level ones)
+from .tensor import Tensor as _Tensor, as_tensor as _as_tensor
 
 __all__ = list(ops.PUBLIC)
+
+
+# -- torch-level names that are not ops: sizes, dtype queries, index helpers ----------------------
+
+def finfo(type=None):  # noqa: A002  (PyTorch's name)
+    """The limits of a floating dtype (``eps``, ``max``, ``min``, ``tiny``, ``bits``, ``resolution``)."""
+    return _np.finfo(_default_dtype() if type is None else type)
+
+
+def iinfo(type):  # noqa: A002
+    """The limits of an integer dtype (``max``, ``min``, ``bits``)."""
+    return _np.iinfo(type)
+
+
+def is_floating_point(input):
+    return input.is_floating_point()
+
+
+def is_complex(input):
+    return input.is_complex()
+
+
+def is_nonzero(input):
+    return input.is_nonzero()
+
+
+_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
+
+
+def promote_types(type1, type2):
+    """The smallest dtype both promote to, as PyTorch promotes: a dtype of a higher category
+    (bool, integer, floating, complex) wins as it is (int32 and float32 give float32)."""
+    a, b = _np.dtype(type1), _np.dtype(type2)
+    if _CATEGORY[a.kind] != _CATEGORY[b.kind]:
+        high, low = (a, b) if _CATEGORY[a.kind] > _CATEGORY[b.kind] else (b, a)
+        if high.kind == "c" and low.kind == "f":
+            return _np.promote_types(high, low)
+        return high
+    return _np.promote_types(a, b)
+
+
+def can_cast(from_, to):
+    """PyTorch's casting rule: no floating to integral, complex to real, or other to bool."""
+    return _CATEGORY[_np.dtype(from_).kind] <= _CATEGORY[_np.dtype(to).kind]
+
+
+def result_type(tensor1, tensor2):
+    """The dtype of an arithmetic result (Python numbers do not widen a tensor's dtype)."""
+    def operand(v):
+        return v._data if isinstance(v, _Tensor) else v
+    return _np.result_type(operand(tensor1), operand(tensor2))
+
+
+def _indices(which, row, col, offset, dtype):
+    rows, cols = which(row, offset, col)
+    return _Tensor._make(_np.stack([rows, cols]).astype(dtype or _np.int64))
+
+
+def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    """The (row, column) indices of the lower triangle, as a 2 x N tensor."""
+    return _indices(_np.tril_indices, row, col, offset, dtype)
+
+
+def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    """The (row, column) indices of the upper triangle, as a 2 x N tensor."""
+    return _indices(_np.triu_indices, row, col, offset, dtype)
+
+
+def bincount(input, weights=None, minlength=0):
+    """How often each non-negative integer occurs (summing ``weights`` instead when given)."""
+    w = None if weights is None else _np.asarray(weights._data)
+    counts = _np.bincount(_np.asarray(input._data), weights=w, minlength=minlength)
+    return _Tensor._make(counts if w is not None else counts.astype(_np.int64))
+
+
+_HISTOGRAM = _namedtuple("histogram", ["hist", "bin_edges"])
+
+
+def histogram(input, bins=100, *, range=None, weight=None, density=False):  # noqa: A002
+    """``(hist, bin_edges)`` of the values, as ``torch.histogram``."""
+    edges = bins._data if isinstance(bins, _Tensor) else bins
+    w = None if weight is None else weight._data
+    hist, found = _np.histogram(input._data, edges, range=range, weights=w, density=density)
+    return _HISTOGRAM(_Tensor._make(hist.astype(input.dtype)), _Tensor._make(found.astype(input.dtype)))
+
+
+def isin(elements, test_elements, *, assume_unique=False, invert=False):
+    """Whether each element is among ``test_elements``."""
+    def values(v):
+        return v._data if isinstance(v, _Tensor) else _np.asarray(v)
+    return _Tensor._make(_np.isin(values(elements), values(test_elements), invert=invert))
+
+
+def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
+    """``steps`` values from ``base ** start`` to ``base ** end``, evenly spaced in the exponent."""
+    out = _Tensor._make(_np.logspace(start, end, steps, base=base).astype(dtype or _default_dtype()))
+    return out.requires_grad_(requires_grad)
+
+
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
+    """``obj`` as a tensor, sharing memory with a tensor or array of the right dtype unless ``copy``."""
+    out = _as_tensor(obj, dtype=dtype)
+    if copy:
+        out = _Tensor._make(_np.array(out._data))
+    return out.requires_grad_(requires_grad) if requires_grad else out
+
+
+concat = ops.cat
+arctan2 = ops.atan2
+__all__ += ["arctan2", "asarray", "bincount", "can_cast", "concat", "finfo", "histogram",
+            "iinfo", "is_complex", "is_floating_point", "is_nonzero", "isin", "logspace", "promote_types",
+            "result_type", "tril_indices", "triu_indices"]

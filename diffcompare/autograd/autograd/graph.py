@@ -6,7 +6,7 @@ becomes ``from diffcompare.autograd.autograd.graph import saved_tensors_hooks``.
 'diffcompare.autograd.saved'
 """
 
-from ..graph import Node
+from ..graph import Node, allow_mutation_on_saved_tensors, register_multi_grad_hook
 from ..saved import disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks
 
-__all__ = ["Node", "disable_saved_tensors_hooks", "save_on_cpu", "saved_tensors_hooks"]
+__all__ = ["Node", "allow_mutation_on_saved_tensors", "disable_saved_tensors_hooks", "register_multi_grad_hook", "save_on_cpu", "saved_tensors_hooks"]

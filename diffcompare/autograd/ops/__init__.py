@@ -31,13 +31,13 @@ this package gathers both from :data:`FAMILIES`, so an op is added in its family
 ('MulBackward0', ['SinBackward0', 'AccumulateGrad'])
 """
 
-from . import (activations, arithmetic, comparison, composites, convolution, decompositions, distances, dual, einstein, elementwise, indexing, inplace,
-               layers, linalg, losses, matrices, pointwise, recording, reductions, sampling, selection, shape)
+from . import (activations, arithmetic, comparison, composites, convolution, convolution_grads, decompositions, distances, dual, einstein, elementwise, factorizations, indexing, inplace, numeric,
+               layers, linalg, losses, matrices, outputs, pointwise, recording, reductions, sampling, scattering, selection, shape)
 from . import ctc, noisy, normalization_ops, pooling, resampling, separable
 
 # the families, in the order their names are gathered (a later family's name wins)
-FAMILIES = (dual, recording, arithmetic, elementwise, shape, inplace, indexing, reductions, linalg, comparison, convolution, layers,
-            losses, matrices, decompositions, einstein, selection, pointwise, activations, distances, sampling, composites,
+FAMILIES = (dual, recording, outputs, arithmetic, elementwise, shape, inplace, indexing, reductions, linalg, comparison, convolution, convolution_grads, layers,
+            losses, matrices, decompositions, factorizations, einstein, scattering, selection, pointwise, numeric, activations, distances, sampling, composites,
             separable, pooling, normalization_ops, resampling, ctc, noisy)
 
 __all__ = []

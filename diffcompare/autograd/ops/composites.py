@@ -23,33 +23,18 @@ from functools import reduce
 
 import numpy as np
 
-from ..grad_mode import STATE, no_grad
 from ..tensor import Tensor
 from .linalg import mm
+from .matrices import diag_embed
+from .outputs import write_out
 from .pointwise import rounded_div
 from .recording import check_dim
-from .selection import index_select
+from .selection import flip, gather, index_select, sort, split
 from .shape import cat, stack
 
 
 def _tensor(value):
     return value if isinstance(value, Tensor) else Tensor._make(np.asarray(value))
-
-
-def write_out(result, out, name):
-    """``result`` written into ``out`` (PyTorch's ``out=``): out's values (resized when its
-    shape differs) and its dtype, refused when a differentiable input would need a graph."""
-    if out is None:
-        return result
-    if STATE.grad_enabled and (result.requires_grad or out.requires_grad):
-        raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic differentiation, "
-                           "but one of the arguments requires grad.")
-    with no_grad():
-        if tuple(out.shape) == tuple(result.shape):
-            out.copy_(result)
-        else:
-            out.data = result.to(out.dtype)
-    return out
 
 
 # -- the function spellings of Tensor's operators -------------------------------------------
@@ -347,6 +332,158 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     return expanded.reshape(*shape[:d], shape[d] * r, *shape[d + 1:])
 
 
+# -- rearranging, by other ops -----------------------------------------------------------------
+
+def take_along_dim(input, indices, dim=None):
+    """``input`` picked at ``indices`` along ``dim`` (GatherBackward0); without ``dim``, of the
+    flattened input."""
+    if dim is None:
+        return gather(input.reshape(-1), 0, indices.reshape(-1))
+    d = check_dim(dim, input.ndim)
+    shape = list(np.broadcast_shapes(tuple(input.shape[:d]) + (1,) + tuple(input.shape[d + 1:]),
+                                     tuple(indices.shape[:d]) + (1,) + tuple(indices.shape[d + 1:])))
+    index_shape = shape[:d] + [indices.shape[d]] + shape[d + 1:]
+    input_shape = shape[:d] + [input.shape[d]] + shape[d + 1:]
+    index = Tensor._make(np.broadcast_to(np.asarray(indices._data), index_shape))
+    if tuple(input.shape) != tuple(input_shape):
+        input = input.expand(*input_shape)
+    return gather(input, d, index)
+
+
+def fliplr(input):
+    """The columns in reverse order (FlipBackward0)."""
+    if input.ndim < 2:
+        raise RuntimeError("Input must be >= 2-d.")
+    return flip(input, [1])
+
+
+def flipud(input):
+    """The rows in reverse order (FlipBackward0)."""
+    if input.ndim < 1:
+        raise RuntimeError("Input must be >= 1-d.")
+    return flip(input, [0])
+
+
+def _split_by(input, sections, dim, name, least):
+    if input.ndim < least:
+        raise RuntimeError(f"torch.{name} requires a tensor with at least {least} dimension, but got a tensor with "
+                           f"{input.ndim} dimensions!")
+    if isinstance(sections, int) and input.shape[dim] % sections:
+        raise RuntimeError(f"torch.{name} attempted to split along dimension {dim}, but the size of the dimension "
+                           f"{input.shape[dim]} is not divisible by the split_size {sections}!")
+    return tensor_split(input, sections, dim)
+
+
+def hsplit(input, indices_or_sections):
+    """Split along the columns (dim 1; dim 0 for a 1-d tensor)."""
+    return _split_by(input, indices_or_sections, 1 if input.ndim > 1 else 0, "hsplit", 1)
+
+
+def vsplit(input, indices_or_sections):
+    """Split along the rows (dim 0)."""
+    return _split_by(input, indices_or_sections, 0, "vsplit", 2)
+
+
+def dsplit(input, indices_or_sections):
+    """Split along the depth (dim 2)."""
+    return _split_by(input, indices_or_sections, 2, "dsplit", 3)
+
+
+def split_with_sizes(input, split_sizes, dim=0):
+    """Pieces of the given sizes along ``dim`` (SplitWithSizesBackward0)."""
+    d = check_dim(dim, input.ndim)
+    if sum(split_sizes) != input.shape[d]:
+        raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {input.shape[d]} (input tensor's "
+                           f"size at dimension {d}), but got split_sizes={list(split_sizes)}")
+    return split(input, list(split_sizes), d)
+
+
+def msort(input):
+    """The values sorted along dim 0 (SortBackward0)."""
+    return sort(input, 0).values
+
+
+def select(input, dim, index):
+    """The slice at ``index`` along ``dim`` (SelectBackward0, a view)."""
+    d = check_dim(dim, input.ndim)
+    return input[(slice(None),) * d + (index,)]
+
+
+def swapdims(input, dim0, dim1):
+    """``transpose`` under NumPy's name (TransposeBackward0)."""
+    return input.transpose(dim0, dim1)
+
+
+def ravel(input):
+    """The elements as one dimension (a view when it can be: ViewBackward0)."""
+    return input.reshape(-1)
+
+
+def positive(input):
+    """``input`` itself (``+input``)."""
+    if input.dtype == np.bool_:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return input
+
+
+def diagflat(input, offset=0):
+    """A matrix with the flattened ``input`` on its ``offset`` diagonal (DiagEmbedBackward0)."""
+    return diag_embed(input.reshape(-1), offset)
+
+
+def count_nonzero(input, dim=None):
+    """The number of non-zero elements (along ``dim``), int64."""
+    a = np.asarray(input._data)
+    axis = None if dim is None else (dim if isinstance(dim, int) else tuple(dim))
+    return Tensor._make(np.asarray(np.count_nonzero(a, axis=axis), dtype=np.int64))
+
+
+# -- statistics of observations ------------------------------------------------------------------
+
+def cov(input, *, correction=1, fweights=None, aweights=None):
+    """The covariance matrix of the variables in the rows of ``input`` (observations in the
+    columns), composed as PyTorch composes it: centre, ``mm``, divide, ``squeeze``."""
+    if input.ndim > 2:
+        raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an input with "
+                           f"{input.ndim} dimensions")
+    x = input if input.ndim == 2 else input.reshape(1, -1)
+    n = x.shape[1]
+    weights = None
+    for given in (fweights, aweights):
+        if given is not None:
+            weights = given if weights is None else weights * given
+    if weights is None:
+        average = x.mean(1)
+        factor = n - correction
+    else:
+        total = weights.sum()
+        average = (x * weights).sum(1) / total
+        if aweights is None:
+            factor = total - correction
+        else:
+            factor = total - correction * (weights * aweights).sum() / total
+    centred = x - average.unsqueeze(1)
+    weighted = centred if weights is None else centred * weights
+    if not isinstance(factor, Tensor) and factor <= 0:
+        warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less than the number of "
+                      "observations.", UserWarning, stacklevel=2)
+        factor = 0
+    product = mm(weighted, centred.t().conj() if centred.dtype.kind == "c" else centred.t())
+    return (product / factor).squeeze()
+
+
+def corrcoef(input):
+    """The Pearson correlation coefficients of the variables in the rows of ``input``
+    (``cov`` scaled by the standard deviations, clamped to [-1, 1] as PyTorch does)."""
+    c = cov(input)
+    if c.ndim == 0:
+        return c / c
+    stddev = c.diagonal().sqrt()
+    c = c / stddev.unsqueeze(1)
+    c = c / stddev.unsqueeze(0)
+    return c.clamp(-1, 1)
+
+
 # -- reading values (nothing recorded) ----------------------------------------------------------
 
 def nonzero(input, *, as_tuple=False, out=None):
@@ -475,12 +612,26 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
     return _unique_result(parts)
 
 
+def _alias(name, target):
+    def alias(input, *, out=None):
+        return write_out(getattr(input, target)(), out, name)
+    alias.__name__ = alias.__qualname__ = name
+    alias.__doc__ = f"``{target}`` under NumPy's name."
+    return alias
+
+
+arccos, arccosh, arcsin, arcsinh, arctan, arctanh = (_alias("arc" + n[1:], n) for n in
+                                                     ("acos", "acosh", "asin", "asinh", "atan", "atanh"))
+
 # the torch-level functions of this family (`ag.<name>`, as `torch.<name>`)
-PUBLIC = ("argwhere", "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_shapes", "broadcast_tensors", "broadcast_to",
-          "bucketize", "cartesian_prod", "chain_matmul", "column_stack", "diff", "div", "divide", "dstack", "histc",
-          "hstack", "inner", "isinf", "isneginf", "isposinf", "isreal", "meshgrid", "mul", "multiply", "narrow", "neg",
-          "negative", "nonzero", "numel", "repeat_interleave", "row_stack", "searchsorted", "tensor_split",
-          "tensordot", "true_divide", "unflatten", "unique", "unique_consecutive", "unravel_index", "vstack")
+PUBLIC = ("arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctanh", "argwhere", "atleast_1d", "atleast_2d",
+          "atleast_3d", "broadcast_shapes", "broadcast_tensors", "broadcast_to", "bucketize", "cartesian_prod",
+          "chain_matmul", "column_stack", "corrcoef", "count_nonzero", "cov", "diagflat", "diff", "div", "divide", "dsplit", "dstack",
+          "fliplr", "flipud", "histc", "hsplit", "hstack", "inner", "isinf", "isneginf", "isposinf", "isreal",
+          "meshgrid", "msort", "mul", "multiply", "narrow", "neg", "negative", "nonzero", "numel", "positive",
+          "ravel", "repeat_interleave", "row_stack", "searchsorted", "select", "split_with_sizes", "swapdims",
+          "take_along_dim", "tensor_split", "tensordot", "true_divide", "unflatten", "unique", "unique_consecutive",
+          "unravel_index", "vsplit", "vstack")
 divide, multiply, negative = div, mul, neg
 # what the family exports to `ops`
-__all__ = ["write_out", *PUBLIC]
+__all__ = [*PUBLIC]

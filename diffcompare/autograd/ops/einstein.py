@@ -177,15 +177,52 @@ def _parse(equation, shapes):
     return final, output
 
 
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _sublist_equation(args):
+    """The equation and operands of einsum's sublist form, ``einsum(a, [0, 1], b, [1, 2], [0, 2])``
+    (subscripts as integers 0-51, ``...`` as Ellipsis, the output's list last and optional).
+
+    >>> _sublist_equation(("a", [0, 1], "b", [1, 2], [0, 2]))
+    ('ab,bc->ac', ('a', 'b'))
+    >>> _sublist_equation(("a", [..., 0], [..., 0]))[0]
+    '...a->...a'
+    """
+    def letters(sublist):
+        out = []
+        for s in sublist:
+            if s is Ellipsis:
+                out.append("...")
+            elif isinstance(s, int) and 0 <= s < len(_LETTERS):
+                out.append(_LETTERS[s])
+            else:
+                raise ValueError("einsum(): expected subscript to be within the range [0, 52) or ..., but got "
+                                 f"{s}")
+        return "".join(out)
+    operands, inputs = args[0::2], args[1::2]
+    output = None
+    if len(args) % 2:
+        operands, inputs = args[:-1][0::2], args[:-1][1::2]
+        output = args[-1]
+    equation = ",".join(letters(s) for s in inputs)
+    if output is not None:
+        equation += "->" + letters(output)
+    return equation, tuple(operands)
+
+
 def einsum(equation, *operands):
     """Einstein summation: ``einsum("ij,jk->ik", a, b)`` is ``a @ b``; ``...`` stands for
-    broadcast leading dimensions; without ``->`` the output is the subscripts seen once.
+    broadcast leading dimensions; without ``->`` the output is the subscripts seen once. The
+    sublist form, ``einsum(a, [0, 1], b, [1, 2], [0, 2])``, is the same with integers for letters.
 
     >>> from diffcompare import autograd as ag
     >>> a, b = ag.tensor([[1.0, 2.0]]), ag.tensor([[3.0], [4.0]])
     >>> ag.einsum("ij,jk->ik", a, b), ag.einsum("ij->j", a)
     (tensor([[11.]]), tensor([1., 2.]))
     """
+    if not isinstance(equation, str):
+        equation, operands = _sublist_equation((equation,) + operands)
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     shapes = [tuple(np.shape(array_of(a))) for a in operands]

@@ -252,8 +252,32 @@ def setitem(x, index, value):
     index, basic = (fast[0], True) if fast is not None else _normalise_index(index)
     value_shape = value.shape if isinstance(value, Tensor) else np.shape(value)
     cls = CopySlices if basic else IndexPutBackward0Setitem
-    return write_in_place(x, lambda src: apply(cls, (src, value), {
-        "index": index, "in_shape": x.shape, "value_shape": value_shape}), leaf_message=VIEW_OF_LEAF_INPLACE_ERROR)
+    try:
+        return write_in_place(x, lambda src: apply(cls, (src, value), {
+            "index": index, "in_shape": x.shape, "value_shape": value_shape}), leaf_message=VIEW_OF_LEAF_INPLACE_ERROR)
+    except RuntimeError as error:
+        if not str(error).startswith("The size of tensor a"):
+            raise
+        raise _setitem_shape_error(x.shape, index, basic, tuple(value_shape)) or error from None
+
+
+def _setitem_shape_error(shape, index, basic, value_shape):
+    """PyTorch's words for a value that does not fit the part of ``x`` it is written to: the
+    expand error for a basic index, the broadcast error for an advanced one.
+
+    >>> _setitem_shape_error((3,), (slice(None),), True, (2,))
+    RuntimeError('The expanded size of the tensor (3) must match the existing size (2) at non-singleton dimension 0.  Target sizes: [3].  Tensor sizes: [2]')
+    """
+    target = np.empty(shape, dtype=bool)[index].shape
+    if not basic:
+        return RuntimeError(f"shape mismatch: value tensor of shape {list(value_shape)} cannot be broadcast to "
+                            f"indexing result of shape {list(target)}")
+    for k in range(1, min(len(target), len(value_shape)) + 1):
+        if value_shape[-k] not in (1, target[-k]):
+            return RuntimeError(f"The expanded size of the tensor ({target[-k]}) must match the existing size "
+                                f"({value_shape[-k]}) at non-singleton dimension {len(target) - k}.  Target sizes: "
+                                f"{list(target)}.  Tensor sizes: {list(value_shape)}")
+    return None
 
 
 def _write_basic(x, index, value):

@@ -120,6 +120,30 @@ def inplace_unary(op):
     return method
 
 
+def inplace_view(view, node_name):
+    """A method that changes a tensor's shape in place (``x.transpose_(0, 1)``, ``x.squeeze_()``):
+    the tensor becomes the view ``view`` gives, recorded under PyTorch's name for the in-place
+    form (``TransposeBackward1``), its version counter bumped."""
+    classes = {}
+
+    def method(self, *args, **kwargs):
+        if STATE.grad_enabled and self.requires_grad_flag and self.grad_fn is None:
+            raise RuntimeError(LEAF_INPLACE_ERROR)
+        result = view(self, *args, **kwargs)
+        self._data = result._data
+        self._bump()
+        node = result.grad_fn
+        if node is not None and result.requires_grad_flag:
+            kind = type(node)
+            if kind not in classes:      # the same node under the in-place form's name
+                classes[kind] = type(node_name, (kind,), {"__doc__": kind.__doc__})
+            node.__class__ = classes[kind]
+            adopt(self, node)
+        return self
+    method.__name__ = node_name
+    return method
+
+
 def zero_(t):
     """``t.zero_()``: on a tensor with history, that history is cut (``ZeroBackward0``
     sends a zero gradient to the old value), as in PyTorch.
@@ -208,7 +232,7 @@ class CopyBackwards(Op):
 
 
 # what the family exports to `ops`
-__all__ = ['CopyBackwards', 'CopySlicesView', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'LEAF_INPLACE_ERROR', 'VIEW_OF_LEAF_INPLACE_ERROR', 'copy_',
+__all__ = ['inplace_view', 'CopyBackwards', 'CopySlicesView', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'LEAF_INPLACE_ERROR', 'VIEW_OF_LEAF_INPLACE_ERROR', 'copy_',
            'fill_', 'inplace_binary', 'inplace_unary', 'write_in_place', 'zero_', 'uniform_', 'normal_', 'random_']
 
 

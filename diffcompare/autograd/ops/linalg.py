@@ -8,6 +8,7 @@ import numpy as np
 from ..tensor import Tensor
 from .dual import D
 from .forward import matmul_tangent
+from .outputs import write_out
 from .recording import Op, apply, sum_to
 
 class MmBackward0(Op):
@@ -66,8 +67,11 @@ MATMUL_UNSAFE_VIEW = type("UnsafeViewBackward0", (MatmulBackward0,), {"__doc__":
 MATMUL_CLONE = type("CloneBackward0", (MatmulBackward0,), {"__doc__": MatmulBackward0.__doc__})
 
 
-def matmul(input, other):  # noqa: A002  (PyTorch's keyword names: torch.matmul(input=, other=))
-    """Matrix product with NumPy's (and PyTorch's) rules for 1-d and batched operands."""
+def matmul(input, other, *, out=None):  # noqa: A002  (PyTorch's keyword names: torch.matmul(input=, other=))
+    """Matrix product with NumPy's (and PyTorch's) rules for 1-d and batched operands;
+    ``out=``: written there."""
+    if out is not None:
+        return write_out(matmul(input, other), out, "matmul")
     a, b = input, other
     a_nd = a.ndim if isinstance(a, Tensor) else np.ndim(a)
     b_nd = b.ndim if isinstance(b, Tensor) else np.ndim(b)
@@ -87,8 +91,10 @@ def matmul(input, other):  # noqa: A002  (PyTorch's keyword names: torch.matmul(
     return apply(cls, (a, b))
 
 
-def mm(input, mat2):  # noqa: A002  (PyTorch's keyword names)
+def mm(input, mat2, *, out=None):  # noqa: A002  (PyTorch's keyword names)
     """Matrix-matrix product; both operands must be 2-D (as in PyTorch)."""
+    if out is not None:
+        return write_out(mm(input, mat2), out, "mm")
     a, b = input, mat2
     if a.ndim != 2:
         raise RuntimeError(f"self must be a matrix (mm expects 2-D tensors; got a {a.ndim}-D tensor of shape "
@@ -99,13 +105,17 @@ def mm(input, mat2):  # noqa: A002  (PyTorch's keyword names)
     return matmul(a, b)
 
 
-def mv(a, v):
+def mv(a, v, *, out=None):
+    if out is not None:
+        return write_out(mv(a, v), out, "mv")
     if a.ndim != 2 or v.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got {a.ndim}, {v.ndim}")
     return matmul(a, v)
 
 
-def dot(a, b):
+def dot(a, b, *, out=None):
+    if out is not None:
+        return write_out(dot(a, b), out, "dot")
     if a.ndim != 1 or b.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
     if a.shape != b.shape:
@@ -126,13 +136,15 @@ class BmmBackward0(Op):
             (a.swapaxes(-1, -2) @ g if self.needs(1) else None)
 
 
-def bmm(a, b):
+def bmm(a, b, *, out=None):
     """Batched matrix product: ``a[i] @ b[i]`` for 3-D tensors (no broadcasting).
 
     >>> from diffcompare import autograd as ag
     >>> ag.bmm(ag.ones(2, 1, 3), ag.ones(2, 3, 1)).shape
     (2, 1, 1)
     """
+    if out is not None:
+        return write_out(bmm(a, b), out, "bmm")
     if a.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
     if b.ndim != 3:

@@ -25,6 +25,7 @@ from ..tensor import Tensor
 from .dual import D, define, register
 from .indexing import IndexBackward0, SelectBackward0, SliceBackward0, index_add_zeros
 from .recording import Op, apply, array_of, check_dim, sum_to
+from .scattering import scatter_with_reduce
 from .shape import record_view
 
 
@@ -152,10 +153,10 @@ def _kept(shape, index, dtype):
 def scatter(input, dim, index, src=None, value=None, *, reduce=None):
     """``input`` with ``src[i][j]`` (or the number ``value``) written at ``[i][index[i][j]]``
     (dim = 1): ScatterBackward0 (a tensor) / ScatterBackward1 (a number)."""
-    if reduce is not None:
-        raise NotImplementedError("scatter's reduce= argument is not implemented (use scatter_reduce)")
     if src is None:
         src = value
+    if reduce is not None:
+        return scatter_with_reduce(input, dim, index, src, reduce)
     d = check_dim(dim, input.ndim)
     index = _index_array(index, "scatter")
     along = _along(index, d)

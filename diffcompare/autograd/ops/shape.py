@@ -11,6 +11,7 @@ import numpy as np
 from ..device import as_meta, device as Device, is_meta, refuse_meta, resolve as resolve_device
 from ..tensor import Tensor
 from .dual import D, register
+from .outputs import write_out
 from .recording import Op, apply, check_dim, sum_to
 
 _max = builtins.max
@@ -54,7 +55,39 @@ def reshape(x, *shape):
     return record_view(ViewBackward0, x, {"shape": target, "in_shape": x.shape}, lambda a: a.reshape(target))
 
 
-view = reshape
+def view(x, *shape):
+    """``x`` with another shape (ViewBackward0), or with ``view(dtype)`` its bytes read as
+    another dtype (the last dimension rescaled; shares storage, records nothing).
+
+    >>> from diffcompare import autograd as ag
+    >>> ag.zeros(2, 2).view(ag.int32).shape, ag.zeros(4).view(2, 2).shape
+    ((2, 4), (2, 2))
+    """
+    if len(shape) == 1 and (isinstance(shape[0], np.dtype) or
+                            isinstance(shape[0], type) and issubclass(shape[0], np.generic)):
+        dtype = np.dtype(shape[0])
+        a = x._data
+        if dtype.itemsize != a.itemsize:
+            if a.ndim == 0:
+                raise RuntimeError("self.dim() cannot be 0 to view " + str(a.dtype) + " as " + str(dtype) +
+                                   " (different element sizes)")
+            if a.ndim and a.strides[-1] != a.itemsize and a.shape[-1] != 1:
+                raise RuntimeError("self.stride(-1) must be 1 to view " + str(a.dtype) + " as " + str(dtype) +
+                                   " (different element sizes)")
+        out = Tensor._make(a.view(dtype), False, None, x._counter())
+        return out
+    return reshape(x, *shape)
+
+
+class AliasBackward0(ViewBackward0):
+    """The same values under another tensor (a view of all of it): the gradient passes."""
+
+
+def alias(x):
+    """A view of all of ``x`` (AliasBackward0), as PyTorch's ``alias``: what ``torch.func.jvp``
+    returns for an output that requires grad."""
+    shape = x.shape
+    return record_view(AliasBackward0, x, {"shape": shape, "in_shape": shape}, lambda a: a.view())
 
 
 def flatten(x, start_dim=0, end_dim=-1):
@@ -181,10 +214,28 @@ class UnsqueezeBackward0(SqueezeBackward0):
         return (g,)
 
 
+class SqueezeBackward2(SqueezeBackward0):
+    """``squeeze(dims)`` with a tuple or list of dims."""
+
+
 def squeeze(x, dim=None):
+    """``x`` without its size-1 dimensions (all, the one ``dim``, or those of a tuple of dims):
+    SqueezeBackward0, 1 or 2 as in PyTorch.
+
+    >>> from diffcompare import autograd as ag
+    >>> ag.zeros(1, 3, 1, 2).squeeze((0, 2)).shape
+    (3, 2)
+    """
     if dim is None:
         shape = tuple(n for n in x.shape if n != 1)
         cls = SqueezeBackward0
+    elif isinstance(dim, (tuple, list)):
+        dims = [check_dim(d, x.ndim) for d in dim]
+        for d in dims:
+            if dims.count(d) > 1:
+                raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        shape = tuple(n for i, n in enumerate(x.shape) if not (i in dims and n == 1))
+        cls = SqueezeBackward2
     else:
         d = check_dim(dim, x.ndim)
         shape = tuple(n for i, n in enumerate(x.shape) if not (i == d and n == 1))
@@ -193,6 +244,8 @@ def squeeze(x, dim=None):
 
 
 def unsqueeze(x, dim):
+    if not isinstance(dim, (int, np.integer)):
+        raise TypeError(f"unsqueeze(): argument 'dim' (position 1) must be int, not {type(dim).__name__}")
     d = check_dim(dim, x.ndim + 1)
     shape = x.shape[:d] + (1,) + x.shape[d:]
     return record_view(UnsqueezeBackward0, x, {"shape": shape, "in_shape": x.shape}, lambda a: a.reshape(shape))
@@ -230,7 +283,7 @@ def expand_as(x, other):
 
 
 class CloneBackward0(Op):
-    forward = staticmethod(np.array)
+    forward = staticmethod(lambda x, order="K": np.array(x, order=order))
 
     def backward(self, g):
         return (g,)
@@ -238,12 +291,26 @@ class CloneBackward0(Op):
     batched_backward = backward
 
 
-def clone(x):
+def clone(x, *, memory_format=None):
     return apply(CloneBackward0, (x,))
 
 
-def contiguous(x):
-    return x
+def is_contiguous(x, memory_format=None):
+    """Whether ``x``'s elements lie in row-major order without gaps (PyTorch's default layout)."""
+    return bool(x._data.flags.c_contiguous)
+
+
+def contiguous(x, memory_format=None):
+    """``x`` itself when it is contiguous, else a row-major copy (CloneBackward0), as in PyTorch.
+
+    >>> from diffcompare import autograd as ag
+    >>> x = ag.ones(2, 3, requires_grad=True)
+    >>> x.contiguous() is x, x.t().contiguous().grad_fn.name(), x.t().contiguous().is_contiguous()
+    (True, 'CloneBackward0', True)
+    """
+    if x._data.flags.c_contiguous:
+        return x
+    return apply(CloneBackward0, (x,), {"order": "C"})
 
 
 class ToCopyBackward0(Op):
@@ -323,7 +390,10 @@ class CatBackward0(Op):
         return self.backward(g, batch=1)
 
 
-def cat(tensors, dim=0):
+def cat(tensors, dim=0, *, out=None):
+    """The tensors joined along ``dim`` (CatBackward0); ``out=``: written there."""
+    if out is not None:
+        return write_out(cat(tensors, dim), out, "cat")
     tensors = tuple(tensors)
     if not tensors:
         raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
@@ -363,7 +433,10 @@ class StackBackward0(Op):
         return self.backward(g, batch=1)
 
 
-def stack(tensors, dim=0):
+def stack(tensors, dim=0, *, out=None):
+    """The tensors stacked along a new dimension ``dim`` (StackBackward0); ``out=``: written there."""
+    if out is not None:
+        return write_out(stack(tensors, dim), out, "stack")
     tensors = list(tensors)
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
@@ -373,7 +446,7 @@ def stack(tensors, dim=0):
     return apply(StackBackward0, tuple(tensors), {"dim": check_dim(dim, tensors[0].ndim + 1)})
 
 
-for _cls in (ViewBackward0, TransposeBackward0, PermuteBackward0, SqueezeBackward0, ExpandBackward0, CloneBackward0,
+for _cls in (ViewBackward0, AliasBackward0, TransposeBackward0, PermuteBackward0, SqueezeBackward0, ExpandBackward0, CloneBackward0,
              ToCopyBackward0, CatBackward0, StackBackward0):
     _cls.tangent = "linear"     # each is linear: its tangent is the op applied to the tangents
 
@@ -381,11 +454,10 @@ register(expand=expand, unsqueeze=unsqueeze, permute=permute, moveaxis=moveaxis,
 
 
 # the torch-level functions of this family (`ag.<name>`, as `torch.<name>`)
-PUBLIC = ('cat', 'clone', 'concatenate', 'flatten', 'moveaxis', 'movedim', 'permute', 'reshape', 'squeeze', 'stack', 't',
+PUBLIC = ('cat', 'clone', 'concatenate', 'flatten', 'moveaxis', 'movedim', 'permute', 'reshape', 'squeeze', 'stack', 'swapaxes', 't',
           'transpose', 'unsqueeze')
 # what the family exports to `ops`
-__all__ = ['CatBackward0', 'CloneBackward0', 'ExpandBackward0', 'PermuteBackward0', 'SqueezeBackward0',
-           'SqueezeBackward1', 'StackBackward0', 'TBackward0', 'ToCopyBackward0', 'TransposeBackward0',
+__all__ = ['AliasBackward0', 'alias', 'CatBackward0', 'CloneBackward0', 'ExpandBackward0', 'PermuteBackward0', 'SqueezeBackward0',
+           'SqueezeBackward1', 'SqueezeBackward2', 'StackBackward0', 'TBackward0', 'ToCopyBackward0', 'TransposeBackward0',
            'UnsqueezeBackward0', 'ViewBackward0', 'cat', 'clone', 'concatenate', 'contiguous', 'expand',
-           'expand_as', 'flatten', 'moveaxis', 'movedim', 'permute', 'record_view', 'reshape', 'squeeze', 'stack',
-           'swapaxes', 't', 'to', 'to_arguments', 'transpose', 'unsqueeze', 'view']
+           'expand_as', 'flatten', 'is_contiguous', 'moveaxis', 'movedim', 'permute', 'record_view', 'reshape', 'squeeze', 'stack', 'swapaxes', 't', 'to', 'to_arguments', 'transpose', 'unsqueeze', 'view']

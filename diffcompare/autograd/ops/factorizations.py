@@ -1,0 +1,837 @@
+"""Matrix factorisations and the functions built on them, batched over leading dimensions:
+``eigh``/``eigvalsh``, ``svd``, ``qr``, ``lu_factor``/``lu``/``lu_solve``, ``pinv``,
+``matrix_exp``, ``lstsq``, ``matrix_power``, ``multi_dot``, ``matrix_rank``. A factorisation
+with several differentiable results records one node with several outputs, as PyTorch does
+(``LinalgEighBackward0`` for both the eigenvalues and the eigenvectors), and its backward is
+PyTorch's formula (``linalg_eig_backward``, ``svd_backward``, ``linalg_qr_backward``,
+``linalg_lu_backward``, ...), written with operations that serve arrays and tensors alike
+(``@``, ``D.solve``), so ``create_graph=True`` differentiates it again.
+
+>>> from diffcompare import autograd as ag
+>>> a = ag.tensor([[2.0, 1.0], [1.0, 2.0]], requires_grad=True)
+>>> values, vectors = ag.linalg.eigh(a)
+>>> values
+tensor([1., 3.], grad_fn=<LinalgEighBackward0>)
+>>> values.sum().backward()         # d trace / dA = I
+>>> print(a.grad.numpy().round(12) + 0.0)
+[[1. 0.]
+ [0. 1.]]
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections import namedtuple
+from functools import reduce
+
+import numpy as np
+
+from ..graph import SavedTensor
+from ..grad_mode import STATE
+from ..tensor import Tensor
+from .dual import D, define, register
+from .linalg import matmul, mm
+from .outputs import write_out
+from .recording import Op, apply, array_of, record
+from .shape import cat
+
+_EPS = np.finfo(np.float64).eps
+
+EighResult = namedtuple("eigh", ["eigenvalues", "eigenvectors"])
+SvdResult = namedtuple("svd", ["U", "S", "Vh"])
+LegacySvdResult = namedtuple("svd", ["U", "S", "V"])
+QrResult = namedtuple("qr", ["Q", "R"])
+LuFactorResult = namedtuple("lu_factor", ["LU", "pivots"])
+LuFactorExResult = namedtuple("lu_factor_ex", ["LU", "pivots", "info"])
+LuResult = namedtuple("lu", ["P", "L", "U"])
+LstsqResult = namedtuple("lstsq", ["solution", "residuals", "rank", "singular_values"])
+
+
+def _matrix(A, name):
+    if A.ndim < 2:
+        raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
+
+
+def _square(A, name):
+    _matrix(A, name)
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"{name}: A must be batches of square matrices, but they are {A.shape[-2]} by "
+                           f"{A.shape[-1]} matrices")
+
+
+def _mH(a):
+    return D.conj(a).swapaxes(-1, -2) if a.dtype.kind == "c" else a.swapaxes(-1, -2)
+
+
+def _eye(n, dtype):
+    return np.eye(n, dtype=dtype)
+
+
+def _wants_grad(args):
+    return STATE.grad_enabled and any(isinstance(a, Tensor) and a.requires_grad_flag for a in args)
+
+
+def _refuse_tangents(cls, args):
+    if STATE.forward_level and any(isinstance(a, Tensor) and a._tangent is not None for a in args):
+        raise NotImplementedError(f"Trying to use forward AD with {cls.__name__} that does not support it because "
+                                  "it has not been implemented yet.")
+
+
+def record_outputs(cls, args, params, outs, differentiable):
+    """Tensors for the arrays ``outs`` of the op ``cls`` on ``args``: when recording, one node
+    with an output per array, those of ``differentiable`` (their positions) requiring grad;
+    the node keeps what ``cls.keeps`` names (input positions, then ``"out<i>"`` for outputs)."""
+    _refuse_tangents(cls, args)
+    if not _wants_grad(args):
+        return [Tensor._make(o) for o in outs]
+    first = differentiable[0]
+    head = record(cls, args, params or {}, outs[first], STATE)
+    node = head.grad_fn
+    results = []
+    for i, o in enumerate(outs):
+        if i == first:
+            results.append(head)
+        elif i in differentiable:
+            t = Tensor._make(o, True, node)
+            t._output_nr = differentiable.index(i)
+            results.append(t)
+        else:
+            results.append(Tensor._make(o))
+    node.n_outputs = len(differentiable)
+    node._special = True
+    head._output_nr = 0
+    saved = []
+    for k in cls.keeps:
+        if isinstance(k, int):
+            saved.append(SavedTensor(args[k], False))
+        else:
+            saved.append(SavedTensor(results[int(k[3:])], True))
+    node._saved, node._unpack_order = saved, None
+    return results
+
+
+class MultiOutputOp(Op):
+    """An op whose node has several outputs; ``backward(grads, *kept)`` gets one gradient
+    (or None) per differentiable output."""
+    keeps = ()
+    saves = ()
+    batched_backward = None
+
+
+
+def output_grads(grads, n):
+    """The gradients of a multi-output node's outputs as a list of ``n`` (None where absent)."""
+    grads = list(grads) if isinstance(grads, (list, tuple)) else [grads]
+    return grads + [None] * (n - len(grads))
+
+
+# -- eigh ------------------------------------------------------------------------------------
+
+class LinalgEighBackward0(MultiOutputOp):
+    """``A = V diag(L) V^H``: gA = V (diag(gL) + skew(V^H gV) / E) V^H, E_ij = L_j - L_i."""
+    keeps = ("out0", "out1")
+
+    @staticmethod
+    def forward(a):
+        return a
+
+    def backward(self, grads, L, V):
+        gL, gV = output_grads(grads, 2)
+        n = L.shape[-1]
+        eye = _eye(n, bool)
+        if gV is None:
+            inner = D.unsqueeze(gL, -2) * eye
+        else:
+            VhgV = _mH(V) @ gV
+            VhgV = 0.5 * (VhgV - _mH(VhgV))
+            E = D.unsqueeze(L, -2) - D.unsqueeze(L, -1) + eye
+            inner = D.where(eye, 0.0, VhgV / E)
+            if gL is not None:
+                inner = inner + D.unsqueeze(gL, -2) * eye
+        return (V @ (inner @ _mH(V)),)
+
+
+def eigh(A, UPLO="L"):
+    """The eigenvalues (ascending) and eigenvectors of each Hermitian matrix, read from its
+    lower (``UPLO="L"``) or upper triangle (LinalgEighBackward0)."""
+    _square(A, "linalg.eigh")
+    if UPLO not in ("L", "U"):
+        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+    values, vectors = np.linalg.eigh(array_of(A), UPLO=UPLO)
+    return EighResult(*record_outputs(LinalgEighBackward0, (A,), None, [values, vectors], [0, 1]))
+
+
+def eigvalsh(A, UPLO="L"):
+    """The eigenvalues (ascending) of each Hermitian matrix (LinalgEighBackward0)."""
+    return eigh(A, UPLO).eigenvalues
+
+
+# -- svd ---------------------------------------------------------------------------------------
+
+class LinalgSvdFull(MultiOutputOp):
+    """``A = U diag(S) V^H`` (PyTorch's svd_backward)."""
+    keeps = ("out0", "out1", "out2")
+
+    @staticmethod
+    def forward(a):
+        return a
+
+    def backward(self, grads, U, S, Vh):
+        gU, gS, gVh = output_grads(grads, 3)
+        k = S.shape[-1]
+        m, n = U.shape[-2], Vh.shape[-1]
+        if U.shape[-1] != k:
+            U, gU = U[..., :k], (None if gU is None else gU[..., :k])
+        if Vh.shape[-2] != k:
+            Vh, gVh = Vh[..., :k, :], (None if gVh is None else gVh[..., :k, :])
+        eye = _eye(k, bool)
+        if gU is None and gVh is None:
+            return ((U * D.unsqueeze(gS, -2)) @ Vh if gS is not None else None,)
+        V = _mH(Vh)
+        gV = None if gVh is None else _mH(gVh)
+        S2 = S * S
+        E = D.unsqueeze(S2, -2) - D.unsqueeze(S2, -1) + eye
+        inner = None
+        if gU is not None:
+            UhgU = _mH(U) @ gU
+            UhgU = UhgU - _mH(UhgU)
+            inner = UhgU * D.unsqueeze(S, -2) / E
+        if gV is not None:
+            VhgV = Vh @ gV
+            VhgV = VhgV - _mH(VhgV)
+            part = D.unsqueeze(S, -1) * VhgV / E
+            inner = part if inner is None else inner + part
+        inner = D.where(eye, 0.0, inner)
+        if gS is not None:
+            inner = inner + D.unsqueeze(gS, -2) * eye
+        if m > k and gU is not None:
+            gA = U @ inner
+            gUSinv = gU / D.unsqueeze(S, -2)
+            gA = (gA + gUSinv - U @ (_mH(U) @ gUSinv)) @ Vh
+        elif n > k and gV is not None:
+            gA = inner @ Vh
+            gVSinv = gV / D.unsqueeze(S, -2)
+            gA = U @ (gA + _mH(gVSinv) - (_mH(gVSinv) @ V) @ Vh)
+        else:
+            gA = U @ (inner @ Vh)
+        return (gA,)
+
+
+LinalgSvdFull.__name__ = "LinalgSvdBackward0"
+
+
+def linalg_svd(A, full_matrices=True, *, driver=None):
+    """``U, S, Vh`` with ``A = U diag(S) Vh`` (LinalgSvdBackward0), as ``torch.linalg.svd``.
+
+    >>> from diffcompare import autograd as ag
+    >>> ag.linalg.svd(ag.tensor([[3.0, 0.0], [0.0, -2.0]])).S
+    tensor([3., 2.])
+    """
+    _matrix(A, "linalg.svd")
+    u, s, vh = np.linalg.svd(array_of(A), full_matrices=full_matrices)
+    return SvdResult(*record_outputs(LinalgSvdFull, (A,), None, [u, s, vh], [0, 1, 2]))
+
+
+def svd(input, some=True, compute_uv=True, *, out=None):
+    """``torch.svd``: ``U, S, V`` (V, not its adjoint; reduced unless ``some=False``)."""
+    U, S, Vh = linalg_svd(input, full_matrices=not some)
+    if not compute_uv:
+        return LegacySvdResult(U.new_zeros(U.shape).detach(), S, Vh.new_zeros(Vh.shape).detach())
+    return LegacySvdResult(U, S, Vh.mH)
+
+
+# -- qr ----------------------------------------------------------------------------------------
+
+class LinalgQrBackward0(MultiOutputOp):
+    """``A = QR`` (PyTorch's linalg_qr_backward, reduced mode)."""
+    keeps = ("out0", "out1")
+
+    @staticmethod
+    def forward(a):
+        return a
+
+    def backward(self, grads, Q, R):
+        gQ, gR = output_grads(grads, 2)
+        m, n = Q.shape[-2], R.shape[-1]
+        if m >= n:
+            return (_qr_tall(Q, R, gQ, gR),)
+        # A = [X | Y] with X = Q R1 (square) and Y = Q R2: Y's part reaches Q as Y gR2^H
+        R1, R2 = R[..., :m], R[..., m:]
+        gR1 = None if gR is None else gR[..., :m]
+        gR2 = None if gR is None else gR[..., m:]
+        if gR2 is not None:
+            part = (Q @ R2) @ _mH(gR2)
+            gQ = part if gQ is None else gQ + part
+            gY = Q @ gR2
+        else:
+            gY = D.zeros_like(Q @ R2)
+        gX = _qr_tall(Q, R1, gQ, gR1)
+        if isinstance(gX, Tensor) or isinstance(gY, Tensor):
+            return (cat([gX, gY], -1),)
+        return (np.concatenate([gX, gY], axis=-1),)
+
+
+def _qr_tall(Q, R, gQ, gR):
+    """gA = [gQ + Q syminvadj(triu(gR R^H - Q^H gQ))] R^{-H} for m >= n."""
+    M = None
+    if gR is not None:
+        M = gR @ _mH(R)
+    if gQ is not None:
+        part = _mH(Q) @ gQ
+        M = -part if M is None else M - part
+    M = D.triu(M)
+    n = M.shape[-1]
+    M = M + _mH(M)
+    M = M - 0.5 * (M * _eye(n, M.dtype))         # the diagonal counted once
+    gA = Q @ M
+    if gQ is not None:
+        gA = gA + gQ
+    # gA R^{-H}: solve R Z^H = gA^H for Z
+    return _mH(D.solve(R, _mH(gA)))
+
+
+def linalg_qr(A, mode="reduced"):
+    """``Q, R`` with ``A = QR`` (LinalgQrBackward0); ``mode`` "reduced", "complete" or "r"."""
+    _matrix(A, "linalg.qr")
+    if mode not in ("reduced", "complete", "r"):
+        raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), "
+                           "'r', or 'complete'")
+    q, r = np.linalg.qr(array_of(A), mode="complete" if mode == "complete" else "reduced")
+    if mode == "r":
+        return QrResult(Tensor._make(np.zeros((0,), dtype=q.dtype)),
+                        record_outputs(LinalgQrBackward0, (A,), None, [q, r], [0, 1])[1])
+    return QrResult(*record_outputs(LinalgQrBackward0, (A,), None, [q, r], [0, 1]))
+
+
+def qr(input, some=True, *, out=None):
+    """``torch.qr`` (deprecated in PyTorch for ``torch.linalg.qr``)."""
+    warnings.warn("torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future PyTorch "
+                  "release.\nThe boolean parameter 'some' has been replaced with a string parameter 'mode'.\nQ, R = "
+                  "torch.qr(A, some)\nshould be replaced with\nQ, R = torch.linalg.qr(A, 'reduced' if some else "
+                  "'complete')", UserWarning, stacklevel=2)
+    return linalg_qr(input, "reduced" if some else "complete")
+
+
+# -- LU ----------------------------------------------------------------------------------------
+
+def _lu_arrays(a):
+    """The packed LU factors (L below the diagonal, its unit diagonal implied; U on and above)
+    of each matrix, partial pivoting as LAPACK's getrf (the first largest magnitude), the
+    1-based pivots (int32) and the info (the first zero pivot, 1-based; 0 if none)."""
+    a = np.array(a, dtype=np.result_type(a, np.float64) if a.dtype.kind not in "fc" else a.dtype)
+    batch, (m, n) = a.shape[:-2], a.shape[-2:]
+    lu = a.reshape((-1, m, n)).copy()
+    k = min(m, n)
+    pivots = np.zeros((lu.shape[0], k), dtype=np.int32)
+    info = np.zeros(lu.shape[0], dtype=np.int32)
+    rows = np.arange(lu.shape[0])
+    for j in range(k):
+        p = j + np.argmax(np.abs(lu[:, j:, j]), axis=1)
+        pivots[:, j] = p + 1
+        swap = lu[rows, p].copy()
+        lu[rows, p] = lu[:, j]
+        lu[:, j] = swap
+        pivot = lu[:, j, j]
+        zero = pivot == 0
+        info = np.where((info == 0) & zero, j + 1, info)
+        safe = np.where(zero, 1, pivot)
+        factors = np.where(zero[:, None], 0, lu[:, j + 1:, j] / safe[:, None])
+        lu[:, j + 1:, j] = factors
+        lu[:, j + 1:, j + 1:] -= factors[:, :, None] * lu[:, j:j + 1, j + 1:]
+    return lu.reshape(batch + (m, n)), pivots.reshape(batch + (k,)), info.reshape(batch)
+
+
+def _permutation(pivots, m, dtype):
+    """P with A = P L U, from 1-based pivots (row j swapped with row pivots[j] - 1, in order)."""
+    batch = pivots.shape[:-1]
+    flat = pivots.reshape((-1, pivots.shape[-1])) - 1
+    perm = np.tile(np.arange(m), (flat.shape[0], 1))
+    for j in range(flat.shape[1]):
+        for b in range(flat.shape[0]):
+            p = flat[b, j]
+            perm[b, j], perm[b, p] = perm[b, p], perm[b, j]
+    # row i of P^T A is row perm[i] of A: P[perm[i], i] = 1
+    P = np.zeros((flat.shape[0], m, m), dtype=dtype)
+    for b in range(flat.shape[0]):
+        P[b, perm[b], np.arange(m)] = 1
+    return P.reshape(batch + (m, m))
+
+
+def _unpack(lu):
+    m, n = lu.shape[-2:]
+    k = min(m, n)
+    L = np.tril(lu[..., :, :k], -1) + np.eye(m, k, dtype=lu.dtype)
+    U = np.triu(lu[..., :k, :])
+    return L, U
+
+
+def _lu_grad(P, L, U, gL, gU):
+    """PyTorch's linalg_lu_backward for square matrices: gA = P L^{-H} (tril(L^H gL, -1) + triu(gU U^H)) U^{-H}."""
+    phi = None
+    if gL is not None:
+        phi = D.tril(_mH(L) @ gL, -1)
+    if gU is not None:
+        part = D.triu(gU @ _mH(U))
+        phi = part if phi is None else phi + part
+    left = D.solve(_mH(L), phi)                      # L^{-H} phi
+    return P @ _mH(D.solve(U, _mH(left)))            # (L^{-H} phi) U^{-H}
+
+
+class LinalgLuFactorExBackward0(MultiOutputOp):
+    """The packed factors ``LU`` of ``A = P L U``: its gradient splits into L's (below the
+    diagonal) and U's parts."""
+    keeps = ("out0",)
+
+    @staticmethod
+    def forward(a):
+        return a
+
+    def backward(self, grads, LU):
+        g = output_grads(grads, 1)[0]
+        _square_for_grad(LU)
+        L = D.tril(LU, -1) + _eye(LU.shape[-1], LU.dtype)
+        U = D.triu(LU)
+        return (_lu_grad(self.P, L, U, D.tril(g, -1), D.triu(g)),)
+
+
+class LinalgLuBackward0(MultiOutputOp):
+    """``A = P L U`` (P constant)."""
+    keeps = ("out1", "out2")
+
+    @staticmethod
+    def forward(a):
+        return a
+
+    def backward(self, grads, L, U):
+        gL, gU = output_grads(grads, 2)
+        _square_for_grad(L)
+        return (_lu_grad(self.P, L, U, gL, gU),)
+
+
+def _square_for_grad(m):
+    if m.shape[-1] != m.shape[-2]:
+        raise NotImplementedError("the gradient of an LU factorisation of a non-square matrix is not implemented")
+
+
+def lu_factor_ex(A, *, pivot=True, check_errors=False):
+    """``LU, pivots, info`` (LinalgLuFactorExBackward0), as ``torch.linalg.lu_factor_ex``."""
+    _matrix(A, "torch.linalg.lu_factor_ex")
+    if not pivot:
+        raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
+    lu, pivots, info = _lu_arrays(array_of(A))
+    m = lu.shape[-2]
+    LU = record_outputs(LinalgLuFactorExBackward0, (A,), {"P": _permutation(pivots, m, lu.dtype)}, [lu], [0])[0]
+    info_t = Tensor._make(info)
+    if check_errors and np.any(info):
+        raise RuntimeError(f"torch.linalg.lu_factor_ex: U[{int(info.max())},{int(info.max())}] is zero and using it "
+                           "on lu_solve would result in a division by zero. If you still want to perform the "
+                           "factorization, consider calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)")
+    return LuFactorExResult(LU, Tensor._make(pivots), info_t)
+
+
+def lu_factor(A, *, pivot=True):
+    """``LU, pivots``: the packed LU factors and LAPACK's 1-based pivots (LinalgLuFactorExBackward0).
+
+    >>> from diffcompare import autograd as ag
+    >>> ag.linalg.lu_factor(ag.tensor([[1.0, 2.0], [3.0, 4.0]]))
+    lu_factor(LU=tensor([[3.0000, 4.0000],
+            [0.3333, 0.6667]]), pivots=tensor([2, 2], dtype=int32))
+    """
+    LU, pivots, info = lu_factor_ex(A, pivot=pivot)
+    if np.any(info._data):
+        bad = int(info._data.reshape(-1)[np.flatnonzero(info._data)[0]])
+        raise RuntimeError(f"torch.linalg.lu_factor: U[{bad},{bad}] is zero and using it on lu_solve would result in "
+                           "a division by zero. If you still want to perform the factorization, consider calling "
+                           "linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)")
+    return LuFactorResult(LU, pivots)
+
+
+def linalg_lu(A, *, pivot=True):
+    """``P, L, U`` with ``A = P L U`` (L, U: LinalgLuBackward0), as ``torch.linalg.lu``."""
+    _matrix(A, "linalg.lu")
+    lu_, pivots, _ = _lu_arrays(array_of(A))
+    L, U = _unpack(lu_)
+    P = _permutation(pivots, lu_.shape[-2], lu_.dtype)
+    out = record_outputs(LinalgLuBackward0, (A,), {"P": P}, [P, L, U], [1, 2])
+    return LuResult(*out)
+
+
+def lu(A, pivot=True, get_infos=False, out=None):
+    """``torch.lu``: ``(A_LU, pivots)``, with ``get_infos`` also the infos (deprecated in PyTorch
+    for ``torch.linalg.lu_factor``)."""
+    warnings.warn("torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex and will be "
+                  "removed in a future PyTorch release.\nLU, pivots = torch.lu(A, compute_pivots)\nshould be replaced "
+                  "with\nLU, pivots = torch.linalg.lu_factor(A, compute_pivots)\nand\nLU, pivots, info = torch.lu(A, "
+                  "compute_pivots, get_infos=True)\nshould be replaced with\nLU, pivots, info = "
+                  "torch.linalg.lu_factor_ex(A, compute_pivots)", UserWarning, stacklevel=2)
+    result = lu_factor_ex(A, pivot=pivot, check_errors=not get_infos)
+    return tuple(result) if get_infos else tuple(result[:2])
+
+
+class LinalgLuSolveBackward0(Op):
+    """``X = A^{-1} B`` with ``A = P L U`` given as its packed factors (left, not adjoint):
+    gB = A^{-H} gX; for LU, gR = -U^{-H} gX X^H, gU = triu(gR), gL = tril(L^{-H} gR U^H, -1)."""
+    saves = (0, 1, -1)
+
+    @staticmethod
+    def forward(LU, B, P):
+        L, U = _unpack(LU)
+        return np.linalg.solve(U, np.linalg.solve(L, np.swapaxes(P, -1, -2) @ B))
+
+    def backward(self, g, LU, B, X):
+        n = LU.shape[-1]
+        L = D.tril(LU, -1) + _eye(n, LU.dtype)
+        U = D.triu(LU)
+        gLU = gB = None
+        if self.needs(1):
+            gB = self.P @ D.solve(_mH(L), D.solve(_mH(U), g))
+        if self.needs(0):
+            gR = -D.solve(_mH(U), g @ _mH(X))
+            gL = D.tril(D.solve(_mH(L), gR @ _mH(U)), -1)
+            gLU = gL + D.triu(gR)
+        return gLU, gB
+
+
+def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False):
+    """The solution X of ``A X = B`` from A's ``lu_factor`` (LinalgLuSolveBackward0)."""
+    if not left or adjoint:
+        raise NotImplementedError("linalg.lu_solve: only left=True, adjoint=False is implemented")
+    P = _permutation(np.asarray(array_of(pivots)), LU.shape[-2], LU.dtype)
+    _refuse_tangents(LinalgLuSolveBackward0, (LU, B))
+    return apply(LinalgLuSolveBackward0, (LU, B), {"P": P})
+
+
+def lu_solve(b, LU_data, LU_pivots, *, out=None):
+    """``torch.lu_solve(b, LU, pivots)`` (deprecated in PyTorch for ``torch.linalg.lu_solve``)."""
+    warnings.warn("torch.lu_solve is deprecated in favor of torch.linalg.lu_solveand will be removed in a future "
+                  "PyTorch release.\nNote that torch.linalg.lu_solve has its arguments reversed.\nX = torch.lu_solve(B, "
+                  "LU, pivots)\nshould be replaced with\nX = torch.linalg.lu_solve(LU, pivots, B)", UserWarning,
+                  stacklevel=2)
+    return linalg_lu_solve(LU_data, LU_pivots, b)
+
+
+# -- triangular and Cholesky solves -----------------------------------------------------------------
+
+def _triangle(A, upper, unitriangular):
+    """The triangle of ``A`` a triangular solve reads (with a unit diagonal when ``unitriangular``)."""
+    n = A.shape[-1]
+    part = D.triu(A, 1 if unitriangular else 0) if upper else D.tril(A, -1 if unitriangular else 0)
+    return part + _eye(n, A.dtype) if unitriangular else part
+
+
+class LinalgSolveTriangularBackward0(Op):
+    """X with ``A X = B`` (``left``) or ``X A = B`` for a triangular A: gB = A^{-H} gX (or gX A^{-H}),
+    gA = -gB X^H (or -X^H gB) on A's triangle."""
+    saves = (0, -1)
+
+    @staticmethod
+    def forward(A, B, upper, left, unitriangular):
+        T = _triangle(A, upper, unitriangular)
+        return np.linalg.solve(T, B) if left else np.swapaxes(np.linalg.solve(np.swapaxes(T, -1, -2),
+                                                                              np.swapaxes(B, -1, -2)), -1, -2)
+
+    def backward(self, g, A, X):
+        T = _triangle(A, self.upper, self.unitriangular)
+        if self.left:
+            gB = D.solve(_mH(T), g)
+            gA = -(gB @ _mH(X))
+        else:
+            gB = _mH(D.solve(T, _mH(g)))
+            gA = -(_mH(X) @ gB)
+        if self.needs(0):
+            k = 1 if self.unitriangular else 0
+            gA = D.triu(gA, k) if self.upper else D.tril(gA, -k)
+        return (gA if self.needs(0) else None), (gB if self.needs(1) else None)
+
+
+def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
+    """The solution of a triangular system (LinalgSolveTriangularBackward0), as
+    ``torch.linalg.solve_triangular``; only A's triangle named by ``upper`` is read."""
+    _square(A, "linalg.solve_triangular")
+    _refuse_tangents(LinalgSolveTriangularBackward0, (A, B))
+    X = apply(LinalgSolveTriangularBackward0, (A, B), {"upper": bool(upper), "left": bool(left),
+                                                       "unitriangular": bool(unitriangular)})
+    return write_out(X, out, "linalg_solve_triangular")
+
+
+TriangularResult = namedtuple("triangular_solve", ["solution", "cloned_coefficient"])
+
+
+def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, out=None):
+    """``torch.triangular_solve`` (deprecated in PyTorch for ``torch.linalg.solve_triangular``):
+    ``(solution, A's copy)``; ``transpose`` solves with A's transpose."""
+    warnings.warn("torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangularand will be removed "
+                  "in a future PyTorch release.\ntorch.linalg.solve_triangular has its arguments reversed and does "
+                  "not return a copy of one of the inputs.\nX = torch.triangular_solve(B, A).solution\nshould be "
+                  "replaced with\nX = torch.linalg.solve_triangular(A, B).", UserWarning, stacklevel=2)
+    coefficient = A.mT if transpose else A
+    X = solve_triangular(coefficient, b, upper=upper != bool(transpose), unitriangular=unitriangular)
+    if X.grad_fn is not None:
+        X.grad_fn.__class__ = _TRIANGULAR_SOLVE
+    return TriangularResult(X, A.clone())
+
+
+_TRIANGULAR_SOLVE = type("TriangularSolveBackward0", (LinalgSolveTriangularBackward0,),
+                         {"__doc__": "``torch.triangular_solve``'s node (the same rule)."})
+
+
+class CholeskySolveBackward0(Op):
+    """X = (L L^H)^{-1} B from the Cholesky factor L (U^H U with ``upper``): PyTorch's
+    cholesky_solve_backward."""
+    saves = (1, -1)
+
+    @staticmethod
+    def forward(B, L, upper):
+        A = np.swapaxes(L, -1, -2).conj() @ L if upper else L @ np.swapaxes(L, -1, -2).conj()
+        return np.linalg.solve(A, B)
+
+    def backward(self, g, L, X):
+        A = _mH(L) @ L if self.upper else L @ _mH(L)
+        gB = D.solve(A, g)
+        common = gB @ _mH(X)
+        common = common + _mH(common)
+        gL = -(L @ common) if self.upper else -(common @ L)
+        return (gB if self.needs(0) else None), (gL if self.needs(1) else None)
+
+
+def cholesky_solve(B, L, upper=False, *, out=None):
+    """The solution of ``A X = B`` from A's Cholesky factor (CholeskySolveBackward0)."""
+    _refuse_tangents(CholeskySolveBackward0, (B, L))
+    return write_out(apply(CholeskySolveBackward0, (B, L), {"upper": bool(upper)}), out, "cholesky_solve")
+
+
+class CholeskyInverseBackward0(Op):
+    """(L L^H)^{-1} from the Cholesky factor L: PyTorch's cholesky_inverse_backward."""
+    saves = (0, -1)
+
+    @staticmethod
+    def forward(L, upper):
+        A = np.swapaxes(L, -1, -2).conj() @ L if upper else L @ np.swapaxes(L, -1, -2).conj()
+        return np.linalg.inv(A)
+
+    def backward(self, g, L, inverse):
+        common = inverse @ ((g + _mH(g)) @ inverse)
+        return (-(L @ common) if self.upper else -(common @ L),)
+
+
+def cholesky_inverse(L, upper=False, *, out=None):
+    """The inverse of ``A`` from its Cholesky factor (CholeskyInverseBackward0)."""
+    _square(L, "cholesky_inverse")
+    _refuse_tangents(CholeskyInverseBackward0, (L,))
+    return write_out(apply(CholeskyInverseBackward0, (L,), {"upper": bool(upper)}), out, "cholesky_inverse")
+
+
+# -- pinv, lstsq, matrix_rank -------------------------------------------------------------------
+
+def _pinv_backward(g, pinvA, A):
+    """PyTorch's pinv_backward."""
+    m, n = A.shape[-2], A.shape[-1]
+    pinvAh = _mH(pinvA)
+    gh = _mH(g)
+    if m <= n:
+        K = gh @ pinvA
+        KpinvAh = K @ pinvAh
+        return -_mH(pinvA @ K) + KpinvAh - (A @ pinvA) @ KpinvAh + (pinvAh @ pinvA) @ (gh - K @ A)
+    K = pinvA @ gh
+    pinvAhK = pinvAh @ K
+    return -_mH(K @ pinvA) + ((gh - A @ K) @ pinvA) @ pinvAh + pinvAhK - (pinvAhK @ pinvA) @ A
+
+
+class LinalgPinvBackward0(Op):
+    """The Moore-Penrose inverse (PyTorch's pinv_backward)."""
+    saves = (0, -1)
+
+    @staticmethod
+    def forward(a, rtol, hermitian):
+        return np.linalg.pinv(a, rcond=rtol, hermitian=hermitian)
+
+    def backward(self, g, A, pinvA):
+        return (_pinv_backward(g, pinvA, A),)
+
+
+def pinv(A, *, atol=None, rtol=None, hermitian=False):
+    """The pseudo-inverse, singular values below ``rtol`` times the largest dropped
+    (LinalgPinvBackward0)."""
+    _matrix(A, "linalg.pinv")
+    if atol is not None:
+        raise NotImplementedError("linalg.pinv: atol= is not implemented (use rtol=)")
+    if rtol is None:
+        rtol = max(A.shape[-2:]) * np.finfo(A.dtype).eps
+    _refuse_tangents(LinalgPinvBackward0, (A,))
+    return apply(LinalgPinvBackward0, (A,), {"rtol": rtol, "hermitian": bool(hermitian)})
+
+
+def pinverse(input, rcond=1e-15):
+    """``torch.pinverse``: the pseudo-inverse with ``rcond`` relative to the largest singular value."""
+    return pinv(input, rtol=rcond)
+
+
+class LinalgLstsqBackward0(Op):
+    """The least-squares solution ``X = pinv(A) B``: gA through pinv's backward, gB = pinv(A)^H gX."""
+    saves = (0, 1)
+
+    @staticmethod
+    def forward(a, b, vector):
+        bb = b[..., None] if vector else b
+        x = np.linalg.pinv(a) @ bb if a.ndim > 2 else np.linalg.lstsq(a, bb, rcond=None)[0]
+        return x[..., 0] if vector else x
+
+    def backward(self, g, A, B):
+        pinvA = D.pinv(A)
+        if self.vector:
+            g, B = D.unsqueeze(g, -1), D.unsqueeze(B, -1)
+        gA = _pinv_backward(g @ _mH(B), pinvA, A) if self.needs(0) else None
+        gB = _mH(pinvA) @ g if self.needs(1) else None
+        if self.vector and gB is not None:
+            gB = gB[..., 0]
+        return gA, gB
+
+
+def lstsq(A, B, rcond=None, *, driver=None):
+    """The least-squares solution of ``A X = B`` (LinalgLstsqBackward0), with PyTorch's CPU
+    default driver's other results: empty residuals and singular values, the rank."""
+    _matrix(A, "torch.linalg.lstsq")
+    vector = B.ndim == A.ndim - 1
+    _refuse_tangents(LinalgLstsqBackward0, (A, B))
+    X = apply(LinalgLstsqBackward0, (A, B), {"vector": vector})
+    rank = Tensor._make(np.asarray(np.linalg.matrix_rank(array_of(A)), dtype=np.int64))
+    empty = Tensor._make(np.zeros((0,), dtype=X.dtype))
+    return LstsqResult(X, empty, rank, Tensor._make(np.zeros((0,), dtype=X.dtype)))
+
+
+def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None):
+    """The number of singular values above ``max(atol, rtol * largest)`` (int64)."""
+    _matrix(A, "linalg.matrix_rank")
+    s = np.linalg.svd(array_of(A), compute_uv=False)
+    atol = tol if tol is not None else (0.0 if atol is None else float(array_of(atol)))
+    if rtol is None:
+        rtol = 0.0 if (atol and atol > 0) else max(A.shape[-2:]) * np.finfo(A.dtype).eps
+    limit = np.maximum(atol, rtol * (s.max(axis=-1, keepdims=True) if s.size else 0.0))
+    return Tensor._make(np.asarray((s > limit).sum(axis=-1), dtype=np.int64))
+
+
+# -- matrix_exp, matrix_power, multi_dot ----------------------------------------------------
+
+def _expm(a):
+    """exp of each matrix: scaling and squaring with a Taylor series (to float64 precision)."""
+    a = np.asarray(a)
+    norm = np.max(np.abs(a).sum(axis=-2)) if a.size else 0.0
+    s = max(0, int(np.ceil(np.log2(norm / 0.25))) if norm > 0.25 else 0)
+    x = a / (2.0 ** s)
+    out = np.broadcast_to(np.eye(a.shape[-1], dtype=a.dtype), a.shape).copy()
+    term = out.copy()
+    for k in range(1, 30):
+        term = term @ x / k
+        out = out + term
+        if np.max(np.abs(term)) <= 1e-18 * max(np.max(np.abs(out)), 1e-300):
+            break
+    for _ in range(s):
+        out = out @ out
+    return out
+
+
+class LinalgMatrixExpBackward0(Op):
+    """exp(A); its gradient is the upper-right block of exp([[A^H, G], [0, A^H]])."""
+    saves = (0,)
+
+    @staticmethod
+    def forward(a):
+        return _expm(a)
+
+    def backward(self, g, A):
+        n = A.shape[-1]
+        Ah = _mH(A)
+        if isinstance(g, Tensor) or isinstance(A, Tensor):
+            g = g if isinstance(g, Tensor) else Tensor._make(g)
+            Ah = Ah if isinstance(Ah, Tensor) else Tensor._make(Ah)
+            zeros = Tensor._make(np.zeros(tuple(A.shape), dtype=g.dtype))
+            block = cat([cat([Ah, g], -1), cat([zeros, Ah], -1)], -2)
+            return (matrix_exp(block)[..., :n, n:],)
+        top = np.concatenate([Ah, g], axis=-1)
+        bottom = np.concatenate([np.zeros_like(Ah), Ah], axis=-1)
+        return (_expm(np.concatenate([top, bottom], axis=-2))[..., :n, n:],)
+
+
+def matrix_exp(A):
+    """The matrix exponential of each square matrix (LinalgMatrixExpBackward0).
+
+    >>> from diffcompare import autograd as ag
+    >>> ag.linalg.matrix_exp(ag.tensor([[0.0, 1.0], [0.0, 0.0]]))
+    tensor([[1., 1.],
+            [0., 1.]])
+    """
+    _square(A, "linalg.matrix_exp")
+    _refuse_tangents(LinalgMatrixExpBackward0, (A,))
+    return apply(LinalgMatrixExpBackward0, (A,), None)
+
+
+def matrix_power(A, n):
+    """``A`` to the integer power ``n`` by repeated squaring (matrix products; the inverse
+    first for a negative ``n``; the identity for 0)."""
+    _square(A, "linalg.matrix_power")
+    if n == 0:
+        return Tensor._make(np.broadcast_to(np.eye(A.shape[-1], dtype=A.dtype), A.shape).copy())
+    if n == 1:
+        return A.clone()
+    if n < 0:
+        A, n = A.inverse(), -n
+        if n == 1:
+            return A
+    result, base = None, A
+    while n:
+        if n & 1:
+            result = base if result is None else matmul(result, base)
+        n >>= 1
+        if n:
+            base = matmul(base, base)
+    return result
+
+
+def multi_dot(tensors, *, out=None):
+    """The product of the matrices in the cheapest order (the first may be a row vector, the
+    last a column vector: 1-d), as ``torch.linalg.multi_dot``."""
+    tensors = list(tensors)
+    if len(tensors) < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(tensors)}")
+    first_vector, last_vector = tensors[0].ndim == 1, tensors[-1].ndim == 1
+    if first_vector:
+        tensors[0] = tensors[0].unsqueeze(0)
+    if last_vector:
+        tensors[-1] = tensors[-1].unsqueeze(-1)
+    for i, t in enumerate(tensors):
+        if t.ndim != 2:
+            raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {t.ndim}D")
+    dims = [t.shape[0] for t in tensors] + [tensors[-1].shape[1]]
+    k = len(tensors)
+    cost = [[0] * k for _ in range(k)]
+    split = [[0] * k for _ in range(k)]
+    for length in range(1, k):
+        for i in range(k - length):
+            j = i + length
+            cost[i][j] = float("inf")
+            for s in range(i, j):
+                c = cost[i][s] + cost[s + 1][j] + dims[i] * dims[s + 1] * dims[j + 1]
+                if c < cost[i][j]:
+                    cost[i][j], split[i][j] = c, s
+
+    def product(i, j):
+        if i == j:
+            return tensors[i]
+        return mm(product(i, split[i][j]), product(split[i][j] + 1, j))
+    result = product(0, k - 1)
+    shape = ([] if first_vector else [dims[0]]) + ([] if last_vector else [dims[-1]])
+    result = result.view(*shape)
+    return write_out(result, out, "multi_dot")
+
+
+register(pinv=lambda a: pinv(a))
+define("pinv", np.linalg.pinv)
+
+# the torch-level functions of this family (`ag.<name>`, as `torch.<name>`)
+PUBLIC = ("cholesky_inverse", "cholesky_solve", "lu", "lu_solve", "matrix_exp", "matrix_power", "pinverse", "qr", "svd", "triangular_solve")
+# what the family exports to `ops`
+__all__ = ["LinalgEighBackward0", "LinalgLstsqBackward0", "LinalgLuBackward0", "LinalgLuFactorExBackward0",
+           "LinalgLuSolveBackward0", "LinalgMatrixExpBackward0", "LinalgPinvBackward0", "LinalgQrBackward0",
+           "LinalgSvdFull", "eigh", "eigvalsh", "linalg_lu", "linalg_lu_solve", "linalg_qr", "linalg_svd", "lstsq",
+           "lu_factor", "lu_factor_ex", "matrix_rank", "multi_dot", "pinv", "solve_triangular",
+           "CholeskyInverseBackward0", "CholeskySolveBackward0", "LinalgSolveTriangularBackward0", *PUBLIC]
