@@ -10,6 +10,7 @@ from ..gradients import ScaledGrad, is_constant, scaled
 from ..quiet import quietly
 from ..tensor import Tensor
 from .dual import D, register
+from .outputs import write_out
 from .recording import RESULT, Op, apply, array_of
 from .short_axis import MIN_SIZE, broadcasting, times
 
@@ -231,7 +232,7 @@ def add(input, other, *, alpha=1, out=None):
     >>> ag.add(ag.tensor([1.0, 2.0], requires_grad=True), ag.tensor([3.0, 4.0]), alpha=2)
     tensor([ 7., 10.], grad_fn=<AddBackward0>)
     """
-    return _with_alpha(AddAlphaBackward, Tensor.__add__, input, other, alpha)
+    return write_out(_with_alpha(AddAlphaBackward, Tensor.__add__, input, other, alpha), out, "add")
 
 
 def sub(input, other, *, alpha=1, out=None):
@@ -241,7 +242,7 @@ def sub(input, other, *, alpha=1, out=None):
     >>> ag.sub(ag.tensor([1.0, 2.0]), ag.tensor([3.0, 4.0]), alpha=0.5)
     tensor([-0.5000,  0.0000])
     """
-    return _with_alpha(SubAlphaBackward, Tensor.__sub__, input, other, alpha)
+    return write_out(_with_alpha(SubAlphaBackward, Tensor.__sub__, input, other, alpha), out, "sub")
 
 
 # the rules that take a batch of gradients as they are: NumPy broadcasting lines g's trailing
