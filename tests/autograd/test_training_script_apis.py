@@ -215,3 +215,18 @@ def test_a_replaced_child_keeps_its_place_and_repr_shows_extra_lines():
     assert [n for n, _ in net.named_parameters()] == ["features.weight", "features.bias", "fc.weight", "fc.bias",
                                                       "out.weight", "out.bias"]
     assert repr(net).splitlines()[:3] == ["Net(", "  note", "  (features): Linear(in_features=2, out_features=3, bias=True)"]
+
+
+def test_random_sampler_with_replacement_and_the_data_submodules():
+    from diffcompare.autograd.utils.data.dataloader import DataLoader    # as scripts import it
+    from diffcompare.autograd.utils.data.sampler import RandomSampler
+
+    draws = [list(RandomSampler(range(10), replacement=True, num_samples=45,
+                                generator=ag.Generator().manual_seed(3))) for _ in range(2)]
+    assert draws[0] == draws[1] and len(draws[0]) == 45 and all(0 <= i < 10 for i in draws[0])
+    assert len(set(draws[0])) < 45                       # with replacement: repeats among 45 draws of 10
+    loader = DataLoader(ag.utils.data.TensorDataset(ag.arange(10.0)), batch_size=4,
+                        sampler=RandomSampler(range(10), replacement=True, num_samples=8))
+    assert [len(b[0]) for b in loader] == [4, 4]
+    with pytest.raises(ValueError, match="num_samples should be a positive integer"):
+        RandomSampler(range(3), num_samples=0)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..tensor import Tensor
-from .optimizers import Optimizer, _array, _fma, _lerp, scalar_dtype
+from .optimizers import Optimizer, fused_lerp, fused_multiply_add, scalar_dtype, state_array
 
 
 
@@ -31,7 +31,7 @@ def _add(p, value, alpha=None):
     if alpha is None:
         p._data += np.asarray(value).astype(p.dtype, copy=False)
     else:
-        p._data[...] = _fma(alpha, value, p._data)
+        p._data[...] = fused_multiply_add(alpha, value, p._data)
     p._bump()
 
 
@@ -99,7 +99,7 @@ class _PerParameter(Optimizer):
         return {k: Tensor._make(np.array(v)) for k, v in state.items()}
 
     def _state_in(self, p, saved, group):
-        return {k: _array(v, scalar_dtype() if k in self._scalars else p.dtype) for k, v in saved.items()}
+        return {k: state_array(v, scalar_dtype() if k in self._scalars else p.dtype) for k, v in saved.items()}
 
 
 class Adadelta(_PerParameter):
@@ -134,11 +134,11 @@ class Adadelta(_PerParameter):
         rho, eps = group["rho"], group["eps"]
         state["step"] = state["step"] + 1
         if group["weight_decay"] != 0:
-            grad = _fma(group["weight_decay"], p._data, grad)
-        square_avg = state["square_avg"] = _fma((1 - rho) * grad, grad, state["square_avg"] * rho)
+            grad = fused_multiply_add(group["weight_decay"], p._data, grad)
+        square_avg = state["square_avg"] = fused_multiply_add((1 - rho) * grad, grad, state["square_avg"] * rho)
         std = np.sqrt(square_avg + eps)
         delta = np.sqrt(state["acc_delta"] + eps) / std * grad
-        state["acc_delta"] = _fma((1 - rho) * delta, delta, state["acc_delta"] * rho)
+        state["acc_delta"] = fused_multiply_add((1 - rho) * delta, delta, state["acc_delta"] * rho)
         _add(p, delta, -group["lr"])
 
 
@@ -165,8 +165,8 @@ class Adamax(_PerParameter):
         beta1, beta2 = group["betas"]
         state["step"] = state["step"] + 1
         if group["weight_decay"] != 0:
-            grad = _fma(group["weight_decay"], p._data, grad)
-        exp_avg = state["exp_avg"] = _lerp(state["exp_avg"], grad, 1 - beta1)
+            grad = fused_multiply_add(group["weight_decay"], p._data, grad)
+        exp_avg = state["exp_avg"] = fused_lerp(state["exp_avg"], grad, 1 - beta1)
         exp_inf = state["exp_inf"] = np.maximum(state["exp_inf"] * beta2, np.abs(grad) + group["eps"])
         clr = group["lr"] / (1 - beta1 ** float(state["step"]))
         _add(p, -clr * exp_avg / exp_inf)
@@ -209,12 +209,12 @@ class NAdam(_PerParameter):
             if group["decoupled_weight_decay"]:
                 _scale(p, 1 - lr * wd)
             else:
-                grad = _fma(wd, p._data, grad)
+                grad = fused_multiply_add(wd, p._data, grad)
         mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * md)))
         mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * md)))
         state["mu_product"] = np.array(state["mu_product"] * mu, scalar_dtype())
-        exp_avg = state["exp_avg"] = _lerp(state["exp_avg"], grad, 1 - beta1)
-        exp_avg_sq = state["exp_avg_sq"] = _fma((1 - beta2) * grad, grad, state["exp_avg_sq"] * beta2)
+        exp_avg = state["exp_avg"] = fused_lerp(state["exp_avg"], grad, 1 - beta1)
+        exp_avg_sq = state["exp_avg_sq"] = fused_multiply_add((1 - beta2) * grad, grad, state["exp_avg_sq"] * beta2)
         denom = np.sqrt(exp_avg_sq / bias_correction2)
         mu_product = float(state["mu_product"])
         mu_product_next = mu_product * mu_next
@@ -253,9 +253,9 @@ class RAdam(_PerParameter):
             if group["decoupled_weight_decay"]:
                 _scale(p, 1 - lr * wd)
             else:
-                grad = _fma(wd, p._data, grad)
-        exp_avg = state["exp_avg"] = _lerp(state["exp_avg"], grad, 1 - beta1)
-        exp_avg_sq = state["exp_avg_sq"] = _fma((1 - beta2) * grad, grad, state["exp_avg_sq"] * beta2)
+                grad = fused_multiply_add(wd, p._data, grad)
+        exp_avg = state["exp_avg"] = fused_lerp(state["exp_avg"], grad, 1 - beta1)
+        exp_avg_sq = state["exp_avg_sq"] = fused_multiply_add((1 - beta2) * grad, grad, state["exp_avg_sq"] * beta2)
         bias_correction1 = 1 - beta1 ** step
         bias_correction2 = 1 - beta2 ** step
         corrected = exp_avg / bias_correction1
@@ -298,7 +298,7 @@ class ASGD(_PerParameter):
         lr, lambd = group["lr"], group["lambd"]
         state["step"] = state["step"] + 1
         if group["weight_decay"] != 0:
-            grad = _fma(group["weight_decay"], p._data, grad)
+            grad = fused_multiply_add(group["weight_decay"], p._data, grad)
         eta = float(state["eta"])
         _scale(p, 1 - lambd * eta)
         _add(p, grad, -eta)

@@ -25,7 +25,7 @@ import numpy as np
 
 from ..grad_mode import enable_grad, no_grad
 from ..tensor import Tensor
-from .optimizers import Optimizer, _array, _fma
+from .optimizers import Optimizer, fused_multiply_add, state_array
 
 
 def _cubic_interpolate(x1, f1, g1, x2, f2, g2, bounds=None):
@@ -149,7 +149,7 @@ def _in(value, dtype):
     if isinstance(value, list):
         return [_in(v, dtype) for v in value]
     if isinstance(value, Tensor) or hasattr(value, "detach"):
-        array = _array(value, dtype)
+        array = state_array(value, dtype)
         return array[()] if array.ndim == 0 else array
     return value
 
@@ -186,7 +186,7 @@ class LBFGS(Optimizer):
         offset = 0
         for p in self._params:
             numel = p._data.size
-            p._data[...] = _fma(step_size, update[offset:offset + numel].reshape(p.shape), p._data)
+            p._data[...] = fused_multiply_add(step_size, update[offset:offset + numel].reshape(p.shape), p._data)
             p._bump()
             offset += numel
 
@@ -272,11 +272,11 @@ class LBFGS(Optimizer):
                 q = -flat_grad
                 for i in range(num_old - 1, -1, -1):
                     al[i] = old_stps[i].dot(q) * ro[i]
-                    q = _fma(-al[i], old_dirs[i], q)
+                    q = fused_multiply_add(-al[i], old_dirs[i], q)
                 d = r = q * H_diag
                 for i in range(num_old):
                     be_i = old_dirs[i].dot(r) * ro[i]
-                    r[...] = _fma(al[i] - be_i, old_stps[i], r)
+                    r[...] = fused_multiply_add(al[i] - be_i, old_stps[i], r)
 
             prev_flat_grad = flat_grad.copy()
             prev_loss = loss

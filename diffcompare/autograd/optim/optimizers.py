@@ -1,6 +1,6 @@
 """The base ``Optimizer`` (param groups, ``add_param_group``, ``zero_grad``, ``state_dict``)
 and ``SGD``, ``Adam``, ``AdamW``, ``RMSprop`` and ``Adagrad``, updating parameters in place as
-``torch.optim`` does, with its fused multiply-adds (``_fma``), so a step on the same gradient
+``torch.optim`` does, with its fused multiply-adds (``fused_multiply_add``), so a step on the same gradient
 gives the same bits.
 
 >>> from diffcompare import autograd as ag
@@ -24,7 +24,7 @@ from ..nn import zero_grad_of
 from ..tensor import Tensor
 
 
-def _array(value, dtype):
+def state_array(value, dtype):
     """A copy of a saved state value (an engine tensor, a torch tensor, an array) as ``dtype``."""
     if isinstance(value, Tensor):
         value = value._data
@@ -33,7 +33,7 @@ def _array(value, dtype):
     return np.array(value, dtype=dtype)
 
 
-def _fma(a, b, c):
+def fused_multiply_add(a, b, c):
     """``a * b + c`` rounded once, as the fused multiply-add PyTorch's CPU kernels use for
     ``add(.., alpha=)``, ``addcmul`` and ``lerp`` (computed in extended precision, rounded to
     the dtype of ``c``)."""
@@ -62,11 +62,11 @@ def _typename(value):
     return value.type() if isinstance(value, Tensor) else type(value).__name__
 
 
-def _lerp(start, end, weight):
+def fused_lerp(start, end, weight):
     """``start.lerp(end, weight)`` with ATen's fused formula (exact at both ends)."""
     if abs(weight) < 0.5:
-        return _fma(weight, end - start, start)
-    return _fma(-(end - start), 1 - weight, end)
+        return fused_multiply_add(weight, end - start, start)
+    return fused_multiply_add(-(end - start), 1 - weight, end)
 
 
 class Optimizer:
@@ -217,12 +217,12 @@ class Optimizer:
                     if group.get("maximize"):
                         grad = -grad
                     if group.get("weight_decay") and not self.decoupled:
-                        grad = _fma(group["weight_decay"], p._data, grad)
+                        grad = fused_multiply_add(group["weight_decay"], p._data, grad)
                     yield group, p, grad
 
     def _add(self, p, alpha, x):
         """``p.add_(x, alpha=alpha)``: fused, as PyTorch's CPU kernel, version bump included."""
-        p._data[...] = _fma(alpha, x, p._data)
+        p._data[...] = fused_multiply_add(alpha, x, p._data)
         p._bump()
 
     def _update(self, p, delta):
@@ -251,9 +251,9 @@ class SGD(Optimizer):
                 if buf is None:
                     buf = np.array(d)
                 else:
-                    buf = _fma(1 - group["dampening"], d, group["momentum"] * buf)
+                    buf = fused_multiply_add(1 - group["dampening"], d, group["momentum"] * buf)
                 self.state[id(p)] = buf
-                d = _fma(group["momentum"], buf, d) if group["nesterov"] else buf
+                d = fused_multiply_add(group["momentum"], buf, d) if group["nesterov"] else buf
             self._add(p, -group["lr"], d)
         return loss
 
@@ -262,7 +262,7 @@ class SGD(Optimizer):
 
     def _state_in(self, p, saved, group):
         buf = saved.get("momentum_buffer")
-        return None if buf is None else _array(buf, p.dtype)
+        return None if buf is None else state_array(buf, p.dtype)
 
 
 class Adam(Optimizer):
@@ -287,8 +287,8 @@ class Adam(Optimizer):
             state = self.state.setdefault(id(p), {"step": 0, "m": np.zeros_like(p._data),
                                                   "v": np.zeros_like(p._data), "vmax": np.zeros_like(p._data)})
             state["step"] += 1
-            state["m"] = _lerp(state["m"], g, 1 - b1)
-            state["v"] = _fma((1 - b2) * g, g, state["v"] * b2)
+            state["m"] = fused_lerp(state["m"], g, 1 - b1)
+            state["v"] = fused_multiply_add((1 - b2) * g, g, state["v"] * b2)
             v = state["v"]
             if group["amsgrad"]:
                 state["vmax"] = np.maximum(state["vmax"], v)
@@ -311,8 +311,8 @@ class Adam(Optimizer):
 
     def _state_in(self, p, saved, group):
         vmax = saved.get("max_exp_avg_sq")
-        return {"step": _step_value(saved["step"]), "m": _array(saved["exp_avg"], p.dtype), "v": _array(saved["exp_avg_sq"], p.dtype),
-                "vmax": np.zeros_like(p._data) if vmax is None else _array(vmax, p.dtype)}
+        return {"step": _step_value(saved["step"]), "m": state_array(saved["exp_avg"], p.dtype), "v": state_array(saved["exp_avg_sq"], p.dtype),
+                "vmax": np.zeros_like(p._data) if vmax is None else state_array(vmax, p.dtype)}
 
 
 class AdamW(Adam):
@@ -354,10 +354,10 @@ class RMSprop(Optimizer):
                                                   "grad_avg": np.zeros_like(p._data),
                                                   "momentum_buffer": np.zeros_like(p._data)})
             state["step"] += 1
-            state["square_avg"] = _fma((1 - alpha) * g, g, state["square_avg"] * alpha)
+            state["square_avg"] = fused_multiply_add((1 - alpha) * g, g, state["square_avg"] * alpha)
             if group["centered"]:
-                state["grad_avg"] = _lerp(state["grad_avg"], g, 1 - alpha)
-                avg = np.sqrt(_fma(-state["grad_avg"], state["grad_avg"], state["square_avg"])) + group["eps"]
+                state["grad_avg"] = fused_lerp(state["grad_avg"], g, 1 - alpha)
+                avg = np.sqrt(fused_multiply_add(-state["grad_avg"], state["grad_avg"], state["square_avg"])) + group["eps"]
             else:
                 avg = np.sqrt(state["square_avg"]) + group["eps"]
             if group["momentum"] > 0:
@@ -378,7 +378,7 @@ class RMSprop(Optimizer):
     def _state_in(self, p, saved, group):
         state = {"step": _step_value(saved["step"])}
         for k in ("square_avg", "grad_avg", "momentum_buffer"):
-            state[k] = _array(saved[k], p.dtype) if k in saved else np.zeros_like(p._data)
+            state[k] = state_array(saved[k], p.dtype) if k in saved else np.zeros_like(p._data)
         return state
 
 
@@ -403,7 +403,7 @@ class Adagrad(Optimizer):
             state = self.state[id(p)]
             state["step"] += 1
             clr = group["lr"] / (1 + (state["step"] - 1) * group["lr_decay"])
-            state["sum"] = _fma(g, g, state["sum"])
+            state["sum"] = fused_multiply_add(g, g, state["sum"])
             self._update(p, clr * g / (np.sqrt(state["sum"]) + group["eps"]))
         return loss
 
@@ -411,7 +411,7 @@ class Adagrad(Optimizer):
         return {"step": _step_tensor(state["step"]), "sum": Tensor._make(np.array(state["sum"]))}
 
     def _state_in(self, p, saved, group):
-        return {"step": _step_value(saved["step"]), "sum": _array(saved["sum"], p.dtype)}
+        return {"step": _step_value(saved["step"]), "sum": state_array(saved["sum"], p.dtype)}
 
 
 _WORDS = {"lr": "learning rate", "eps": "epsilon value", "weight_decay": "weight_decay value",

@@ -23,10 +23,10 @@ from copy import deepcopy
 import numpy as np
 
 from ..grad_mode import no_grad
-from ..nn import Module
+from ..nn import BatchNorm1d, BatchNorm2d, BatchNorm3d, Module
 from ..tensor import Tensor
 from .lr_scheduler import LRScheduler
-from .optimizers import _fma
+from .optimizers import fused_multiply_add
 
 __all__ = ["AveragedModel", "SWALR", "get_ema_avg_fn", "get_ema_multi_avg_fn", "get_swa_avg_fn",
            "get_swa_multi_avg_fn", "update_bn"]
@@ -41,9 +41,9 @@ def _lerp_into(target, end, weight):
     """``target.lerp_(end, weight)`` in place on a tensor's array (ATen's fused formula)."""
     a, b = target._data, end._data if isinstance(end, Tensor) else np.asarray(end)
     if abs(weight) < 0.5:
-        a[...] = _fma(weight, b - a, a)
+        a[...] = fused_multiply_add(weight, b - a, a)
     else:
-        a[...] = _fma(-(b - a), 1 - weight, b)
+        a[...] = fused_multiply_add(-(b - a), 1 - weight, b)
     target._bump()
 
 
@@ -155,12 +155,10 @@ def update_bn(loader, model, device=None):
     """Recompute the running statistics of ``model``'s BatchNorm layers with one pass over
     ``loader`` (each batch a tensor, or a list/tuple whose first item is the input) as a
     cumulative average, the layers' momentum and the model's training mode restored afterwards."""
-    from ..nn import _BatchNorm
-
     with no_grad():
         momenta = {}
         for module in model.modules():
-            if isinstance(module, _BatchNorm):
+            if isinstance(module, (BatchNorm1d, BatchNorm2d, BatchNorm3d)):
                 if module.track_running_stats:
                     module.running_mean._data[...] = 0
                     module.running_var._data[...] = 1

@@ -1,0 +1,19 @@
+"""``torch.utils.data``: datasets over tensors and a loader that batches them, enough for
+the training loops of PyTorch's tutorials (single process; ``num_workers`` and the other
+process options are accepted and ignored).
+
+>>> from diffcompare import autograd as ag
+>>> from diffcompare.autograd.utils.data import DataLoader, TensorDataset
+>>> ds = TensorDataset(ag.arange(5.0), ag.arange(5))
+>>> [(x.tolist(), y.tolist()) for x, y in DataLoader(ds, batch_size=2)]
+[([0.0, 1.0], [0, 1]), ([2.0, 3.0], [2, 3]), ([4.0], [4])]
+"""
+
+from __future__ import annotations
+
+from .dataloader import DataLoader, default_collate
+from .dataset import ConcatDataset, Dataset, Subset, TensorDataset, random_split
+from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
+
+__all__ = ["BatchSampler", "ConcatDataset", "DataLoader", "Dataset", "RandomSampler", "Sampler",
+           "SequentialSampler", "Subset", "TensorDataset", "default_collate", "random_split"]

@@ -1,0 +1,87 @@
+"""``torch.utils.data.dataloader``: ``DataLoader`` and ``default_collate``, single process."""
+
+from __future__ import annotations
+
+import collections.abc
+import numbers
+
+import numpy as np
+
+from ...ops import stack
+from ...tensor import Tensor, tensor
+from .sampler import BatchSampler, RandomSampler, SequentialSampler, seed_draw
+
+
+def default_collate(batch):
+    """Stack a list of samples into a batch, as PyTorch's ``default_collate``: tensors are
+    stacked along a new first dimension, Python numbers become a tensor (float64 for
+    floats, int64 for ints), and tuples, lists and dicts are collated element-wise (a
+    tuple of samples gives a list of batches)."""
+    elem = batch[0]
+    if isinstance(elem, Tensor):
+        return stack(list(batch), 0)
+    if isinstance(elem, np.ndarray) and elem.dtype.kind not in "USO":
+        return stack([tensor(b) for b in batch], 0)
+    if isinstance(elem, np.number) or isinstance(elem, numbers.Number) and not isinstance(elem, bool):
+        return tensor(batch)
+    if isinstance(elem, bool):
+        return tensor(batch)
+    if isinstance(elem, (str, bytes)):
+        return batch
+    if isinstance(elem, collections.abc.Mapping):
+        return {key: default_collate([d[key] for d in batch]) for key in elem}
+    if isinstance(elem, tuple) and hasattr(elem, "_fields"):
+        return type(elem)(*(default_collate(samples) for samples in zip(*batch)))
+    if isinstance(elem, collections.abc.Sequence):
+        if any(len(e) != len(elem) for e in batch):
+            raise RuntimeError("each element in list of batch should be of equal size")
+        return [default_collate(samples) for samples in zip(*batch)]
+    raise TypeError("default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; "
+                    f"found {type(elem)}")
+
+
+class DataLoader:
+    """Iterate over ``dataset`` in batches of ``batch_size`` samples (in order, or in a fresh
+    random order each epoch with ``shuffle=True``), collated by ``collate_fn``
+    (``default_collate``); ``batch_size=None`` yields the samples one by one."""
+
+    def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None, num_workers=0,
+                 collate_fn=None, pin_memory=False, drop_last=False, timeout=0, worker_init_fn=None,
+                 multiprocessing_context=None, generator=None, *, prefetch_factor=None,
+                 persistent_workers=False, pin_memory_device="", in_order=True):
+        if sampler is not None and shuffle:
+            raise ValueError("sampler option is mutually exclusive with shuffle")
+        if batch_sampler is not None:
+            if batch_size != 1 or shuffle or sampler is not None or drop_last:
+                raise ValueError("batch_sampler option is mutually exclusive with batch_size, shuffle, "
+                                 "sampler, and drop_last")
+            batch_size, drop_last = None, False
+        elif batch_size is None and drop_last:
+            raise ValueError("batch_size=None option disables auto-batching and is mutually exclusive with drop_last")
+        if sampler is None:
+            sampler = RandomSampler(dataset, generator=generator) if shuffle else SequentialSampler(dataset)
+        if batch_size is not None and batch_sampler is None:
+            batch_sampler = BatchSampler(sampler, batch_size, drop_last)
+        self.dataset, self.batch_size, self.drop_last = dataset, batch_size, drop_last
+        self.sampler, self.batch_sampler, self.num_workers = sampler, batch_sampler, num_workers
+        self.generator = generator
+        if collate_fn is None:
+            collate_fn = default_collate if batch_sampler is not None else (lambda sample: sample)
+        self.collate_fn = collate_fn
+
+    def __iter__(self):
+        # each pass first draws a base seed for its workers (PyTorch does, with no workers
+        # too), which moves the global generator on as there
+        seed_draw(self.generator)
+        return self._batches()
+
+    def _batches(self):
+        if self.batch_sampler is None:
+            for idx in self.sampler:
+                yield self.collate_fn(self.dataset[idx])
+            return
+        for indices in self.batch_sampler:
+            yield self.collate_fn([self.dataset[i] for i in indices])
+
+    def __len__(self):
+        return len(self.batch_sampler if self.batch_sampler is not None else self.sampler)
