@@ -35,3 +35,4 @@ from . import func, functorch, utils
 from .vmapping import vmap
 
 autograd = __import__("sys").modules[__name__]   # `ag.autograd.grad` reads like `torch.autograd.grad`
+from . import distributions  # noqa: E402  (torch.distributions)
