@@ -381,7 +381,7 @@ class _Stack(Constraint):
 
     def check(self, value):
         ag = _ag()
-        vs = [value.select(self.dim, i) for i in range(value.size(self.dim))]
+        vs = value.unbind(self.dim)
         return ag.stack([constr.check(v) for v, constr in zip(vs, self.cseq)], self.dim)
 
 
