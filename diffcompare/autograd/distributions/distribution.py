@@ -7,7 +7,7 @@ argument and sample validation with PyTorch's ValueError texts, and the defaults
 >>> from diffcompare.autograd.distributions import Normal
 >>> m = Normal(ag.zeros(3), ag.ones(3))
 >>> m.batch_shape, m.event_shape, tuple(m.sample((2,)).shape)
-((3,), (), (2, 3, 3))
+((3,), (), (2, 3))
 """
 
 from __future__ import annotations

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 
 from . import constraints
+from ._linalg import solve_lower
 from .distribution import Distribution
 from .utils import _standard_normal, ag, lazy_property
 
@@ -22,10 +23,7 @@ __all__ = ["MultivariateNormal"]
 
 def _solve_lower(L, B):
     """``L^{-1} B`` for lower-triangular ``L`` (batched; ``torch.linalg.solve_triangular``)."""
-    solve_triangular = getattr(ag.linalg, "solve_triangular", None)
-    if solve_triangular is not None:
-        return solve_triangular(L, B, upper=False)
-    return ag.linalg.solve(L, B)
+    return solve_lower(L, B)
 
 
 def _batch_mv(bmat, bvec):

@@ -20,9 +20,11 @@ __all__ = ["Uniform"]
 class Uniform(Distribution):
     """Uniform(low, high); ``rsample`` is ``low + rand * (high - low)``."""
 
-    arg_constraints = {"low": constraints.dependent(is_discrete=False, event_dim=0),
-                       "high": constraints.dependent(is_discrete=False, event_dim=0)}
     has_rsample = True
+
+    @property
+    def arg_constraints(self):
+        return {"low": constraints.less_than(self.high), "high": constraints.greater_than(self.low)}
 
     @property
     def mean(self):
@@ -47,8 +49,6 @@ class Uniform(Distribution):
         else:
             batch_shape = tuple(self.low.shape)
         super().__init__(batch_shape, validate_args=validate_args)
-        if self._validate_args and not bool(ag.lt(self.low, self.high).all()):
-            raise ValueError("Uniform is not defined when low>= high")
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(Uniform, _instance)

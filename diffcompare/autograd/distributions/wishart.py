@@ -18,6 +18,7 @@ import warnings
 import numpy as np
 
 from . import constraints
+from ._linalg import solve_lower
 from ._special import digamma
 from .chi2 import Chi2
 from .exp_family import ExponentialFamily
@@ -42,7 +43,7 @@ def _clamp_above_eps(x):
 
 def _cholesky_solve(B, L):
     """(L L^T)^{-1} B for lower-triangular ``L`` (``torch.cholesky_solve``)."""
-    return ag.linalg.solve(L.mT, _solve_lower(L, B))
+    return solve_lower(L, _solve_lower(L, B), transpose=True)
 
 
 class Wishart(ExponentialFamily):
