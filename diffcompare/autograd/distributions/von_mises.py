@@ -5,7 +5,7 @@ shape ``(3,) + shape`` per round, as PyTorch's).
 >>> from diffcompare import autograd as ag
 >>> from diffcompare.autograd.distributions import VonMises
 >>> VonMises(ag.tensor([0.0]), ag.tensor([1.0])).log_prob(ag.tensor([0.0]))
-tensor([-1.0452])
+tensor([-1.0738])
 """
 
 from __future__ import annotations

@@ -317,12 +317,13 @@ def _sample_dirichlet(input, generator=None):
     return Tensor._make(values)
 
 
-PUBLIC = ('bernoulli', 'multinomial', 'normal', 'poisson', 'binomial', '_standard_gamma', '_sample_dirichlet')
+PUBLIC = ('bernoulli', 'multinomial', 'normal', 'poisson', 'binomial')
+# (torch._standard_gamma and torch._sample_dirichlet, private names, are imported by the package itself)
 # what the family exports to `ops`
 __all__ = ['BernoulliBackward0', 'BernoulliBackward1', 'BernoulliBackward2', 'ExponentialBackward0', 'NormalBackward1',
            'NormalBackward2', 'NormalBackward3', 'bernoulli', 'bernoulli_', 'exponential_', 'multinomial', 'normal',
            'CauchyBackward0', 'GeometricBackward0', 'LogNormalBackward0', 'PoissonBackward0', 'StandardGammaBackward0',
-           'cauchy_', 'geometric_', 'log_normal_', 'poisson', 'binomial', '_standard_gamma', '_sample_dirichlet',
+           'cauchy_', 'geometric_', 'log_normal_', 'poisson', 'binomial',
            'standard_gamma_grad', 'dirichlet_grad']
 
 
