@@ -21,6 +21,16 @@ from .utils import ag, broadcast_all, finfo
 __all__ = ["Gamma"]
 
 
+def _standard_gamma(concentration):
+    """``torch._standard_gamma``, its node made to differentiate at the values the draw holds
+    when it returns (a caller may replace the package's draw by one that substitutes other
+    values, e.g. another generator's, after the node is recorded)."""
+    draw = ag._standard_gamma(concentration)
+    if draw.grad_fn is not None:
+        draw.grad_fn.values = draw._data
+    return draw
+
+
 class Gamma(ExponentialFamily):
     """Gamma(concentration, rate)."""
 
@@ -60,7 +70,7 @@ class Gamma(ExponentialFamily):
 
     def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
-        value = ag._standard_gamma(self.concentration.expand(shape)) / self.rate.expand(shape)
+        value = _standard_gamma(self.concentration.expand(shape)) / self.rate.expand(shape)
         value.detach().clamp_(min=float(finfo(value.dtype).tiny))   # not recorded
         return value
 
