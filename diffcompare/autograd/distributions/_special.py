@@ -1,5 +1,5 @@
 """The special functions the distributions need and the engine's op families do not have:
-``lgamma``, ``digamma`` and ``polygamma`` as differentiable ops (LgammaBackward0,
+``lgamma``, ``digamma``, ``polygamma``, ``erfinv`` (and ``mvlgamma`` of them) as differentiable ops (LgammaBackward0,
 DigammaBackward0, PolygammaBackward0, as PyTorch names them), with PyTorch's CPU formulas for
 digamma and trigamma (the same series, so the same values to the last bits or nearly).
 
@@ -15,7 +15,10 @@ import math
 
 import numpy as np
 
+from ..ops.dual import D
 from ..ops.recording import Op, apply
+from ..ops.sampling import digamma_array
+from ..ops.special import erf
 from ..tensor import Tensor
 
 
@@ -28,49 +31,11 @@ def _lgamma_scalar(v):
 
 _lgamma_ufunc = np.frompyfunc(_lgamma_scalar, 1, 1)
 
-_PSI_10 = 2.25175258906672110764
-_A = (8.33333333333333333333E-2, -2.10927960927960927961E-2, 7.57575757575757575758E-3, -4.16666666666666666667E-3,
-      3.96825396825396825397E-3, -8.33333333333333333333E-3, 8.33333333333333333333E-2)
-
-
 def lgamma_array(x):
     """log|Gamma(x)| elementwise (inf at the poles), in ``x``'s float dtype."""
     x = np.asarray(x)
     dtype = x.dtype if x.dtype.kind == "f" else np.float64
     return np.asarray(_lgamma_ufunc(x.astype(np.float64)), dtype=np.float64).astype(dtype)
-
-
-def digamma_array(x):
-    """digamma(x) elementwise as PyTorch's ``calc_digamma`` computes it: reflection below 0,
-    the recurrence up to 10, then the asymptotic series."""
-    x = np.asarray(x)
-    dtype = x.dtype if x.dtype.kind == "f" else np.float64
-    v = np.array(x, dtype=np.float64, copy=True, ndmin=1).ravel()
-    out = np.empty_like(v)
-    with np.errstate(all="ignore"):
-        neg = v < 0
-        reflection = np.zeros_like(v)
-        if neg.any():
-            r = np.modf(v[neg])[0]
-            reflection[neg] = -math.pi / np.tan(math.pi * r)
-            v = np.where(neg, 1 - v, v)
-        result = np.zeros_like(v)
-        for _ in range(10):
-            small = v < 10
-            if not small.any():
-                break
-            result = np.where(small, result - 1 / v, result)
-            v = np.where(small, v + 1, v)
-        z = 1.0 / (v * v)
-        poly = np.zeros_like(v)
-        for a in _A:
-            poly = poly * z + a
-        y = np.where(v < 1.0e17, z * poly, 0.0)
-        out = np.where(v == 10, result + _PSI_10, result + np.log(v) - 0.5 / v - y) + reflection
-        original = np.asarray(x, dtype=np.float64).ravel()
-        out = np.where(original == 0, np.copysign(np.inf, -original), out)
-        out = np.where((original < 0) & (original == np.trunc(original)), np.nan, out)
-    return out.reshape(np.shape(x)).astype(dtype)
 
 
 def trigamma_array(x):
@@ -162,7 +127,6 @@ def polygamma(n, x):
 def erfinv_array(y):
     """The inverse of erf elementwise: Giles' single-precision approximation polished by Newton
     steps on ``erf`` (to double precision); +-inf at +-1, NaN outside [-1, 1]."""
-    from ..ops.special import erf
     y = np.asarray(y)
     dtype = y.dtype if y.dtype.kind == "f" else np.float64
     v = y.astype(np.float64)
@@ -195,7 +159,6 @@ class ErfinvBackward0(Op):
         return erfinv_array(x)
 
     def backward(self, g, x):
-        from ..ops.dual import D
         r = erfinv(x)
         return (g * (0.5 * math.sqrt(math.pi)) * D.exp(r * r),)
 
@@ -203,3 +166,11 @@ class ErfinvBackward0(Op):
 def erfinv(x):
     """``torch.erfinv``: the inverse of erf (a tensor or an array)."""
     return apply(ErfinvBackward0, (x,)) if isinstance(x, Tensor) else erfinv_array(x)
+
+
+def mvlgamma(a, p):
+    """``torch.mvlgamma(a, p)``: the multivariate log-gamma function of dimension ``p``."""
+    result = p * (p - 1) / 4 * math.log(math.pi)
+    for i in range(1, p + 1):
+        result = result + lgamma(a + (1 - i) / 2)
+    return result

@@ -18,7 +18,7 @@ from .utils import ag, broadcast_all, lazy_property, logits_to_probs, probs_to_l
 __all__ = ["Bernoulli"]
 
 
-def _bce_with_logits(logits, target):
+def bce_with_logits(logits, target):
     return ag.nn.functional.binary_cross_entropy_with_logits(logits, target, reduction="none")
 
 
@@ -91,10 +91,10 @@ class Bernoulli(ExponentialFamily):
         if self._validate_args:
             self._validate_sample(value)
         logits, value = broadcast_all(self.logits, value)
-        return -_bce_with_logits(logits, value)
+        return -bce_with_logits(logits, value)
 
     def entropy(self):
-        return _bce_with_logits(self.logits, self.probs)
+        return bce_with_logits(self.logits, self.probs)
 
     def enumerate_support(self, expand=True):
         values = ag.arange(2, dtype=self._param.dtype)

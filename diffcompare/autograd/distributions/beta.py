@@ -12,6 +12,7 @@ from __future__ import annotations
 import numbers
 
 from . import constraints
+from ._special import lgamma
 from .dirichlet import Dirichlet
 from .exp_family import ExponentialFamily
 from .utils import ag, broadcast_all
@@ -81,5 +82,4 @@ class Beta(ExponentialFamily):
         return (self.concentration1, self.concentration0)
 
     def _log_normalizer(self, x, y):
-        from ._special import lgamma
         return lgamma(x) + lgamma(y) - lgamma(x + y)

@@ -13,7 +13,7 @@ import math
 import numbers
 
 from . import constraints
-from .bernoulli import _bce_with_logits
+from .bernoulli import bce_with_logits
 from .exp_family import ExponentialFamily
 from .utils import ag, broadcast_all, clamp_probs, lazy_property, logits_to_probs, probs_to_logits
 
@@ -123,7 +123,7 @@ class ContinuousBernoulli(ExponentialFamily):
         if self._validate_args:
             self._validate_sample(value)
         logits, value = broadcast_all(self.logits, value)
-        return -_bce_with_logits(logits, value) + self._cont_bern_log_norm()
+        return -bce_with_logits(logits, value) + self._cont_bern_log_norm()
 
     def cdf(self, value):
         if self._validate_args:

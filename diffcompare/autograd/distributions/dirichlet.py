@@ -10,6 +10,7 @@ tensor([0.2500, 0.7500])
 
 from __future__ import annotations
 
+from ..ops.sampling import dirichlet_grad
 from . import constraints
 from ._special import digamma, lgamma
 from .exp_family import ExponentialFamily
@@ -25,7 +26,6 @@ def _Dirichlet_backward(x, concentration, grad_output):  # noqa: N802  (PyTorch'
 
 
 def _dirichlet_grad(x, concentration, total):
-    from ..ops.sampling import dirichlet_grad
     return ag.tensor(dirichlet_grad(x.detach().numpy(), concentration.detach().numpy(), total.detach().numpy()),
                      dtype=x.dtype)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numbers
 
 from . import constraints
-from .bernoulli import _bce_with_logits
+from .bernoulli import bce_with_logits
 from .distribution import Distribution
 from .utils import ag, broadcast_all, finfo, lazy_property, logits_to_probs, probs_to_logits
 
@@ -91,4 +91,4 @@ class Geometric(Distribution):
         return value * (-probs).log1p() + self.probs.log()
 
     def entropy(self):
-        return _bce_with_logits(self.logits, self.probs) / self.probs
+        return bce_with_logits(self.logits, self.probs) / self.probs

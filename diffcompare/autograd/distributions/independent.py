@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from . import constraints
 from .distribution import Distribution
-from .utils import _sum_rightmost
+from .utils import sum_rightmost
 
 __all__ = ["Independent"]
 
@@ -79,10 +79,10 @@ class Independent(Distribution):
         return self.base_dist.rsample(sample_shape)
 
     def log_prob(self, value):
-        return _sum_rightmost(self.base_dist.log_prob(value), self.reinterpreted_batch_ndims)
+        return sum_rightmost(self.base_dist.log_prob(value), self.reinterpreted_batch_ndims)
 
     def entropy(self):
-        return _sum_rightmost(self.base_dist.entropy(), self.reinterpreted_batch_ndims)
+        return sum_rightmost(self.base_dist.entropy(), self.reinterpreted_batch_ndims)
 
     def enumerate_support(self, expand=True):
         if self.reinterpreted_batch_ndims > 0:

@@ -28,13 +28,14 @@ from .geometric import Geometric
 from .gumbel import Gumbel
 from .independent import Independent
 from .laplace import Laplace
-from .multivariate_normal import MultivariateNormal, _batch_mahalanobis, _solve_lower
+from ._linalg import solve_lower
+from .multivariate_normal import MultivariateNormal, batch_mahalanobis
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
 from .poisson import Poisson
 from .transformed_distribution import TransformedDistribution
 from .uniform import Uniform
-from .utils import _sum_rightmost, ag, euler_constant
+from .utils import ag, euler_constant, sum_rightmost
 
 __all__ = ["register_kl", "kl_divergence"]
 
@@ -224,8 +225,8 @@ def _kl_multivariatenormal_multivariatenormal(p, q):
     n = p.event_shape[0]
     q_scale_tril = q._unbroadcasted_scale_tril.expand(combined_batch_shape + (n, n))
     p_scale_tril = p._unbroadcasted_scale_tril.expand(combined_batch_shape + (n, n))
-    term2 = _batch_trace_XXT(_solve_lower(q_scale_tril, p_scale_tril))
-    term3 = _batch_mahalanobis(q._unbroadcasted_scale_tril, (q.loc - p.loc))
+    term2 = _batch_trace_XXT(solve_lower(q_scale_tril, p_scale_tril))
+    term3 = batch_mahalanobis(q._unbroadcasted_scale_tril, (q.loc - p.loc))
     return half_term1 + 0.5 * (term2 + term3 - n)
 
 
@@ -286,7 +287,7 @@ def _kl_normal_laplace(p, q):
 def _kl_independent_independent(p, q):
     if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims:
         raise NotImplementedError
-    return _sum_rightmost(kl_divergence(p.base_dist, q.base_dist), p.reinterpreted_batch_ndims)
+    return sum_rightmost(kl_divergence(p.base_dist, q.base_dist), p.reinterpreted_batch_ndims)
 
 
 @register_kl(Cauchy, Cauchy)

@@ -12,20 +12,12 @@ from __future__ import annotations
 import math
 
 from . import constraints
-from ._special import lgamma
+from ._special import lgamma, mvlgamma
 from .beta import Beta
 from .distribution import Distribution
 from .utils import ag, broadcast_all, finfo
 
 __all__ = ["LKJCholesky"]
-
-
-def _mvlgamma(a, p):
-    """The multivariate log-gamma function of dimension ``p``."""
-    result = p * (p - 1) / 4 * math.log(math.pi)
-    for i in range(1, p + 1):
-        result = result + lgamma(a + (1 - i) / 2)
-    return result
 
 
 class LKJCholesky(Distribution):
@@ -79,6 +71,6 @@ class LKJCholesky(Distribution):
         dm1 = self.dim - 1
         alpha = self.concentration + 0.5 * dm1
         denominator = lgamma(alpha) * dm1
-        numerator = _mvlgamma(alpha - 0.5, dm1)
+        numerator = mvlgamma(alpha - 0.5, dm1)
         pi_constant = 0.5 * dm1 * math.log(math.pi)
         return unnormalized_log_pdf - (pi_constant + numerator - denominator)

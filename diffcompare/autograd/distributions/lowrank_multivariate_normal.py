@@ -15,8 +15,9 @@ import math
 
 from . import constraints
 from .distribution import Distribution
-from .multivariate_normal import _batch_mahalanobis, _batch_mv, _solve_lower
-from .utils import _standard_normal, ag, lazy_property
+from ._linalg import solve_lower
+from .multivariate_normal import batch_mahalanobis, batch_mv
+from .utils import ag, lazy_property, standard_normal
 
 __all__ = ["LowRankMultivariateNormal"]
 
@@ -38,9 +39,9 @@ def _batch_lowrank_logdet(W, D, capacitance_tril):
 
 def _batch_lowrank_mahalanobis(W, D, x, capacitance_tril):
     Wt_Dinv = W.mT / D.unsqueeze(-2)
-    Wt_Dinv_x = _batch_mv(Wt_Dinv, x)
+    Wt_Dinv_x = batch_mv(Wt_Dinv, x)
     mahalanobis_term1 = (x.pow(2) / D).sum(-1)
-    mahalanobis_term2 = _batch_mahalanobis(capacitance_tril, Wt_Dinv_x)
+    mahalanobis_term2 = batch_mahalanobis(capacitance_tril, Wt_Dinv_x)
     return mahalanobis_term1 - mahalanobis_term2
 
 
@@ -121,16 +122,16 @@ class LowRankMultivariateNormal(Distribution):
     @lazy_property
     def precision_matrix(self):
         Wt_Dinv = self._unbroadcasted_cov_factor.mT / self._unbroadcasted_cov_diag.unsqueeze(-2)
-        A = _solve_lower(self._capacitance_tril, Wt_Dinv)
+        A = solve_lower(self._capacitance_tril, Wt_Dinv)
         precision_matrix = ag.diag_embed(self._unbroadcasted_cov_diag.reciprocal()) - A.mT @ A
         return precision_matrix.expand(self._batch_shape + self._event_shape + self._event_shape)
 
     def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
         W_shape = shape[:-1] + tuple(self.cov_factor.shape[-1:])
-        eps_W = _standard_normal(W_shape, dtype=self.loc.dtype, device=None)
-        eps_D = _standard_normal(shape, dtype=self.loc.dtype, device=None)
-        return (self.loc + _batch_mv(self._unbroadcasted_cov_factor, eps_W)
+        eps_W = standard_normal(W_shape, dtype=self.loc.dtype, device=None)
+        eps_D = standard_normal(shape, dtype=self.loc.dtype, device=None)
+        return (self.loc + batch_mv(self._unbroadcasted_cov_factor, eps_W)
                 + self._unbroadcasted_cov_diag.sqrt() * eps_D)
 
     def log_prob(self, value):

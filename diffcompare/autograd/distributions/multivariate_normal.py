@@ -16,22 +16,17 @@ import math
 from . import constraints
 from ._linalg import solve_lower
 from .distribution import Distribution
-from .utils import _standard_normal, ag, lazy_property
+from .utils import ag, lazy_property, standard_normal
 
 __all__ = ["MultivariateNormal"]
 
 
-def _solve_lower(L, B):
-    """``L^{-1} B`` for lower-triangular ``L`` (batched; ``torch.linalg.solve_triangular``)."""
-    return solve_lower(L, B)
-
-
-def _batch_mv(bmat, bvec):
+def batch_mv(bmat, bvec):
     """Matrix-vector products with broadcast batch dimensions."""
     return ag.matmul(bmat, bvec.unsqueeze(-1)).squeeze(-1)
 
 
-def _batch_mahalanobis(bL, bx):
+def batch_mahalanobis(bL, bx):
     """The squared Mahalanobis distance x^T (L L^T)^{-1} x for batches of ``L`` and ``x``
     (``bL``'s batch shape broadcastable to ``bx``'s)."""
     n = bx.size(-1)
@@ -52,7 +47,7 @@ def _batch_mahalanobis(bL, bx):
     flat_L = bL.reshape(-1, n, n)
     flat_x = bx.reshape(-1, flat_L.size(0), n)
     flat_x_swap = flat_x.permute(1, 2, 0)
-    M_swap = _solve_lower(flat_L, flat_x_swap).pow(2).sum(-2)
+    M_swap = solve_lower(flat_L, flat_x_swap).pow(2).sum(-2)
     M = M_swap.t()
     permuted_M = M.reshape(tuple(bx.shape[:-1]))
     permute_inv_dims = list(range(outer_batch_dims))
@@ -62,11 +57,14 @@ def _batch_mahalanobis(bL, bx):
     return reshaped_M.reshape(bx_batch_shape)
 
 
-def _precision_to_scale_tril(P):
+def precision_to_scale_tril(P):
     Lf = ag.linalg.cholesky(ag.flip(P, (-2, -1)))
     L_inv = ag.transpose(ag.flip(Lf, (-2, -1)), -2, -1)
     Id = ag.eye(P.shape[-1], dtype=P.dtype)
-    return _solve_lower(L_inv, Id)
+    return solve_lower(L_inv, Id)
+
+
+_batch_mv, _batch_mahalanobis, _precision_to_scale_tril = batch_mv, batch_mahalanobis, precision_to_scale_tril
 
 
 class MultivariateNormal(Distribution):
@@ -109,7 +107,7 @@ class MultivariateNormal(Distribution):
         elif covariance_matrix is not None:
             self._unbroadcasted_scale_tril = ag.linalg.cholesky(covariance_matrix)
         else:
-            self._unbroadcasted_scale_tril = _precision_to_scale_tril(precision_matrix)
+            self._unbroadcasted_scale_tril = precision_to_scale_tril(precision_matrix)
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(MultivariateNormal, _instance)
@@ -137,7 +135,7 @@ class MultivariateNormal(Distribution):
     @lazy_property
     def precision_matrix(self):
         L = self._unbroadcasted_scale_tril
-        L_inv = _solve_lower(L, ag.eye(L.shape[-1], dtype=L.dtype).expand(L.shape))
+        L_inv = solve_lower(L, ag.eye(L.shape[-1], dtype=L.dtype).expand(L.shape))
         return ag.matmul(L_inv.mT, L_inv).expand(self._batch_shape + self._event_shape + self._event_shape)
 
     @property
@@ -154,14 +152,14 @@ class MultivariateNormal(Distribution):
 
     def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
-        eps = _standard_normal(shape, dtype=self.loc.dtype, device=None)
-        return self.loc + _batch_mv(self._unbroadcasted_scale_tril, eps)
+        eps = standard_normal(shape, dtype=self.loc.dtype, device=None)
+        return self.loc + batch_mv(self._unbroadcasted_scale_tril, eps)
 
     def log_prob(self, value):
         if self._validate_args:
             self._validate_sample(value)
         diff = value - self.loc
-        M = _batch_mahalanobis(self._unbroadcasted_scale_tril, diff)
+        M = batch_mahalanobis(self._unbroadcasted_scale_tril, diff)
         half_log_det = self._unbroadcasted_scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
         return -0.5 * (self._event_shape[0] * math.log(2 * math.pi) + M) - half_log_det
 

@@ -12,8 +12,9 @@ import math
 import numbers
 
 from . import constraints
+from ._special import erfinv
 from .exp_family import ExponentialFamily
-from .utils import _standard_normal, ag, broadcast_all
+from .utils import ag, broadcast_all, standard_normal
 
 __all__ = ["Normal"]
 
@@ -66,7 +67,7 @@ class Normal(ExponentialFamily):
 
     def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
-        eps = _standard_normal(shape, dtype=self.loc.dtype, device=None)
+        eps = standard_normal(shape, dtype=self.loc.dtype, device=None)
         return self.loc + eps * self.scale
 
     def log_prob(self, value):
@@ -82,7 +83,6 @@ class Normal(ExponentialFamily):
         return 0.5 * (1 + ag.erf((value - self.loc) * self.scale.reciprocal() / math.sqrt(2)))
 
     def icdf(self, value):
-        from ._special import erfinv
         return self.loc + self.scale * erfinv(2 * value - 1) * math.sqrt(2)
 
     def entropy(self):

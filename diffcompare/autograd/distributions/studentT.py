@@ -15,7 +15,7 @@ from . import constraints
 from ._special import digamma, lgamma
 from .chi2 import Chi2
 from .distribution import Distribution
-from .utils import _standard_normal, ag, broadcast_all
+from .utils import ag, broadcast_all, standard_normal
 
 __all__ = ["StudentT"]
 
@@ -64,7 +64,7 @@ class StudentT(Distribution):
 
     def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
-        X = _standard_normal(shape, dtype=self.df.dtype, device=None)
+        X = standard_normal(shape, dtype=self.df.dtype, device=None)
         Z = self._chi2.rsample(sample_shape)
         Y = X * ag.rsqrt(Z / self.df)
         return self.loc + self.scale * Y

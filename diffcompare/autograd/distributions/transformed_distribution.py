@@ -15,7 +15,7 @@ from . import constraints
 from .distribution import Distribution
 from .independent import Independent
 from .transforms import ComposeTransform, Transform
-from .utils import _sum_rightmost, ag
+from .utils import ag, sum_rightmost
 
 __all__ = ["TransformedDistribution"]
 
@@ -102,10 +102,10 @@ class TransformedDistribution(Distribution):
         for transform in reversed(self.transforms):
             x = transform.inv(y)
             event_dim += transform.domain.event_dim - transform.codomain.event_dim
-            log_prob = log_prob - _sum_rightmost(transform.log_abs_det_jacobian(x, y),
+            log_prob = log_prob - sum_rightmost(transform.log_abs_det_jacobian(x, y),
                                                  event_dim - transform.domain.event_dim)
             y = x
-        return log_prob + _sum_rightmost(self.base_dist.log_prob(y), event_dim - len(self.base_dist.event_shape))
+        return log_prob + sum_rightmost(self.base_dist.log_prob(y), event_dim - len(self.base_dist.event_shape))
 
     def _monotonize_cdf(self, value):
         sign = 1

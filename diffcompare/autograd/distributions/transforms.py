@@ -18,7 +18,7 @@ import numbers
 import operator
 
 from . import constraints
-from .utils import _sum_rightmost, ag, broadcast_all, finfo, lazy_property
+from .utils import ag, broadcast_all, finfo, lazy_property, sum_rightmost
 
 __all__ = ["AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform", "IndependentTransform",
            "LowerCholeskyTransform", "PositiveDefiniteTransform", "PowerTransform", "ReshapeTransform", "SigmoidTransform", "SoftplusTransform",
@@ -253,7 +253,7 @@ class ComposeTransform(Transform):
         terms = []
         event_dim = self.domain.event_dim
         for part, x, y in zip(self.parts, xs[:-1], xs[1:]):
-            terms.append(_sum_rightmost(part.log_abs_det_jacobian(x, y), event_dim - part.domain.event_dim))
+            terms.append(sum_rightmost(part.log_abs_det_jacobian(x, y), event_dim - part.domain.event_dim))
             event_dim += part.codomain.event_dim - part.domain.event_dim
         return functools.reduce(operator.add, terms)
 
@@ -314,7 +314,7 @@ class IndependentTransform(Transform):
         return self.base_transform.inv(y)
 
     def log_abs_det_jacobian(self, x, y):
-        return _sum_rightmost(self.base_transform.log_abs_det_jacobian(x, y), self.reinterpreted_batch_ndims)
+        return sum_rightmost(self.base_transform.log_abs_det_jacobian(x, y), self.reinterpreted_batch_ndims)
 
     def __repr__(self):
         return f"{self.__class__.__name__}({self.base_transform!r}, {self.reinterpreted_batch_ndims})"

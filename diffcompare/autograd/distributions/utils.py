@@ -52,12 +52,12 @@ def broadcast_all(*values):
     return ag.broadcast_tensors(*values)
 
 
-def _standard_normal(shape, dtype, device):
+def standard_normal(shape, dtype, device):
     """Standard normal draws of ``shape``: ``torch.empty(shape).normal_()``, as PyTorch draws them."""
     return ag.empty(tuple(shape), dtype=dtype).normal_()
 
 
-def _sum_rightmost(value, dim):
+def sum_rightmost(value, dim):
     """``value`` summed over its ``dim`` rightmost dimensions."""
     if dim == 0:
         return value
@@ -83,6 +83,9 @@ def probs_to_logits(probs, is_binary=False):
     if is_binary:
         return ag.log(ps_clamped) - ag.log1p(-ps_clamped)
     return ag.log(ps_clamped)
+
+
+_standard_normal, _sum_rightmost = standard_normal, sum_rightmost   # (PyTorch's names)
 
 
 class lazy_property:  # noqa: N801  (PyTorch's name)

@@ -19,11 +19,10 @@ import numpy as np
 
 from . import constraints
 from ._linalg import solve_lower
-from ._special import digamma
+from ._special import digamma, mvlgamma
 from .chi2 import Chi2
 from .exp_family import ExponentialFamily
-from .lkj_cholesky import _mvlgamma
-from .multivariate_normal import _precision_to_scale_tril, _solve_lower
+from .multivariate_normal import precision_to_scale_tril
 from .utils import ag, finfo, lazy_property
 
 __all__ = ["Wishart"]
@@ -43,7 +42,7 @@ def _clamp_above_eps(x):
 
 def _cholesky_solve(B, L):
     """(L L^T)^{-1} B for lower-triangular ``L`` (``torch.cholesky_solve``)."""
-    return solve_lower(L, _solve_lower(L, B), transpose=True)
+    return solve_lower(L, solve_lower(L, B), transpose=True)
 
 
 class Wishart(ExponentialFamily):
@@ -89,7 +88,7 @@ class Wishart(ExponentialFamily):
         elif covariance_matrix is not None:
             self._unbroadcasted_scale_tril = ag.linalg.cholesky(covariance_matrix)
         else:
-            self._unbroadcasted_scale_tril = _precision_to_scale_tril(precision_matrix)
+            self._unbroadcasted_scale_tril = precision_to_scale_tril(precision_matrix)
         self._dist_chi2 = self._chi2(batch_shape)
 
     def _chi2(self, batch_shape):
@@ -178,7 +177,7 @@ class Wishart(ExponentialFamily):
         nu = self.df
         p = self._event_shape[-1]
         L = self._unbroadcasted_scale_tril
-        return (-nu * (p * _log_2 / 2 + L.diagonal(dim1=-2, dim2=-1).log().sum(-1)) - _mvlgamma(nu / 2, p)
+        return (-nu * (p * _log_2 / 2 + L.diagonal(dim1=-2, dim2=-1).log().sum(-1)) - mvlgamma(nu / 2, p)
                 + (nu - p - 1) / 2 * ag.linalg.slogdet(value)[1]
                 - _cholesky_solve(value, L).diagonal(dim1=-2, dim2=-1).sum(dim=-1) / 2)
 
@@ -186,5 +185,5 @@ class Wishart(ExponentialFamily):
         nu = self.df
         p = self._event_shape[-1]
         L = self._unbroadcasted_scale_tril
-        return ((p + 1) * (p * _log_2 / 2 + L.diagonal(dim1=-2, dim2=-1).log().sum(-1)) + _mvlgamma(nu / 2, p)
+        return ((p + 1) * (p * _log_2 / 2 + L.diagonal(dim1=-2, dim2=-1).log().sum(-1)) + mvlgamma(nu / 2, p)
                 - (nu - p - 1) / 2 * _mvdigamma(nu / 2, p) + nu * p / 2)

@@ -228,6 +228,44 @@ def binomial(count, prob, generator=None):
     return Tensor._make(values)
 
 
+_PSI_10 = 2.25175258906672110764
+_A = (8.33333333333333333333E-2, -2.10927960927960927961E-2, 7.57575757575757575758E-3, -4.16666666666666666667E-3,
+      3.96825396825396825397E-3, -8.33333333333333333333E-3, 8.33333333333333333333E-2)
+
+
+def digamma_array(x):
+    """digamma(x) elementwise as PyTorch's ``calc_digamma`` computes it: reflection below 0,
+    the recurrence up to 10, then the asymptotic series."""
+    x = np.asarray(x)
+    dtype = x.dtype if x.dtype.kind == "f" else np.float64
+    v = np.array(x, dtype=np.float64, copy=True, ndmin=1).ravel()
+    out = np.empty_like(v)
+    with np.errstate(all="ignore"):
+        neg = v < 0
+        reflection = np.zeros_like(v)
+        if neg.any():
+            r = np.modf(v[neg])[0]
+            reflection[neg] = -math.pi / np.tan(math.pi * r)
+            v = np.where(neg, 1 - v, v)
+        result = np.zeros_like(v)
+        for _ in range(10):
+            small = v < 10
+            if not small.any():
+                break
+            result = np.where(small, result - 1 / v, result)
+            v = np.where(small, v + 1, v)
+        z = 1.0 / (v * v)
+        poly = np.zeros_like(v)
+        for a in _A:
+            poly = poly * z + a
+        y = np.where(v < 1.0e17, z * poly, 0.0)
+        out = np.where(v == 10, result + _PSI_10, result + np.log(v) - 0.5 / v - y) + reflection
+        original = np.asarray(x, dtype=np.float64).ravel()
+        out = np.where(original == 0, np.copysign(np.inf, -original), out)
+        out = np.where((original < 0) & (original == np.trunc(original)), np.nan, out)
+    return out.reshape(np.shape(x)).astype(dtype)
+
+
 # Coefficients of PyTorch's bivariate rational approximation of the reparameterized gradient
 # of a standard Gamma draw (ATen's standard_gamma_grad_one), for 0.8 <= x and alpha <= 8.
 _GAMMA_GRAD_UV = np.array([
@@ -241,7 +279,6 @@ def standard_gamma_grad(alpha, x):
     """d x / d alpha for a draw ``x`` of Gamma(alpha, 1), i.e. -(dF/dalpha)(x) / f(x), computed
     as PyTorch computes it: a series for x < 0.8, a saddle-point expansion for alpha > 8, else
     a rational approximation in log(x/alpha) and log(alpha)."""
-    from ..distributions._special import digamma_array
     alpha, x = np.broadcast_arrays(np.asarray(alpha, dtype=np.float64), np.asarray(x, dtype=np.float64))
     out = np.zeros(alpha.shape)
     with np.errstate(all="ignore"):
@@ -297,7 +334,7 @@ def _array(a):
     return a._data if isinstance(a, Tensor) else a
 
 
-def _standard_gamma(input, generator=None):
+def standard_gamma(input, generator=None):
     """``torch._standard_gamma(alpha)``: a Gamma(alpha, 1) draw per element, differentiable in
     alpha by its pathwise derivative (StandardGammaBackward0)."""
     alpha = input._data
@@ -306,7 +343,7 @@ def _standard_gamma(input, generator=None):
     return apply(StandardGammaBackward0, (input,), {"values": values})
 
 
-def _sample_dirichlet(input, generator=None):
+def sample_dirichlet(input, generator=None):
     """``torch._sample_dirichlet(alpha)``: a Dirichlet(alpha) draw along the last dimension
     (normalised standard Gamma draws; not differentiable)."""
     alpha = input._data
@@ -318,13 +355,13 @@ def _sample_dirichlet(input, generator=None):
 
 
 PUBLIC = ('bernoulli', 'multinomial', 'normal', 'poisson', 'binomial')
-# (torch._standard_gamma and torch._sample_dirichlet, private names, are imported by the package itself)
+# (standard_gamma and sample_dirichlet are torch._standard_gamma and torch._sample_dirichlet: the package
+# imports them under those names)
 # what the family exports to `ops`
 __all__ = ['BernoulliBackward0', 'BernoulliBackward1', 'BernoulliBackward2', 'ExponentialBackward0', 'NormalBackward1',
            'NormalBackward2', 'NormalBackward3', 'bernoulli', 'bernoulli_', 'exponential_', 'multinomial', 'normal',
            'CauchyBackward0', 'GeometricBackward0', 'LogNormalBackward0', 'PoissonBackward0', 'StandardGammaBackward0',
-           'cauchy_', 'geometric_', 'log_normal_', 'poisson', 'binomial',
-           'standard_gamma_grad', 'dirichlet_grad']
+           'cauchy_', 'geometric_', 'log_normal_', 'poisson', 'binomial']
 
 
 # Coefficients of PyTorch's rational correction for the reparameterized gradient of a Beta
@@ -430,7 +467,6 @@ def dirichlet_grad(x, alpha, total):
     """PyTorch's ``_dirichlet_grad(x, alpha, total)``: the scaled reparameterized gradient
     -(d/dalpha cdf(x; alpha, total - alpha)) / pdf / (1 - x) of Beta draws ``x``, elementwise,
     by PyTorch's approximations (series near 0 and 1, saddle point, rational correction)."""
-    from ..distributions._special import digamma_array
 
     def psi(v):
         return float(digamma_array(np.float64(v)))
