@@ -622,3 +622,34 @@ def test_engine_samplers_draw_from_the_right_distribution():
     assert float(ag.empty(n).geometric_(0.25).mean()) == pytest.approx(4.0, rel=0.05)
     assert float(ag.empty(n).cauchy_().median()) == pytest.approx(0.0, abs=0.05)
     assert float(ag.empty(n).log_normal_(0.0, 0.5).log().mean()) == pytest.approx(0.0, abs=0.02)
+
+
+def test_negative_binomial_and_constraint_registry_transforms(torch_draws):
+    def program(lib):
+        D = lib.distributions
+        total, logits = t64(lib, [3.0, 5.5], True), t64(lib, [-0.3, 0.8], True)
+        nb = D.NegativeBinomial(total, logits=logits)
+        lp = nb.log_prob(t64(lib, [0.0, 4.0]))
+        out = [nb.sample((3,)), lp, nb.mean, nb.variance, *lib.autograd.grad(lp.sum(), [total, logits])]
+        x = t64(lib, [0.3, -1.2, 0.7], True)
+        for constraint in (D.constraints.positive, D.constraints.interval(-1.0, 2.0), D.constraints.simplex,
+                           D.constraints.greater_than(1.5), D.constraints.unit_interval, D.constraints.real_vector,
+                           D.constraints.corr_cholesky):
+            for registry in (D.biject_to, D.transform_to):
+                t = registry(constraint)
+                y = t(x)
+                out += [y, t.inv(y), t.log_abs_det_jacobian(x, y) if t.bijective else None,
+                        list(t.forward_shape((3,))), bool(constraint.check(y).all())]
+        m = lib.tensor(np.random.default_rng(2).normal(size=(3, 3)), dtype=lib.float64)
+        pd = D.transform_to(D.constraints.positive_definite)
+        out += [pd(m), pd.inv(pd(m)), D.transform_to(D.constraints.lower_cholesky)(m)]
+        T = D.transforms
+        cat = T.CatTransform([T.ExpTransform(), T.AffineTransform(1.0, 2.0)], dim=0, lengths=[1, 2])
+        stack = T.StackTransform([T.ExpTransform(), T.SigmoidTransform(), T.identity_transform], dim=0)
+        cdf = T.CumulativeDistributionTransform(D.Normal(t64(lib, 0.0), t64(lib, 2.0)))
+        for t in (cat, stack, cdf):
+            y = t(x)
+            out += [y, t.inv(y), t.log_abs_det_jacobian(x, y)]
+        out += list(lib.autograd.grad(sum(o.sum() for o in out if isinstance(o, lib.Tensor) and o.requires_grad), x))
+        return out
+    on_both(program)

@@ -67,7 +67,8 @@ __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Co
            "Distribution", "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma", "GeneralizedPareto",
            "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "InverseGamma", "Kumaraswamy",
            "LKJCholesky", "Laplace", "LogNormal", "LogisticNormal", "LowRankMultivariateNormal", "MixtureSameFamily",
-           "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough",
+           "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical",
+           "OneHotCategoricalStraightThrough",
            "Pareto", "RelaxedBernoulli", "RelaxedOneHotCategorical", "StudentT", "Poisson", "Uniform", "VonMises",
            "Weibull", "Wishart", "TransformedDistribution", "biject_to", "kl_divergence", "register_kl", "transform_to"]
 __all__.extend(transforms.__all__)

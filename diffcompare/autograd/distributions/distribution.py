@@ -51,9 +51,9 @@ class Distribution:
                 arg_constraints = self.arg_constraints
             except NotImplementedError:
                 arg_constraints = {}
-                warnings.warn(f"{self.__class__} does not define `arg_constraints`. Please set `arg_constraints = {{}}` "
-                              "or initialize the distribution with `validate_args=False` to turn off validation.",
-                              stacklevel=2)
+                warnings.warn(f"{self.__class__} does not define `arg_constraints`. "
+                              "Please set `arg_constraints = {}` or initialize the distribution with "
+                              "`validate_args=False` to turn off validation.", stacklevel=2)
             for param, constraint in arg_constraints.items():
                 if constraints.is_dependent(constraint):
                     continue
@@ -62,9 +62,9 @@ class Distribution:
                 value = getattr(self, param)
                 valid = constraint.check(value)
                 if not bool(valid.all()):
-                    raise ValueError(f"Expected parameter {param} ({type(value).__name__} of shape {tuple(value.shape)}) "
-                                     f"of distribution {self!r} to satisfy the constraint {constraint!r}, "
-                                     f"but found invalid values:\n{value}")
+                    raise ValueError(f"Expected parameter {param} ({type(value).__name__} of shape "
+                                     f"{tuple(value.shape)}) of distribution {self!r} to satisfy the constraint "
+                                     f"{constraint!r}, but found invalid values:\n{value}")
         super().__init__()
 
     def expand(self, batch_shape, _instance=None):

@@ -35,8 +35,8 @@ class MixtureSameFamily(Distribution):
         cdbs = self._component_distribution.batch_shape[:-1]
         for size1, size2 in zip(reversed(mdbs), reversed(cdbs)):
             if size1 != 1 and size2 != 1 and size1 != size2:
-                raise ValueError(f"`mixture_distribution.batch_shape` (torch.Size({list(mdbs)})) is not compatible with "
-                                 f"`component_distribution.batch_shape`(torch.Size({list(cdbs)}))")
+                raise ValueError(f"`mixture_distribution.batch_shape` (torch.Size({list(mdbs)})) is not "
+                                 f"compatible with `component_distribution.batch_shape`(torch.Size({list(cdbs)}))")
         km = self._mixture_distribution.logits.shape[-1]
         kc = self._component_distribution.batch_shape[-1]
         if km != kc:

@@ -18,11 +18,13 @@ import numbers
 import operator
 
 from . import constraints
-from .utils import ag, broadcast_all, finfo, lazy_property, sum_rightmost
+from .utils import ag, broadcast_all, finfo, lazy_property, sum_rightmost, tril_matrix_to_vec, vec_to_tril_matrix
 
-__all__ = ["AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform", "IndependentTransform",
-           "LowerCholeskyTransform", "PositiveDefiniteTransform", "PowerTransform", "ReshapeTransform", "SigmoidTransform", "SoftplusTransform",
-           "TanhTransform", "SoftmaxTransform", "StickBreakingTransform", "Transform", "identity_transform"]
+__all__ = ["AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform", "CorrCholeskyTransform",
+           "CumulativeDistributionTransform", "ExpTransform", "IndependentTransform", "LowerCholeskyTransform",
+           "PositiveDefiniteTransform", "PowerTransform", "ReshapeTransform", "SigmoidTransform", "SoftplusTransform",
+           "TanhTransform", "SoftmaxTransform", "StackTransform", "StickBreakingTransform", "Transform",
+           "identity_transform"]
 
 
 def _is_number(v):
@@ -717,3 +719,195 @@ class PositiveDefiniteTransform(Transform):
 
     def _inverse(self, y):
         return LowerCholeskyTransform().inv(ag.linalg.cholesky(y))
+
+
+class CorrCholeskyTransform(Transform):
+    """From unconstrained vectors of length D (D - 1) / 2 to Cholesky factors of D x D
+    correlation matrices (tanh, then stick breaking along each row)."""
+
+    domain = constraints.real_vector
+    codomain = constraints.corr_cholesky
+    bijective = True
+
+    def _call(self, x):
+        x = ag.tanh(x)
+        eps = float(finfo(x.dtype).eps)
+        x = x.clamp(min=-1 + eps, max=1 - eps)
+        r = vec_to_tril_matrix(x, diag=-1)
+        z = r ** 2
+        z1m_cumprod_sqrt = (1 - z).sqrt().cumprod(-1)
+        r = r + ag.eye(r.shape[-1], dtype=r.dtype)
+        return r * ag.nn.functional.pad(z1m_cumprod_sqrt[..., :-1], [1, 0], value=1)
+
+    def _inverse(self, y):
+        y_cumsum = 1 - ag.cumsum(y * y, dim=-1)
+        y_cumsum_shifted = ag.nn.functional.pad(y_cumsum[..., :-1], [1, 0], value=1)
+        y_vec = tril_matrix_to_vec(y, diag=-1)
+        y_cumsum_vec = tril_matrix_to_vec(y_cumsum_shifted, diag=-1)
+        t = y_vec / y_cumsum_vec.sqrt()
+        return (t.log1p() - t.neg().log1p()) / 2
+
+    def log_abs_det_jacobian(self, x, y, intermediates=None):
+        y1m_cumsum = 1 - (y * y).cumsum(dim=-1)
+        y1m_cumsum_tril = tril_matrix_to_vec(y1m_cumsum, diag=-2)
+        stick_breaking_logdet = 0.5 * y1m_cumsum_tril.log().sum(-1)
+        tanh_logdet = -2 * (x + ag.nn.functional.softplus(-2 * x) - math.log(2.0)).sum(dim=-1)
+        return stick_breaking_logdet + tanh_logdet
+
+    def forward_shape(self, shape):
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
+        N = shape[-1]
+        D = round((0.25 + 2 * N) ** 0.5 + 0.5)
+        if D * (D - 1) // 2 != N:
+            raise ValueError("Input is not a flattened lower-diagonal number")
+        return tuple(shape[:-1]) + (D, D)
+
+    def inverse_shape(self, shape):
+        if len(shape) < 2:
+            raise ValueError("Too few dimensions on input")
+        if shape[-2] != shape[-1]:
+            raise ValueError("Input is not square")
+        D = shape[-1]
+        return tuple(shape[:-2]) + (D * (D - 1) // 2,)
+
+
+class CatTransform(Transform):
+    """The transforms ``tseq`` applied to consecutive pieces (``lengths``) along ``dim``."""
+
+    def __init__(self, tseq, dim=0, lengths=None, cache_size=0):
+        if not all(isinstance(t, Transform) for t in tseq):
+            raise AssertionError("All elements of tseq must be Transform instances")
+        if cache_size:
+            tseq = [t.with_cache(cache_size) for t in tseq]
+        super().__init__(cache_size=cache_size)
+        self.transforms = list(tseq)
+        self.lengths = list(lengths) if lengths is not None else [1] * len(self.transforms)
+        if len(self.lengths) != len(self.transforms):
+            raise AssertionError(f"lengths ({len(self.lengths)}) must match transforms ({len(self.transforms)})")
+        self.dim = dim
+
+    @lazy_property
+    def event_dim(self):
+        return max(t.event_dim for t in self.transforms)
+
+    @lazy_property
+    def length(self):
+        return sum(self.lengths)
+
+    def with_cache(self, cache_size=1):
+        if self._cache_size == cache_size:
+            return self
+        return CatTransform(self.transforms, self.dim, self.lengths, cache_size)
+
+    def _pieces(self, z):
+        start = 0
+        for trans, length in zip(self.transforms, self.lengths):
+            yield trans, z.narrow(self.dim, start, length)
+            start = start + length
+
+    def _call(self, x):
+        return ag.cat([trans(piece) for trans, piece in self._pieces(x)], dim=self.dim)
+
+    def _inverse(self, y):
+        return ag.cat([trans.inv(piece) for trans, piece in self._pieces(y)], dim=self.dim)
+
+    def log_abs_det_jacobian(self, x, y):
+        logdetjacs = []
+        for (trans, xslice), (_, yslice) in zip(self._pieces(x), self._pieces(y)):
+            logdetjac = trans.log_abs_det_jacobian(xslice, yslice)
+            if trans.event_dim < self.event_dim:
+                logdetjac = sum_rightmost(logdetjac, self.event_dim - trans.event_dim)
+            logdetjacs.append(logdetjac)
+        dim = self.dim
+        if dim >= 0:
+            dim = dim - x.dim()
+        dim = dim + self.event_dim
+        if dim < 0:
+            return ag.cat(logdetjacs, dim=dim)
+        return sum(logdetjacs)
+
+    @property
+    def bijective(self):
+        return all(t.bijective for t in self.transforms)
+
+    @constraints.dependent_property
+    def domain(self):
+        return constraints.cat([t.domain for t in self.transforms], self.dim, self.lengths)
+
+    @constraints.dependent_property
+    def codomain(self):
+        return constraints.cat([t.codomain for t in self.transforms], self.dim, self.lengths)
+
+
+class StackTransform(Transform):
+    """The transforms ``tseq`` applied to the slices of ``dim``."""
+
+    def __init__(self, tseq, dim=0, cache_size=0):
+        if not all(isinstance(t, Transform) for t in tseq):
+            raise AssertionError("All elements of tseq must be Transform instances")
+        if cache_size:
+            tseq = [t.with_cache(cache_size) for t in tseq]
+        super().__init__(cache_size=cache_size)
+        self.transforms = list(tseq)
+        self.dim = dim
+
+    def with_cache(self, cache_size=1):
+        if self._cache_size == cache_size:
+            return self
+        return StackTransform(self.transforms, self.dim, cache_size)
+
+    def _slice(self, z):
+        return z.unbind(self.dim)
+
+    def _call(self, x):
+        return ag.stack([trans(s) for s, trans in zip(self._slice(x), self.transforms)], dim=self.dim)
+
+    def _inverse(self, y):
+        return ag.stack([trans.inv(s) for s, trans in zip(self._slice(y), self.transforms)], dim=self.dim)
+
+    def log_abs_det_jacobian(self, x, y):
+        return ag.stack([trans.log_abs_det_jacobian(xs, ys)
+                         for xs, ys, trans in zip(self._slice(x), self._slice(y), self.transforms)], dim=self.dim)
+
+    @property
+    def bijective(self):
+        return all(t.bijective for t in self.transforms)
+
+    @constraints.dependent_property
+    def domain(self):
+        return constraints.stack([t.domain for t in self.transforms], self.dim)
+
+    @constraints.dependent_property
+    def codomain(self):
+        return constraints.stack([t.codomain for t in self.transforms], self.dim)
+
+
+class CumulativeDistributionTransform(Transform):
+    """y = distribution.cdf(x): onto the unit interval."""
+
+    bijective = True
+    codomain = constraints.unit_interval
+    sign = +1
+
+    def __init__(self, distribution, cache_size=0):
+        super().__init__(cache_size=cache_size)
+        self.distribution = distribution
+
+    @property
+    def domain(self):
+        return self.distribution.support
+
+    def _call(self, x):
+        return self.distribution.cdf(x)
+
+    def _inverse(self, y):
+        return self.distribution.icdf(y)
+
+    def log_abs_det_jacobian(self, x, y):
+        return self.distribution.log_prob(x)
+
+    def with_cache(self, cache_size=1):
+        if self._cache_size == cache_size:
+            return self
+        return CumulativeDistributionTransform(self.distribution, cache_size=cache_size)

@@ -79,8 +79,8 @@ class Wishart(ExponentialFamily):
         else:
             self.precision_matrix = param.expand(batch_shape + (-1, -1))
         if bool(self.df.lt(event_shape[-1]).any()):
-            warnings.warn("Low df values detected. Singular samples are highly likely to occur for ndim - 1 < df < ndim.",
-                          stacklevel=2)
+            warnings.warn("Low df values detected. Singular samples are highly likely to occur for "
+                          "ndim - 1 < df < ndim.", stacklevel=2)
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
         self._batch_dims = [-(x + 1) for x in range(len(self._batch_shape))]
         if scale_tril is not None:
