@@ -282,12 +282,13 @@ class EngineRandom:
         tensor_module = sys.modules[RENAMES["torch"] + ".tensor"]   # (the package's `tensor` is the function)
         tensor_module._generator = self
         for name in ("rand", "randn", "randint", "rand_like", "randn_like", "randint_like", "randperm", "normal",
-                     "bernoulli", "multinomial"):
+                     "bernoulli", "multinomial", "poisson", "binomial", "_standard_gamma", "_sample_dirichlet"):
             if hasattr(self.ag, name) and hasattr(self.torch, name):
                 setattr(self.ag, name, self.wrap(name))
                 if name in ("bernoulli", "multinomial") and hasattr(self.ag.Tensor, name):
                     setattr(self.ag.Tensor, name, getattr(self.ag, name))   # x.bernoulli(): the same draw
-        for name in ("uniform_", "normal_", "random_", "bernoulli_", "exponential_"):
+        for name in ("uniform_", "normal_", "random_", "bernoulli_", "exponential_", "cauchy_", "geometric_",
+                     "log_normal_"):
             if hasattr(self.ag.Tensor, name):
                 setattr(self.ag.Tensor, name, self.wrap_method(name))
         # an engine Generator seeded with s draws what a PyTorch Generator seeded with s draws

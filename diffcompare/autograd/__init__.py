@@ -46,3 +46,5 @@ from . import func, functorch, utils
 from .vmapping import vmap
 
 autograd = __import__("sys").modules[__name__]   # `ag.autograd.grad` reads like `torch.autograd.grad`
+from .ops.sampling import sample_dirichlet as _sample_dirichlet, standard_gamma as _standard_gamma  # noqa: E402,F401
+from . import distributions  # noqa: E402  (torch.distributions)

@@ -569,6 +569,7 @@ class TensorOperators(Operators):
     def nbytes(self):
         return self.dtype.itemsize * self.numel()
     exponential_ = ops.exponential_
+    cauchy_, geometric_, log_normal_ = ops.cauchy_, ops.geometric_, ops.log_normal_
     bernoulli = ops.bernoulli
     multinomial = ops.multinomial
     __iadd__ = ops.inplace_binary(__add__)

@@ -1,0 +1,184 @@
+"""The special functions the distributions need and the engine's op families do not have:
+``lgamma``, ``digamma``, ``polygamma``, ``erfinv`` (and ``mvlgamma`` of them) as differentiable ops (LgammaBackward0,
+DigammaBackward0, PolygammaBackward0, as PyTorch names them), with PyTorch's CPU formulas for
+digamma and trigamma (the same series, so the same values to the last bits or nearly).
+
+>>> from diffcompare import autograd as ag
+>>> x = ag.tensor([1.0, 2.5], requires_grad=True)
+>>> lgamma(x).sum().backward(); x.grad     # digamma(1) = -Euler's constant
+tensor([-0.5772,  0.7032])
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..ops.dual import D
+from ..ops.recording import Op, apply
+from ..ops.sampling import digamma_array
+from ..ops.special import erf
+from ..tensor import Tensor
+
+
+def _lgamma_scalar(v):
+    try:
+        return math.lgamma(v)
+    except ValueError:        # a pole (0, -1, -2, ...)
+        return math.inf
+
+
+_lgamma_ufunc = np.frompyfunc(_lgamma_scalar, 1, 1)
+_erfc_ufunc = np.frompyfunc(math.erfc, 1, 1)
+
+
+def _erfc(x):
+    return np.asarray(_erfc_ufunc(np.asarray(x, dtype=np.float64)), dtype=np.float64)
+
+def lgamma_array(x):
+    """log|Gamma(x)| elementwise (inf at the poles), in ``x``'s float dtype."""
+    x = np.asarray(x)
+    dtype = x.dtype if x.dtype.kind == "f" else np.float64
+    return np.asarray(_lgamma_ufunc(x.astype(np.float64)), dtype=np.float64).astype(dtype)
+
+
+def trigamma_array(x):
+    """polygamma(1, x) elementwise as PyTorch's ``calc_trigamma`` computes it."""
+    x = np.asarray(x)
+    dtype = x.dtype if x.dtype.kind == "f" else np.float64
+    v = np.array(x, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        low = v < 0.5
+        sign = np.where(low, -1.0, 1.0)
+        result = np.where(low, -(math.pi ** 2) / np.sin(math.pi * v) ** 2, 0.0)
+        v = np.where(low, 1 - v, v)
+        for _ in range(6):
+            result = result + 1 / (v * v)
+            v = v + 1
+        ixx = 1 / (v * v)
+        result = result + (1 + 1 / (2 * v) + ixx * (1. / 6 - ixx * (1. / 30 - ixx * (1. / 42)))) / v
+    return (sign * result).astype(dtype)
+
+
+def polygamma_array(n, x):
+    """polygamma(n, x): digamma for n = 0, trigamma for n = 1, else (-1)^(n+1) n! zeta(n+1, x)."""
+    if n == 0:
+        return digamma_array(x)
+    if n == 1:
+        return trigamma_array(x)
+    import mpmath
+    x = np.asarray(x)
+    dtype = x.dtype if x.dtype.kind == "f" else np.float64
+    values = [float(mpmath.polygamma(n, float(v))) for v in x.ravel()]
+    return np.array(values, dtype=np.float64).reshape(x.shape).astype(dtype)
+
+
+class LgammaBackward0(Op):
+    """lgamma(x); VJP grad * digamma(x)."""
+    saves = (0,)
+    tangent = "elementwise"
+
+    @staticmethod
+    def forward(x):
+        return lgamma_array(x)
+
+    def backward(self, g, x):
+        return (g * digamma(x),)
+
+
+class DigammaBackward0(Op):
+    """digamma(x); VJP grad * polygamma(1, x)."""
+    saves = (0,)
+    tangent = "elementwise"
+
+    @staticmethod
+    def forward(x):
+        return digamma_array(x)
+
+    def backward(self, g, x):
+        return (g * polygamma(1, x),)
+
+
+class PolygammaBackward0(Op):
+    """polygamma(n, x); VJP grad * polygamma(n + 1, x)."""
+    saves = (0,)
+
+    @staticmethod
+    def forward(x, n):
+        return polygamma_array(n, x)
+
+    def backward(self, g, x):
+        return (g * polygamma(self.n + 1, x),)
+
+
+def lgamma(x):
+    """``torch.lgamma``: log|Gamma(x)| (a tensor or an array)."""
+    return apply(LgammaBackward0, (x,)) if isinstance(x, Tensor) else lgamma_array(x)
+
+
+def digamma(x):
+    """``torch.digamma``: d/dx lgamma(x) (a tensor or an array)."""
+    return apply(DigammaBackward0, (x,)) if isinstance(x, Tensor) else digamma_array(x)
+
+
+def polygamma(n, x):
+    """``torch.polygamma(n, x)``: the n-th derivative of digamma (a tensor or an array)."""
+    if n == 0:
+        return digamma(x)
+    return apply(PolygammaBackward0, (x,), {"n": n}) if isinstance(x, Tensor) else polygamma_array(n, x)
+
+
+def erfinv_array(y):
+    """The inverse of erf elementwise: Giles' single-precision approximation polished by Newton
+    steps on ``erf`` (to double precision); +-inf at +-1, NaN outside [-1, 1]."""
+    y = np.asarray(y)
+    dtype = y.dtype if y.dtype.kind == "f" else np.float64
+    v = y.astype(np.float64)
+    with np.errstate(all="ignore"):
+        w = -np.log((1.0 - v) * (1.0 + v))
+        small = w < 5.0
+        ws, wl = w - 2.5, np.sqrt(w) - 3.0
+        ps = 2.81022636e-08
+        for c in (3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503, -0.00417768164,
+                  0.246640727, 1.50140941):
+            ps = c + ps * ws
+        pl = -0.000200214257
+        for c in (0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613, 0.00943887047,
+                  1.00167406, 2.83297682):
+            pl = c + pl * wl
+        x = np.where(small, ps, pl) * v
+        # Newton on erf near 0, on erfc in the tails (1 - |y| exact there, erfc(|x|) accurate)
+        tail = np.abs(v) > 0.5
+        for _ in range(8):
+            residual = np.where(tail, np.sign(v) * ((1.0 - np.abs(v)) - _erfc(np.abs(x))), erf(x) - v)
+            x = x - residual / (2.0 / math.sqrt(math.pi) * np.exp(-x * x))
+        x = np.where(v == 1, np.inf, np.where(v == -1, -np.inf, x))
+        x = np.where(np.abs(v) > 1, np.nan, x)
+    return x.astype(dtype)
+
+
+class ErfinvBackward0(Op):
+    """erfinv(x); VJP grad * sqrt(pi)/2 * exp(erfinv(x)^2)."""
+    saves = (0,)
+
+    @staticmethod
+    def forward(x):
+        return erfinv_array(x)
+
+    def backward(self, g, x):
+        r = erfinv(x)
+        return (g * (0.5 * math.sqrt(math.pi)) * D.exp(r * r),)
+
+
+def erfinv(x):
+    """``torch.erfinv``: the inverse of erf (a tensor or an array)."""
+    return apply(ErfinvBackward0, (x,)) if isinstance(x, Tensor) else erfinv_array(x)
+
+
+def mvlgamma(a, p):
+    """``torch.mvlgamma(a, p)``: the multivariate log-gamma function of dimension ``p``."""
+    result = p * (p - 1) / 4 * math.log(math.pi)
+    for i in range(1, p + 1):
+        result = result + lgamma(a + (1 - i) / 2)
+    return result
