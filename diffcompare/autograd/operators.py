@@ -280,6 +280,14 @@ class TensorOperators(Operators):
     ceil = ops.ceil
     round = ops.round
     erf = ops.erf
+    lgamma = ops.lgamma
+    digamma = ops.digamma
+    erfinv = ops.erfinv
+    mvlgamma = ops.mvlgamma
+
+    def polygamma(self, n):
+        """The n-th derivative of digamma at this tensor (``torch.polygamma(n, self)``)."""
+        return ops.polygamma(n, self)
     reciprocal = ops.reciprocal
     conj = ops.conj
     real = property(ops.real, doc="The real part (a tensor, as in PyTorch; differentiable).")

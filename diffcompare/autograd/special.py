@@ -7,11 +7,16 @@
 
 from __future__ import annotations
 
-from .ops import erf, exp, expm1, log1p, log_softmax, logit, logsumexp, sigmoid, softmax, xlogy
+from .ops import (digamma, erf, erfinv, exp, expm1, lgamma, log1p, log_softmax, logit, logsumexp, mvlgamma, polygamma,
+                  sigmoid, softmax, xlogy)
 
 expit = sigmoid
+gammaln = lgamma
+psi = digamma
+multigammaln = mvlgamma
 
-__all__ = ['erf', 'exp2', 'expit', 'expm1', 'log1p', 'log_softmax', 'logit', 'logsumexp', 'softmax', 'xlogy']
+__all__ = ['digamma', 'erf', 'erfinv', 'exp2', 'expit', 'expm1', 'gammaln', 'log1p', 'log_softmax', 'logit', 'logsumexp',
+           'multigammaln', 'polygamma', 'psi', 'softmax', 'xlogy']
 
 
 def exp2(x):

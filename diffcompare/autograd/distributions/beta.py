@@ -12,7 +12,7 @@ from __future__ import annotations
 import numbers
 
 from . import constraints
-from ._special import lgamma
+from ..ops.gamma_functions import lgamma
 from .dirichlet import Dirichlet
 from .exp_family import ExponentialFamily
 from .utils import ag, broadcast_all

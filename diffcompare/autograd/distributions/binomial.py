@@ -11,7 +11,7 @@ tensor([0.3750])
 from __future__ import annotations
 
 from . import constraints
-from ._special import lgamma
+from ..ops.gamma_functions import lgamma
 from .distribution import Distribution
 from .utils import ag, broadcast_all, lazy_property, logits_to_probs, probs_to_logits
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ..ops.sampling import dirichlet_grad
 from . import constraints
-from ._special import digamma, lgamma
+from ..ops.gamma_functions import digamma, lgamma
 from .exp_family import ExponentialFamily
 from .utils import ag
 

@@ -12,7 +12,7 @@ import math
 import numbers
 
 from . import constraints
-from ._special import lgamma
+from ..ops.gamma_functions import lgamma
 from .distribution import Distribution
 from .gamma import Gamma
 from .utils import ag, broadcast_all, finfo

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numbers
 
 from . import constraints
-from ._special import digamma, lgamma
+from ..ops.gamma_functions import digamma, lgamma
 from .exp_family import ExponentialFamily
 from .utils import ag, broadcast_all, finfo
 

@@ -14,7 +14,7 @@ import math
 import warnings
 from functools import total_ordering
 
-from ._special import digamma, lgamma
+from ..ops.gamma_functions import digamma, lgamma
 from .bernoulli import Bernoulli
 from .beta import Beta
 from .binomial import Binomial

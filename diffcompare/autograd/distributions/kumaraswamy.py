@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 from . import constraints
-from ._special import digamma, lgamma
+from ..ops.gamma_functions import digamma, lgamma
 from .transformed_distribution import TransformedDistribution
 from .transforms import AffineTransform, PowerTransform
 from .uniform import Uniform

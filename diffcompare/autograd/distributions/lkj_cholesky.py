@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 
 from . import constraints
-from ._special import lgamma, mvlgamma
+from ..ops.gamma_functions import lgamma, mvlgamma
 from .beta import Beta
 from .distribution import Distribution
 from .utils import ag, broadcast_all, finfo

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 from . import constraints
-from ._special import lgamma
+from ..ops.gamma_functions import lgamma
 from .binomial import Binomial
 from .categorical import Categorical
 from .distribution import Distribution

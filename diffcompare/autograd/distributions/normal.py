@@ -12,7 +12,7 @@ import math
 import numbers
 
 from . import constraints
-from ._special import erfinv
+from ..ops.gamma_functions import erfinv
 from .exp_family import ExponentialFamily
 from .utils import ag, broadcast_all, standard_normal
 

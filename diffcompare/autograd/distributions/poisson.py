@@ -13,7 +13,7 @@ from __future__ import annotations
 import numbers
 
 from . import constraints
-from ._special import lgamma
+from ..ops.gamma_functions import lgamma
 from .exp_family import ExponentialFamily
 from .utils import ag, broadcast_all
 

@@ -10,7 +10,7 @@ Gumbel-softmax relaxation of a one-hot Categorical at ``temperature``, reparamet
 from __future__ import annotations
 
 from . import constraints
-from ._special import lgamma
+from ..ops.gamma_functions import lgamma
 from .categorical import Categorical
 from .distribution import Distribution
 from .transformed_distribution import TransformedDistribution

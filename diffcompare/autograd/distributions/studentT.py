@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 
 from . import constraints
-from ._special import digamma, lgamma
+from ..ops.gamma_functions import digamma, lgamma
 from .chi2 import Chi2
 from .distribution import Distribution
 from .utils import ag, broadcast_all, standard_normal

@@ -9,7 +9,7 @@ tensor([2.])
 from __future__ import annotations
 
 from . import constraints
-from ._special import lgamma
+from ..ops.gamma_functions import lgamma
 from .exponential import Exponential
 from .transformed_distribution import TransformedDistribution
 from .transforms import AffineTransform, PowerTransform

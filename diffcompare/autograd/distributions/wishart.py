@@ -19,7 +19,7 @@ import numpy as np
 
 from . import constraints
 from ._linalg import solve_lower
-from ._special import digamma, mvlgamma
+from ..ops.gamma_functions import digamma, mvlgamma
 from .chi2 import Chi2
 from .exp_family import ExponentialFamily
 from .multivariate_normal import precision_to_scale_tril

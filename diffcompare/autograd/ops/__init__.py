@@ -33,12 +33,12 @@ this package gathers both from :data:`FAMILIES`, so an op is added in its family
 
 from . import (activations, arithmetic, comparison, composites, convolution, convolution_grads, decompositions, distances, dual, einstein, elementwise, factorizations, indexing, inplace, numeric,
                layers, linalg, losses, matrices, outputs, pointwise, recording, reductions, sampling, scattering, selection, shape)
-from . import ctc, noisy, normalization_ops, pooling, resampling, separable
+from . import ctc, gamma_functions, noisy, normalization_ops, pooling, resampling, separable
 
 # the families, in the order their names are gathered (a later family's name wins)
 FAMILIES = (dual, recording, outputs, arithmetic, elementwise, shape, inplace, indexing, reductions, linalg, comparison, convolution, convolution_grads, layers,
             losses, matrices, decompositions, factorizations, einstein, scattering, selection, pointwise, numeric, activations, distances, sampling, composites,
-            separable, pooling, normalization_ops, resampling, ctc, noisy)
+            separable, pooling, normalization_ops, resampling, ctc, noisy, gamma_functions)
 
 __all__ = []
 PUBLIC = ()         # the torch-level functions, `diffcompare.autograd.<name>` as `torch.<name>`

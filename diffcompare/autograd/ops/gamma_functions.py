@@ -1,5 +1,5 @@
-"""The special functions the distributions need and the engine's op families do not have:
-``lgamma``, ``digamma``, ``polygamma``, ``erfinv`` (and ``mvlgamma`` of them) as differentiable ops (LgammaBackward0,
+"""The gamma-function family and the inverse error function, ``torch.lgamma``, ``digamma``,
+``polygamma``, ``erfinv`` and ``mvlgamma`` (also Tensor methods and in ``torch.special``) as differentiable ops (LgammaBackward0,
 DigammaBackward0, PolygammaBackward0, as PyTorch names them), with PyTorch's CPU formulas for
 digamma and trigamma (the same series, so the same values to the last bits or nearly).
 
@@ -15,10 +15,10 @@ import math
 
 import numpy as np
 
-from ..ops.dual import D
-from ..ops.recording import Op, apply
-from ..ops.sampling import digamma_array
-from ..ops.special import erf
+from .dual import D
+from .recording import Op, apply
+from .sampling import digamma_array
+from .special import erf
 from ..tensor import Tensor
 
 
@@ -182,3 +182,8 @@ def mvlgamma(a, p):
     for i in range(1, p + 1):
         result = result + lgamma(a + (1 - i) / 2)
     return result
+
+
+PUBLIC = ('lgamma', 'digamma', 'polygamma', 'erfinv', 'mvlgamma')
+__all__ = ['LgammaBackward0', 'DigammaBackward0', 'PolygammaBackward0', 'ErfinvBackward0', 'lgamma', 'digamma', 'polygamma',
+           'erfinv', 'mvlgamma']
