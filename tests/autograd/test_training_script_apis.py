@@ -230,3 +230,10 @@ def test_random_sampler_with_replacement_and_the_data_submodules():
     assert [len(b[0]) for b in loader] == [4, 4]
     with pytest.raises(ValueError, match="num_samples should be a positive integer"):
         RandomSampler(range(3), num_samples=0)
+
+
+def test_parameter_is_importable_from_nn_parameter():
+    from diffcompare.autograd.nn.parameter import Parameter      # as `from torch.nn.parameter import Parameter`
+
+    p = Parameter(ag.tensor([1.0, 2.0]))
+    assert p is not None and isinstance(p, ag.nn.Parameter) and p.requires_grad
