@@ -250,7 +250,8 @@ class EngineRandom:
                 tkwargs = {k: self._torch_args(v) for k, v in kwargs.items() if k not in ("requires_grad", "device", "generator")}
                 values = getattr(self.torch, name)(*targs, generator=self._torch_generator(kwargs.get("generator")),
                                                    **tkwargs).numpy()
-            result._data = values.astype(result._data.dtype).reshape(result._data.shape)
+            # in place: a node that saved the draw's array (StandardGammaBackward0's result) sees PyTorch's values
+            result._data[...] = values.astype(result._data.dtype).reshape(result._data.shape)
             return result
 
         draw.__name__ = draw.__qualname__ = name

@@ -236,4 +236,4 @@ def test_parameter_is_importable_from_nn_parameter():
     from diffcompare.autograd.nn.parameter import Parameter      # as `from torch.nn.parameter import Parameter`
 
     p = Parameter(ag.tensor([1.0, 2.0]))
-    assert p is not None and isinstance(p, ag.nn.Parameter) and p.requires_grad
+    assert isinstance(p, ag.nn.Parameter) and p.requires_grad and p.tolist() == [1.0, 2.0]

@@ -106,12 +106,6 @@ def conv_weight_grad(g, x, kernel, stride, padding, dilation, groups):
     return gw.reshape((o, c // groups) + tuple(kernel))
 
 
-def _no_double_backward(g):
-    if isinstance(g, Tensor):
-        raise NotImplementedError("the double backward of a convolution (create_graph=True through a "
-                                  "convolution) is not implemented")
-
-
 class ConvolutionBackward0(Op):
     """Convolution (``transposed=False``: cross-correlation of ``input`` (N, C, *S) with
     ``weight`` (O, C/groups, *K); ``transposed=True``: its input gradient, weight (C, O/groups,
