@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .broadcast import broadcast_view
+
 
 class ScaledGrad:
     """The gradient ``factor * values``, not yet multiplied out.
@@ -194,7 +196,7 @@ def scaled(g, c):
     if type(g) is np.ndarray and g.size < LAZY_MIN_SIZE:
         return g * c                # small: multiplying costs less than rebuilding a broadcast view
     if is_constant(g):
-        return np.broadcast_to(g.flat[0] * c, g.shape)
+        return broadcast_view(np.asarray(g.flat[0] * c), g.shape)
     if type(g) is np.ndarray and g.size >= LAZY_MIN_SIZE:
         return ScaledGrad(g, c)
     if c == -1 and not isinstance(g, np.ndarray):

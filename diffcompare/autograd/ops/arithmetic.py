@@ -6,13 +6,14 @@ import math
 
 import numpy as np
 
+from ..broadcast import broadcast_view
 from ..gradients import ScaledGrad, is_constant, scaled
 from ..quiet import quietly
 from ..tensor import Tensor
 from .dual import D, register
 from .outputs import write_out
-from .recording import RESULT, Op, apply, array_of
-from .short_axis import MIN_SIZE, broadcasting, times
+from .recording import RESULT, Op, apply, array_of, sum_axes
+from .short_axis import MIN_SIZE, broadcasting, summed, times
 
 class AddBackward0(Op):
     broadcasts = True
@@ -50,7 +51,22 @@ class MulBackward0(Op):
         wants_a, wants_b = self._next      # self.needs(0), self.needs(1)
         if type(g) is np.ndarray and g.size < MIN_SIZE:    # small: NumPy's product, no questions
             return (g * b if wants_a is not None else None), (g * a if wants_b is not None else None)
-        return (times(g, b) if wants_a is not None else None), (times(g, a) if wants_b is not None else None)
+        meta = self.meta
+        if meta is None:
+            return (times(g, b) if wants_a is not None else None), (times(g, a) if wants_b is not None else None)
+        return (_product_to(g, b, meta[0]) if wants_a is not None else None), \
+            (_product_to(g, a, meta[1]) if wants_b is not None else None)
+
+    def batched_backward(self, g, a, b):
+        return (times(g, b) if self.needs(0) else None), (times(g, a) if self.needs(1) else None)
+
+
+def _product_to(g, other, meta):
+    """``g * other`` summed back to the shape of a broadcast input (``meta``: its shape and
+    dtype) in one pass, without the full product in between (``summed``)."""
+    if meta is not None and type(g) is np.ndarray and type(other) is np.ndarray and g.shape != meta[0]:
+        return summed((g, broadcast_view(other, g.shape)), sum_axes(g.shape, meta[0])).reshape(meta[0])
+    return times(g, other)
 
 
 class MulScalarBackward(Op):
@@ -247,7 +263,7 @@ def sub(input, other, *, alpha=1, out=None):
 
 # the rules that take a batch of gradients as they are: NumPy broadcasting lines g's trailing
 # axes up with the saved values
-for _cls in (AddBackward0, SubBackward0, RsubBackward1, MulBackward0, MulScalarBackward, DivBackward0,
+for _cls in (AddBackward0, SubBackward0, RsubBackward1, MulScalarBackward, DivBackward0,
              NegBackward0, PowBackward1, PowBackward2, AddAlphaBackward, SubAlphaBackward):
     _cls.batched_backward = _cls.backward
 for _cls in (AddBackward0, SubBackward0, RsubBackward1, AddAlphaBackward, SubAlphaBackward):

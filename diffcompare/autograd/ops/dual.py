@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..broadcast import broadcast_view
 from ..tensor import Tensor
 from . import special
 
@@ -44,7 +45,7 @@ D = _Dual()
 for _name, _np_func in {
     "exp": np.exp, "log": np.log, "sqrt": np.sqrt, "sin": np.sin, "cos": np.cos, "sinh": np.sinh,
     "cosh": np.cosh, "conj": np.conj, "real": np.real, "sigmoid": special.sigmoid, "abs": np.abs, "pow": np.power, "where": np.where,
-    "expand": np.broadcast_to, "unsqueeze": np.expand_dims, "permute": np.transpose, "moveaxis": np.moveaxis,
+    "expand": broadcast_view, "unsqueeze": np.expand_dims, "permute": np.transpose, "moveaxis": np.moveaxis,
     "cast": lambda a, dtype: a.astype(dtype),
     "cumsum": lambda a, dim: np.cumsum(a, axis=dim),
     "prod": lambda a, dim: np.prod(a, axis=dim),

@@ -19,7 +19,7 @@ from ..quiet import IGNORE as QUIET, reset_quiet, set_quiet
 from ..tensor import Tensor
 from .dual import D
 from .forward import RESULT, with_tangent
-from .short_axis import total
+from .short_axis import summed, total
 
 _max = builtins.max  # the names max, min, sum, abs, pow below are ops
 _new_node = object.__new__
@@ -154,13 +154,22 @@ def sum_to(g, shape, batch=0):
     shape = tuple(g.shape[:batch]) + tuple(shape)
     if g.shape == shape:
         return g
-    lead = g.ndim - len(shape)
-    axes = tuple(range(batch, batch + lead)) + tuple(
-        lead + i for i, n in enumerate(shape) if i >= batch and n == 1 and g.shape[lead + i] != 1
-    )
+    axes = sum_axes(g.shape, shape, batch)
     if axes:
-        g = total(g, axes, True)
+        g = summed((g,), axes) if type(g) is np.ndarray else total(g, axes, True)
     return g.reshape(shape) if g.shape != shape else g
+
+
+def sum_axes(g_shape, shape, batch=0):
+    """The axes of a gradient of ``g_shape`` to sum for an input of ``shape`` broadcast to it
+    (after ``batch`` leading axes kept as they are), in increasing order.
+
+    >>> sum_axes((4, 2, 3), (2, 1)), sum_axes((5, 4, 3), (5, 1, 3), batch=1)
+    ((0, 2), (1,))
+    """
+    lead = len(g_shape) - len(shape)
+    return tuple(range(batch, batch + lead)) + tuple(
+        lead + i for i, n in enumerate(shape) if i >= batch and n == 1 and g_shape[lead + i] != 1)
 
 
 def apply(cls, args, params=None):

@@ -144,7 +144,10 @@ class MaxBackward1(Op):
     nan_ties = True     # a NaN result is shared among the NaN elements (PyTorch's evenly_distribute_backward)
 
     def backward(self, g, x, r):
-        x, r = array_of(x), _expand_back(array_of(r), self)
+        x = array_of(x)
+        if self.axis is None and type(g) is np.ndarray and g.ndim == (x.ndim if self.keepdims else 0) and x.ndim:
+            return (self._whole(g.reshape(()), x, array_of(r).reshape(())),)
+        r = _expand_back(array_of(r), self)
         mask = x == r
         if self.nan_ties and x.dtype.kind in "fc":
             nan = np.isnan(r)
@@ -160,6 +163,18 @@ class MaxBackward1(Op):
             # one pass over the input: mask * (g / count), with g / count on the reduced shape
             return (np.multiply(mask, g.reshape(_lead(g, self) + self.keep_shape) / count, dtype=x.dtype),)
         return (_expand_back(g, self) * (mask / count),)
+
+    def _whole(self, g, x, r):
+        """The gradient of the maximum of the whole of ``x`` (``g`` and ``r`` 0-d): g at the
+        maximum, lazily (IndexedGrad), when it is unique; else shared evenly by the ties."""
+        mask = np.isnan(x) if self.nan_ties and r != r else x == r
+        count = np.count_nonzero(mask)
+        g = g.astype(x.dtype, copy=False)
+        if count == 1:
+            i = int(mask.argmax())
+            where = np.unravel_index(i, x.shape) if x.ndim > 1 else (i,)
+            return IndexedGrad(g, where + (Ellipsis,), x.shape)
+        return np.multiply(mask, g / count, dtype=x.dtype)
 
 
 def _evenly_read_tangent(node, t, x, out):
@@ -346,22 +361,44 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     return _reduction(LinalgVectorNormBackward0, x, dim, keepdim, p=float(ord))
 
 
+def _shifted(x, axis):
+    """(m, exp(x - m), their sum over ``axis``) with m the maximum (0 where it is infinite: an
+    all -inf slice stays -inf, not nan), all with ``axis`` kept."""
+    m = np.max(x, axis=axis, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0)
+    e = np.exp(x - m)
+    return m, e, np.sum(e, axis=axis, keepdims=True)
+
+
 class LogsumexpBackward0(Op):
+    """log(sum(exp(x))) over dims; its backward is ``g * exp(x - result)``, PyTorch's formula.
+    Those are the forward's shifted exponentials over their sum, so the forward leaves both
+    in ``weights`` (a dict of the node's) and the first plain backward takes them from there:
+    one product where the formula costs an exp (several times a product). A later backward
+    computes them again as the forward did, bit for bit the same gradient (gradcheck asks a
+    backward to be reentrant); one with ``create_graph``, or with an infinite result, uses the
+    formula."""
     saves = (0, RESULT)
 
     @staticmethod
-    def forward(x, axis, keepdims, in_shape, keep_shape):
-        m = np.max(x, axis=axis, keepdims=True)
-        m = np.where(np.isfinite(m), m, 0)  # all -inf (or inf) stays -inf (inf), not nan
-        out = np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True)) + m
+    def forward(x, axis, keepdims, in_shape, keep_shape, weights=None):
+        m, e, s = _shifted(x, axis)
+        out = np.log(s) + m
+        if weights is not None and x.dtype.kind == "f" and np.all(np.isfinite(out)):
+            weights["shifted"] = e, s
         return out if keepdims else np.squeeze(out, axis=axis)
 
     def backward(self, g, x, r):
+        if not isinstance(g, Tensor) and x.dtype.kind == "f" and np.all(np.isfinite(r)):
+            weights = getattr(self, "weights", None)
+            shifted = weights.pop("shifted", None) if weights else None
+            e, s = shifted if shifted is not None else _shifted(x, self.axis)[1:]
+            return ((g.reshape(_lead(g, self) + self.keep_shape) / s) * e,)   # broadcast to the input's shape
         return (_expand_back(g, self) * D.exp(x - _expand_back(r, self)),)
 
 
 def logsumexp(x, dim, keepdim=False):
-    return _reduction(LogsumexpBackward0, x, dim, keepdim)
+    return _reduction(LogsumexpBackward0, x, dim, keepdim, weights={})
 
 
 class SoftmaxBackward0(Op):

@@ -1,0 +1,117 @@
+"""The array kernels behind backward steps give NumPy's own answers: the broadcast view, the
+one-pass sums of products, the maximum's gradient over a whole tensor, and log-sum-exp's
+backward from the forward's exponentials (checked against the formula, computed here in
+mpmath, and reentrant)."""
+
+from __future__ import annotations
+
+import mpmath
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from diffcompare import autograd as ag
+from diffcompare.autograd.broadcast import broadcast_view
+from diffcompare.autograd.ops.recording import sum_to
+from diffcompare.autograd.ops.short_axis import summed
+
+
+@st.composite
+def broadcastable(draw):
+    """(array shape, target shape): the array's shape broadcasts to the target."""
+    target = draw(st.lists(st.integers(0, 4), min_size=0, max_size=4))
+    ndim = draw(st.integers(0, len(target)))
+    own = [draw(st.sampled_from([1, n])) for n in target[len(target) - ndim:]]
+    return tuple(own), tuple(target)
+
+
+@given(broadcastable(), st.booleans())
+@settings(max_examples=200, deadline=None)
+def test_broadcast_view_is_numpys_broadcast(shapes, sliced):
+    own, target = shapes
+    a = np.arange(float(np.prod(own, dtype=int))).reshape(own)
+    if sliced and a.ndim:
+        a = np.repeat(a, 2, axis=-1)[..., ::2]       # the same values, not contiguous
+    view, expected = broadcast_view(a, target), np.broadcast_to(a, target)
+    assert view.shape == expected.shape and (view == expected).all()
+    assert not view.flags.writeable
+    assert view.size == 0 or np.shares_memory(view, a)
+
+
+def test_broadcast_view_refuses_what_numpy_refuses():
+    with pytest.raises(ValueError):
+        broadcast_view(np.ones(3), (2,))
+    with pytest.raises(ValueError):
+        broadcast_view(np.ones((2, 3)), (3,))
+
+
+@pytest.mark.parametrize("shape, axes", [((5, 1000, 2), (1,)), ((6, 400, 20), (1,)), ((3000, 2), (0,)),
+                                         ((4, 8, 9, 9), (0, 2, 3)), ((10, 3), (0,)), ((2, 3000), (1,))])
+def test_summed_is_the_sum_of_the_product(shape, axes):
+    rng = np.random.default_rng(0)
+    g, b = rng.standard_normal(shape), rng.standard_normal(shape)
+    expected = (g * b).sum(axis=axes, keepdims=True)
+    assert np.allclose(summed((g, b), axes), expected, rtol=1e-13, atol=1e-12)
+    assert np.allclose(summed((g,), axes), g.sum(axis=axes, keepdims=True), rtol=1e-13, atol=1e-12)
+    # one operand broadcast (a zero stride), as a gradient expanded from a sum
+    c = broadcast_view(rng.standard_normal(shape[-1:]), shape)
+    assert np.allclose(summed((g, c), axes), (g * c).sum(axis=axes, keepdims=True), rtol=1e-13, atol=1e-12)
+
+
+def test_sum_to_over_leading_and_size_one_axes():
+    g = np.arange(24.0).reshape(2, 3, 4)
+    assert (sum_to(g, (3, 1)) == g.sum(axis=(0, 2)).reshape(3, 1)).all()
+    assert (sum_to(g, (4,)) == g.sum(axis=(0, 1))).all()
+    assert sum_to(g, (2, 3, 4)) is g
+
+
+def test_broadcast_product_gradients_by_hand():
+    """d/da sum(w * (a * b)) = sum over the broadcast axis of w * b, and d/db = w * a."""
+    rng = np.random.default_rng(1)
+    a0, b0, w = rng.standard_normal((5, 1, 2)), rng.standard_normal((5, 1000, 2)), rng.standard_normal((5, 1000, 2))
+    a, b = ag.tensor(a0, requires_grad=True), ag.tensor(b0, requires_grad=True)
+    ((a * b) * ag.tensor(w)).sum().backward()
+    expected_a = np.array([[[sum(w[k, n, d] * b0[k, n, d] for n in range(1000)) for d in range(2)]] for k in range(5)])
+    assert np.allclose(a.grad.numpy(), expected_a, rtol=1e-12, atol=1e-12)
+    assert np.allclose(b.grad.numpy(), w * a0, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("x, share", [([1.0, 3.0, 3.0, 2.0], [0, 0.5, 0.5, 0]), ([[2.0, 7.0], [1.0, 0.0]], [[0, 1], [0, 0]]),
+                                      ([1.0, float("nan"), float("nan")], [0, 0.5, 0.5]), ([4.0], [1.0])])
+def test_maximum_of_a_whole_tensor_shares_its_gradient_among_ties(x, share):
+    t = ag.tensor(x, requires_grad=True)
+    (ag.max(t) * 3.0).backward()
+    assert np.array_equal(t.grad.numpy(), 3.0 * np.array(share))
+
+
+def _logsumexp_gradient_mpmath(x, axis):
+    """exp(x - logsumexp(x)) along ``axis`` of a 2-D array, in 50-digit arithmetic."""
+    mpmath.mp.dps = 50
+    rows = x if axis == 1 else x.T
+    out = []
+    for row in rows:
+        lse = mpmath.log(sum(mpmath.exp(mpmath.mpf(v)) for v in row))
+        out.append([float(mpmath.exp(mpmath.mpf(v) - lse)) for v in row])
+    out = np.array(out)
+    return out if axis == 1 else out.T
+
+
+@pytest.mark.parametrize("axis", [0, 1])
+def test_logsumexp_backward_is_the_softmax_and_reentrant(axis):
+    x0 = np.random.default_rng(2).standard_normal((4, 6)) * 4
+    x = ag.tensor(x0, requires_grad=True)
+    y = ag.logsumexp(x, axis).sum()
+    y.backward(retain_graph=True)
+    first = x.grad.numpy().copy()
+    assert np.allclose(first, _logsumexp_gradient_mpmath(x0, axis), rtol=1e-14, atol=1e-16)
+    x.grad = None
+    y.backward()        # the second backward computes the exponentials again: the same bits
+    assert np.array_equal(x.grad.numpy(), first)
+    assert ag.gradcheck(lambda t: ag.logsumexp(t, axis), (ag.tensor(x0, requires_grad=True),))
+
+
+def test_logsumexp_backward_with_infinite_results_follows_the_formula():
+    x = ag.tensor([[-np.inf, -np.inf], [1.0, np.inf]], requires_grad=True)
+    ag.logsumexp(x, 1).sum().backward()
+    # exp(x - result): exp(-inf + inf) and exp(inf - inf) are nan, exp(1 - inf) is 0
+    assert np.isnan(x.grad.numpy()[0]).all() and x.grad.numpy()[1, 0] == 0 and np.isnan(x.grad.numpy()[1, 1])
