@@ -26,7 +26,8 @@ under PyTorch's import names (``RENAMES``: an import hook, the corpus is not edi
   reading (``start = timeit.default_timer()``) is not read (``clock_names``).
 
 A cell is then: "agree" (every value it changed, on either side, equal to 1e-10 relative to the
-array's largest magnitude — 1e-5 where either side is float32 or lower —, the same shapes, grad_fn
+array's largest magnitude — 1e-5 where either side is float32 or lower —, or on both sides below
+the cell's noise floor, 64 ulps of the largest of its kind: ``noise_floors``; the same shapes, grad_fn
 names and requires_grad); "differ" (the first value that does not); "engine error" (PyTorch ran
 it, the engine raised: the missing API is named when the error is an AttributeError,
 ImportError or an unexpected keyword on a torch name; a NameError for a variable an earlier
@@ -614,8 +615,9 @@ def run_worker(side, path, out_path, timeout):
 # Comparing the two sides
 # ---------------------------------------------------------------------------------------------
 
-def same(a, b):
-    """Whether two read values agree (see the module's docstring); the reason when not."""
+def same(a, b, zero_below=0.0):
+    """Whether two read values agree (see the module's docstring); the reason when not.
+    ``zero_below``: a magnitude under which an array is zero on both sides (``noise_floors``)."""
     import numpy as np
     kind_a, value_a, dtype_a = a
     kind_b, value_b, dtype_b = b
@@ -636,9 +638,44 @@ def same(a, b):
     rtol = RTOL32 if low else RTOL64
     scale = np.max(np.abs(value_a[finite]))
     error = np.max(np.abs(value_a[finite] - value_b[finite]))
+    if max(scale, np.max(np.abs(value_b[finite]))) <= zero_below:
+        return None
     if error > rtol * scale:
         return f"max error {error:.3g} (scale {scale:.3g}, rtol {rtol:g})"
     return None
+
+
+NOISE_ULPS = 64
+
+
+LOW = ("float32", "float16", "bfloat16", "complex64")
+
+
+def _floor_class(key, dtype):
+    """Values that share a noise floor: gradients with gradients, other values with other
+    values, each in its precision."""
+    return key.endswith(".grad"), dtype in LOW
+
+
+def noise_floors(values, keys):
+    """For each class of ``_floor_class``, the magnitude below which a value of a cell is
+    rounding noise around an exact zero: 64 units in the last place (of its precision) of the
+    largest magnitude of its class among ``keys`` of ``values`` (the PyTorch side's). A bias
+    gradient that batch norm cancels comes out as 1e-18 on one side and -3e-18 on the other:
+    relative to its own magnitude they differ completely, relative to the cell's other
+    gradients both are zero."""
+    import numpy as np
+    floors = {}
+    for key in keys:
+        kind, value, dtype = values[key]
+        if kind in ("flag", "name") or not getattr(value, "size", 0):
+            continue
+        finite = value[np.isfinite(value)]
+        if finite.size:
+            cls = _floor_class(key, dtype)
+            eps = np.finfo(np.float32 if cls[1] else np.float64).eps
+            floors[cls] = max(floors.get(cls, 0.0), NOISE_ULPS * eps * float(np.max(np.abs(finite))))
+    return floors
 
 
 def changed(before, after):
@@ -704,13 +741,14 @@ def classify(file_name, torch_records, engine_records):
         else:
             keys = sorted((set(changed(torch_before, t_values)) | set(changed(engine_before, e_values))) & set(t_values))
             problem = None
+            floors = noise_floors(t_values, [k for k in keys if k in t_values])
             for key in keys:
                 if key not in t_values:
                     continue
                 if key not in e_values:
                     problem = f"{key}: missing on the engine's side"
                     break
-                reason = same(t_values[key], e_values[key])
+                reason = same(t_values[key], e_values[key], floors.get(_floor_class(key, t_values[key][2]), 0.0))
                 if reason:
                     problem = f"{key}: {reason}"
                     break
