@@ -48,3 +48,10 @@ from .vmapping import vmap
 autograd = __import__("sys").modules[__name__]   # `ag.autograd.grad` reads like `torch.autograd.grad`
 from .ops.sampling import sample_dirichlet as _sample_dirichlet, standard_gamma as _standard_gamma  # noqa: E402,F401
 from . import distributions  # noqa: E402  (torch.distributions)
+
+# PyTorch's NumPy-style keywords (axis=, keepdims=, x=, size=) on torch functions and Tensor methods
+from .numpy_names import accept_numpy_names as _accept_numpy_names  # noqa: E402
+from .operators import TensorOperators as _TensorOperators  # noqa: E402
+for _namespace in (globals(), vars(linalg), vars(special), _TensorOperators, Tensor):
+    _accept_numpy_names(_namespace)
+del _namespace

@@ -13,7 +13,7 @@ introspection find it where Python looks for it.
 >>> x = ag.tensor([1.0, 2.0], requires_grad=True)
 >>> (2 * x + 1).sin().sum().grad_fn
 <SumBackward0 object at ...>
->>> ag.Tensor.sin is ag.sin
+>>> ag.Tensor.sin is ag.ops.sin
 True
 """
 

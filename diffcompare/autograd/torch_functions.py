@@ -132,3 +132,7 @@ arctan2 = ops.atan2
 __all__ += ["arctan2", "asarray", "bincount", "can_cast", "concat", "finfo", "histogram",
             "iinfo", "is_complex", "is_floating_point", "is_nonzero", "isin", "logspace", "promote_types",
             "result_type", "tril_indices", "triu_indices"]
+
+# PyTorch's NumPy-style keywords (axis=, keepdims=, x=, size=) on every torch-level function
+from .numpy_names import accept_numpy_names as _accept_numpy_names  # noqa: E402
+_accept_numpy_names(globals())

@@ -35,9 +35,10 @@ def test_saved_arrays_are_released_after_backward():
     assert node._saved is None and node._freed
 
 
-def _cycle_free(run):
-    """Run ``run`` with the cyclic GC off; whatever it left behind must be freed by reference
-    counting alone (a cycle would make every later collection, and so every op, slower)."""
+def _garbage_of(run):
+    """Run ``run`` with the cyclic GC off and return the types of what only a collection could
+    free: nothing, when reference counting frees all it left (a cycle would make every later
+    collection, and so every op, slower)."""
     import gc
 
     from diffcompare.autograd import collector
@@ -47,8 +48,13 @@ def _cycle_free(run):
     gc.disable()
     try:
         run()
-        return gc.collect() == 0
+        gc.set_debug(gc.DEBUG_SAVEALL)      # keep what a collection finds, to name it
+        gc.collect()
+        found = sorted(type(o).__name__ for o in gc.garbage)
+        return found
     finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
         gc.enable()
 
 
@@ -91,4 +97,5 @@ def test_graphs_make_no_reference_cycles():
         (x.exp() * x).sum()
 
     for run in (slices, hooks_and_inplace, custom_and_second_order, dropped_without_backward):
-        assert _cycle_free(run), run.__name__
+        garbage = _garbage_of(run)
+        assert not garbage, (run.__name__, garbage[:20])

@@ -28,7 +28,6 @@ from ..ops import (adaptive_avg_pool1d, adaptive_avg_pool3d, adaptive_max_pool1d
                    native_channel_shuffle, rms_norm, upsample, upsample_bilinear, upsample_nearest)
 from ..ops import col2im as fold, im2col as unfold  # noqa: F401
 
-relu = ops.relu
 tanh = ops.tanh
 sigmoid = ops.sigmoid
 softplus = ops.softplus
@@ -539,26 +538,49 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
 
 
 # -- activations: one kernel each in ATen (ops.activations), or composed as PyTorch composes them --
-# (``inplace=True`` is accepted and computes out of place, except relu's)
+# ``inplace=True`` writes into the input and records PyTorch's node for the in-place form
+# (``LeakyReluBackward1``; the same name where PyTorch keeps it)
+
+def relu(input, inplace=False):
+    return ops.in_place(input, ops.relu) if inplace else ops.relu(input)
+
 
 def relu_(input):
     return input.relu_()
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
+    if inplace:
+        return ops.in_place(input, ops.leaky_relu, negative_slope, node_name="LeakyReluBackward1")
     return ops.leaky_relu(input, negative_slope)
 
 
+def leaky_relu_(input, negative_slope=0.01):
+    return leaky_relu(input, negative_slope, True)
+
+
 def elu(input, alpha=1.0, inplace=False):
-    return ops.elu(input, alpha)
+    return ops.in_place(input, ops.elu, alpha, node_name="EluBackward1") if inplace else ops.elu(input, alpha)
+
+
+def elu_(input, alpha=1.0):
+    return elu(input, alpha, True)
 
 
 def selu(input, inplace=False):
-    return ops.selu(input)
+    return ops.in_place(input, ops.selu, node_name="EluBackward1") if inplace else ops.selu(input)
+
+
+def selu_(input):
+    return selu(input, True)
 
 
 def celu(input, alpha=1.0, inplace=False):
-    return ops.celu(input, alpha)
+    return ops.in_place(input, ops.celu, alpha, node_name="CeluBackward1") if inplace else ops.celu(input, alpha)
+
+
+def celu_(input, alpha=1.0):
+    return celu(input, alpha, True)
 
 
 def gelu(input, approximate="none"):
@@ -566,27 +588,31 @@ def gelu(input, approximate="none"):
 
 
 def silu(input, inplace=False):
-    return ops.silu(input)
+    return ops.in_place(input, ops.silu) if inplace else ops.silu(input)
 
 
 def mish(input, inplace=False):
-    return ops.mish(input)
+    return ops.in_place(input, ops.mish) if inplace else ops.mish(input)
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
-    return ops.hardtanh(input, min_val, max_val)
+    return ops.in_place(input, ops.hardtanh, min_val, max_val) if inplace else ops.hardtanh(input, min_val, max_val)
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    return hardtanh(input, min_val, max_val, True)
 
 
 def relu6(input, inplace=False):
-    return ops.hardtanh(input, 0.0, 6.0)
+    return hardtanh(input, 0.0, 6.0, inplace)
 
 
 def hardsigmoid(input, inplace=False):
-    return ops.hardsigmoid(input)
+    return ops.in_place(input, ops.hardsigmoid) if inplace else ops.hardsigmoid(input)
 
 
 def hardswish(input, inplace=False):
-    return ops.hardswish(input)
+    return ops.in_place(input, ops.hardswish) if inplace else ops.hardswish(input)
 
 
 def hardshrink(input, lambd=0.5):
@@ -598,7 +624,11 @@ def softshrink(input, lambd=0.5):
 
 
 def threshold(input, threshold, value, inplace=False):
-    return ops.threshold(input, threshold, value)
+    return threshold_(input, threshold, value) if inplace else ops.threshold(input, threshold, value)
+
+
+def threshold_(input, threshold, value):
+    return ops.in_place(input, ops.threshold, threshold, value, node_name="ThresholdBackward1")
 
 
 prelu = ops.prelu
@@ -753,5 +783,11 @@ def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     """Randomized leaky ReLU (RreluWithNoiseBackward0): slopes drawn from U(lower, upper) below
     zero in training, their mean otherwise."""
+    if inplace:
+        return ops.in_place(input, ops.rrelu, lower, upper, training, node_name="RreluWithNoiseBackward1")
     return ops.rrelu(input, lower, upper, training)
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    return rrelu(input, lower, upper, training, True)
 

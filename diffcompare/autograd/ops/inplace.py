@@ -120,11 +120,40 @@ def inplace_unary(op):
     return method
 
 
+_RENAMED: dict = {}     # (node class, name) -> the class under that name
+
+
+def rename_node(node, name):
+    """Put ``node`` under ``name``, PyTorch's name for the in-place form of its op (the same
+    rule: ``LeakyReluBackward1`` for ``leaky_relu_``)."""
+    kind = type(node)
+    cls = _RENAMED.get((kind, name))
+    if cls is None:
+        cls = _RENAMED[kind, name] = type(name, (kind,), {"__doc__": kind.__doc__})
+    node.__class__ = cls
+
+
+def in_place(t, op, *args, node_name=None):
+    """``op(t, *args)`` written into ``t`` (``write_in_place``), recorded under ``node_name``
+    when PyTorch names the in-place form differently. A view written in place takes its
+    base's history instead, under PyTorch's names for that.
+
+    >>> from diffcompare import autograd as ag
+    >>> y = ag.tensor([-1.0, 2.0], requires_grad=True) * 1
+    >>> in_place(y, ag.nn.functional.leaky_relu, 0.5, node_name="LeakyReluBackward1")
+    tensor([-0.5000,  2.0000], grad_fn=<LeakyReluBackward1>)
+    """
+    write_in_place(t, lambda src: op(src, *args))
+    node = t.grad_fn
+    if node_name is not None and node is not None and t._base is None and type(node).__name__ != node_name:
+        rename_node(node, node_name)
+    return t
+
+
 def inplace_view(view, node_name):
     """A method that changes a tensor's shape in place (``x.transpose_(0, 1)``, ``x.squeeze_()``):
     the tensor becomes the view ``view`` gives, recorded under PyTorch's name for the in-place
     form (``TransposeBackward1``), its version counter bumped."""
-    classes = {}
 
     def method(self, *args, **kwargs):
         if STATE.grad_enabled and self.requires_grad_flag and self.grad_fn is None:
@@ -134,10 +163,7 @@ def inplace_view(view, node_name):
         self._bump()
         node = result.grad_fn
         if node is not None and result.requires_grad_flag:
-            kind = type(node)
-            if kind not in classes:      # the same node under the in-place form's name
-                classes[kind] = type(node_name, (kind,), {"__doc__": kind.__doc__})
-            node.__class__ = classes[kind]
+            rename_node(node, node_name)     # the same node under the in-place form's name
             adopt(self, node)
         return self
     method.__name__ = node_name
@@ -232,7 +258,7 @@ class CopyBackwards(Op):
 
 
 # what the family exports to `ops`
-__all__ = ['inplace_view', 'CopyBackwards', 'CopySlicesView', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'LEAF_INPLACE_ERROR', 'VIEW_OF_LEAF_INPLACE_ERROR', 'copy_',
+__all__ = ['inplace_view', 'in_place', 'rename_node', 'CopyBackwards', 'CopySlicesView', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'LEAF_INPLACE_ERROR', 'VIEW_OF_LEAF_INPLACE_ERROR', 'copy_',
            'fill_', 'inplace_binary', 'inplace_unary', 'write_in_place', 'zero_', 'uniform_', 'normal_', 'random_']
 
 
