@@ -159,9 +159,9 @@ class HardswishBackward0(Op):
         return (x * np.clip(x + 3.0, 0.0, 6.0) / 6.0).astype(_dtype(x))
 
     def backward(self, g, x):
-        a = array_of(x)
-        inside = ((a >= -3.0) & (a <= 3.0)).astype(a.dtype)
-        return (g * (inside * (x * (1 / 3.0) + 0.5) + (a > 3.0).astype(a.dtype)),)
+        a = array_of(x)     # PyTorch 2.13: x/3 + 1/2 strictly inside (-3, 3); 0 at -3, 1 at 3
+        inside = ((a > -3.0) & (a < 3.0)).astype(a.dtype)
+        return (g * (inside * (x * (1 / 3.0) + 0.5) + (a >= 3.0).astype(a.dtype)),)
 
 
 class _Shrink(Op):
