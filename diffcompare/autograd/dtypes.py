@@ -52,6 +52,28 @@ class UnsupportedDtype:
 bfloat16 = UnsupportedDtype("bfloat16", 2, True)
 
 
+class memory_format:
+    """``torch.memory_format``: a layout name a ``memory_format=`` argument takes. The engine's
+    arrays are row-major (``contiguous_format``); the names exist so that code passing them runs.
+
+    >>> from diffcompare import autograd as ag
+    >>> ag.contiguous_format, ag.ones(2).clone(memory_format=ag.contiguous_format)
+    (torch.contiguous_format, tensor([1., 1.]))
+    """
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return f"torch.{self.name}"
+
+
+contiguous_format = memory_format("contiguous_format")
+preserve_format = memory_format("preserve_format")
+channels_last = memory_format("channels_last")
+channels_last_3d = memory_format("channels_last_3d")
+
+
 _DEFAULT = [float64]      # the default floating dtype (set_default_dtype changes it)
 
 

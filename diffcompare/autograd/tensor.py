@@ -508,8 +508,8 @@ class HookHandle:
     _next_id = 0
 
     def __init__(self, table, hook):
+        self.id = HookHandle._next_id     # PyTorch's RemovableHandle ids: 0, 1, 2, ... over all hooks
         HookHandle._next_id += 1
-        self.id = HookHandle._next_id
         self._table = table
         table[self.id] = hook
 

@@ -109,7 +109,7 @@ class Module:
         if param is not None and not isinstance(param, Parameter):
             raise TypeError(f"cannot assign '{_tensor_type(param)}' object to parameter '{name}' "
                             "(torch.nn.Parameter or None required)")
-        self._forget(name)
+        self._forget(name, keep=self._parameters)     # a re-registered parameter keeps its place
         self._parameters[name] = param
         object.__setattr__(self, name, param)
 
@@ -118,7 +118,7 @@ class Module:
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"cannot assign '{_tensor_type(tensor)}' object to buffer '{name}' "
                             "(torch Tensor or None required)")
-        self._forget(name)
+        self._forget(name, keep=self._buffers)        # a re-registered buffer keeps its place
         self._buffers[name] = tensor
         if not persistent:
             self._non_persistent.add(name)

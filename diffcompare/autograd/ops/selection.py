@@ -27,6 +27,7 @@ from .indexing import IndexBackward0, SelectBackward0, SliceBackward0, index_add
 from .recording import Op, apply, array_of, check_dim, sum_to
 from .scattering import scatter_with_reduce
 from .shape import record_view
+from .stl_order import topk_order
 
 
 def _index_array(index, name="index"):
@@ -281,12 +282,15 @@ def argsort(input, dim=-1, descending=False, stable=False):
 
 
 def topk(input, k, dim=-1, largest=True, sorted=True):
-    """The ``k`` largest (or smallest) values along ``dim``, with their indices."""
+    """The ``k`` largest (or smallest) values along ``dim``, with their indices; among equal
+    values, the ones PyTorch's CPU kernel picks, in its order (``stl_order``)."""
     d = check_dim(dim, input.ndim)
     size = input.shape[d] if input.ndim else 1
     if not 0 <= k <= size:
         raise RuntimeError("selected index k out of range")
-    order = np.take(_order(input._data, d, largest), np.arange(k), axis=d)
+    if input.ndim == 0:
+        return TopkResult(_pick(TopkBackward0, input, (Ellipsis,)), Tensor._make(np.zeros((), np.int64)))
+    order = topk_order(input._data, d, k, largest, sorted)
     return TopkResult(_pick(TopkBackward0, input, _along(order, d)), Tensor._make(order))
 
 
