@@ -173,13 +173,18 @@ class EngineRandom:
             sys.modules.update(aliased)
 
     # numpy.random.Generator's methods the engine uses
-    def random(self, size=None):
+    def random(self, size=None, dtype=None):
         with self.real():
-            return self.torch.rand(self._size(size), dtype=self.torch.float64, generator=self.gen).numpy()
+            return self.torch.rand(self._size(size), dtype=self._dtype(dtype), generator=self.gen).numpy()
 
-    def standard_normal(self, size=None):
+    def standard_normal(self, size=None, dtype=None):
         with self.real():
-            return self.torch.randn(self._size(size), dtype=self.torch.float64, generator=self.gen).numpy()
+            return self.torch.randn(self._size(size), dtype=self._dtype(dtype), generator=self.gen).numpy()
+
+    def _dtype(self, dtype):
+        """PyTorch's dtype for a NumPy one (float32 draws differ from float64 ones in PyTorch)."""
+        import numpy as np
+        return self.torch.float32 if dtype is not None and np.dtype(dtype) == np.float32 else self.torch.float64
 
     def uniform(self, low=0.0, high=1.0, size=None):
         with self.real():
@@ -249,6 +254,10 @@ class EngineRandom:
             with self.real():
                 targs = self._torch_args(args)
                 tkwargs = {k: self._torch_args(v) for k, v in kwargs.items() if k not in ("requires_grad", "device", "generator")}
+                if name in ("rand", "randn", "normal") and "dtype" not in tkwargs and \
+                        not any(isinstance(a, self.torch.Tensor) for a in targs):
+                    # the engine's default dtype (a cell may set it), not this process's PyTorch's
+                    tkwargs["dtype"] = self._torch_args(result._data.dtype)
                 values = getattr(self.torch, name)(*targs, generator=self._torch_generator(kwargs.get("generator")),
                                                    **tkwargs).numpy()
             # in place: a node that saved the draw's array (StandardGammaBackward0's result) sees PyTorch's values

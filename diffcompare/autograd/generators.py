@@ -65,3 +65,34 @@ def rng_of(generator, default):
     if isinstance(generator, np.random.Generator):
         return generator
     raise TypeError(f"generator must be a Generator, not {type(generator).__name__}")
+
+
+def standard_uniform(rng, size, dtype):
+    """Draws from U[0, 1) of ``dtype``: a float32 tensor's straight from 24 random bits in
+    float32 (NumPy's ``random(dtype=float32)``, as PyTorch draws a float32 tensor), other
+    dtypes from float64 draws."""
+    if dtype == np.float32:
+        return rng.random(size, dtype=np.float32)
+    return rng.random(size).astype(dtype, copy=False)
+
+
+def standard_normal(rng, size, dtype):
+    """Draws from N(0, 1) of ``dtype``: a float32 tensor's in float32, as ``standard_uniform``."""
+    if dtype == np.float32:
+        return rng.standard_normal(size, dtype=np.float32)
+    return rng.standard_normal(size).astype(dtype, copy=False)
+
+
+def uniform_draws(rng, a, b, shape, dtype):
+    """Draws from U[a, b) of ``dtype`` (``t.uniform_(a, b)``, a parameter's initialisation): in
+    float32 for a float32 tensor (``standard_uniform``), else NumPy's float64 draws."""
+    if dtype == np.float32:
+        return standard_uniform(rng, shape, dtype) * np.float32(b - a) + np.float32(a)
+    return rng.uniform(a, b, size=shape).astype(dtype, copy=False)
+
+
+def normal_draws(rng, mean, std, shape, dtype):
+    """Draws from N(mean, std²) of ``dtype`` (``t.normal_(mean, std)``), as ``uniform_draws``."""
+    if dtype == np.float32:
+        return standard_normal(rng, shape, dtype) * np.float32(std) + np.float32(mean)
+    return rng.normal(mean, std, size=shape).astype(dtype, copy=False)

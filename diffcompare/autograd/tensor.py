@@ -27,7 +27,7 @@ import numpy as np
 from .device import META, MetaArray as _MetaArray, as_meta as _as_meta, check as _check_device, is_meta as _is_meta
 from .device import meta_array as _meta_array, refuse_meta
 from .dtypes import default_complex, default_dtype, int64
-from .generators import DEFAULT_SEED, rng_of
+from .generators import DEFAULT_SEED, rng_of, standard_normal, standard_uniform
 from .printing import tensor_repr
 from .size import Size
 
@@ -789,7 +789,7 @@ def rand(*size, generator=None, dtype=None, device=None, requires_grad=False) ->
     """
     if _check_device(device, meta=True) is not None:
         return _finish_meta(_shape(size), _dtype(dtype) or default_dtype(), requires_grad)
-    array = rng_of(generator, _generator).random(_shape(size)).astype(_dtype(dtype) or default_dtype())
+    array = standard_uniform(rng_of(generator, _generator), _shape(size), _dtype(dtype) or default_dtype())
     return _finish(array, requires_grad)
 
 
@@ -798,7 +798,7 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad=False) -
     shape-only tensor, nothing drawn."""
     if _check_device(device, meta=True) is not None:
         return _finish_meta(_shape(size), _dtype(dtype) or default_dtype(), requires_grad)
-    array = rng_of(generator, _generator).standard_normal(_shape(size)).astype(_dtype(dtype) or default_dtype())
+    array = standard_normal(rng_of(generator, _generator), _shape(size), _dtype(dtype) or default_dtype())
     return _finish(array, requires_grad)
 
 

@@ -115,3 +115,14 @@ def test_logsumexp_backward_with_infinite_results_follows_the_formula():
     ag.logsumexp(x, 1).sum().backward()
     # exp(x - result): exp(-inf + inf) and exp(inf - inf) are nan, exp(1 - inf) is 0
     assert np.isnan(x.grad.numpy()[0]).all() and x.grad.numpy()[1, 0] == 0 and np.isnan(x.grad.numpy()[1, 1])
+
+
+def test_float32_draws_are_numpys_float32_draws():
+    """A float32 tensor's draws come from NumPy's float32 generator methods (24 random bits, as
+    PyTorch's float32 draws), a float64 one's from its float64 methods."""
+    from diffcompare.autograd.generators import normal_draws, uniform_draws
+    u = uniform_draws(np.random.default_rng(3), -2.0, 2.0, (1000,), np.dtype(np.float32))
+    expected = np.random.default_rng(3).random(1000, dtype=np.float32) * np.float32(4.0) + np.float32(-2.0)
+    assert u.dtype == np.float32 and np.array_equal(u, expected)
+    n = normal_draws(np.random.default_rng(3), 1.0, 0.5, (4,), np.dtype(np.float64))
+    assert np.array_equal(n, np.random.default_rng(3).normal(1.0, 0.5, size=4))

@@ -79,3 +79,23 @@ def test_random_draws_through_generators_and_loaders_agree(tmp_path):
     (corpus_file,) = torch_port.load_corpus(tmp_path)
     result = torch_port.run_file(corpus_file, tmp_path / "draws.py", timeout=60, python=sys.executable)
     assert [(c.verdict, c.detail) for c in result.cells] == [("agree", ""), ("agree", "")]
+
+
+FLOAT32_CORPUS = '''# source: synthetic
+# %%
+import torch
+torch.set_default_dtype(torch.float32)
+lin = torch.nn.Linear(3, 4)
+u = torch.rand(5)
+n = torch.randn(2, 3)
+e = torch.empty(6).normal_(1.0, 2.0)
+'''
+
+
+def test_float32_draws_agree(tmp_path):
+    # under a float32 default the engine draws in float32, as PyTorch does (its float32 and
+    # float64 draws differ), and the harness asks PyTorch for the engine's dtype
+    (tmp_path / "float32.py").write_text(FLOAT32_CORPUS)
+    (corpus_file,) = torch_port.load_corpus(tmp_path)
+    result = torch_port.run_file(corpus_file, tmp_path / "float32.py", timeout=60, python=sys.executable)
+    assert [(c.verdict, c.detail) for c in result.cells] == [("agree", "")]

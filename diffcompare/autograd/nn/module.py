@@ -24,6 +24,7 @@ from ..dtypes import default_dtype
 from .. import ops
 from ..device import META, as_meta, refuse_meta, resolve as resolve_device
 from ..function import Function
+from ..generators import uniform_draws
 from ..tensor import HookHandle, Tensor, generator
 
 
@@ -436,7 +437,7 @@ def uniform_parameter(bound, shape, dtype, where=None):
     dtype = np.dtype(dtype) if dtype is not None else default_dtype()
     if where is META:
         return to_meta(Parameter(np.zeros(shape, dtype)))
-    return Parameter(generator().uniform(-bound, bound, shape).astype(dtype))
+    return Parameter(uniform_draws(generator(), -bound, bound, shape, dtype))
 
 
 def to_meta(t):

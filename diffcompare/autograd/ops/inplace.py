@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..graph import SavedTensor, edge_of, init_node
-from ..generators import rng_of
+from ..generators import normal_draws, rng_of, uniform_draws
 from ..grad_mode import STATE
 from ..tensor import Tensor, generator as global_generator
 from .dual import D
@@ -308,7 +308,7 @@ def uniform_(t, a=0.0, b=1.0, *, generator=None):
     _check_floating(t, "check_uniform_bounds")
     if a > b:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={a} > to={b}")
-    values = _rng(generator).uniform(a, b, size=t.shape)
+    values = uniform_draws(_rng(generator), a, b, t.shape, t.dtype)
     return write_in_place(t, lambda old: apply(UniformBackward0, (old,), {"values": values}))
 
 
@@ -317,7 +317,7 @@ def normal_(t, mean=0.0, std=1.0, *, generator=None):
     _check_floating(t, "normal_kernel_cpu")
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
-    values = _rng(generator).normal(mean, std, size=t.shape)
+    values = normal_draws(_rng(generator), mean, std, t.shape, t.dtype)
     return write_in_place(t, lambda old: apply(NormalBackward0, (old,), {"values": values}))
 
 

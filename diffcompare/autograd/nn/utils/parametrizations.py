@@ -24,6 +24,7 @@ from enum import Enum, auto
 import numpy as np
 
 from ... import ops
+from ...generators import standard_normal
 from ...grad_mode import no_grad
 from ...ops.decompositions import solve
 from ...ops.recording import Op, apply
@@ -305,7 +306,7 @@ class _Orthogonal(Module):
 
 def _randn(shape, dtype):
     """``torch.randn(shape, dtype=dtype)`` from the engine's generator."""
-    return Tensor._make(generator().standard_normal(shape).astype(dtype))
+    return Tensor._make(standard_normal(generator(), shape, np.dtype(dtype)))
 
 
 def orthogonal(module, name="weight", orthogonal_map=None, *, use_trivialization=True):
