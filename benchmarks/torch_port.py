@@ -23,7 +23,9 @@ under PyTorch's import names (``RENAMES``: an import hook, the corpus is not edi
   its ``.grad``, ``.grad_fn`` name and ``requires_grad``; so are the values a cell prints and the
   values of its top-level expressions (printed text, its formatting, is not compared); a tensor
   on the meta device is read as its shape and dtype, and a variable assigned a wall-clock
-  reading (``start = timeit.default_timer()``) is not read (``clock_names``).
+  reading (``start = timeit.default_timer()``) is not read (``clock_names``); PyTorch's
+  ``empty`` and its kin give zeros, as the engine's do (``zero_filled_empty``: their contents
+  are undefined).
 
 A cell is then: "agree" (every value it changed, on either side, equal to 1e-10 relative to the
 array's largest magnitude — 1e-5 where either side is float32 or lower —, or on both sides below
@@ -255,7 +257,7 @@ class EngineRandom:
                 targs = self._torch_args(args)
                 tkwargs = {k: self._torch_args(v) for k, v in kwargs.items() if k not in ("requires_grad", "device", "generator")}
                 if name in ("rand", "randn", "normal") and "dtype" not in tkwargs and \
-                        not any(isinstance(a, self.torch.Tensor) for a in targs):
+                        not any(isinstance(a, self.torch.Tensor) for a in (*targs, *tkwargs.values())):
                     # the engine's default dtype (a cell may set it), not this process's PyTorch's
                     tkwargs["dtype"] = self._torch_args(result._data.dtype)
                 values = getattr(self.torch, name)(*targs, generator=self._torch_generator(kwargs.get("generator")),
@@ -531,6 +533,23 @@ def clock_names(cell):
     return names
 
 
+def zero_filled_empty(torch):
+    """PyTorch's ``empty``, ``empty_like``, ``empty_strided`` and ``new_empty`` filled with zeros,
+    as the engine's are: their contents are undefined (whatever the memory held), so a cell
+    that reads them before writing would otherwise compare leftover bits."""
+    def zeroed(make):
+        def call(*args, **kwargs):
+            out = make(*args, **kwargs)
+            with torch.no_grad():
+                out.zero_()
+            return out
+        call.__name__ = make.__name__
+        return call
+    for name in ("empty", "empty_like", "empty_strided"):
+        setattr(torch, name, zeroed(getattr(torch, name)))
+    torch.Tensor.new_empty = zeroed(torch.Tensor.new_empty)
+
+
 def run_worker(side, path, out_path, timeout):
     """Run the cells of ``path`` on ``side`` ("torch" or "engine"); pickle one record per cell."""
     import random
@@ -552,6 +571,7 @@ def run_worker(side, path, out_path, timeout):
         engine_random.install()
         reader = Reader(ag.Tensor, np)
     else:
+        zero_filled_empty(real_torch)
         reader = Reader(real_torch.Tensor, np)
 
     def seed_all(seed):

@@ -27,7 +27,7 @@ from .indexing import IndexBackward0, SelectBackward0, SliceBackward0, index_add
 from .recording import Op, apply, array_of, check_dim, sum_to
 from .scattering import scatter_with_reduce
 from .shape import record_view
-from .stl_order import topk_order
+from .stl_order import sort_order, topk_order
 
 
 def _index_array(index, name="index"):
@@ -264,21 +264,20 @@ SortResult = namedtuple("sort", ["values", "indices"])
 TopkResult = namedtuple("topk", ["values", "indices"])
 
 
-def _order(a, dim, descending):
-    return np.argsort(-a if descending else a, axis=dim, kind="stable")
-
-
 def sort(input, dim=-1, descending=False, stable=False):
-    """Values in order along ``dim`` and where each came from; the gradient goes back there."""
+    """Values in order along ``dim`` and where each came from; the gradient goes back there.
+    Equal values come in the order PyTorch's CPU kernel gives them (``stl_order.sort_order``)."""
     d = check_dim(dim, input.ndim)
     if input.ndim == 0:
         return SortResult(_pick(SortBackward0, input, (Ellipsis,)), Tensor._make(np.zeros((), np.int64)))
-    order = _order(input._data, d, descending)
+    order = sort_order(input._data, d, descending, stable)
     return SortResult(_pick(SortBackward0, input, _along(order, d)), Tensor._make(order))
 
 
 def argsort(input, dim=-1, descending=False, stable=False):
-    return Tensor._make(_order(input._data, check_dim(dim, input.ndim), descending))
+    if input.ndim == 0:
+        return Tensor._make(np.zeros((), np.int64))
+    return Tensor._make(sort_order(input._data, check_dim(dim, input.ndim), descending, stable))
 
 
 def topk(input, k, dim=-1, largest=True, sorted=True):

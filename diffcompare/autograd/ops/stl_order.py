@@ -59,6 +59,54 @@ def topk_order(a, axis, k, largest, sorted):
     return np.moveaxis(out.reshape(moved.shape[:-1] + (k,)), -1, axis)
 
 
+REPLAY_LIMIT = 50_000   # a longer row with ties is sorted stably (the replay is Python, step by step)
+
+
+def _ranks(ascending, change):
+    """Each element's rank in its row (equal values one rank), from the rows' stable ascending
+    order and where the ordered values change."""
+    ranked = np.concatenate([np.zeros((len(ascending), 1), np.int64), np.cumsum(change, axis=-1)], axis=-1)
+    rank = np.empty_like(ranked)
+    np.put_along_axis(rank, ascending, ranked, axis=-1)
+    return rank
+
+
+def sort_order(a, axis, descending, stable):
+    """The indices PyTorch's CPU ``sort`` gives along ``axis``: its comparisons (NaN the
+    largest) with ``std::stable_sort`` when ``stable``, else ``std::sort``, whose order among
+    equal values follows from its steps: replayed for a row with ties (up to ``REPLAY_LIMIT``
+    elements; a longer one is sorted stably).
+
+    >>> sort_order(np.array([0, 1] * 9), 0, False, False)[:6].tolist()
+    [2, 16, 4, 6, 14, 8]
+    >>> sort_order(np.array([1.0, np.nan, 3.0, 1.0]), 0, True, True).tolist()
+    [1, 2, 0, 3]
+    """
+    moved = np.moveaxis(np.asarray(a), axis, -1)
+    n = moved.shape[-1]
+    if moved.size == 0:
+        return np.moveaxis(np.zeros(moved.shape, np.int64), -1, axis)
+    rows = moved.reshape(-1, n)
+    ascending = np.argsort(rows, axis=-1, kind="stable")               # NaN last
+    ordered = np.take_along_axis(rows, ascending, axis=-1)
+    change = ordered[:, 1:] != ordered[:, :-1]
+    if rows.dtype.kind in "fc":
+        change &= ~(np.isnan(ordered[:, 1:]) & np.isnan(ordered[:, :-1]))
+    ties = ~change.all(axis=-1)
+    if not ties.any():      # distinct values: one order, whatever the algorithm
+        out = np.ascontiguousarray(ascending[:, ::-1]) if descending else ascending
+        return np.moveaxis(out.reshape(moved.shape), -1, axis)
+    rank = _ranks(ascending, change)
+    key = -rank if descending else rank
+    out = np.argsort(key, axis=-1, kind="stable")
+    if not stable and n <= REPLAY_LIMIT:
+        for r in np.flatnonzero(ties):
+            queue = list(range(n))
+            _sort(queue, 0, n, key[r].tolist())
+            out[r] = queue
+    return np.moveaxis(out.reshape(moved.shape), -1, axis)
+
+
 # --- libstdc++'s algorithms on a list of element ids, compared by key[id] ----------------------
 
 def _lg(n):
