@@ -32,7 +32,7 @@ from ..tensor import Tensor
 from .dual import D, define, register
 from .linalg import matmul, mm
 from .outputs import write_out
-from .recording import Op, apply, array_of, record
+from .recording import Op, apply, array_of, check_dim, record
 from .shape import cat
 
 _EPS = np.finfo(np.float64).eps
@@ -44,6 +44,7 @@ QrResult = namedtuple("qr", ["Q", "R"])
 LuFactorResult = namedtuple("lu_factor", ["LU", "pivots"])
 LuFactorExResult = namedtuple("lu_factor_ex", ["LU", "pivots", "info"])
 LuResult = namedtuple("lu", ["P", "L", "U"])
+LuUnpackResult = namedtuple("lu_unpack", ["P", "L", "U"])
 LstsqResult = namedtuple("lstsq", ["solution", "residuals", "rank", "singular_values"])
 
 
@@ -456,6 +457,69 @@ def linalg_lu(A, *, pivot=True):
     return LuResult(*out)
 
 
+class LuUnpackBackward0(MultiOutputOp):
+    """``P, L, U`` from packed factors: L's gradient goes to the part below the diagonal of the
+    first min(m, n) columns, U's to the part on and above it of the first min(m, n) rows."""
+
+    @staticmethod
+    def forward(a):
+        return a
+
+    def backward(self, grads):
+        gL, gU = output_grads(grads, 2)
+        m, n = self.shape[-2:]
+        if not self.unpack_data:      # L and U were not unpacked: PyTorch's tril of their empty gradient
+            raise RuntimeError("tril: input tensor must have at least 2 dimensions")
+        g = None
+        if gL is not None:            # m x k, placed in the first k columns
+            g = D.tril(gL, -1)
+            if m < n:
+                g = g @ np.eye(m, n, dtype=self.dtype)
+        if gU is not None:            # k x n, placed in the first k rows
+            part = D.triu(gU)
+            if m > n:
+                part = np.eye(m, n, dtype=self.dtype) @ part
+            g = part if g is None else g + part
+        return (g,)
+
+
+def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
+    """``P, L, U`` (a named tuple) from ``torch.linalg.lu_factor``'s packed factors and pivots,
+    with ``A = P L U``; L and U are differentiable (LuUnpackBackward0), as ``torch.lu_unpack``.
+
+    >>> from diffcompare import autograd as ag
+    >>> A = ag.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    >>> P, L, U = ag.lu_unpack(*ag.linalg.lu_factor(A))
+    >>> P, L, U.grad_fn.name()
+    (tensor([[0., 1.],
+            [1., 0.]]), tensor([[1.0000, 0.0000],
+            [0.3333, 1.0000]], grad_fn=<LuUnpackBackward0>), 'LuUnpackBackward0')
+    """
+    lu_ = array_of(LU_data)
+    if lu_.ndim < 2:
+        if _wants_grad((LU_data,)):       # PyTorch's autograd reads size(-2) first
+            check_dim(-2, lu_.ndim)
+        raise RuntimeError(f"torch.lu_unpack: Expected tensor with 2 or more dimensions. Got size: "
+                           f"{list(lu_.shape)} instead")
+    m, n = lu_.shape[-2:]
+    k = min(m, n)
+    empty = np.zeros((0,), dtype=lu_.dtype)
+    P = empty
+    if unpack_pivots:
+        pivots = np.asarray(array_of(LU_pivots))
+        if pivots.dtype != np.int32:
+            raise RuntimeError("torch.lu_unpack: LU_pivots is expected to be a contiguous tensor of torch.int32 "
+                               "dtype.\nNote: this function is intended to be used with the output produced by "
+                               "torch.linalg.lu_factor")
+        if pivots.shape[-1:] != (k,) or np.any(pivots < 1) or np.any(pivots > m):
+            raise RuntimeError("pivots passed to lu_unpack must be between 1 and LU.size(-2) inclusive.Did you "
+                               "properly pass the result of lu_factor?")
+        P = _permutation(pivots, m, lu_.dtype)
+    L, U = _unpack(lu_) if unpack_data else (empty, empty.copy())
+    params = {"shape": lu_.shape, "dtype": lu_.dtype, "unpack_data": unpack_data}
+    return LuUnpackResult(*record_outputs(LuUnpackBackward0, (LU_data,), params, [P, L, U], [1, 2]))
+
+
 def lu(A, pivot=True, get_infos=False, out=None):
     """``torch.lu``: ``(A_LU, pivots)``, with ``get_infos`` also the infos (deprecated in PyTorch
     for ``torch.linalg.lu_factor``)."""
@@ -828,10 +892,10 @@ register(pinv=lambda a: pinv(a))
 define("pinv", np.linalg.pinv)
 
 # the torch-level functions of this family (`ag.<name>`, as `torch.<name>`)
-PUBLIC = ("cholesky_inverse", "cholesky_solve", "lu", "lu_solve", "matrix_exp", "matrix_power", "pinverse", "qr", "svd", "triangular_solve")
+PUBLIC = ("cholesky_inverse", "cholesky_solve", "lu", "lu_solve", "lu_unpack", "matrix_exp", "matrix_power", "pinverse", "qr", "svd", "triangular_solve")
 # what the family exports to `ops`
 __all__ = ["LinalgEighBackward0", "LinalgLstsqBackward0", "LinalgLuBackward0", "LinalgLuFactorExBackward0",
            "LinalgLuSolveBackward0", "LinalgMatrixExpBackward0", "LinalgPinvBackward0", "LinalgQrBackward0",
-           "LinalgSvdFull", "eigh", "eigvalsh", "linalg_lu", "linalg_lu_solve", "linalg_qr", "linalg_svd", "lstsq",
+           "LinalgSvdFull", "LuUnpackBackward0", "eigh", "eigvalsh", "linalg_lu", "linalg_lu_solve", "linalg_qr", "linalg_svd", "lstsq",
            "lu_factor", "lu_factor_ex", "matrix_rank", "multi_dot", "pinv", "solve_triangular",
            "CholeskyInverseBackward0", "CholeskySolveBackward0", "LinalgSolveTriangularBackward0", *PUBLIC]
