@@ -52,7 +52,7 @@ _SCALAR_NAMES = {"float64": "double", "float32": "float", "float16": "half", "in
                  "complex128": "c10::complex<double>", "complex64": "c10::complex<float>"}
 
 
-def _scalar_name(dtype, title=False):
+def scalar_name(dtype, title=False):
     """PyTorch's C++ name of a dtype in its messages ('double'; with ``title`` 'Double')."""
     name = _SCALAR_NAMES.get(np.dtype(dtype).name, np.dtype(dtype).name)
     return name.title() if title else name
@@ -203,8 +203,8 @@ class Tensor(Operators):
             wanted = GRAD_DTYPES[id(self)][1] if GRAD_DTYPES and id(self) in GRAD_DTYPES else self.dtype
             if wanted is not None and value.dtype != wanted:
                 raise RuntimeError(
-                    f"attempting to assign a gradient with dtype '{_scalar_name(value.dtype)}' to a tensor with "
-                    f"grad_dtype '{_scalar_name(wanted, True)}'. The gradient must match the tensor's grad_dtype "
+                    f"attempting to assign a gradient with dtype '{scalar_name(value.dtype)}' to a tensor with "
+                    f"grad_dtype '{scalar_name(wanted, True)}'. The gradient must match the tensor's grad_dtype "
                     "(defaults to the tensor's dtype). You can set the tensor's grad_dtype attribute with a specific "
                     "dtype, or None to allow any dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor "
                     "and its gradient may break downstream systems that assume they match."

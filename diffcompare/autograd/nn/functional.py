@@ -633,6 +633,68 @@ def pad(input, pad, mode="constant", value=None):
     return ops.nonconstant_pad(input, pad, mode)
 
 
+_ALIGN_CORNERS_WARNING = ("Default grid_sample and affine_grid behavior has changed to align_corners=False since "
+                          "1.3.0. Please specify align_corners=True if the old behavior is desired. See the "
+                          "documentation of grid_sample for details.")
+
+
+def affine_grid(theta, size, align_corners=None):
+    """The sampling grid of the affine maps ``theta`` (N, 2, 3) or (N, 3, 4) for an output of
+    ``size`` (N, C, H, W) or (N, C, D, H, W), for ``grid_sample`` (AffineGridGeneratorBackward0);
+    ``align_corners=None`` means False, with PyTorch's warning.
+
+    >>> from diffcompare import autograd as ag
+    >>> affine_grid(ag.tensor([[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]]), (1, 1, 1, 2), align_corners=False)
+    tensor([[[[-0.5000,  0.0000],
+              [ 0.5000,  0.0000]]]])
+    """
+    if align_corners is None:
+        warnings.warn(_ALIGN_CORNERS_WARNING, UserWarning, stacklevel=2)
+        align_corners = False
+    if not theta.is_floating_point():
+        raise ValueError(f"Expected theta to have floating point type, but got torch.{theta.dtype}")
+    if len(size) in (4, 5):
+        d = len(size) - 2
+        if theta.dim() != 3 or theta.shape[-2] != d or theta.shape[-1] != d + 1:
+            shape = "Nx2x3" if d == 2 else "Nx3x4"
+            raise ValueError(f"Expected a batch of {d}D affine matrices of shape {shape} for size {size}. "
+                             f"Got torch.Size({list(theta.shape)}).")
+    else:
+        raise NotImplementedError(f"affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, "
+                                  f"respectively. Got size {size}.")
+    if align_corners and min(size[2:]) == 1:
+        warnings.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size grids when "
+                      "align_corners=True. This is not an intended use case of affine_grid. See the documentation "
+                      "of affine_grid for details.", UserWarning, stacklevel=2)
+    elif min(size) <= 0:
+        raise ValueError(f"Expected non-zero, positive output size. Got {size}")
+    return ops.affine_grid_generator(theta, size, align_corners)
+
+
+def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
+    """``input`` (N, C, H, W) or (N, C, D, H, W) read at the normalised places of ``grid``
+    (x, y[, z] in [-1, 1]), "bilinear", "nearest" or "bicubic" (4-D), outside the image
+    "zeros", "border" or "reflection" (GridSampler2DBackward0 / GridSampler3DBackward0);
+    ``align_corners=None`` means False, with PyTorch's warning.
+
+    >>> from diffcompare import autograd as ag
+    >>> image = ag.tensor([[[[0.0, 1.0], [2.0, 3.0]]]])
+    >>> grid_sample(image, ag.tensor([[[[0.0, 0.0], [1.0, 1.0]]]]), align_corners=True)
+    tensor([[[[1.5000, 3.0000]]]])
+    """
+    if mode not in ops.grid_sampling.MODES:
+        raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', "
+                         f"but got: '{mode}'")
+    if padding_mode not in ops.grid_sampling.PADDINGS:
+        raise ValueError(f"nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
+                         f"'reflection', but got: '{padding_mode}'")
+    if align_corners is None:
+        warnings.warn(_ALIGN_CORNERS_WARNING, UserWarning, stacklevel=2)
+        align_corners = False
+    return ops.grid_sampler(input, grid, ops.grid_sampling.MODES.index(mode),
+                            ops.grid_sampling.PADDINGS.index(padding_mode), align_corners)
+
+
 def one_hot(tensor, num_classes=-1):
     """Each integer of ``tensor`` as a row of ``num_classes`` zeros with a one at it (int64)."""
     a = np.asarray(tensor._data)

@@ -385,10 +385,10 @@ def _takes_view(index, shape):
 
 def _write_whole(x, value):
     """``x[:] = value`` (or ``x[...] = value``): PyTorch fills or copies into ``x`` itself."""
-    if isinstance(value, Tensor) and value.dim() != 0:
-        return copy_(x, value)
     if not isinstance(value, Tensor):
         value = Tensor._make(np.asarray(value, dtype=x._data.dtype))
+    if value.dim() != 0:
+        return copy_(x, value)
     return fill_(x, value)
 
 
