@@ -79,15 +79,49 @@ def test_gradient_matches_finite_differences(shape):
     np.testing.assert_allclose(lu.grad.numpy(), numeric, rtol=1e-6, atol=1e-8)
 
 
-def test_through_lu_factor_to_the_matrix():
-    a = RNG.standard_normal((2, 4, 4))
-    grads = []
+@pytest.mark.parametrize("shape", [(2, 4, 4), (3, 5), (5, 3), (2, 2, 4), (2, 4, 2)])
+@pytest.mark.parametrize("route", ["lu_unpack", "linalg.lu", "lu_factor"])
+def test_through_the_factorisation_to_the_matrix(shape, route):
+    """Square, wide and tall matrices: PyTorch's linalg_lu_backward, twice."""
+    a = RNG.standard_normal(shape)
+    results = []
     for lib in (ag, torch):
         A = lib.tensor(a, requires_grad=True)
-        P, L, U = lib.lu_unpack(*lib.linalg.lu_factor(A))
-        (L.sum() + (U ** 2).sum()).backward()
-        grads.append(A.grad.numpy())
-    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-10, atol=1e-12)
+        if route == "lu_unpack":
+            _, L, U = lib.lu_unpack(*lib.linalg.lu_factor(A))
+        elif route == "linalg.lu":
+            _, L, U = lib.linalg.lu(A)
+        else:
+            L = U = lib.linalg.lu_factor(A)[0]
+        wL = lib.tensor(np.cos(np.arange(L.numel())).reshape(tuple(L.shape)))
+        wU = lib.tensor(np.sin(np.arange(U.numel())).reshape(tuple(U.shape)))
+        g, = lib.autograd.grad((L * wL).sum() + (U * U * wU).sum(), A, create_graph=True)
+        gg, = lib.autograd.grad((g ** 2).sum(), A)
+        results.append((g.detach().numpy(), gg.numpy()))
+    for m, t in zip(*results):
+        np.testing.assert_allclose(m, t, rtol=1e-9, atol=1e-9 * max(1.0, np.abs(t).max()))
+
+
+@pytest.mark.parametrize("shape", [(3, 5), (5, 3)])
+def test_rectangular_factor_gradient_matches_finite_differences(shape):
+    a = RNG.standard_normal(shape)
+    m, n = shape
+    k = min(m, n)
+    wL, wU = RNG.standard_normal((m, k)), RNG.standard_normal((k, n))
+
+    def f(values):
+        _, L, U = ag.linalg.lu(ag.tensor(values))
+        return ((L * ag.tensor(wL)).sum() + (U * U * ag.tensor(wU)).sum()).item()
+
+    A = ag.tensor(a, requires_grad=True)
+    _, L, U = ag.linalg.lu(A)
+    ((L * ag.tensor(wL)).sum() + (U * U * ag.tensor(wU)).sum()).backward()
+    h, numeric = 1e-6, np.zeros(shape)
+    for idx in np.ndindex(*shape):
+        step = np.zeros(shape)
+        step[idx] = h
+        numeric[idx] = (f(a + step) - f(a - step)) / (2 * h)
+    np.testing.assert_allclose(A.grad.numpy(), numeric, rtol=1e-6, atol=1e-8)
 
 
 @pytest.mark.parametrize("unpack_data, unpack_pivots", [(False, True), (True, False)])

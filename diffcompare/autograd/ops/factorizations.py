@@ -367,15 +367,42 @@ def _unpack(lu):
 
 
 def _lu_grad(P, L, U, gL, gU):
-    """PyTorch's linalg_lu_backward for square matrices: gA = P L^{-H} (tril(L^H gL, -1) + triu(gU U^H)) U^{-H}."""
-    phi = None
-    if gL is not None:
-        phi = D.tril(_mH(L) @ gL, -1)
-    if gU is not None:
-        part = D.triu(gU @ _mH(U))
-        phi = part if phi is None else phi + part
-    left = D.solve(_mH(L), phi)                      # L^{-H} phi
-    return P @ _mH(D.solve(U, _mH(left)))            # (L^{-H} phi) U^{-H}
+    """PyTorch's linalg_lu_backward: for square A = P L U,
+    gA = P L^{-H} (tril(L^H gL, -1) + triu(gU U^H)) U^{-H}; a wide A (m < n, U = [U1 U2]) or a
+    tall one (m > n, L = [L1; L2]) also carries the extra block's gradient through."""
+    m, n = L.shape[-2], U.shape[-1]
+    if gL is None:
+        gL = np.zeros(L.shape, dtype=L.dtype)
+    if gU is None:
+        gU = np.zeros(U.shape, dtype=U.dtype)
+    if m == n:
+        phi = D.tril(_mH(L) @ gL, -1) + D.triu(gU @ _mH(U))
+        return P @ _right_solve(D.solve(_mH(L), phi), U)
+    if m < n:                            # gA = P L^{-H} [tril(L^H gL - triu(gU) U^H, -1) U1^{-H} + triu(gU1), gU2]
+        gU = D.triu(gU)
+        U1, gU1, gU2 = U[..., :, :m], gU[..., :, :m], gU[..., :, m:]
+        phi = D.tril(_mH(L) @ gL - gU @ _mH(U), -1)
+        left = _right_solve(phi, U1) + gU1
+        placed = left @ np.eye(m, n, dtype=L.dtype) + gU2 @ np.eye(n - m, n, m, dtype=L.dtype)
+        return P @ D.solve(_mH(L), placed)
+    # tall: gA = P [L1^{-H} (tril(L1^H gL1, -1) + triu(gU U^H - L2^H gL2)) U^{-H}; gL2 U^{-H}]
+    L1, L2, gL1, gL2 = L[..., :n, :], L[..., n:, :], gL[..., :n, :], gL[..., n:, :]
+    phi = D.tril(_mH(L1) @ gL1, -1) + D.triu(gU @ _mH(U) - _mH(L2) @ gL2)
+    top = _right_solve(D.solve(_mH(L1), phi), U)
+    placed = np.eye(m, n, dtype=L.dtype) @ top + np.eye(m, m - n, -n, dtype=L.dtype) @ _right_solve(gL2, U)
+    return P @ placed
+
+
+def _right_solve(X, U):
+    """``X U^{-H}``."""
+    return _mH(D.solve(U, _mH(X)))
+
+
+def _packed_factors(LU):
+    """L (m x k, unit diagonal) and U (k x n) of packed factors, for arrays and tensors."""
+    m, n = LU.shape[-2:]
+    k = min(m, n)
+    return D.tril(LU[..., :, :k], -1) + np.eye(m, k, dtype=LU.dtype), D.triu(LU[..., :k, :])
 
 
 class LinalgLuFactorExBackward0(MultiOutputOp):
@@ -389,10 +416,9 @@ class LinalgLuFactorExBackward0(MultiOutputOp):
 
     def backward(self, grads, LU):
         g = output_grads(grads, 1)[0]
-        _square_for_grad(LU)
-        L = D.tril(LU, -1) + _eye(LU.shape[-1], LU.dtype)
-        U = D.triu(LU)
-        return (_lu_grad(self.P, L, U, D.tril(g, -1), D.triu(g)),)
+        L, U = _packed_factors(LU)
+        gL, gU = _packed_factors(g)
+        return (_lu_grad(self.P, L, U, D.tril(gL, -1), gU),)
 
 
 class LinalgLuBackward0(MultiOutputOp):
@@ -405,13 +431,7 @@ class LinalgLuBackward0(MultiOutputOp):
 
     def backward(self, grads, L, U):
         gL, gU = output_grads(grads, 2)
-        _square_for_grad(L)
         return (_lu_grad(self.P, L, U, gL, gU),)
-
-
-def _square_for_grad(m):
-    if m.shape[-1] != m.shape[-2]:
-        raise NotImplementedError("the gradient of an LU factorisation of a non-square matrix is not implemented")
 
 
 def lu_factor_ex(A, *, pivot=True, check_errors=False):
