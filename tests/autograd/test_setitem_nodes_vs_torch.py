@@ -131,3 +131,36 @@ def test_byte_mask_is_a_mask_with_pytorchs_warning():
         r = ag.arange(6.0).reshape(3, 2)[ag.tensor([1, 0, 1], dtype=ag.uint8)]
     np.testing.assert_array_equal(r.numpy(), [[0, 1], [4, 5]])
     assert "indexing with dtype torch.uint8 is now deprecated" in str(caught[0].message)
+
+
+GETITEM = [Ellipsis, slice(None), (slice(None), slice(None)), None, (None, 0), (0, None), (0, slice(1, 3)),
+           (slice(1, 3), 0), (slice(1, 3), None), (Ellipsis, None), (None, Ellipsis), (0, Ellipsis, 1), (slice(None), 1),
+           True, False, (True, 0), (0, True), (slice(0, 3), slice(None)), (slice(0, 2), slice(None)),
+           (slice(None, None, 2),), (0, 1, 2), (Ellipsis, slice(1, 2)), (None, None), (slice(0, 9), None, 1)]
+
+
+@pytest.mark.parametrize("index", GETITEM, ids=repr)
+def test_getitem_records_the_node_of_pytorchs_last_step(index):
+    """Basic indices record the last view step's node (AliasBackward0 when there is none); a
+    Python bool is a 0-d mask (a copy: IndexBackward0)."""
+    x, tx = ag.zeros(3, 4, 5, requires_grad=True), torch.zeros(3, 4, 5, requires_grad=True)
+    r, tr = x[index], tx[index]
+    assert r.grad_fn.name() == tr.grad_fn.name()
+    assert tuple(r.shape) == tuple(tr.shape) and (r._base is x) == (tr._base is tx)
+    w = np.arange(float(r.numel())).reshape(tuple(r.shape))
+    (r * ag.tensor(w)).sum().backward()
+    (tr * torch.tensor(w, dtype=torch.float32)).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), tx.grad.numpy())
+
+
+def test_python_false_writes_nothing_and_a_byte_mask_with_a_number_is_refused():
+    for lib in (ag, torch):
+        t = lib.zeros(3, requires_grad=True).clone()
+        t[False] = 1.0
+        assert t.grad_fn.name() == "CloneBackward0" and not t.detach().numpy().any()
+    messages = []
+    for lib in (ag, torch):
+        with pytest.raises(RuntimeError) as error:
+            lib.zeros(3)[lib.tensor([1, 0, 1], dtype=lib.uint8)] = 1.0
+        messages.append(str(error.value))
+    assert messages[0] == messages[1]

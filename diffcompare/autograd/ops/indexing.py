@@ -22,25 +22,64 @@ _ELLIPSIS = type(Ellipsis)
 
 
 def _basic_fast(index):
-    """``(parts, has_int)`` for an index of plain ints, slices, None and ``...`` (checked by
-    exact type, the common case), or None for anything else (the general path decides)."""
+    """``(parts, node)`` for an index of plain ints, slices, None and ``...`` (checked by exact
+    type, the common case), or None for anything else (the general path decides). ``node`` is
+    the class of the node PyTorch's last view step records (``_basic_node``), or None when a
+    slice with a stop needs the shape to tell."""
     t = type(index)
     if t is int:
-        return (index, Ellipsis), True
-    if t is slice:
-        return (index, Ellipsis), False
+        return (index, Ellipsis), SelectBackward0
+    if t is slice:              # PyTorch's one-slice path slices even the whole axis
+        return (index, Ellipsis), SliceBackward0
+    if t is _ELLIPSIS:
+        return (Ellipsis,), IndexAliasBackward0
+    if index is None:
+        return (None, Ellipsis), IndexUnsqueezeBackward0
     if t is not tuple:
         return None
-    has_int = ellipsis = False
+    ellipsis = False
+    node = IndexAliasBackward0
     for item in index:
         t = type(item)
         if t is int:
-            has_int = True
+            node = SelectBackward0
+        elif t is slice:
+            if item.start not in (None, 0) or item.step not in (None, 1):
+                node = SliceBackward0
+            elif item.stop is not None:
+                node = None                 # whole or not: the shape tells (_basic_node)
         elif t is _ELLIPSIS:
             ellipsis = True
-        elif t is not slice and item is not None:
+        elif item is None:
+            node = IndexUnsqueezeBackward0
+        else:
             return None
-    return (index if ellipsis else index + (Ellipsis,)), has_int
+    return (index if ellipsis else index + (Ellipsis,)), node
+
+
+def _basic_node(parts, shape):
+    """The class of the node PyTorch records for a basic index: its last view step's
+    (SelectBackward0 for an int, SliceBackward0 for a slice that is not the whole axis,
+    UnsqueezeBackward0 for None), AliasBackward0 when every part keeps the whole tensor.
+
+    >>> _basic_node((slice(0, 3), None, slice(None), Ellipsis), (3, 4)).__name__
+    'UnsqueezeBackward0'
+    """
+    explicit = sum(item is not Ellipsis and item is not None for item in parts)
+    node, dim = IndexAliasBackward0, 0
+    for item in parts:
+        if item is Ellipsis:
+            dim += len(shape) - explicit
+        elif item is None:
+            node = IndexUnsqueezeBackward0
+        elif type(item) is slice:
+            if dim >= len(shape) or not _full_slice(item, shape[dim]):
+                node = SliceBackward0
+            dim += 1
+        else:
+            node = SelectBackward0
+            dim += 1
+    return node
 
 
 def _normalise_index(index):
@@ -63,6 +102,10 @@ def _normalise_index(index):
             if item.dtype.kind not in "biu":
                 raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
             basic = False
+        elif type(item) is bool:        # a Python bool is a 0-d mask, as in PyTorch (a copy, not a view)
+            parts.append(np.array(item))
+            basic = False
+            continue
         elif not (item is None or item is Ellipsis or isinstance(item, (slice, numbers.Integral))):
             if isinstance(item, range):      # an integer index array, as in PyTorch (x[range(n), target])
                 parts.append(np.arange(item.start, item.stop, item.step, dtype=np.int64))
@@ -122,6 +165,18 @@ class SelectBackward0(Op):
 
 class SliceBackward0(SelectBackward0):
     pass
+
+
+class IndexUnsqueezeBackward0(SelectBackward0):
+    """A basic index whose last step is a None (PyTorch's node name: UnsqueezeBackward0)."""
+
+
+class IndexAliasBackward0(SelectBackward0):
+    """A basic index that keeps the whole tensor (PyTorch's node name: AliasBackward0)."""
+
+
+IndexUnsqueezeBackward0.__name__ = "UnsqueezeBackward0"
+IndexAliasBackward0.__name__ = "AliasBackward0"
 
 
 class IndexPutBackward0(Op):
@@ -203,34 +258,32 @@ def _index_error(error, x):
 
 
 def getitem(x, index):
+    """``x[index]``: a view for a basic index (recorded under PyTorch's node for its last step), a
+    gather otherwise (IndexBackward0); NumPy's IndexError in PyTorch's words."""
     try:
-        return _getitem(x, index)
+        fast = _basic_fast(index)
+        if fast is not None:
+            index, cls = fast
+            if cls is None:
+                cls = _basic_node(index, x._data.shape)
+            state = STATE
+            if not META_SEEN[0] and (state.plain or not (state.grad_enabled or state.forward_level)):
+                # the common case, without apply's generality: NumPy's view, recorded when x requires grad
+                data = x._data
+                out = data[index]
+                if state.plain and x.requires_grad_flag:
+                    result = record(cls, (x,), {"index": index, "in_shape": data.shape}, out, None)
+                else:
+                    result = Tensor._make(out)
+                return as_view(result, x, itemgetter(index))
+            return record_view(cls, x, {"index": index, "in_shape": x._data.shape}, itemgetter(index))
+        index, basic = _normalise_index(index)
+        if basic:
+            cls = _basic_node(index, x._data.shape)
+            return record_view(cls, x, {"index": index, "in_shape": x.shape}, lambda a: a[index])
+        return apply(IndexBackward0, (x,), {"index": index, "in_shape": x.shape})
     except IndexError as error:
         raise _index_error(error, x._data) from None
-
-
-def _getitem(x, index):
-    fast = _basic_fast(index)
-    if fast is not None:
-        index, has_int = fast
-        cls = SelectBackward0 if has_int else SliceBackward0
-        state = STATE
-        if not META_SEEN[0] and (state.plain or not (state.grad_enabled or state.forward_level)):
-            # the common case, without apply's generality: NumPy's view, recorded when x requires grad
-            data = x._data
-            out = data[index]
-            if state.plain and x.requires_grad_flag:
-                result = record(cls, (x,), {"index": index, "in_shape": data.shape}, out, None)
-            else:
-                result = Tensor._make(out)
-            return as_view(result, x, itemgetter(index))
-        return record_view(cls, x, {"index": index, "in_shape": x._data.shape}, itemgetter(index))
-    index, basic = _normalise_index(index)
-    if basic:
-        ints = [i for i in index if isinstance(i, numbers.Integral)]
-        cls = SelectBackward0 if ints else SliceBackward0
-        return record_view(cls, x, {"index": index, "in_shape": x.shape}, lambda a: a[index])
-    return apply(IndexBackward0, (x,), {"index": index, "in_shape": x.shape})
 
 
 class CopySlices(Op):
@@ -286,35 +339,40 @@ def setitem(x, index, value):
     (tensor([1., 2., 0.], grad_fn=<IndexPutBackward0>), 'IndexPutBackward0', 'torch::autograd::CopySlices')
     """
     try:
-        return _setitem(x, index, value)
+        if index is False:          # PyTorch writes nothing and records nothing
+            return x
+        if isinstance(index, Tensor) and index._data.dtype == np.uint8 and index._data.ndim and \
+                (not isinstance(value, Tensor) or not value._data.ndim):      # PyTorch's masked_fill_ path
+            raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype unsigned char")
+        fast = _basic_fast(index)
+        whole = False
+        if fast is not None:
+            node = fast[1]      # an int or a None in it: never the whole tensor
+            whole = node is IndexAliasBackward0 or (node is not SelectBackward0 and node is not IndexUnsqueezeBackward0
+                                                    and _whole(fast[0], x._data.shape))
+            if not whole and x._base is None and not META_SEEN[0] and \
+                    (STATE.plain or not (STATE.grad_enabled or STATE.forward_level)) and _write_basic(x, fast[0], value):
+                return x
+        index, basic = (fast[0], True) if fast is not None else _normalise_index(index)
+        value_shape = value.shape if isinstance(value, Tensor) else np.shape(value)
+        whole = whole or (fast is None and basic and _whole(index, x._data.shape))
+        view = basic or _takes_view(index, x._data.shape)
+        if isinstance(value, Tensor) and value.requires_grad_flag and value._data.ndim:
+            value = _fit_value(value, x._data[index].shape if basic else None)
+            value_shape = value.shape
+        cls = CopySlices if view else IndexPutBackward0Setitem
+        try:
+            if whole:
+                return _write_whole(x, value)
+            return write_in_place(x, lambda src: apply(cls, (src, value), {
+                "index": index, "in_shape": x.shape, "value_shape": value_shape}),
+                leaf_message=VIEW_OF_LEAF_INPLACE_ERROR if view else LEAF_INPLACE_ERROR)
+        except (RuntimeError, ValueError) as error:
+            if not str(error).startswith(("The size of tensor a", "could not broadcast", "shape mismatch")):
+                raise
+            raise _setitem_shape_error(x.shape, index, basic, tuple(value_shape)) or error from None
     except IndexError as error:
         raise _index_error(error, x._data) from None
-
-
-def _setitem(x, index, value):
-    fast = _basic_fast(index)
-    if fast is not None and x._base is None and not META_SEEN[0] and \
-            (STATE.plain or not (STATE.grad_enabled or STATE.forward_level)) and \
-            not _whole(fast[0], x._data.shape) and _write_basic(x, fast[0], value):
-        return x
-    index, basic = (fast[0], True) if fast is not None else _normalise_index(index)
-    value_shape = value.shape if isinstance(value, Tensor) else np.shape(value)
-    whole = basic and _whole(index, x._data.shape)
-    view = basic or _takes_view(index, x._data.shape)
-    if isinstance(value, Tensor) and value.requires_grad_flag and value._data.ndim:
-        value = _fit_value(value, x._data[index].shape if basic else None)
-        value_shape = value.shape
-    cls = CopySlices if view else IndexPutBackward0Setitem
-    try:
-        if whole:
-            return _write_whole(x, value)
-        return write_in_place(x, lambda src: apply(cls, (src, value), {
-            "index": index, "in_shape": x.shape, "value_shape": value_shape}),
-            leaf_message=VIEW_OF_LEAF_INPLACE_ERROR if view else LEAF_INPLACE_ERROR)
-    except (RuntimeError, ValueError) as error:
-        if not str(error).startswith(("The size of tensor a", "could not broadcast", "shape mismatch")):
-            raise
-        raise _setitem_shape_error(x.shape, index, basic, tuple(value_shape)) or error from None
 
 
 def _fit_value(value, target):
@@ -441,11 +499,12 @@ def _write_basic(x, index, value):
     return True
 
 
-for _cls in (IndexBackward0, SelectBackward0, IndexPutBackward0):
+for _cls in (IndexBackward0, SelectBackward0, IndexPutBackward0):     # (SelectBackward0's subclasses too)
     _cls.tangent = "linear"
 CopySlices.tangent = "affine"       # x[index] = value: a constant value has no tangent
 
 
 # what the family exports to `ops`
-__all__ = ['CopySlices', 'IndexBackward0', 'IndexPutBackward0', 'IndexPutBackward0Setitem', 'SelectBackward0',
+__all__ = ['CopySlices', 'IndexAliasBackward0', 'IndexBackward0', 'IndexPutBackward0', 'IndexPutBackward0Setitem',
+           'IndexUnsqueezeBackward0', 'SelectBackward0',
            'SliceBackward0', 'getitem', 'index_add_zeros', 'setitem']
