@@ -77,6 +77,29 @@ def test_places_on_pixel_borders_and_edges_match_pytorch(mode, padding, align):
         np.testing.assert_allclose(m, t, rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("size", [(1, 2, 12, 28), (1, 1, 100, 33), (1, 1, 6, 12, 10)], ids=str)
+@pytest.mark.parametrize("align", [False, True])
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic", "nearest"])
+@pytest.mark.parametrize("padding", ["zeros", "border", "reflection"])
+def test_identity_grid_lands_where_pytorchs_does(size, align, mode, padding):
+    """The identity map (a spatial transformer's start) puts every place on a pixel, where the
+    grid's gradient takes one side's slope: the places must be rounded as PyTorch rounds them
+    (ATen's linspace, the 2-d kernel's fused unnormalisation), or that side differs."""
+    d = len(size) - 2
+    if d == 3 and mode == "bicubic":
+        return
+    theta = np.eye(d, d + 1)[None]
+    x = RNG.standard_normal(size)
+    results = []
+    for lib, F in ((ag, AF), (torch, TF)):
+        grid = F.affine_grid(lib.tensor(theta), size, align_corners=align)
+        G = grid.detach().clone().requires_grad_()
+        F.grid_sample(lib.tensor(x), G, mode=mode, padding_mode=padding, align_corners=align).sum().backward()
+        results.append((grid.detach().numpy(), G.grad.numpy()))
+    np.testing.assert_array_equal(results[0][0], results[1][0])
+    np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-12, atol=1e-12)
+
+
 def test_identity_grid_gives_the_image_back():
     x = RNG.standard_normal((2, 3, 4, 5))
     theta = ag.tensor(np.tile(np.eye(2, 3), (2, 1, 1)))

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..fused import fused_multiply_add
 from ..tensor import Tensor, scalar_name
 from .dual import D
 from .indexing import add_at, index_add_zeros
@@ -34,11 +35,15 @@ PADDINGS = ("zeros", "border", "reflection")
 # -- affine grids -------------------------------------------------------------------------------
 
 def _base_axis(steps, align_corners, dtype):
-    """PyTorch's ``linspace_from_neg_one``: the normalised centres of ``steps`` places."""
+    """PyTorch's ``linspace_from_neg_one``: the normalised centres of ``steps`` places, with
+    ATen's linspace (the first half counted up from -1, the second down from 1, each fused)."""
     if steps <= 1:
         return np.zeros(1, dtype=dtype)
-    line = np.linspace(-1.0, 1.0, steps, dtype=dtype)
-    return line if align_corners else line * (steps - 1) / steps
+    step = dtype.type(2.0) / dtype.type(steps - 1)
+    i = np.arange(steps)
+    line = np.where(i < steps // 2, fused_multiply_add(step, i, np.full(steps, -1.0, dtype)),
+                    fused_multiply_add(-step, steps - i - 1, np.ones(steps, dtype)))
+    return line if align_corners else line * dtype.type(steps - 1) / dtype.type(steps)
 
 
 def _base_grid(spatial, align_corners, dtype):
@@ -72,7 +77,7 @@ def affine_grid_generator(theta, size, align_corners):
     if theta.shape[0] != size[0]:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{size[0]}, {d + 1}] "
                            f"but got: [{theta.shape[0]}, {theta.shape[-1]}].")
-    base = _base_grid(spatial, align_corners, array_of(theta).dtype)
+    base = _base_grid(spatial, align_corners, np.dtype(array_of(theta).dtype))
     return apply(AffineGridGeneratorBackward0, (theta,), {"base": base, "out_shape": (size[0], *spatial, d)})
 
 
@@ -92,17 +97,43 @@ def _reflect(x, low2, high2):
     return np.where(even, extra + low, span - extra + low), np.where(even, sign, -sign)
 
 
-def _source(coord, size, padding, align_corners, pad):
+def _reflect_2d(x, size, align_corners):
+    """The 2-d CPU kernel's reflection (``ComputeLocationBase::reflect_coordinates_get_grad``):
+    the same places as ``_reflect``, rounded as that kernel rounds them."""
+    low, twice_span = (0.0, 2.0 * (size - 1)) if align_corners else (-0.5, 2.0 * size)
+    if align_corners and size <= 1:
+        return np.zeros_like(x), np.zeros_like(x)
+    shifted = x - x.dtype.type(low)
+    negative = shifted < 0
+    magnitude = np.abs(shifted)
+    span = x.dtype.type(twice_span)
+    extra = magnitude - np.trunc(magnitude / span) * span
+    reflected = span - extra
+    flip = extra > reflected
+    return np.where(flip, reflected, extra) + x.dtype.type(low), np.where(flip ^ negative, -1.0, 1.0)
+
+
+def _source(coord, size, padding, align_corners, pad, kernel_2d):
     """The source place of normalised ``coord`` (an array) on an axis of ``size`` places, and
     its slope in ``coord``: PyTorch's ``grid_sampler_compute_source_index`` (padding applied
-    when ``pad``; bicubic pads its taps instead)."""
-    scale = (size - 1) / 2 if align_corners else size / 2
-    x = (coord + 1) * scale if align_corners else ((coord + 1) * size - 1) / 2
+    when ``pad``; bicubic pads its taps instead), rounded as the 2-d CPU kernel
+    (``(c + 1) * (size / 2) - 0.5``, fused) or the 3-d one (``((c + 1) * size - 1) / 2``) rounds:
+    where the place lands on a pixel decides which side's slope the grid gets."""
+    t = coord.dtype.type
+    scale = t((size - 1) / 2) if align_corners else t(size / 2)
+    if align_corners:
+        x = (coord + 1) * scale if kernel_2d else (coord + 1) / 2 * t(size - 1)
+    else:
+        x = fused_multiply_add(coord + 1, scale, np.full(coord.shape, -0.5, coord.dtype)) if kernel_2d \
+            else ((coord + 1) * t(size) - 1) / 2
     slope = np.full(x.shape, scale, dtype=x.dtype)
     if not pad or padding == "zeros":
         return x, slope
     if padding == "reflection":
-        x, sign = _reflect(x, 0, 2 * (size - 1)) if align_corners else _reflect(x, -1, 2 * size - 1)
+        if kernel_2d:
+            x, sign = _reflect_2d(x, size, align_corners)
+        else:
+            x, sign = _reflect(x, 0, 2 * (size - 1)) if align_corners else _reflect(x, -1, 2 * size - 1)
         slope = slope * sign
     inside = (x > 0) & (x < size - 1)          # clip_coordinates: no slope outside, nor on the borders
     return np.clip(x, 0, size - 1), np.where(inside, slope, 0.0).astype(x.dtype)
@@ -145,17 +176,18 @@ class _Plan:
     def __init__(self, grid, spatial, mode, padding, align_corners):
         self.axes = []
         for a, size in enumerate(reversed(spatial)):          # grid's last axis: x, y[, z]
-            x, slope = _source(grid[..., a], size, padding, align_corners, mode != "bicubic")
+            x, slope = _source(grid[..., a], size, padding, align_corners, mode != "bicubic", len(spatial) == 2)
             base = np.rint(x) if mode == "nearest" else np.floor(x)
-            self.axes.append((size, base, x - slope * grid[..., a] - base, slope))
+            self.axes.append((size, base, x - base, x - slope * grid[..., a] - base, slope))
         self.mode, self.padding, self.align_corners = mode, padding, align_corners
 
     def taps(self, grid):
         """Per tap: (per-axis indices (x, y[, z]), validity, weight, [per-axis weight slopes]);
         the weights are written in ``grid`` (an array or a tensor)."""
         per_axis = []
-        for a, (size, base, offset, slope) in enumerate(self.axes):
-            t = grid[..., a] * slope + offset          # the fractional place, in grid's terms
+        for a, (size, base, fraction, offset, slope) in enumerate(self.axes):
+            # the fractional place: as computed, or (a tensor grid) in grid's terms, to differentiate
+            t = grid[..., a] * slope + offset if isinstance(grid, Tensor) else fraction
             if self.mode == "nearest":
                 factors = [(0, None, 0.0)]
             elif self.mode == "bilinear":

@@ -20,6 +20,7 @@ from collections import defaultdict
 import numpy as np
 
 from ..dtypes import default_dtype
+from ..fused import fused_multiply_add  # noqa: F401  (the optimizers' add(.., alpha=), addcmul)
 from ..grad_mode import enable_grad
 from ..nn import zero_grad_of
 from ..tensor import Tensor
@@ -33,15 +34,6 @@ def state_array(value, dtype=None):
     elif hasattr(value, "detach"):
         value = value.detach().cpu().numpy()
     return np.array(value, dtype=dtype)
-
-
-def fused_multiply_add(a, b, c):
-    """``a * b + c`` rounded once, as the fused multiply-add PyTorch's CPU kernels use for
-    ``add(.., alpha=)``, ``addcmul`` and ``lerp`` (computed in extended precision, rounded to
-    the dtype of ``c``)."""
-    dtype = np.result_type(c)
-    wide = np.longdouble
-    return (np.asarray(a, wide) * np.asarray(b, wide) + np.asarray(c, wide)).astype(dtype)
 
 
 def scalar_dtype():
