@@ -213,3 +213,18 @@ def test_errors_match(name, first, second, kwargs):
             getattr(F, name)(a, b, align_corners=False, **kwargs)
         messages.append((type(error.value), str(error.value)))
     assert messages[0] == messages[1]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64"])
+def test_linspace_is_pytorchs_to_the_last_bit(dtype):
+    """affine_grid's base grid is ATen's linspace; the engine's linspace is the same one."""
+    rng = np.random.default_rng(2)
+    for _ in range(50):
+        a, b = rng.uniform(-10, 10, 2)
+        n = int(rng.integers(1, 400))
+        mine = ag.linspace(a, b, n, dtype=getattr(ag, dtype)).numpy()
+        theirs = torch.linspace(a, b, n, dtype=getattr(torch, dtype)).numpy()
+        np.testing.assert_array_equal(mine, theirs)
+        if dtype != "int64" and n > 1:        # independently: the ends exact, evenly spaced
+            assert mine[0] == np.array(a, dtype) and mine[-1] == np.array(b, dtype)
+            np.testing.assert_allclose(np.diff(mine.astype(np.float64)), (b - a) / (n - 1), rtol=1e-4, atol=1e-5)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..fused import fused_multiply_add
-from ..tensor import Tensor, scalar_name
+from ..tensor import Tensor, linspace_array, scalar_name
 from .dual import D
 from .indexing import add_at, index_add_zeros
 from .recording import Op, apply, array_of
@@ -35,14 +35,10 @@ PADDINGS = ("zeros", "border", "reflection")
 # -- affine grids -------------------------------------------------------------------------------
 
 def _base_axis(steps, align_corners, dtype):
-    """PyTorch's ``linspace_from_neg_one``: the normalised centres of ``steps`` places, with
-    ATen's linspace (the first half counted up from -1, the second down from 1, each fused)."""
+    """PyTorch's ``linspace_from_neg_one``: the normalised centres of ``steps`` places."""
     if steps <= 1:
         return np.zeros(1, dtype=dtype)
-    step = dtype.type(2.0) / dtype.type(steps - 1)
-    i = np.arange(steps)
-    line = np.where(i < steps // 2, fused_multiply_add(step, i, np.full(steps, -1.0, dtype)),
-                    fused_multiply_add(-step, steps - i - 1, np.ones(steps, dtype)))
+    line = linspace_array(-1.0, 1.0, steps, dtype)
     return line if align_corners else line * dtype.type(steps - 1) / dtype.type(steps)
 
 
