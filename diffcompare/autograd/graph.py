@@ -45,6 +45,8 @@ from .gradients import LAZY, stack_rows
 from .tensor import GRAD_DTYPES, HookHandle, Tensor
 
 sequence = itertools.count()
+# nodes PyTorch's engine defines itself rather than derivatives.yaml: name() qualifies them
+ENGINE_NODES = frozenset({"AccumulateGrad", "CopySlices", "CopyBackwards", "GraphRoot", "Identity"})
 
 class Node:
     """One recorded operation. Subclasses define ``_apply(grad, create_graph)``.
@@ -72,7 +74,8 @@ class Node:
     _plan = None             # the walk's plan from this node, kept when the graph is retained
 
     def name(self) -> str:
-        return type(self).__name__
+        name = type(self).__name__
+        return "torch::autograd::" + name if name in ENGINE_NODES else name
 
     def register_prehook(self, hook):
         """Call ``hook(grad_outputs)`` (a tuple of tensors) before this node's backward; a

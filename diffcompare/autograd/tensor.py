@@ -23,10 +23,10 @@ from typing import Any
 
 import numpy as np
 
-
 from .device import META, MetaArray as _MetaArray, as_meta as _as_meta, check as _check_device, is_meta as _is_meta
 from .device import meta_array as _meta_array, refuse_meta
 from .dtypes import default_complex, default_dtype, int64
+from .fused import fused_multiply_add
 from .generators import DEFAULT_SEED, rng_of, standard_normal, standard_uniform
 from .printing import tensor_repr
 from .size import Size
@@ -52,7 +52,7 @@ _SCALAR_NAMES = {"float64": "double", "float32": "float", "float16": "half", "in
                  "complex128": "c10::complex<double>", "complex64": "c10::complex<float>"}
 
 
-def _scalar_name(dtype, title=False):
+def scalar_name(dtype, title=False):
     """PyTorch's C++ name of a dtype in its messages ('double'; with ``title`` 'Double')."""
     name = _SCALAR_NAMES.get(np.dtype(dtype).name, np.dtype(dtype).name)
     return name.title() if title else name
@@ -203,8 +203,8 @@ class Tensor(Operators):
             wanted = GRAD_DTYPES[id(self)][1] if GRAD_DTYPES and id(self) in GRAD_DTYPES else self.dtype
             if wanted is not None and value.dtype != wanted:
                 raise RuntimeError(
-                    f"attempting to assign a gradient with dtype '{_scalar_name(value.dtype)}' to a tensor with "
-                    f"grad_dtype '{_scalar_name(wanted, True)}'. The gradient must match the tensor's grad_dtype "
+                    f"attempting to assign a gradient with dtype '{scalar_name(value.dtype)}' to a tensor with "
+                    f"grad_dtype '{scalar_name(wanted, True)}'. The gradient must match the tensor's grad_dtype "
                     "(defaults to the tensor's dtype). You can set the tensor's grad_dtype attribute with a specific "
                     "dtype, or None to allow any dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor "
                     "and its gradient may break downstream systems that assume they match."
@@ -707,9 +707,31 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
 
 
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False) -> Tensor:
-    """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
+    """``steps`` evenly spaced values from ``start`` to ``end`` inclusive; floating ones as ATen
+    computes them (the first half ``start + step * i``, the rest ``end - step * (steps - 1 - i)``,
+    each fused), so they are PyTorch's to the last bit.
+
+    >>> linspace(-1.0, 1.0, 5)
+    tensor([-1.0000, -0.5000,  0.0000,  0.5000,  1.0000])
+    """
     _check_device(device)
-    return _finish(np.linspace(start, end, steps, dtype=_dtype(dtype) or default_dtype()), requires_grad)
+    dtype = _dtype(dtype) or default_dtype()
+    return _finish(linspace_array(start, end, steps, dtype), requires_grad)
+
+
+def linspace_array(start, end, steps, dtype):
+    """The values of :func:`linspace` as an array of ``dtype``."""
+    if dtype.kind not in "fiu" or steps < 2:
+        return np.linspace(start, end, steps, dtype=dtype)
+    work = dtype if dtype.kind == "f" else np.dtype(np.float64)     # integers: ends truncated, a double step
+    t = work.type
+    if dtype.kind != "f":
+        start, end = int(start), int(end)
+    step = (t(end) - t(start)) / t(steps - 1)
+    i = np.arange(steps)
+    values = np.where(i < steps // 2, fused_multiply_add(step, i, np.full(steps, start, work)),
+                      fused_multiply_add(-step, steps - 1 - i, np.full(steps, end, work)))
+    return values.astype(dtype, copy=False)
 
 
 def eye(n, m=None, dtype=None, device=None, requires_grad=False) -> Tensor:

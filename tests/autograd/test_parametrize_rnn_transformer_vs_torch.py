@@ -307,7 +307,7 @@ def test_pack_and_pad_against_torch_and_by_hand():
     t, e = both(run)
     for a, b in [(t[0], e[0]), (t[1].data, e[1].data), (t[2], e[2])] + list(zip(t[4], e[4])):
         close(a, b)
-        assert a.grad_fn.name().rpartition(":")[2] == b.grad_fn.name()
+        assert a.grad_fn.name() == b.grad_fn.name()
     for a, b in zip(t[5], e[5]):
         close(a.grad, b.grad)
     for name in ("batch_sizes", "sorted_indices", "unsorted_indices"):

@@ -64,7 +64,7 @@ def test_prelu_sums_the_slopes_gradient_over_its_channel():
     y, ty = F.prelu(x, w), torch.nn.functional.prelu(t, tw)
     (y * y).sum().backward()
     (ty * ty).sum().backward()
-    assert [n.name() for n, _ in y.grad_fn.next_functions] == ["AccumulateGrad", "ViewBackward0"]
+    assert [n.name() for n, _ in y.grad_fn.next_functions] == ["torch::autograd::AccumulateGrad", "ViewBackward0"]
     np.testing.assert_allclose(w.grad.numpy(), tw.grad.numpy(), rtol=1e-12)
     np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), rtol=1e-12)
 

@@ -503,6 +503,43 @@ class _WeightedLoss(_Loss):
         self.register_buffer("weight", weight)
 
 
+class LinearCrossEntropyLoss(_WeightedLoss):
+    """Cross-entropy of the logits of an inner ``Linear`` (``self.linear``, its weight kept flat as
+    (C * prod(out_features), in_features)) against ``target`` (``F.linear_cross_entropy``).
+
+    >>> from diffcompare import autograd as ag
+    >>> loss = ag.nn.LinearCrossEntropyLoss(5, 10, out_features=(4,), bias=True)
+    >>> loss.linear.weight.shape, loss(ag.randn(2, 5), ag.zeros(2, 4, dtype=ag.int64)).grad_fn.name()
+    ((40, 5), 'NllLoss2DBackward0')
+    """
+
+    def __init__(self, in_features, num_classes, *, out_features=(), bias=False, device=None, dtype=None,
+                 reduction="mean", weight=None, ignore_index=None, label_smoothing=0.0, options=None):
+        if weight is not None and tuple(weight.shape) != (num_classes,):
+            raise RuntimeError(f"expected weight shape to be {(num_classes,)}, got {tuple(weight.shape)}")
+        if label_smoothing < 0 or label_smoothing > 1.0:
+            raise RuntimeError(f"expected label_smoothing to be in range [0, 1], got {label_smoothing}")
+        super().__init__(weight=weight, reduction=reduction)
+        self.num_classes, self.out_features = num_classes, tuple(out_features)
+        self.ignore_index, self.label_smoothing, self.options = ignore_index, label_smoothing, options
+        self.linear = Linear(in_features, math.prod(out_features, start=num_classes), bias=bias, device=device,
+                             dtype=dtype)
+
+    def forward(self, input, target):
+        linear_weight = self.linear.weight.reshape((self.num_classes, *self.out_features, self.linear.in_features))
+        bias = self.linear.bias
+        linear_bias = bias.reshape((self.num_classes, *self.out_features)) if bias is not None else None
+        return F.linear_cross_entropy(input, linear_weight, target, linear_bias=linear_bias, weight=self.weight,
+                                      reduction=self.reduction, ignore_index=self.ignore_index,
+                                      label_smoothing=self.label_smoothing, options=self.options)
+
+    def extra_repr(self):
+        return (f"in_features={self.linear.in_features}, num_classes={self.num_classes}, "
+                f"out_features={self.out_features}, bias={self.linear.bias is not None}, "
+                f"reduction={self.reduction}, ignore_index={self.ignore_index}, "
+                f"label_smoothing={self.label_smoothing}, options={self.options}")
+
+
 class L1Loss(_Loss):
     def forward(self, input, target):
         return F.l1_loss(input, target, reduction=self.reduction)

@@ -150,20 +150,27 @@ def _size(shape):
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
                   label_smoothing=0.0):
     """Cross-entropy of logits ``input`` (N, C) against class indices (N,) or probabilities (N, C),
-    recorded as PyTorch does: LogSoftmaxBackward0 then NllLossBackward0."""
-    if label_smoothing:
-        raise NotImplementedError("cross_entropy(label_smoothing=...) is not supported by this engine")
+    recorded as PyTorch does: LogSoftmaxBackward0 then NllLossBackward0; with ``label_smoothing``
+    the targets are mixed with the uniform distribution (PyTorch's
+    ``cross_entropy_loss_label_smoothing``)."""
+    if label_smoothing > 1.0:           # PyTorch checks the upper end only; <= 0 smooths nothing
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     reduction = _legacy_reduction(size_average, reduce, reduction)
     class_dim = 0 if input.ndim == 1 else 1
     logp = ops.log_softmax(input, dim=class_dim)
     target_data = target._data if isinstance(target, Tensor) else np.asarray(target)
     if target_data.dtype.kind in "iu":
-        return nll_loss(logp, target_data, weight, ignore_index=ignore_index, reduction=reduction)
+        nll = nll_loss(logp, target_data, weight, ignore_index=ignore_index, reduction=reduction)
+        if label_smoothing <= 0:
+            return nll
+        return _smoothed(nll, logp, target_data, weight, ignore_index, reduction, label_smoothing, class_dim)
     _check_reduction(reduction)
     if target_data.shape != tuple(input.shape):
         raise RuntimeError(f"Expected floating point type target {list(target_data.shape)} to have the same "
                            f"shape as input {list(input.shape)}")
     target = target if isinstance(target, Tensor) else Tensor._make(target_data.astype(input.dtype))
+    if label_smoothing > 0:
+        target = target * (1 - label_smoothing) + label_smoothing / input.shape[class_dim]
     # PyTorch's cross_entropy_loss_prob_target: -(logp * target [* weight]) summed, divided by N
     picked = logp * target
     if weight is not None:
@@ -175,6 +182,73 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     if reduction == "sum":
         return -picked.sum()
     return ops.div_scalar(-picked.sum(), math.prod(input.shape) // input.shape[class_dim])
+
+
+def _smoothed(nll, logp, target, weight, ignore_index, reduction, label_smoothing, class_dim):
+    """``(1 - ls) nll + ls / C * smooth``, where ``smooth`` is minus the (weighted) sum of the
+    log-probabilities of every class, left out at ignored places and reduced as ``nll`` is
+    (its weighted mean divides by the targets' weights)."""
+    n_classes = logp.shape[class_dim]
+    if weight is not None:
+        shape = [1] * logp.ndim
+        shape[class_dim] = n_classes
+        smooth = -(logp * _as_tensor(weight, logp).reshape(shape)).sum(class_dim)
+    else:
+        smooth = -logp.sum(class_dim)
+    ignored = target == ignore_index
+    smooth = smooth.masked_fill(Tensor._make(ignored), 0.0)
+    if reduction == "mean":
+        if weight is not None:
+            w = np.asarray(weight._data if isinstance(weight, Tensor) else weight)
+            total = Tensor._make(np.asarray(w[target[~ignored]].sum(), dtype=logp.dtype))
+        else:
+            total = Tensor._make(np.asarray((~ignored).sum()))
+        smooth = smooth.sum() / total
+    elif reduction == "sum":
+        smooth = smooth.sum()
+    return (1 - label_smoothing) * nll + smooth * (label_smoothing / n_classes)
+
+
+def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weight=None, reduction="mean",
+                         ignore_index=None, label_smoothing=0.0, options=None):
+    """Cross-entropy of the logits ``linear(input, linear_weight, linear_bias)`` against ``target``,
+    composed as PyTorch's reference path (``options=None``): ``linear_weight`` (C, *out_features,
+    in_features) gives K-dimensional logits (N, C, *out_features); ``ignore_index=None`` means -100.
+
+    >>> from diffcompare import autograd as ag
+    >>> x, w = ag.tensor([[1.0, 0.0]]), ag.tensor([[2.0, 0.0], [0.0, 1.0]])
+    >>> round(linear_cross_entropy(x, w, ag.tensor([0])).item(), 6)      # -log(e^2 / (e^2 + 1))
+    0.126928
+    """
+    if options is not None:
+        raise NotImplementedError("linear_cross_entropy(options=...): the chunked path is not supported by this "
+                                  "engine; options=None computes the same loss")
+    if input.dim() < 1 or input.dim() > 2:
+        raise RuntimeError(f"expected input with dimensionality 1 or 2, got {input.dim()}")
+    if linear_weight.dim() < 2:
+        raise RuntimeError(f"expected linear_weight with dimensionality at least 2, got {linear_weight.dim()}")
+    batch, in_features = tuple(input.shape[:-1]), input.shape[-1]
+    if in_features != linear_weight.shape[-1]:
+        raise RuntimeError("expected equal input and linear_weight last dimensions (in_features), "
+                           f"got {input.shape[-1]} and {linear_weight.shape[-1]}, respectively")
+    num_classes, out_features = linear_weight.shape[0], tuple(linear_weight.shape[1:-1])
+    if linear_bias is not None and tuple(linear_bias.shape) != (num_classes, *out_features):
+        raise RuntimeError(f"expected linear_bias shape {(num_classes, *out_features)}, got "
+                           f"{tuple(linear_bias.shape)}")
+    if out_features and not batch:
+        raise RuntimeError(f"K-dimensional loss defined by linear_weight shape {tuple(linear_weight.shape)} requires"
+                           f" batched input, (N, {in_features}), got unbatched input with shape {tuple(input.shape)}")
+    logits_shape = (*batch, num_classes, *out_features)
+    if tuple(target.shape) == logits_shape and ignore_index is not None:
+        raise RuntimeError("ignore_index cannot be specified when target contains probabilities")
+    ignore_index = -100 if ignore_index is None else ignore_index
+    if out_features:
+        linear_weight = linear_weight.reshape((math.prod(out_features, start=num_classes), in_features))
+        if linear_bias is not None:
+            linear_bias = linear_bias.reshape(math.prod(out_features, start=num_classes))
+    logits = linear(input, linear_weight, linear_bias).reshape(logits_shape)
+    return cross_entropy(logits, target, weight=weight, reduction=reduction, ignore_index=ignore_index,
+                         label_smoothing=label_smoothing)
 
 
 def dropout(input, p=0.5, training=True, inplace=False):
@@ -661,6 +735,68 @@ def pad(input, pad, mode="constant", value=None):
     if mode not in ("reflect", "replicate", "circular"):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     return ops.nonconstant_pad(input, pad, mode)
+
+
+_ALIGN_CORNERS_WARNING = ("Default grid_sample and affine_grid behavior has changed to align_corners=False since "
+                          "1.3.0. Please specify align_corners=True if the old behavior is desired. See the "
+                          "documentation of grid_sample for details.")
+
+
+def affine_grid(theta, size, align_corners=None):
+    """The sampling grid of the affine maps ``theta`` (N, 2, 3) or (N, 3, 4) for an output of
+    ``size`` (N, C, H, W) or (N, C, D, H, W), for ``grid_sample`` (AffineGridGeneratorBackward0);
+    ``align_corners=None`` means False, with PyTorch's warning.
+
+    >>> from diffcompare import autograd as ag
+    >>> affine_grid(ag.tensor([[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]]), (1, 1, 1, 2), align_corners=False)
+    tensor([[[[-0.5000,  0.0000],
+              [ 0.5000,  0.0000]]]])
+    """
+    if align_corners is None:
+        warnings.warn(_ALIGN_CORNERS_WARNING, UserWarning, stacklevel=2)
+        align_corners = False
+    if not theta.is_floating_point():
+        raise ValueError(f"Expected theta to have floating point type, but got torch.{theta.dtype}")
+    if len(size) in (4, 5):
+        d = len(size) - 2
+        if theta.dim() != 3 or theta.shape[-2] != d or theta.shape[-1] != d + 1:
+            shape = "Nx2x3" if d == 2 else "Nx3x4"
+            raise ValueError(f"Expected a batch of {d}D affine matrices of shape {shape} for size {size}. "
+                             f"Got torch.Size({list(theta.shape)}).")
+    else:
+        raise NotImplementedError(f"affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, "
+                                  f"respectively. Got size {size}.")
+    if align_corners and min(size[2:]) == 1:
+        warnings.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size grids when "
+                      "align_corners=True. This is not an intended use case of affine_grid. See the documentation "
+                      "of affine_grid for details.", UserWarning, stacklevel=2)
+    elif min(size) <= 0:
+        raise ValueError(f"Expected non-zero, positive output size. Got {size}")
+    return ops.affine_grid_generator(theta, size, align_corners)
+
+
+def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
+    """``input`` (N, C, H, W) or (N, C, D, H, W) read at the normalised places of ``grid``
+    (x, y[, z] in [-1, 1]), "bilinear", "nearest" or "bicubic" (4-D), outside the image
+    "zeros", "border" or "reflection" (GridSampler2DBackward0 / GridSampler3DBackward0);
+    ``align_corners=None`` means False, with PyTorch's warning.
+
+    >>> from diffcompare import autograd as ag
+    >>> image = ag.tensor([[[[0.0, 1.0], [2.0, 3.0]]]])
+    >>> grid_sample(image, ag.tensor([[[[0.0, 0.0], [1.0, 1.0]]]]), align_corners=True)
+    tensor([[[[1.5000, 3.0000]]]])
+    """
+    if mode not in ops.grid_sampling.MODES:
+        raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', "
+                         f"but got: '{mode}'")
+    if padding_mode not in ops.grid_sampling.PADDINGS:
+        raise ValueError(f"nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
+                         f"'reflection', but got: '{padding_mode}'")
+    if align_corners is None:
+        warnings.warn(_ALIGN_CORNERS_WARNING, UserWarning, stacklevel=2)
+        align_corners = False
+    return ops.grid_sampler(input, grid, ops.grid_sampling.MODES.index(mode),
+                            ops.grid_sampling.PADDINGS.index(padding_mode), align_corners)
 
 
 def one_hot(tensor, num_classes=-1):

@@ -1,6 +1,8 @@
 """``torch.nn``'s recurrent layers, RNN, LSTM and GRU, and their cells, composed from the
 engine's ops as PyTorch's CPU path computes them: a cell's gates are two ``linear``s, the
-outputs of a layer are stacked over time and its final states over layers (StackBackward0).
+outputs of a layer are stacked over time (a bidirectional layer's two directions then joined:
+CatBackward0) and its final states over layers (StackBackward0); a batch-first output is
+transposed back as ATen does it (TransposeBackward1 for RNN and GRU, TransposeBackward0 for LSTM).
 Parameters are named and drawn as PyTorch's (``weight_ih_l0``, ..., U(-1/√hidden, 1/√hidden)
 in registration order).
 
@@ -54,6 +56,7 @@ class RNNBase(Module):
     """The stacked, optionally bidirectional, recurrent layer shared by RNN, LSTM and GRU."""
 
     gates = 1
+    transposes_in_place = True      # a batch-first output: ``transpose_`` (RNN, GRU) or ``transpose`` (LSTM)
 
     def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
                  bidirectional=False, device=None, dtype=None):
@@ -124,8 +127,8 @@ class RNNBase(Module):
                     finals_c.append(state[1])
             if directions == 1:
                 layer_input = ops.stack(outputs[0])
-            else:
-                layer_input = ops.stack([ops.cat([a, b], 1) for a, b in zip(*outputs)])
+            else:       # each direction's outputs stacked, then joined (CatBackward0), as ATen
+                layer_input = ops.cat([ops.stack(outputs[0]), ops.stack(outputs[1])], -1)
             if self.dropout and self.training and layer < self.num_layers - 1:
                 layer_input = F.dropout(layer_input, self.dropout, True)
         output = layer_input
@@ -134,8 +137,8 @@ class RNNBase(Module):
         if unbatched:
             output = output.squeeze(1)
             states = tuple(s.squeeze(1) for s in states) if paired else states.squeeze(1)
-        elif self.batch_first:
-            output = output.transpose(0, 1)
+        elif self.batch_first:      # ATen's RNN and GRU transpose in place (TransposeBackward1), LSTM not
+            output = output.transpose_(0, 1) if self.transposes_in_place else output.transpose(0, 1)
         return output, states
 
     def _run_packed(self, packed, hx, cell, paired):
@@ -243,6 +246,7 @@ class RNN(RNNBase):
 
 class LSTM(RNNBase):
     gates = 4
+    transposes_in_place = False
 
     def forward(self, input, hx=None):
         return self._run(input, hx, _lstm_cell, True)

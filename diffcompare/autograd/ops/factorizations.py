@@ -32,7 +32,7 @@ from ..tensor import Tensor
 from .dual import D, define, register
 from .linalg import matmul, mm
 from .outputs import write_out
-from .recording import Op, apply, array_of, record
+from .recording import Op, apply, array_of, check_dim, record
 from .shape import cat
 
 _EPS = np.finfo(np.float64).eps
@@ -44,6 +44,7 @@ QrResult = namedtuple("qr", ["Q", "R"])
 LuFactorResult = namedtuple("lu_factor", ["LU", "pivots"])
 LuFactorExResult = namedtuple("lu_factor_ex", ["LU", "pivots", "info"])
 LuResult = namedtuple("lu", ["P", "L", "U"])
+LuUnpackResult = namedtuple("lu_unpack", ["P", "L", "U"])
 LstsqResult = namedtuple("lstsq", ["solution", "residuals", "rank", "singular_values"])
 
 
@@ -366,15 +367,42 @@ def _unpack(lu):
 
 
 def _lu_grad(P, L, U, gL, gU):
-    """PyTorch's linalg_lu_backward for square matrices: gA = P L^{-H} (tril(L^H gL, -1) + triu(gU U^H)) U^{-H}."""
-    phi = None
-    if gL is not None:
-        phi = D.tril(_mH(L) @ gL, -1)
-    if gU is not None:
-        part = D.triu(gU @ _mH(U))
-        phi = part if phi is None else phi + part
-    left = D.solve(_mH(L), phi)                      # L^{-H} phi
-    return P @ _mH(D.solve(U, _mH(left)))            # (L^{-H} phi) U^{-H}
+    """PyTorch's linalg_lu_backward: for square A = P L U,
+    gA = P L^{-H} (tril(L^H gL, -1) + triu(gU U^H)) U^{-H}; a wide A (m < n, U = [U1 U2]) or a
+    tall one (m > n, L = [L1; L2]) also carries the extra block's gradient through."""
+    m, n = L.shape[-2], U.shape[-1]
+    if gL is None:
+        gL = np.zeros(L.shape, dtype=L.dtype)
+    if gU is None:
+        gU = np.zeros(U.shape, dtype=U.dtype)
+    if m == n:
+        phi = D.tril(_mH(L) @ gL, -1) + D.triu(gU @ _mH(U))
+        return P @ _right_solve(D.solve(_mH(L), phi), U)
+    if m < n:                            # gA = P L^{-H} [tril(L^H gL - triu(gU) U^H, -1) U1^{-H} + triu(gU1), gU2]
+        gU = D.triu(gU)
+        U1, gU1, gU2 = U[..., :, :m], gU[..., :, :m], gU[..., :, m:]
+        phi = D.tril(_mH(L) @ gL - gU @ _mH(U), -1)
+        left = _right_solve(phi, U1) + gU1
+        placed = left @ np.eye(m, n, dtype=L.dtype) + gU2 @ np.eye(n - m, n, m, dtype=L.dtype)
+        return P @ D.solve(_mH(L), placed)
+    # tall: gA = P [L1^{-H} (tril(L1^H gL1, -1) + triu(gU U^H - L2^H gL2)) U^{-H}; gL2 U^{-H}]
+    L1, L2, gL1, gL2 = L[..., :n, :], L[..., n:, :], gL[..., :n, :], gL[..., n:, :]
+    phi = D.tril(_mH(L1) @ gL1, -1) + D.triu(gU @ _mH(U) - _mH(L2) @ gL2)
+    top = _right_solve(D.solve(_mH(L1), phi), U)
+    placed = np.eye(m, n, dtype=L.dtype) @ top + np.eye(m, m - n, -n, dtype=L.dtype) @ _right_solve(gL2, U)
+    return P @ placed
+
+
+def _right_solve(X, U):
+    """``X U^{-H}``."""
+    return _mH(D.solve(U, _mH(X)))
+
+
+def _packed_factors(LU):
+    """L (m x k, unit diagonal) and U (k x n) of packed factors, for arrays and tensors."""
+    m, n = LU.shape[-2:]
+    k = min(m, n)
+    return D.tril(LU[..., :, :k], -1) + np.eye(m, k, dtype=LU.dtype), D.triu(LU[..., :k, :])
 
 
 class LinalgLuFactorExBackward0(MultiOutputOp):
@@ -388,10 +416,9 @@ class LinalgLuFactorExBackward0(MultiOutputOp):
 
     def backward(self, grads, LU):
         g = output_grads(grads, 1)[0]
-        _square_for_grad(LU)
-        L = D.tril(LU, -1) + _eye(LU.shape[-1], LU.dtype)
-        U = D.triu(LU)
-        return (_lu_grad(self.P, L, U, D.tril(g, -1), D.triu(g)),)
+        L, U = _packed_factors(LU)
+        gL, gU = _packed_factors(g)
+        return (_lu_grad(self.P, L, U, D.tril(gL, -1), gU),)
 
 
 class LinalgLuBackward0(MultiOutputOp):
@@ -404,13 +431,7 @@ class LinalgLuBackward0(MultiOutputOp):
 
     def backward(self, grads, L, U):
         gL, gU = output_grads(grads, 2)
-        _square_for_grad(L)
         return (_lu_grad(self.P, L, U, gL, gU),)
-
-
-def _square_for_grad(m):
-    if m.shape[-1] != m.shape[-2]:
-        raise NotImplementedError("the gradient of an LU factorisation of a non-square matrix is not implemented")
 
 
 def lu_factor_ex(A, *, pivot=True, check_errors=False):
@@ -454,6 +475,69 @@ def linalg_lu(A, *, pivot=True):
     P = _permutation(pivots, lu_.shape[-2], lu_.dtype)
     out = record_outputs(LinalgLuBackward0, (A,), {"P": P}, [P, L, U], [1, 2])
     return LuResult(*out)
+
+
+class LuUnpackBackward0(MultiOutputOp):
+    """``P, L, U`` from packed factors: L's gradient goes to the part below the diagonal of the
+    first min(m, n) columns, U's to the part on and above it of the first min(m, n) rows."""
+
+    @staticmethod
+    def forward(a):
+        return a
+
+    def backward(self, grads):
+        gL, gU = output_grads(grads, 2)
+        m, n = self.shape[-2:]
+        if not self.unpack_data:      # L and U were not unpacked: PyTorch's tril of their empty gradient
+            raise RuntimeError("tril: input tensor must have at least 2 dimensions")
+        g = None
+        if gL is not None:            # m x k, placed in the first k columns
+            g = D.tril(gL, -1)
+            if m < n:
+                g = g @ np.eye(m, n, dtype=self.dtype)
+        if gU is not None:            # k x n, placed in the first k rows
+            part = D.triu(gU)
+            if m > n:
+                part = np.eye(m, n, dtype=self.dtype) @ part
+            g = part if g is None else g + part
+        return (g,)
+
+
+def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
+    """``P, L, U`` (a named tuple) from ``torch.linalg.lu_factor``'s packed factors and pivots,
+    with ``A = P L U``; L and U are differentiable (LuUnpackBackward0), as ``torch.lu_unpack``.
+
+    >>> from diffcompare import autograd as ag
+    >>> A = ag.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    >>> P, L, U = ag.lu_unpack(*ag.linalg.lu_factor(A))
+    >>> P, L, U.grad_fn.name()
+    (tensor([[0., 1.],
+            [1., 0.]]), tensor([[1.0000, 0.0000],
+            [0.3333, 1.0000]], grad_fn=<LuUnpackBackward0>), 'LuUnpackBackward0')
+    """
+    lu_ = array_of(LU_data)
+    if lu_.ndim < 2:
+        if _wants_grad((LU_data,)):       # PyTorch's autograd reads size(-2) first
+            check_dim(-2, lu_.ndim)
+        raise RuntimeError(f"torch.lu_unpack: Expected tensor with 2 or more dimensions. Got size: "
+                           f"{list(lu_.shape)} instead")
+    m, n = lu_.shape[-2:]
+    k = min(m, n)
+    empty = np.zeros((0,), dtype=lu_.dtype)
+    P = empty
+    if unpack_pivots:
+        pivots = np.asarray(array_of(LU_pivots))
+        if pivots.dtype != np.int32:
+            raise RuntimeError("torch.lu_unpack: LU_pivots is expected to be a contiguous tensor of torch.int32 "
+                               "dtype.\nNote: this function is intended to be used with the output produced by "
+                               "torch.linalg.lu_factor")
+        if pivots.shape[-1:] != (k,) or np.any(pivots < 1) or np.any(pivots > m):
+            raise RuntimeError("pivots passed to lu_unpack must be between 1 and LU.size(-2) inclusive.Did you "
+                               "properly pass the result of lu_factor?")
+        P = _permutation(pivots, m, lu_.dtype)
+    L, U = _unpack(lu_) if unpack_data else (empty, empty.copy())
+    params = {"shape": lu_.shape, "dtype": lu_.dtype, "unpack_data": unpack_data}
+    return LuUnpackResult(*record_outputs(LuUnpackBackward0, (LU_data,), params, [P, L, U], [1, 2]))
 
 
 def lu(A, pivot=True, get_infos=False, out=None):
@@ -828,10 +912,10 @@ register(pinv=lambda a: pinv(a))
 define("pinv", np.linalg.pinv)
 
 # the torch-level functions of this family (`ag.<name>`, as `torch.<name>`)
-PUBLIC = ("cholesky_inverse", "cholesky_solve", "lu", "lu_solve", "matrix_exp", "matrix_power", "pinverse", "qr", "svd", "triangular_solve")
+PUBLIC = ("cholesky_inverse", "cholesky_solve", "lu", "lu_solve", "lu_unpack", "matrix_exp", "matrix_power", "pinverse", "qr", "svd", "triangular_solve")
 # what the family exports to `ops`
 __all__ = ["LinalgEighBackward0", "LinalgLstsqBackward0", "LinalgLuBackward0", "LinalgLuFactorExBackward0",
            "LinalgLuSolveBackward0", "LinalgMatrixExpBackward0", "LinalgPinvBackward0", "LinalgQrBackward0",
-           "LinalgSvdFull", "eigh", "eigvalsh", "linalg_lu", "linalg_lu_solve", "linalg_qr", "linalg_svd", "lstsq",
+           "LinalgSvdFull", "LuUnpackBackward0", "eigh", "eigvalsh", "linalg_lu", "linalg_lu_solve", "linalg_qr", "linalg_svd", "lstsq",
            "lu_factor", "lu_factor_ex", "matrix_rank", "multi_dot", "pinv", "solve_triangular",
            "CholeskyInverseBackward0", "CholeskySolveBackward0", "LinalgSolveTriangularBackward0", *PUBLIC]

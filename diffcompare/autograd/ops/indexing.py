@@ -4,6 +4,7 @@ value``, with the gradient scattered back."""
 from __future__ import annotations
 
 import numbers
+import warnings
 from operator import itemgetter
 
 import numpy as np
@@ -13,7 +14,7 @@ from ..grad_mode import STATE
 from ..gradients import IndexedGrad
 from ..tensor import Tensor
 from .dual import D
-from .inplace import VIEW_OF_LEAF_INPLACE_ERROR, adopt, write_in_place
+from .inplace import LEAF_INPLACE_ERROR, VIEW_OF_LEAF_INPLACE_ERROR, adopt, copy_, fill_, write_in_place
 from .recording import Op, apply, record, sum_to
 from .shape import as_view, record_view
 
@@ -21,25 +22,64 @@ _ELLIPSIS = type(Ellipsis)
 
 
 def _basic_fast(index):
-    """``(parts, has_int)`` for an index of plain ints, slices, None and ``...`` (checked by
-    exact type, the common case), or None for anything else (the general path decides)."""
+    """``(parts, node)`` for an index of plain ints, slices, None and ``...`` (checked by exact
+    type, the common case), or None for anything else (the general path decides). ``node`` is
+    the class of the node PyTorch's last view step records (``_basic_node``), or None when a
+    slice with a stop needs the shape to tell."""
     t = type(index)
     if t is int:
-        return (index, Ellipsis), True
-    if t is slice:
-        return (index, Ellipsis), False
+        return (index, Ellipsis), SelectBackward0
+    if t is slice:              # PyTorch's one-slice path slices even the whole axis
+        return (index, Ellipsis), SliceBackward0
+    if t is _ELLIPSIS:
+        return (Ellipsis,), IndexAliasBackward0
+    if index is None:
+        return (None, Ellipsis), IndexUnsqueezeBackward0
     if t is not tuple:
         return None
-    has_int = ellipsis = False
+    ellipsis = False
+    node = IndexAliasBackward0
     for item in index:
         t = type(item)
         if t is int:
-            has_int = True
+            node = SelectBackward0
+        elif t is slice:
+            if item.start not in (None, 0) or item.step not in (None, 1):
+                node = SliceBackward0
+            elif item.stop is not None:
+                node = None                 # whole or not: the shape tells (_basic_node)
         elif t is _ELLIPSIS:
             ellipsis = True
-        elif t is not slice and item is not None:
+        elif item is None:
+            node = IndexUnsqueezeBackward0
+        else:
             return None
-    return (index if ellipsis else index + (Ellipsis,)), has_int
+    return (index if ellipsis else index + (Ellipsis,)), node
+
+
+def _basic_node(parts, shape):
+    """The class of the node PyTorch records for a basic index: its last view step's
+    (SelectBackward0 for an int, SliceBackward0 for a slice that is not the whole axis,
+    UnsqueezeBackward0 for None), AliasBackward0 when every part keeps the whole tensor.
+
+    >>> _basic_node((slice(0, 3), None, slice(None), Ellipsis), (3, 4)).__name__
+    'UnsqueezeBackward0'
+    """
+    explicit = sum(item is not Ellipsis and item is not None for item in parts)
+    node, dim = IndexAliasBackward0, 0
+    for item in parts:
+        if item is Ellipsis:
+            dim += len(shape) - explicit
+        elif item is None:
+            node = IndexUnsqueezeBackward0
+        elif type(item) is slice:
+            if dim >= len(shape) or not _full_slice(item, shape[dim]):
+                node = SliceBackward0
+            dim += 1
+        else:
+            node = SelectBackward0
+            dim += 1
+    return node
 
 
 def _normalise_index(index):
@@ -50,11 +90,22 @@ def _normalise_index(index):
     for item in index:
         if isinstance(item, Tensor):
             item = item._data
+            if item.dtype == np.uint8:      # a byte tensor is a mask, as in PyTorch (deprecated there)
+                warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype "
+                              "torch.bool instead.", UserWarning, stacklevel=4)
+                item = item.astype(bool)
+            elif item.ndim == 0 and item.dtype.kind in "iu":     # a 0-d integer tensor counts as an int
+                parts.append(int(item))
+                continue
         if isinstance(item, (list, np.ndarray)):
             item = np.asarray(item)
             if item.dtype.kind not in "biu":
                 raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
             basic = False
+        elif type(item) is bool:        # a Python bool is a 0-d mask, as in PyTorch (a copy, not a view)
+            parts.append(np.array(item))
+            basic = False
+            continue
         elif not (item is None or item is Ellipsis or isinstance(item, (slice, numbers.Integral))):
             if isinstance(item, range):      # an integer index array, as in PyTorch (x[range(n), target])
                 parts.append(np.arange(item.start, item.stop, item.step, dtype=np.int64))
@@ -114,6 +165,18 @@ class SelectBackward0(Op):
 
 class SliceBackward0(SelectBackward0):
     pass
+
+
+class IndexUnsqueezeBackward0(SelectBackward0):
+    """A basic index whose last step is a None (PyTorch's node name: UnsqueezeBackward0)."""
+
+
+class IndexAliasBackward0(SelectBackward0):
+    """A basic index that keeps the whole tensor (PyTorch's node name: AliasBackward0)."""
+
+
+IndexUnsqueezeBackward0.__name__ = "UnsqueezeBackward0"
+IndexAliasBackward0.__name__ = "AliasBackward0"
 
 
 class IndexPutBackward0(Op):
@@ -180,28 +243,47 @@ def index_add_zeros(g, index, shape, basic=False):
     return IndexPutBackward0.forward(g, index, shape, basic)
 
 
+def _index_error(error, x):
+    """NumPy's IndexError in PyTorch's words.
+
+    >>> _index_error(IndexError("index 5 is out of bounds for axis 0 with size 3"), np.zeros(3))
+    IndexError('index 5 is out of bounds for dimension 0 with size 3')
+    """
+    text = str(error)
+    if text.startswith("too many indices"):
+        return IndexError(f"too many indices for tensor of dimension {np.ndim(x)}")
+    if " is out of bounds for axis " in text:
+        return IndexError(text.replace(" for axis ", " for dimension "))
+    return error
+
+
 def getitem(x, index):
-    fast = _basic_fast(index)
-    if fast is not None:
-        index, has_int = fast
-        cls = SelectBackward0 if has_int else SliceBackward0
-        state = STATE
-        if not META_SEEN[0] and (state.plain or not (state.grad_enabled or state.forward_level)):
-            # the common case, without apply's generality: NumPy's view, recorded when x requires grad
-            data = x._data
-            out = data[index]
-            if state.plain and x.requires_grad_flag:
-                result = record(cls, (x,), {"index": index, "in_shape": data.shape}, out, None)
-            else:
-                result = Tensor._make(out)
-            return as_view(result, x, itemgetter(index))
-        return record_view(cls, x, {"index": index, "in_shape": x._data.shape}, itemgetter(index))
-    index, basic = _normalise_index(index)
-    if basic:
-        ints = [i for i in index if isinstance(i, numbers.Integral)]
-        cls = SelectBackward0 if ints else SliceBackward0
-        return record_view(cls, x, {"index": index, "in_shape": x.shape}, lambda a: a[index])
-    return apply(IndexBackward0, (x,), {"index": index, "in_shape": x.shape})
+    """``x[index]``: a view for a basic index (recorded under PyTorch's node for its last step), a
+    gather otherwise (IndexBackward0); NumPy's IndexError in PyTorch's words."""
+    try:
+        fast = _basic_fast(index)
+        if fast is not None:
+            index, cls = fast
+            if cls is None:
+                cls = _basic_node(index, x._data.shape)
+            state = STATE
+            if not META_SEEN[0] and (state.plain or not (state.grad_enabled or state.forward_level)):
+                # the common case, without apply's generality: NumPy's view, recorded when x requires grad
+                data = x._data
+                out = data[index]
+                if state.plain and x.requires_grad_flag:
+                    result = record(cls, (x,), {"index": index, "in_shape": data.shape}, out, None)
+                else:
+                    result = Tensor._make(out)
+                return as_view(result, x, itemgetter(index))
+            return record_view(cls, x, {"index": index, "in_shape": x._data.shape}, itemgetter(index))
+        index, basic = _normalise_index(index)
+        if basic:
+            cls = _basic_node(index, x._data.shape)
+            return record_view(cls, x, {"index": index, "in_shape": x.shape}, lambda a: a[index])
+        return apply(IndexBackward0, (x,), {"index": index, "in_shape": x.shape})
+    except IndexError as error:
+        raise _index_error(error, x._data) from None
 
 
 class CopySlices(Op):
@@ -244,21 +326,128 @@ IndexPutBackward0Setitem.__name__ = "IndexPutBackward0"
 
 
 def setitem(x, index, value):
-    """``x[index] = value`` as an in-place operation recorded in the graph."""
-    fast = _basic_fast(index)
-    if fast is not None and x._base is None and not META_SEEN[0] and \
-            (STATE.plain or not (STATE.grad_enabled or STATE.forward_level)) and _write_basic(x, fast[0], value):
-        return x
-    index, basic = (fast[0], True) if fast is not None else _normalise_index(index)
-    value_shape = value.shape if isinstance(value, Tensor) else np.shape(value)
-    cls = CopySlices if basic else IndexPutBackward0Setitem
+    """``x[index] = value`` as an in-place operation recorded in the graph, under PyTorch's
+    node: ``CopySlices`` where the index first takes a view of ``x`` (an int, a 0-d integer
+    tensor, a slice that is not the whole axis, None), ``IndexPutBackward0`` for index tensors
+    alone, ``FillBackward3`` or ``CopyBackwards`` where the index is the whole of ``x``.
+
+    >>> from diffcompare import autograd as ag
+    >>> t = ag.zeros(3, requires_grad=True).clone()
+    >>> t[ag.tensor(1)] = 2.0
+    >>> t[ag.tensor([0])] = 1.0
+    >>> t, t.grad_fn.name(), t.grad_fn.next_functions[0][0].name()
+    (tensor([1., 2., 0.], grad_fn=<IndexPutBackward0>), 'IndexPutBackward0', 'torch::autograd::CopySlices')
+    """
     try:
-        return write_in_place(x, lambda src: apply(cls, (src, value), {
-            "index": index, "in_shape": x.shape, "value_shape": value_shape}), leaf_message=VIEW_OF_LEAF_INPLACE_ERROR)
-    except RuntimeError as error:
-        if not str(error).startswith("The size of tensor a"):
-            raise
-        raise _setitem_shape_error(x.shape, index, basic, tuple(value_shape)) or error from None
+        if index is False:          # PyTorch writes nothing and records nothing
+            return x
+        if isinstance(index, Tensor) and index._data.dtype == np.uint8 and index._data.ndim and \
+                (not isinstance(value, Tensor) or not value._data.ndim):      # PyTorch's masked_fill_ path
+            raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype unsigned char")
+        fast = _basic_fast(index)
+        whole = False
+        if fast is not None:
+            node = fast[1]      # an int or a None in it: never the whole tensor
+            whole = node is IndexAliasBackward0 or (node is not SelectBackward0 and node is not IndexUnsqueezeBackward0
+                                                    and _whole(fast[0], x._data.shape))
+            if not whole and x._base is None and not META_SEEN[0] and \
+                    (STATE.plain or not (STATE.grad_enabled or STATE.forward_level)) and _write_basic(x, fast[0], value):
+                return x
+        index, basic = (fast[0], True) if fast is not None else _normalise_index(index)
+        value_shape = value.shape if isinstance(value, Tensor) else np.shape(value)
+        whole = whole or (fast is None and basic and _whole(index, x._data.shape))
+        view = basic or _takes_view(index, x._data.shape)
+        if isinstance(value, Tensor) and value.requires_grad_flag and value._data.ndim:
+            value = _fit_value(value, x._data[index].shape if basic else None)
+            value_shape = value.shape
+        cls = CopySlices if view else IndexPutBackward0Setitem
+        try:
+            if whole:
+                return _write_whole(x, value)
+            return write_in_place(x, lambda src: apply(cls, (src, value), {
+                "index": index, "in_shape": x.shape, "value_shape": value_shape}),
+                leaf_message=VIEW_OF_LEAF_INPLACE_ERROR if view else LEAF_INPLACE_ERROR)
+        except (RuntimeError, ValueError) as error:
+            if not str(error).startswith(("The size of tensor a", "could not broadcast", "shape mismatch")):
+                raise
+            raise _setitem_shape_error(x.shape, index, basic, tuple(value_shape)) or error from None
+    except IndexError as error:
+        raise _index_error(error, x._data) from None
+
+
+def _fit_value(value, target):
+    """The value PyTorch writes, as it records it: leading 1s of its shape dropped by a view,
+    then (a basic index, ``target`` its shape) expanded to the written part; a value of that
+    part's shape already is written as it is."""
+    shape = value._data.shape
+    if target is not None and shape == target:
+        return value
+    k = next((i for i, n in enumerate(shape) if n != 1), len(shape))
+    if k or target is not None:
+        value = value.view(shape[k:])
+    if target is not None and value._data.shape != target:
+        value = value.expand(target)
+    return value
+
+
+def _full_slice(item, length):
+    """Whether ``item`` is a slice PyTorch skips (start 0, step 1, stop at or past the end)."""
+    return type(item) is slice and item.start in (None, 0) and item.step in (None, 1) and \
+        (item.stop is None or (isinstance(item.stop, numbers.Integral) and item.stop >= length))
+
+
+def _whole(index, shape):
+    """Whether a basic index selects the whole tensor without taking a view (full slices and
+    ``...`` only), as PyTorch's indexing skips them.
+
+    >>> _whole((slice(None), Ellipsis), (3, 2)), _whole((slice(0, 2), Ellipsis), (3, 2))
+    (True, False)
+    """
+    if type(index) is not tuple:
+        index = (index,)
+    explicit = sum(item is not Ellipsis for item in index)
+    if explicit > len(shape):
+        return False
+    dim = 0
+    for item in index:
+        if item is Ellipsis:
+            dim += len(shape) - explicit
+        elif _full_slice(item, shape[dim]):
+            dim += 1
+        else:
+            return False
+    return True
+
+
+def _takes_view(index, shape):
+    """Whether an advanced index also has a part that takes a view first (an int, a slice that
+    is not the whole axis, None, a 0-d bool): PyTorch's index_put_ then writes into that view
+    and the written tensor records ``CopySlices``."""
+    dim = 0
+    explicit = sum(item.ndim if type(item) is np.ndarray and item.dtype == bool else 1
+                   for item in index if item is not Ellipsis and item is not None)
+    for item in index:
+        if item is Ellipsis:
+            dim += len(shape) - explicit
+            continue
+        if item is None or isinstance(item, numbers.Integral) or (type(item) is np.ndarray and item.ndim == 0):
+            return True
+        if type(item) is slice:
+            if dim >= len(shape) or not _full_slice(item, shape[dim]):
+                return True
+            dim += 1
+        else:
+            dim += item.ndim if item.dtype == bool else 1
+    return False
+
+
+def _write_whole(x, value):
+    """``x[:] = value`` (or ``x[...] = value``): PyTorch fills or copies into ``x`` itself."""
+    if not isinstance(value, Tensor):
+        value = Tensor._make(np.asarray(value, dtype=x._data.dtype))
+    if value.dim() != 0:
+        return copy_(x, value)
+    return fill_(x, value)
 
 
 def _setitem_shape_error(shape, index, basic, value_shape):
@@ -294,6 +483,9 @@ def _write_basic(x, index, value):
     if not data.flags.writeable:
         return False
     is_tensor = isinstance(value, Tensor)
+    if is_tensor and recording and value.requires_grad_flag and value._data.ndim and \
+            value._data.shape != data[index].shape:
+        return False        # PyTorch records the value's view and expand: the general path does
     try:
         data[index] = value._data if is_tensor else value
     except (ValueError, TypeError, IndexError):
@@ -307,11 +499,12 @@ def _write_basic(x, index, value):
     return True
 
 
-for _cls in (IndexBackward0, SelectBackward0, IndexPutBackward0):
+for _cls in (IndexBackward0, SelectBackward0, IndexPutBackward0):     # (SelectBackward0's subclasses too)
     _cls.tangent = "linear"
 CopySlices.tangent = "affine"       # x[index] = value: a constant value has no tangent
 
 
 # what the family exports to `ops`
-__all__ = ['CopySlices', 'IndexBackward0', 'IndexPutBackward0', 'IndexPutBackward0Setitem', 'SelectBackward0',
+__all__ = ['CopySlices', 'IndexAliasBackward0', 'IndexBackward0', 'IndexPutBackward0', 'IndexPutBackward0Setitem',
+           'IndexUnsqueezeBackward0', 'SelectBackward0',
            'SliceBackward0', 'getitem', 'index_add_zeros', 'setitem']

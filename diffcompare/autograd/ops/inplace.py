@@ -245,14 +245,16 @@ class ZeroBackward0(Op):
 
 
 class CopyBackwards(Op):
-    """``t.copy_(src)``: all of the gradient goes to ``src`` (summed back to its shape)."""
+    """``t.copy_(src)``: all of the gradient goes to ``src`` (summed back to its shape), the
+    old value's is zero."""
 
     @staticmethod
     def forward(old, src, shape, src_shape, src_dtype):
         return np.array(np.broadcast_to(src, shape), dtype=old.dtype)
 
     def backward(self, g):
-        return None, (D.cast(sum_to(g, self.src_shape), self.src_dtype) if self.needs(1) else None)
+        return (D.zeros_like(g) if self.needs(0) else None), \
+            (D.cast(sum_to(g, self.src_shape), self.src_dtype) if self.needs(1) else None)
 
     tangent = "linear"
 

@@ -83,19 +83,30 @@ def _linear_taps(size, out, scale, align_corners):
     return Taps(np.stack([i0, i1], 1), np.stack([1.0 - lam1, lam1], 1), size)
 
 
-def _cubic_taps(size, out, scale, align_corners, a=-0.75):
-    ratio = _scale(size, out, scale, align_corners)
-    dst = np.arange(out, dtype=np.float64)
-    real = ratio * dst if align_corners else ratio * (dst + 0.5) - 0.5
-    i, t = _guard(real, size)
+CUBIC_A = -0.75     # PyTorch's cubic convolution parameter
 
+
+def cubic_coefficients(t, a=CUBIC_A):
+    """The weights of the four places around a point a fraction ``t`` past the second, PyTorch's
+    ``get_cubic_upsample_coefficients`` (arithmetic only: ``t`` may be an array or a tensor).
+
+    >>> [float(w) for w in cubic_coefficients(0.0)]
+    [0.0, 1.0, 0.0, 0.0]
+    """
     def near(x):
         return ((a + 2) * x - (a + 3)) * x * x + 1
 
     def far(x):
         return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+    return [far(t + 1.0), near(t), near(1.0 - t), far(2.0 - t)]
 
-    weight = np.stack([far(t + 1.0), near(t), near(1.0 - t), far(2.0 - t)], 1)
+
+def _cubic_taps(size, out, scale, align_corners, a=CUBIC_A):
+    ratio = _scale(size, out, scale, align_corners)
+    dst = np.arange(out, dtype=np.float64)
+    real = ratio * dst if align_corners else ratio * (dst + 0.5) - 0.5
+    i, t = _guard(real, size)
+    weight = np.stack(cubic_coefficients(t, a), 1)
     index = np.clip(i[:, None] + np.arange(-1, 3)[None, :], 0, size - 1)
     return Taps(index, weight, size)
 
@@ -436,7 +447,8 @@ def col2im(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
 
 PUBLIC = ('channel_shuffle', 'native_channel_shuffle')
 native_channel_shuffle = channel_shuffle
-__all__ = ['ChannelShuffleBackward0', 'Col2ImBackward0', 'Im2ColBackward0', 'channel_shuffle', 'col2im', 'im2col', 'interpolate',
+__all__ = ['CUBIC_A', 'ChannelShuffleBackward0', 'Col2ImBackward0', 'Im2ColBackward0', 'channel_shuffle', 'col2im',
+           'cubic_coefficients', 'im2col', 'interpolate',
            'native_channel_shuffle', 'nonconstant_pad', 'upsample', 'upsample_bilinear',
            'upsample_nearest'] + [f"Upsample{n}Backward{b}0" for n in _UPSAMPLE for b in ("", "Backward")] \
     + [f"{k}Pad{d}DBackward{b}0" for k, d in _PADS for b in ("", "Backward")]

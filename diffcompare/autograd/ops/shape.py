@@ -268,14 +268,20 @@ def expand(x, *sizes):
     sizes = tuple(sizes[0]) if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)) else sizes
     lead = len(sizes) - x.ndim
     if lead < 0:
-        raise RuntimeError(f"expand: the number of sizes provided ({len(sizes)}) must be greater or equal to "
-                           f"the number of dimensions in the tensor ({x.ndim})")
+        raise RuntimeError(f"expand({x.type()}{{{list(x.shape)}}}, size={list(sizes)}): the number of sizes "
+                           f"provided ({len(sizes)}) must be greater or equal to the number of dimensions in "
+                           f"the tensor ({x.ndim})")
     shape = tuple(x.shape[i - lead] if (n == -1 and i >= lead) else n for i, n in enumerate(sizes))
-    try:
-        np.broadcast_shapes(x.shape, shape)
-    except ValueError:
-        raise RuntimeError(f"The expanded size of the tensor must match the existing size at non-singleton "
-                           f"dimensions. Target sizes: {list(sizes)}.  Tensor sizes: {list(x.shape)}") from None
+    for i in reversed(range(len(sizes))):
+        n = sizes[i]
+        if i < lead:
+            if n < 0:
+                raise RuntimeError(f"The expanded size of the tensor ({n}) isn't allowed in a leading, "
+                                   f"non-existing dimension {i}")
+        elif n != -1 and x.shape[i - lead] not in (1, n):
+            raise RuntimeError(f"The expanded size of the tensor ({n}) must match the existing size "
+                               f"({x.shape[i - lead]}) at non-singleton dimension {i}.  Target sizes: "
+                               f"{list(sizes)}.  Tensor sizes: {list(x.shape)}")
     return record_view(ExpandBackward0, x, {"shape": shape, "in_shape": x.shape}, lambda a: D.expand(a, shape))
 
 

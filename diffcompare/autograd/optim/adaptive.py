@@ -2,10 +2,10 @@
 arithmetic (its single-tensor CPU path), with its defaults, argument checks, ``maximize``
 and ``state_dict()`` layout.
 
-Each parameter's state is kept under PyTorch's names: its buffers as arrays of the
-parameter's dtype, its scalars (``step``, NAdam's ``mu_product``, ASGD's ``eta`` and ``mu``)
-as 0-d arrays of the dtype PyTorch gives them (float64 under a float64 default dtype, the
-engine's, else float32: ``scalar_dtype``).
+Each parameter's state is kept under PyTorch's names as tensors (``opt.state[p]["exp_avg"]``):
+its buffers of the parameter's dtype, its scalars (``step``, NAdam's ``mu_product``, ASGD's
+``eta`` and ``mu``) 0-d, of the dtype PyTorch gives them (float64 under a float64 default
+dtype, the engine's, else float32: ``scalar_dtype``). A step works on their arrays.
 
 >>> from diffcompare import autograd as ag
 >>> w = ag.tensor([1.0, -2.0], requires_grad=True)
@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..tensor import Tensor
-from .optimizers import Optimizer, fused_lerp, fused_multiply_add, scalar_dtype, state_array
+from .optimizers import Optimizer, fused_lerp, fused_multiply_add, scalar_dtype
 
 
 
@@ -59,8 +59,8 @@ def _check_common(lr, eps, betas, weight_decay):
 
 
 class _PerParameter(Optimizer):
-    """An optimizer whose state is, per parameter, a dict under PyTorch's keys: arrays shaped
-    like the parameter and 0-d float64 scalars (``_scalars``)."""
+    """An optimizer whose state is, per parameter, a dict of tensors under PyTorch's keys,
+    shaped like the parameter or 0-d (``_scalars``); ``_step`` updates a dict of their arrays."""
 
     _scalars = ("step",)
     _fixed_options = {"capturable": False, "differentiable": False}
@@ -75,9 +75,9 @@ class _PerParameter(Optimizer):
         raise NotImplementedError
 
     def _state(self, p, group):
-        state = self.state.get(id(p))
-        if state is None:
-            state = self.state[id(p)] = self._fresh(p, group)
+        state = self.state[p]
+        if not state:
+            state.update((k, Tensor._make(np.asarray(v))) for k, v in self._fresh(p, group).items())
         return state
 
     def _grads(self, group):
@@ -92,14 +92,13 @@ class _PerParameter(Optimizer):
         loss = self._evaluate(closure)
         for group in self.param_groups:
             for p, grad in self._grads(group):
-                self._step(group, p, grad, self._state(p, group))
+                state = self._state(p, group)
+                arrays = {k: t._data for k, t in state.items()}
+                self._step(group, p, grad, arrays)
+                for k, t in state.items():          # the new values into the same tensors
+                    if arrays[k] is not t._data:
+                        t._data = np.asarray(arrays[k], t._data.dtype)
         return loss
-
-    def _state_out(self, p, state, group):
-        return {k: Tensor._make(np.array(v)) for k, v in state.items()}
-
-    def _state_in(self, p, saved, group):
-        return {k: state_array(v, scalar_dtype() if k in self._scalars else p.dtype) for k, v in saved.items()}
 
 
 class Adadelta(_PerParameter):

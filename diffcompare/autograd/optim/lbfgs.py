@@ -222,7 +222,7 @@ class LBFGS(Optimizer):
         line_search_fn, history_size = group["line_search_fn"], group["history_size"]
 
         # the state lives under the first parameter
-        state = self.state.setdefault(id(self._params[0]), {})
+        state = self.state[self._params[0]]
         state.setdefault("func_evals", 0)
         state.setdefault("n_iter", 0)
 

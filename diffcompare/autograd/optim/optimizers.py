@@ -15,31 +15,25 @@ tensor([ 0.8000, -1.6000], requires_grad=True)
 from __future__ import annotations
 
 import warnings
+from collections import defaultdict
 
 import numpy as np
 
 from ..dtypes import default_dtype
+from ..fused import fused_multiply_add  # noqa: F401  (the optimizers' add(.., alpha=), addcmul)
 from ..grad_mode import enable_grad
 from ..nn import zero_grad_of
 from ..tensor import Tensor
 
 
-def state_array(value, dtype):
-    """A copy of a saved state value (an engine tensor, a torch tensor, an array) as ``dtype``."""
+def state_array(value, dtype=None):
+    """A copy of a saved state value (an engine tensor, a torch tensor, an array) as ``dtype``
+    (None: its own)."""
     if isinstance(value, Tensor):
         value = value._data
     elif hasattr(value, "detach"):
         value = value.detach().cpu().numpy()
     return np.array(value, dtype=dtype)
-
-
-def fused_multiply_add(a, b, c):
-    """``a * b + c`` rounded once, as the fused multiply-add PyTorch's CPU kernels use for
-    ``add(.., alpha=)``, ``addcmul`` and ``lerp`` (computed in extended precision, rounded to
-    the dtype of ``c``)."""
-    dtype = np.result_type(c)
-    wide = np.longdouble
-    return (np.asarray(a, wide) * np.asarray(b, wide) + np.asarray(c, wide)).astype(dtype)
 
 
 def scalar_dtype():
@@ -48,14 +42,30 @@ def scalar_dtype():
     return np.dtype(np.float64) if default_dtype() == np.float64 else np.dtype(np.float32)
 
 
-def _step_tensor(step):
-    """A step count as ``state_dict()`` shows it: a 0-d tensor of :func:`scalar_dtype`."""
-    return Tensor._make(np.array(float(step), scalar_dtype()))
+def scalar_tensor(value=0.0):
+    """A 0-d state tensor of :func:`scalar_dtype` (a step count, as PyTorch keeps it)."""
+    return Tensor._make(np.array(value, scalar_dtype()))
 
 
-def _step_value(saved):
-    """A saved step count (a tensor of either library, or a number) as an int."""
-    return int(float(saved._data if isinstance(saved, Tensor) else saved))
+def buffer_like(p, fill=0.0):
+    """A state tensor shaped like the parameter ``p``, filled with ``fill``."""
+    return Tensor._make(np.full_like(p._data, fill))
+
+
+def loaded_value(key, value, p):
+    """A saved state value as ``load_state_dict`` keeps it (PyTorch's policy): tensors of either
+    library as engine tensors (an engine tensor that fits: itself), ``step`` in its own dtype (a number: a 0-d tensor of
+    :func:`scalar_dtype`), other floating tensors in the parameter's dtype; anything else as is."""
+    if isinstance(value, Tensor) and (key == "step" or value._data.dtype == p.dtype or value._data.dtype.kind != "f"):
+        return value            # kept, not copied, as PyTorch's ``.to`` keeps a tensor that fits
+    if isinstance(value, Tensor) or hasattr(value, "detach"):
+        array = state_array(value)
+        if key != "step" and array.dtype.kind == "f" and p.dtype.kind == "f":
+            array = array.astype(p.dtype)
+        return Tensor._make(array)
+    if key == "step":
+        return scalar_tensor(float(value))
+    return value
 
 
 def _typename(value):
@@ -70,15 +80,24 @@ def fused_lerp(start, end, weight):
 
 
 class Optimizer:
-    """The base: ``param_groups`` (each a dict of options with its ``params``), ``state`` (per
-    parameter, by identity), ``zero_grad``, ``add_param_group`` and ``state_dict``."""
+    """The base: ``param_groups`` (each a dict of options with its ``params``), ``state`` (keyed
+    by the parameter, each a dict of tensors under PyTorch's names: ``opt.state[p]["exp_avg"]``),
+    ``zero_grad``, ``add_param_group`` and ``state_dict``.
+
+    >>> from diffcompare import autograd as ag
+    >>> w = ag.tensor([1.0, -2.0], requires_grad=True)
+    >>> opt = ag.optim.Adam([w], lr=0.1)
+    >>> (w * w).sum().backward(); opt.step()
+    >>> opt.state[w]["step"], opt.state[w]["exp_avg"]
+    (tensor(1.), tensor([ 0.2000, -0.4000]))
+    """
 
     def __init__(self, params, defaults):
         if isinstance(params, Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of Tensors or dicts, "
                             f"but got {_typename(params)}")
         self.defaults = defaults
-        self.state = {}
+        self.state = defaultdict(dict)
         self.param_groups = []
         groups = list(params)
         if not groups:
@@ -149,23 +168,26 @@ class Optimizer:
         return [p for group in self.param_groups for p in group["params"]]
 
     def _state_out(self, p, state, group):
-        raise NotImplementedError(f"{type(self).__name__}.state_dict() is not supported by this engine")
+        """A parameter's state as ``state_dict()`` shows it: the dict itself, as in PyTorch."""
+        return state
 
     def _state_in(self, p, saved, group):
-        raise NotImplementedError(f"{type(self).__name__}.load_state_dict() is not supported by this engine")
+        """A saved parameter state as this optimizer keeps it (``loaded_value``)."""
+        return {k: loaded_value(k, v, p) for k, v in saved.items()}
 
     def state_dict(self):
-        """PyTorch's layout: ``state`` (per parameter index, its buffers under PyTorch's names, as
-        tensors) and ``param_groups`` (each group's options and its parameters' indices). The
-        buffers are copies: a later ``step`` leaves a dict taken earlier as it was."""
+        """PyTorch's layout: ``state`` (per parameter index, its state under PyTorch's names, as
+        tensors) and ``param_groups`` (each group's options and its parameters' indices). As in
+        PyTorch, the state is the optimizer's own: a later ``step`` changes it (``copy.deepcopy``
+        keeps a snapshot)."""
         groups, state, index = [], {}, 0
         for group in self.param_groups:
             packed = {k: v for k, v in group.items() if k != "params"}
             for k, v in self._fixed_options.items():
                 packed.setdefault(k, v)
             for p in group["params"]:
-                if id(p) in self.state:
-                    saved = self._state_out(p, self.state[id(p)], group)
+                if p in self.state:
+                    saved = self._state_out(p, self.state[p], group)
                     if saved is not None:
                         state[index] = saved
                 index += 1
@@ -194,10 +216,10 @@ class Optimizer:
                 group[k] = tuple(v) if k == "betas" else v
             for i, p in zip(saved["params"], group["params"]):
                 by_index[i], group_of[i] = p, group
-        self.state = {}
+        self.state = defaultdict(dict)
         for i, saved in state_dict["state"].items():
             p = by_index[i]
-            self.state[id(p)] = self._state_in(p, saved, group_of[i])
+            self.state[p] = self._state_in(p, saved, group_of[i])
 
     @staticmethod
     def _evaluate(closure):
@@ -247,22 +269,15 @@ class SGD(Optimizer):
         loss = self._evaluate(closure)
         for group, p, d in self._with_grads():
             if group["momentum"]:
-                buf = self.state.get(id(p))
+                state = self.state[p]
+                buf = state.get("momentum_buffer")
                 if buf is None:
-                    buf = np.array(d)
+                    buf = state["momentum_buffer"] = Tensor._make(np.array(d))
                 else:
-                    buf = fused_multiply_add(1 - group["dampening"], d, group["momentum"] * buf)
-                self.state[id(p)] = buf
-                d = fused_multiply_add(group["momentum"], buf, d) if group["nesterov"] else buf
+                    buf._data = fused_multiply_add(1 - group["dampening"], d, group["momentum"] * buf._data)
+                d = fused_multiply_add(group["momentum"], buf._data, d) if group["nesterov"] else buf._data
             self._add(p, -group["lr"], d)
         return loss
-
-    def _state_out(self, p, state, group):
-        return {"momentum_buffer": Tensor._make(np.array(state))}
-
-    def _state_in(self, p, saved, group):
-        buf = saved.get("momentum_buffer")
-        return None if buf is None else state_array(buf, p.dtype)
 
 
 class Adam(Optimizer):
@@ -284,35 +299,29 @@ class Adam(Optimizer):
             b1, b2 = group["betas"]
             if self.decoupled:
                 p._data *= 1 - group["lr"] * group["weight_decay"]
-            state = self.state.setdefault(id(p), {"step": 0, "m": np.zeros_like(p._data),
-                                                  "v": np.zeros_like(p._data), "vmax": np.zeros_like(p._data)})
-            state["step"] += 1
-            state["m"] = fused_lerp(state["m"], g, 1 - b1)
-            state["v"] = fused_multiply_add((1 - b2) * g, g, state["v"] * b2)
-            v = state["v"]
+            state = self.state[p]
+            if not state:
+                state["step"], state["exp_avg"], state["exp_avg_sq"] = scalar_tensor(), buffer_like(p), buffer_like(p)
+                if group["amsgrad"]:
+                    state["max_exp_avg_sq"] = buffer_like(p)
+            step_t, m, v = state["step"], state["exp_avg"], state["exp_avg_sq"]
+            step_t._data += 1
+            step = float(step_t._data)
+            m._data = fused_lerp(m._data, g, 1 - b1)
+            v._data = fused_multiply_add((1 - b2) * g, g, v._data * b2)
+            second = v._data
             if group["amsgrad"]:
-                state["vmax"] = np.maximum(state["vmax"], v)
-                v = state["vmax"]
-            correction1 = 1 - b1 ** state["step"]
-            correction2 = 1 - b2 ** state["step"]
-            denom = np.sqrt(v) / np.sqrt(correction2) + group["eps"]
-            self._update(p, group["lr"] / correction1 * state["m"] / denom)
+                vmax = state["max_exp_avg_sq"]
+                second = vmax._data = np.maximum(vmax._data, second)
+            correction1 = 1 - b1 ** step
+            correction2 = 1 - b2 ** step
+            denom = np.sqrt(second) / np.sqrt(correction2) + group["eps"]
+            self._update(p, group["lr"] / correction1 * m._data / denom)
         return loss
 
     _fixed_options = {"foreach": None, "capturable": False, "differentiable": False, "fused": None,
                       "decoupled_weight_decay": False}
 
-    def _state_out(self, p, state, group):
-        out = {"step": _step_tensor(state["step"]),
-               "exp_avg": Tensor._make(np.array(state["m"])), "exp_avg_sq": Tensor._make(np.array(state["v"]))}
-        if group["amsgrad"]:
-            out["max_exp_avg_sq"] = Tensor._make(np.array(state["vmax"]))
-        return out
-
-    def _state_in(self, p, saved, group):
-        vmax = saved.get("max_exp_avg_sq")
-        return {"step": _step_value(saved["step"]), "m": state_array(saved["exp_avg"], p.dtype), "v": state_array(saved["exp_avg_sq"], p.dtype),
-                "vmax": np.zeros_like(p._data) if vmax is None else state_array(vmax, p.dtype)}
 
 
 class AdamW(Adam):
@@ -350,36 +359,29 @@ class RMSprop(Optimizer):
         loss = self._evaluate(closure)
         for group, p, g in self._with_grads():
             alpha = group["alpha"]
-            state = self.state.setdefault(id(p), {"step": 0, "square_avg": np.zeros_like(p._data),
-                                                  "grad_avg": np.zeros_like(p._data),
-                                                  "momentum_buffer": np.zeros_like(p._data)})
-            state["step"] += 1
-            state["square_avg"] = fused_multiply_add((1 - alpha) * g, g, state["square_avg"] * alpha)
+            state = self.state[p]
+            if not state:
+                state["step"], state["square_avg"] = scalar_tensor(), buffer_like(p)
+                if group["momentum"] > 0:
+                    state["momentum_buffer"] = buffer_like(p)
+                if group["centered"]:
+                    state["grad_avg"] = buffer_like(p)
+            state["step"]._data += 1
+            square_avg = state["square_avg"]
+            square_avg._data = fused_multiply_add((1 - alpha) * g, g, square_avg._data * alpha)
             if group["centered"]:
-                state["grad_avg"] = fused_lerp(state["grad_avg"], g, 1 - alpha)
-                avg = np.sqrt(fused_multiply_add(-state["grad_avg"], state["grad_avg"], state["square_avg"])) + group["eps"]
+                grad_avg = state["grad_avg"]
+                grad_avg._data = fused_lerp(grad_avg._data, g, 1 - alpha)
+                avg = np.sqrt(fused_multiply_add(-grad_avg._data, grad_avg._data, square_avg._data)) + group["eps"]
             else:
-                avg = np.sqrt(state["square_avg"]) + group["eps"]
+                avg = np.sqrt(square_avg._data) + group["eps"]
             if group["momentum"] > 0:
-                state["momentum_buffer"] = state["momentum_buffer"] * group["momentum"] + g / avg
-                self._add(p, -group["lr"], state["momentum_buffer"])
+                buf = state["momentum_buffer"]
+                buf._data = buf._data * group["momentum"] + g / avg
+                self._add(p, -group["lr"], buf._data)
             else:
                 self._update(p, group["lr"] * g / avg)
         return loss
-
-    def _state_out(self, p, state, group):
-        out = {"step": _step_tensor(state["step"]), "square_avg": Tensor._make(np.array(state["square_avg"]))}
-        if group["momentum"] > 0:
-            out["momentum_buffer"] = Tensor._make(np.array(state["momentum_buffer"]))
-        if group["centered"]:
-            out["grad_avg"] = Tensor._make(np.array(state["grad_avg"]))
-        return out
-
-    def _state_in(self, p, saved, group):
-        state = {"step": _step_value(saved["step"])}
-        for k in ("square_avg", "grad_avg", "momentum_buffer"):
-            state[k] = state_array(saved[k], p.dtype) if k in saved else np.zeros_like(p._data)
-        return state
 
 
 class Adagrad(Optimizer):
@@ -395,23 +397,18 @@ class Adagrad(Optimizer):
 
     def _group_added(self, group):
         for p in group["params"]:
-            self.state[id(p)] = {"step": 0, "sum": np.full_like(p._data, group["initial_accumulator_value"])}
+            self.state[p] = {"step": scalar_tensor(), "sum": buffer_like(p, group["initial_accumulator_value"])}
 
     def step(self, closure=None):
         loss = self._evaluate(closure)
         for group, p, g in self._with_grads():
-            state = self.state[id(p)]
-            state["step"] += 1
-            clr = group["lr"] / (1 + (state["step"] - 1) * group["lr_decay"])
-            state["sum"] = fused_multiply_add(g, g, state["sum"])
-            self._update(p, clr * g / (np.sqrt(state["sum"]) + group["eps"]))
+            state = self.state[p]
+            state["step"]._data += 1
+            clr = group["lr"] / (1 + (float(state["step"]._data) - 1) * group["lr_decay"])
+            total = state["sum"]
+            total._data = fused_multiply_add(g, g, total._data)
+            self._update(p, clr * g / (np.sqrt(total._data) + group["eps"]))
         return loss
-
-    def _state_out(self, p, state, group):
-        return {"step": _step_tensor(state["step"]), "sum": Tensor._make(np.array(state["sum"]))}
-
-    def _state_in(self, p, saved, group):
-        return {"step": _step_value(saved["step"]), "sum": state_array(saved["sum"], p.dtype)}
 
 
 _WORDS = {"lr": "learning rate", "eps": "epsilon value", "weight_decay": "weight_decay value",
