@@ -18,6 +18,7 @@ from .dtypes import (bool, cdouble, cfloat, complex64, complex128, double, float
                      float64, half, int, int32, int64, long)
 from .dtypes import bfloat16, get_default_dtype, set_default_dtype
 from .dtypes import channels_last, channels_last_3d, contiguous_format, memory_format, preserve_format
+from .dtypes import layout, sparse_coo, sparse_csr, strided
 from .dtypes import int8, int16, short, uint8, uint16, uint32, uint64
 from .grad_mode import (detect_anomaly, enable_grad, inference_mode, is_anomaly_check_nan_enabled, is_anomaly_enabled,
                         is_grad_enabled, is_inference_mode_enabled, no_grad, set_detect_anomaly, set_grad_enabled)

@@ -68,6 +68,26 @@ class memory_format:
         return f"torch.{self.name}"
 
 
+class layout:
+    """``torch.layout``: how a tensor's elements are stored. The engine's tensors are dense
+    (``strided``); the sparse layouts are named so that code can compare against them.
+
+    >>> from diffcompare import autograd as ag
+    >>> ag.zeros(2, layout=ag.strided).layout
+    torch.strided
+    """
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return f"torch.{self.name}"
+
+
+strided = layout("strided")
+sparse_coo = layout("sparse_coo")
+sparse_csr = layout("sparse_csr")
+
 contiguous_format = memory_format("contiguous_format")
 preserve_format = memory_format("preserve_format")
 channels_last = memory_format("channels_last")

@@ -24,10 +24,15 @@ from __future__ import annotations
 import functools
 import inspect
 
+from .dtypes import layout, memory_format, strided
+
 # PyTorch's python_arg_parser: a parameter's name -> the NumPy names it also answers to
 NUMPY_NAMES = {"dim": ("axis",), "keepdim": ("keepdims",), "input": ("x", "a", "x1"), "other": ("x2",)}
 INPUT_NAMES = ("input", "x", "a", "x1")
 SIZES = ("size", "sizes", "shape")       # a factory's sizes (``*size``)
+# what a factory or conversion (a function with dtype= or device=) also takes in PyTorch, and
+# what it means on a CPU-only engine of dense tensors: nothing, or an error PyTorch gives too
+PLACEMENT = ("layout", "memory_format", "pin_memory", "non_blocking")
 
 
 def _plan(func, inputs=True):
@@ -47,7 +52,24 @@ def _plan(func, inputs=True):
         pairs += [(alias, first.name) for alias in INPUT_NAMES if alias not in names]
     sizes = any(p.kind is inspect.Parameter.VAR_POSITIONAL and p.name in SIZES for p in params) and \
         not any(p.name == "size" and p.kind is not inspect.Parameter.VAR_POSITIONAL for p in params)
-    return (tuple(pairs), sizes) if pairs or sizes else None
+    placement = tuple(name for name in PLACEMENT if name not in names) if names & {"dtype", "device"} and \
+        not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params) else ()
+    return (tuple(pairs), sizes, placement) if pairs or sizes or placement else None
+
+
+def check_placement(name, value):
+    """PyTorch's answer to a placement keyword (``PLACEMENT``) on this engine: nothing for
+    what describes its tensors (``layout=strided``, any ``memory_format``, ``pin_memory=False``,
+    ``non_blocking``), PyTorch's error for pinned memory, a clear refusal of sparse layouts."""
+    if name == "layout" and value is not None and value is not strided:
+        if not isinstance(value, layout):
+            raise TypeError(f"layout must be torch.layout, not {type(value).__name__}")
+        raise NotImplementedError(f"layout={value!r}: this engine has dense (torch.strided) tensors only")
+    if name == "memory_format" and value is not None and not isinstance(value, memory_format):
+        raise TypeError(f"memory_format must be torch.memory_format, not {type(value).__name__}")
+    if name == "pin_memory" and value:
+        raise RuntimeError("pin_memory=True requires a CUDA or other accelerator backend; no pinned memory "
+                           "allocator is available on this system.")
 
 
 def accepting_numpy_names(func, inputs=True):
@@ -56,21 +78,25 @@ def accepting_numpy_names(func, inputs=True):
     plan = _plan(func, inputs)
     if plan is None:
         return func
-    pairs, sizes = plan
+    lead = 0 if inputs else 1       # a method's self comes before its sizes
+    pairs, sizes, placement = plan
 
     @functools.wraps(func)
     def call(*args, **kwargs):
         if kwargs:
+            for name in placement:
+                if name in kwargs:
+                    check_placement(name, kwargs.pop(name))
             for alias, name in pairs:
                 if alias in kwargs:
                     if name in kwargs:
                         raise TypeError(f"{func.__name__}() got multiple values for argument '{name}'")
                     kwargs[name] = kwargs.pop(alias)
             if sizes and "size" in kwargs:
-                if args:
+                if len(args) > lead:
                     raise TypeError(f"{func.__name__}() got multiple values for argument 'size'")
                 size = kwargs.pop("size")
-                args = tuple(size) if isinstance(size, (tuple, list)) or hasattr(size, "__len__") else (size,)
+                args += tuple(size) if isinstance(size, (tuple, list)) or hasattr(size, "__len__") else (size,)
         return func(*args, **kwargs)
     call.numpy_names = True
     return call

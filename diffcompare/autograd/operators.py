@@ -25,6 +25,7 @@ import numpy as np
 
 from . import ops
 from .backward import backward as backpropagate
+from .dtypes import strided
 from .device import CPU, META, MetaArray, refuse_meta, resolve as resolve_device
 from .tensor import Operators, Tensor, full, ones, tensor as tensor_factory, zeros
 
@@ -399,35 +400,35 @@ class TensorOperators(Operators):
             return self
         return ops.to(self, dtype)
 
-    def double(self):
+    def double(self, memory_format=None):
         """This tensor as float64."""
         return ops.to(self, np.float64)
 
-    def float(self):
+    def float(self, memory_format=None):
         """This tensor as float32."""
         return ops.to(self, np.float32)
 
-    def half(self):
+    def half(self, memory_format=None):
         """This tensor as float16."""
         return ops.to(self, np.float16)
 
-    def long(self):
+    def long(self, memory_format=None):
         """This tensor as int64 (outside the graph: integers carry no gradient)."""
         return ops.to(self.detach() if self.requires_grad_flag else self, np.int64)
 
-    def int(self):
+    def int(self, memory_format=None):
         """This tensor as int32."""
         return ops.to(self.detach() if self.requires_grad_flag else self, np.int32)
 
-    def byte(self):
+    def byte(self, memory_format=None):
         """This tensor as uint8 (values wrap around, as in PyTorch)."""
         return self._integer(np.uint8)
 
-    def char(self):
+    def char(self, memory_format=None):
         """This tensor as int8."""
         return self._integer(np.int8)
 
-    def short(self):
+    def short(self, memory_format=None):
         """This tensor as int16."""
         return self._integer(np.int16)
 
@@ -437,7 +438,7 @@ class TensorOperators(Operators):
             data = np.trunc(data.real if data.dtype.kind == "c" else data).astype(np.int64)
         return Tensor._make(data.astype(dtype))
 
-    def bool(self):
+    def bool(self, memory_format=None):
         """This tensor as bool."""
         return ops.to(self.detach() if self.requires_grad_flag else self, np.bool_)
 
@@ -463,7 +464,7 @@ class TensorOperators(Operators):
         """``fill_value`` in ``size``, in this tensor's dtype."""
         return full(size, fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
-    def cpu(self):
+    def cpu(self, memory_format=None):
         """The tensor itself (CPU only: a ported ``x.detach().cpu().numpy()`` keeps working);
         a meta tensor has no values to copy, as in PyTorch."""
         refuse_meta(self._data, "cpu")
@@ -484,6 +485,8 @@ class TensorOperators(Operators):
         return META if type(self._data) is MetaArray else CPU
 
     is_cuda = False
+    is_sparse = False
+    layout = strided        # dense tensors only
 
     @property
     def is_cpu(self):
@@ -585,7 +588,8 @@ class TensorOperators(Operators):
     add_ = ops.inplace_unary(ops.add)      # x.add_(y, alpha=...)
     sub_ = ops.inplace_unary(ops.sub)
     __imul__ = mul_ = ops.inplace_binary(__mul__)
-    __itruediv__ = div_ = ops.inplace_binary(__truediv__)
+    __itruediv__ = ops.inplace_binary(__truediv__)
+    div_ = ops.inplace_unary(ops.div)       # x.div_(y, rounding_mode=...)
     __ipow__ = pow_ = ops.inplace_binary(__pow__)
     exp_ = ops.inplace_unary(ops.exp)
     log_ = ops.inplace_unary(ops.log)

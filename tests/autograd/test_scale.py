@@ -44,6 +44,7 @@ def _garbage_of(run):
     from diffcompare.autograd import collector
 
     collector.resume()      # what an earlier test's graph froze (garbage among it) is scanned too
+    gc.unfreeze()           # and whatever else sits in the permanent generation (another test's figures)
     gc.collect()
     gc.disable()
     try:

@@ -446,51 +446,9 @@ class Sequential(Module):
         return self
 
 
-class MSELoss(Module):
-    def __init__(self, reduction="mean"):
-        super().__init__()
-        self.reduction = reduction
-
-    def forward(self, input, target):
-        return F.mse_loss(input, target, self.reduction)
-
-
-class CrossEntropyLoss(Module):
-    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
-                 label_smoothing=0.0):
-        super().__init__()
-        self.weight, self.ignore_index, self.label_smoothing = weight, ignore_index, label_smoothing
-        self.reduction = F._legacy_reduction(size_average, reduce, reduction)
-
-    def forward(self, input, target):
-        return F.cross_entropy(input, target, self.weight, ignore_index=self.ignore_index, reduction=self.reduction,
-                               label_smoothing=self.label_smoothing)
-
-
-class NLLLoss(Module):
-    """Negative log-likelihood of log-probabilities (``F.nll_loss``)."""
-
-    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
-        super().__init__()
-        self.weight, self.ignore_index = weight, ignore_index
-        self.reduction = F._legacy_reduction(size_average, reduce, reduction)
-
-    def forward(self, input, target):
-        return F.nll_loss(input, target, self.weight, ignore_index=self.ignore_index, reduction=self.reduction)
-
-
-class BCEWithLogitsLoss(Module):
-    def __init__(self, weight=None, reduction="mean", pos_weight=None):
-        super().__init__()
-        self.weight, self.reduction, self.pos_weight = weight, reduction, pos_weight
-
-    def forward(self, input, target):
-        return F.binary_cross_entropy_with_logits(input, target, self.weight, self.reduction, self.pos_weight)
-
-
 class _Loss(Module):
     """A loss module: ``reduction`` ('none', 'mean' or 'sum'), or PyTorch's legacy
-    ``size_average``/``reduce`` turned into one."""
+    ``size_average``/``reduce`` turned into one (with PyTorch's warning)."""
 
     def __init__(self, size_average=None, reduce=None, reduction="mean"):
         super().__init__()
@@ -498,9 +456,51 @@ class _Loss(Module):
 
 
 class _WeightedLoss(_Loss):
+    """A loss with per-class ``weight``, a buffer (in ``state_dict`` when given), as PyTorch's."""
+
     def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean"):
         super().__init__(size_average, reduce, reduction)
         self.register_buffer("weight", weight)
+
+
+class MSELoss(_Loss):
+    def forward(self, input, target):
+        return F.mse_loss(input, target, reduction=self.reduction)
+
+
+class CrossEntropyLoss(_WeightedLoss):
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
+                 label_smoothing=0.0):
+        super().__init__(weight, size_average, reduce, reduction)
+        self.ignore_index, self.label_smoothing = ignore_index, label_smoothing
+
+    def forward(self, input, target):
+        return F.cross_entropy(input, target, self.weight, ignore_index=self.ignore_index, reduction=self.reduction,
+                               label_smoothing=self.label_smoothing)
+
+
+class NLLLoss(_WeightedLoss):
+    """Negative log-likelihood of log-probabilities (``F.nll_loss``)."""
+
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+        super().__init__(weight, size_average, reduce, reduction)
+        self.ignore_index = ignore_index
+
+    def forward(self, input, target):
+        return F.nll_loss(input, target, self.weight, ignore_index=self.ignore_index, reduction=self.reduction)
+
+
+class BCEWithLogitsLoss(_Loss):
+    """Binary cross-entropy of logits; ``weight`` and ``pos_weight`` are buffers, as PyTorch's."""
+
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean", pos_weight=None):
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+        self.register_buffer("pos_weight", pos_weight)
+
+    def forward(self, input, target):
+        return F.binary_cross_entropy_with_logits(input, target, self.weight, pos_weight=self.pos_weight,
+                                                  reduction=self.reduction)
 
 
 class LinearCrossEntropyLoss(_WeightedLoss):

@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import ops
 from ..tensor import Tensor, empty_like, ones_like, zeros_like
-from ..ops import (adaptive_avg_pool2d, avg_pool2d, batch_norm, binary_cross_entropy_with_logits,  # noqa: F401
+from ..ops import (adaptive_avg_pool2d, avg_pool2d, batch_norm,  # noqa: F401
                    conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, conv_transpose3d, embedding,
                    layer_norm, max_pool2d, pixel_shuffle, pixel_unshuffle)
 from ..ops import (adaptive_avg_pool1d, adaptive_avg_pool3d, adaptive_max_pool1d, adaptive_max_pool2d,  # noqa: F401
@@ -59,11 +59,16 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
 
 
 def _legacy_reduction(size_average, reduce, reduction):
+    """``reduction``, or what PyTorch's deprecated ``size_average``/``reduce`` make of it when
+    either is given (with PyTorch's warning)."""
     if size_average is None and reduce is None:
         return reduction
     size_average = True if size_average is None else size_average
     reduce = True if reduce is None else reduce
-    return "none" if not reduce else "mean" if size_average else "sum"
+    legacy = "none" if not reduce else "mean" if size_average else "sum"
+    warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{legacy}' instead.",
+                  UserWarning, stacklevel=3)
+    return legacy
 
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
@@ -132,15 +137,49 @@ def linear(input, weight, bias=None):
     return ops.reshape(out, input.shape[:-1] + (weight.shape[0],))
 
 
-def mse_loss(input, target, reduction="mean"):
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """The mean (or sum, or none) of ``(input - target)²``, recorded as MseLossBackward0; a target
-    of another shape is broadcast, with PyTorch's warning."""
+    of another shape is broadcast, with PyTorch's warning. With ``weight`` (input's shape) each
+    squared error is weighted and the mean divides by the weights' sum, as PyTorch 2.13."""
     target = _as_tensor(target, input)
     if input.shape != target.shape:
         warnings.warn(f"Using a target size ({_size(target.shape)}) that is different to the input size "
                       f"({_size(input.shape)}). This will likely lead to incorrect results due to broadcasting. "
                       "Please ensure they have the same size.", UserWarning, stacklevel=2)
-    return ops.mse_loss(input, target, reduction)
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if weight is None:
+        return ops.mse_loss(input, target, reduction)
+    if weight.shape != input.shape:
+        raise ValueError("Weights and input must have the same size.")
+    expanded_input, expanded_target = ops.broadcast_tensors(input, target)
+    weighted = ops.pow(expanded_input - expanded_target, 2) * weight
+    if reduction == "none":
+        return weighted
+    if reduction == "sum":
+        return ops.sum(weighted)
+    if reduction == "mean":
+        return ops.sum(weighted) / ops.sum(weight)
+    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
+                                     pos_weight=None):
+    """Binary cross-entropy of logits against ``target`` (BinaryCrossEntropyWithLogitsBackward0),
+    with PyTorch's arguments in PyTorch's order."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    return ops.binary_cross_entropy_with_logits(input, target, weight, reduction, pos_weight)
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """``input`` divided by its ``p``-norm along ``dim`` (at least ``eps``), recorded as PyTorch
+    composes it: NormBackward1, ClampMinBackward0, ExpandBackward0, DivBackward0.
+
+    >>> from diffcompare import autograd as ag
+    >>> ag.nn.functional.normalize(ag.tensor([[3.0, 4.0]]))
+    tensor([[0.6000, 0.8000]])
+    """
+    denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+    return input / denom if out is None else ops.div(input, denom, out=out)
 
 
 def _size(shape):

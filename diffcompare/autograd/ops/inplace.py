@@ -203,8 +203,9 @@ def fill_(t, value):
     return write_in_place(t, lambda old: apply(FillBackward2, (old, value)))
 
 
-def copy_(t, src):
-    """``t.copy_(src)``: ``t`` takes ``src``'s values and history (``CopyBackwards``)."""
+def copy_(t, src, non_blocking=False):
+    """``t.copy_(src)``: ``t`` takes ``src``'s values and history (``CopyBackwards``);
+    ``non_blocking`` means nothing on the CPU."""
     params = {"shape": t.shape, "src_shape": np.shape(array_of(src)), "src_dtype": np.result_type(array_of(src))}
     return write_in_place(t, lambda old: apply(CopyBackwards, (old, src), params))
 

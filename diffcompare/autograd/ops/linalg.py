@@ -105,7 +105,8 @@ def mm(input, mat2, *, out=None):  # noqa: A002  (PyTorch's keyword names)
     return matmul(a, b)
 
 
-def mv(a, v, *, out=None):
+def mv(input, vec, *, out=None):
+    a, v = input, vec       # PyTorch's names, for keyword calls
     if out is not None:
         return write_out(mv(a, v), out, "mv")
     if a.ndim != 2 or v.ndim != 1:
@@ -113,7 +114,8 @@ def mv(a, v, *, out=None):
     return matmul(a, v)
 
 
-def dot(a, b, *, out=None):
+def dot(input, tensor, *, out=None):
+    a, b = input, tensor    # PyTorch's names, for keyword calls
     if out is not None:
         return write_out(dot(a, b), out, "dot")
     if a.ndim != 1 or b.ndim != 1:
@@ -136,13 +138,14 @@ class BmmBackward0(Op):
             (a.swapaxes(-1, -2) @ g if self.needs(1) else None)
 
 
-def bmm(a, b, *, out=None):
-    """Batched matrix product: ``a[i] @ b[i]`` for 3-D tensors (no broadcasting).
+def bmm(input, mat2, *, out=None):
+    """Batched matrix product: ``input[i] @ mat2[i]`` for 3-D tensors (no broadcasting).
 
     >>> from diffcompare import autograd as ag
-    >>> ag.bmm(ag.ones(2, 1, 3), ag.ones(2, 3, 1)).shape
+    >>> ag.bmm(ag.ones(2, 1, 3), mat2=ag.ones(2, 3, 1)).shape
     (2, 1, 1)
     """
+    a, b = input, mat2
     if out is not None:
         return write_out(bmm(a, b), out, "bmm")
     if a.ndim != 3:

@@ -161,8 +161,9 @@ def trace(x):
     return apply(TraceBackward0, (x,), {"in_shape": x.shape})
 
 
-def outer(a, b):
+def outer(input, vec2):
     """The outer product of two vectors, recorded as PyTorch does (MulBackward0)."""
+    a, b = input, vec2
     if a.ndim != 1 or b.ndim != 1:
         raise RuntimeError(f"outer: Expected 1-D argument self, but got {a.ndim}-D" if a.ndim != 1 else
                            f"outer: Expected 1-D argument vec2, but got {b.ndim}-D")

@@ -339,8 +339,9 @@ class LinalgVectorNormBackward0(Op):
         return (D.where(zero, 0.0, g * local),)
 
 
-def norm(x, p=2, dim=None, keepdim=False):
+def norm(x, p=2, dim=None, keepdim=False, *, dtype=None):
     """Vector p-norm over all elements or along ``dim`` (p = 'fro' means 2)."""
+    x = as_dtype(x, dtype)
     p = 2 if p in ("fro", None) else (math.inf if p in ("inf",) else p)
     return _reduction(LinalgVectorNormBackward0, x, dim, keepdim, p=float(p))
 
@@ -488,11 +489,19 @@ def nll_loss(logp, target, reduction="mean", weight=None, ignore_index=-100):
                                              "in_shape": logp.shape, **params})
 
 
-def softmax(x, dim):
+def as_dtype(x, dtype):
+    """``x`` cast to ``dtype`` first (a reduction's ``dtype=``, as PyTorch: ToCopyBackward0),
+    or as it is when None."""
+    return x if dtype is None else x.to(dtype)
+
+
+def softmax(x, dim, *, dtype=None):
+    x = as_dtype(x, dtype)
     return apply(SoftmaxBackward0, (x,), {"dim": check_dim(dim, x.ndim)})
 
 
-def log_softmax(x, dim):
+def log_softmax(x, dim, *, dtype=None):
+    x = as_dtype(x, dtype)
     return apply(LogSoftmaxBackward0, (x,), {"dim": check_dim(dim, x.ndim)})
 
 
@@ -508,7 +517,8 @@ class CumsumBackward0(Op):
         return (g.sum(axis=d, keepdims=True) - np.cumsum(g, axis=d) + g,)
 
 
-def cumsum(x, dim):
+def cumsum(x, dim, *, dtype=None):
+    x = as_dtype(x, dtype)
     return apply(CumsumBackward0, (x,), {"dim": check_dim(dim, x.ndim)})
 
 
@@ -520,17 +530,18 @@ def sum(x, dim=None, keepdim=False, dtype=None, *, axis=None, keepdims=None):
     tensor([3., 7.])
     """
     dim, keepdim = (axis if dim is None else dim), (keepdims if keepdims is not None else keepdim)
-    if dtype is not None:
-        x = x.to(dtype)
+    x = as_dtype(x, dtype)
     return _reduction(SumBackward1 if dim is not None else SumBackward0, x, dim, keepdim)
 
 
-def mean(x, dim=None, keepdim=False, *, axis=None, keepdims=None):
+def mean(x, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):
     dim, keepdim = (axis if dim is None else dim), (keepdims if keepdims is not None else keepdim)
+    x = as_dtype(x, dtype)
     return _reduction(MeanBackward1 if dim is not None else MeanBackward0, x, dim, keepdim)
 
 
-def prod(x, dim=None, keepdim=False):
+def prod(x, dim=None, keepdim=False, *, dtype=None):
+    x = as_dtype(x, dtype)
     return _reduction(ProdBackward1 if dim is not None else ProdBackward0, x, dim, keepdim)
 
 

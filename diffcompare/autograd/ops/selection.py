@@ -64,8 +64,9 @@ def _pick(cls, x, index):
     return apply(cls, (x,), {"index": index, "in_shape": x.shape})
 
 
-def gather(input, dim, index):
-    """``out[i][j] = input[i][index[i][j]]`` along ``dim`` (here dim = 1)."""
+def gather(input, dim, index, *, sparse_grad=False):
+    """``out[i][j] = input[i][index[i][j]]`` along ``dim`` (here dim = 1); with ``sparse_grad``
+    PyTorch's gradient is a sparse tensor of the same values, here a dense one."""
     d = check_dim(dim, input.ndim)
     index = _index_array(index, "gather")
     if index.ndim != input.ndim and not (index.ndim <= 1 and input.ndim <= 1):
@@ -432,8 +433,10 @@ class CumprodBackward0(Op):
         return (D.moveaxis(terms.sum(axis=-1), -1, d),)
 
 
-def cumprod(input, dim):
+def cumprod(input, dim, *, dtype=None):
     """The running product along ``dim``."""
+    if dtype is not None:
+        input = input.to(dtype)
     return apply(CumprodBackward0, (input,), {"dim": check_dim(dim, input.ndim)})
 
 
