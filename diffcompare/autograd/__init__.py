@@ -12,6 +12,7 @@ tensor([4., 6., 8.])
 from math import e, inf, nan, pi  # noqa: F401  (torch.e, torch.inf, torch.nan, torch.pi)
 
 from . import dtypes
+from .torch_version import __version__  # noqa: F401  (torch.__version__)
 from .device import accelerator, backends, cuda, device, get_default_device, set_default_device
 from .backward import backward, grad
 from .dtypes import (bool, cdouble, cfloat, complex64, complex128, double, float, float16, float32,  # noqa: A004

@@ -139,3 +139,30 @@ def set_default_dtype(d):
     if d.kind != "f":
         raise TypeError("only floating-point types are supported as the default type")
     _DEFAULT[0] = d
+
+
+# PyTorch's two spellings of a dtype in its error messages: the ScalarType's ("Double",
+# "expected scalar type Float but found Double") and the C++ type's ("double", "long int":
+# "expected m1 and m2 to have the same dtype, but got: float != long int")
+_SCALAR_TYPE_NAMES = {"float64": "Double", "float32": "Float", "float16": "Half", "int64": "Long", "int32": "Int",
+                      "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
+                      "complex128": "ComplexDouble", "complex64": "ComplexFloat"}
+_CPP_TYPE_NAMES = {"float64": "double", "float32": "float", "float16": "c10::Half", "int64": "long int",
+                   "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+                   "bool": "bool", "complex128": "c10::complex<double>", "complex64": "c10::complex<float>"}
+
+
+def scalar_type_name(dtype):
+    """PyTorch's ScalarType name of ``dtype`` ('Double', 'Long', 'ComplexFloat').
+
+    >>> scalar_type_name(np.float32), cpp_type_name(np.int64)
+    ('Float', 'long int')
+    """
+    name = np.dtype(dtype).name
+    return _SCALAR_TYPE_NAMES.get(name, name)
+
+
+def cpp_type_name(dtype):
+    """The C++ type's name PyTorch prints for ``dtype`` ('double', 'long int', 'c10::Half')."""
+    name = np.dtype(dtype).name
+    return _CPP_TYPE_NAMES.get(name, name)

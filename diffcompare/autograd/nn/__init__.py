@@ -26,7 +26,7 @@ from ..tensor import Tensor
 from . import functional  # noqa: F401  (ag.nn.functional, as torch.nn.functional)
 from . import functional as F
 
-from .module import Module, Parameter, to_meta, uniform_parameter, zero_grad_of  # noqa: F401
+from .module import Buffer, Module, Parameter, to_meta, uniform_parameter, zero_grad_of  # noqa: F401
 from .activation import *  # noqa: F401,F403  (LeakyReLU, GELU, ...)
 from . import init  # noqa: F401  (torch.nn.init)
 from .normalization import *  # noqa: F401,F403  (LayerNorm, GroupNorm, InstanceNorm1d, RMSNorm, ...)
@@ -44,17 +44,49 @@ class Linear(Module):
 
     def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
         super().__init__()
+        self.out_features = out_features
+        self._draw(in_features, bias, device, dtype)
+
+    def _draw(self, in_features, bias, device, dtype):
+        """The weight (then the bias) drawn from U(-1/√in_features, 1/√in_features)."""
         where = resolve_device(device, meta=True)
-        self.in_features, self.out_features = in_features, out_features
+        self.in_features = in_features
         bound = 1.0 / math.sqrt(in_features) if in_features else 0.0
-        self.weight = uniform_parameter(bound, (out_features, in_features), dtype, where)
-        self.register_parameter("bias", uniform_parameter(bound, (out_features,), dtype, where) if bias else None)
+        self.weight = uniform_parameter(bound, (self.out_features, in_features), dtype, where)
+        self.register_parameter("bias", uniform_parameter(bound, (self.out_features,), dtype, where) if bias else None)
 
     def forward(self, x):
         return F.linear(x, self.weight, self.bias)
 
     def extra_repr(self):
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
+
+
+class LazyLinear(Linear):
+    """A ``Linear`` whose ``in_features`` is the last dimension of its first input: its weight
+    and bias are drawn then (as ``Linear`` draws them) and it becomes a ``Linear``, as PyTorch's.
+
+    >>> from diffcompare import autograd as ag
+    >>> m = ag.nn.LazyLinear(2)
+    >>> m(ag.ones(4, 3)).shape, m
+    ((4, 2), Linear(in_features=3, out_features=2, bias=True))
+    """
+
+    def __init__(self, out_features, bias=True, device=None, dtype=None):
+        Module.__init__(self)
+        self.in_features, self.out_features = 0, out_features
+        self._factory = (bias, device, dtype)
+        self.weight = Parameter(np.zeros(0, np.dtype(dtype) if dtype is not None else default_dtype()))
+        self.register_parameter("bias", Parameter(np.zeros(0, self.weight.dtype)) if bias else None)
+
+    def forward(self, x):
+        self._draw(x.shape[-1], *self._factory)
+        del self._factory
+        self.__class__ = Linear
+        return Linear.forward(self, x)
+
+    def extra_repr(self):
+        return f"in_features=0, out_features={self.out_features}, bias={self.bias is not None}"
 
 
 class _ConvNd(Module):
@@ -488,6 +520,9 @@ class NLLLoss(_WeightedLoss):
 
     def forward(self, input, target):
         return F.nll_loss(input, target, self.weight, ignore_index=self.ignore_index, reduction=self.reduction)
+
+
+NLLLoss2d = NLLLoss     # PyTorch's older name, kept as a subclass there; the same loss
 
 
 class BCEWithLogitsLoss(_Loss):

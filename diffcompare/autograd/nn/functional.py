@@ -966,3 +966,22 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
 def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
     return rrelu(input, lower, upper, training, True)
 
+
+
+def _with_indices(pool):
+    """``F.<pool>_with_indices``: the pooling with ``return_indices=True`` (values, indices)."""
+    def call(*args, **kwargs):
+        kwargs["return_indices"] = True
+        return pool(*args, **kwargs)
+    call.__name__ = call.__qualname__ = f"{pool.__name__}_with_indices"
+    return call
+
+
+max_pool1d_with_indices = _with_indices(max_pool1d)
+max_pool2d_with_indices = _with_indices(max_pool2d)
+max_pool3d_with_indices = _with_indices(max_pool3d)
+adaptive_max_pool1d_with_indices = _with_indices(adaptive_max_pool1d)
+adaptive_max_pool2d_with_indices = _with_indices(adaptive_max_pool2d)
+adaptive_max_pool3d_with_indices = _with_indices(adaptive_max_pool3d)
+fractional_max_pool2d_with_indices = _with_indices(fractional_max_pool2d)
+fractional_max_pool3d_with_indices = _with_indices(fractional_max_pool3d)

@@ -51,6 +51,27 @@ class Parameter(Tensor):
         return memo[id(self)]
 
 
+class Buffer(Tensor):
+    """``nn.Buffer``: a tensor that, assigned to a module's attribute, registers itself as a
+    buffer (``persistent``: in ``state_dict``), as ``register_buffer`` does.
+
+    >>> from diffcompare import autograd as ag
+    >>> m = ag.nn.Module()
+    >>> m.running = ag.nn.Buffer(ag.zeros(2)); m.scratch = ag.nn.Buffer(ag.ones(1), persistent=False)
+    >>> list(m.state_dict()), [name for name, _ in m.named_buffers()]
+    (['running'], ['running', 'scratch'])
+    """
+
+    __slots__ = ("persistent",)
+
+    def __init__(self, data=None, *, persistent=True):
+        array = np.zeros(0, default_dtype()) if data is None else data._data if isinstance(data, Tensor) else data
+        super().__init__(array)
+        if isinstance(data, Tensor) and data.requires_grad:
+            self.requires_grad_(True)
+        self.persistent = persistent
+
+
 class Module:
     """Base class: assign Parameters and Modules as attributes; define ``forward``.
 
@@ -79,6 +100,9 @@ class Module:
                 raise TypeError(f"cannot assign '{_tensor_type(value)}' as parameter '{name}' "
                                 "(torch.nn.Parameter or None expected)")
             self._parameters[name] = None
+        elif isinstance(value, Buffer):
+            self.register_buffer(name, value, value.persistent)
+            return
         elif isinstance(value, Module):
             self._forget(name, keep=self._modules)        # a replaced child keeps its place (model.fc = ...)
             self._modules[name] = value

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..dtypes import cpp_type_name, scalar_type_name
 from ..tensor import Tensor
 from .dual import D
 from .forward import matmul_tangent
@@ -67,6 +68,28 @@ MATMUL_UNSAFE_VIEW = type("UnsafeViewBackward0", (MatmulBackward0,), {"__doc__":
 MATMUL_CLONE = type("CloneBackward0", (MatmulBackward0,), {"__doc__": MatmulBackward0.__doc__})
 
 
+def _dtype_of(x):
+    return x._data.dtype if isinstance(x, Tensor) else np.result_type(x)
+
+
+def _same_dtype(a, b, a_nd, b_nd):
+    """PyTorch's error for a product of two dtypes (it promotes none), in the words of the
+    kernel the product goes to: dot, mv, bmm, or mm."""
+    da, db = _dtype_of(a), _dtype_of(b)
+    if da == db:
+        return
+    if a_nd == 1 and b_nd == 1:
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {scalar_type_name(da)} and "
+                           f"{scalar_type_name(db)}")
+    if b_nd == 1:
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {scalar_type_name(db)}, "
+                           f"{scalar_type_name(da)}, and {scalar_type_name(db)}")
+    if b_nd >= 3:
+        raise RuntimeError(f"expected scalar type {scalar_type_name(da)} but found {scalar_type_name(db)}")
+    raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {cpp_type_name(da)} != "
+                       f"{cpp_type_name(db)}")
+
+
 def matmul(input, other, *, out=None):  # noqa: A002  (PyTorch's keyword names: torch.matmul(input=, other=))
     """Matrix product with NumPy's (and PyTorch's) rules for 1-d and batched operands;
     ``out=``: written there."""
@@ -82,6 +105,7 @@ def matmul(input, other, *, out=None):  # noqa: A002  (PyTorch's keyword names: 
     b_shape = b.shape if isinstance(b, Tensor) else np.shape(b)
     inner_a = a_shape[-1]
     inner_b = b_shape[0] if b_nd == 1 else b_shape[-2]
+    _same_dtype(a, b, a_nd, b_nd)
     if inner_a != inner_b:
         left = "x".join(str(n) for n in ((1,) + tuple(a_shape) if a_nd == 1 else a_shape))
         right = "x".join(str(n) for n in (tuple(b_shape) + (1,) if b_nd == 1 else b_shape))
@@ -152,6 +176,7 @@ def bmm(input, mat2, *, out=None):
         raise RuntimeError("batch1 must be a 3D tensor")
     if b.ndim != 3:
         raise RuntimeError("batch2 must be a 3D tensor")
+    _same_dtype(a, b, 3, 3)
     if b.shape[:2] != (a.shape[0], a.shape[2]):
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
@@ -211,6 +236,10 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
         raise RuntimeError("mat1 must be a matrix, got %d-D tensor" % mat1.ndim)
     if mat2.ndim != 2:
         raise RuntimeError("mat2 must be a matrix, got %d-D tensor" % mat2.ndim)
+    for first, name, other in ((input, "self", mat2), (mat1, "mat1", mat2)):
+        if isinstance(first, Tensor) and _dtype_of(first) != _dtype_of(other):
+            raise RuntimeError(f"{name} and mat2 must have the same dtype, but got {scalar_type_name(_dtype_of(first))} "
+                               f"and {scalar_type_name(_dtype_of(other))}")
     if mat1.shape[1] != mat2.shape[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({mat1.shape[0]}x{mat1.shape[1]} and "
                            f"{mat2.shape[0]}x{mat2.shape[1]})")

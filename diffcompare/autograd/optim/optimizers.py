@@ -164,6 +164,17 @@ class Optimizer:
     # shows for them (and load_state_dict() accepts)
     _fixed_options = {"foreach": None, "differentiable": False, "fused": None}
 
+    def _implementation(self, **options):
+        """PyTorch's options that choose how a step is computed, not what it computes:
+        ``foreach`` and ``fused`` (the same updates, here by one implementation) are taken and
+        shown in ``state_dict()``; ``capturable`` and ``differentiable`` (CUDA graphs, a step
+        recorded for autograd) are refused when set."""
+        for name in ("capturable", "differentiable"):
+            if options.get(name):
+                raise NotImplementedError(f"{type(self).__name__}({name}=True) is not supported by this engine")
+        self._fixed_options = {**type(self)._fixed_options,
+                               **{k: v for k, v in options.items() if k in ("foreach", "fused")}}
+
     def _params(self):
         return [p for group in self.param_groups for p in group["params"]]
 
@@ -209,6 +220,8 @@ class Optimizer:
             for k, v in saved.items():
                 if k == "params":
                     continue
+                if k in ("foreach", "fused"):
+                    continue        # how a step is computed, not what it computes
                 if k in self._fixed_options:
                     if v != self._fixed_options[k]:
                         raise NotImplementedError(f"{k}={v!r} is not supported by this engine")
@@ -257,7 +270,8 @@ class SGD(Optimizer):
     """Stochastic gradient descent with optional momentum, dampening, Nesterov and weight decay."""
 
     def __init__(self, params, lr=1e-3, momentum=0.0, dampening=0.0, weight_decay=0.0, nesterov=False, *,
-                 maximize=False):
+                 maximize=False, foreach=None, differentiable=False, fused=None):
+        self._implementation(foreach=foreach, differentiable=differentiable, fused=fused)
         if lr < 0:
             raise ValueError(f"Invalid learning rate: {lr}")
         if nesterov and (momentum <= 0 or dampening != 0):
@@ -285,7 +299,12 @@ class Adam(Optimizer):
     L2 to the gradient (AdamW decouples it)."""
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0, amsgrad=False, *,
-                 maximize=False):
+                 foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,
+                 decoupled_weight_decay=False):
+        self._implementation(foreach=foreach, capturable=capturable, differentiable=differentiable, fused=fused)
+        if decoupled_weight_decay:      # Adam(decoupled_weight_decay=True) is AdamW's step
+            self.decoupled = True
+            self._fixed_options = {**self._fixed_options, "decoupled_weight_decay": True}
         _check(lr=lr, eps=eps, weight_decay=weight_decay)
         for i, beta in enumerate(betas):
             if not 0.0 <= beta < 1.0:
@@ -339,8 +358,9 @@ class AdamW(Adam):
     _fixed_options = {**Adam._fixed_options, "decoupled_weight_decay": True}
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False, *,
-                 maximize=False):
-        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize)
+                 maximize=False, foreach=None, capturable=False, differentiable=False, fused=None):
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize, foreach=foreach,
+                         capturable=capturable, differentiable=differentiable, fused=fused)
 
 
 class RMSprop(Optimizer):
@@ -350,7 +370,8 @@ class RMSprop(Optimizer):
     _fixed_options = {"capturable": False, "foreach": None, "differentiable": False}
 
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0.0, momentum=0.0, centered=False,
-                 capturable=False, foreach=None, maximize=False):
+                 capturable=False, foreach=None, maximize=False, differentiable=False):
+        self._implementation(capturable=capturable, foreach=foreach, differentiable=differentiable)
         _check(lr=lr, eps=eps, weight_decay=weight_decay, momentum=momentum, alpha=alpha)
         super().__init__(params, dict(lr=lr, alpha=alpha, eps=eps, weight_decay=weight_decay, momentum=momentum,
                                       centered=centered, maximize=maximize))
@@ -389,7 +410,8 @@ class Adagrad(Optimizer):
     learning rate decaying as lr / (1 + (step - 1) lr_decay)."""
 
     def __init__(self, params, lr=1e-2, lr_decay=0.0, weight_decay=0.0, initial_accumulator_value=0.0, eps=1e-10,
-                 foreach=None, *, maximize=False):
+                 foreach=None, *, maximize=False, differentiable=False, fused=None):
+        self._implementation(foreach=foreach, differentiable=differentiable, fused=fused)
         _check(lr=lr, lr_decay=lr_decay, weight_decay=weight_decay, eps=eps,
                initial_accumulator_value=initial_accumulator_value)
         super().__init__(params, dict(lr=lr, lr_decay=lr_decay, weight_decay=weight_decay, eps=eps,
