@@ -534,8 +534,8 @@ def clock_names(cell):
 
 
 def zero_filled_empty(torch):
-    """PyTorch's ``empty``, ``empty_like``, ``empty_strided`` and ``new_empty`` filled with zeros,
-    as the engine's are: their contents are undefined (whatever the memory held), so a cell
+    """PyTorch's ``empty``, ``empty_like``, ``empty_strided``, ``new_empty`` and the legacy
+    constructor given sizes (``torch.Tensor(2, 3)``) filled with zeros, as the engine's are: their contents are undefined (whatever the memory held), so a cell
     that reads them before writing would otherwise compare leftover bits."""
     def zeroed(make):
         def call(*args, **kwargs):
@@ -548,6 +548,16 @@ def zero_filled_empty(torch):
     for name in ("empty", "empty_like", "empty_strided"):
         setattr(torch, name, zeroed(getattr(torch, name)))
     torch.Tensor.new_empty = zeroed(torch.Tensor.new_empty)
+
+    def sized(make):        # the legacy constructor given sizes: torch.Tensor(2, 3)
+        def new(cls, *args, **kwargs):
+            out = make(cls, *args, **kwargs)
+            if args and (all(isinstance(a, int) for a in args) or isinstance(args[0], torch.Size)):
+                with torch.no_grad():
+                    out.zero_()
+            return out
+        return new
+    torch.Tensor.__new__ = sized(torch.Tensor.__new__)     # (the typed ones, FloatTensor, cannot be patched)
 
 
 def run_worker(side, path, out_path, timeout):
@@ -799,7 +809,8 @@ def run_file(corpus_file, path, timeout, python):
         for side in ("torch", "engine"):
             out = Path(tmp) / f"{side}.pkl"
             env = dict(os.environ, PYTHONPATH=str(HERE.parent) + os.pathsep + os.environ.get("PYTHONPATH", ""),
-                       OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+                       OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1",
+                       PYTHONHASHSEED="0")      # a set's order (a vocabulary built from one) the same on both sides
             budget = timeout * (len(corpus_file.cells) + 2)
             try:
                 proc = subprocess.run([python, str(Path(__file__).resolve()), "--worker", side, str(path), str(out),
