@@ -37,3 +37,12 @@ def _default_dtypes_restored():
     engine = sys.modules.get("diffcompare.autograd.dtypes")
     if engine is not None:           # and the engine's default dtype, float64
         engine.set_default_dtype(engine.float64)
+
+
+@pytest.fixture
+def torch_float64():
+    """PyTorch's default dtype float64 while a test runs, as the engine's (the autouse fixture
+    above puts it back): a comparison file marks its tests with it (``pytestmark``)."""
+    import torch
+    torch.set_default_dtype(torch.float64)
+

@@ -18,12 +18,7 @@ import diffcompare.autograd.nn.functional as AF  # noqa: E402
 RNG = np.random.default_rng(5)
 
 
-@pytest.fixture(autouse=True)
-def _float64():
-    previous = torch.get_default_dtype()
-    torch.set_default_dtype(torch.float64)
-    yield
-    torch.set_default_dtype(previous)
+pytestmark = pytest.mark.usefixtures("torch_float64")     # PyTorch in float64, as the engine
 
 
 def _run(lib, F, x, grid, theta, size, mode, padding, align):

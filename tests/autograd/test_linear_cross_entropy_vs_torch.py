@@ -24,12 +24,7 @@ PROBS = RNG.uniform(size=(4, 10))
 PROBS /= PROBS.sum(1, keepdims=True)
 
 
-@pytest.fixture(autouse=True)
-def _float64():
-    previous = torch.get_default_dtype()
-    torch.set_default_dtype(torch.float64)
-    yield
-    torch.set_default_dtype(previous)
+pytestmark = pytest.mark.usefixtures("torch_float64")     # PyTorch in float64, as the engine
 
 
 def _run(lib, F, target, weight, reduction, smoothing, bias):

@@ -14,12 +14,7 @@ RNG = np.random.default_rng(11)
 SHAPES = [(3, 3), (2, 3, 4), (4, 2), (2, 2, 5, 3)]
 
 
-@pytest.fixture(autouse=True)
-def _float64():
-    previous = torch.get_default_dtype()
-    torch.set_default_dtype(torch.float64)
-    yield
-    torch.set_default_dtype(previous)
+pytestmark = pytest.mark.usefixtures("torch_float64")     # PyTorch in float64, as the engine
 
 
 def _unpack_loss(lib, lu, pivots, wL, wU):

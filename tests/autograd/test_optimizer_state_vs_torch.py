@@ -14,12 +14,7 @@ W0 = np.array([[1.0, -2.0, 0.5], [0.25, 3.0, -1.5]])
 GRADS = [np.array([[0.3, -0.1, 0.2], [1.0, -0.5, 0.05]]), np.array([[-0.2, 0.4, 0.1], [0.5, 0.5, -0.3]])]
 
 
-@pytest.fixture(autouse=True)
-def _float64():
-    previous = torch.get_default_dtype()
-    torch.set_default_dtype(torch.float64)
-    yield
-    torch.set_default_dtype(previous)
+pytestmark = pytest.mark.usefixtures("torch_float64")     # PyTorch in float64, as the engine
 
 
 OPTIMIZERS = [

@@ -17,12 +17,7 @@ from diffcompare.autograd.nn.utils import parametrize as P  # noqa: E402
 TP = torch.nn.utils.parametrize
 
 
-@pytest.fixture(autouse=True)
-def _float64():
-    previous = torch.get_default_dtype()
-    torch.set_default_dtype(torch.float64)
-    yield
-    torch.set_default_dtype(previous)
+pytestmark = pytest.mark.usefixtures("torch_float64")     # PyTorch in float64, as the engine
 
 
 def _np(t):

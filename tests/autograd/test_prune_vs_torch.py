@@ -16,12 +16,7 @@ from diffcompare.autograd.nn.utils import prune as AP  # noqa: E402
 import torch.nn.utils.prune as TP  # noqa: E402
 
 
-@pytest.fixture(autouse=True)
-def _float64():
-    previous = torch.get_default_dtype()
-    torch.set_default_dtype(torch.float64)
-    yield
-    torch.set_default_dtype(previous)
+pytestmark = pytest.mark.usefixtures("torch_float64")     # PyTorch in float64, as the engine
 
 
 @pytest.fixture

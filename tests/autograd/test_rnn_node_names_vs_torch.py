@@ -15,12 +15,7 @@ from diffcompare import autograd as ag  # noqa: E402
 RNG = np.random.default_rng(3)
 
 
-@pytest.fixture(autouse=True)
-def _float64():
-    previous = torch.get_default_dtype()
-    torch.set_default_dtype(torch.float64)
-    yield
-    torch.set_default_dtype(previous)
+pytestmark = pytest.mark.usefixtures("torch_float64")     # PyTorch in float64, as the engine
 
 
 def _names(node, depth=2):

@@ -14,13 +14,7 @@ from diffcompare import autograd as ag  # noqa: E402
 RNG = np.random.default_rng(7)
 
 
-@pytest.fixture(autouse=True)
-def _float64():
-    """PyTorch's default dtype float64 while a test runs (as the engine's), put back after."""
-    previous = torch.get_default_dtype()
-    torch.set_default_dtype(torch.float64)
-    yield
-    torch.set_default_dtype(previous)
+pytestmark = pytest.mark.usefixtures("torch_float64")     # PyTorch in float64, as the engine
 
 
 def _pair(array, requires_grad=True):
