@@ -22,6 +22,7 @@ import warnings
 import numpy as np
 
 from .batched import BATCH_SHAPE_ERROR, run_batched_backward
+from .grad_mode import STATE
 from .graph import edge_of, run_backward
 from .ops import D, stack
 from .tensor import Tensor
@@ -174,7 +175,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         raise RuntimeError(f"grad requires one grad_output per output: got {len(outputs)} outputs and "
                            f"{len(grads)} grad_outputs")
     if retain_graph is None:
-        retain_graph = create_graph
+        # under vmap, which calls its function once per example where PyTorch calls it once
+        # on the batch, a later example backpropagates through the same graph: it is kept
+        retain_graph = create_graph or STATE.mapping > 0
 
     if is_grads_batched:
         result = _batched_grad(outputs, input_list, grads, retain_graph, create_graph, allow_unused,

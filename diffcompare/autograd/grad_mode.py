@@ -36,6 +36,7 @@ class _State(threading.local):
     saved_hooks = ()     # (pack_hook, unpack_hook) pairs of the active saved_tensors_hooks, innermost last
     saved_hooks_disabled = None   # the error message of disable_saved_tensors_hooks, while it is active
     inference_mode = False   # inside inference_mode(): grad recording is off as well
+    mapping = 0          # vmap's per-example calls running (nested vmaps count each)
     # Recording with nothing extra to do (grad mode on; no anomaly mode, saved-tensor hooks,
     # recorder or dual level): one flag, read once per op instead of five. Kept by
     # __setattr__ whenever one of those changes, so no switch has to know of it.

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 
+from .grad_mode import STATE
 from .ops import stack
 from .pytree import broadcast_prefix, spec_str, tree_flatten, tree_unflatten
 from .tensor import Tensor
@@ -138,9 +139,13 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
             return func(args[0], _batched=True)
         leaves, spec, dims, size = _mapped(func, in_dims, args)
         results = []
-        for b in range(size):
-            example = tree_unflatten([_slice(leaf, dim, b) for leaf, dim in zip(leaves, dims)], spec)
-            results.append(func(*example, **kwargs))
+        STATE.mapping += 1
+        try:
+            for b in range(size):
+                example = tree_unflatten([_slice(leaf, dim, b) for leaf, dim in zip(leaves, dims)], spec)
+                results.append(func(*example, **kwargs))
+        finally:
+            STATE.mapping -= 1
         if not results:
             raise ValueError(f"vmap({_name(func)}, ...): the mapped dimension has size 0")
         return _stack(func, results, out_dims)

@@ -110,3 +110,12 @@ def test_products_of_two_dtypes_are_refused_in_pytorchs_words(a_shape, b_shape, 
         a @ b
     with pytest.raises(RuntimeError, match="mat1 and mat2 must have the same dtype, but got Float and Double"):
         ag.nn.Linear(3, 2)(ag.ones(1, 3, dtype=ag.float32))
+
+
+def test_vmap_of_autograd_grad_without_retain_graph():
+    """PyTorch's vmap calls ``get_vjp`` once on the batch; the engine calls it per row, keeping
+    the graph between rows: the Jacobian of x**2 is diag(2x) (the torch.func docs' example)."""
+    x = ag.tensor([1.0, -2.0, 0.5], requires_grad=True)
+    y = x ** 2
+    (jacobian,) = ag.vmap(lambda v: ag.autograd.grad(y, x, v))(ag.eye(3))
+    assert np.array_equal(jacobian.numpy(), np.diag([2.0, -4.0, 1.0]))
