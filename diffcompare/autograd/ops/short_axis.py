@@ -17,12 +17,13 @@ True
 (True, (2, 3000))
 
 A backward's reductions (a broadcast input's gradient summed back to its shape, ``g * b``
-summed for the input of a broadcasting product) go through ``summed``: one ``np.einsum``
-pass, which neither materialises the product nor runs NumPy's strided reduction loop (half
-the time on (5, 1000, 2), a third on a (50, 1000, 20) sum over its middle axis). Its sums
-are plain, not pairwise: fine for a gradient, so forward sums stay with ``total``.
+summed for the input of a broadcasting product) go through ``summed``: where the last axis
+is long, one ``np.einsum`` pass, which neither materialises the product nor runs NumPy's
+strided reduction loop (a third of the time on a (50, 1000, 20) sum over its middle axis,
+half on (1000, 100) summed over rows); where it is short, the product and ``total``. Its
+sums are plain, not pairwise: fine for a gradient, so forward sums stay with ``total``.
 
->>> g, b = np.arange(12000.0).reshape(2, 3000, 2), np.full((2, 3000, 2), 0.5)
+>>> g, b = np.arange(60000.0).reshape(2, 1000, 30), np.full((2, 1000, 30), 0.5)
 >>> bool((summed((g, b), (1,)) == (g * b).sum(axis=1, keepdims=True)).all())
 True
 """
@@ -121,10 +122,12 @@ _SUBSCRIPTS: dict = {}      # (operands, ndim, axes) -> einsum's subscripts
 def summed(arrays, axes):
     """The sum over ``axes`` (sorted, kept as size-1 axes) of the product of ``arrays`` (one or
     two arrays of one shape, views with zero strides allowed): ``np.einsum`` in one pass where
-    it repays its set-up (float32/64 or complex, at least ``MIN_SIZE`` elements), else
-    NumPy's product and ``total``."""
+    it repays its set-up (float32/64 or complex, at least ``MIN_SIZE`` elements, a last axis
+    longer than ``SHORT``: einsum's inner loop runs along it, seven times slower on (n, 2)),
+    else NumPy's product and ``total``."""
     a = arrays[0]
-    if a.size < MIN_SIZE or a.ndim > 26 or any(x.dtype.kind not in "fc" or x.dtype.itemsize < 4 for x in arrays):
+    if a.size < MIN_SIZE or not 0 < a.ndim <= 26 or a.shape[-1] <= SHORT or \
+            any(x.dtype.kind not in "fc" or x.dtype.itemsize < 4 for x in arrays):
         product = a if len(arrays) == 1 else times(a, arrays[1])
         return total(product, axes, True)
     key = (len(arrays), a.ndim, axes)
