@@ -52,7 +52,17 @@ class UnsupportedDtype:
 bfloat16 = UnsupportedDtype("bfloat16", 2, True)
 
 
-class memory_format:
+class _TorchName:
+    """A value PyTorch names ``torch.<name>`` (a memory format, a layout): its name, printed so."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return f"torch.{self.name}"
+
+
+class memory_format(_TorchName):
     """``torch.memory_format``: a layout name a ``memory_format=`` argument takes. The engine's
     arrays are row-major (``contiguous_format``); the names exist so that code passing them runs.
 
@@ -61,14 +71,8 @@ class memory_format:
     (torch.contiguous_format, tensor([1., 1.]))
     """
 
-    def __init__(self, name):
-        self.name = name
 
-    def __repr__(self):
-        return f"torch.{self.name}"
-
-
-class layout:
+class layout(_TorchName):
     """``torch.layout``: how a tensor's elements are stored. The engine's tensors are dense
     (``strided``); the sparse layouts are named so that code can compare against them.
 
@@ -76,12 +80,6 @@ class layout:
     >>> ag.zeros(2, layout=ag.strided).layout
     torch.strided
     """
-
-    def __init__(self, name):
-        self.name = name
-
-    def __repr__(self):
-        return f"torch.{self.name}"
 
 
 strided = layout("strided")

@@ -246,15 +246,19 @@ def _unstructured_mask(t, default_mask, amount, scores, largest):
     return mask
 
 
-class RandomUnstructured(BasePruningMethod):
-    """Prunes ``amount`` entries (a count, or a fraction of them) chosen at random: the ``k``
-    largest of ``torch.rand_like(t)``."""
+class _Unstructured(BasePruningMethod):
+    """A method that prunes ``amount`` single entries (a count, or a fraction of them)."""
 
     PRUNING_TYPE = "unstructured"
 
     def __init__(self, amount):
         _validate_pruning_amount_init(amount)
         self.amount = amount
+
+
+class RandomUnstructured(_Unstructured):
+    """Prunes ``amount`` entries (a count, or a fraction of them) chosen at random: the ``k``
+    largest of ``torch.rand_like(t)``."""
 
     def compute_mask(self, t, default_mask):
         return _unstructured_mask(t, default_mask, self.amount, lambda: ag.rand_like(t), largest=True)
@@ -264,15 +268,9 @@ class RandomUnstructured(BasePruningMethod):
         return super().apply(module, name, amount=amount)
 
 
-class L1Unstructured(BasePruningMethod):
+class L1Unstructured(_Unstructured):
     """Prunes the ``amount`` entries of smallest magnitude (``torch.topk(..., largest=False)``:
     its choice among equal magnitudes)."""
-
-    PRUNING_TYPE = "unstructured"
-
-    def __init__(self, amount):
-        _validate_pruning_amount_init(amount)
-        self.amount = amount
 
     def compute_mask(self, t, default_mask):
         return _unstructured_mask(t, default_mask, self.amount, lambda: ag.abs(t), largest=False)
