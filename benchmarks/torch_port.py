@@ -534,8 +534,8 @@ def clock_names(cell):
 
 
 def zero_filled_empty(torch):
-    """PyTorch's ``empty``, ``empty_like``, ``empty_strided``, ``new_empty`` and the legacy
-    constructor given sizes (``torch.Tensor(2, 3)``) filled with zeros, as the engine's are: their contents are undefined (whatever the memory held), so a cell
+    """PyTorch's ``empty``, ``empty_like``, ``empty_strided`` and ``new_empty`` filled with zeros,
+    as the engine's are: their contents are undefined (whatever the memory held), so a cell
     that reads them before writing would otherwise compare leftover bits."""
     def zeroed(make):
         def call(*args, **kwargs):
@@ -548,16 +548,6 @@ def zero_filled_empty(torch):
     for name in ("empty", "empty_like", "empty_strided"):
         setattr(torch, name, zeroed(getattr(torch, name)))
     torch.Tensor.new_empty = zeroed(torch.Tensor.new_empty)
-
-    def sized(make):        # the legacy constructor given sizes: torch.Tensor(2, 3)
-        def new(cls, *args, **kwargs):
-            out = make(cls, *args, **kwargs)
-            if args and (all(isinstance(a, int) for a in args) or isinstance(args[0], torch.Size)):
-                with torch.no_grad():
-                    out.zero_()
-            return out
-        return new
-    torch.Tensor.__new__ = sized(torch.Tensor.__new__)     # (the typed ones, FloatTensor, cannot be patched)
 
 
 def run_worker(side, path, out_path, timeout):
