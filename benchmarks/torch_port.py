@@ -23,9 +23,9 @@ under PyTorch's import names (``RENAMES``: an import hook, the corpus is not edi
   its ``.grad``, ``.grad_fn`` name and ``requires_grad``; so are the values a cell prints and the
   values of its top-level expressions (printed text, its formatting, is not compared); a tensor
   on the meta device is read as its shape and dtype, and a variable assigned a wall-clock
-  reading (``start = timeit.default_timer()``) is not read (``clock_names``); PyTorch's
-  ``empty`` and its kin give zeros, as the engine's do (``zero_filled_empty``: their contents
-  are undefined).
+  reading (``start = timeit.default_timer()``) is not read (``clock_names``); a cell's
+  ``empty`` and its kin give zeros on PyTorch's side, as the engine's do (``_ZeroEmpty``:
+  their contents are undefined).
 
 A cell is then: "agree" (every value it changed, on either side, equal to 1e-10 relative to the
 array's largest magnitude — 1e-5 where either side is float32 or lower —, or on both sides below
@@ -346,6 +346,23 @@ class _Shown(ast.NodeTransformer):
         return ast.fix_missing_locations(node)
 
 
+class _ZeroEmpty(ast.NodeTransformer):
+    """On PyTorch's side, a cell's calls of ``empty``, ``empty_like`` and ``new_empty`` become
+    ``zeros``, ``zeros_like`` and ``new_zeros``, as the engine's are: their contents are
+    undefined (whatever the memory held), so a cell that reads them before writing would
+    otherwise compare leftover bits. Only the cell's own calls change; PyTorch itself is
+    left as it is (a patched ``torch.empty`` changes how functorch dispatches)."""
+
+    NAMES = {"empty": "zeros", "empty_like": "zeros_like", "new_empty": "new_zeros"}
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr in self.NAMES:
+            func.attr = self.NAMES[func.attr]
+        return node
+
+
 class Reader:
     """Reads the values a namespace holds as float64 NumPy arrays (and grad_fn names, flags)."""
 
@@ -533,23 +550,6 @@ def clock_names(cell):
     return names
 
 
-def zero_filled_empty(torch):
-    """PyTorch's ``empty``, ``empty_like``, ``empty_strided`` and ``new_empty`` filled with zeros,
-    as the engine's are: their contents are undefined (whatever the memory held), so a cell
-    that reads them before writing would otherwise compare leftover bits."""
-    def zeroed(make):
-        def call(*args, **kwargs):
-            out = make(*args, **kwargs)
-            with torch.no_grad():
-                out.zero_()
-            return out
-        call.__name__ = make.__name__
-        return call
-    for name in ("empty", "empty_like", "empty_strided"):
-        setattr(torch, name, zeroed(getattr(torch, name)))
-    torch.Tensor.new_empty = zeroed(torch.Tensor.new_empty)
-
-
 def run_worker(side, path, out_path, timeout):
     """Run the cells of ``path`` on ``side`` ("torch" or "engine"); pickle one record per cell."""
     import random
@@ -571,7 +571,6 @@ def run_worker(side, path, out_path, timeout):
         engine_random.install()
         reader = Reader(ag.Tensor, np)
     else:
-        zero_filled_empty(real_torch)
         reader = Reader(real_torch.Tensor, np)
 
     def seed_all(seed):
@@ -614,7 +613,10 @@ def run_worker(side, path, out_path, timeout):
         record = {"status": "ok"}
         start = time.perf_counter()
         try:
-            code = compile(_Shown().visit(ast.parse(cell)), f"<{corpus_file.name} cell {index + 1}>", "exec")
+            tree = ast.parse(cell)
+            if side == "torch":
+                tree = _ZeroEmpty().visit(tree)
+            code = compile(_Shown().visit(tree), f"<{corpus_file.name} cell {index + 1}>", "exec")
             signal.alarm(timeout)
             try:
                 exec(code, ns)

@@ -107,6 +107,9 @@ def _stack(func, results, out_dims):
 
 
 _RENAMED: dict = {}
+# what PyTorch's batched call records where the examples' op is decomposed under vmap:
+# linear (addmm on one example) becomes matmul + add, a matrix product a folded matmul
+_BATCHED_NAMES = {"AddmmBackward0": "AddBackward0", "MmBackward0": "UnsafeViewBackward0"}
 
 
 def _named_after_examples(result, column):
@@ -121,6 +124,7 @@ def _named_after_examples(result, column):
     if len(names) != 1 or None in names:
         return result
     (name,) = names
+    name = _BATCHED_NAMES.get(name, name)
     key = (type(node), name)
     if key not in _RENAMED:
         _RENAMED[key] = type(name, (type(node),), {"__slots__": (), "__module__": type(node).__module__,

@@ -119,3 +119,11 @@ def test_vmap_of_autograd_grad_without_retain_graph():
     y = x ** 2
     (jacobian,) = ag.vmap(lambda v: ag.autograd.grad(y, x, v))(ag.eye(3))
     assert np.array_equal(jacobian.numpy(), np.diag([2.0, -4.0, 1.0]))
+
+
+def test_vmap_of_linear_is_named_as_pytorchs_decomposition():
+    """Under vmap PyTorch decomposes linear into matmul + add (AddBackward0), a product without
+    bias into a folded matmul (UnsafeViewBackward0)."""
+    x = ag.randn(5, 2, 4)
+    assert ag.vmap(ag.nn.Linear(4, 3))(x).grad_fn.name() == "AddBackward0"
+    assert ag.vmap(ag.nn.Linear(4, 3, bias=False))(x).grad_fn.name() == "UnsafeViewBackward0"
