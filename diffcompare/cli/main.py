@@ -885,7 +885,9 @@ def _main(argv) -> int:
                 warnings.simplefilter("ignore")
                 warnings.simplefilter("default", RenamedWarning)
                 warnings.showwarning = _note(args.command)
-                return runners[args.command](args)
+                code = runners[args.command](args)
+            sys.stdout.flush()      # a report still in the buffer meets a closed pipe here, not at exit
+            return code
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
