@@ -361,7 +361,8 @@ def _cost_frame(lec) -> str:
     ns = [c.n for c in lec.cost]
     return _frame("Forward against reverse mode: what the gradient costs", [
         r"\begin{columns}[T]", r"\begin{column}{0.55\textwidth}",
-        r"\begin{tikzpicture}", r"\begin{loglogaxis}[width=\linewidth, height=5.2cm, xlabel={$n$ inputs},"
+        # the tick labels are measured times, whose width varies from run to run: room to spare
+        r"\begin{tikzpicture}", r"\begin{loglogaxis}[width=0.92\linewidth, height=5.2cm, xlabel={$n$ inputs},"
         r" ylabel={seconds per gradient}, legend pos=north west, legend style={font=\scriptsize}, tick label style={font=\scriptsize}]",
         r"\addplot[mark=*, blue] " + _coordinates(ns, [c.forward_seconds for c in lec.cost]),
         r"\addlegendentry{forward mode ($n$ passes)}",
