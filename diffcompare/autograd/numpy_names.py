@@ -46,8 +46,9 @@ def _plan(func, inputs=True):
     pairs = [(alias, name) for name, aliases in NUMPY_NAMES.items() if name in names and (inputs or name != "input")
              for alias in aliases if alias not in names]
     first = params[0] if params else None
-    if inputs and "input" not in names and first is not None and first.name in INPUT_NAMES and \
+    if pairs and inputs and "input" not in names and first is not None and first.name in INPUT_NAMES and \
             first.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD:
+        # (only for a function wrapped anyway: an elementwise op keeps its call without a wrapper)
         # the engine calls its input ``x``: PyTorch's ``input=`` and the other aliases name it too
         pairs += [(alias, first.name) for alias in INPUT_NAMES if alias not in names]
     sizes = any(p.kind is inspect.Parameter.VAR_POSITIONAL and p.name in SIZES for p in params) and \
