@@ -13,7 +13,7 @@ from hypothesis import given, settings, strategies as st
 from diffcompare import autograd as ag
 from diffcompare.autograd.broadcast import broadcast_view
 from diffcompare.autograd.ops.recording import sum_to
-from diffcompare.autograd.ops.short_axis import summed
+from diffcompare.autograd.ops.short_axis import _tiled, binary, summed
 
 
 @st.composite
@@ -56,6 +56,67 @@ def test_summed_is_the_sum_of_the_product(shape, axes):
     # one operand broadcast (a zero stride), as a gradient expanded from a sum
     c = broadcast_view(rng.standard_normal(shape[-1:]), shape)
     assert np.allclose(summed((g, c), axes), (g * c).sum(axis=axes, keepdims=True), rtol=1e-13, atol=1e-12)
+
+
+@given(st.integers(1, 6), st.sampled_from([8, 12, 97, 1000]), st.integers(1, 4),
+       st.sampled_from([np.add, np.subtract, np.multiply, np.true_divide]), st.booleans(), st.booleans())
+@settings(max_examples=150, deadline=None)
+def test_short_axis_products_are_numpys_bit_for_bit(lead, n, short, ufunc, swap, lead_broadcast):
+    """A row broadcast against n rows of a short last axis (grouped rows or one index at a
+    time) gives exactly NumPy's own elementwise result."""
+    rng = np.random.default_rng(n * 31 + short)
+    rows = rng.standard_normal((lead, n, short))
+    row = rng.standard_normal((1 if lead_broadcast else lead, 1, short)) + 2.5
+    a, b = (row, rows) if swap else (rows, row)
+    expected = ufunc(a, b)
+    assert np.array_equal(binary(ufunc, a, b), expected)
+    tiled = _tiled(ufunc, a, b, expected.shape)
+    assert tiled is None or (tiled.shape == expected.shape and np.array_equal(tiled, expected))
+
+
+def test_grouped_rows_only_take_what_they_can_regroup():
+    rows = np.arange(6000.0).reshape(3, 1000, 2)
+    assert _tiled(np.add, rows, rows[:, :1, :1], rows.shape) is None          # a broadcast last axis
+    assert _tiled(np.add, rows[:, ::2], rows[:, :1], (3, 500, 2)) is None      # rows not contiguous
+    assert _tiled(np.add, rows[:, :997], rows[:, :1], (3, 997, 2)) is None     # 997 rows: no grouping
+    grouped = _tiled(np.add, rows, rows[:, :1], rows.shape)
+    assert grouped is not None and np.array_equal(grouped, rows + rows[:, :1])
+
+
+@pytest.mark.parametrize("shape, axes", [((1000, 100), (0,)), ((50, 100, 3), (0, 1)), ((4, 300, 5), (1,)),
+                                         ((7, 300), (1,)), ((2, 3, 500), (1, 2))])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.complex128])
+def test_summed_over_one_block_of_axes(shape, axes, dtype):
+    """Sums over a block of axes of a contiguous array (by BLAS) and of a transposed one (not
+    contiguous), against a sum in exact rational arithmetic of small integers."""
+    rng = np.random.default_rng(2)
+    ints = rng.integers(-50, 50, shape)
+    g = ints.astype(dtype) * (1 + 1j if np.dtype(dtype).kind == "c" else 1)
+    exact = ints.sum(axis=axes, keepdims=True) * (1 + 1j if np.dtype(dtype).kind == "c" else 1)
+    assert np.array_equal(summed((g,), axes), exact)
+    flipped = np.ascontiguousarray(g.T).T          # the same values, Fortran order
+    assert np.array_equal(summed((flipped,), axes), exact)
+
+
+def test_gradient_skips_inputs_that_want_none():
+    """x - means with x constant: only the means' gradient is formed, -sum over the points."""
+    rng = np.random.default_rng(3)
+    x, m0, w = rng.standard_normal((1, 1000, 2)), rng.standard_normal((5, 1, 2)), rng.standard_normal((5, 1000, 2))
+    means = ag.tensor(m0, requires_grad=True)
+    out = ag.tensor(x) - means
+    assert out.grad_fn.meta[0] is None
+    (out * ag.tensor(w)).sum().backward()
+    expected = -np.array([[[sum(w[k, i, d] for i in range(1000)) for d in range(2)]] for k in range(5)])
+    assert np.allclose(means.grad.numpy(), expected, rtol=1e-12, atol=1e-12)
+
+
+def test_maximum_subtracted_from_every_element():
+    """d/dx sum(x - max(x)) = 1 everywhere, 1 - n at the (unique) maximum: the maximum's
+    gradient arrives as a NumPy scalar, the sum of a whole gradient."""
+    x0 = np.array([0.5, -1.0, 4.0, 2.0, 3.5])
+    x = ag.tensor(x0, requires_grad=True)
+    (x - ag.max(x)).sum().backward()
+    assert np.array_equal(x.grad.numpy(), [1.0, 1.0, 1.0 - 5, 1.0, 1.0])
 
 
 def test_sum_to_over_leading_and_size_one_axes():

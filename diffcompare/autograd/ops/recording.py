@@ -157,6 +157,8 @@ def sum_to(g, shape, batch=0):
     axes = sum_axes(g.shape, shape, batch)
     if axes:
         g = summed((g,), axes) if type(g) is np.ndarray else total(g, axes, True)
+        if isinstance(g, np.generic):       # a sum over every axis: kept an array, as others are
+            g = np.asarray(g)
     return g.reshape(shape) if g.shape != shape else g
 
 
@@ -350,14 +352,16 @@ def record(cls, args, params, out, state=STATE):
                     saved.append(params[i])
             node._saved = saved
     if cls.broadcasts:
-        # Gradients need fitting back only where an input's shape or dtype differs from the output's.
+        # Gradients need fitting back only where an input that wants one has a shape or dtype
+        # other than the output's (an input that wants none gets None: its gradient is dropped)
         shape, dtype = out.shape, out.dtype
-        for a in args:
-            if isinstance(a, Tensor):
+        nexts = node._next
+        for a, fn in zip(args, nexts):
+            if fn is not None:
                 data = a._data
                 if data.dtype is not dtype or data.shape != shape:
-                    node.meta = tuple([(t._data.shape, t._data.dtype) if isinstance(t, Tensor) else None
-                                       for t in args])
+                    node.meta = tuple([(t._data.shape, t._data.dtype) if fn is not None else None
+                                       for t, fn in zip(args, nexts)])
                     break
     if state is not None and state.recorder is not None:
         state.recorder(node, args, params, (result,))

@@ -145,6 +145,8 @@ class MaxBackward1(Op):
 
     def backward(self, g, x, r):
         x = array_of(x)
+        if isinstance(g, np.generic):     # a NumPy scalar, as a 0-d reduction's gradient often is
+            g = np.asarray(g)
         if self.axis is None and type(g) is np.ndarray and g.ndim == (x.ndim if self.keepdims else 0) and x.ndim:
             return (self._whole(g.reshape(()), x, array_of(r).reshape(())),)
         r = _expand_back(array_of(r), self)
@@ -365,10 +367,12 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
 def _shifted(x, axis):
     """(m, exp(x - m), their sum over ``axis``) with m the maximum (0 where it is infinite: an
     all -inf slice stays -inf, not nan), all with ``axis`` kept."""
-    m = np.max(x, axis=axis, keepdims=True)
-    m = np.where(np.isfinite(m), m, 0)
+    m = x.max(axis=axis, keepdims=True)
+    finite = np.isfinite(m)
+    if not finite.all():
+        m = np.where(finite, m, 0)
     e = np.exp(x - m)
-    return m, e, np.sum(e, axis=axis, keepdims=True)
+    return m, e, e.sum(axis=axis, keepdims=True)
 
 
 class LogsumexpBackward0(Op):
@@ -385,12 +389,12 @@ class LogsumexpBackward0(Op):
     def forward(x, axis, keepdims, in_shape, keep_shape, weights=None):
         m, e, s = _shifted(x, axis)
         out = np.log(s) + m
-        if weights is not None and x.dtype.kind == "f" and np.all(np.isfinite(out)):
+        if weights is not None and x.dtype.kind == "f" and np.isfinite(out).all():
             weights["shifted"] = e, s
         return out if keepdims else np.squeeze(out, axis=axis)
 
     def backward(self, g, x, r):
-        if not isinstance(g, Tensor) and x.dtype.kind == "f" and np.all(np.isfinite(r)):
+        if not isinstance(g, Tensor) and x.dtype.kind == "f" and np.isfinite(r).all():
             weights = getattr(self, "weights", None)
             shifted = weights.pop("shifted", None) if weights else None
             e, s = shifted if shifted is not None else _shifted(x, self.axis)[1:]
