@@ -65,7 +65,8 @@ def _product_to(g, other, meta):
     """``g * other`` summed back to the shape of a broadcast input (``meta``: its shape and
     dtype) in one pass, without the full product in between (``summed``)."""
     if meta is not None and type(g) is np.ndarray and type(other) is np.ndarray and g.shape != meta[0]:
-        return summed((g, broadcast_view(other, g.shape)), sum_axes(g.shape, meta[0])).reshape(meta[0])
+        full = other if other.shape == g.shape else broadcast_view(other, g.shape)
+        return summed((g, full), sum_axes(g.shape, meta[0])).reshape(meta[0])
     return times(g, other)
 
 
