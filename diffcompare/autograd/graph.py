@@ -206,7 +206,7 @@ def edge_of(t):
     fn = t.grad_fn
     if fn is not None:
         return (fn, t._output_nr)
-    if not t.requires_grad:
+    if not t.requires_grad_flag:     # (a view taken in no_grad mode says it requires grad: no edge, as in PyTorch)
         return (None, 0)
     ref = t._accum
     acc = ref() if ref is not None else None

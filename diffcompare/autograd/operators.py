@@ -68,6 +68,19 @@ class TensorOperators(Operators):
 
     __slots__ = ()
 
+    @property
+    def grad_fn(self):
+        """The node that made this tensor (None for a leaf). A view whose base, or another view
+        of it, was written in place since gets its history again first, as PyTorch's
+        ``AsStridedBackward0`` from the base's current history (``ops.refresh_view``)."""
+        if self._base is not None and self._vc[0] != self._view_meta[0]:
+            return ops.refresh_view(self)
+        return self._grad_fn
+
+    @grad_fn.setter
+    def grad_fn(self, node):
+        self._grad_fn = node
+
     def __format__(self, format_spec):
         """A 0-d tensor formats as its value (``f"{loss:.4f}"``), as PyTorch's."""
         if self._data.ndim == 0 and not isinstance(self._data, MetaArray):
@@ -250,6 +263,10 @@ class TensorOperators(Operators):
     def diagonal(self, offset=0, dim1=0, dim2=1):
         """The ``offset`` diagonal of dimensions ``dim1`` and ``dim2``: see :func:`.ops.diagonal`."""
         return ops.diagonal(self, offset, dim1, dim2)
+
+    def as_strided(self, size, stride, storage_offset=None):
+        """The view of this tensor's storage by ``size`` and ``stride`` (``ops.as_strided``)."""
+        return ops.as_strided(self, size, stride, storage_offset)
 
     # -- the one-input functions of the elementwise table (ops.ELEMENTWISE) ---------------------
     exp = ops.exp

@@ -117,8 +117,13 @@ def tensor_repr(t) -> str:
     elif (kind == "f" and array.dtype != default_dtype()) or (kind == "c" and array.dtype != default_complex()) \
             or (kind in "iu" and array.dtype != np.int64):
         suffix.append(f"dtype={array.dtype}")
-    if t.grad_fn is not None:
-        suffix.append(f"grad_fn=<{type(t.grad_fn).__name__}>")
+    try:
+        grad_fn = t.grad_fn
+        name = None if grad_fn is None else type(grad_fn).__name__
+    except RuntimeError:        # a view PyTorch refuses a new history (made in no_grad mode, ...)
+        name = "Invalid"
+    if name is not None:
+        suffix.append(f"grad_fn=<{name}>")
     elif t.requires_grad:
         suffix.append("requires_grad=True")
     text = "tensor(" + body

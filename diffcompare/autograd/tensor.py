@@ -98,8 +98,12 @@ class Tensor(Operators):
     tensor(4.)
     """
 
-    __slots__ = ("_data", "requires_grad_flag", "grad_fn", "_grad", "_vc", "_base", "_output_nr",
-                 "_retains_grad", "_hooks", "_post_hooks", "_accum", "_view_fn", "_tangent", "__weakref__")
+    # ``_grad_fn`` is the node behind the ``grad_fn`` property (``TensorOperators``), which first
+    # brings a view up to date when its base was written in place; ``_view_meta`` is a view's
+    # (version of its history, how it was made: None, or what PyTorch refuses to rebase)
+    __slots__ = ("_data", "requires_grad_flag", "_grad_fn", "_grad", "_vc", "_base", "_output_nr",
+                 "_retains_grad", "_hooks", "_post_hooks", "_accum", "_view_fn", "_view_meta", "_tangent",
+                 "__weakref__")
     # Make NumPy defer to Tensor's reflected operators (`array * tensor` gives a tensor).
     __array_ufunc__ = None
 
@@ -135,7 +139,7 @@ class Tensor(Operators):
         t = object.__new__(cls)
         t._data = data if type(data) is np.ndarray or type(data) is _MetaArray else np.asarray(data)
         t.requires_grad_flag = requires_grad
-        t.grad_fn = grad_fn
+        t._grad_fn = grad_fn
         t._grad = t._base = t._hooks = t._post_hooks = t._accum = t._view_fn = t._tangent = None
         t._vc = counter
         t._output_nr = 0
@@ -145,7 +149,9 @@ class Tensor(Operators):
     # -- basic attributes -------------------------------------------------------------------
     @property
     def requires_grad(self) -> bool:
-        return self.requires_grad_flag
+        """Whether gradients are recorded for this tensor; a view's also when its base's are,
+        as in PyTorch (a view taken in no_grad mode of a tensor that requires grad says True)."""
+        return self.requires_grad_flag or self._base is not None and self._base.requires_grad_flag
 
     @requires_grad.setter
     def requires_grad(self, value):
@@ -387,7 +393,7 @@ class Tensor(Operators):
         return Tensor._make(self._data, False, None, self._counter())
 
     def detach_(self) -> "Tensor":
-        self.grad_fn = None
+        self._grad_fn = None
         self.requires_grad_flag = False
         return self
 
@@ -489,7 +495,7 @@ def _rebuild(data, requires_grad):
 def _init(t, data, requires_grad, grad_fn, counter):
     t._data = data
     t.requires_grad_flag = requires_grad
-    t.grad_fn = grad_fn
+    t._grad_fn = grad_fn
     t._grad = None
     t._vc = counter
     t._base = None

@@ -14,7 +14,8 @@ The families: :mod:`.recording` (the ``Op`` base class, ``apply``, ``sum_to``),
 :mod:`.einstein` (einsum), :mod:`.selection` (gather, sort, split),
 :mod:`.pointwise` (lerp, xlogy, ...: beside the function table), :mod:`.composites` (torch
 functions PyTorch composes of other ops: ``torch.mul``, ``hstack``, ``narrow``, ...), :mod:`.shape`
-(views, ``cat``, ``stack``), :mod:`.indexing`, :mod:`.inplace`, :mod:`.comparison`,
+(views, ``cat``, ``stack``), :mod:`.indexing`, :mod:`.inplace`, :mod:`.strided` (as_strided; a view's history
+after its base was written in place), :mod:`.comparison`,
 :mod:`.distances` (``dist``, ``cdist``), :mod:`.convolution` (``conv1d/2d/3d``, ``conv_transpose1d/2d/3d``), :mod:`.layers` (the fused ops of nn's layers and losses), :mod:`.losses` (the other fused
 losses), :mod:`.activations` (nn's one-kernel activations), :mod:`.sampling` (draws that depend on tensors: bernoulli, normal, multinomial), :mod:`.separable` (linear maps
 applied axis by axis), :mod:`.pooling` (max, average, adaptive, LP, fractional pooling and unpooling of every rank),
@@ -33,11 +34,11 @@ this package gathers both from :data:`FAMILIES`, so an op is added in its family
 """
 
 from . import (activations, arithmetic, comparison, composites, convolution, convolution_grads, decompositions, distances, dual, einstein, elementwise, factorizations, indexing, inplace, numeric,
-               layers, linalg, losses, matrices, outputs, pointwise, recording, reductions, sampling, scattering, selection, shape)
+               layers, linalg, losses, matrices, outputs, pointwise, recording, reductions, sampling, scattering, selection, shape, strided)
 from . import ctc, gamma_functions, grid_sampling, noisy, normalization_ops, pooling, resampling, separable
 
 # the families, in the order their names are gathered (a later family's name wins)
-FAMILIES = (dual, recording, outputs, arithmetic, elementwise, shape, inplace, indexing, reductions, linalg, comparison, convolution, convolution_grads, layers,
+FAMILIES = (dual, recording, outputs, arithmetic, elementwise, shape, inplace, indexing, strided, reductions, linalg, comparison, convolution, convolution_grads, layers,
             losses, matrices, decompositions, factorizations, einstein, scattering, selection, pointwise, numeric, activations, distances, sampling, composites,
             separable, pooling, normalization_ops, resampling, grid_sampling, ctc, noisy, gamma_functions)
 

@@ -329,7 +329,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     r = int(repeats.item() if isinstance(repeats, Tensor) else repeats)
     shape = list(input.shape)
     expanded = input.unsqueeze(d + 1).expand(*shape[:d + 1], r, *shape[d + 1:])
-    return expanded.reshape(*shape[:d], shape[d] * r, *shape[d + 1:])
+    return expanded.contiguous().view(*shape[:d], shape[d] * r, *shape[d + 1:])
 
 
 # -- rearranging, by other ops -----------------------------------------------------------------

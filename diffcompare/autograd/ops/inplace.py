@@ -13,6 +13,7 @@ from ..tensor import Tensor, generator as global_generator
 from .dual import D
 from .forward import set_tangent, tangent_array
 from .recording import Op, apply, array_of, sum_to
+from .shape import rebase_error
 
 LEAF_INPLACE_ERROR = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_OF_LEAF_INPLACE_ERROR = "a view of a leaf Variable that requires grad is being used in an in-place operation."
@@ -26,6 +27,8 @@ def write_in_place(t, compute, leaf_message=LEAF_INPLACE_ERROR):
     recording = STATE.grad_enabled
     base = t._base
     if recording:
+        if base is not None and t._view_meta[1] is not None and t.requires_grad:
+            raise RuntimeError(rebase_error(t, direct=True))
         if t.requires_grad_flag and t.grad_fn is None:
             raise RuntimeError(VIEW_OF_LEAF_INPLACE_ERROR if base is not None else leaf_message)
         if base is not None and base.requires_grad_flag and base.grad_fn is None:
@@ -39,6 +42,8 @@ def write_in_place(t, compute, leaf_message=LEAF_INPLACE_ERROR):
     else:
         source = t
     new = compute(source)
+    if recording and base is not None and t._view_meta[1] is not None and new.requires_grad_flag:
+        raise RuntimeError(rebase_error(t, direct=True))     # what it is written with requires grad
     if new.shape != t.shape:
         raise RuntimeError(f"output with shape {list(t.shape)} doesn't match the broadcast shape {list(new.shape)}")
     if not t._data.flags.writeable:
@@ -84,13 +89,13 @@ CopySlicesView.__name__ = "CopySlices"
 
 
 def _rebase_view(view, base, new):
-    """After ``view`` was overwritten by ``new``, make ``base``'s history include the change."""
+    """After ``view`` was overwritten by ``new``, make ``base``'s history include the change.
+    The view's own history follows when it is next read (``refresh_view``), as every other
+    view of the base's does: ``AsStridedBackward0`` from the base's ``CopySlices``."""
     node = object.__new__(CopySlicesView)
     init_node(node, (edge_of(base), edge_of(new)))
     node.in_shape, node.view_fn = base.shape, view._view_fn
-    base.grad_fn, base.requires_grad_flag, base._output_nr = node, True, 0
-    with_grad = view._view_fn(base)
-    view.grad_fn, view.requires_grad_flag = with_grad.grad_fn, True
+    base._grad_fn, base.requires_grad_flag, base._output_nr = node, True, 0
 
 
 def _write_tangent(t, tangent):
@@ -161,7 +166,7 @@ def inplace_view(view, node_name):
         result = view(self, *args, **kwargs)
         self._data = result._data
         self._bump()
-        node = result.grad_fn
+        node = result._grad_fn      # (the view's own node: its base, self, is what was changed)
         if node is not None and result.requires_grad_flag:
             rename_node(node, node_name)     # the same node under the in-place form's name
             adopt(self, node)

@@ -19,7 +19,7 @@ import numpy as np
 from ..tensor import Tensor
 from .dual import D, define, register
 from .recording import Op, apply, array_of, check_dim
-from .shape import ViewBackward0, unsqueeze
+from .shape import UnsafeViewBackward0, record_view, unsqueeze
 
 
 def _need_matrix(x, name):
@@ -81,12 +81,30 @@ class DiagEmbedBackward0(Op):
                 np.diagonal(g, self.offset, self.dim1, self.dim2),)
 
 
+def diagonal_view(a, offset, dim1, dim2):
+    """``np.diagonal`` as a view that writes through to ``a`` where ``a`` is writeable (NumPy
+    hands out a read-only one), as PyTorch's diagonal is a view: ``x.diagonal().add_(1)``
+    changes ``x``.
+
+    >>> a = np.zeros((2, 3))
+    >>> diagonal_view(a, 1, 0, 1)[...] = 7.0
+    >>> a
+    array([[0., 7., 0.],
+           [0., 0., 7.]])
+    """
+    d = np.diagonal(a, offset, dim1, dim2)
+    if a.flags.writeable and d.base is not None:
+        d.flags.writeable = True
+    return d
+
+
 class DiagonalBackward0(Op):
-    """The ``offset`` diagonal of dimensions (dim1, dim2), as the last dimension."""
+    """The ``offset`` diagonal of dimensions (dim1, dim2), as the last dimension: a view of
+    the input (``diagonal``)."""
 
     @staticmethod
     def forward(x, offset, dim1, dim2, in_shape):
-        return np.diagonal(x, offset, dim1, dim2).copy()
+        return diagonal_view(x, offset, dim1, dim2)
 
     def backward(self, g):
         params = {"offset": self.offset, "dim1": self.dim1, "dim2": self.dim2, "shape": self.in_shape}
@@ -96,7 +114,11 @@ class DiagonalBackward0(Op):
 
 
 class DiagonalBackward0_copy(DiagonalBackward0):  # noqa: N801 - PyTorch's name for diag() of a matrix
-    pass
+    """``diag`` of a matrix: the diagonal as a new tensor (not a view), as PyTorch's."""
+
+    @staticmethod
+    def forward(x, offset, dim1, dim2, in_shape):
+        return np.diagonal(x, offset, dim1, dim2).copy()
 
 
 def diagonal(x, offset=0, dim1=0, dim2=1):
@@ -109,7 +131,10 @@ def diagonal(x, offset=0, dim1=0, dim2=1):
     d1, d2 = check_dim(dim1, x.ndim), check_dim(dim2, x.ndim)
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
-    return apply(DiagonalBackward0, (x,), {"offset": int(offset), "dim1": d1, "dim2": d2, "in_shape": x.shape})
+    offset = int(offset)
+    return record_view(DiagonalBackward0, x, {"offset": offset, "dim1": d1, "dim2": d2, "in_shape": x.shape},
+                       lambda a: diagonal(a, offset, d1, d2) if isinstance(a, Tensor) else
+                       diagonal_view(a, offset, d1, d2))
 
 
 def diag_embed(x, offset=0, dim1=-2, dim2=-1):
@@ -171,10 +196,6 @@ def outer(input, vec2):
 
 
 ger = outer
-
-
-class UnsafeViewBackward0(ViewBackward0):
-    """A reshape of a fresh result (PyTorch's name for the last step of kron and einsum)."""
 
 
 def kron(a, b):
@@ -295,4 +316,4 @@ define("cross", lambda a, b, dim: np.cross(a, b, axis=dim))
 PUBLIC = ('block_diag', 'cross', 'diag', 'diag_embed', 'diagonal', 'ger', 'kron', 'outer', 'trace', 'tril', 'triu')
 # what the family exports to `ops`
 __all__ = ['BlockDiagBackward0', 'DiagEmbedBackward0', 'DiagonalBackward0', 'DiagonalBackward0_copy', 'LinalgCrossBackward0',
-           'TraceBackward0', 'TrilBackward0', 'TriuBackward0', 'UnsafeViewBackward0', 'linalg_cross', *PUBLIC]
+           'TraceBackward0', 'TrilBackward0', 'TriuBackward0', 'linalg_cross', *PUBLIC]

@@ -183,16 +183,16 @@ def apply(cls, args, params=None):
         a = args[0]
         if isinstance(a, Tensor):
             arrays = (a._data,)
-            needs_grad = a.requires_grad_flag
+            needs_grad = a.requires_grad_flag or a._base is not None and view_requires_grad(a)
         else:
             arrays = args
     elif n == 2:
         a, b = args
         if isinstance(a, Tensor):
-            needs_grad = a.requires_grad_flag
+            needs_grad = a.requires_grad_flag or a._base is not None and view_requires_grad(a)
             a = a._data
         if isinstance(b, Tensor):
-            needs_grad = needs_grad or b.requires_grad_flag
+            needs_grad = needs_grad or b.requires_grad_flag or b._base is not None and view_requires_grad(b)
             b = b._data
         arrays = (a, b)
     else:
@@ -200,7 +200,7 @@ def apply(cls, args, params=None):
         for a in args:
             if isinstance(a, Tensor):
                 arrays.append(a._data)
-                if a.requires_grad_flag:
+                if a.requires_grad_flag or a._base is not None and view_requires_grad(a):
                     needs_grad = True
             else:
                 arrays.append(a)
@@ -224,6 +224,18 @@ def apply(cls, args, params=None):
     if state.forward_level:
         with_tangent(result, cls, args, arrays, params, apply)
     return result
+
+
+def view_requires_grad(a):
+    """Whether a view that does not require grad itself is recorded all the same: when its
+    base requires grad, as PyTorch's views say (one taken in no_grad mode, one whose base took
+    a history since by an in-place write). Recording, its history is brought up to date first
+    (``grad_fn``), which may give it one."""
+    if not a._base.requires_grad_flag:
+        return False
+    if STATE.grad_enabled and a._vc[0] != a._view_meta[0]:
+        a.grad_fn           # noqa: B018 (the property makes the view's new history)
+    return True
 
 
 def _meta_forward(cls, arrays, params):
@@ -299,7 +311,7 @@ def record(cls, args, params, out, state=STATE):
         a, b = args
         # _edge_node, inline for the two inputs of the most common ops
         if isinstance(a, Tensor) and a.requires_grad_flag:
-            fn = a.grad_fn
+            fn = a._grad_fn if a._base is None else a.grad_fn     # (a view's brought up to date)
             if fn is None:
                 fn = _edge_node(a)
             elif fn._special and (a._output_nr or fn.n_outputs != 1):
@@ -307,7 +319,7 @@ def record(cls, args, params, out, state=STATE):
         else:
             fn = None
         if isinstance(b, Tensor) and b.requires_grad_flag:
-            fn2 = b.grad_fn
+            fn2 = b._grad_fn if b._base is None else b.grad_fn
             if fn2 is None:
                 fn2 = _edge_node(b)
             elif fn2._special and (b._output_nr or fn2.n_outputs != 1):
@@ -373,7 +385,7 @@ def _edge_node(a):
     need), or None for a constant or a tensor that does not require grad."""
     if type(a) is not Tensor and not isinstance(a, Tensor) or not a.requires_grad_flag:
         return None
-    fn = a.grad_fn
+    fn = a._grad_fn if a._base is None else a.grad_fn     # (a view's brought up to date)
     if fn is None:
         ref = a._accum
         fn = ref() if ref is not None else None

@@ -308,9 +308,10 @@ class UnbindBackward0(SelectBackward0):
 
 def _slices(x, cls, d, bounds):
     out = []
-    for start, stop in bounds:
+    name = cls.__name__[:-len("Backward0")]
+    for k, (start, stop) in enumerate(bounds):
         index = (slice(None),) * d + (slice(start, stop), Ellipsis)
-        out.append(record_view(cls, x, {"index": index, "in_shape": x.shape}, lambda a, i=index: a[i]))
+        out.append(record_view(cls, x, {"index": index, "in_shape": x.shape}, lambda a, i=index: a[i], (name, k)))
     return tuple(out)
 
 
@@ -346,7 +347,7 @@ def unbind(input, dim=0):
     for i in range(input.shape[d]):
         index = (slice(None),) * d + (i, Ellipsis)
         out.append(record_view(UnbindBackward0, input, {"index": index, "in_shape": input.shape},
-                               lambda a, j=index: a[j]))
+                               lambda a, j=index: a[j], ("Unbind", i)))
     return tuple(out)
 
 

@@ -10,6 +10,7 @@ import numpy as np
 
 from ..broadcast import broadcast_view
 from ..device import as_meta, device as Device, is_meta, refuse_meta, resolve as resolve_device
+from ..grad_mode import STATE
 from ..tensor import Tensor
 from .dual import D, register
 from .outputs import write_out
@@ -17,20 +18,54 @@ from .recording import Op, apply, check_dim, sum_to
 
 _max = builtins.max
 
-def record_view(cls, x, params, view_fn):
-    """Record a view op: the result shares storage and version counter with ``x``."""
-    return as_view(apply(cls, (x,), params), x, view_fn)
+def record_view(cls, x, params, view_fn, output=None):
+    """Record a view op: the result shares storage and version counter with ``x``.
+    ``output``: (PyTorch's name of the op, index) for one of the views an op returns several of."""
+    return as_view(apply(cls, (x,), params), x, view_fn, output)
 
 
-def as_view(out, x, view_fn):
+NO_GRAD_VIEW = "no_grad"    # how a view made with grad mode off was made (its _view_meta)
+
+
+def as_view(out, x, view_fn, output=None):
     """``out``, just computed from ``x`` by ``view_fn``, made its view where NumPy made it one:
-    sharing ``x``'s version counter, with ``x``'s base as its base."""
+    sharing ``x``'s version counter, with ``x``'s base as its base. Its ``_view_meta`` notes the
+    version its history is of, and how it was made where PyTorch refuses to give it a new
+    history after an in-place write (in no_grad mode; one of several views an op returned),
+    passed on to views of it."""
     if out._data.base is not None:
-        out._vc = x._counter()
-        base = x._base if x._base is not None else x
-        out._base = base
-        out._view_fn = view_fn if x._base is None else _compose(x._view_fn, view_fn)
+        counter = out._vc = x._counter()
+        if x._base is None:
+            out._base = x
+            out._view_fn = view_fn
+            made = None
+        else:
+            out._base = x._base
+            out._view_fn = _compose(x._view_fn, view_fn)
+            made = x._view_meta[1]
+        if made is None:
+            made = output if STATE.grad_enabled else NO_GRAD_VIEW
+        out._view_meta = (counter[0], made)
     return out
+
+
+def rebase_error(view, direct):
+    """PyTorch's refusal to give ``view`` a new history: written in place itself (``direct``)
+    or through its base or another view of it."""
+    what = "is being" if direct else "its base or another view of its base has been"
+    made = view._view_meta[1]
+    if made == NO_GRAD_VIEW:
+        return (f"A view was created in no_grad mode and {what} modified inplace with grad mode enabled. Given "
+                "that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by "
+                "moving both the view and the inplace either both inside the no_grad block (if you don't want "
+                "the inplace to be tracked) or both outside (if you want the inplace to be tracked).")
+    name, index = made
+    several = ("This view is the output of a function that returns multiple views. Such functions do not allow "
+               "the output views to be modified inplace. You should replace the inplace operation by an "
+               "out-of-place one.")
+    if view._grad_fn is None:   # made from a tensor that did not require grad
+        return f"A view was created in no_grad mode and {what} modified inplace with grad mode enabled. {several}"
+    return f"Output {index} of {name} is a view and {what} modified inplace. {several}"
 
 
 def _compose(first, second):
@@ -47,12 +82,37 @@ class ViewBackward0(Op):
         return (g.reshape(g.shape[:1] + tuple(self.in_shape)),)
 
 
-def reshape(x, *shape):
+class UnsafeViewBackward0(ViewBackward0):
+    """A reshape of a fresh result (PyTorch's name for the last step of kron, einsum, and of a
+    reshape that has to copy)."""
+
+
+def _viewable(a, shape):
+    """Whether ``a`` can take ``shape`` without a copy (NumPy refuses to set such a shape)."""
+    if a.flags.c_contiguous:
+        return True
+    try:
+        a.view().shape = shape
+    except AttributeError:
+        return False
+    return True
+
+
+def _target(x, shape):
     shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
     try:
-        target = np.empty(x.shape, dtype=bool).reshape(shape).shape
+        return np.empty(x.shape, dtype=bool).reshape(shape).shape
     except ValueError:
         raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {x.numel()}") from None
+
+
+def reshape(x, *shape):
+    """``x`` with another shape: a view (ViewBackward0) where the strides allow one, else, as
+    PyTorch, a contiguous copy reshaped (CloneBackward0, then UnsafeViewBackward0)."""
+    target = _target(x, shape)
+    if not _viewable(x._data, target):
+        copy = apply(CloneBackward0, (x,), {"order": "C"})
+        return apply(UnsafeViewBackward0, (copy,), {"shape": target, "in_shape": x.shape})
     return record_view(ViewBackward0, x, {"shape": target, "in_shape": x.shape}, lambda a: a.reshape(target))
 
 
@@ -77,7 +137,11 @@ def view(x, *shape):
                                    " (different element sizes)")
         out = Tensor._make(a.view(dtype), False, None, x._counter())
         return out
-    return reshape(x, *shape)
+    target = _target(x, shape)
+    if not _viewable(x._data, target):
+        raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one dimension "
+                           "spans across two contiguous subspaces). Use .reshape(...) instead.")
+    return record_view(ViewBackward0, x, {"shape": target, "in_shape": x.shape}, lambda a: a.reshape(target))
 
 
 class AliasBackward0(ViewBackward0):
@@ -464,7 +528,7 @@ register(expand=expand, unsqueeze=unsqueeze, permute=permute, moveaxis=moveaxis,
 PUBLIC = ('cat', 'clone', 'concatenate', 'flatten', 'moveaxis', 'movedim', 'permute', 'reshape', 'squeeze', 'stack', 'swapaxes', 't',
           'transpose', 'unsqueeze')
 # what the family exports to `ops`
-__all__ = ['AliasBackward0', 'alias', 'CatBackward0', 'CloneBackward0', 'ExpandBackward0', 'PermuteBackward0', 'SqueezeBackward0',
+__all__ = ['AliasBackward0', 'UnsafeViewBackward0', 'alias', 'CatBackward0', 'CloneBackward0', 'ExpandBackward0', 'PermuteBackward0', 'SqueezeBackward0',
            'SqueezeBackward1', 'SqueezeBackward2', 'StackBackward0', 'TBackward0', 'ToCopyBackward0', 'TransposeBackward0',
            'UnsqueezeBackward0', 'ViewBackward0', 'cat', 'clone', 'concatenate', 'contiguous', 'expand',
            'expand_as', 'flatten', 'is_contiguous', 'moveaxis', 'movedim', 'permute', 'record_view', 'reshape', 'squeeze', 'stack', 'swapaxes', 't', 'to', 'to_arguments', 'transpose', 'unsqueeze', 'view']
