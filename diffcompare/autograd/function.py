@@ -99,13 +99,11 @@ class FunctionCtx(Node):
             result = (result,)
         name = type(self).__name__
         expected = len(self._next)
-        if len(result) != expected:
-            # trailing Nones for non-tensor arguments may be left out, as PyTorch allows
-            if len(result) < expected and all(n is None for n, _ in self.next_functions[len(result):]):
-                result = result + (None,) * (expected - len(result))
-            else:
-                raise RuntimeError(f"function {name} returned an incorrect number of gradients "
-                                   f"(expected {expected}, got {len(result)})")
+        if len(result) > expected and all(g is None for g in result[expected:]):
+            result = result[:expected]      # extra Nones at the end are dropped, as PyTorch drops them
+        if len(result) != expected:         # (one per input, non-tensor inputs too: PyTorch leaves out none)
+            raise RuntimeError(f"function {name} returned an incorrect number of gradients "
+                               f"(expected {expected}, got {len(result)})")
         out = []
         for i, (g, (node, _), shape) in enumerate(zip(result, self.next_functions, self._input_shapes)):
             if g is None or node is None:

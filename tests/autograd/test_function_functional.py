@@ -154,3 +154,18 @@ def test_only_inputs_false_warns_as_in_pytorch():
     x = ag.tensor([1.0], requires_grad=True)
     with pytest.warns(UserWarning, match="only_inputs argument is deprecated and is ignored now"):
         ag.grad((x * x).sum(), x, only_inputs=False)
+
+
+def test_custom_function_gradient_count_as_pytorch():
+    """Extra Nones after one gradient per input are dropped; fewer gradients than inputs
+    (non-tensor inputs count) are refused, as PyTorch 2.13 does."""
+    ExtraNones = identity_with_backward("ExtraNones", lambda ctx, g: (g * 2, None, None))
+    x = ag.tensor([1.0, 2.0], requires_grad=True)
+    ExtraNones.apply(x).sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0]
+
+    Fewer = type("Fewer", (ag.Function,), {"forward": staticmethod(lambda ctx, x, eps: x * 2),
+                                           "backward": staticmethod(lambda ctx, g: (g * 2,))})
+    with pytest.raises(RuntimeError, match=r"function FewerBackward returned an incorrect number of gradients "
+                                           r"\(expected 2, got 1\)"):
+        Fewer.apply(ag.tensor([1.0], requires_grad=True), 0.1).sum().backward()
