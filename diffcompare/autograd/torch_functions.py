@@ -103,7 +103,9 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False):  # no
     edges = bins._data if isinstance(bins, _Tensor) else bins
     w = None if weight is None else weight._data
     hist, found = _np.histogram(input._data, edges, range=range, weights=w, density=density)
-    return _HISTOGRAM(_Tensor._make(hist.astype(input.dtype)), _Tensor._make(found.astype(input.dtype)))
+    sources = (input,) if weight is None else (input, weight)     # PyTorch records a node it cannot differentiate
+    return _HISTOGRAM(ops.not_differentiable(sources, hist.astype(input.dtype), "histogram"),
+                      ops.not_differentiable(sources, found.astype(input.dtype), "histogram"))
 
 
 def isin(elements, test_elements, *, assume_unique=False, invert=False):

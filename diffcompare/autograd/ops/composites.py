@@ -29,6 +29,7 @@ from .matrices import diag_embed
 from .outputs import write_out
 from .pointwise import rounded_div
 from .recording import check_dim
+from .scattering import not_differentiable
 from .selection import flip, gather, index_select, sort, split
 from .shape import cat, stack
 
@@ -585,7 +586,8 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     (``return_inverse``) and how often each occurs (``return_counts``)."""
     a = np.asarray(input._data)
     values, inverse, counts = np.unique(a, return_inverse=True, return_counts=True, axis=dim)
-    parts = [Tensor._make(values)]
+    parts = [not_differentiable((input,), values, "_unique2" if dim is None else "unique_dim",
+                                "Unique2Backward0" if dim is None else "UniqueDimBackward0")]
     if return_inverse:
         parts.append(Tensor._make(inverse.reshape(a.shape if dim is None else -1).astype(np.int64)))
     if return_counts:
@@ -604,7 +606,8 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
         change = np.zeros(0, bool)
     starts = np.flatnonzero(change)
     values = moved[starts] if dim is None else np.moveaxis(moved[starts], 0, dim)
-    parts = [Tensor._make(values)]
+    parts = [not_differentiable((input,), values, "unique_consecutive" if dim is None else "unique_dim_consecutive",
+                                "UniqueConsecutiveBackward0" if dim is None else "UniqueDimConsecutiveBackward0")]
     if return_inverse:
         parts.append(Tensor._make((np.cumsum(change) - 1).reshape(a.shape if dim is None else -1).astype(np.int64)))
     if return_counts:

@@ -192,6 +192,40 @@ NotImplementedBackward.__name__ = "NotImplemented"
 NotImplementedBackward.name = lambda self: "torch::autograd::NotImplemented"
 
 
+class _NoDerivative(NotImplementedBackward):
+    """A node of PyTorch's generated code for an op declared not differentiable (``Unique2Backward0``)."""
+
+    def backward(self, g):
+        raise RuntimeError(f"the derivative for '{self.op_name}' is not implemented.")
+
+    def name(self):
+        return type(self).__name__
+
+
+_NO_DERIVATIVE: dict = {}
+
+
+def not_differentiable(inputs, value, op, node=None):
+    """``value`` (an array computed from the tensors ``inputs``) as the result of an op without a
+    derivative: recorded, where an input requires grad, under the node PyTorch records, which
+    refuses backward in PyTorch's words: ``NotImplemented`` (``op`` is the ATen name,
+    "derivative for aten::<op> is not implemented"), or the generated ``node`` ("the derivative
+    for '<op>' is not implemented.").
+
+    >>> from diffcompare import autograd as ag
+    >>> x = ag.tensor([1.0, 2.0], requires_grad=True)
+    >>> not_differentiable((x,), np.array([3.0]), "histogram").grad_fn.name()
+    'torch::autograd::NotImplemented'
+    """
+    compute = lambda *arrays: value     # noqa: E731 (already computed)
+    if node is None:
+        return apply(NotImplementedBackward, tuple(inputs), {"compute": compute, "op_name": f"aten::{op}"})
+    cls = _NO_DERIVATIVE.get(node)
+    if cls is None:
+        cls = _NO_DERIVATIVE[node] = type(node, (_NoDerivative,), {"__doc__": _NoDerivative.__doc__})
+    return apply(cls, tuple(inputs), {"compute": compute, "op_name": op})
+
+
 def scatter_with_reduce(input, dim, index, src, reduce):
     """``scatter(dim, index, src, reduce="add"|"multiply")``: ``src`` (a tensor or a number)
     added or multiplied in at ``index``; PyTorch records a node that cannot be differentiated."""
@@ -481,6 +515,6 @@ def unfold(input, dimension, size, step):
 # the torch-level functions of this family (`ag.<name>`, as `torch.<name>`)
 PUBLIC = ("index_copy", "index_put", "index_reduce", "masked_scatter", "put", "scatter_reduce")
 # what the family exports to `ops`
-__all__ = ["FillDiagonalBackward", "IndexCopyBackward0", "IndexReduceBackward0", "IndexPutOutOfPlace", "MaskedScatterBackward0", "NotImplementedBackward",
+__all__ = ["not_differentiable", "FillDiagonalBackward", "IndexCopyBackward0", "IndexReduceBackward0", "IndexPutOutOfPlace", "MaskedScatterBackward0", "NotImplementedBackward",
            "PutBackward0", "ScatterReduceBackward0", "UnfoldBackward0", "fill_diagonal_", "scatter_with_reduce",
            "unfold", *PUBLIC]
