@@ -24,8 +24,8 @@ under PyTorch's import names (``RENAMES``: an import hook, the corpus is not edi
   values of its top-level expressions (printed text, its formatting, is not compared); a tensor
   on the meta device is read as its shape and dtype, and a variable assigned a wall-clock
   reading (``start = timeit.default_timer()``) is not read (``clock_names``); a cell's
-  ``empty`` and its kin give zeros on PyTorch's side, as the engine's do (``_ZeroEmpty``:
-  their contents are undefined).
+  ``empty`` and its kin, and the legacy constructors given sizes (``torch.Tensor(2, 3)``), give
+  zeros on PyTorch's side, as the engine's do (``_ZeroEmpty``: their contents are undefined).
 
 A cell is then: "agree" (every value it changed, on either side, equal to 1e-10 relative to the
 array's largest magnitude — 1e-5 where either side is float32 or lower —, or on both sides below
@@ -354,13 +354,31 @@ class _ZeroEmpty(ast.NodeTransformer):
     left as it is (a patched ``torch.empty`` changes how functorch dispatches)."""
 
     NAMES = {"empty": "zeros", "empty_like": "zeros_like", "new_empty": "new_zeros"}
+    # the legacy constructors, given sizes (``torch.Tensor(2, 3)``), are uninitialised too
+    LEGACY = {"Tensor": None, "FloatTensor": "float32", "DoubleTensor": "float64", "HalfTensor": "float16",
+              "LongTensor": "int64", "IntTensor": "int32", "ShortTensor": "int16", "CharTensor": "int8",
+              "ByteTensor": "uint8", "BoolTensor": "bool"}
 
     def visit_Call(self, node):
         self.generic_visit(node)
         func = node.func
         if isinstance(func, ast.Attribute) and func.attr in self.NAMES:
             func.attr = self.NAMES[func.attr]
+        elif isinstance(func, ast.Attribute) and func.attr in self.LEGACY and self._sizes(node):
+            dtype = self.LEGACY[func.attr]
+            func.attr = "zeros"
+            if dtype is not None:
+                node.keywords.append(ast.keyword("dtype", ast.Attribute(func.value, dtype, ast.Load())))
         return node
+
+    @staticmethod
+    def _sizes(node):
+        """Whether a legacy constructor's call gives sizes, not data: integer literals, or more
+        than one argument (data is one)."""
+        args = node.args
+        if not args or node.keywords or any(isinstance(a, ast.Starred) for a in args):
+            return False
+        return len(args) > 1 or (isinstance(args[0], ast.Constant) and type(args[0].value) is int)
 
 
 class Reader:

@@ -99,3 +99,15 @@ def test_float32_draws_agree(tmp_path):
     (corpus_file,) = torch_port.load_corpus(tmp_path)
     result = torch_port.run_file(corpus_file, tmp_path / "float32.py", timeout=60, python=sys.executable)
     assert [(c.verdict, c.detail) for c in result.cells] == [("agree", "")]
+
+
+def test_uninitialised_constructors_become_zeros_on_pytorchs_side():
+    """torch.empty and the legacy constructors given sizes read undefined memory on PyTorch's
+    side: the cell's own calls become zeros there; a constructor given data is left as it is."""
+    import ast
+    source = ("a = torch.Tensor(2, 3)\nb = torch.FloatTensor(4)\nc = torch.Tensor([1, 2])\n"
+              "d = torch.LongTensor(n, m)\ne = torch.empty(3)\nf = torch.Tensor(x)\n")
+    tree = torch_port._ZeroEmpty().visit(ast.parse(source))
+    assert ast.unparse(tree).splitlines() == [
+        "a = torch.zeros(2, 3)", "b = torch.zeros(4, dtype=torch.float32)", "c = torch.Tensor([1, 2])",
+        "d = torch.zeros(n, m, dtype=torch.int64)", "e = torch.zeros(3)", "f = torch.Tensor(x)"]
