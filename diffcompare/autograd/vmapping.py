@@ -108,8 +108,19 @@ def _stack(func, results, out_dims):
 
 _RENAMED: dict = {}
 # what PyTorch's batched call records where the examples' op is decomposed under vmap:
-# linear (addmm on one example) becomes matmul + add, a matrix product a folded matmul
-_BATCHED_NAMES = {"AddmmBackward0": "AddBackward0", "MmBackward0": "UnsafeViewBackward0"}
+# linear (addmm on one example) becomes matmul + add, a matrix product a folded matmul, a
+# vector times a matrix a squeeze of the batched product, a matrix times a vector a permute
+_BATCHED_NAMES = {"AddmmBackward0": "AddBackward0", "MmBackward0": "UnsafeViewBackward0",
+                  "SqueezeBackward4": "SqueezeBackward5", "MvBackward0": "PermuteBackward0"}
+
+
+def _batched_name(node):
+    """PyTorch's name for the node of the batched call of the op that made ``node`` on one example."""
+    name = type(node).__name__
+    if name == "ViewBackward0" and node.next_functions and \
+            type(node.next_functions[0][0]).__name__ == "AddmmBackward0":
+        return "AddBackward0"           # linear of a vector: addmm, then a view to one dimension
+    return _BATCHED_NAMES.get(name, name)
 
 
 def _named_after_examples(result, column):
@@ -120,11 +131,10 @@ def _named_after_examples(result, column):
     node = result.grad_fn
     if node is None:
         return result
-    names = {type(t.grad_fn).__name__ if t.grad_fn is not None else None for t in column}
+    names = {_batched_name(t.grad_fn) if t.grad_fn is not None else None for t in column}
     if len(names) != 1 or None in names:
         return result
     (name,) = names
-    name = _BATCHED_NAMES.get(name, name)
     key = (type(node), name)
     if key not in _RENAMED:
         _RENAMED[key] = type(name, (type(node),), {"__slots__": (), "__module__": type(node).__module__,

@@ -127,3 +127,14 @@ def test_vmap_of_linear_is_named_as_pytorchs_decomposition():
     x = ag.randn(5, 2, 4)
     assert ag.vmap(ag.nn.Linear(4, 3))(x).grad_fn.name() == "AddBackward0"
     assert ag.vmap(ag.nn.Linear(4, 3, bias=False))(x).grad_fn.name() == "UnsafeViewBackward0"
+
+
+def test_vmap_of_vector_products_is_named_as_pytorchs_batched_call():
+    """One vector per example: linear (a view of addmm per example) is matmul + add batched,
+    a vector times a matrix a squeeze of the batched product, a matrix times a vector a
+    permute of it (the names PyTorch 2.13's vmap records)."""
+    layer, vectors = ag.nn.Linear(3, 2), ag.randn(5, 3)
+    assert ag.vmap(layer)(vectors).grad_fn.name() == "AddBackward0"
+    assert ag.vmap(lambda v: v @ layer.weight.t())(vectors).grad_fn.name() == "SqueezeBackward5"
+    assert ag.vmap(lambda v: layer.weight @ v)(vectors).grad_fn.name() == "PermuteBackward0"
+    assert ag.vmap(lambda v: v.reshape(3, 1))(vectors.requires_grad_()).grad_fn.name() == "ViewBackward0"
