@@ -38,7 +38,7 @@ from .legacy import BoolTensor, ByteTensor, DoubleTensor, FloatTensor, IntTensor
 from . import forward_ad, functional, linalg, special
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from . import nn, optim
-from . import amp, random, serialization, testing
+from . import amp, random, return_types, serialization, testing
 from .tensor import get_rng_state, initial_seed, seed, set_rng_state
 from .serialization import load, save
 from .amp import autocast, get_autocast_dtype, is_autocast_enabled

@@ -10,12 +10,12 @@ True
 tensor([1., 2.])
 """
 
-from collections import namedtuple as _namedtuple
 
 import numpy as _np
 
 from . import ops
 from .dtypes import default_dtype as _default_dtype
+from .return_types import return_type as _return_type
 from .ops import *  # noqa: F401,F403  (the package's names; `__all__` below keeps the torch-level ones)
 from .tensor import Tensor as _Tensor, as_tensor as _as_tensor
 
@@ -95,7 +95,7 @@ def bincount(input, weights=None, minlength=0):
     return _Tensor._make(counts if w is not None else counts.astype(_np.int64))
 
 
-_HISTOGRAM = _namedtuple("histogram", ["hist", "bin_edges"])
+_HISTOGRAM = _return_type("histogram", ["hist", "bin_edges"])
 
 
 def histogram(input, bins=100, *, range=None, weight=None, density=False):  # noqa: A002

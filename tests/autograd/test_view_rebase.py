@@ -235,3 +235,18 @@ def test_index_out_of_range_names_the_dimension_of_the_tensor_indexed():
     x = ag.zeros(3, 4, requires_grad=True)
     with pytest.raises(IndexError, match="^index 7 is out of bounds for dimension 1 with size 4$"):
         x[0, 7]
+
+
+def test_in_place_view_op_on_a_view_keeps_its_own_node_and_follows_later_writes():
+    x = ag.ones(2, 3, requires_grad=True)
+    y = (x * 1).unsqueeze(-1)
+    y.squeeze_(-1)
+    assert y.grad_fn.name() == "SqueezeBackward4" and y.shape == (2, 3)
+    base = x * 1
+    row = base[0]
+    row.unsqueeze_(0)
+    assert row.grad_fn.name() == "UnsqueezeBackward1"
+    base.add_(1)                                    # the row takes its history again, by its new view
+    assert row.grad_fn.name() == "AsStridedBackward0"
+    (row * 3).sum().backward()
+    assert np.array_equal(x.grad.numpy(), [[3.0, 3.0, 3.0], [0.0, 0.0, 0.0]])

@@ -170,6 +170,9 @@ def inplace_view(view, node_name):
         if node is not None and result.requires_grad_flag:
             rename_node(node, node_name)     # the same node under the in-place form's name
             adopt(self, node)
+        if self._base is not None and result._base is self._base:
+            # a view stays one, now by the changed view; its history is of the version now
+            self._view_fn, self._view_meta = result._view_fn, (self._vc[0], self._view_meta[1])
         return self
     method.__name__ = node_name
     return method

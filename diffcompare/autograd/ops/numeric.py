@@ -16,10 +16,10 @@ tensor([1., 2.])
 from __future__ import annotations
 
 import math
-from collections import namedtuple
 
 import numpy as np
 
+from ..return_types import return_type
 from ..tensor import Tensor
 from .dual import D
 from .factorizations import MultiOutputOp, output_grads, record_outputs
@@ -243,7 +243,7 @@ class KthvalueBackward0(IndexBackward0):
     """The k-th smallest value along a dimension: the gradient goes back to where it was."""
 
 
-KthvalueResult = namedtuple("kthvalue", ["values", "indices"])
+KthvalueResult = return_type("kthvalue", ["values", "indices"])
 
 
 def kthvalue(input, k, dim=-1, keepdim=False):
@@ -293,7 +293,7 @@ class AminmaxBackward0(MultiOutputOp):
         return (total,)
 
 
-AminmaxResult = namedtuple("aminmax", ["min", "max"])
+AminmaxResult = return_type("aminmax", ["min", "max"])
 
 
 def aminmax(input, *, dim=None, keepdim=False):

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..return_types import return_type
 from ..tensor import Tensor
 from .dual import D
 from .elementwise import ClampBackward0, ClampBackward1
@@ -267,6 +268,117 @@ def fmod(input, other):
     """The remainder of ``input / other`` with the dividend's sign (C's fmod)."""
     return apply(FmodBackward1 if isinstance(other, Tensor) else FmodBackward0, (input, other))
 
+class AngleBackward0(Op):
+    """The argument of each element (0 or pi for a real one): the gradient is zero for real
+    inputs; for complex z = a + ib it is g (-b + ia) / |z|^2, PyTorch's convention."""
+    saves = (0,)
+    holomorphic = False
+
+    @staticmethod
+    def forward(x):
+        out = np.angle(x)
+        return out if np.iscomplexobj(x) else out.astype(x.dtype if x.dtype.kind == "f" else np.float32)
+
+    def backward(self, g, x):
+        if array_of(x).dtype.kind != "c":
+            return (D.zeros_like(g),)
+        re, im = (x.real, x.imag) if isinstance(x, Tensor) else (np.real(x), np.imag(x))
+        return (g * (-im + 1j * re) / (re * re + im * im),)
+
+
+def angle(input):
+    """The argument of each element, as ``torch.angle`` (pi for a negative real, 0 for others).
+
+    >>> from diffcompare import autograd as ag
+    >>> ag.angle(ag.tensor([-2.0, 3.0]))
+    tensor([3.1416, 0.0000])
+    """
+    return apply(AngleBackward0, (input,))
+
+
+class FrexpBackward0(Op):
+    """The mantissa of ``frexp``: x = mantissa * 2**exponent, so its gradient is g / 2**exponent."""
+
+    @staticmethod
+    def forward(x, scale):
+        return np.frexp(x)[0]
+
+    def backward(self, g):
+        return (g / self.scale,)
+
+
+def frexp(input):
+    """``(mantissa, exponent)`` with input = mantissa * 2**exponent and |mantissa| in [0.5, 1)
+    (``torch.frexp``; the exponent int32).
+
+    >>> from diffcompare import autograd as ag
+    >>> ag.frexp(ag.tensor([8.0, 0.3]))
+    torch.return_types.frexp(
+    mantissa=tensor([0.5000, 0.6000]),
+    exponent=tensor([ 4, -1], dtype=torch.int32))
+    """
+    if input.dtype.kind != "f":
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    exponent = np.frexp(input._data)[1].astype(np.int32)
+    mantissa = apply(FrexpBackward0, (input,), {"scale": np.ldexp(np.ones((), input.dtype), exponent)})
+    return return_type("frexp", ("mantissa", "exponent"))(mantissa, Tensor._make(exponent))
+
+
+class LdexpBackward0(Op):
+    """input * 2**other: the gradient of input is g * 2**other (other is an integer exponent)."""
+
+    @staticmethod
+    def forward(x, factor):
+        return x * factor
+
+    def backward(self, g):
+        return (g * self.factor,)
+
+
+def ldexp(input, other):
+    """``input * 2**other`` (``torch.ldexp``), a floating result.
+
+    >>> from diffcompare import autograd as ag
+    >>> ag.ldexp(ag.tensor([1.0]), ag.tensor([3]))
+    tensor([8.])
+    """
+    from ..dtypes import default_dtype
+    data = array_of(input)
+    dtype = data.dtype if data.dtype.kind in "fc" else default_dtype()
+    factor = np.power(np.asarray(2.0, dtype), array_of(other)).astype(dtype)
+    if not isinstance(input, Tensor) or data.dtype != dtype:
+        input = Tensor._make(np.asarray(data, dtype))
+    return apply(LdexpBackward0, (input,), {"factor": factor})
+
+
+def heaviside(input, values):
+    """0 where input < 0, 1 where input > 0, ``values`` where input == 0 (``torch.heaviside``);
+    PyTorch gives it no derivative, and nor does the engine."""
+    from .scattering import not_differentiable
+    x, v = array_of(input), array_of(values)
+    if np.result_type(x) != np.result_type(v):
+        raise RuntimeError(f"heaviside is not yet implemented for tensors with different dtypes")
+    out = np.heaviside(x, v).astype(np.result_type(x))
+    return not_differentiable(tuple(t for t in (input, values) if isinstance(t, Tensor)), out, "heaviside")
+
+
+def _integers(name, ufunc):
+    def function(input, other):
+        a, b = array_of(input), array_of(other)
+        if np.result_type(a).kind not in "iub" or np.result_type(b).kind not in "iub":
+            raise RuntimeError(f"\"{name}_cpu\" not implemented for 'Double'" if np.result_type(a).kind == "f" else
+                               f"\"{name}_cpu\" not implemented for this dtype")
+        return Tensor._make(np.asarray(ufunc(a, b)))
+    function.__name__ = name
+    function.__doc__ = f"The elementwise {'greatest common divisor' if name == 'gcd' else 'least common multiple'} " \
+                       f"of two integer tensors (``torch.{name}``)."
+    return function
+
+
+gcd = _integers("gcd", np.gcd)
+lcm = _integers("lcm", np.lcm)
+
+
 for _cls in (LerpBackward1, AddcmulBackward0, AddcdivBackward0, LogaddexpBackward0, XlogyBackward0, LogitBackward0,
              NanToNumBackward0):
     _cls.batched_backward = _cls.backward   # elementwise: the rule takes a batch as it is
@@ -274,9 +386,9 @@ for _cls in (LerpBackward1, AddcmulBackward0, AddcdivBackward0, LogaddexpBackwar
 
 
 # the torch-level functions of this family (`ag.<name>`, as `torch.<name>`)
-PUBLIC = ("addcdiv", "addcmul", "clamp_max", "clamp_min", "fmod", "lerp", "logaddexp", "logit", "nan_to_num", "remainder",
-          "xlogy")
+PUBLIC = ("addcdiv", "addcmul", "angle", "clamp_max", "clamp_min", "fmod", "frexp", "gcd", "heaviside", "lcm", "ldexp",
+          "lerp", "logaddexp", "logit", "nan_to_num", "remainder", "xlogy")
 # what the family exports to `ops`
-__all__ = ["AddcdivBackward0", "AddcmulBackward0", "ClampMaxBackward0", "ClampMinBackward0", "LerpBackward0",
+__all__ = ["AngleBackward0", "FrexpBackward0", "LdexpBackward0", "AddcdivBackward0", "AddcmulBackward0", "ClampMaxBackward0", "ClampMinBackward0", "LerpBackward0",
            "LerpBackward1", "LogaddexpBackward0", "LogitBackward0", "NanToNumBackward0", "XlogyBackward0", "DivBackward2",
            "FmodBackward0", "FmodBackward1", "RemainderBackward0", "RemainderBackward1", "rounded_div", *PUBLIC]

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import builtins
 import math
-from collections import namedtuple
 
 import numpy as np
 
 from ..gradients import IndexedGrad
+from ..return_types import return_type
 from ..tensor import Tensor
 from .dual import D, register
 from .forward import log_softmax_tangent, softmax_tangent
@@ -222,7 +222,7 @@ class MinBackward0(MaxBackward0):
     pass
 
 
-MaxResult = namedtuple("max", ["values", "indices"])
+MaxResult = return_type("max", ["values", "indices"])
 
 
 def _max_min(x, dim, keepdim, largest):

@@ -17,10 +17,10 @@ tensor([[0., 1.],
 
 from __future__ import annotations
 
-from collections import namedtuple
 
 import numpy as np
 
+from ..return_types import return_type
 from ..tensor import Tensor
 from .dual import D, define, register
 from .indexing import IndexBackward0, SelectBackward0, SliceBackward0, index_add_zeros
@@ -261,8 +261,8 @@ def masked_fill(input, mask, value):
     return apply(MaskedFillBackward0, (input,), {"mask": mask, "value": value, "in_shape": input.shape})
 
 
-SortResult = namedtuple("sort", ["values", "indices"])
-TopkResult = namedtuple("topk", ["values", "indices"])
+SortResult = return_type("sort", ["values", "indices"])
+TopkResult = return_type("topk", ["values", "indices"])
 
 
 def sort(input, dim=-1, descending=False, stable=False):
@@ -498,7 +498,7 @@ class NanmedianBackward1(IndexBackward0):
     pass
 
 
-MedianResult = namedtuple("median", ["values", "indices"])
+MedianResult = return_type("median", ["values", "indices"])
 
 
 def _median_index(a, axis, skip_nan):
@@ -556,8 +556,8 @@ class CumminBackward0(IndexBackward0):
     pass
 
 
-CummaxResult = namedtuple("cummax", ["values", "indices"])
-CumminResult = namedtuple("cummin", ["values", "indices"])
+CummaxResult = return_type("cummax", ["values", "indices"])
+CumminResult = return_type("cummin", ["values", "indices"])
 
 
 def _running(input, dim, better, cls, result):
