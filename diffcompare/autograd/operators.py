@@ -621,6 +621,105 @@ class TensorOperators(Operators):
     masked_fill_ = ops.inplace_unary(ops.masked_fill)
     neg_ = ops.inplace_unary(__neg__)
 
+    digamma_ = ops.inplace_unary(ops.digamma)
+    lgamma_ = ops.inplace_unary(ops.lgamma)
+    erfinv_ = ops.inplace_unary(ops.erfinv)
+    polygamma_ = ops.inplace_unary(lambda self, n: ops.polygamma(n, self))
+    mvlgamma_ = ops.inplace_unary(ops.mvlgamma)
+    ldexp_ = ops.inplace_unary(ops.ldexp)
+
+    # -- order statistics, integration, scatters into copies, and more as methods ---------------
+    quantile = ops.quantile
+    nanquantile = ops.nanquantile
+    mode = ops.mode
+    sum_to_size = ops.sum_to_size
+    select_scatter = ops.select_scatter
+    slice_scatter = ops.slice_scatter
+    diagonal_scatter = ops.diagonal_scatter
+    angle = ops.angle
+    frexp = ops.frexp
+    ldexp = ops.ldexp
+    heaviside = ops.heaviside
+    gcd = ops.gcd
+    lcm = ops.lcm
+    hardshrink = ops.hardshrink
+    prelu = ops.prelu
+    bincount = ops.bincount
+    histogram = ops.histogram
+
+    def cdouble(self):
+        """This tensor as complex128 (ToCopyBackward0 when it requires grad)."""
+        return ops.to(self, dtype=np.dtype(np.complex128))
+
+    def cfloat(self):
+        """This tensor as complex64."""
+        return ops.to(self, dtype=np.dtype(np.complex64))
+
+    def isreal(self):
+        """Where each element is real (a real tensor: everywhere; complex: imaginary part zero)."""
+        data = self._data
+        return Tensor._make(np.isreal(data) if data.dtype.kind == "c" else np.ones(data.shape, bool))
+
+    def is_conj(self):
+        """False: the engine's conjugates are values, never a lazy flag."""
+        return False
+
+    def is_neg(self):
+        """False: the engine never keeps a lazy negation."""
+        return False
+
+    def resolve_conj(self):
+        """This tensor (its conjugate is never lazy here)."""
+        return self
+
+    def resolve_neg(self):
+        """This tensor (its negation is never lazy here)."""
+        return self
+
+    def conj_physical(self):
+        """The conjugate, as values (as ``conj`` is here)."""
+        return ops.conj(self)
+
+    def is_pinned(self, device=None):
+        """False: there is no accelerator memory to pin for."""
+        return False
+
+    def pin_memory(self, device=None):
+        """Refused as PyTorch refuses it on a machine without an accelerator."""
+        raise RuntimeError("Cannot access accelerator device when none is available.")
+
+    def is_shared(self):
+        """False: one process, nothing in shared memory."""
+        return False
+
+    def share_memory_(self):
+        """This tensor (one process: nothing to share)."""
+        return self
+
+    def narrow_copy(self, dim, start, length):
+        """A copy of ``narrow(dim, start, length)`` (NarrowCopyBackward0)."""
+        part = ops.narrow(self, dim, start, length)
+        return ops.rename_node_of(ops.clone(part), "NarrowCopyBackward0")
+
+    def unsafe_chunk(self, chunks, dim=0):
+        """``chunk``, as copies that are not views (UnsafeSplitBackward0)."""
+        return tuple(ops.rename_node_of(ops.clone(piece), "UnsafeSplitBackward0") for piece in ops.chunk(self, chunks, dim))
+
+    def unsafe_split(self, split_size, dim=0):
+        """``split``, as copies that are not views (UnsafeSplitBackward0)."""
+        return tuple(ops.rename_node_of(ops.clone(piece), "UnsafeSplitBackward0") for piece in ops.split(self, split_size, dim))
+
+    def new(self, *args):
+        """The legacy constructor in this tensor's dtype: ``x.new(2, 3)`` (zeros here, unset
+        memory in PyTorch), ``x.new([1, 2])`` (that data), ``x.new()`` (empty)."""
+        if args and all(isinstance(a, numbers.Integral) and not isinstance(a, bool) for a in args):
+            return zeros(*args, dtype=self.dtype)
+        if len(args) == 1 and isinstance(args[0], tuple) and all(isinstance(a, numbers.Integral) for a in args[0]):
+            return zeros(*args[0], dtype=self.dtype)
+        if len(args) > 1:
+            raise TypeError("new() received an invalid combination of arguments")
+        return tensor_factory(args[0] if args else [], dtype=self.dtype)
+
     # -- more functions as methods (ops.numeric, ops.composites, ops.comparison) ----------------
     arccos, arccosh, arcsin, arcsinh = ops.acos, ops.acosh, ops.asin, ops.asinh
     arctan, arctanh = ops.atan, ops.atanh

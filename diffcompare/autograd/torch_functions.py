@@ -15,7 +15,6 @@ import numpy as _np
 
 from . import ops
 from .dtypes import default_dtype as _default_dtype
-from .return_types import return_type as _return_type
 from .ops import *  # noqa: F401,F403  (the package's names; `__all__` below keeps the torch-level ones)
 from .tensor import Tensor as _Tensor, as_tensor as _as_tensor
 
@@ -88,26 +87,6 @@ def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
     return _indices(_np.triu_indices, row, col, offset, dtype)
 
 
-def bincount(input, weights=None, minlength=0):
-    """How often each non-negative integer occurs (summing ``weights`` instead when given)."""
-    w = None if weights is None else _np.asarray(weights._data)
-    counts = _np.bincount(_np.asarray(input._data), weights=w, minlength=minlength)
-    return _Tensor._make(counts if w is not None else counts.astype(_np.int64))
-
-
-_HISTOGRAM = _return_type("histogram", ["hist", "bin_edges"])
-
-
-def histogram(input, bins=100, *, range=None, weight=None, density=False):  # noqa: A002
-    """``(hist, bin_edges)`` of the values, as ``torch.histogram``."""
-    edges = bins._data if isinstance(bins, _Tensor) else bins
-    w = None if weight is None else weight._data
-    hist, found = _np.histogram(input._data, edges, range=range, weights=w, density=density)
-    sources = (input,) if weight is None else (input, weight)     # PyTorch records a node it cannot differentiate
-    return _HISTOGRAM(ops.not_differentiable(sources, hist.astype(input.dtype), "histogram"),
-                      ops.not_differentiable(sources, found.astype(input.dtype), "histogram"))
-
-
 def isin(elements, test_elements, *, assume_unique=False, invert=False):
     """Whether each element is among ``test_elements``."""
     def values(v):
@@ -131,7 +110,7 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
 
 concat = ops.cat
 arctan2 = ops.atan2
-__all__ += ["arctan2", "asarray", "bincount", "can_cast", "concat", "finfo", "histogram",
+__all__ += ["arctan2", "asarray", "can_cast", "concat", "finfo",
             "iinfo", "is_complex", "is_floating_point", "is_nonzero", "isin", "logspace", "promote_types",
             "result_type", "tril_indices", "triu_indices"]
 

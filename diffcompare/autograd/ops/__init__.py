@@ -11,7 +11,8 @@ keepdims=)``, ``reshape``, ``swapaxes``, indexing) and the dual functions of ``D
 The families: :mod:`.recording` (the ``Op`` base class, ``apply``, ``sum_to``),
 :mod:`.arithmetic`, :mod:`.elementwise`, :mod:`.reductions`, :mod:`.linalg` (products),
 :mod:`.matrices` (triangles, diagonals), :mod:`.decompositions` (det, inv, solve, cholesky),
-:mod:`.einstein` (einsum), :mod:`.selection` (gather, sort, split),
+:mod:`.einstein` (einsum), :mod:`.selection` (gather, sort, split), :mod:`.statistics` (quantile, mode), :mod:`.integration`
+(trapezoid, gradient),
 :mod:`.pointwise` (lerp, xlogy, ...: beside the function table), :mod:`.composites` (torch
 functions PyTorch composes of other ops: ``torch.mul``, ``hstack``, ``narrow``, ...), :mod:`.shape`
 (views, ``cat``, ``stack``), :mod:`.indexing`, :mod:`.inplace`, :mod:`.strided` (as_strided; a view's history
@@ -33,12 +34,12 @@ this package gathers both from :data:`FAMILIES`, so an op is added in its family
 ('MulBackward0', ['SinBackward0', 'AccumulateGrad'])
 """
 
-from . import (activations, arithmetic, comparison, composites, convolution, convolution_grads, decompositions, distances, dual, einstein, elementwise, factorizations, indexing, inplace, numeric,
-               layers, linalg, losses, matrices, outputs, pointwise, recording, reductions, sampling, scattering, selection, shape, strided)
+from . import (activations, arithmetic, comparison, composites, convolution, convolution_grads, decompositions, distances, dual, einstein, elementwise, factorizations, indexing, inplace, integration, numeric,
+               layers, linalg, losses, matrices, outputs, pointwise, recording, reductions, sampling, scattering, selection, shape, statistics, strided)
 from . import ctc, gamma_functions, grid_sampling, noisy, normalization_ops, pooling, resampling, separable
 
 # the families, in the order their names are gathered (a later family's name wins)
-FAMILIES = (dual, recording, outputs, arithmetic, elementwise, shape, inplace, indexing, strided, reductions, linalg, comparison, convolution, convolution_grads, layers,
+FAMILIES = (dual, recording, outputs, arithmetic, elementwise, shape, inplace, indexing, strided, reductions, statistics, integration, linalg, comparison, convolution, convolution_grads, layers,
             losses, matrices, decompositions, factorizations, einstein, scattering, selection, pointwise, numeric, activations, distances, sampling, composites,
             separable, pooling, normalization_ops, resampling, grid_sampling, ctc, noisy, gamma_functions)
 

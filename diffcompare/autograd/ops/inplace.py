@@ -138,6 +138,13 @@ def rename_node(node, name):
     node.__class__ = cls
 
 
+def rename_node_of(t, name):
+    """``t``, its node (if it has one) under PyTorch's ``name`` for the op that made it."""
+    if t._grad_fn is not None:
+        rename_node(t._grad_fn, name)
+    return t
+
+
 def in_place(t, op, *args, node_name=None):
     """``op(t, *args)`` written into ``t`` (``write_in_place``), recorded under ``node_name``
     when PyTorch names the in-place form differently. A view written in place takes its
@@ -269,7 +276,7 @@ class CopyBackwards(Op):
 
 
 # what the family exports to `ops`
-__all__ = ['inplace_view', 'in_place', 'rename_node', 'CopyBackwards', 'CopySlicesView', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'LEAF_INPLACE_ERROR', 'VIEW_OF_LEAF_INPLACE_ERROR', 'copy_',
+__all__ = ['inplace_view', 'in_place', 'rename_node', 'rename_node_of', 'CopyBackwards', 'CopySlicesView', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'LEAF_INPLACE_ERROR', 'VIEW_OF_LEAF_INPLACE_ERROR', 'copy_',
            'fill_', 'inplace_binary', 'inplace_unary', 'write_in_place', 'zero_', 'uniform_', 'normal_', 'random_']
 
 

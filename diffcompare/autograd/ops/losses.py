@@ -19,7 +19,7 @@ import math
 import numpy as np
 
 from ..tensor import Tensor
-from .arithmetic import AddBackward0, DivBackward0
+from .arithmetic import AddBackward0, DivBackward0, MulScalarBackward
 from .dual import D
 from .recording import Op, apply, array_of, check_dim
 from .reductions import LinalgVectorNormBackward0, NllLossBackward0
@@ -312,8 +312,19 @@ class AddBackward1(AddBackward0):
     """A number added to a tensor in ATen (``at::add(Tensor, Scalar)``)."""
 
 
+class MulBackward1(MulScalarBackward):
+    """A tensor times a number in ATen (``at::mul(Tensor, Scalar)``)."""
+
+
+MulBackward1.__name__ = "MulBackward1"
+
+
 def div_scalar(x, number):
     return apply(DivBackward1, (x, number))
+
+
+def mul_scalar(x, number):
+    return apply(MulBackward1, (x, number))
 
 
 def add_scalar(x, number):
@@ -336,8 +347,8 @@ def logsigmoid(x):
     return apply(LogSigmoidBackward0, (x,))
 
 
-__all__ = ['AddBackward1', 'BinaryCrossEntropyBackward0', 'DivBackward1', 'HuberLossBackward0',
+__all__ = ['AddBackward1', 'BinaryCrossEntropyBackward0', 'DivBackward1', 'MulBackward1', 'HuberLossBackward0',
            'LogSigmoidBackward0', 'MultiMarginLossBackward0', 'MultilabelMarginLossBackward0', 'NllLoss2DBackward0', 'NormBackward1',
            'SmoothL1LossBackward0', 'SoftMarginLossBackward0', 'add_scalar', 'binary_cross_entropy',
-           'div_scalar', 'huber_loss', 'logsigmoid', 'multi_margin_loss', 'multilabel_margin_loss', 'nll_loss2d', 'norm_dim',
+           'div_scalar', 'mul_scalar', 'huber_loss', 'logsigmoid', 'multi_margin_loss', 'multilabel_margin_loss', 'nll_loss2d', 'norm_dim',
            'smooth_l1_loss', 'soft_margin_loss']

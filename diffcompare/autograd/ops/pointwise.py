@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..dtypes import default_dtype
 from ..return_types import return_type
 from ..tensor import Tensor
 from .dual import D
 from .elementwise import ClampBackward0, ClampBackward1
 from .recording import Op, apply, array_of
+from .scattering import not_differentiable
 
 
 class ClampMinBackward0(ClampBackward1):
@@ -315,7 +317,7 @@ def frexp(input):
     >>> ag.frexp(ag.tensor([8.0, 0.3]))
     torch.return_types.frexp(
     mantissa=tensor([0.5000, 0.6000]),
-    exponent=tensor([ 4, -1], dtype=torch.int32))
+    exponent=tensor([ 4, -1], dtype=int32))
     """
     if input.dtype.kind != "f":
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
@@ -325,14 +327,15 @@ def frexp(input):
 
 
 class LdexpBackward0(Op):
-    """input * 2**other: the gradient of input is g * 2**other (other is an integer exponent)."""
+    """input * 2**other: the gradient of input is g * 2**other, with 2**other computed in the
+    exponent's dtype as PyTorch computes it (an integer exponent below 0 gives 0 there)."""
 
     @staticmethod
-    def forward(x, factor):
+    def forward(x, factor, grad_factor):
         return x * factor
 
     def backward(self, g):
-        return (g * self.factor,)
+        return (g * self.grad_factor,)
 
 
 def ldexp(input, other):
@@ -342,19 +345,19 @@ def ldexp(input, other):
     >>> ag.ldexp(ag.tensor([1.0]), ag.tensor([3]))
     tensor([8.])
     """
-    from ..dtypes import default_dtype
     data = array_of(input)
     dtype = data.dtype if data.dtype.kind in "fc" else default_dtype()
-    factor = np.power(np.asarray(2.0, dtype), array_of(other)).astype(dtype)
+    exponent = np.asarray(array_of(other))
+    factor = np.power(np.asarray(2.0, dtype), exponent).astype(dtype)
+    grad_factor = np.where(exponent < 0, 0, factor).astype(dtype) if exponent.dtype.kind in "iu" else factor
     if not isinstance(input, Tensor) or data.dtype != dtype:
         input = Tensor._make(np.asarray(data, dtype))
-    return apply(LdexpBackward0, (input,), {"factor": factor})
+    return apply(LdexpBackward0, (input,), {"factor": factor, "grad_factor": grad_factor})
 
 
 def heaviside(input, values):
     """0 where input < 0, 1 where input > 0, ``values`` where input == 0 (``torch.heaviside``);
     PyTorch gives it no derivative, and nor does the engine."""
-    from .scattering import not_differentiable
     x, v = array_of(input), array_of(values)
     if np.result_type(x) != np.result_type(v):
         raise RuntimeError(f"heaviside is not yet implemented for tensors with different dtypes")

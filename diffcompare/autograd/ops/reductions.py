@@ -56,6 +56,11 @@ def _expand_back(g, node):
     return D.expand(g, lead + node.in_shape)
 
 
+def reduction(cls, x, dim, keepdim, **extra):
+    """``cls`` (a reduction's node) applied to ``x`` over ``dim`` (None: all), its parameters set."""
+    return _reduction(cls, x, dim, keepdim, **extra)
+
+
 def _reduction(cls, x, dim, keepdim, **extra):
     shape = x.shape
     if dim is None:     # over everything (the common case)
@@ -521,6 +526,27 @@ class CumsumBackward0(Op):
         return (g.sum(axis=d, keepdims=True) - np.cumsum(g, axis=d) + g,)
 
 
+def sum_to_size(x, *size):
+    """``x`` summed down to ``size``, which ``x``'s shape must broadcast from (the leading dims
+    summed away, a size-1 dim summed with keepdim), as ``Tensor.sum_to_size``; ``x`` itself
+    when it has that size already.
+
+    >>> from diffcompare import autograd as ag
+    >>> ag.ones(2, 3).sum_to_size(1, 3)
+    tensor([[2., 2., 2.]])
+    """
+    size = tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else tuple(size)
+    shape = tuple(x.shape)
+    lead = len(shape) - len(size)
+    if lead < 0 or any(n != 1 and n != m for n, m in zip(size, shape[lead:])):
+        raise RuntimeError(f"size {{{list(size)}}} is not expandable to size {{{list(shape)}}}.")
+    if shape == size:
+        return x
+    dims = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(size) if n == 1 and shape[lead + i] != 1)
+    out = _reduction(SumBackward1, x, dims, True)      # as PyTorch's sum_to: summed with keepdim, then viewed
+    return out.view(size) if lead else out
+
+
 def cumsum(x, dim, *, dtype=None):
     x = as_dtype(x, dtype)
     return apply(CumsumBackward0, (x,), {"dim": check_dim(dim, x.ndim)})
@@ -569,7 +595,7 @@ register(cumsum=cumsum, prod=lambda a, dim: prod(a, dim), mean=lambda a, axis, k
 PUBLIC = ('amax', 'amin', 'cumsum', 'log_softmax', 'logsumexp', 'max', 'mean', 'min', 'norm', 'prod',
           'softmax', 'std', 'sum', 'var')
 # what the family exports to `ops`
-__all__ = ['AmaxBackward0', 'AminBackward0', 'CumsumBackward0', 'LinalgVectorNormBackward0',
+__all__ = ['reduction', 'sum_to_size', 'AmaxBackward0', 'AminBackward0', 'CumsumBackward0', 'LinalgVectorNormBackward0',
            'LogSoftmaxBackward0', 'LogsumexpBackward0', 'MaxBackward0', 'MaxBackward1', 'MaxResult',
            'MeanBackward0', 'MeanBackward1', 'MinBackward0', 'MinBackward1', 'NllLossBackward0',
            'ProdBackward0', 'ProdBackward1', 'SoftmaxBackward0', 'StdBackward0', 'SumBackward0',

@@ -24,6 +24,7 @@ from ..tensor import Tensor
 from .dual import D
 from .indexing import index_add_zeros
 from .inplace import write_in_place
+from .matrices import diagonal, diagonal_view
 from .recording import Op, apply, array_of, check_dim, sum_to
 from .shape import record_view
 
@@ -512,9 +513,87 @@ def unfold(input, dimension, size, step):
                        lambda a: UnfoldBackward0.forward(a, d, size, step, shape, place))
 
 
+class _EmbedBackward(Op):
+    """``input`` with a region (a view of it: ``region``, a function of an array or tensor)
+    replaced by ``src``: the gradient of ``input`` is the gradient with that region zeroed, the
+    gradient of ``src`` the region's part of it."""
+
+    @staticmethod
+    def forward(x, src, region):
+        out = np.array(x)
+        region(out)[...] = src
+        return out
+
+    def backward(self, g):
+        region = self.region
+        if isinstance(g, Tensor):
+            grad_input = apply(type(self), (g, D.zeros_like(region(g))), {"region": region}) if self.needs(0) else None
+            return grad_input, (region(g) if self.needs(1) else None)
+        grad_input = None
+        if self.needs(0):
+            grad_input = np.array(g)
+            region(grad_input)[...] = 0
+        return grad_input, (np.array(region(g)) if self.needs(1) else None)
+
+
+class SelectScatterBackward0(_EmbedBackward):
+    pass
+
+
+class SliceScatterBackward0(_EmbedBackward):
+    pass
+
+
+class DiagonalScatterBackward0(_EmbedBackward):
+    pass
+
+
+def _embed(cls, input, src, region):
+    part = region(input._data)
+    src_shape = tuple(np.shape(array_of(src)))
+    if src_shape != part.shape:
+        raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = {list(src_shape)}, "
+                           f"slice size = {list(part.shape)}")
+    return apply(cls, (input, src), {"region": region})
+
+
+def select_scatter(input, src, dim, index):
+    """``input`` with its slice ``index`` along ``dim`` replaced by ``src`` (out of place), as
+    ``torch.select_scatter``.
+
+    >>> from diffcompare import autograd as ag
+    >>> ag.select_scatter(ag.zeros(2, 2), ag.ones(2), 0, 0)
+    tensor([[1., 1.],
+            [0., 0.]])
+    """
+    d = check_dim(dim, input.ndim)
+    n = input.shape[d]
+    if not -n <= index < n:
+        raise IndexError(f"select(): index {index} out of range for tensor of size {list(input.shape)} at dimension {d}")
+    key = (slice(None),) * d + (int(index),)
+    return _embed(SelectScatterBackward0, input, src, lambda a: a[key])
+
+
+def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
+    """``input`` with the slice ``start:end:step`` along ``dim`` replaced by ``src`` (out of
+    place), as ``torch.slice_scatter``."""
+    d = check_dim(dim, input.ndim)
+    key = (slice(None),) * d + (slice(start, end, step),)
+    return _embed(SliceScatterBackward0, input, src, lambda a: a[key])
+
+
+def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
+    """``input`` with its ``offset`` diagonal of (``dim1``, ``dim2``) replaced by ``src`` (out of
+    place), as ``torch.diagonal_scatter``."""
+    d1, d2 = check_dim(dim1, input.ndim), check_dim(dim2, input.ndim)
+    return _embed(DiagonalScatterBackward0, input, src,
+                  lambda a: diagonal(a, offset, d1, d2) if isinstance(a, Tensor) else diagonal_view(a, offset, d1, d2))
+
+
 # the torch-level functions of this family (`ag.<name>`, as `torch.<name>`)
-PUBLIC = ("index_copy", "index_put", "index_reduce", "masked_scatter", "put", "scatter_reduce")
+PUBLIC = ("diagonal_scatter", "index_copy", "index_put", "index_reduce", "masked_scatter", "put", "scatter_reduce",
+          "select_scatter", "slice_scatter")
 # what the family exports to `ops`
-__all__ = ["not_differentiable", "FillDiagonalBackward", "IndexCopyBackward0", "IndexReduceBackward0", "IndexPutOutOfPlace", "MaskedScatterBackward0", "NotImplementedBackward",
+__all__ = ["not_differentiable", "DiagonalScatterBackward0", "SelectScatterBackward0", "SliceScatterBackward0", "FillDiagonalBackward", "IndexCopyBackward0", "IndexReduceBackward0", "IndexPutOutOfPlace", "MaskedScatterBackward0", "NotImplementedBackward",
            "PutBackward0", "ScatterReduceBackward0", "UnfoldBackward0", "fill_diagonal_", "scatter_with_reduce",
            "unfold", *PUBLIC]

@@ -1,0 +1,131 @@
+"""quantile, nanquantile, mode, trapezoid, cumulative_trapezoid, gradient, select/slice/diagonal
+scatters, sum_to_size, angle, frexp, ldexp and other functions and methods a blind porting round
+found missing: values and gradients by hand, and values, gradients, grad_fn names and errors
+against PyTorch 2.13 where it is installed."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from diffcompare import autograd as ag
+
+BASE = [[[0.3, -1.2, 2.5, 0.7], [1.1, 1.1, -0.4, 0.0], [2.0, -3.0, 0.5, 0.5]],
+        [[0.9, 0.1, -0.2, 4.0], [0.0, 0.0, 0.0, 1.0], [-1.0, 2.0, 3.0, -2.0]]]
+
+
+def _chain(t, depth=4):
+    names, fn = [], t.grad_fn
+    while fn is not None and len(names) < depth and type(fn).__name__ != "AccumulateGrad":
+        names.append(type(fn).__name__)
+        fn = fn.next_functions[0][0] if fn.next_functions else None
+    return names
+
+
+CASES = {
+    "quantile": lambda m, x: m.quantile(x, 0.3),
+    "quantile dim keepdim": lambda m, x: m.quantile(x, 0.3, dim=1, keepdim=True),
+    "quantile q tensor": lambda m, x: m.quantile(x, m.tensor([0.2, 0.9], dtype=m.float64), dim=0),
+    "quantile nearest": lambda m, x: m.quantile(x, 0.5, dim=-1, interpolation="nearest"),
+    "quantile midpoint": lambda m, x: x.quantile(0.4, dim=0, interpolation="midpoint"),
+    "nanquantile": lambda m, x: m.nanquantile(x, 0.6, dim=2),
+    "mode": lambda m, x: m.mode(x, 1).values,
+    "mode keepdim": lambda m, x: x.mode(0, keepdim=True).values,
+    "trapezoid": lambda m, x: m.trapezoid(x),
+    "trapezoid dx": lambda m, x: m.trapezoid(x, dx=0.5, dim=1),
+    "trapezoid x": lambda m, x: m.trapezoid(x, m.tensor([0.0, 1.0, 3.0, 3.5], dtype=m.float64)),
+    "trapz": lambda m, x: m.trapz(x, dim=0),
+    "cumulative_trapezoid": lambda m, x: m.cumulative_trapezoid(x, dim=1),
+    "gradient": lambda m, x: m.gradient(x, spacing=2.0, dim=2)[0],
+    "gradient edge 2": lambda m, x: m.gradient(x, dim=2, edge_order=2)[0],
+    "select_scatter": lambda m, x: m.select_scatter(x, x[:, 0] * 2, 1, 2),
+    "slice_scatter": lambda m, x: m.slice_scatter(x, x[:, :2] * 3, 1, 0, 3, 2),
+    "diagonal_scatter": lambda m, x: m.diagonal_scatter(x, m.ones(2, 3, dtype=m.float64), 0, 1, 2),
+    "sum_to_size": lambda m, x: x.sum_to_size(3, 1),
+    "sum_to_size keep": lambda m, x: x.sum_to_size(1, 3, 4),
+    "angle": lambda m, x: m.angle(x),
+    "frexp": lambda m, x: m.frexp(x).mantissa,
+    "ldexp": lambda m, x: m.ldexp(x, m.tensor([1, 0, -1, 3])),
+    "narrow_copy": lambda m, x: x.narrow_copy(2, 1, 2),
+    "unsafe_chunk": lambda m, x: x.unsafe_chunk(2, 2)[1],
+    "cdouble": lambda m, x: x.cdouble().abs(),
+    "ldexp of a negative exponent": lambda m, x: m.ldexp(x, m.tensor([-2])),
+}
+
+
+@pytest.mark.parametrize("label", list(CASES))
+def test_as_pytorch(label):
+    torch = pytest.importorskip("torch")
+    op = CASES[label]
+    mine_x = ag.tensor(BASE, requires_grad=True)
+    theirs_x = torch.tensor(BASE, dtype=torch.float64, requires_grad=True)
+    mine, theirs = op(ag, mine_x), op(torch, theirs_x)
+    assert tuple(mine.shape) == tuple(theirs.shape)
+    np.testing.assert_allclose(mine.detach().numpy(), theirs.detach().numpy(), rtol=1e-13, atol=1e-13)
+    assert _chain(mine, 1) == _chain(theirs, 1), label
+    weights = np.arange(1.0, mine.numel() + 1).reshape(tuple(mine.shape))
+    (mine * ag.tensor(weights)).sum().backward()
+    (theirs * torch.tensor(weights)).sum().backward()
+    np.testing.assert_allclose(mine_x.grad.numpy(), theirs_x.grad.numpy(), rtol=1e-13, atol=1e-13)
+
+
+ERRORS = [
+    lambda m, x: m.quantile(x, 1.5),
+    lambda m, x: m.quantile(x, 0.5, interpolation="cubic"),
+    lambda m, x: m.quantile(x.long(), 0.5),
+    lambda m, x: m.select_scatter(x, m.zeros(3, dtype=m.float64), 0, 0),
+    lambda m, x: m.slice_scatter(x, m.zeros(2, 3, 2, dtype=m.float64), 2, 0, 3),
+    lambda m, x: x.sum_to_size(4, 4),
+    lambda m, x: m.trapezoid(x, m.tensor([0.0, 1.0], dtype=m.float64)),
+]
+
+
+@pytest.mark.parametrize("index", range(len(ERRORS)))
+def test_errors_as_pytorch(index):
+    torch = pytest.importorskip("torch")
+    with pytest.raises(Exception) as theirs:
+        ERRORS[index](torch, torch.tensor(BASE, dtype=torch.float64))
+    with pytest.raises(type(theirs.value)) as mine:
+        ERRORS[index](ag, ag.tensor(BASE))
+    assert str(mine.value) == str(theirs.value)
+
+
+def test_quantile_and_its_gradient_by_hand():
+    """Sorted [1, 2, 4, 8]: the 0.5-quantile sits at rank 1.5, halfway from 2 to 4."""
+    x = ag.tensor([4.0, 1.0, 8.0, 2.0], requires_grad=True)
+    q = ag.quantile(x, 0.5)
+    assert q.item() == 3.0
+    q.backward()
+    assert x.grad.tolist() == [0.5, 0.0, 0.0, 0.5]
+    assert ag.nanquantile(ag.tensor([float("nan"), 1.0, 3.0]), 0.5).item() == 2.0
+    assert np.isnan(ag.quantile(ag.tensor([float("nan"), 1.0, 3.0]), 0.5).item())
+
+
+def test_mode_picks_the_smallest_of_the_most_frequent_and_its_last_index():
+    values, indices = ag.mode(ag.tensor([[2.0, 1.0, 1.0, 2.0, 5.0]]), 1)
+    assert values.tolist() == [1.0] and indices.tolist() == [2]
+
+
+def test_trapezoid_and_gradient_by_hand():
+    y = ag.tensor([1.0, 2.0, 4.0], requires_grad=True)
+    area = ag.trapezoid(y, ag.tensor([0.0, 1.0, 3.0]))      # (1 + 2) / 2 * 1 + (2 + 4) / 2 * 2
+    assert area.item() == 7.5
+    area.backward()
+    assert y.grad.tolist() == [0.5, 1.5, 1.0]
+    assert ag.cumulative_trapezoid(ag.tensor([1.0, 2.0, 4.0])).tolist() == [1.5, 4.5]
+    (slope,) = ag.gradient(ag.tensor([1.0, 4.0, 9.0, 16.0]))
+    assert slope.tolist() == [3.0, 4.0, 6.0, 7.0]
+
+
+def test_scatters_into_copies_by_hand():
+    x = ag.zeros(2, 3, requires_grad=True)
+    src = ag.ones(3, requires_grad=True)
+    out = ag.select_scatter(x, src, 0, 1)
+    assert out.tolist() == [[0.0, 0.0, 0.0], [1.0, 1.0, 1.0]]
+    (out * ag.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])).sum().backward()
+    assert x.grad.tolist() == [[1.0, 2.0, 3.0], [0.0, 0.0, 0.0]] and src.grad.tolist() == [4.0, 5.0, 6.0]
+
+
+def test_return_types_print_as_pytorchs():
+    assert repr(ag.frexp(ag.tensor([8.0]))).startswith("torch.return_types.frexp(\nmantissa=tensor([0.5000]),\n")
+    assert ag.return_types.mode is type(ag.mode(ag.tensor([1.0])))
