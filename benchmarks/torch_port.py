@@ -585,6 +585,13 @@ def run_worker(side, path, out_path, timeout):
         ag = importlib.import_module(RENAMES["torch"])
         real_modules = {m: sys.modules.pop(m) for m in list(sys.modules) if m.split(".")[0] in RENAMES}
         sys.meta_path.insert(0, _Alias())
+        # the engine's modules already loaded are loaded under their torch names too, as a renamed
+        # import finds them (importing one anew would rebind its package's attribute of that name,
+        # as torch.autograd.gradcheck, the function, to the module)
+        for name, module in list(sys.modules.items()):
+            for head, target in RENAMES.items():
+                if name == target or name.startswith(target + "."):
+                    sys.modules.setdefault(head + name[len(target):], module)
         engine_random = EngineRandom(real_torch, ag, real_modules)
         engine_random.install()
         reader = Reader(ag.Tensor, np)

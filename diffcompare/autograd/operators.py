@@ -655,10 +655,9 @@ class TensorOperators(Operators):
         """This tensor as complex64."""
         return ops.to(self, dtype=np.dtype(np.complex64))
 
-    def isreal(self):
-        """Where each element is real (a real tensor: everywhere; complex: imaginary part zero)."""
-        data = self._data
-        return Tensor._make(np.isreal(data) if data.dtype.kind == "c" else np.ones(data.shape, bool))
+    isreal = ops.isreal
+    renorm = ops.renorm
+    renorm_ = ops.inplace_unary(ops.renorm)
 
     def is_conj(self):
         """False: the engine's conjugates are values, never a lazy flag."""

@@ -11,6 +11,8 @@ tensor([1., 2.])
 """
 
 
+import warnings as _warnings
+
 import numpy as _np
 
 from . import ops
@@ -87,6 +89,29 @@ def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
     return _indices(_np.triu_indices, row, col, offset, dtype)
 
 
+# (this module's `range` is torch.range from here on: no code below uses Python's)
+def range(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=False):  # noqa: A001
+    """The deprecated ``torch.range``: from ``start`` to ``end`` inclusive by ``step``, in the
+    default floating dtype, with PyTorch's warning.
+
+    >>> from diffcompare import autograd as ag
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     ag.range(1, 4)
+    tensor([1., 2., 3., 4.])
+    """
+    _warnings.warn("torch.range is deprecated and will be removed in a future release because its behavior is "
+                   "inconsistent with Python's range builtin. Instead, use torch.arange, which produces values in "
+                   "[start, end).", UserWarning, stacklevel=3)
+    if end is None:
+        start, end = 0, start
+    count = int(_np.floor((end - start) / step)) + 1
+    values = start + step * _np.arange(count if count > 0 else 0, dtype=_np.float64)
+    out = _Tensor._make(values.astype(dtype or _default_dtype()))
+    return out.requires_grad_(requires_grad) if requires_grad else out
+
+
 def isin(elements, test_elements, *, assume_unique=False, invert=False):
     """Whether each element is among ``test_elements``."""
     def values(v):
@@ -100,17 +125,27 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
     return out.requires_grad_(requires_grad)
 
 
-def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
-    """``obj`` as a tensor, sharing memory with a tensor or array of the right dtype unless ``copy``."""
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
+    """``obj`` as a tensor, sharing memory with a tensor or array of the right dtype unless
+    ``copy``. ``requires_grad=False`` gives a tensor outside the graph (``obj`` detached);
+    unspecified, a tensor keeps its history (PyTorch 2.13 warns that this default changed)."""
     out = _as_tensor(obj, dtype=dtype)
     if copy:
         out = _Tensor._make(_np.array(out._data))
-    return out.requires_grad_(requires_grad) if requires_grad else out
+    if requires_grad is None:
+        if isinstance(obj, _Tensor) and obj.requires_grad:
+            _warnings.warn("torch.asarray: unspecified requires_grad now defaults to obj.requires_grad instead of "
+                           "False. Pass requires_grad=False explicitly to get the old behavior and silence this "
+                           "warning.", UserWarning, stacklevel=3)
+        return out
+    if not requires_grad:
+        return out.detach() if out.requires_grad else out
+    return out.requires_grad_(True) if out.grad_fn is None else out
 
 
 concat = ops.cat
 arctan2 = ops.atan2
-__all__ += ["arctan2", "asarray", "can_cast", "concat", "finfo",
+__all__ += ["arctan2", "asarray", "can_cast", "concat", "finfo", "range",
             "iinfo", "is_complex", "is_floating_point", "is_nonzero", "isin", "logspace", "promote_types",
             "result_type", "tril_indices", "triu_indices"]
 

@@ -49,6 +49,12 @@ CASES = {
     "narrow_copy": lambda m, x: x.narrow_copy(2, 1, 2),
     "unsafe_chunk": lambda m, x: x.unsafe_chunk(2, 2)[1],
     "cdouble": lambda m, x: x.cdouble().abs(),
+    "renorm": lambda m, x: x.renorm(2, 1, 1.5),
+    "renorm p1": lambda m, x: m.renorm(x, 1, 2, 2.0),
+    "combinations": lambda m, x: m.combinations(x[0, 0], 2),
+    "combinations with replacement": lambda m, x: m.combinations(x[1, 2], 3, with_replacement=True),
+    "t of a 0-d tensor": lambda m, x: m.t(x[0, 0, 0]),
+    "asarray without grad": lambda m, x: m.asarray(x * 2, requires_grad=False) + x,
     "ldexp of a negative exponent": lambda m, x: m.ldexp(x, m.tensor([-2])),
 }
 
@@ -77,6 +83,8 @@ ERRORS = [
     lambda m, x: m.slice_scatter(x, m.zeros(2, 3, 2, dtype=m.float64), 2, 0, 3),
     lambda m, x: x.sum_to_size(4, 4),
     lambda m, x: m.trapezoid(x, m.tensor([0.0, 1.0], dtype=m.float64)),
+    lambda m, x: m.combinations(x),
+    lambda m, x: m.renorm(x, 2, 0, -1.0),
 ]
 
 
@@ -124,6 +132,16 @@ def test_scatters_into_copies_by_hand():
     assert out.tolist() == [[0.0, 0.0, 0.0], [1.0, 1.0, 1.0]]
     (out * ag.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])).sum().backward()
     assert x.grad.tolist() == [[1.0, 2.0, 3.0], [0.0, 0.0, 0.0]] and src.grad.tolist() == [4.0, 5.0, 6.0]
+
+
+def test_values_by_hand():
+    assert ag.nonzero_static(ag.tensor([0, 1, 0, 2]), size=3).tolist() == [[1], [3], [-1]]
+    assert ag.renorm(ag.tensor([[3.0, 4.0], [0.3, 0.4]]), 2, 0, 1.0).tolist()[1] == [0.3, 0.4]
+    with pytest.warns(UserWarning, match="torch.range is deprecated"):
+        assert ag.range(1, 2, 0.5).tolist() == [1.0, 1.5, 2.0]
+    o = ag.zeros(3, dtype=ag.bool)
+    ag.logical_and(ag.tensor([1, 0, 1]), ag.tensor([1, 1, 0]), out=o)
+    assert o.tolist() == [True, False, False]
 
 
 def test_return_types_print_as_pytorchs():

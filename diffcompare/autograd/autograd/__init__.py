@@ -13,6 +13,7 @@ torch.autograd.forward_ad as fwAD`` becomes ``import diffcompare.autograd.autogr
 (tensor(12.),)
 """
 
+from . import gradcheck as _gradcheck_module  # noqa: F401  (torch.autograd.gradcheck, the module; the name is the function)
 from ..backward import backward, grad
 from ..function import Function, FunctionCtx
 from ..gradcheck import GradcheckError, gradcheck, gradgradcheck

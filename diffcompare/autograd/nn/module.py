@@ -160,7 +160,8 @@ class Module:
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
     def __call__(self, *args, **kwargs):
-        if not (self._forward_hooks or self._forward_pre_hooks or self._backward_hooks):
+        if not (self._forward_hooks or self._forward_pre_hooks or self._backward_hooks or
+                self.__dict__.get("_non_full_backward_hooks")):
             return self.forward(*args, **kwargs)
         for hook in list(self._forward_pre_hooks.values()):
             changed = hook(self, args)
@@ -177,7 +178,51 @@ class Module:
                 result = changed
         if state is not None:
             result = state.wrap_outputs(result)
+        old_style = self.__dict__.get("_non_full_backward_hooks")
+        if old_style:
+            self._hook_output_node(result, old_style)
         return result
+
+    def _hook_output_node(self, result, hooks):
+        """The deprecated backward hooks: on the node that made the first tensor of ``result``,
+        called with that node's input and output gradients (PyTorch's non-full hook)."""
+        first = result
+        while isinstance(first, (tuple, list)) and first:
+            first = first[0]
+        node = first.grad_fn if isinstance(first, Tensor) else None
+        if node is None:
+            return
+        for hook in list(hooks.values()):
+            node.register_hook(lambda grad_input, grad_output, hook=hook: hook(self, grad_input, grad_output))
+
+    def register_backward_hook(self, hook):
+        """The deprecated form of :meth:`register_full_backward_hook`: ``hook(module, grad_input,
+        grad_output)`` on the node that made the module's output, whose inputs may be other
+        than the module's (PyTorch's warning says so), a returned tuple replacing ``grad_input``."""
+        if self._backward_hooks:
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on a single Module. "
+                               "Please use only one of them.")
+        hooks = self.__dict__.setdefault("_non_full_backward_hooks", OrderedDict())
+        return HookHandle(hooks, hook)
+
+    def to_empty(self, *, device=None, recurse=True):
+        """Parameters and buffers replaced by new ones of the same shapes and dtypes, with unset
+        values (zeros here), on ``device`` (the CPU), as PyTorch's: the way out of the meta device.
+
+        >>> from diffcompare import autograd as ag
+        >>> ag.nn.Linear(2, 1, device="meta").to_empty(device="cpu").weight
+        Parameter containing:
+        tensor([[0., 0.]], requires_grad=True)
+        """
+        if device is not None:
+            resolve_device(device)
+        modules = self.modules() if recurse else [self]
+        for module in modules:
+            for table in (module._parameters, module._buffers):
+                for name, t in table.items():
+                    if t is not None:
+                        t._data, t._grad = np.zeros(t._data.shape, t._data.dtype), None
+        return self
 
     def register_forward_hook(self, hook):
         """Call ``hook(module, args, output)`` after every forward; a returned value replaces the output."""

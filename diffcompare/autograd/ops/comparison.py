@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..tensor import Tensor
+from .outputs import write_out
 from .recording import array_of
 
 def _compare(np_func):
@@ -80,8 +81,8 @@ greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 
 
 def _bitwise(np_func, name):
-    def combine(input, other):
-        return Tensor._make(np.asarray(np_func(array_of(input), array_of(other))))
+    def combine(input, other, *, out=None):
+        return write_out(Tensor._make(np.asarray(np_func(array_of(input), array_of(other)))), out, name)
     combine.__name__ = combine.__qualname__ = name
     combine.__doc__ = f"Elementwise ``{np_func.__name__}`` (logical on bool tensors), recording nothing."
     return combine
@@ -103,9 +104,9 @@ def bitwise_not(input):
     return Tensor._make(np.invert(a))
 
 
-def logical_not(input):
+def logical_not(input, *, out=None):
     """Where ``input`` is zero (a bool tensor)."""
-    return Tensor._make(np.logical_not(array_of(input)))
+    return write_out(Tensor._make(np.logical_not(array_of(input))), out, "logical_not")
 
 # the torch-level functions of this family (`ag.<name>`, as `torch.<name>`)
 PUBLIC = ('all', 'allclose', 'any', 'argmax', 'argmin', 'bitwise_and', 'bitwise_not', 'bitwise_or', 'bitwise_xor', 'eq', 'equal', 'ge', 'greater', 'greater_equal', 'gt', 'isclose',

@@ -17,6 +17,7 @@ tensor([3., 5.])
 
 from __future__ import annotations
 
+import itertools
 import math
 import warnings
 from functools import reduce
@@ -24,11 +25,14 @@ from functools import reduce
 import numpy as np
 
 from ..tensor import Tensor
+from .elementwise import where
+from .inplace import rename_node_of
 from .linalg import mm
 from .matrices import diag_embed
 from .outputs import write_out
 from .pointwise import rounded_div
 from .recording import check_dim
+from .reductions import vector_norm
 from .scattering import not_differentiable
 from .selection import flip, gather, index_select, sort, split
 from .shape import cat, stack
@@ -626,13 +630,64 @@ def _alias(name, target):
 arccos, arccosh, arcsin, arcsinh, arctan, arctanh = (_alias("arc" + n[1:], n) for n in
                                                      ("acos", "acosh", "asin", "asinh", "atan", "atanh"))
 
+def renorm(input, p, dim, maxnorm):
+    """Each slice along ``dim`` whose ``p``-norm exceeds ``maxnorm`` scaled down to it (by
+    maxnorm / (norm + 1e-7), as PyTorch), the others as they are (RenormBackward0).
+
+    >>> from diffcompare import autograd as ag
+    >>> ag.renorm(ag.tensor([[3.0, 4.0], [0.3, 0.4]]), 2, 0, 1.0)
+    tensor([[0.6000, 0.8000],
+            [0.3000, 0.4000]])
+    """
+    d = check_dim(dim, input.ndim)
+    if not float(p) > 0:
+        raise RuntimeError(f"renorm: non-positive-norm not supported")
+    if maxnorm < 0:
+        shown = int(maxnorm) if float(maxnorm).is_integer() else maxnorm      # C++'s printing of a double
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {shown}")
+    others = tuple(k for k in range(input.ndim) if k != d)
+    norm = vector_norm(input, float(p), others, True)
+    factor = where(norm > maxnorm, maxnorm / (norm + 1e-7), Tensor._make(np.ones((), input.dtype)))
+    return rename_node_of(input * factor, "RenormBackward0")
+
+
+def combinations(input, r=2, with_replacement=False):
+    """The ``r``-element combinations of the elements of a 1-d tensor (each a row), in
+    lexicographic order of positions, as ``torch.combinations`` (itertools' order).
+
+    >>> from diffcompare import autograd as ag
+    >>> ag.combinations(ag.tensor([1.0, 2.0, 3.0]))
+    tensor([[1., 2.],
+            [1., 3.],
+            [2., 3.]])
+    """
+    if input.ndim != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.shape)}")
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    if r == 0:
+        return Tensor._make(np.zeros(0, input.dtype))
+    pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
+    rows = np.array(list(pick(range(input.shape[0]), r)), dtype=np.int64).reshape(-1, r)
+    return stack([index_select(input, 0, Tensor._make(rows[:, j])) for j in range(r)], 1)
+
+
+def nonzero_static(input, *, size, fill_value=-1):
+    """The indices of the nonzero elements, as ``nonzero``, cut or padded with ``fill_value``
+    to ``size`` rows (``torch.nonzero_static``)."""
+    where_ = np.argwhere(np.asarray(input._data))
+    out = np.full((size, input.ndim), fill_value, dtype=np.int64)
+    out[:min(size, len(where_))] = where_[:size]
+    return Tensor._make(out)
+
+
 # the torch-level functions of this family (`ag.<name>`, as `torch.<name>`)
 PUBLIC = ("arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctanh", "argwhere", "atleast_1d", "atleast_2d",
           "atleast_3d", "broadcast_shapes", "broadcast_tensors", "broadcast_to", "bucketize", "cartesian_prod",
-          "chain_matmul", "column_stack", "corrcoef", "count_nonzero", "cov", "diagflat", "diff", "div", "divide", "dsplit", "dstack",
+          "chain_matmul", "column_stack", "combinations", "corrcoef", "count_nonzero", "cov", "diagflat", "diff", "div", "divide", "dsplit", "dstack",
           "fliplr", "flipud", "histc", "hsplit", "hstack", "inner", "isinf", "isneginf", "isposinf", "isreal",
-          "meshgrid", "msort", "mul", "multiply", "narrow", "neg", "negative", "nonzero", "numel", "positive",
-          "ravel", "repeat_interleave", "row_stack", "searchsorted", "select", "split_with_sizes", "swapdims",
+          "meshgrid", "msort", "mul", "multiply", "narrow", "neg", "negative", "nonzero", "nonzero_static", "numel",
+          "positive", "ravel", "renorm", "repeat_interleave", "row_stack", "searchsorted", "select", "split_with_sizes", "swapdims",
           "take_along_dim", "tensor_split", "tensordot", "true_divide", "unflatten", "unique", "unique_consecutive",
           "unravel_index", "vsplit", "vstack")
 divide, multiply, negative = div, mul, neg

@@ -176,7 +176,14 @@ class TransposeBackward0(Op):
 
 
 class TBackward0(TransposeBackward0):
-    pass
+    """``t()``: a matrix's transpose; a vector or a 0-d tensor as it is (a view)."""
+    forward = staticmethod(lambda x, dim0, dim1: np.swapaxes(x, dim0, dim1) if x.ndim == 2 else x.view())
+
+    def backward(self, g):
+        return (g.swapaxes(self.dim0, self.dim1) if self.dim0 != self.dim1 else g,)
+
+    def batched_backward(self, g):
+        return (g.swapaxes(self.dim0 + 1, self.dim1 + 1) if self.dim0 != self.dim1 else g,)
 
 
 def transpose(x, dim0, dim1):

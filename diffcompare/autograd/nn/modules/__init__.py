@@ -1,0 +1,51 @@
+"""``torch.nn.modules`` and its submodules (``torch.nn.modules.module``, ``.linear``, ``.loss``,
+``.batchnorm``, ``.utils``, ...), for code that imports a layer or a base class from where
+PyTorch defines it (``from torch.nn.modules.loss import _Loss``). The engine defines its
+layers in other files; each of these names holds all of ``nn``'s classes, public and private,
+and ``utils`` PyTorch's ``_single``/``_pair``/``_triple``/``_quadruple``.
+
+>>> from diffcompare.autograd.nn.modules.loss import _Loss
+>>> from diffcompare.autograd.nn.modules.module import Module
+>>> from diffcompare.autograd.nn.modules.utils import _pair
+>>> issubclass(_Loss, Module), _pair(3)
+(True, (3, 3))
+"""
+
+from __future__ import annotations
+
+import collections.abc
+import itertools
+import sys
+import types
+
+from ... import nn as _nn
+
+# PyTorch's files under torch/nn/modules
+SUBMODULES = ("activation", "adaptive", "batchnorm", "channelshuffle", "container", "conv", "distance", "dropout",
+              "flatten", "fold", "instancenorm", "lazy", "linear", "loss", "module", "normalization", "padding",
+              "pixelshuffle", "pooling", "rnn", "sparse", "transformer", "upsampling", "utils")
+
+
+def _ntuple(n, name):
+    def parse(x):
+        if isinstance(x, collections.abc.Iterable) and not isinstance(x, str):
+            return tuple(x)
+        return tuple(itertools.repeat(x, n))
+    parse.__name__ = name
+    return parse
+
+
+_single, _pair, _triple, _quadruple = (_ntuple(n, f"_{name}") for n, name in
+                                       ((1, "single"), (2, "pair"), (3, "triple"), (4, "quadruple")))
+_CLASSES = {name: value for name, value in vars(_nn).items() if isinstance(value, type)}
+globals().update({name: value for name, value in _CLASSES.items() if not name.startswith("_")})
+
+for _name in SUBMODULES:
+    _module = types.ModuleType(f"{__name__}.{_name}", f"torch.nn.modules.{_name}: nn's classes")
+    _module.__dict__.update(_CLASSES)
+    if _name == "utils":
+        _module.__dict__.update(_single=_single, _pair=_pair, _triple=_triple, _quadruple=_quadruple,
+                                _ntuple=lambda n, name="parse": _ntuple(n, name))
+    sys.modules[_module.__name__] = _module
+    globals()[_name] = _module
+del _name, _module
