@@ -41,6 +41,7 @@ from . import nn, optim
 from . import amp, random, return_types, serialization, testing
 from .tensor import get_rng_state, initial_seed, seed, set_rng_state
 from .serialization import load, save
+from .printing import get_printoptions, set_printoptions
 from .amp import autocast, get_autocast_dtype, is_autocast_enabled
 cuda.amp = amp.CUDA_AMP
 cpu = amp.CPU

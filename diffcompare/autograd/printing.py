@@ -10,22 +10,56 @@ import numpy as np
 
 from .dtypes import default_complex, default_dtype
 
-THRESHOLD = 1000   # more elements than this are summarised with "..."
-EDGE_ITEMS = 3
-LINE_WIDTH = 80
+PROFILES = {"default": dict(precision=4, threshold=1000, edgeitems=3, linewidth=80),
+            "short": dict(precision=2, threshold=1000, edgeitems=2, linewidth=80),
+            "full": dict(precision=4, threshold=float("inf"), edgeitems=3, linewidth=80)}
+# PyTorch's print options (set_printoptions): digits after the point, elements past which a
+# tensor is summarised with "...", elements shown at each end then, characters a line, and
+# scientific notation always (True), never (False) or where the values ask for it (None)
+OPTIONS = dict(PROFILES["default"], sci_mode=None)
+
+
+def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None, profile=None, sci_mode=None):
+    """How tensors print, as ``torch.set_printoptions``: a ``profile`` ("default", "short",
+    "full") first, then each option given; ``sci_mode`` None lets the values decide.
+
+    >>> from diffcompare import autograd as ag
+    >>> ag.set_printoptions(precision=2)
+    >>> ag.tensor([1.2345, 2.0])
+    tensor([1.23, 2.00])
+    >>> ag.set_printoptions(profile="default")
+    """
+    if profile is not None:
+        if profile not in PROFILES:
+            raise ValueError(f"Invalid profile: {profile}. the profile must be one of {list(PROFILES)}")
+        OPTIONS.update(PROFILES[profile])
+    for name, value in (("precision", precision), ("threshold", threshold), ("edgeitems", edgeitems),
+                        ("linewidth", linewidth)):
+        if value is not None:
+            OPTIONS[name] = value
+    OPTIONS["sci_mode"] = sci_mode
+
+
+def get_printoptions():
+    """The print options in force (``torch.get_printoptions``)."""
+    return dict(OPTIONS)
 
 
 def _float_formatter(values: np.ndarray):
+    digits, sci = OPTIONS["precision"], OPTIONS["sci_mode"]
     finite = values[np.isfinite(values)]
     nonzero = np.abs(finite[finite != 0])
     integral = finite.size == 0 or bool(np.all(finite == np.ceil(finite)))
+    if sci is True:
+        return lambda v: _special(v) or f"{v:.{digits}e}"
     if integral:
-        if nonzero.size and nonzero.max() > 1e8:
-            return lambda v: _special(v) or f"{v:.4e}"
+        if sci is None and nonzero.size and (nonzero.max() / nonzero.min() > 1000 or nonzero.max() > 1e8):
+            return lambda v: _special(v) or f"{v:.{digits}e}"
         return lambda v: _special(v) or f"{v:.0f}."
-    if nonzero.size and (nonzero.max() / nonzero.min() > 1000 or nonzero.max() > 1e8 or nonzero.min() < 1e-4):
-        return lambda v: _special(v) or f"{v:.4e}"
-    return lambda v: _special(v) or f"{v:.4f}"
+    if sci is None and nonzero.size and (nonzero.max() / nonzero.min() > 1000 or nonzero.max() > 1e8 or
+                                         nonzero.min() < 1e-4):
+        return lambda v: _special(v) or f"{v:.{digits}e}"
+    return lambda v: _special(v) or f"{v:.{digits}f}"
 
 
 def _special(v):
@@ -45,12 +79,13 @@ def _formatter(array: np.ndarray):
     if kind == "b":
         return lambda v: "True" if v else "False"
     if kind == "c":
-        return lambda v: f"{v.real:.4f}{v.imag:+.4f}j"
+        digits = OPTIONS["precision"]
+        return lambda v: f"{v.real:.{digits}f}{v.imag:+.{digits}f}j"
     return lambda v: str(int(v))
 
 
 def _summary_values(array):
-    if array.size <= THRESHOLD or array.ndim == 0:
+    if array.size <= OPTIONS["threshold"] or array.ndim == 0:
         return array.ravel()
     parts = []
     _collect_edges(array, parts)
@@ -59,12 +94,13 @@ def _summary_values(array):
 
 def _collect_edges(array, parts):
     if array.ndim == 1:
-        parts.append(array[:EDGE_ITEMS] if array.shape[0] <= 2 * EDGE_ITEMS else
-                     np.concatenate([array[:EDGE_ITEMS], array[-EDGE_ITEMS:]]))
+        edge = OPTIONS["edgeitems"]
+        parts.append(array[:edge] if array.shape[0] <= 2 * edge else np.concatenate([array[:edge], array[-edge:]]))
         return
     rows = range(array.shape[0])
-    if array.shape[0] > 2 * EDGE_ITEMS:
-        rows = list(range(EDGE_ITEMS)) + list(range(array.shape[0] - EDGE_ITEMS, array.shape[0]))
+    edge = OPTIONS["edgeitems"]
+    if array.shape[0] > 2 * edge:
+        rows = list(range(edge)) + list(range(array.shape[0] - edge, array.shape[0]))
     for i in rows:
         _collect_edges(array[i], parts)
 
@@ -73,12 +109,13 @@ def _format(array, fmt, width, indent, summarise):
     if array.ndim == 0:
         return fmt(array[()]).rjust(width)
     n = array.shape[0]
-    cut = summarise and n > 2 * EDGE_ITEMS
-    idx = list(range(EDGE_ITEMS)) + [None] + list(range(n - EDGE_ITEMS, n)) if cut else list(range(n))
+    edge = OPTIONS["edgeitems"]
+    cut = summarise and n > 2 * edge
+    idx = list(range(edge)) + [None] + list(range(n - edge, n)) if cut else list(range(n))
     if array.ndim == 1:
-        items = ["..." if i is None else fmt(array[i]).rjust(width) for i in idx]
+        items = [" ..." if i is None else fmt(array[i]).rjust(width) for i in idx]   # (PyTorch's " ...")
         lines = []
-        per_line = max(1, (LINE_WIDTH - indent) // (width + 2))
+        per_line = max(1, (OPTIONS["linewidth"] - indent) // (width + 2))
         for k in range(0, len(items), per_line):
             lines.append(", ".join(items[k:k + per_line]))
         return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
@@ -92,7 +129,7 @@ def format_array(array: np.ndarray, indent: int = 7) -> str:
     if array.size == 0:
         return "[]"
     fmt = _formatter(array)
-    summarise = array.size > THRESHOLD
+    summarise = array.size > OPTIONS["threshold"]
     values = _summary_values(array)
     if array.dtype.kind == "f" and np.isfinite(values).any():
         values = values[np.isfinite(values)]   # PyTorch sizes columns by the finite values only

@@ -101,9 +101,10 @@ class Tensor(Operators):
     # ``_grad_fn`` is the node behind the ``grad_fn`` property (``TensorOperators``), which first
     # brings a view up to date when its base was written in place; ``_view_meta`` is a view's
     # (version of its history, how it was made: None, or what PyTorch refuses to rebase)
+    # (``__dict__``: user code may keep its own attributes on a tensor, ``inp.g = ...``, as on PyTorch's)
     __slots__ = ("_data", "requires_grad_flag", "_grad_fn", "_grad", "_vc", "_base", "_output_nr",
                  "_retains_grad", "_hooks", "_post_hooks", "_accum", "_view_fn", "_view_meta", "_tangent",
-                 "__weakref__")
+                 "__weakref__", "__dict__")
     # Make NumPy defer to Tensor's reflected operators (`array * tensor` gives a tensor).
     __array_ufunc__ = None
 
@@ -893,9 +894,12 @@ def randn_like(t: Tensor, dtype=None, device=None, requires_grad=False) -> Tenso
     return randn(t.shape, dtype=dtype or t.dtype, device=device, requires_grad=requires_grad)
 
 
-def randint_like(t: Tensor, low, high=None, dtype=None, device=None, requires_grad=False) -> Tensor:
-    """Integers from [low, high) (or [0, low)) with ``t``'s shape, in ``t``'s dtype."""
-    bounds = (low,) if high is None else (low, high)
+def randint_like(t: Tensor, low=None, high=None, dtype=None, device=None, requires_grad=False) -> Tensor:
+    """Integers from [low, high) (or [0, low), or [0, high) given by keyword) with ``t``'s
+    shape, in ``t``'s dtype."""
+    if low is None and high is None:
+        raise TypeError("randint_like() missing 1 required positional argument: 'high'")
+    bounds = (low,) if high is None else (0 if low is None else low, high)
     return randint(*bounds, t.shape, dtype=dtype or t.dtype, device=device, requires_grad=requires_grad)
 
 

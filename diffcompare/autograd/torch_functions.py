@@ -89,6 +89,13 @@ def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
     return _indices(_np.triu_indices, row, col, offset, dtype)
 
 
+def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
+    """``torch.embedding``, ATen's order: the rows of ``weight`` at ``indices`` (``padding_idx``
+    -1 for none); ``nn.functional.embedding`` takes the indices first."""
+    return ops.embedding(indices, weight, None if padding_idx is None or padding_idx < 0 else padding_idx,
+                         scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
+
+
 # (this module's `range` is torch.range from here on: no code below uses Python's)
 def range(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=False):  # noqa: A001
     """The deprecated ``torch.range``: from ``start`` to ``end`` inclusive by ``step``, in the
@@ -145,7 +152,7 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
 
 concat = ops.cat
 arctan2 = ops.atan2
-__all__ += ["arctan2", "asarray", "can_cast", "concat", "finfo", "range",
+__all__ += ["arctan2", "asarray", "can_cast", "concat", "embedding", "finfo", "range",
             "iinfo", "is_complex", "is_floating_point", "is_nonzero", "isin", "logspace", "promote_types",
             "result_type", "tril_indices", "triu_indices"]
 

@@ -457,7 +457,7 @@ def embedding_bag(weight, indices, offsets, mode="mean", per_sample_weights=None
 
 
 # the torch-level functions of this family (`ag.<name>`, as `torch.<name>`)
-PUBLIC = ('constant_pad_nd', 'embedding', 'layer_norm', 'pixel_shuffle', 'pixel_unshuffle')
+PUBLIC = ('constant_pad_nd', 'layer_norm', 'pixel_shuffle', 'pixel_unshuffle')
 # what the family exports to `ops`
 __all__ = ['BinaryCrossEntropyWithLogitsBackward0', 'MseLossBackward0', 'NativeBatchNormBackward0', 'batch_norm',
            'binary_cross_entropy_with_logits', 'mse_loss', 'NativeLayerNormBackward0',

@@ -108,12 +108,23 @@ def _target(x, shape):
 
 def reshape(x, *shape):
     """``x`` with another shape: a view (ViewBackward0) where the strides allow one, else, as
-    PyTorch, a contiguous copy reshaped (CloneBackward0, then UnsafeViewBackward0)."""
+    PyTorch, a contiguous copy reshaped (CloneBackward0, then UnsafeViewBackward0). Only a view
+    the engine made (``x._base``: a transpose, a slice, ...) has PyTorch's strides; an op's
+    result counts as contiguous, as PyTorch's is, whatever NumPy's layout of it
+    (``_unviewed``)."""
     target = _target(x, shape)
     if not _viewable(x._data, target):
+        if x._base is None:
+            return _unviewed(x, target)
         copy = apply(CloneBackward0, (x,), {"order": "C"})
         return apply(UnsafeViewBackward0, (copy,), {"shape": target, "in_shape": x.shape})
     return record_view(ViewBackward0, x, {"shape": target, "in_shape": x.shape}, lambda a: a.reshape(target))
+
+
+def _unviewed(x, target):
+    """``x`` (an op's result, contiguous in PyTorch, not in NumPy's layout) in shape ``target``:
+    the view PyTorch records (ViewBackward0), here a reshaped copy."""
+    return apply(ViewBackward0, (x,), {"shape": target, "in_shape": x.shape})
 
 
 def view(x, *shape):
@@ -139,6 +150,8 @@ def view(x, *shape):
         return out
     target = _target(x, shape)
     if not _viewable(x._data, target):
+        if x._base is None:
+            return _unviewed(x, target)
         raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one dimension "
                            "spans across two contiguous subspaces). Use .reshape(...) instead.")
     return record_view(ViewBackward0, x, {"shape": target, "in_shape": x.shape}, lambda a: a.reshape(target))
