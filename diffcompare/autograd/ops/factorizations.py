@@ -1153,8 +1153,11 @@ def _complex_of(dtype):
 
 def eig(A, *, out=None):
     """``eigenvalues, eigenvectors`` of each square matrix, complex (complex128 for float64
-    input), the eigenvectors of unit norm with LAPACK's phase (geev's: each one's largest
-    component real), as PyTorch's CPU; both record LinalgEigBackward0.
+    input); both record LinalgEigBackward0. The eigenvectors have unit norm and LAPACK's geev
+    phase (each one's largest component real), computed by NumPy's LAPACK: PyTorch's may give
+    some of them the opposite sign (seen on 4 x 4 matrices), which no convention here can
+    reproduce; eigenvectors are defined up to that phase, and functions invariant under it
+    (|V|, the eigenvalues) have PyTorch's values and gradients.
 
     >>> from diffcompare import autograd as ag
     >>> ag.linalg.eig(ag.tensor([[2.0, 0.0], [0.0, 3.0]])).eigenvalues
