@@ -184,8 +184,14 @@ def solve(A, B, *, left=True):
     >>> ag.linalg.solve(ag.tensor([[2.0, 0.0], [0.0, 4.0]]), ag.tensor([2.0, 2.0]))
     tensor([1.0000, 0.5000])
     """
+    return solve_recorded(A, B, left=left, node=LinalgSolveExBackward0)
+
+
+def solve_recorded(A, B, *, left=True, node=LinalgSolveExBackward0):
+    """``solve``'s checks and its result recorded by ``node`` (LinalgSolveExBackward0, or a
+    form of it: ``solve_ex``'s, which gives a singular matrix's infinities)."""
     if not left:
-        return _mT(solve(_mT(A), _mT(B)))
+        return _mT(solve_recorded(_mT(A), _mT(B), node=node))
     _square(A, "linalg.solve")
     vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
     rows = B.shape[-1] if vector else B.shape[-2]
@@ -193,7 +199,7 @@ def solve(A, B, *, left=True):
         b_shape = f"{B.shape[-1]}x1" if vector else f"{B.shape[-2]}x{B.shape[-1]}"
         raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation AX = B "
                            f"({A.shape[-2]}x{A.shape[-1]} and {b_shape})")
-    return apply(LinalgSolveExBackward0, (A, B), {"vector": vector})
+    return apply(node, (A, B), {"vector": vector})
 
 
 class LinalgCholeskyExBackward0(Op):
@@ -201,7 +207,9 @@ class LinalgCholeskyExBackward0(Op):
     saves = (RESULT,)
 
     @staticmethod
-    def forward(a, upper):
+    def forward(a, upper, factor=None):
+        if factor is not None:              # (cholesky_ex: computed with its info, LAPACK's partial factor)
+            return _mT(factor).copy() if upper else factor
         try:
             lower = np.linalg.cholesky(a)
         except np.linalg.LinAlgError:
@@ -282,4 +290,4 @@ inverse = inv
 # what the family exports to `ops`
 __all__ = ['LinAlgError', 'LinalgCholeskyExBackward0', 'LinalgDetBackward0', 'LinalgInvExBackward0',
            'LinalgSlogdetBackward0', 'LinalgSolveExBackward0', 'LinalgSvdBackward0', 'SlogdetResult', 'cholesky',
-           'inv', 'solve', 'svdvals', *PUBLIC]
+           'inv', 'solve', 'solve_recorded', 'svdvals', *PUBLIC]

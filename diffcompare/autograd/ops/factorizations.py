@@ -29,10 +29,13 @@ import numpy as np
 from ..graph import SavedTensor
 from ..grad_mode import STATE
 from ..tensor import Tensor
+from .decompositions import (LinAlgError, LinalgCholeskyExBackward0, LinalgInvExBackward0, LinalgSolveExBackward0,
+                             cholesky as linalg_cholesky, solve_recorded)
 from .dual import D, define, register
 from .linalg import matmul, mm
 from .outputs import write_out
 from .recording import Op, apply, array_of, check_dim, record
+from .scattering import not_differentiable
 from .shape import cat
 
 _EPS = np.finfo(np.float64).eps
@@ -553,16 +556,50 @@ def lu(A, pivot=True, get_infos=False, out=None):
 
 
 class LinalgLuSolveBackward0(Op):
-    """``X = A^{-1} B`` with ``A = P L U`` given as its packed factors (left, not adjoint):
-    gB = A^{-H} gX; for LU, gR = -U^{-H} gX X^H, gU = triu(gR), gL = tril(L^{-H} gR U^H, -1)."""
+    """``X = A^{-1} B`` with ``A = P L U`` given as its packed factors: gB = A^{-H} gX; for LU,
+    gR = -U^{-H} gX X^H, gU = triu(gR), gL = tril(L^{-H} gR U^H, -1). The other forms
+    (``adjoint``: A^H X = B; ``left=False``: X A = B) are the left, not adjoint one on the
+    adjoint system, differentiated through the same rule (PyTorch's linalg_lu_solve_LU and
+    linalg_lu_solve_B write them out; the gradients are the same)."""
     saves = (0, 1, -1)
+    holomorphic = False
 
     @staticmethod
-    def forward(LU, B, P):
+    def forward(LU, B, P, left=True, adjoint=False):
         L, U = _unpack(LU)
-        return np.linalg.solve(U, np.linalg.solve(L, np.swapaxes(P, -1, -2) @ B))
+        if left and not adjoint:
+            return np.linalg.solve(U, np.linalg.solve(L, np.swapaxes(P, -1, -2) @ B))
+        A = P @ L @ U
+        A = np.conj(np.swapaxes(A, -1, -2)) if adjoint else A
+        if left:
+            return np.linalg.solve(A, B)
+        # X A = B: A^T X^T = B^T
+        return np.swapaxes(np.linalg.solve(np.swapaxes(A, -1, -2), np.swapaxes(B, -1, -2)), -1, -2)
 
     def backward(self, g, LU, B, X):
+        if getattr(self, "left", True) and not getattr(self, "adjoint", False):
+            return self._left_backward(g, LU, B, X)
+        n = LU.shape[-1]
+        L = D.tril(LU, -1) + _eye(n, LU.dtype)
+        U = D.triu(LU)
+        A = self.P @ (L @ U)
+        M = _mH(A) if self.adjoint else A            # the matrix the system is solved with
+        if self.left:                                # X = M^{-1} B
+            gB = D.solve(_mH(M), g)
+            gM = -(gB @ _mH(X))
+        else:                                        # X = B M^{-1}
+            gB = _mH(D.solve(M, _mH(g)))
+            gM = -(_mH(X) @ gB)
+        gLU = None
+        if self.needs(0):
+            gA = _mH(gM) if self.adjoint else gM
+            gPA = _mH(self.P) @ gA                       # A = P L U: the gradients of L and U
+            gL = D.tril(gPA @ _mH(U), -1)
+            gU = D.triu(_mH(L) @ gPA)
+            gLU = gL + gU
+        return gLU, (gB if self.needs(1) else None)
+
+    def _left_backward(self, g, LU, B, X):
         n = LU.shape[-1]
         L = D.tril(LU, -1) + _eye(n, LU.dtype)
         U = D.triu(LU)
@@ -577,12 +614,17 @@ class LinalgLuSolveBackward0(Op):
 
 
 def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False):
-    """The solution X of ``A X = B`` from A's ``lu_factor`` (LinalgLuSolveBackward0)."""
-    if not left or adjoint:
-        raise NotImplementedError("linalg.lu_solve: only left=True, adjoint=False is implemented")
+    """The solution X of ``A X = B`` from A's ``lu_factor`` (LinalgLuSolveBackward0); ``adjoint``
+    solves ``A^H X = B``, ``left=False`` solves ``X A = B`` (or ``X A^H = B``).
+
+    >>> from diffcompare import autograd as ag
+    >>> A = ag.tensor([[2.0, 1.0], [0.0, 4.0]])
+    >>> ag.linalg.lu_solve(*ag.linalg.lu_factor(A), ag.tensor([[1.0, 2.0]]), left=False)
+    tensor([[0.5000, 0.3750]])
+    """
     P = _permutation(np.asarray(array_of(pivots)), LU.shape[-2], LU.dtype)
     _refuse_tangents(LinalgLuSolveBackward0, (LU, B))
-    return apply(LinalgLuSolveBackward0, (LU, B), {"P": P})
+    return apply(LinalgLuSolveBackward0, (LU, B), {"P": P, "left": bool(left), "adjoint": bool(adjoint)})
 
 
 def lu_solve(b, LU_data, LU_pivots, *, out=None):
@@ -908,14 +950,762 @@ def multi_dot(tensors, *, out=None):
     return write_out(result, out, "multi_dot")
 
 
+# -- the *_ex variants: the factorisation's info beside its result ------------------------------
+
+CholeskyExResult = namedtuple("linalg_cholesky_ex", ["L", "info"])
+InvExResult = namedtuple("linalg_inv_ex", ["inverse", "info"])
+SolveExResult = namedtuple("linalg_solve_ex", ["result", "info"])
+
+
+def _check_info(info, message):
+    """Raise PyTorch's ``LinAlgError`` for the first nonzero ``info`` (``message(value)`` its
+    words), with "(Batch element i): " before them for a batch, as _linalg_check_errors."""
+    flat = np.asarray(info).reshape(-1)
+    bad = np.flatnonzero(flat)
+    if not bad.size:
+        return
+    name, text = message(int(flat[bad[0]]))
+    prefix = f"(Batch element {int(bad[0])}): " if np.ndim(info) > 0 else ""
+    raise LinAlgError(f"{name}: {prefix}{text}")
+
+
+def _cholesky_partial(a):
+    """The lower Cholesky factors of each matrix (its lower triangle read) and LAPACK's info:
+    where a leading minor is not positive definite, the unblocked potf2's partial result (the
+    columns before it factored, the failing diagonal its Schur complement, the rest as given)."""
+    a = np.asarray(a)
+    n = a.shape[-1]
+    mats = np.tril(a.reshape((-1, n, n)))
+    out = np.empty_like(mats)
+    info = np.zeros(mats.shape[0], dtype=np.int32)
+    for b, m in enumerate(mats):
+        try:
+            out[b] = np.linalg.cholesky(m + np.conj(np.tril(m, -1)).swapaxes(-1, -2))
+            continue
+        except np.linalg.LinAlgError:
+            pass
+        m = m.copy()
+        for j in range(n):
+            ajj = m[j, j] - np.vdot(m[j, :j], m[j, :j])
+            if not np.real(ajj) > 0:
+                m[j, j] = ajj
+                info[b] = j + 1
+                break
+            ajj = np.sqrt(np.real(ajj))
+            m[j, j] = ajj
+            m[j + 1:, j] = (m[j + 1:, j] - m[j + 1:, :j] @ np.conj(m[j, :j])) / ajj
+        out[b] = m
+    return out.reshape(a.shape), info.reshape(a.shape[:-2])
+
+
+def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
+    """``L, info``: the Cholesky factor (LinalgCholeskyExBackward0) and, per matrix, 0 or the
+    order of the first leading minor that is not positive definite (then L is LAPACK's partial
+    factor: for matrices under LAPACK's block size, 64, as PyTorch's CPU gives it).
+
+    >>> from diffcompare import autograd as ag
+    >>> ag.linalg.cholesky_ex(ag.tensor([[4.0, 2.0], [2.0, 5.0]]))
+    linalg_cholesky_ex(L=tensor([[2., 0.],
+            [1., 2.]]), info=tensor(0, dtype=int32))
+    """
+    _square(A, "linalg.cholesky")
+    lower, info = _cholesky_partial(array_of(A))
+    if check_errors:
+        _check_info(info, lambda k: ("linalg.cholesky_ex", "The factorization could not be completed because the "
+                                     f"input is not positive-definite (the leading minor of order {k} is not "
+                                     "positive-definite)."))
+    _refuse_tangents(LinalgCholeskyExBackward0, (A,))
+    L = apply(LinalgCholeskyExBackward0, (A,), {"upper": bool(upper), "factor": lower})
+    return CholeskyExResult(L, Tensor._make(info))
+
+
+def _lu_solve_arrays(a, b):
+    """A^-1 B for each matrix by LU with partial pivoting and substitution, as LAPACK's getrs:
+    a zero pivot gives infinities and nans rather than an error (``inv_ex``, ``solve_ex``)."""
+    lu_, pivots, info = _lu_arrays(a)
+    n = lu_.shape[-1]
+    P = _permutation(pivots, n, lu_.dtype)
+    y = np.array(np.swapaxes(P, -1, -2) @ b, dtype=np.result_type(lu_, b))
+    with np.errstate(all="ignore"):
+        for i in range(n):                      # L y = P^T b (unit diagonal)
+            y[..., i, :] -= np.einsum("...j,...jk->...k", lu_[..., i, :i], y[..., :i, :])
+        for i in reversed(range(n)):            # U x = y
+            y[..., i, :] -= np.einsum("...j,...jk->...k", lu_[..., i, i + 1:], y[..., i + 1:, :])
+            y[..., i, :] /= lu_[..., i, i, None]
+    return y, info
+
+
+class LinalgInvExUnchecked(LinalgInvExBackward0):
+    """``inv_ex``'s node: LinalgInvExBackward0, a singular matrix giving infinities."""
+
+    @staticmethod
+    def forward(a):
+        try:
+            return np.linalg.inv(a)
+        except np.linalg.LinAlgError:
+            return _lu_solve_arrays(a, np.broadcast_to(np.eye(a.shape[-1], dtype=a.dtype), a.shape))[0]
+
+
+class LinalgSolveExUnchecked(LinalgSolveExBackward0):
+    """``solve_ex``'s node: LinalgSolveExBackward0, a singular matrix giving infinities."""
+
+    @staticmethod
+    def forward(a, b, vector):
+        try:
+            if vector:
+                return np.linalg.solve(a, b[..., None])[..., 0]
+            return np.linalg.solve(a, b)
+        except np.linalg.LinAlgError:
+            pass
+        bb = b[..., None] if vector else b
+        batch = np.broadcast_shapes(a.shape[:-2], bb.shape[:-2])
+        x = _lu_solve_arrays(np.broadcast_to(a, batch + a.shape[-2:]), np.broadcast_to(bb, batch + bb.shape[-2:]))[0]
+        return x[..., 0] if vector else x
+
+
+LinalgInvExUnchecked.__name__ = "LinalgInvExBackward0"
+LinalgSolveExUnchecked.__name__ = "LinalgSolveExBackward0"
+
+
+def inv_ex(A, *, check_errors=False, out=None):
+    """``inverse, info`` (LinalgInvExBackward0): info is 0 or the first zero pivot of the LU
+    factorisation (1-based); a singular matrix's "inverse" is then what substitution gives.
+
+    >>> from diffcompare import autograd as ag
+    >>> ag.linalg.inv_ex(ag.tensor([[2.0, 0.0], [0.0, 4.0]])).inverse
+    tensor([[0.5000, 0.0000],
+            [0.0000, 0.2500]])
+    """
+    _square(A, "linalg.inv")
+    a = array_of(A)
+    info = _lu_arrays(a)[2] if a.size else np.zeros(a.shape[:-2], dtype=np.int32)
+    if check_errors:
+        _check_info(info, lambda k: ("linalg.inv_ex", f"The diagonal element {k} is zero, the inversion could not be "
+                                     "completed because the input matrix is singular."))
+    _refuse_tangents(LinalgInvExBackward0, (A,))
+    inverse = apply(LinalgInvExUnchecked, (A,))
+    return InvExResult(inverse, Tensor._make(np.asarray(info)))
+
+
+def solve_ex(A, B, *, left=True, check_errors=False, out=None):
+    """``result, info`` (LinalgSolveExBackward0): the solution of ``A X = B`` (``X A = B`` when
+    not ``left``) and 0 or the first zero pivot of A's LU factorisation.
+
+    >>> from diffcompare import autograd as ag
+    >>> ag.linalg.solve_ex(ag.tensor([[2.0, 0.0], [0.0, 4.0]]), ag.tensor([2.0, 2.0]))
+    linalg_solve_ex(result=tensor([1.0000, 0.5000]), info=tensor(0, dtype=int32))
+    """
+    _square(A, "linalg.solve")
+    a = array_of(A)
+    info = _lu_arrays(a)[2] if a.size else np.zeros(a.shape[:-2], dtype=np.int32)
+    if check_errors:
+        _check_info(info, lambda k: ("torch.linalg.solve_ex", "The solver failed because the input matrix is "
+                                     "singular."))
+    return SolveExResult(solve_recorded(A, B, left=left, node=LinalgSolveExUnchecked), Tensor._make(np.asarray(info)))
+
+
+# -- eig ---------------------------------------------------------------------------------------
+
+EigResult = namedtuple("linalg_eig", ["eigenvalues", "eigenvectors"])
+
+_EIG_PHASE_ERROR = ("linalg_eig_backward: The eigenvectors in the complex case are specified up to multiplication by "
+                    "e^{i phi}. The specified loss function depends on this quantity, so it is ill-defined.")
+
+
+class LinalgEigBackward0(MultiOutputOp):
+    """``A V = V diag(L)`` with unit columns (PyTorch's linalg_eig_backward):
+    gA = V^{-H} (diag(gL) + (V^H gV - V^H V Re(diag(V^H gV))) / conj(E)) V^H, E_ij = L_j - L_i
+    off the diagonal; a real A keeps the real part."""
+    keeps = ("out0", "out1")
+
+    @staticmethod
+    def forward(a):
+        return a
+
+    def backward(self, grads, L, V):
+        gL, gV = output_grads(grads, 2)
+        Vh = _mH(V)
+        if gV is None:
+            gA = D.solve(Vh, D.unsqueeze(gL, -1) * Vh)
+        else:
+            VhgV = Vh @ gV
+            diag = VhgV.diagonal(0, -2, -1)
+            imag = np.imag(array_of(diag))
+            if not np.allclose(imag, 0.0, rtol=1e-2, atol=1e-2):
+                raise RuntimeError(_EIG_PHASE_ERROR)
+            VhgV = VhgV - Vh @ (V * D.unsqueeze(D.real(diag), -2))
+            n = L.shape[-1]
+            eye = _eye(n, bool)
+            Lc = D.conj(L)
+            E = D.unsqueeze(Lc, -2) - D.unsqueeze(Lc, -1) + _eye(n, V.dtype)
+            ret = VhgV / E
+            if gL is not None:
+                ret = D.where(eye, D.unsqueeze(gL, -2), ret)
+            gA = D.solve(Vh, ret @ Vh)
+        if self.real_input:
+            gA = D.real(gA)
+        return (gA,)
+
+
+def _complex_of(dtype):
+    return np.result_type(dtype, np.complex64)
+
+
+def eig(A, *, out=None):
+    """``eigenvalues, eigenvectors`` of each square matrix, complex (complex128 for float64
+    input); both record LinalgEigBackward0. The eigenvectors have unit norm and LAPACK's geev
+    phase (each one's largest component real), computed by NumPy's LAPACK: PyTorch's may give
+    some of them the opposite sign (seen on 4 x 4 matrices), which no convention here can
+    reproduce; eigenvectors are defined up to that phase, and functions invariant under it
+    (|V|, the eigenvalues) have PyTorch's values and gradients.
+
+    >>> from diffcompare import autograd as ag
+    >>> ag.linalg.eig(ag.tensor([[2.0, 0.0], [0.0, 3.0]])).eigenvalues
+    tensor([2.0000+0.0000j, 3.0000+0.0000j])
+    """
+    _square(A, "linalg.eig")
+    a = array_of(A)
+    if a.dtype.kind not in "fc":
+        raise RuntimeError(f"linalg.eig: Expected a floating point or complex tensor as input. Got {_dtype_name(a)}")
+    values, vectors = np.linalg.eig(a)
+    cdtype = _complex_of(a.dtype)
+    values, vectors = values.astype(cdtype), vectors.astype(cdtype)
+    return EigResult(*record_outputs(LinalgEigBackward0, (A,), {"real_input": a.dtype.kind != "c"},
+                                     [values, vectors], [0, 1]))
+
+
+def eigvals(A, *, out=None):
+    """The eigenvalues of each square matrix, complex (LinalgEigBackward0, as PyTorch records
+    the full decomposition when ``A`` requires grad).
+
+    >>> from diffcompare import autograd as ag
+    >>> ag.linalg.eigvals(ag.tensor([[0.0, -1.0], [1.0, 0.0]]))
+    tensor([0.0000+1.0000j, 0.0000-1.0000j])
+    """
+    _square(A, "linalg.eigvals")
+    return eig(A).eigenvalues
+
+
+def _dtype_name(a):
+    return {"i": "Int", "u": "Byte", "b": "Bool"}.get(a.dtype.kind, str(a.dtype)) if a.dtype != np.int64 else "Long"
+
+
+# -- Householder reflectors: householder_product (orgqr), geqrf, ormqr --------------------------
+
+def _reflector(A, tau, i):
+    """H_i = I - tau_i v_i v_i^H, v_i = e_i + A[i+1:, i] (LAPACK's storage), for arrays and tensors."""
+    m = A.shape[-2]
+    rows = np.arange(m)
+    v = A[..., :, i] * (rows > i).astype(A.dtype) + (rows == i).astype(A.dtype)
+    t = tau[..., i]
+    return _eye(m, A.dtype) - D.unsqueeze(D.unsqueeze(t, -1), -1) * (D.unsqueeze(v, -1) * D.unsqueeze(D.conj(v), -2)), v
+
+
+def _reflectors_product(A, tau):
+    """H_1 H_2 ... H_k (m x m) of arrays."""
+    m = A.shape[-2]
+    Q = np.broadcast_to(_eye(m, np.result_type(A, tau)), A.shape[:-2] + (m, m)).copy()
+    for i in range(tau.shape[-1]):
+        Q = Q @ _reflector(A, tau, i)[0]
+    return Q
+
+
+def _reflectors_vjp(A, tau, G, needs_A=True, needs_tau=True):
+    """The gradients of A (its reflector part) and tau for the gradient ``G`` (m x m) of the
+    product Q = H_1 ... H_k: with G_i = (H_1..H_{i-1})^H G (H_{i+1}..H_k)^H,
+    g_tau_i = -v_i^H G_i v_i and g_v_i = -(conj(tau_i) G_i v_i + tau_i G_i^H v_i)."""
+    m, n = A.shape[-2:]
+    k = tau.shape[-1]
+    parts = [_reflector(A, tau, i) for i in range(k)]
+    suffix = [None] * k                 # H_{i+1} ... H_k
+    acc = None
+    for i in reversed(range(k)):
+        suffix[i] = acc
+        acc = parts[i][0] if acc is None else parts[i][0] @ acc
+    gA = gtau = None
+    prefix = None                       # H_1 ... H_{i-1}
+    for i in range(k):
+        H, v = parts[i]
+        Gi = G if prefix is None else _mH(prefix) @ G
+        if suffix[i] is not None:
+            Gi = Gi @ _mH(suffix[i])
+        Gv = (Gi @ D.unsqueeze(v, -1))[..., 0]
+        t = D.unsqueeze(tau[..., i], -1)
+        if needs_tau:
+            gt = -(D.conj(v) * Gv).sum(-1)
+            place = (np.arange(k) == i).astype(A.dtype)
+            term = D.unsqueeze(gt, -1) * place
+            gtau = term if gtau is None else gtau + term
+        if needs_A:
+            gv = -(D.conj(t) * Gv + t * (_mH(Gi) @ D.unsqueeze(v, -1))[..., 0])
+            place = ((np.arange(m)[:, None] > i) & (np.arange(n)[None, :] == i)).astype(A.dtype)
+            term = D.unsqueeze(gv, -1) * place
+            gA = term if gA is None else gA + term
+        prefix = H if prefix is None else prefix @ H
+    if gA is None and needs_A:
+        gA = np.zeros(A.shape, dtype=A.dtype)
+    if gtau is None and needs_tau:
+        gtau = np.zeros(tau.shape, dtype=tau.dtype)
+    return gA, gtau
+
+
+class LinalgHouseholderProductBackward0(Op):
+    """The first n columns of H_1 ... H_k (LAPACK's orgqr), each reflector from a column of A
+    below its diagonal and tau; backward: each reflector's share of the gradient (see
+    ``_reflectors_vjp``)."""
+    saves = (0, 1)
+    holomorphic = False
+
+    @staticmethod
+    def forward(A, tau):
+        return _reflectors_product(A, tau)[..., :, :A.shape[-1]]
+
+    def backward(self, g, A, tau):
+        m, n = A.shape[-2:]
+        G = g @ np.eye(n, m, dtype=np.result_type(A.dtype, g.dtype))
+        return _reflectors_vjp(A, tau, G, self.needs(0), self.needs(1))
+
+
+def _householder_checks(input, tau, name):
+    if input.ndim < 2:
+        raise RuntimeError(f"{name}: input must have at least 2 dimensions.")
+    if input.shape[-2] < input.shape[-1]:
+        raise RuntimeError(f"{name}: input.shape[-2] must be greater than or equal to input.shape[-1]")
+    if input.shape[-1] < tau.shape[-1]:
+        raise RuntimeError(f"{name}: input.shape[-1] must be greater than or equal to tau.shape[-1]")
+    if input.ndim - tau.ndim != 1:
+        raise RuntimeError(f"{name}: Expected tau to have one dimension less than input, but got tau.ndim equal to "
+                           f"{tau.ndim} and input.ndim is equal to {input.ndim}")
+    if input.ndim > 2 and tuple(tau.shape[:-1]) != tuple(input.shape[:-2]):
+        raise RuntimeError(f"{name}: Expected batch dimensions of tau to be equal to input.shape[:-2], but got "
+                           f"{list(tau.shape[:-1])}")
+
+
+def householder_product(A, tau, *, out=None):
+    """The first n columns of the product of the k Householder reflectors H_i = I - tau_i v_i v_i^H
+    whose vectors v_i (a unit i-th entry, zeros above) lie below A's diagonal, as LAPACK's orgqr
+    (LinalgHouseholderProductBackward0): with ``geqrf``'s output, the Q of A's QR.
+
+    >>> from diffcompare import autograd as ag
+    >>> A = ag.tensor([[1.0, 0.0], [1.0, 1.0]])
+    >>> ag.linalg.householder_product(A, ag.tensor([1.0]))
+    tensor([[ 0., -1.],
+            [-1.,  0.]])
+    """
+    _householder_checks(A, tau, "torch.linalg.householder_product")
+    _refuse_tangents(LinalgHouseholderProductBackward0, (A, tau))
+    return write_out(apply(LinalgHouseholderProductBackward0, (A, tau)), out, "linalg_householder_product")
+
+
+def orgqr(input, tau):
+    """``torch.orgqr``: :func:`householder_product` (LinalgHouseholderProductBackward0)."""
+    return householder_product(input, tau)
+
+
+GeqrfResult = namedtuple("geqrf", ["a", "tau"])
+
+
+class GeqrfBackward0(MultiOutputOp):
+    """QR in LAPACK's packed form: PyTorch defines no derivative."""
+
+    @staticmethod
+    def forward(a):
+        return a
+
+    def backward(self, grads):
+        raise NotImplementedError("the derivative for 'geqrf' is not implemented.")
+
+
+def geqrf(input, *, out=None):
+    """``a, tau``: A's QR as LAPACK's geqrf packs it, R on and above the diagonal, the Householder
+    vectors below it with their scales ``tau`` (GeqrfBackward0, not differentiable in PyTorch);
+    ``householder_product(a, tau)`` is Q.
+
+    >>> from diffcompare import autograd as ag
+    >>> ag.geqrf(ag.tensor([[3.0], [4.0]]))
+    geqrf(a=tensor([[-5.0000],
+            [ 0.5000]]), tau=tensor([1.6000]))
+    """
+    if input.ndim < 2:
+        raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
+    a = np.asarray(array_of(input))
+    m, n = a.shape[-2:]
+    mats = a.reshape((-1, m, n))
+    packed = np.empty_like(mats)
+    taus = np.empty((mats.shape[0], min(m, n)), dtype=a.dtype)
+    for b, mat in enumerate(mats):
+        if mat.size:
+            h, t = np.linalg.qr(mat, mode="raw")
+            packed[b], taus[b] = h.T, t
+    packed, taus = packed.reshape(a.shape), taus.reshape(a.shape[:-2] + (min(m, n),))
+    return GeqrfResult(*record_outputs(GeqrfBackward0, (input,), None, [packed, taus], [0, 1]))
+
+
+class OrmqrBackward0(Op):
+    """op(Q) C (``left``) or C op(Q), Q = H_1 ... H_k (m x m) from reflectors as geqrf packs
+    them, op(Q) = Q^H when ``transpose``: gC = op(Q)^H g (or g op(Q)^H); Q's gradient goes to
+    the reflectors as in householder_product."""
+    saves = (0, 1, 2)
+    holomorphic = False
+
+    @staticmethod
+    def forward(A, tau, C, left, transpose):
+        Q = _reflectors_product(A, tau)
+        if transpose:
+            Q = np.conj(np.swapaxes(Q, -1, -2))
+        return Q @ C if left else C @ Q
+
+    def backward(self, g, A, tau, C):
+        Q = _reflectors_product(array_of(A), array_of(tau))
+        if isinstance(A, Tensor) or isinstance(tau, Tensor):
+            Q = None
+        if Q is None:                   # (create_graph: Q as a differentiable product)
+            Q = _eye(A.shape[-2], A.dtype)
+            for i in range(tau.shape[-1]):
+                Q = Q @ _reflector(A, tau, i)[0]
+        opQ = _mH(Q) if self.transpose else Q
+        gC = gA = gtau = None
+        if self.needs(2):
+            gC = _mH(opQ) @ g if self.left else g @ _mH(opQ)
+        if self.needs(0) or self.needs(1):
+            gop = g @ _mH(C) if self.left else _mH(C) @ g
+            gQ = _mH(gop) if self.transpose else gop
+            gA, gtau = _reflectors_vjp(A, tau, gQ, self.needs(0), self.needs(1))
+        return gA, gtau, gC
+
+
+def ormqr(input, tau, other, left=True, transpose=False, *, out=None):
+    """``other`` multiplied by Q (``Q^H`` when ``transpose``) from the left (or the right),
+    Q = H_1 ... H_k the full product of geqrf's reflectors, as LAPACK's ormqr (OrmqrBackward0).
+
+    >>> from diffcompare import autograd as ag
+    >>> a, tau = ag.geqrf(ag.tensor([[3.0], [4.0]]))
+    >>> ag.ormqr(a, tau, ag.tensor([[1.0], [0.0]]))
+    tensor([[-0.6000],
+            [-0.8000]])
+    """
+    if input.ndim < 2:
+        raise RuntimeError("torch.ormqr: input must have at least 2 dimensions.")
+    if other.ndim < 2:
+        raise RuntimeError("torch.ormqr: other must have at least 2 dimensions.")
+    side = -2 if left else -1
+    if other.shape[side] < tau.shape[-1]:
+        raise RuntimeError(f"torch.ormqr: other.shape[{side}] must be greater than or equal to tau.shape[-1]")
+    if other.shape[side] != input.shape[-2]:
+        raise RuntimeError(f"torch.ormqr: other.shape[{side}] must be equal to input.shape[-2]")
+    if tau.shape[-1] != min(other.shape[side], input.shape[-1]):
+        raise RuntimeError(f"torch.ormqr: tau.shape[-1] must be equal to min(other.shape[{side}], input.shape[-1])")
+    if tau.shape[-1] > input.shape[-1]:
+        raise RuntimeError("torch.ormqr: tau.shape[-1] must be less than or equal to input.shape[-1]")
+    if input.ndim - tau.ndim != 1:
+        raise RuntimeError(f"torch.ormqr: Expected tau to have one dimension less than input, but got tau.ndim equal "
+                           f"to {tau.ndim} and input.ndim is equal to {input.ndim}")
+    if input.ndim != other.ndim:
+        raise RuntimeError(f"torch.ormqr: Expected other to have the same number of dimensions as input, but got "
+                           f"other.ndim equal to {other.ndim} and input.ndim is equal to {input.ndim}")
+    if input.ndim > 2:
+        for what, t in (("tau", tau.shape[:-1]), ("other", other.shape[:-2])):
+            if tuple(t) != tuple(input.shape[:-2]):
+                raise RuntimeError(f"torch.ormqr: Expected batch dimensions of {what} to be equal to input.shape[:-2], "
+                                   f"but got {list(t)}")
+    _refuse_tangents(OrmqrBackward0, (input, tau, other))
+    result = apply(OrmqrBackward0, (input, tau, other), {"left": bool(left), "transpose": bool(transpose)})
+    return write_out(result, out, "ormqr")
+
+
+# -- LDL^T (Bunch-Kaufman) ---------------------------------------------------------------------
+
+LdlFactorResult = namedtuple("linalg_ldl_factor", ["LD", "pivots"])
+LdlFactorExResult = namedtuple("linalg_ldl_factor_ex", ["LD", "pivots", "info"])
+_BK_ALPHA = (1.0 + np.sqrt(17.0)) / 8.0
+
+
+def _abs1(x):
+    return abs(x.real) + abs(x.imag) if np.iscomplexobj(x) else abs(x)
+
+
+def _sytf2_lower(a):
+    """LAPACK's unblocked Bunch-Kaufman factorisation (sytf2, lower) of one symmetric matrix:
+    the packed L and D, the 1-based pivots (negative for 2 x 2 blocks) and info."""
+    A = np.tril(a).astype(a.dtype, copy=True)
+    n = A.shape[0]
+    ipiv = np.zeros(n, dtype=np.int32)
+    info = 0
+    k = 0
+    while k < n:
+        kstep = 1
+        absakk = _abs1(A[k, k])
+        if k < n - 1:
+            col = np.array([_abs1(x) for x in A[k + 1:, k]])
+            imax = k + 1 + int(np.argmax(col))
+            colmax = col.max()
+        else:
+            imax, colmax = k, 0.0
+        if max(absakk, colmax) == 0 or np.isnan(absakk):
+            if info == 0:
+                info = k + 1
+            kp = k
+        else:
+            if absakk >= _BK_ALPHA * colmax:
+                kp = k
+            else:
+                row = np.array([_abs1(x) for x in A[imax, k:imax]])
+                rowmax = row.max()
+                if imax < n - 1:
+                    rowmax = max(rowmax, max(_abs1(x) for x in A[imax + 1:, imax]))
+                if absakk >= _BK_ALPHA * colmax * (colmax / rowmax):
+                    kp = k
+                elif _abs1(A[imax, imax]) >= _BK_ALPHA * rowmax:
+                    kp = imax
+                else:
+                    kp, kstep = imax, 2
+            kk = k + kstep - 1
+            if kp != kk:
+                if kp < n - 1:
+                    A[kp + 1:, kk], A[kp + 1:, kp] = A[kp + 1:, kp].copy(), A[kp + 1:, kk].copy()
+                seg = A[kk + 1:kp, kk].copy()
+                A[kk + 1:kp, kk] = A[kp, kk + 1:kp]
+                A[kp, kk + 1:kp] = seg
+                A[kk, kk], A[kp, kp] = A[kp, kp], A[kk, kk]
+                if kstep == 2:
+                    A[k + 1, k], A[kp, k] = A[kp, k], A[k + 1, k]
+            if kstep == 1:
+                if k < n - 1:
+                    d11 = 1.0 / A[k, k]
+                    x = A[k + 1:, k].copy()
+                    A[k + 1:, k + 1:] -= np.tril(d11 * np.outer(x, x))
+                    A[k + 1:, k] *= d11
+            elif k < n - 2:
+                d21 = A[k + 1, k]
+                d11 = A[k + 1, k + 1] / d21
+                d22 = A[k, k] / d21
+                t = 1.0 / (d11 * d22 - 1.0)
+                d21 = t / d21
+                for j in range(k + 2, n):
+                    wk = d21 * (d11 * A[j, k] - A[j, k + 1])
+                    wkp1 = d21 * (d22 * A[j, k + 1] - A[j, k])
+                    A[j:, j] -= A[j:, k] * wk + A[j:, k + 1] * wkp1
+                    A[j, k], A[j, k + 1] = wk, wkp1
+        if kstep == 1:
+            ipiv[k] = kp + 1
+        else:
+            ipiv[k] = ipiv[k + 1] = -(kp + 1)
+        k += kstep
+    return A, ipiv, info
+
+
+def _sytrs_lower(LD, ipiv, B):
+    """LAPACK's sytrs (lower): the solution of A X = B from sytf2's LD and pivots, one matrix."""
+    A, B = LD, B.astype(np.result_type(LD, B), copy=True)
+    n = A.shape[0]
+    k = 0
+    while k < n:                               # L D Y = B
+        if ipiv[k] > 0:
+            kp = ipiv[k] - 1
+            if kp != k:
+                B[[k, kp]] = B[[kp, k]]
+            B[k + 1:] -= np.outer(A[k + 1:, k], B[k])
+            B[k] /= A[k, k]
+            k += 1
+        else:
+            kp = -ipiv[k] - 1
+            if kp != k + 1:
+                B[[k + 1, kp]] = B[[kp, k + 1]]
+            if k < n - 2:
+                B[k + 2:] -= np.outer(A[k + 2:, k], B[k]) + np.outer(A[k + 2:, k + 1], B[k + 1])
+            akm1k = A[k + 1, k]
+            akm1 = A[k, k] / akm1k
+            ak = A[k + 1, k + 1] / akm1k
+            denom = akm1 * ak - 1.0
+            bkm1, bk = B[k] / akm1k, B[k + 1] / akm1k
+            B[k], B[k + 1] = (ak * bkm1 - bk) / denom, (akm1 * bk - bkm1) / denom
+            k += 2
+    k = n - 1
+    while k >= 0:                              # L^T X = Y
+        if ipiv[k] > 0:
+            if k < n - 1:
+                B[k] -= A[k + 1:, k] @ B[k + 1:]
+            kp = ipiv[k] - 1
+            if kp != k:
+                B[[k, kp]] = B[[kp, k]]
+            k -= 1
+        else:
+            if k < n - 1:
+                B[k] -= A[k + 1:, k] @ B[k + 1:]
+                B[k - 1] -= A[k + 1:, k - 1] @ B[k + 1:]
+            kp = -ipiv[k] - 1
+            if kp != k:
+                B[[k, kp]] = B[[kp, k]]
+            k -= 2
+    return B
+
+
+def ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):
+    """``LD, pivots, info``: the Bunch-Kaufman factorisation A = P L D L^T P^T of each symmetric
+    matrix (its lower triangle read), packed as LAPACK's sytrf (for matrices under its block
+    size, 64, the unblocked sytf2 PyTorch's CPU then runs). PyTorch defines no derivative
+    (``torch::autograd::NotImplemented``). Complex Hermitian matrices are not implemented.
+
+    >>> from diffcompare import autograd as ag
+    >>> ag.linalg.ldl_factor_ex(ag.tensor([[4.0, 2.0], [2.0, 3.0]])).LD
+    tensor([[4.0000, 0.0000],
+            [0.5000, 2.0000]])
+    """
+    _square(A, "torch.linalg.ldl_factor_ex")
+    a = np.asarray(array_of(A))
+    if a.dtype.kind not in "fc":
+        raise RuntimeError(f"torch.linalg.ldl_factor_ex: Expected a floating point or complex tensor as input. Got "
+                           f"{_dtype_name(a)}")
+    if hermitian and a.dtype.kind == "c":
+        raise NotImplementedError("linalg.ldl_factor_ex: hermitian=True for complex matrices is not implemented")
+    n = a.shape[-1]
+    mats = a.reshape((-1, n, n))
+    LD = np.empty_like(mats)
+    pivots = np.empty((mats.shape[0], n), dtype=np.int32)
+    info = np.zeros(mats.shape[0], dtype=np.int32)
+    for b, m in enumerate(mats):
+        LD[b], pivots[b], info[b] = _sytf2_lower(m)
+    LD, pivots, info = LD.reshape(a.shape), pivots.reshape(a.shape[:-1]), info.reshape(a.shape[:-2])
+    if check_errors and np.any(info):
+        raise RuntimeError(f"false INTERNAL ASSERT FAILED at \"/__w/pytorch/pytorch/aten/src/ATen/native/"
+                           f"BatchLinearAlgebra.cpp\":1642, please report a bug to PyTorch. torch.linalg.ldl_factor_ex: "
+                           f"Unknown error code: {int(info.reshape(-1)[np.flatnonzero(info)[0]])}.")
+    if _wants_grad((A,)):
+        LD_t = not_differentiable((A,), LD, "linalg_ldl_factor_ex")
+    else:
+        LD_t = Tensor._make(LD)
+    return LdlFactorExResult(LD_t, Tensor._make(pivots), Tensor._make(info))
+
+
+def ldl_factor(A, *, hermitian=False, out=None):
+    """``LD, pivots`` of :func:`ldl_factor_ex`; a singular D raises PyTorch's (internal) error.
+
+    >>> from diffcompare import autograd as ag
+    >>> ag.linalg.ldl_factor(ag.tensor([[0.0, 1.0], [1.0, 0.0]])).pivots
+    tensor([-2, -2], dtype=int32)
+    """
+    LD, pivots, info = ldl_factor_ex(A, hermitian=hermitian)
+    if np.any(info._data):
+        raise RuntimeError(f"false INTERNAL ASSERT FAILED at \"/__w/pytorch/pytorch/aten/src/ATen/native/"
+                           f"BatchLinearAlgebra.cpp\":1642, please report a bug to PyTorch. torch.linalg.ldl_factor: "
+                           f"Unknown error code: {int(info._data.reshape(-1)[np.flatnonzero(info._data)[0]])}.")
+    return LdlFactorResult(LD, pivots)
+
+
+def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
+    """The solution of ``A X = B`` from A's :func:`ldl_factor` (LAPACK's sytrs), not
+    differentiable in PyTorch (``torch::autograd::NotImplemented``).
+
+    >>> from diffcompare import autograd as ag
+    >>> LD, piv = ag.linalg.ldl_factor(ag.tensor([[4.0, 2.0], [2.0, 3.0]]))
+    >>> ag.linalg.ldl_solve(LD, piv, ag.tensor([[6.0], [5.0]]))
+    tensor([[1.],
+            [1.]])
+    """
+    _square(LD, "torch.linalg.ldl_solve")
+    ld = np.asarray(array_of(LD))
+    if ld.dtype.kind not in "fc":
+        raise RuntimeError(f"torch.linalg.ldl_solve: Expected a floating point or complex tensor as input. Got "
+                           f"{_dtype_name(ld)}")
+    b = np.asarray(array_of(B))
+    check_dim(-2, b.ndim)
+    if ld.shape[-2] != b.shape[-2]:
+        raise RuntimeError(f"Incompatible matrix sizes for torch.linalg.ldl_solve: each A matrix is {ld.shape[-2]} by "
+                           f"{ld.shape[-1]} but each b matrix is {b.shape[-2]} by {b.shape[-1]}")
+    piv = np.asarray(array_of(pivots))
+    if tuple(piv.shape) != tuple(ld.shape[:-1]):
+        raise RuntimeError(f"torch.linalg.ldl_solve: Expected LD.shape[:-1] and pivots.shape to be the same, but got "
+                           f"pivots with shape {list(piv.shape)} instead")
+    if piv.dtype.kind not in "iu":
+        name = {"f": "Float" if piv.dtype == np.float32 else "Double", "b": "Bool"}.get(piv.dtype.kind, str(piv.dtype))
+        raise RuntimeError(f"torch.linalg.ldl_solve: Expected pivots to be integers. Got {name}")
+    if b.dtype != ld.dtype:
+        raise RuntimeError(f"torch.linalg.ldl_solve: LD dtype {_torch_dtype(ld)} does not match b dtype "
+                           f"{_torch_dtype(b)}")
+    if hermitian and ld.dtype.kind == "c":
+        raise NotImplementedError("linalg.ldl_solve: hermitian=True for complex matrices is not implemented")
+    batch = np.broadcast_shapes(ld.shape[:-2], b.shape[:-2])
+    n = ld.shape[-1]
+    lds = np.broadcast_to(ld, batch + ld.shape[-2:]).reshape((-1, n, n))
+    pivs = np.broadcast_to(piv, batch + piv.shape[-1:]).reshape((-1, n))
+    bs = np.broadcast_to(b, batch + b.shape[-2:]).reshape((-1,) + b.shape[-2:])
+    X = np.stack([_sytrs_lower(l_, p_, b_) for l_, p_, b_ in zip(lds, pivs, bs)]) if bs.shape[0] else \
+        np.zeros(bs.shape, dtype=b.dtype)
+    X = X.reshape(batch + b.shape[-2:])
+    if _wants_grad((LD, B)):
+        return not_differentiable((LD, B), X, "linalg_ldl_solve")
+    return Tensor._make(X)
+
+
+def _torch_dtype(a):
+    return "torch." + str(np.dtype(a.dtype))
+
+
+# -- torch.vander, torch.cholesky ------------------------------------------------------------------
+
+def vander(x, N=None, increasing=False):
+    """``torch.vander``: the columns x^(N-1), ..., x, 1 (``increasing``: 1, x, ..., x^(N-1)), as
+    PyTorch builds it (filled with ones, then the cumulative product written into its columns:
+    CopySlices; decreasing: FlipBackward0); integer input gives int64. As in PyTorch 2.13,
+    backward fails for N > 1: the cumulative product keeps the columns it then overwrites
+    ("modified by an inplace operation").
+
+    >>> from diffcompare import autograd as ag
+    >>> ag.vander(ag.tensor([1, 2, 3]), N=3)
+    tensor([[1, 1, 1],
+            [4, 2, 1],
+            [9, 3, 1]])
+    """
+    if x.ndim != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    n = x.shape[0]
+    if N is not None:
+        n = int(N)
+        if n < 0:
+            raise RuntimeError("N must be non-negative.")
+    dtype = np.int64 if x.dtype.kind in "biu" else x.dtype
+    result = Tensor._make(np.ones((x.shape[0], n), dtype=dtype))
+    if n > 0:
+        if n > 1:
+            result[:, 1:].copy_(x.unsqueeze(1))
+            result[:, 1:].copy_(result[:, 1:].cumprod(1))
+    if not increasing:
+        return result.flip([1])
+    return result
+
+
+def torch_cholesky(input, upper=False, *, out=None):
+    """``torch.cholesky`` (deprecated in PyTorch for ``torch.linalg.cholesky``): the lower factor,
+    or the upper one (CholeskyBackward0)."""
+    warnings.warn("torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a future "
+                  "PyTorch release.\nL = torch.cholesky(A)\nshould be replaced with\nL = torch.linalg.cholesky(A)\n"
+                  "and\nU = torch.cholesky(A, upper=True)\nshould be replaced with\nU = torch.linalg.cholesky(A).mH\n"
+                  "This transform will produce equivalent results for all valid (symmetric positive definite) inputs.",
+                  UserWarning, stacklevel=2)
+    result = linalg_cholesky(input, upper=upper)
+    if result.grad_fn is not None:
+        result.grad_fn.__class__ = _CHOLESKY
+    return write_out(result, out, "cholesky")
+
+
+_CHOLESKY = type("CholeskyBackward0", (LinalgCholeskyExBackward0,),
+                 {"__doc__": "``torch.cholesky``'s node (the same rule)."})
+
+
 register(pinv=lambda a: pinv(a))
 define("pinv", np.linalg.pinv)
 
 # the torch-level functions of this family (`ag.<name>`, as `torch.<name>`)
-PUBLIC = ("cholesky_inverse", "cholesky_solve", "lu", "lu_solve", "lu_unpack", "matrix_exp", "matrix_power", "pinverse", "qr", "svd", "triangular_solve")
+PUBLIC = ("cholesky_inverse", "cholesky_solve", "geqrf", "lu", "lu_solve", "lu_unpack", "matrix_exp", "matrix_power", "orgqr",
+          "ormqr", "pinverse", "qr", "svd", "triangular_solve", "vander")
 # what the family exports to `ops`
 __all__ = ["LinalgEighBackward0", "LinalgLstsqBackward0", "LinalgLuBackward0", "LinalgLuFactorExBackward0",
            "LinalgLuSolveBackward0", "LinalgMatrixExpBackward0", "LinalgPinvBackward0", "LinalgQrBackward0",
            "LinalgSvdFull", "LuUnpackBackward0", "eigh", "eigvalsh", "linalg_lu", "linalg_lu_solve", "linalg_qr", "linalg_svd", "lstsq",
            "lu_factor", "lu_factor_ex", "matrix_rank", "multi_dot", "pinv", "solve_triangular",
-           "CholeskyInverseBackward0", "CholeskySolveBackward0", "LinalgSolveTriangularBackward0", *PUBLIC]
+           "CholeskyInverseBackward0", "CholeskySolveBackward0", "LinalgSolveTriangularBackward0",
+           "CholeskyExResult", "EigResult", "GeqrfBackward0", "GeqrfResult", "InvExResult", "LdlFactorExResult",
+           "LdlFactorResult", "LinalgEigBackward0", "LinalgHouseholderProductBackward0", "LinalgInvExUnchecked",
+           "LinalgSolveExUnchecked", "OrmqrBackward0",
+           "SolveExResult", "cholesky_ex", "eig", "eigvals", "householder_product", "inv_ex", "ldl_factor",
+           "ldl_factor_ex", "ldl_solve", "solve_ex", "torch_cholesky", *PUBLIC]
