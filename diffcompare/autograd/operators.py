@@ -258,6 +258,10 @@ class TensorOperators(Operators):
     matrix_power = ops.matrix_power
     triangular_solve = ops.triangular_solve
     cholesky_solve = ops.cholesky_solve
+    cholesky = ops.torch_cholesky
+    geqrf = ops.geqrf
+    orgqr = ops.orgqr
+    ormqr = ops.ormqr
     cholesky_inverse = ops.cholesky_inverse
 
     def diagonal(self, offset=0, dim1=0, dim2=1):

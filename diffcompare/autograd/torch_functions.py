@@ -151,8 +151,9 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
 
 
 concat = ops.cat
+cholesky = ops.torch_cholesky
 arctan2 = ops.atan2
-__all__ += ["arctan2", "asarray", "can_cast", "concat", "embedding", "finfo", "range",
+__all__ += ["arctan2", "asarray", "can_cast", "cholesky", "concat", "embedding", "finfo", "range",
             "iinfo", "is_complex", "is_floating_point", "is_nonzero", "isin", "logspace", "promote_types",
             "result_type", "tril_indices", "triu_indices"]
 
