@@ -681,3 +681,28 @@ def test_lu_factor_without_pivoting_refused_as_pytorch_cpu():
         ag.linalg.lu_factor(ag.eye(3), pivot=False)
     with pytest.raises(RuntimeError, match="LU without pivoting is not implemented on the CPU"):
         ag.linalg.lu_factor_ex(ag.eye(3), pivot=False)
+
+
+LSTSQ_A = [[[1.0, 2, 0.5], [0.3, -1, 2], [2, 0.1, 1], [1, 1, 1]], [[2.0, 0, 1], [0, 1, 1], [1, 1, 0], [3, 1, 2]]]
+LSTSQ_B = [[[1.0, 2], [0, 1], [3, 1], [1, 0]], [[1.0, 0], [2, 1], [0, 0], [1, 1]]]
+
+
+@pytest.mark.parametrize("driver", [None, "gelsy", "gelsd", "gelss", "gels"])
+def test_lstsq_drivers_give_pytorchs_other_results(driver):
+    """gelsd and gelss give the singular values; all but gelsy the residuals of a tall full-rank
+    system (by hand: the squared norm of B - A X by column); gels no rank."""
+    A, B = ag.tensor(LSTSQ_A), ag.tensor(LSTSQ_B)
+    result = ag.linalg.lstsq(A, B, driver=driver)
+    misfit = ((B - A @ result.solution) ** 2).sum(-2)
+    if driver in ("gelsd", "gelss", "gels"):
+        np.testing.assert_allclose(result.residuals.numpy(), misfit.numpy(), rtol=1e-12)
+    else:
+        assert result.residuals.shape == (0,)
+    assert result.rank.tolist() == ([] if driver == "gels" else [3, 3])
+    if driver in ("gelsd", "gelss"):
+        np.testing.assert_allclose(result.singular_values.numpy(), np.linalg.svd(np.array(LSTSQ_A), compute_uv=False))
+    torch = pytest.importorskip("torch")
+    theirs = torch.linalg.lstsq(torch.tensor(LSTSQ_A, dtype=torch.float64), torch.tensor(LSTSQ_B, dtype=torch.float64),
+                                driver=driver)
+    for mine, other in zip(result, theirs):
+        np.testing.assert_allclose(mine.detach().numpy(), other.numpy(), rtol=1e-10, atol=1e-12)

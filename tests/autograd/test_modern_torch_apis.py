@@ -138,3 +138,15 @@ def test_vmap_of_vector_products_is_named_as_pytorchs_batched_call():
     assert ag.vmap(lambda v: v @ layer.weight.t())(vectors).grad_fn.name() == "SqueezeBackward5"
     assert ag.vmap(lambda v: layer.weight @ v)(vectors).grad_fn.name() == "PermuteBackward0"
     assert ag.vmap(lambda v: v.reshape(3, 1))(vectors.requires_grad_()).grad_fn.name() == "ViewBackward0"
+
+
+def test_lazy_linear_takes_its_shapes_from_a_state_dict():
+    """Loaded before its first input, a LazyLinear takes the checkpoint's shapes and values, and
+    keeps them at that first forward (no new draw), as PyTorch's."""
+    full = ag.nn.Linear(4, 3)
+    lazy = ag.nn.LazyLinear(3)
+    lazy.load_state_dict(full.state_dict())
+    assert lazy.weight.shape == (3, 4)
+    x = ag.randn(2, 4)
+    assert np.array_equal(lazy(x).detach().numpy(), full(x).detach().numpy())
+    assert type(lazy).__name__ == "Linear" and lazy.in_features == 4

@@ -80,10 +80,17 @@ class LazyLinear(Linear):
         self.register_parameter("bias", Parameter(np.zeros(0, self.weight.dtype)) if bias else None)
 
     def forward(self, x):
-        self._draw(x.shape[-1], *self._factory)
+        if self.weight.numel() == 0:            # not loaded from a state dict: drawn now
+            self._draw(x.shape[-1], *self._factory)
+        else:
+            self.in_features = self.weight.shape[1]
         del self._factory
         self.__class__ = Linear
         return Linear.forward(self, x)
+
+    def _materialize(self, name, shape):
+        """The parameter ``name`` given ``shape`` (before a state dict is copied into it)."""
+        getattr(self, name)._data = np.zeros(shape, self.weight.dtype)
 
     def extra_repr(self):
         return f"in_features=0, out_features={self.out_features}, bias={self.bias is not None}"

@@ -360,6 +360,12 @@ class Module:
     def load_state_dict(self, state_dict, strict=True, assign=False):
         """Copy the values of ``state_dict`` into the parameters and buffers; with ``strict``,
         missing and unexpected keys are PyTorch's error."""
+        for prefix, module in self.named_modules():
+            if hasattr(module, "_materialize") and hasattr(module, "_factory"):     # a lazy module not yet run
+                for name, p in module._parameters.items():
+                    key = f"{prefix}.{name}" if prefix else name
+                    if p is not None and p.numel() == 0 and key in state_dict:
+                        module._materialize(name, tuple(np.shape(state_dict[key])))
         own = self.state_dict(keep_vars=True)
         missing = [k for k in own if k not in state_dict]
         unexpected = [k for k in state_dict if k not in own]

@@ -814,15 +814,28 @@ class LinalgLstsqBackward0(Op):
 
 
 def lstsq(A, B, rcond=None, *, driver=None):
-    """The least-squares solution of ``A X = B`` (LinalgLstsqBackward0), with PyTorch's CPU
-    default driver's other results: empty residuals and singular values, the rank."""
+    """The least-squares solution of ``A X = B`` (LinalgLstsqBackward0), with the other results
+    PyTorch's CPU drivers give: the rank (gelsy, the default, gelsd, gelss), the singular values
+    of ``A`` (gelsd, gelss), and the residuals, the squared norms of ``B - A X``'s columns,
+    where ``A`` is tall and of full rank (all but gelsy); the others empty."""
     _matrix(A, "torch.linalg.lstsq")
+    if driver not in (None, "gels", "gelsy", "gelsd", "gelss"):
+        raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
+    driver = driver or "gelsy"
     vector = B.ndim == A.ndim - 1
     _refuse_tangents(LinalgLstsqBackward0, (A, B))
     X = apply(LinalgLstsqBackward0, (A, B), {"vector": vector})
-    rank = Tensor._make(np.asarray(np.linalg.matrix_rank(array_of(A)), dtype=np.int64))
-    empty = Tensor._make(np.zeros((0,), dtype=X.dtype))
-    return LstsqResult(X, empty, rank, Tensor._make(np.zeros((0,), dtype=X.dtype)))
+    a, x, b = array_of(A), array_of(X), array_of(B)
+    ranks = np.asarray(np.linalg.matrix_rank(a), dtype=np.int64)
+    empty = np.zeros((0,), dtype=x.dtype)
+    rank = Tensor._make(ranks if driver != "gels" else np.zeros((0,), np.int64))
+    values = np.linalg.svd(a, compute_uv=False).astype(np.abs(empty).dtype) if driver in ("gelsd", "gelss") else empty
+    residuals = empty
+    m, n = a.shape[-2], a.shape[-1]
+    if driver != "gelsy" and m > n and bool(np.all(ranks == n)):
+        misfit = (b[..., None] if vector else b) - a @ (x[..., None] if vector else x)
+        residuals = np.sum(np.abs(misfit) ** 2, axis=-2)      # (a vector B keeps its column: shape (1,))
+    return LstsqResult(X, Tensor._make(np.asarray(residuals)), rank, Tensor._make(values))
 
 
 def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None):
