@@ -260,7 +260,10 @@ def accumulate_into(tensor, grad, create_graph, fresh=False):
     current = tensor._grad
     if current is None:
         if type(grad) is Tensor:
-            tensor._grad = grad if grad.grad_fn is not None else Tensor._make(np.array(grad._data))
+            # a gradient with history is copied into the new .grad, as PyTorch's AccumulateGrad
+            # copies it (its node: CopyBackwards)
+            tensor._grad = Tensor._make(np.zeros(grad.shape, grad.dtype)).copy_(grad) if grad.grad_fn is not None \
+                else Tensor._make(np.array(grad._data))
         elif fresh and grad.dtype == dtype and grad.shape == tensor._data.shape:
             tensor._grad = Tensor._make(grad)
         else:

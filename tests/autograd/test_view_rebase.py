@@ -250,3 +250,17 @@ def test_in_place_view_op_on_a_view_keeps_its_own_node_and_follows_later_writes(
     assert row.grad_fn.name() == "AsStridedBackward0"
     (row * 3).sum().backward()
     assert np.array_equal(x.grad.numpy(), [[3.0, 3.0, 3.0], [0.0, 0.0, 0.0]])
+
+
+def test_a_gradient_with_history_is_copied_into_grad():
+    """backward(create_graph=True): the leaf's .grad is a copy of the gradient (CopyBackwards),
+    differentiable: d/dx sum(3 x^2) = 6 x."""
+    x = ag.tensor([1.0, 2.0, -1.0], requires_grad=True)
+    with pytest.warns(UserWarning, match="create_graph=True will create a reference cycle"):
+        (x * x * x).sum().backward(create_graph=True)
+    assert x.grad.grad_fn.name() == "torch::autograd::CopyBackwards"
+    assert x.grad.tolist() == [3.0, 12.0, 3.0]
+    g = x.grad.sum()
+    x.grad = None
+    g.backward()
+    assert x.grad.tolist() == [6.0, 12.0, -6.0]
