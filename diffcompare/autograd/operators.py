@@ -699,10 +699,8 @@ class TensorOperators(Operators):
         """This tensor (one process: nothing to share)."""
         return self
 
-    def narrow_copy(self, dim, start, length):
-        """A copy of ``narrow(dim, start, length)`` (NarrowCopyBackward0)."""
-        part = ops.narrow(self, dim, start, length)
-        return ops.rename_node_of(ops.clone(part), "NarrowCopyBackward0")
+    narrow_copy = ops.narrow_copy
+    nextafter = ops.nextafter
 
     def unsafe_chunk(self, chunks, dim=0):
         """``chunk``, as copies that are not views (UnsafeSplitBackward0)."""

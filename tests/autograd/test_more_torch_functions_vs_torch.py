@@ -47,6 +47,8 @@ CASES = {
     "frexp": lambda m, x: m.frexp(x).mantissa,
     "ldexp": lambda m, x: m.ldexp(x, m.tensor([1, 0, -1, 3])),
     "narrow_copy": lambda m, x: x.narrow_copy(2, 1, 2),
+    "torch.narrow_copy": lambda m, x: m.narrow_copy(x, 0, 1, 1),
+    "nextafter": lambda m, x: m.nextafter(x, m.zeros(4, dtype=m.float64)),
     "unsafe_chunk": lambda m, x: x.unsafe_chunk(2, 2)[1],
     "cdouble": lambda m, x: x.cdouble().abs(),
     "renorm": lambda m, x: x.renorm(2, 1, 1.5),

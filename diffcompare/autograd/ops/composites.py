@@ -672,6 +672,11 @@ def combinations(input, r=2, with_replacement=False):
     return stack([index_select(input, 0, Tensor._make(rows[:, j])) for j in range(r)], 1)
 
 
+def narrow_copy(input, dim, start, length):
+    """A copy of ``narrow(dim, start, length)`` (NarrowCopyBackward0), as ``torch.narrow_copy``."""
+    return rename_node_of(narrow(input, dim, start, length).clone(), "NarrowCopyBackward0")
+
+
 def nonzero_static(input, *, size, fill_value=-1):
     """The indices of the nonzero elements, as ``nonzero``, cut or padded with ``fill_value``
     to ``size`` rows (``torch.nonzero_static``)."""
@@ -686,7 +691,7 @@ PUBLIC = ("arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctanh", "argwhe
           "atleast_3d", "broadcast_shapes", "broadcast_tensors", "broadcast_to", "bucketize", "cartesian_prod",
           "chain_matmul", "column_stack", "combinations", "corrcoef", "count_nonzero", "cov", "diagflat", "diff", "div", "divide", "dsplit", "dstack",
           "fliplr", "flipud", "histc", "hsplit", "hstack", "inner", "isinf", "isneginf", "isposinf", "isreal",
-          "meshgrid", "msort", "mul", "multiply", "narrow", "neg", "negative", "nonzero", "nonzero_static", "numel",
+          "meshgrid", "msort", "mul", "multiply", "narrow", "narrow_copy", "neg", "negative", "nonzero", "nonzero_static", "numel",
           "positive", "ravel", "renorm", "repeat_interleave", "row_stack", "searchsorted", "select", "split_with_sizes", "swapdims",
           "take_along_dim", "tensor_split", "tensordot", "true_divide", "unflatten", "unique", "unique_consecutive",
           "unravel_index", "vsplit", "vstack")

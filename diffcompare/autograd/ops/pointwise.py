@@ -365,6 +365,30 @@ def heaviside(input, values):
     return not_differentiable(tuple(t for t in (input, values) if isinstance(t, Tensor)), out, "heaviside")
 
 
+class NextafterBackward0(Op):
+    """The next representable value after ``input`` towards ``other``: the gradient passes to
+    ``input`` where the two differ, none to ``other`` (PyTorch's rule)."""
+    broadcasts = True
+    saves = (0, 1)
+
+    forward = staticmethod(np.nextafter)
+
+    def backward(self, g, a, b):
+        moved = array_of(a) != array_of(b)
+        return (g * moved if self.needs(0) else None), (D.zeros_like(g) if self.needs(1) else None)
+
+
+def nextafter(input, other):
+    """The next floating-point value after ``input`` towards ``other``, elementwise
+    (``torch.nextafter``).
+
+    >>> from diffcompare import autograd as ag
+    >>> float(ag.nextafter(ag.tensor([1.0]), ag.tensor([2.0]))[0] - 1.0) == 2.0 ** -52
+    True
+    """
+    return apply(NextafterBackward0, (input, other))
+
+
 def _integers(name, ufunc):
     def function(input, other):
         a, b = array_of(input), array_of(other)
@@ -390,8 +414,8 @@ for _cls in (LerpBackward1, AddcmulBackward0, AddcdivBackward0, LogaddexpBackwar
 
 # the torch-level functions of this family (`ag.<name>`, as `torch.<name>`)
 PUBLIC = ("addcdiv", "addcmul", "angle", "clamp_max", "clamp_min", "fmod", "frexp", "gcd", "heaviside", "lcm", "ldexp",
-          "lerp", "logaddexp", "logit", "nan_to_num", "remainder", "xlogy")
+          "lerp", "logaddexp", "logit", "nan_to_num", "nextafter", "remainder", "xlogy")
 # what the family exports to `ops`
-__all__ = ["AngleBackward0", "FrexpBackward0", "LdexpBackward0", "AddcdivBackward0", "AddcmulBackward0", "ClampMaxBackward0", "ClampMinBackward0", "LerpBackward0",
+__all__ = ["AngleBackward0", "FrexpBackward0", "LdexpBackward0", "NextafterBackward0", "AddcdivBackward0", "AddcmulBackward0", "ClampMaxBackward0", "ClampMinBackward0", "LerpBackward0",
            "LerpBackward1", "LogaddexpBackward0", "LogitBackward0", "NanToNumBackward0", "XlogyBackward0", "DivBackward2",
            "FmodBackward0", "FmodBackward1", "RemainderBackward0", "RemainderBackward1", "rounded_div", *PUBLIC]
