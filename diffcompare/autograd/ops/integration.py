@@ -94,11 +94,45 @@ def _one_gradient(f, d, h, edge_order):
     return cat([start, inner, end], d)
 
 
+def _coordinate_gradient(f, d, x, edge_order):
+    """The derivative of the samples ``f`` along ``d`` at the points ``x`` (a 1-d tensor):
+    NumPy's (and PyTorch's) second-order differences for unequal steps inside, one-sided ones
+    of order ``edge_order`` at the ends."""
+    n = f.shape[d]
+    x = np.asarray(x._data if isinstance(x, Tensor) else x, dtype=f.dtype)
+    if x.ndim != 1 or x.shape[0] != n:
+        raise RuntimeError("torch.gradient expected each tensor to be on the same device, and of the same size as "
+                           "the input along its dimension")
+    if n < edge_order + 1:
+        raise RuntimeError("torch.gradient expected each dimension size to be at least edge_order+1")
+    shape = [1] * f.ndim
+    shape[d] = -1
+
+    def along(values):
+        return Tensor._make(np.asarray(values, f.dtype).reshape(shape))
+
+    h = np.diff(x)
+    dx1, dx2 = h[:-1], h[1:]
+    a, b, c = -dx2 / (dx1 * (dx1 + dx2)), (dx2 - dx1) / (dx1 * dx2), dx1 / (dx2 * (dx1 + dx2))
+    inner = f.narrow(d, 0, n - 2) * along(a) + f.narrow(d, 1, n - 2) * along(b) + f.narrow(d, 2, n - 2) * along(c)
+    if edge_order == 1:
+        start = (f.narrow(d, 1, 1) - f.narrow(d, 0, 1)) / float(h[0])
+        end = (f.narrow(d, n - 1, 1) - f.narrow(d, n - 2, 1)) / float(h[-1])
+    else:
+        d1, d2 = float(h[0]), float(h[1])
+        start = (f.narrow(d, 0, 1) * (-(2.0 * d1 + d2) / (d1 * (d1 + d2))) + f.narrow(d, 1, 1) * ((d1 + d2) / (d1 * d2))
+                 + f.narrow(d, 2, 1) * (-d1 / (d2 * (d1 + d2))))
+        d1, d2 = float(h[-2]), float(h[-1])
+        end = (f.narrow(d, n - 3, 1) * (d2 / (d1 * (d1 + d2))) + f.narrow(d, n - 2, 1) * (-(d2 + d1) / (d1 * d2))
+               + f.narrow(d, n - 1, 1) * ((2.0 * d2 + d1) / (d2 * (d1 + d2))))
+    return cat([start, inner, end], d)
+
+
 def gradient(input, *, spacing=1, dim=None, edge_order=1):
     """The derivative of the samples ``input`` along each dimension (or ``dim``), one tensor per
-    dimension, as ``torch.gradient`` with uniform ``spacing`` (a number, or one per dimension):
-    central differences inside, one-sided differences of order ``edge_order`` (1 or 2) at the
-    ends."""
+    dimension, as ``torch.gradient``: ``spacing`` a number, one per dimension, or the sample
+    points along each (1-d tensors); central differences inside, one-sided differences of
+    order ``edge_order`` (1 or 2) at the ends."""
     if edge_order not in (1, 2):
         raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
     dims = tuple(range(input.ndim)) if dim is None else \
@@ -108,10 +142,8 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
         raise RuntimeError(f"torch.gradient expected spacing to be unspecified, a scalar or a list of length equal "
                            f"to 'self.dim() = {input.ndim}', since dim argument was not given, but got a list of "
                            f"length {len(steps)}")
-    if any(isinstance(h, Tensor) for h in steps):
-        raise NotImplementedError("torch.gradient with sample coordinates (tensors as spacing) is not supported by "
-                                  "the engine; give the spacing as numbers")
-    return tuple(_one_gradient(input, d, float(h), edge_order) for d, h in zip(dims, steps))
+    return tuple(_coordinate_gradient(input, d, h, edge_order) if isinstance(h, Tensor) else
+                 _one_gradient(input, d, float(h), edge_order) for d, h in zip(dims, steps))
 
 
 # the torch-level functions of this family (`ag.<name>`, as `torch.<name>`)

@@ -13,12 +13,13 @@ tensor([[0.0000, 0.5000, 0.5000, 0.0000]])
 
 from __future__ import annotations
 
+import builtins
 import numbers
 
 import numpy as np
 
 from ..return_types import return_type
-from ..tensor import Tensor
+from ..tensor import Tensor, linspace_array
 from .recording import check_dim
 from .reductions import MaxBackward0, reduction
 from .scattering import not_differentiable
@@ -177,7 +178,39 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False):  # no
                            not_differentiable(sources, found.astype(input.dtype), "histogram"))
 
 
+HistogramddResult = return_type("histogramdd", ["hist", "bin_edges"])
+
+
+def histogramdd(input, bins=10, *, range=None, weight=None, density=False):  # noqa: A002
+    """The histogram of the points in ``input``'s rows (its last dimension the coordinates):
+    ``(hist, bin_edges)``, one tuple of edges per coordinate, as ``torch.histogramdd``; ``range``
+    a flat list of (low, high) pairs. Recorded without a derivative, as PyTorch records it.
+
+    >>> from diffcompare import autograd as ag
+    >>> ag.histogramdd(ag.tensor([[0.0, 1.0], [1.0, 0.0], [1.0, 1.0]]), bins=[2, 2]).hist
+    tensor([[0., 1.],
+            [1., 1.]])
+    """
+    points = np.asarray(input._data)
+    points = points.reshape(-1, points.shape[-1])
+    dims = points.shape[1]
+    if isinstance(bins, (list, tuple)) and bins and isinstance(bins[0], Tensor):
+        edges = [np.asarray(b._data) for b in bins]
+    else:       # counts: evenly spaced edges, as PyTorch's linspace places them
+        counts = list(bins) if isinstance(bins, (list, tuple)) else [int(bins)] * dims
+        pairs = [tuple(range[i:i + 2]) for i in builtins.range(0, len(range), 2)] if range is not None else \
+            [(points[:, k].min(), points[:, k].max()) if len(points) else (0.0, 1.0) for k in builtins.range(dims)]
+        pairs = [(lo - 0.5, hi + 0.5) if lo == hi else (lo, hi) for lo, hi in pairs]   # one value: a unit-wide range
+        edges = [linspace_array(lo, hi, n + 1, points.dtype) for (lo, hi), n in zip(pairs, counts)]
+    w = None if weight is None else np.asarray(weight._data).reshape(-1)
+    hist, found = np.histogramdd(points, edges, weights=w, density=density)
+    sources = (input,) if weight is None else (input, weight)
+    return HistogramddResult(not_differentiable(sources, hist.astype(input.dtype), "_histogramdd_from_bin_cts"),
+                             tuple(not_differentiable(sources, e.astype(input.dtype), "_histogramdd_bin_edges")
+                                   for e in found))
+
+
 # the torch-level functions of this family (`ag.<name>`, as `torch.<name>`)
-PUBLIC = ("bincount", "histogram", "mode", "nanquantile", "quantile")
+PUBLIC = ("bincount", "histogram", "histogramdd", "mode", "nanquantile", "quantile")
 # what the family exports to `ops`
 __all__ = ["ModeBackward0", *PUBLIC]

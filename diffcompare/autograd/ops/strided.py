@@ -26,6 +26,7 @@ from ..grad_mode import STATE
 from ..graph import edge_of, init_node
 from ..tensor import Tensor
 from .indexing import index_add_zeros
+from .inplace import rename_node_of
 from .recording import Op, record
 from .shape import as_view, rebase_error
 
@@ -130,6 +131,20 @@ def as_strided(input, size, stride, storage_offset=None):
     return as_view(result, base, strided)
 
 
+def as_strided_scatter(input, src, size, stride, storage_offset=None):
+    """A copy of ``input`` with ``src`` written into its view by ``size`` and ``stride``
+    (AsStridedScatterBackward0), as ``torch.as_strided_scatter``.
+
+    >>> from diffcompare import autograd as ag
+    >>> ag.as_strided_scatter(ag.zeros(2, 2), ag.ones(2), (2,), (3,))
+    tensor([[1., 0.],
+            [0., 1.]])
+    """
+    out = input.clone(memory_format=None).contiguous() if not input._data.flags.c_contiguous else input.clone()
+    as_strided(out, size, stride, storage_offset).copy_(src)
+    return rename_node_of(out, "AsStridedScatterBackward0")
+
+
 def _expanded(size, stride):
     """Whether a view repeats elements along a dimension of stride 0 (an expanded view: no
     write through it, as PyTorch refuses in-place ops on one; other overlaps it lets pass)."""
@@ -137,5 +152,5 @@ def _expanded(size, stride):
 
 
 # what the family exports to `ops`
-__all__ = ['AsStridedBackward0', 'as_strided', 'refresh_view']
-PUBLIC = ("as_strided",)
+__all__ = ['AsStridedBackward0', 'as_strided', 'as_strided_scatter', 'refresh_view']
+PUBLIC = ("as_strided", "as_strided_scatter")
