@@ -214,23 +214,6 @@ def test_view_histories_and_gradients_as_pytorch():
         assert np.array_equal(grad, their_grad), label
 
 
-@pytest.mark.parametrize("index, chain", [((slice(1, None), 2), ["SelectBackward0", "SliceBackward0"]),
-                                          ((0, slice(1, 3), -1), ["SelectBackward0", "SliceBackward0", "SelectBackward0"]),
-                                          ((None, 1, None, 2), ["SelectBackward0", "UnsqueezeBackward0", "SelectBackward0",
-                                                                "UnsqueezeBackward0"]),
-                                          ((slice(None), 2), ["SelectBackward0"])])
-def test_basic_index_of_several_steps_records_each(index, chain):
-    """PyTorch indexes one dimension after another, a view node per step (whole slices skipped)."""
-    x = ag.arange(60.0).reshape(3, 4, 5).requires_grad_()
-    y = x[index]
-    assert _chain(y) == chain
-    (y * 2).sum().backward()
-    expected = np.zeros((3, 4, 5))
-    expected[index] = 2.0
-    assert np.array_equal(x.grad.numpy(), expected)
-    assert np.array_equal(y.detach().numpy(), np.arange(60.0).reshape(3, 4, 5)[index])
-
-
 def test_index_out_of_range_names_the_dimension_of_the_tensor_indexed():
     x = ag.zeros(3, 4, requires_grad=True)
     with pytest.raises(IndexError, match="^index 7 is out of bounds for dimension 1 with size 4$"):

@@ -257,65 +257,13 @@ def _index_error(error, x):
     return error
 
 
-def _steps(parts, shape):
-    """The view steps PyTorch's indexing takes for a basic index, one dimension after another:
-    (position in the tensor so far, item, dimension of ``shape`` it indexes) for each int (a
-    select), slice that is not the whole axis (a slice) and None (an unsqueeze); whole slices
-    and ``...`` take none.
-
-    >>> _steps((slice(1, None), None, 2, Ellipsis), (3, 4))
-    [(0, slice(1, None, None), 0), (1, None, 1), (2, 2, 1)]
-    """
-    explicit = sum(item is not Ellipsis and item is not None for item in parts)
-    steps, source, position = [], 0, 0
-    for item in parts:
-        if item is Ellipsis:
-            skipped = len(shape) - explicit
-            source, position = source + skipped, position + skipped
-        elif item is None:
-            steps.append((position, None, source))
-            position += 1
-        elif type(item) is slice:
-            if source >= len(shape) or not _full_slice(item, shape[source]):
-                steps.append((position, item, source))
-            source, position = source + 1, position + 1
-        else:
-            steps.append((position, item, source))
-            source += 1
-    return steps
-
-
-def _step_by_step(x, parts):
-    """``x[parts]`` (a basic index of several steps) one view step at a time, so that the graph
-    holds PyTorch's chain of nodes (``x[1:, 2]``: SliceBackward0, then SelectBackward0)."""
-    for position, item, dim in _steps(parts, x._data.shape):
-        if isinstance(item, numbers.Integral) and not -x._data.shape[position] <= item < x._data.shape[position]:
-            raise IndexError(f"index {item} is out of bounds for dimension {dim} with size {x._data.shape[position]}")
-        x = getitem(x, (slice(None),) * position + (item, Ellipsis))
-    return x
-
-
-def _several_steps(parts):
-    """Whether a basic index (as ``_basic_fast`` gives it) may take more than one view step."""
-    return sum(type(item) is not slice or item != _WHOLE for item in parts if item is not Ellipsis) > 1
-
-
-_WHOLE = slice(None)
-
-
 def getitem(x, index):
-    """``x[index]``: a view for a basic index (recorded as PyTorch records it: a node for each of
-    its view steps, ``_step_by_step``), a gather otherwise (IndexBackward0); NumPy's IndexError
-    in PyTorch's words."""
+    """``x[index]``: a view for a basic index (recorded under PyTorch's node for its last step), a
+    gather otherwise (IndexBackward0); NumPy's IndexError in PyTorch's words."""
     try:
         fast = _basic_fast(index)
         if fast is not None:
             index, cls = fast
-            if type(index) is tuple and len(index) > 2 and x.requires_grad_flag and STATE.grad_enabled \
-                    and _several_steps(index):
-                steps = _steps(index, x._data.shape)
-                if len(steps) > 1:
-                    return _step_by_step(x, index)
             if cls is None:
                 cls = _basic_node(index, x._data.shape)
             state = STATE
@@ -331,8 +279,6 @@ def getitem(x, index):
             return record_view(cls, x, {"index": index, "in_shape": x._data.shape}, itemgetter(index))
         index, basic = _normalise_index(index)
         if basic:
-            if x.requires_grad_flag and STATE.grad_enabled and len(_steps(index, x._data.shape)) > 1:
-                return _step_by_step(x, index)
             cls = _basic_node(index, x._data.shape)
             return record_view(cls, x, {"index": index, "in_shape": x.shape}, lambda a: a[index])
         return apply(IndexBackward0, (x,), {"index": index, "in_shape": x.shape})
