@@ -311,7 +311,7 @@ def record(cls, args, params, out, state=STATE):
         a, b = args
         # _edge_node, inline for the two inputs of the most common ops
         if isinstance(a, Tensor) and a.requires_grad_flag:
-            fn = a._grad_fn if a._base is None else a.grad_fn     # (a view's brought up to date)
+            fn = a._grad_fn if a._base is None or a._vc[0] == a._view_meta[0] else a.grad_fn     # (a view's brought up to date)
             if fn is None:
                 fn = _edge_node(a)
             elif fn._special and (a._output_nr or fn.n_outputs != 1):
@@ -319,7 +319,7 @@ def record(cls, args, params, out, state=STATE):
         else:
             fn = None
         if isinstance(b, Tensor) and b.requires_grad_flag:
-            fn2 = b._grad_fn if b._base is None else b.grad_fn
+            fn2 = b._grad_fn if b._base is None or b._vc[0] == b._view_meta[0] else b.grad_fn
             if fn2 is None:
                 fn2 = _edge_node(b)
             elif fn2._special and (b._output_nr or fn2.n_outputs != 1):
@@ -385,7 +385,7 @@ def _edge_node(a):
     need), or None for a constant or a tensor that does not require grad."""
     if type(a) is not Tensor and not isinstance(a, Tensor) or not a.requires_grad_flag:
         return None
-    fn = a._grad_fn if a._base is None else a.grad_fn     # (a view's brought up to date)
+    fn = a._grad_fn if a._base is None or a._vc[0] == a._view_meta[0] else a.grad_fn     # (a view's brought up to date)
     if fn is None:
         ref = a._accum
         fn = ref() if ref is not None else None

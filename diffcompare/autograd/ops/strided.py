@@ -38,8 +38,11 @@ class AsStridedBackward0(Op):
     whole of it, else the input's own places in it (``gather``)."""
     saved_params = {"size": "size", "stride": "stride", "storage_offset": "storage_offset"}
     gather = None
+    view_fn = None      # a view's history made again: its places are found when backward needs them
 
     def backward(self, g):
+        if self.view_fn is not None:
+            self.places, self.view_fn = (self.view_fn(np.arange(math.prod(self.in_shape)).reshape(self.in_shape)),), None
         flat = index_add_zeros(g, self.places, (math.prod(self.in_shape),))
         return (flat.reshape(self.in_shape) if self.gather is None else flat[self.gather],)
 
@@ -57,8 +60,8 @@ def refresh_view(view):
     root = base._data
     node = object.__new__(AsStridedBackward0)
     init_node(node, (edge_of(base),))
-    # where each element of the view lies in the base (flat), found by taking the view of positions
-    node.in_shape, node.places = root.shape, (view._view_fn(np.arange(root.size).reshape(root.shape)),)
+    # where each element of the view lies in the base (flat): the view of positions, taken at backward
+    node.in_shape, node.view_fn = root.shape, view._view_fn
     node.size, node.stride, node.storage_offset = tuple(view._data.shape), view.stride(), view.storage_offset()
     view._grad_fn, view.requires_grad_flag, view._output_nr = node, True, 0
     view._view_meta = (view._vc[0], None)
