@@ -17,7 +17,7 @@ import numbers
 import numpy as np
 
 from .ops import amax, amin, cat, check_dim, cumprod, matmul, permute, svdvals, unsqueeze, vdot, vector_norm
-from .ops.decompositions import LinAlgError, cholesky, det, inv, slogdet, solve
+from .ops.decompositions import LinAlgError, check_square, cholesky, det, inv, slogdet, solve
 from .ops.factorizations import (cholesky_ex, eig, eigh, eigvals, eigvalsh, householder_product, inv_ex, ldl_factor,
                                  ldl_factor_ex, ldl_solve, linalg_lu as lu, linalg_lu_solve as lu_solve,
                                  linalg_qr as qr, linalg_svd as svd, lstsq, lu_factor, lu_factor_ex, matrix_exp,
@@ -142,7 +142,7 @@ def cond(A, p=None, *, out=None):
     ord = 2 if p is None else p
     text = _ord_text(ord)
     if isinstance(ord, str):
-        _square_of(A, f"linalg.cond(ord={text})")
+        check_square(A, f"linalg.cond(ord={text})")
         if ord not in ("fro", "nuc"):
             raise RuntimeError(f"linalg.cond got an invalid norm type: {ord}")
     else:
@@ -157,7 +157,7 @@ def cond(A, p=None, *, out=None):
         values = svdvals(A)
         s_max, s_min = values[..., :1], values[..., -1:]
         return (s_min / s_max if ord == -2 else s_max / s_min).squeeze(-1)
-    _square_of(A, f"linalg.cond(ord={text})")
+    check_square(A, f"linalg.cond(ord={text})")
     if ord == "nuc":        # the singular values of A^-1 are the reciprocals of A's
         return svdvals(A).sum(-1) * svdvals(A).reciprocal().sum(-1)
     inverse, info = inv_ex(A)
@@ -166,14 +166,6 @@ def cond(A, p=None, *, out=None):
     inverse.masked_fill_(unsqueeze(unsqueeze(info, -1), -1) > 0, math.inf)
     result = matrix_norm(A, ord) * matrix_norm(inverse, ord)
     return result.nan_to_num_(math.inf, math.inf, -math.inf)
-
-
-def _square_of(A, name):
-    if A.ndim < 2:
-        raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
-    if A.shape[-1] != A.shape[-2]:
-        raise RuntimeError(f"{name}: A must be batches of square matrices, but they are {A.shape[-2]} by "
-                           f"{A.shape[-1]} matrices")
 
 
 def tensorinv(A, ind=2, *, out=None):

@@ -83,7 +83,7 @@ class Module:
 
     def __init__(self):
         for table in ("_parameters", "_buffers", "_modules", "_forward_hooks", "_forward_pre_hooks",
-                      "_backward_hooks"):
+                      "_backward_hooks", "_non_full_backward_hooks"):
             object.__setattr__(self, table, OrderedDict())
         object.__setattr__(self, "_non_persistent", set())
         object.__setattr__(self, "training", True)
@@ -161,7 +161,7 @@ class Module:
 
     def __call__(self, *args, **kwargs):
         if not (self._forward_hooks or self._forward_pre_hooks or self._backward_hooks or
-                self.__dict__.get("_non_full_backward_hooks")):
+                self._non_full_backward_hooks):
             return self.forward(*args, **kwargs)
         for hook in list(self._forward_pre_hooks.values()):
             changed = hook(self, args)
@@ -178,9 +178,8 @@ class Module:
                 result = changed
         if state is not None:
             result = state.wrap_outputs(result)
-        old_style = self.__dict__.get("_non_full_backward_hooks")
-        if old_style:
-            self._hook_output_node(result, old_style)
+        if self._non_full_backward_hooks:
+            self._hook_output_node(result, self._non_full_backward_hooks)
         return result
 
     def _hook_output_node(self, result, hooks):
@@ -202,8 +201,7 @@ class Module:
         if self._backward_hooks:
             raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on a single Module. "
                                "Please use only one of them.")
-        hooks = self.__dict__.setdefault("_non_full_backward_hooks", OrderedDict())
-        return HookHandle(hooks, hook)
+        return HookHandle(self._non_full_backward_hooks, hook)
 
     def to_empty(self, *, device=None, recurse=True):
         """Parameters and buffers replaced by new ones of the same shapes and dtypes, with unset

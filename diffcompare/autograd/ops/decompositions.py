@@ -29,7 +29,8 @@ class LinAlgError(RuntimeError):
     """A matrix that a linear-algebra function cannot take (``torch.linalg.LinAlgError``)."""
 
 
-def _square(x, name):
+def check_square(x, name):
+    """PyTorch's refusal of ``x`` unless it is a batch of square matrices."""
     if x.ndim < 2:
         raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
     if x.shape[-1] != x.shape[-2]:
@@ -65,7 +66,7 @@ def det(a):
     >>> ag.linalg.det(ag.tensor([[2.0, 1.0], [0.0, 3.0]]))
     tensor(6.)
     """
-    _square(a, "linalg.det")
+    check_square(a, "linalg.det")
     return apply(LinalgDetBackward0, (a,))
 
 
@@ -91,14 +92,14 @@ def slogdet(a):
     >>> ag.linalg.slogdet(ag.tensor([[-2.0, 0.0], [0.0, 3.0]]))
     linalg_slogdet(sign=tensor(-1.), logabsdet=tensor(1.7918))
     """
-    _square(a, "linalg.slogdet")
+    check_square(a, "linalg.slogdet")
     sign = Tensor._make(np.asarray(np.linalg.slogdet(array_of(a))[0]))
     return SlogdetResult(sign, apply(LinalgSlogdetBackward0, (a,)))
 
 
 def logdet(a):
     """log det A: nan where det A < 0, -inf where it is 0 (as PyTorch)."""
-    _square(a, "linalg.slogdet")
+    check_square(a, "linalg.slogdet")
     sign, logabs = slogdet(a)
     s = sign._data
     return D.where(s < 0, np.nan, D.where(s == 0, -np.inf, logabs))
@@ -149,7 +150,7 @@ def inv(a):
     tensor([[0.5000, 0.0000],
             [0.0000, 0.2500]])
     """
-    _square(a, "linalg.inv")
+    check_square(a, "linalg.inv")
     return apply(LinalgInvExBackward0, (a,))
 
 
@@ -192,7 +193,7 @@ def solve_recorded(A, B, *, left=True, node=LinalgSolveExBackward0):
     form of it: ``solve_ex``'s, which gives a singular matrix's infinities)."""
     if not left:
         return _mT(solve_recorded(_mT(A), _mT(B), node=node))
-    _square(A, "linalg.solve")
+    check_square(A, "linalg.solve")
     vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
     rows = B.shape[-1] if vector else B.shape[-2]
     if rows != A.shape[-1]:
@@ -250,7 +251,7 @@ def cholesky(A, *, upper=False):
     """
     if A.ndim < 2:
         raise RuntimeError("linalg.cholesky: The input tensor A must have at least 2 dimensions.")
-    _square(A, "linalg.cholesky")
+    check_square(A, "linalg.cholesky")
     return apply(LinalgCholeskyExBackward0, (A,), {"upper": bool(upper)})
 
 

@@ -1065,10 +1065,8 @@ class LinalgSolveExUnchecked(LinalgSolveExBackward0):
     @staticmethod
     def forward(a, b, vector):
         try:
-            if vector:
-                return np.linalg.solve(a, b[..., None])[..., 0]
-            return np.linalg.solve(a, b)
-        except np.linalg.LinAlgError:
+            return LinalgSolveExBackward0.forward(a, b, vector)
+        except LinAlgError:
             pass
         bb = b[..., None] if vector else b
         batch = np.broadcast_shapes(a.shape[:-2], bb.shape[:-2])
