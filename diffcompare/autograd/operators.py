@@ -268,9 +268,7 @@ class TensorOperators(Operators):
         """The ``offset`` diagonal of dimensions ``dim1`` and ``dim2``: see :func:`.ops.diagonal`."""
         return ops.diagonal(self, offset, dim1, dim2)
 
-    def as_strided(self, size, stride, storage_offset=None):
-        """The view of this tensor's storage by ``size`` and ``stride`` (``ops.as_strided``)."""
-        return ops.as_strided(self, size, stride, storage_offset)
+    as_strided = ops.as_strided
 
     # -- the one-input functions of the elementwise table (ops.ELEMENTWISE) ---------------------
     exp = ops.exp
