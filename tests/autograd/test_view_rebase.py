@@ -93,6 +93,24 @@ def test_history_recorded_before_the_write_stays_as_it_was():
     assert _chain(y)[:2] == ["MulBackward0", "SliceBackward0"]
 
 
+def test_a_view_written_into_its_own_base_is_taken_with_the_history_it_was_read_with():
+    """R[2, 2] = R[1, 1] (ADBench's rotation matrices): the value is a view of R read before the
+    write, so the write's CopySlices takes its select history, as PyTorch's copy does, not a
+    history made again from R after the write. Afterwards the same view, read again, is stale
+    (R changed under it) and does take the new history. d/dt of sum(R * k) for
+    R = eye with R[1, 1] = cos t, R[2, 2] = R[1, 1]: -(k11 + k22) sin t."""
+    t = ag.tensor(0.3, requires_grad=True)
+    R = ag.eye(3)
+    R[1, 1] = ag.cos(t)
+    v = R[1, 1]
+    R[2, 2] = v
+    node = R.grad_fn
+    assert [type(f).__name__ for f, _ in node.next_functions] == ["CopySlices", "SelectBackward0"]
+    assert type(v.grad_fn).__name__ == "AsStridedBackward0"
+    (R * ag.arange(9.0).reshape(3, 3)).sum().backward()
+    assert float(t.grad) == pytest.approx(-(4.0 + 8.0) * np.sin(0.3), rel=1e-15)
+
+
 @pytest.mark.parametrize("split, name, index", [(lambda t: t.unbind(0), "Unbind", 1),
                                                  (lambda t: t.split(1), "Split", 1),
                                                  (lambda t: t.chunk(3), "Split", 2)])

@@ -490,12 +490,16 @@ def _write_basic(x, index, value):
         data[index] = value._data if is_tensor else value
     except (ValueError, TypeError, IndexError):
         return False
-    x._bump()
     if recording and (x.requires_grad_flag or (is_tensor and value.requires_grad_flag)):
+        # recorded before the version goes up: a value that is a view of x (``R[2, 2] = R[1, 1]``)
+        # is taken with the history it had when it was read, as PyTorch's copy takes it
         value_shape = value._data.shape if is_tensor else np.shape(value)
         node = record(CopySlices, (x, value), {"index": index, "in_shape": data.shape, "value_shape": value_shape},
                       data, None).grad_fn
+        x._bump()
         adopt(x, node)
+    else:
+        x._bump()
     return True
 
 
