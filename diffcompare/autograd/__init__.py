@@ -35,7 +35,7 @@ spmm = mm  # noqa: F405  (torch.spmm of dense matrices is mm; sparse tensors are
 from .function import Function, FunctionCtx
 from .autograd.variable import Variable  # (torch.autograd.Variable: `ag.autograd` is this package)
 from .legacy import BoolTensor, ByteTensor, DoubleTensor, FloatTensor, IntTensor, LongTensor
-from . import forward_ad, functional, linalg, special
+from . import fft, forward_ad, functional, linalg, special
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from . import nn, optim
 from . import amp, random, return_types, serialization, testing
@@ -56,6 +56,6 @@ from . import distributions  # noqa: E402  (torch.distributions)
 # PyTorch's NumPy-style keywords (axis=, keepdims=, x=, size=) on torch functions and Tensor methods
 from .numpy_names import accept_numpy_names as _accept_numpy_names  # noqa: E402
 from .operators import TensorOperators as _TensorOperators  # noqa: E402
-for _namespace in (globals(), vars(linalg), vars(special), _TensorOperators, Tensor):
+for _namespace in (globals(), vars(fft), vars(linalg), vars(special), _TensorOperators, Tensor):
     _accept_numpy_names(_namespace)
 del _namespace

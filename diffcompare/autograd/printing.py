@@ -79,9 +79,25 @@ def _formatter(array: np.ndarray):
     if kind == "b":
         return lambda v: "True" if v else "False"
     if kind == "c":
-        digits = OPTIONS["precision"]
-        return lambda v: f"{v.real:.{digits}f}{v.imag:+.{digits}f}j"
+        return _complex_formatter(_summary_values(array))
     return lambda v: str(int(v))
+
+
+def _complex_formatter(sample):
+    """PyTorch's complex format: the real parts and the imaginary parts each formatted as
+    real values of their own (integral, fixed or scientific), each padded to its widest,
+    joined by the imaginary part's sign."""
+    parts = []
+    for values in (sample.real.astype(np.float64), sample.imag.astype(np.float64)):
+        fmt = _float_formatter(values)
+        finite = values[np.isfinite(values)] if np.isfinite(values).any() else values
+        parts.append((fmt, max((len(fmt(float(v))) for v in finite), default=0)))
+    (real_fmt, real_width), (imag_fmt, imag_width) = parts
+
+    def fmt(v):
+        imag = (imag_fmt(float(v.imag)).rjust(imag_width) + "j").lstrip()
+        return real_fmt(float(v.real)).rjust(real_width) + ("" if imag[0] in "+-" else "+") + imag
+    return fmt
 
 
 def _summary_values(array):
