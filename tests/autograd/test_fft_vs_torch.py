@@ -171,4 +171,5 @@ def test_complex_values_print_as_pytorch_prints_them():
     assert repr(ag.tensor([100 + 2j, 3.5 - 1j])) == "tensor([100.0000+2.j,   3.5000-1.j])"
     torch = pytest.importorskip("torch")
     for values in ([1e-5 + 2j, 3.5 - 1j], [[np.nan + 1j, 2 - 0j], [0.25 - 1e6j, -3 + 0.5j]], 1 + 1j):
-        assert repr(ag.tensor(values)) == repr(torch.tensor(values, dtype=torch.complex128))
+        theirs = repr(torch.tensor(values, dtype=torch.complex128)).replace(", dtype=torch.complex128)", ")")
+        assert repr(ag.tensor(values)) == theirs
