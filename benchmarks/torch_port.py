@@ -347,13 +347,15 @@ class _Shown(ast.NodeTransformer):
 
 
 class _ZeroEmpty(ast.NodeTransformer):
-    """On PyTorch's side, a cell's calls of ``empty``, ``empty_like`` and ``new_empty`` become
-    ``zeros``, ``zeros_like`` and ``new_zeros``, as the engine's are: their contents are
+    """On PyTorch's side, a cell's calls of ``empty``, ``empty_like`` and ``new_empty`` (and
+    the strided ``empty_strided``, ``new_empty_strided``) become ``zeros``, ``zeros_like`` and
+    ``new_zeros``, as the engine's are: their contents are
     undefined (whatever the memory held), so a cell that reads them before writing would
     otherwise compare leftover bits. Only the cell's own calls change; PyTorch itself is
     left as it is (a patched ``torch.empty`` changes how functorch dispatches)."""
 
     NAMES = {"empty": "zeros", "empty_like": "zeros_like", "new_empty": "new_zeros"}
+    STRIDED = {"empty_strided": "zeros", "new_empty_strided": "new_zeros"}
     # the legacy constructors, given sizes (``torch.Tensor(2, 3)``), are uninitialised too
     LEGACY = {"Tensor": None, "FloatTensor": "float32", "DoubleTensor": "float64", "HalfTensor": "float16",
               "LongTensor": "int64", "IntTensor": "int32", "ShortTensor": "int16", "CharTensor": "int8",
@@ -364,6 +366,10 @@ class _ZeroEmpty(ast.NodeTransformer):
         func = node.func
         if isinstance(func, ast.Attribute) and func.attr in self.NAMES:
             func.attr = self.NAMES[func.attr]
+        elif isinstance(func, ast.Attribute) and func.attr in self.STRIDED:      # (size, stride, ...): the stride dropped
+            func.attr = self.STRIDED[func.attr]
+            node.args = node.args[:1] + node.args[2:]
+            node.keywords = [k for k in node.keywords if k.arg != "stride"]
         elif isinstance(func, ast.Attribute) and func.attr in self.LEGACY and self._sizes(node):
             dtype = self.LEGACY[func.attr]
             func.attr = "zeros"

@@ -26,7 +26,7 @@ from .grad_mode import (detect_anomaly, enable_grad, inference_mode, is_anomaly_
 from .generators import Generator
 from .size import Size
 from .graph import AccumulateGrad, Node
-from .tensor import (Tensor, arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like, is_tensor,
+from .tensor import (Tensor, arange, as_tensor, empty, empty_like, empty_strided, eye, from_numpy, full, full_like, is_tensor,
                      linspace, manual_seed, ones, ones_like, rand, rand_like, randint, randint_like, randn, randn_like,
                      randperm, tensor, zeros, zeros_like)
 from . import operators  # noqa: F401  (Tensor's operators and methods: its base TensorOperators)

@@ -462,26 +462,34 @@ class TensorOperators(Operators):
         return ops.to(self.detach() if self.requires_grad_flag else self, np.bool_)
 
     # -- new tensors like this one (its dtype) ------------------------------------------------
-    def new_tensor(self, data, dtype=None, requires_grad=False):
+    def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
         """A new leaf holding ``data``, in this tensor's dtype unless ``dtype`` is given."""
         return tensor_factory(data._data if isinstance(data, Tensor) else data, dtype=dtype or self.dtype,
                               requires_grad=requires_grad)
 
-    def new_zeros(self, *size, dtype=None, requires_grad=False):
+    # the new_* factories: in this tensor's dtype unless given one; the device (the CPU),
+    # layout and pinning are taken and mean nothing more here
+    def new_zeros(self, *size, dtype=None, device=None, layout=None, pin_memory=False, requires_grad=False):
         """Zeros of ``size`` in this tensor's dtype."""
-        return zeros(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+        return zeros(*size, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
 
-    def new_ones(self, *size, dtype=None, requires_grad=False):
+    def new_ones(self, *size, dtype=None, device=None, layout=None, pin_memory=False, requires_grad=False):
         """Ones of ``size`` in this tensor's dtype."""
-        return ones(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+        return ones(*size, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
 
-    def new_empty(self, *size, dtype=None, requires_grad=False):
+    def new_empty(self, *size, dtype=None, device=None, layout=None, pin_memory=False, requires_grad=False):
         """A tensor of ``size`` in this tensor's dtype (values unset: zeros here)."""
-        return zeros(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+        return zeros(*size, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
 
-    def new_full(self, size, fill_value, dtype=None, requires_grad=False):
+    def new_empty_strided(self, size, stride, dtype=None, device=None, layout=None, pin_memory=False,
+                          requires_grad=False):
+        """A tensor of ``size`` in this tensor's dtype (values unset: zeros here; the engine's
+        tensors are laid out contiguously, so ``stride`` is taken and not kept)."""
+        return zeros(*size, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
+
+    def new_full(self, size, fill_value, dtype=None, device=None, layout=None, pin_memory=False, requires_grad=False):
         """``fill_value`` in ``size``, in this tensor's dtype."""
-        return full(size, fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad)
+        return full(size, fill_value, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
 
     def cpu(self, memory_format=None):
         """The tensor itself (CPU only: a ported ``x.detach().cpu().numpy()`` keeps working);

@@ -15,6 +15,7 @@ tensor([2., 4.])
 
 from __future__ import annotations
 
+import functools
 import json
 import numbers
 import warnings
@@ -644,6 +645,29 @@ def _shape(size):
     return tuple(size)
 
 
+def _into_out(factory):
+    """``factory`` taking PyTorch's ``out=``: the values made (in out's dtype unless ``dtype``
+    is given) written into ``out``, resized to them, and ``out`` returned."""
+    @functools.wraps(factory)
+    def with_out(*args, out=None, **kwargs):
+        if out is None:
+            return factory(*args, **kwargs)
+        if not isinstance(out, Tensor):
+            raise TypeError(f"{factory.__name__}(): argument 'out' must be Tensor, not {type(out).__name__}")
+        kwargs.setdefault("dtype", out.dtype)
+        made = factory(*args, **kwargs)._data
+        if factory.__name__ in ("arange", "linspace") and made.size == out._data.size:
+            made = made.reshape(out._data.shape)      # PyTorch resizes a range's out only when its size differs
+        if made.shape == out._data.shape and out._data.flags.writeable:
+            out._data[...] = made
+        else:
+            out._data = made.astype(out.dtype, copy=False)
+        out._bump()
+        return out
+    return with_out
+
+
+@_into_out
 def zeros(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
     """A tensor of zeros: ``zeros(2, 3)`` or ``zeros((2, 3))``."""
     if _check_device(device, meta=True) is not None:
@@ -651,6 +675,7 @@ def zeros(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
     return _finish(np.zeros(_shape(size), dtype=_dtype(dtype) or default_dtype()), requires_grad)
 
 
+@_into_out
 def ones(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
     """A tensor of ones.
 
@@ -663,6 +688,7 @@ def ones(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
     return _finish(np.ones(_shape(size), dtype=_dtype(dtype) or default_dtype()), requires_grad)
 
 
+@_into_out
 def full(size, fill_value, dtype=None, device=None, requires_grad=False) -> Tensor:
     """A tensor of the given shape filled with ``fill_value``."""
     where = _check_device(device, meta=True)
@@ -695,6 +721,7 @@ def full_like(t: Tensor, fill_value, dtype=None, device=None, requires_grad=Fals
     return _finish(np.full(t.shape, fill_value, dtype=_dtype(dtype) or t.dtype), requires_grad)
 
 
+@_into_out
 def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False) -> Tensor:
     """Values from ``start`` up to (not including) ``end``; integers stay int64.
 
@@ -713,6 +740,7 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
     return _finish(array, requires_grad)
 
 
+@_into_out
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False) -> Tensor:
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive; floating ones as ATen
     computes them (the first half ``start + step * i``, the rest ``end - step * (steps - 1 - i)``,
@@ -741,6 +769,7 @@ def linspace_array(start, end, steps, dtype):
     return values.astype(dtype, copy=False)
 
 
+@_into_out
 def eye(n, m=None, dtype=None, device=None, requires_grad=False) -> Tensor:
     _check_device(device)
     return _finish(np.eye(n, m, dtype=_dtype(dtype) or default_dtype()), requires_grad)
@@ -808,6 +837,7 @@ def set_rng_state(new_state) -> None:
     _generator = rng
 
 
+@_into_out
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:
     """Uniform samples in [0, 1) (from ``generator`` when one is given); on the meta device a
     shape-only tensor, nothing drawn.
@@ -822,6 +852,7 @@ def rand(*size, generator=None, dtype=None, device=None, requires_grad=False) ->
     return _finish(array, requires_grad)
 
 
+@_into_out
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:
     """Standard normal samples (from ``generator`` when one is given); on the meta device a
     shape-only tensor, nothing drawn."""
@@ -831,6 +862,7 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad=False) -
     return _finish(array, requires_grad)
 
 
+@_into_out
 def randint(*args, size=None, generator=None, dtype=None, device=None, requires_grad=False, low=None,
             high=None) -> Tensor:
     """Integers drawn uniformly from [low, high): ``randint(high, size)`` or
@@ -860,6 +892,7 @@ def randint(*args, size=None, generator=None, dtype=None, device=None, requires_
     return _finish(rng_of(generator, _generator).integers(low, high, size=tuple(size)).astype(_dtype(dtype) or int64), requires_grad)
 
 
+@_into_out
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:
     """A random permutation of ``0 .. n-1`` (int64 unless ``dtype`` says otherwise), as
     ``torch.randperm``; ``DataLoader(shuffle=True)`` draws its order from it.
@@ -875,8 +908,15 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False)
     return _finish(rng.permutation(int(n)).astype(_dtype(dtype) or int64), requires_grad)
 
 
+@_into_out
 def empty(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
     """A tensor whose values are not to be read before they are written (here: zeros)."""
+    return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+    """A tensor of ``size`` whose values are unset (zeros here), as ``torch.empty_strided``;
+    the engine's tensors are contiguous, so ``stride`` is taken and not kept."""
     return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
 
 

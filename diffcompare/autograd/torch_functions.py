@@ -150,12 +150,30 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
     return out.requires_grad_(True) if out.grad_fn is None else out
 
 
+def _in_place_function(name):
+    def function(input, *args, **kwargs):
+        return getattr(input, name)(*args, **kwargs)
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = f"``torch.{name}(input, ...)``: ``input.{name}(...)``, written into ``input``."
+    return function
+
+
+# the in-place functions PyTorch has at the top level: each is the Tensor method of its name
+IN_PLACE_FUNCTIONS = (
+    "abs_", "acos_", "acosh_", "addmv_", "arccos_", "arccosh_", "arcsin_", "arcsinh_", "arctan_", "arctanh_",
+    "as_strided_", "asin_", "asinh_", "atan_", "atanh_", "ceil_", "clamp_", "clamp_max_", "clamp_min_", "clip_",
+    "conj_physical_", "cos_", "cosh_", "deg2rad_", "detach_", "erf_", "erfc_", "exp2_", "exp_", "expm1_", "fill_",
+    "fix_", "floor_", "frac_", "gcd_", "i0_", "index_put_", "lcm_", "ldexp_", "log10_", "log1p_", "log2_", "log_",
+    "logit_", "nan_to_num_", "neg_", "negative_", "rad2deg_", "reciprocal_", "relu_", "resize_as_", "round_",
+    "rsqrt_", "sigmoid_", "sin_", "sinc_", "sinh_", "sqrt_", "square_", "tan_", "tanh_", "trunc_", "xlogy_", "zero_")
+globals().update({_name: _in_place_function(_name) for _name in IN_PLACE_FUNCTIONS})
+
 concat = ops.cat
 cholesky = ops.torch_cholesky
 arctan2 = ops.atan2
 __all__ += ["arctan2", "asarray", "can_cast", "cholesky", "concat", "embedding", "finfo", "range",
             "iinfo", "is_complex", "is_floating_point", "is_nonzero", "isin", "logspace", "promote_types",
-            "result_type", "tril_indices", "triu_indices"]
+            "result_type", "tril_indices", "triu_indices", *IN_PLACE_FUNCTIONS]
 
 # PyTorch's NumPy-style keywords (axis=, keepdims=, x=, size=) on every torch-level function
 from .numpy_names import accept_numpy_names as _accept_numpy_names  # noqa: E402

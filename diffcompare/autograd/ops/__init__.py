@@ -35,11 +35,11 @@ this package gathers both from :data:`FAMILIES`, so an op is added in its family
 """
 
 from . import (activations, arithmetic, comparison, composites, convolution, convolution_grads, decompositions, distances, dual, einstein, elementwise, factorizations, indexing, inplace, integration, numeric,
-               layers, linalg, losses, matrices, outputs, pointwise, recording, reductions, sampling, scattering, selection, shape, statistics, strided)
+               layers, linalg, losses, matrices, outputs, overloads, pointwise, recording, reductions, sampling, scattering, selection, shape, statistics, strided)
 from . import ctc, fourier, gamma_functions, grid_sampling, noisy, normalization_ops, pooling, resampling, separable
 
 # the families, in the order their names are gathered (a later family's name wins)
-FAMILIES = (dual, recording, outputs, arithmetic, elementwise, shape, inplace, indexing, strided, reductions, statistics, integration, linalg, comparison, convolution, convolution_grads, layers,
+FAMILIES = (dual, recording, outputs, overloads, arithmetic, elementwise, shape, inplace, indexing, strided, reductions, statistics, integration, linalg, comparison, convolution, convolution_grads, layers,
             losses, matrices, decompositions, factorizations, einstein, scattering, selection, pointwise, numeric, activations, distances, sampling, composites,
             separable, pooling, normalization_ops, resampling, grid_sampling, ctc, noisy, gamma_functions, fourier)
 

@@ -12,6 +12,7 @@ from ..quiet import quietly
 from ..tensor import Tensor
 from .dual import D, register
 from .outputs import write_out
+from .overloads import number_first
 from .recording import RESULT, Op, apply, array_of, sum_axes
 from .short_axis import MIN_SIZE, broadcasting, summed, times
 
@@ -242,23 +243,29 @@ def _with_alpha(cls, plain, input, other, alpha):
     return apply(cls, (input, other), {"alpha": alpha})
 
 
-def add(input, other, *, alpha=1, out=None):
-    """``input + alpha * other``, recorded as AddBackward0, as ``torch.add``.
+def add(input, other, *deprecated, alpha=1, out=None):
+    """``input + alpha * other``, recorded as AddBackward0, as ``torch.add`` (also in its
+    deprecated order ``add(input, alpha, other)``, with PyTorch's warning).
 
     >>> from diffcompare import autograd as ag
     >>> ag.add(ag.tensor([1.0, 2.0], requires_grad=True), ag.tensor([3.0, 4.0]), alpha=2)
     tensor([ 7., 10.], grad_fn=<AddBackward0>)
     """
+    if deprecated:
+        alpha, (other,) = number_first("add", other, (), deprecated, "alpha", ("other",))
     return write_out(_with_alpha(AddAlphaBackward, Tensor.__add__, input, other, alpha), out, "add")
 
 
-def sub(input, other, *, alpha=1, out=None):
-    """``input - alpha * other``, recorded as SubBackward0, as ``torch.sub``.
+def sub(input, other, *deprecated, alpha=1, out=None):
+    """``input - alpha * other``, recorded as SubBackward0, as ``torch.sub`` (also in its
+    deprecated order ``sub(input, alpha, other)``).
 
     >>> from diffcompare import autograd as ag
     >>> ag.sub(ag.tensor([1.0, 2.0]), ag.tensor([3.0, 4.0]), alpha=0.5)
     tensor([-0.5000,  0.0000])
     """
+    if deprecated:
+        alpha, (other,) = number_first("sub", other, (), deprecated, "alpha", ("other",))
     return write_out(_with_alpha(SubAlphaBackward, Tensor.__sub__, input, other, alpha), out, "sub")
 
 

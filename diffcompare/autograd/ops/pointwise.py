@@ -19,6 +19,7 @@ from ..return_types import return_type
 from ..tensor import Tensor
 from .dual import D
 from .elementwise import ClampBackward0, ClampBackward1
+from .overloads import number_first
 from .recording import Op, apply, array_of
 from .scattering import not_differentiable
 
@@ -102,13 +103,21 @@ class AddcdivBackward0(Op):
                 -g * value * t1 / (t2 * t2) if self.needs(2) else None)
 
 
-def addcmul(input, tensor1, tensor2, *, value=1):
-    """``input + value * tensor1 * tensor2``."""
+def addcmul(input, tensor1, tensor2, *deprecated, value=1):
+    """``input + value * tensor1 * tensor2`` (also in the deprecated order ``addcmul(input,
+    value, tensor1, tensor2)``)."""
+    if deprecated:
+        value, (tensor1, tensor2) = number_first("addcmul", tensor1, (tensor2,), deprecated, "value",
+                                                 ("tensor1", "tensor2"))
     return apply(AddcmulBackward0, (input, tensor1, tensor2), {"value": value})
 
 
-def addcdiv(input, tensor1, tensor2, *, value=1):
-    """``input + value * tensor1 / tensor2``."""
+def addcdiv(input, tensor1, tensor2, *deprecated, value=1):
+    """``input + value * tensor1 / tensor2`` (also in the deprecated order ``addcdiv(input,
+    value, tensor1, tensor2)``)."""
+    if deprecated:
+        value, (tensor1, tensor2) = number_first("addcdiv", tensor1, (tensor2,), deprecated, "value",
+                                                 ("tensor1", "tensor2"))
     return apply(AddcdivBackward0, (input, tensor1, tensor2), {"value": value})
 
 

@@ -1,0 +1,99 @@
+"""Calling conventions real PyTorch code uses: the deprecated number-first overloads of older
+optimizers (``p.data.add_(-lr, grad)``), the top-level in-place functions (``torch.sin_``),
+factories writing into ``out=``, and the ``new_*`` factories' ``device=``. Values by hand, and
+against PyTorch where it is installed."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+from diffcompare import autograd as ag
+
+
+def test_number_first_overloads_scale_the_tensor_that_follows():
+    """add_(a, g) = x + a g; sub_(a, g) = x - a g; addcmul_(v, t1, t2) = x + v t1 t2;
+    addcdiv_(v, t1, t2) = x + v t1 / t2 (by hand, with x = 1, g = t1 = 2, t2 = 4)."""
+    def fresh():
+        return ag.ones(3)
+    g, t2 = ag.full((3,), 2.0), ag.full((3,), 4.0)
+    with pytest.warns(UserWarning, match=r"This overload of add is deprecated:\n\tadd\(Number alpha, Tensor other\)"):
+        assert fresh().add_(-0.5, g).tolist() == [0.0] * 3
+    with pytest.warns(UserWarning, match="This overload of sub is deprecated"):
+        assert fresh().sub_(0.25, g).tolist() == [0.5] * 3
+    with pytest.warns(UserWarning, match=r"addcmul\(Tensor tensor1, Tensor tensor2, \*, Number value = 1\)"):
+        assert fresh().addcmul_(0.5, g, g).tolist() == [3.0] * 3
+    with pytest.warns(UserWarning, match="This overload of addcdiv is deprecated"):
+        assert fresh().addcdiv_(-1.0, g, t2).tolist() == [0.5] * 3
+    with pytest.warns(UserWarning):
+        assert ag.add(fresh(), 3, g).tolist() == [7.0] * 3
+
+
+def test_number_first_overload_keeps_the_gradient_of_both_tensors():
+    """y = x.add(a, w) = x + a w: dy/dx = 1, dy/dw = a."""
+    x, w = ag.ones(2, requires_grad=True), ag.ones(2, requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        x.add(3.0, w).sum().backward()
+    assert x.grad.tolist() == [1.0, 1.0] and w.grad.tolist() == [3.0, 3.0]
+
+
+def test_a_wrong_mix_of_numbers_and_tensors_is_a_type_error():
+    with pytest.raises(TypeError, match="add\\(\\) received an invalid combination of arguments"):
+        ag.ones(2).add(ag.ones(2), ag.ones(2), ag.ones(2))
+
+
+def test_top_level_in_place_functions_write_into_their_input():
+    x = ag.tensor([0.0, np.pi / 2])
+    assert ag.sin_(x) is x
+    assert np.allclose(x.numpy(), [0.0, 1.0])
+    y = ag.tensor([-1.0, 3.0])
+    ag.clamp_(y, min=0.0, max=2.0)
+    assert y.tolist() == [0.0, 2.0]
+    ag.zero_(y)
+    assert y.tolist() == [0.0, 0.0]
+
+
+@pytest.mark.parametrize("name, args, shape", [
+    ("zeros", (2, 3), (2, 3)), ("ones", ((4,),), (4,)), ("full", ((2, 2), 1.5), (2, 2)), ("rand", (3,), (3,)),
+    ("randn", (1, 2), (1, 2)), ("randint", (0, 5, (2, 2)), (2, 2)), ("eye", (3,), (3, 3)), ("randperm", (5,), (5,)),
+    ("empty", (2,), (2,)),
+])
+def test_factories_write_into_out_resized_in_its_dtype(name, args, shape):
+    out = ag.zeros(7, dtype=ag.float32)
+    result = getattr(ag, name)(*args, out=out)
+    assert result is out and tuple(out.shape) == shape and out.dtype == np.float32
+
+
+def test_a_range_into_out_of_its_size_keeps_out_s_shape():
+    """PyTorch resizes a range's out only when the number of elements differs."""
+    out = ag.zeros(2, 3)
+    ag.arange(6, out=out)
+    assert out.tolist() == [[0, 1, 2], [3, 4, 5]]
+    ag.linspace(0, 1, 3, out=out)
+    assert out.tolist() == [0.0, 0.5, 1.0]
+
+
+def test_new_factories_take_a_device():
+    x = ag.ones(2, dtype=ag.float32)
+    assert x.new_zeros(3, device=x.device).dtype == np.float32
+    assert x.new_tensor([1, 2], device="cpu").dtype == np.float32
+    assert tuple(x.new_empty_strided((2, 3), (3, 1)).shape) == (2, 3)
+    assert tuple(ag.empty_strided((2, 2), (1, 2)).shape) == (2, 2)
+
+
+def test_as_pytorch():
+    torch = pytest.importorskip("torch")
+    for lib in (torch, ag):
+        x = lib.tensor([0.5, -1.5, 2.0], dtype=lib.float64)
+        g = lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            x.mul_(0.9).add_(0.1, g).addcmul_(0.01, g, g).addcdiv_(-0.5, g, g + 1).sub_(2, g)
+            lib.exp_(x)
+        if lib is torch:
+            expected = x.numpy()
+        else:
+            assert np.allclose(x.numpy(), expected, rtol=1e-15)
