@@ -36,6 +36,8 @@ from .rnn import *  # noqa: F401,F403  (RNN, LSTM, GRU and their cells)
 from .sparse import Embedding, EmbeddingBag  # noqa: F401
 from . import utils  # noqa: F401  (torch.nn.utils)
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList  # noqa: F401
+from . import grad  # noqa: E402  (torch.nn.grad, also reached as torch.nn.functional.grad)
+functional.grad = grad
 
 
 class Linear(Module):
