@@ -195,6 +195,9 @@ def apply(cls, args, params=None):
             needs_grad = needs_grad or b.requires_grad_flag or b._base is not None and view_requires_grad(b)
             b = b._data
         arrays = (a, b)
+        if cls.broadcasts and type(a) is np.ndarray and type(b) is np.ndarray and a.dtype is not b.dtype \
+                and (not a.ndim) != (not b.ndim):
+            arrays = promoted(arrays)
     else:
         arrays = []
         for a in args:
@@ -204,6 +207,8 @@ def apply(cls, args, params=None):
                     needs_grad = True
             else:
                 arrays.append(a)
+        if cls.broadcasts:
+            arrays = promoted(arrays)
     if META_SEEN[0] and any_meta(arrays):
         out = _meta_forward(cls, arrays, params)
     else:
@@ -224,6 +229,39 @@ def apply(cls, args, params=None):
     if state.forward_level:
         with_tangent(result, cls, args, arrays, params, apply)
     return result
+
+
+_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
+
+
+def promoted(arrays):
+    """The operands of an elementwise op as PyTorch promotes tensors: a 0-d tensor does not
+    raise the dtype of dimensioned ones of its category or a higher one (a float32 tensor times
+    a float64 scalar tensor is float32); where its category is higher, the result takes its
+    dtype (an int64 tensor plus a float32 scalar tensor is float32). NumPy would give float64
+    for both; the 0-d operands are cast accordingly.
+
+    >>> [a.dtype.name for a in promoted((np.ones(2, np.float32), np.array(2.0)))]
+    ['float32', 'float32']
+    >>> [a.dtype.name for a in promoted((np.ones(2, np.int64), np.array(2.0, np.float32)))]
+    ['float32', 'float32']
+    """
+    dims = [a for a in arrays if type(a) is np.ndarray and a.ndim]
+    zeros = [a for a in arrays if type(a) is np.ndarray and not a.ndim]
+    if not dims or not zeros:
+        return arrays
+    top = _max(_CATEGORY[a.dtype.kind] for a in dims)
+    zero_top = _max(_CATEGORY[a.dtype.kind] for a in zeros)
+    if zero_top <= top:
+        target = np.result_type(*dims)
+        cast = [a for a in zeros if a.dtype != target]
+    else:
+        target = np.result_type(*[a for a in zeros if _CATEGORY[a.dtype.kind] == zero_top])
+        cast = [a for a in arrays if type(a) is np.ndarray and a.dtype != target and _CATEGORY[a.dtype.kind] < zero_top]
+    if not cast:
+        return arrays
+    ids = {id(a) for a in cast}
+    return tuple(a.astype(target) if id(a) in ids else a for a in arrays)
 
 
 def view_requires_grad(a):

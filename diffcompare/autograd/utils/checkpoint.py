@@ -31,6 +31,7 @@ import contextlib
 import enum
 import warnings
 
+from ..backward import backward as run_backward
 from ..function import Function
 from ..grad_mode import enable_grad, no_grad
 from ..graph import WALKS
@@ -108,7 +109,6 @@ class CheckpointFunction(Function):
         pairs = [(o, g) for o, g in zip(outputs, grads) if isinstance(o, Tensor) and o.requires_grad]
         if not pairs:
             raise RuntimeError("none of output has requires_grad=True, this checkpoint() is not necessary")
-        from ..backward import backward as run_backward
         run_backward([o for o, _ in pairs], [g for _, g in pairs])
         return (None, None) + tuple(t.grad if isinstance(t, Tensor) else None for t in detached)
 
