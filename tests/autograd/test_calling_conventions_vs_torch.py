@@ -97,3 +97,53 @@ def test_as_pytorch():
             expected = x.numpy()
         else:
             assert np.allclose(x.numpy(), expected, rtol=1e-15)
+
+
+def test_plain_attributes_before_module_init_and_registered_ones_refused():
+    class Regularizer(ag.nn.Module):
+        def __init__(self, n):
+            self.n = n                      # before super().__init__(), as PyTorch allows
+            super().__init__()
+
+    assert Regularizer(3).n == 3
+
+    class Early(ag.nn.Module):
+        def __init__(self):
+            self.w = ag.nn.Parameter(ag.ones(1))
+
+    with pytest.raises(AttributeError, match=r"cannot assign parameters before Module.__init__\(\) call"):
+        Early()
+
+
+def test_old_import_paths():
+    from diffcompare.autograd.optim.optimizer import Optimizer, required
+    assert Optimizer is ag.optim.Optimizer and repr(required) == "<required parameter>"
+    ag.utils.backcompat.broadcast_warning.enabled = True
+    assert ag.utils.backcompat.broadcast_warning.enabled and not ag.utils.backcompat.keepdim_warning.enabled
+    ag.utils.backcompat.broadcast_warning.enabled = False
+
+
+@pytest.mark.parametrize("expression, message", [
+    (lambda b: 1 - b, "Subtraction, the `-` operator, with a bool tensor is not supported"),
+    (lambda b: b - 1, "Subtraction, the `-` operator, with a bool tensor is not supported"),
+    (lambda b: b - b, "Subtraction, the `-` operator, with two bool tensors is not supported"),
+    (lambda b: -b, "Negation, the `-` operator, on a bool tensor is not supported"),
+])
+def test_subtracting_booleans_is_refused_as_pytorch_refuses_it(expression, message):
+    with pytest.raises(RuntimeError, match=message):
+        expression(ag.tensor([True, False]))
+    assert (ag.tensor([True, False]) + 1).tolist() == [2, 1]
+
+
+def test_a_linear_weight_gradient_is_contiguous_with_or_without_a_graph():
+    """PyTorch computes the gradient of ``weight.t()`` transposed (its ``mm_mat2_backward``), so
+    the weight's gradient is contiguous and ``grad.view(-1)`` works (TRPO's flat gradients)."""
+    net = ag.nn.Linear(3, 4)
+    x = ag.randn(5, 3)
+    grads = ag.autograd.grad(net(x).pow(2).sum(), list(net.parameters()), create_graph=True)
+    assert all(g.is_contiguous() for g in grads)
+    flat = ag.cat([g.view(-1) for g in grads])
+    assert tuple(flat.shape) == (16,)
+    net(x).pow(2).sum().backward()
+    assert net.weight.grad.is_contiguous()
+    assert np.allclose(net.weight.grad.numpy(), grads[0].detach().numpy(), rtol=1e-14)

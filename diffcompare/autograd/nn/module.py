@@ -90,8 +90,13 @@ class Module:
 
     def __setattr__(self, name, value):
         if "_parameters" not in self.__dict__:
-            raise AttributeError("cannot assign module attributes before Module.__init__() call "
-                                 "(call super().__init__() first in your __init__)")
+            # before Module.__init__: plain attributes are set (``self.n = n`` first is common);
+            # what a module registers needs its tables, and PyTorch refuses it in these words
+            for kind, what in ((Parameter, "parameters"), (Buffer, "buffer"), (Module, "module")):
+                if isinstance(value, kind):
+                    raise AttributeError(f"cannot assign {what} before Module.__init__() call")
+            object.__setattr__(self, name, value)
+            return
         if isinstance(value, Parameter):
             self._forget(name, keep=self._parameters)     # a reassigned parameter keeps its place
             self._parameters[name] = value

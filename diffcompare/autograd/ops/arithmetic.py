@@ -25,10 +25,28 @@ class AddBackward0(Op):
         return g, g
 
 
+_BOOL_SUB = ("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, "
+             "use the `~` or `logical_not()` operator instead.")
+_BOOLS_SUB = ("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` "
+              "operator instead.")
+
+
+def _without_bools(subtract):
+    """A subtraction's forward refusing booleans in PyTorch's words (NumPy subtracts a bool
+    array and an integer, and refuses two bool arrays in its own words)."""
+    def forward(a, b):
+        a_bool = a.__class__ is np.ndarray and a.dtype.kind == "b"
+        if a_bool or (b.__class__ is np.ndarray and b.dtype.kind == "b"):
+            raise RuntimeError(_BOOLS_SUB if a_bool and b.__class__ is np.ndarray and b.dtype.kind == "b" else _BOOL_SUB)
+        return subtract(a, b)
+    forward.__name__ = forward.__qualname__ = "subtract"
+    return forward
+
+
 class SubBackward0(Op):
     broadcasts = True
     takes_scaled = True
-    forward = staticmethod(broadcasting(np.subtract))
+    forward = staticmethod(_without_bools(broadcasting(np.subtract)))
 
     def backward(self, g):
         return g, (scaled(g, -1) if self.needs(1) else None)
@@ -37,7 +55,7 @@ class SubBackward0(Op):
 class RsubBackward1(Op):
     """``c - x`` for a constant c."""
     takes_scaled = True
-    forward = staticmethod(lambda x, c: np.subtract(c, x))
+    forward = staticmethod(_without_bools(lambda x, c: np.subtract(c, x)))
 
     def backward(self, g):
         return scaled(g, -1), None
@@ -95,9 +113,16 @@ class DivBackward0(Op):
         return (g / b if self.needs(0) else None), (-g * a / (b * b) if self.needs(1) else None)
 
 
+def _negative(x):
+    if x.__class__ is np.ndarray and x.dtype.kind == "b":
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
+                           "invert a mask, use the `~` or `logical_not()` operator instead.")
+    return np.negative(x)
+
+
 class NegBackward0(Op):
     takes_scaled = True
-    forward = staticmethod(np.negative)
+    forward = staticmethod(_negative)
 
     def backward(self, g):
         return (scaled(g, -1),)

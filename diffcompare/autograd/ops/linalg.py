@@ -31,6 +31,8 @@ class MmBackward0(Op):
         if b.ndim == 1:
             g2 = D.unsqueeze(g2, -1)
         ga = gb = None
+        if not lead and a.ndim == 2 and b.ndim == 2:     # matrices: the gradients in the operands' layouts
+            return (_mat1_grad(g, b, a) if self.needs(0) else None), (_mat2_grad(g, a, b) if self.needs(1) else None)
         if self.needs(0):
             ga = sum_to(g2 @ b2.swapaxes(-1, -2), a2.shape, len(lead)).reshape(lead + a.shape)
         if self.needs(1):
@@ -42,6 +44,30 @@ class MmBackward0(Op):
 
 
 MmBackward0.tangent = staticmethod(matmul_tangent)
+
+
+def _column_major(m):
+    """Whether a matrix is laid out by columns (a transpose's view, ``weight.t()``)."""
+    a = m._data if isinstance(m, Tensor) else m
+    return a.ndim == 2 and a.flags.f_contiguous and not a.flags.c_contiguous
+
+
+def _mat1_grad(g, mat2, mat1=None):
+    """g @ mat2^T, the first factor's gradient, laid out as that factor is (PyTorch's
+    ``mm_mat1_backward``): computed transposed when the factor is a transpose's view, so that
+    its own transpose's gradient, the one a leaf gets, is contiguous."""
+    if mat1 is not None and _column_major(mat1):
+        return (mat2 @ g.swapaxes(-1, -2)).swapaxes(-1, -2)
+    return g @ mat2.swapaxes(-1, -2)
+
+
+def _mat2_grad(g, mat1, mat2):
+    """mat1^T @ g, the second factor's gradient, laid out as that factor is (PyTorch's
+    ``mm_mat2_backward``): ``linear``'s ``weight.t()`` gets (g^T mat1)^T, so the weight's
+    gradient is contiguous (``w.grad.view(-1)`` works, as in PyTorch)."""
+    if _column_major(mat2):
+        return (g.swapaxes(-1, -2) @ mat1).swapaxes(-1, -2)
+    return mat1.swapaxes(-1, -2) @ g
 
 
 class DotBackward0(MmBackward0):
@@ -201,8 +227,8 @@ class AddmmBackward0(Op):
         gc = None
         if self.needs(0):
             gc = sum_to(g if beta == 1 else g * beta, self.input_shape)
-        ga = g @ m2.swapaxes(-1, -2) if self.needs(1) else None
-        gb = m1.swapaxes(-1, -2) @ g if self.needs(2) else None
+        ga = _mat1_grad(g, m2, m1) if self.needs(1) else None
+        gb = _mat2_grad(g, m1, m2) if self.needs(2) else None
         if alpha != 1:
             ga = None if ga is None else ga * alpha
             gb = None if gb is None else gb * alpha

@@ -2,7 +2,7 @@
 :mod:`.adaptive`: Adadelta, Adamax, NAdam, RAdam, ASGD, Rprop; :mod:`.lbfgs`: LBFGS) and the
 learning-rate schedulers (:mod:`.lr_scheduler`), and weight averaging (:mod:`.swa_utils`)."""
 
-from . import lr_scheduler, swa_utils
+from . import lr_scheduler, optimizer, swa_utils
 from .adaptive import ASGD, Adadelta, Adamax, NAdam, RAdam, Rprop
 from .lbfgs import LBFGS
 from .optimizers import SGD, Adagrad, Adam, AdamW, Optimizer, RMSprop

@@ -2,6 +2,6 @@
 becomes ``from diffcompare.autograd.utils.data import DataLoader``; activation checkpointing
 is ``utils.checkpoint``."""
 
-from . import checkpoint, data
+from . import backcompat, checkpoint, data
 
-__all__ = ["checkpoint", "data"]
+__all__ = ["backcompat", "checkpoint", "data"]
