@@ -25,6 +25,20 @@ complex64 = cfloat = np.dtype("complex64")
 
 
 
+def round_to_bfloat16(values):
+    """``values`` rounded as PyTorch rounds them to bfloat16 (to float32 first, then to the
+    nearest 8-bit mantissa, ties to even; NaN kept), held in float32, for code PyTorch runs in
+    bfloat16 (Muon's orthogonalisation) that the engine emulates.
+
+    >>> round_to_bfloat16(np.array([1.0 + 2 ** -8, 1.0 + 3 * 2 ** -8, 3.14159])).tolist()
+    [1.0, 1.015625, 3.140625]
+    """
+    f = np.ascontiguousarray(values, dtype=np.float32)
+    bits = f.view(np.uint32)
+    rounded = ((bits + (((bits >> 16) & np.uint32(1)) + np.uint32(0x7FFF))) & np.uint32(0xFFFF0000)).view(np.float32)
+    return np.where(np.isnan(f), f, rounded)
+
+
 class UnsupportedDtype:
     """A PyTorch dtype NumPy has no counterpart of (``torch.bfloat16``): the name exists, so code
     that only mentions it (a table of dtypes by name) runs; making a tensor of it says why not.
