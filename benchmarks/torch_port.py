@@ -323,6 +323,19 @@ class EngineRandom:
 
         self.ag.manual_seed = tensor_module.manual_seed = manual_seed
 
+        # the global generator's state is PyTorch's (a checkpoint's recomputation, fork_rng)
+        def get_rng_state():
+            with self.real():
+                state = self.gen.get_state().numpy().copy()
+            return self.ag.from_numpy(state)
+
+        def set_rng_state(new_state):
+            with self.real():
+                self.gen.set_state(self.torch.from_numpy(new_state.numpy().copy()))
+
+        self.ag.get_rng_state = tensor_module.get_rng_state = get_rng_state
+        self.ag.set_rng_state = tensor_module.set_rng_state = set_rng_state
+
 
 class _CellTimeout(BaseException):
     pass

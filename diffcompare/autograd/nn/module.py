@@ -155,6 +155,15 @@ class Module:
         object.__setattr__(self, name, tensor)
 
     def add_module(self, name, module):
+        """Register ``module`` (or None) as the child ``name``, refused as PyTorch refuses it."""
+        if module is not None and not isinstance(module, Module):
+            raise TypeError(f"{_tensor_type(module)} is not a Module subclass")
+        if not isinstance(name, str):
+            raise TypeError(f"module name should be a string. Got {type(name).__name__}")
+        if "." in name:
+            raise KeyError(f'module name can\'t contain ".", got: {name}')
+        if name == "":
+            raise KeyError('module name can\'t be empty string ""')
         self._forget(name)
         self._modules[name] = module
         object.__setattr__(self, name, module)

@@ -35,8 +35,8 @@ from ..backward import backward as run_backward
 from ..function import Function
 from ..grad_mode import enable_grad, no_grad
 from ..graph import WALKS
-from ..random import fork_rng
-from ..tensor import Tensor, get_rng_state, set_rng_state
+from .. import random
+from ..tensor import Tensor
 
 __all__ = ["CheckpointError", "CheckpointFunction", "CheckpointPolicy", "SelectiveCheckpointContext", "check_backward_validity",
            "checkpoint", "checkpoint_sequential", "create_selective_checkpoint_contexts", "detach_variable",
@@ -82,7 +82,7 @@ class CheckpointFunction(Function):
         check_backward_validity(args)
         ctx.run_function, ctx.preserve_rng_state = run_function, preserve_rng_state
         if preserve_rng_state:
-            ctx.fwd_cpu_state = get_rng_state()
+            ctx.fwd_cpu_state = random.get_rng_state()
         ctx.inputs = [None if isinstance(a, Tensor) else a for a in args]
         ctx.tensor_indices = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
         ctx.save_for_backward(*[a for a in args if isinstance(a, Tensor)])
@@ -98,9 +98,9 @@ class CheckpointFunction(Function):
         inputs = list(ctx.inputs)
         for i, t in zip(ctx.tensor_indices, ctx.saved_tensors):
             inputs[i] = t
-        with fork_rng(enabled=ctx.preserve_rng_state):
+        with random.fork_rng(enabled=ctx.preserve_rng_state):
             if ctx.preserve_rng_state:
-                set_rng_state(ctx.fwd_cpu_state)
+                random.set_rng_state(ctx.fwd_cpu_state)
             detached = detach_variable(tuple(inputs))
             with enable_grad():
                 outputs = ctx.run_function(*detached)
