@@ -25,6 +25,7 @@ import functools
 import inspect
 
 from .dtypes import layout, memory_format, strided
+from .ops.outputs import write_out
 
 # PyTorch's python_arg_parser: a parameter's name -> the NumPy names it also answers to
 NUMPY_NAMES = {"dim": ("axis",), "keepdim": ("keepdims",), "input": ("x", "a", "x1"), "other": ("x2",)}
@@ -53,9 +54,14 @@ def _plan(func, inputs=True):
         pairs += [(alias, first.name) for alias in INPUT_NAMES if alias not in names]
     sizes = any(p.kind is inspect.Parameter.VAR_POSITIONAL and p.name in SIZES for p in params) and \
         not any(p.name == "size" and p.kind is not inspect.Parameter.VAR_POSITIONAL for p in params)
+    var_keyword = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params)
     placement = tuple(name for name in PLACEMENT if name not in names) if names & {"dtype", "device"} and \
-        not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params) else ()
-    return (tuple(pairs), sizes, placement) if pairs or sizes or placement else None
+        not var_keyword else ()
+    if not (pairs or sizes or placement):
+        return None
+    # a torch function wrapped anyway takes PyTorch's out= where it has none of its own
+    out = inputs and "out" not in names and not var_keyword and not getattr(func, "takes_out", False)
+    return tuple(pairs), sizes, placement, out
 
 
 def check_placement(name, value):
@@ -80,11 +86,14 @@ def accepting_numpy_names(func, inputs=True):
     if plan is None:
         return func
     lead = 0 if inputs else 1       # a method's self comes before its sizes
-    pairs, sizes, placement = plan
+    pairs, sizes, placement, takes_out = plan
 
     @functools.wraps(func)
     def call(*args, **kwargs):
         if kwargs:
+            if takes_out and "out" in kwargs:
+                out = kwargs.pop("out")
+                return write_out(call(*args, **kwargs), out, func.__name__)
             for name in placement:
                 if name in kwargs:
                     check_placement(name, kwargs.pop(name))

@@ -664,6 +664,7 @@ def _into_out(factory):
             out._data = made.astype(out.dtype, copy=False)
         out._bump()
         return out
+    with_out.takes_out = True       # (its signature, read through functools.wraps, does not show it)
     return with_out
 
 

@@ -147,3 +147,14 @@ def test_a_linear_weight_gradient_is_contiguous_with_or_without_a_graph():
     net(x).pow(2).sum().backward()
     assert net.weight.grad.is_contiguous()
     assert np.allclose(net.weight.grad.numpy(), grads[0].detach().numpy(), rtol=1e-14)
+
+
+def test_out_on_torch_functions_that_have_none_of_their_own():
+    a, b = ag.tensor([1.0, 5.0]), ag.tensor([3.0, 2.0])
+    out = ag.zeros(2)
+    assert ag.maximum(a, b, out=out) is out and out.tolist() == [3.0, 5.0]
+    assert ag.cumsum(a, 0, out=out) is out and out.tolist() == [1.0, 6.0]
+    total = ag.zeros(())
+    assert ag.sum(a, dim=0, out=total) is total and total.item() == 6.0
+    with pytest.raises(RuntimeError, match="functions with out=... arguments don't support automatic differentiation"):
+        ag.minimum(ag.ones(2, requires_grad=True), b, out=out)

@@ -11,6 +11,7 @@ import numpy as np
 from ..tensor import Tensor
 from . import special
 from .dual import D, register
+from .outputs import write_out
 from .recording import RESULT, Op, apply, array_of
 
 
@@ -278,12 +279,14 @@ def _extremum_tangent(node, tangents, arrays, out):
     return tb + share * (ta - tb)
 
 
-def maximum(a, b):
-    return apply(MaximumBackward0, (a, b))
+def maximum(input, other, *, out=None):
+    """The elementwise larger of ``input`` and ``other`` (NaN where either is NaN)."""
+    return write_out(apply(MaximumBackward0, (input, other)), out, "maximum")
 
 
-def minimum(a, b):
-    return apply(MinimumBackward0, (a, b))
+def minimum(input, other, *, out=None):
+    """The elementwise smaller of ``input`` and ``other`` (NaN where either is NaN)."""
+    return write_out(apply(MinimumBackward0, (input, other)), out, "minimum")
 
 
 class Atan2Backward0(Op):
