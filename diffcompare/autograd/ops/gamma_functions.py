@@ -18,7 +18,7 @@ import numpy as np
 from .dual import D
 from .recording import Op, apply
 from .sampling import digamma_array
-from .special import erf
+from .special import erf, erfc
 from ..tensor import Tensor
 
 
@@ -30,11 +30,7 @@ def _lgamma_scalar(v):
 
 
 _lgamma_ufunc = np.frompyfunc(_lgamma_scalar, 1, 1)
-_erfc_ufunc = np.frompyfunc(math.erfc, 1, 1)
 
-
-def _erfc(x):
-    return np.asarray(_erfc_ufunc(np.asarray(x, dtype=np.float64)), dtype=np.float64)
 
 def lgamma_array(x):
     """log|Gamma(x)| elementwise (inf at the poles), in ``x``'s float dtype."""
@@ -151,7 +147,7 @@ def erfinv_array(y):
         # Newton on erf near 0, on erfc in the tails (1 - |y| exact there, erfc(|x|) accurate)
         tail = np.abs(v) > 0.5
         for _ in range(8):
-            residual = np.where(tail, np.sign(v) * ((1.0 - np.abs(v)) - _erfc(np.abs(x))), erf(x) - v)
+            residual = np.where(tail, np.sign(v) * ((1.0 - np.abs(v)) - erfc(np.abs(x))), erf(x) - v)
             x = x - residual / (2.0 / math.sqrt(math.pi) * np.exp(-x * x))
         x = np.where(v == 1, np.inf, np.where(v == -1, -np.inf, x))
         x = np.where(np.abs(v) > 1, np.nan, x)
