@@ -29,7 +29,7 @@ import numpy as np
 from ..tensor import Tensor
 from .dual import D
 from .elementwise import erf as erf_op
-from .gamma_functions import erfinv_array, lgamma
+from .gamma_functions import erfinv_array, lgamma, zeta_array
 from .losses import add_scalar, mul_scalar
 from .pointwise import x_log_family
 from .recording import RESULT, Op, apply, array_of, floating_dtype
@@ -60,7 +60,7 @@ def per_element(scalar, *arrays, dtype, prec=80):
     """
     import mpmath
     arrays = [np.asarray(a, dtype=np.float64) for a in arrays]
-    with mpmath.workprec(prec):
+    with mpmath.workprec(prec), np.errstate(all="ignore"):
         values = np.frompyfunc(scalar, len(arrays), 1)(*arrays)
     return np.asarray(values, dtype=np.float64).astype(dtype)
 
@@ -78,11 +78,20 @@ def _same_shape(x, *rest, **params):
 
 # -- modified Bessel functions of the first kind --------------------------------------------------
 
+def _exp_overflows(v, dtype):
+    """Where exp(|v|) overflows in ``dtype``, as in PyTorch's kernels, which scale a Chebyshev
+    series by it: I0 and I1 are inf there (though they are themselves a little smaller)."""
+    with np.errstate(over="ignore"):
+        return np.isinf(np.exp(np.abs(v).astype(dtype)))
+
+
 def i0_array(x):
     """I0(x), the modified Bessel function of the first kind of order 0 (NumPy's, the same
-    Cephes series as PyTorch's)."""
+    Cephes series as PyTorch's); inf where PyTorch's exp(|x|) overflows, NaN at +-inf (inf /
+    inf in its kernel)."""
     v, dtype = _floating(x)
-    return np.i0(v).astype(dtype)
+    out = np.where(_exp_overflows(v, dtype), np.inf, np.i0(v))
+    return np.where(np.isinf(v), np.nan, out).astype(dtype)
 
 
 def _i0e_scalar(v):
@@ -102,13 +111,15 @@ def i0e_array(x):
 
 
 def _i1_scalar(v):
-    return float(_mp().besseli(1, v)) if math.isfinite(v) else v
+    return float(_mp().besseli(1, v)) if not abs(v) >= 720 else math.copysign(math.inf, v)
 
 
 def i1_array(x):
-    """I1(x), the modified Bessel function of the first kind of order 1 (odd; +-inf at +-inf)."""
+    """I1(x), the modified Bessel function of the first kind of order 1 (odd): +-inf where
+    PyTorch's exp(|x|) overflows, NaN at +-inf (inf / inf in its kernel)."""
     v, dtype = _floating(x)
-    return per_element(_i1_scalar, v, dtype=dtype)
+    out = np.where(_exp_overflows(v, dtype), np.copysign(np.inf, v), per_element(_i1_scalar, v, dtype=np.float64))
+    return np.where(np.isinf(v), np.nan, out).astype(dtype)
 
 
 def _i1e_scalar(v):
@@ -257,20 +268,16 @@ def erfcx(input):
     return apply(SpecialErfcxBackward0, (input,)) if isinstance(input, Tensor) else erfcx_array(input)
 
 
-def _log_ndtr_scalar(v):
-    mp = _mp()
-    return float(mp.log(mp.ncdf(v))) if v > -math.inf else v
-
-
 def log_ndtr_array(x):
-    """log of the standard normal CDF: log1p(-erfc(x/sqrt 2)/2) from x = -1 up (PyTorch's
-    formula there), mpmath's log(ncdf(x)) below, where the CDF itself underflows."""
+    """log of the standard normal CDF by PyTorch's formulas: log1p(-erfc(x/sqrt 2)/2) from
+    x = -1 up, log(erfcx(-x/sqrt 2)/2) - x^2/2 below (-inf where x^2 overflows)."""
     v, dtype = _floating(x)
+    t = v * _SQRT1_2
     with np.errstate(all="ignore"):
-        out = np.log1p(-erfc(v * _SQRT1_2) / 2)
-    low = v < -1
-    if low.any():
-        out[low] = per_element(_log_ndtr_scalar, v[low], dtype=np.float64)
+        out = np.log1p(-erfc(t) / 2)
+        low = v < -1
+        if low.any():
+            out[low] = np.log(erfcx_array(-t[low]) / 2) - t[low] * t[low]
     return out.astype(dtype)
 
 
@@ -287,7 +294,7 @@ class SpecialLogNdtrBackward0(Op):
 
 def log_ndtr(input):
     """``torch.special.log_ndtr``: the log of the standard normal CDF, accurate far in the lower
-    tail (SpecialLogNdtrBackward0).
+    tail, where the CDF underflows (SpecialLogNdtrBackward0).
 
     >>> from diffcompare import autograd as ag
     >>> log_ndtr(ag.tensor([0.0, -10.0]))
@@ -524,32 +531,6 @@ def igammac(input, other):
     return _igamma(IgammacBackward0, "igammac", input, other)
 
 
-def _zeta_scalar(x, q):
-    """The Hurwitz zeta function sum_k (q + k)^-x with the values PyTorch's Cephes kernel gives
-    outside x > 1, at the poles q = 0, -1, ... and at infinities."""
-    if x != x or q != q:
-        return math.nan
-    if x == 1:
-        return math.inf
-    if x < 1:
-        return math.nan
-    if q <= 0:
-        if q == math.floor(q):
-            return math.inf
-        if x != math.floor(x):
-            return math.nan
-    if math.isinf(q):
-        return math.nan
-    if math.isinf(x):
-        return math.nan if q > 1 else (1.0 if q == 1 else math.inf)
-    return float(_mp().zeta(x, q))
-
-
-def zeta_array(x, q, dtype=np.float64):
-    """zeta(x, q), the Hurwitz zeta function (x > 1)."""
-    return per_element(_zeta_scalar, x, q, dtype=dtype)
-
-
 class SpecialZetaBackward0(Op):
     """zeta(x, q) of two tensors; VJP for q: grad * -x zeta(x + 1, q); for x: not implemented."""
     broadcasts = True
@@ -616,10 +597,14 @@ def _unary_tensor(name, input):
 
 def _no_gradient(name, scalar, doc):
     """A function of one tensor that PyTorch declares not differentiable: ``scalar`` per
-    element (mpmath), its result a tensor that does not require grad."""
-    def array(x):
-        v, dtype = _floating(x)
-        return per_element(scalar, v, dtype=dtype)
+    element (mpmath; or an array function, given as ``("array", function)``), its result a
+    tensor that does not require grad."""
+    if isinstance(scalar, tuple):
+        array = scalar[1]
+    else:
+        def array(x):
+            v, dtype = _floating(x)
+            return per_element(scalar, v, dtype=dtype)
 
     def function(input):
         return Tensor._make(array(_unary_tensor(f"special_{name}", input)))
@@ -660,9 +645,20 @@ def _bessel_k(order, scaled):
 
 
 def _airy_ai(v):
-    if not math.isfinite(v):
-        return math.nan
+    if not math.isfinite(v) or v < 0 and math.isinf(-2.0 * v * math.sqrt(-v) / 3.0):
+        return math.nan                     # PyTorch's phase 2/3 (-x)^3/2 is inf there: sin(inf)
     return 0.0 if v > 103.892 else float(_mp().airyai(v))
+
+
+def _airy_ai_array(x):
+    """Ai(x), 0 where PyTorch's kernel divides by 2 x^1/4 exp(2/3 x^3/2) and that overflows in
+    the result's dtype (float32: from x = 25.7 on, where Ai is subnormal)."""
+    v, dtype = _floating(x)
+    with np.errstate(all="ignore"):
+        t = v.astype(dtype)
+        divisor = dtype.type(2) * np.sqrt(np.sqrt(t)) * np.exp(dtype.type(2) * t * np.sqrt(t) / dtype.type(3))
+        out = per_element(_airy_ai, v, dtype=np.float64)
+        return np.where((v >= 2.09) & (v < np.inf) & np.isinf(divisor), 0.0, out).astype(dtype)
 
 
 bessel_j0 = _no_gradient("bessel_j0", _bessel_j0, """``torch.special.bessel_j0``: the Bessel function of the first kind of order 0 (no
@@ -717,7 +713,7 @@ scaled_modified_bessel_k1 = _no_gradient("scaled_modified_bessel_k1", _bessel_k(
     >>> scaled_modified_bessel_k1(ag.tensor([1.0]))
     tensor([1.6362])
     """)
-airy_ai = _no_gradient("airy_ai", _airy_ai, """``torch.special.airy_ai``: Airy's function Ai (no gradient; NaN at +-inf and 0 above
+airy_ai = _no_gradient("airy_ai", ("array", _airy_ai_array), """``torch.special.airy_ai``: Airy's function Ai (no gradient; NaN at +-inf and 0 above
     103.892, as PyTorch's kernel gives).
 
     >>> from diffcompare import autograd as ag
@@ -755,11 +751,11 @@ def spherical_bessel_j0(input):
     tensor([1.0000, 0.0470])
     """
     v, dtype = _floating(_unary_tensor("special_spherical_bessel_j0", input))
-    x2 = v * v
-    inner = 1.0 / math.factorial(13)
-    for k in range(5, 0, -1):                   # 1 + sum over k <= 6 of (-x^2)^k / (2k + 1)!, by Horner
-        inner = (-1.0) ** k / math.factorial(2 * k + 1) + x2 * inner
     with np.errstate(all="ignore"):
+        x2 = v * v
+        inner = 1.0 / math.factorial(13)
+        for k in range(5, 0, -1):               # 1 + sum over k <= 6 of (-x^2)^k / (2k + 1)!, by Horner
+            inner = (-1.0) ** k / math.factorial(2 * k + 1) + x2 * inner
         out = np.where(np.abs(v) < 0.5, 1.0 + x2 * inner, np.sin(v) / v)
     return Tensor._make(np.where(np.isinf(v), 0.0, out).astype(dtype))
 
