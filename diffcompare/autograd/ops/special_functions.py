@@ -38,6 +38,8 @@ from .special import erfc
 _SQRT1_2 = math.sqrt(0.5)
 _2_SQRT_PI = 2.0 / math.sqrt(math.pi)
 _SQRT_2PI = math.sqrt(2.0 * math.pi)
+_MACHEP = 2.0 ** -53
+_MAXLOG = math.log(np.finfo(np.float64).max)
 
 
 # -- how values are computed ---------------------------------------------------------------------
@@ -419,10 +421,54 @@ def _binary_arrays(input, other):
     return np.asarray(array_of(input), dtype=np.float64), np.asarray(array_of(other), dtype=np.float64), dtype
 
 
-def _igamma_scalar(a, x, upper):
-    """The regularized lower (upper) incomplete gamma function with PyTorch's values at the
-    edges of its domain."""
-    if x < 0 or a < 0 or a != a or x != x:
+_PI_FLOAT32 = float(np.float32(math.pi))
+
+
+def _incomplete_gamma(a, x):
+    """(P(a, x), Q(a, x)) as mpmath numbers: the smaller tail by mpmath (the other one if its
+    series does not converge; a quadrature if neither does), the larger as 1 minus it."""
+    mp = _mp()
+    lower = (lambda: mp.gammainc(a, 0, x, regularized=True))
+    upper = (lambda: mp.gammainc(a, x, mp.inf, regularized=True))
+    order = ((lower, False), (upper, True)) if x < a else ((upper, True), (lower, False))
+    for compute, is_upper in order:
+        try:
+            value = compute()
+        except mp.libmp.NoConvergence:
+            continue
+        return (1 - value, value) if is_upper else (value, 1 - value)
+    log_gamma = mp.loggamma(a)
+    density = (lambda t: mp.exp((a - 1) * mp.log(t) - t - log_gamma))
+    value = mp.quad(density, [x, max(x, a - 1), max(x, a - 1) + 60 * mp.sqrt(a), mp.inf])
+    return 1 - value, value
+
+
+def _igamc_series(a, x):
+    """Q(a, x) for small x by DLMF 8.7.3, as PyTorch's (SciPy's) kernel sums it, lgamma(1 + a)
+    included: for a below 1e-8 or so 1 + a rounds, which PyTorch's values keep."""
+    fac, total = 1.0, 0.0
+    for n in range(1, 2000):
+        fac *= -x / n
+        term = fac / (a + n)
+        total += term
+        if abs(term) <= _MACHEP * abs(total):
+            break
+    log_x = math.log(x)
+    lgamma = (lambda v: float(_mp().loggamma(v)))     # as accurate as C's lgamma near 1 (math.lgamma is not)
+    return -math.expm1(a * log_x - lgamma(1 + a)) - math.exp(a * log_x - lgamma(a)) * total
+
+
+def _uniform_asymptotic(a, x):
+    """Whether PyTorch's kernel takes Temme's uniform asymptotic expansion (a ~ x, a large)."""
+    ratio = abs(x - a) / a
+    return 20 < a < 200 and ratio < 0.3 or a > 200 and ratio < 4.5 / math.sqrt(a)
+
+
+def _igamma_scalar(a, x, upper, maxlog=_MAXLOG):
+    """The regularized lower (upper) incomplete gamma function P(a, x) (Q(a, x)), with PyTorch's
+    values at the edges of its domain, its series where it is less accurate than mpmath (a
+    below 1e-8 or so, x <= 1.1), and its float32 pi in Temme's expansion."""
+    if x < 0 or a < 0:
         return math.nan
     if a == 0:
         return (0.0 if upper else 1.0) if x > 0 else math.nan
@@ -432,20 +478,36 @@ def _igamma_scalar(a, x, upper):
         return math.nan if math.isinf(x) else (1.0 if upper else 0.0)
     if math.isinf(x):
         return 0.0 if upper else 1.0
-    mp = _mp()
-    if upper:
-        return float(mp.gammainc(a, x, mp.inf, regularized=True))
-    return float(mp.gammainc(a, 0, x, regularized=True))
+    if a != a or x != x:
+        return math.nan
+    if _uniform_asymptotic(a, x):
+        # PyTorch divides the expansion's series by sqrt(2 pi a) with pi in float32: its value
+        # is the leading erfc term plus the rest scaled by sqrt(pi / float32(pi))
+        sigma = (x - a) / a
+        eta = math.copysign(math.sqrt(-2 * (math.log1p(sigma) - sigma)), x - a) if x != a else 0.0
+        head = 0.5 * math.erfc((1 if upper else -1) * eta * math.sqrt(a / 2))
+        exact = _incomplete_gamma(a, x)[1 if upper else 0]
+        return float(head + (exact - head) * _mp().sqrt(_mp().pi / _PI_FLOAT32))
+    if not upper and x > 1 and x > a:
+        return 1.0 - _igamma_scalar(a, x, True, maxlog)
+    if upper and (x <= 0.5 and not -0.4 / math.log(x) < a or 0.5 < x <= 1.1 and not x * 1.1 < a):
+        return _igamc_series(a, x)
+    direct = (x > 1.1 and x >= a) if upper else True      # PyTorch's continued fraction, or its series
+    if direct and abs(a - x) > 0.4 * abs(a) and a * math.log(x) - x - math.lgamma(a) < -maxlog:
+        return 0.0                      # both scale by x^a e^-x / Gamma(a), taken as 0 when it underflows
+    return float(_incomplete_gamma(a, x)[1 if upper else 0])
 
 
 def igamma_array(a, x, dtype=np.float64):
     """P(a, x), the regularized lower incomplete gamma function; NaN for a < 0 or x < 0."""
-    return per_element(lambda p, q: _igamma_scalar(p, q, False), a, x, dtype=dtype)
+    maxlog = math.log(np.finfo(dtype).max)
+    return per_element(lambda p, q: _igamma_scalar(p, q, False, maxlog), a, x, dtype=dtype)
 
 
 def igammac_array(a, x, dtype=np.float64):
     """Q(a, x) = 1 - P(a, x), the regularized upper incomplete gamma function."""
-    return per_element(lambda p, q: _igamma_scalar(p, q, True), a, x, dtype=dtype)
+    maxlog = math.log(np.finfo(dtype).max)
+    return per_element(lambda p, q: _igamma_scalar(p, q, True, maxlog), a, x, dtype=dtype)
 
 
 class IgammaBackward0(Op):
