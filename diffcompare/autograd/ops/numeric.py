@@ -19,6 +19,7 @@ import math
 
 import numpy as np
 
+from ..dtypes import default_dtype
 from ..return_types import return_type
 from ..tensor import Tensor
 from .dual import D
@@ -58,6 +59,8 @@ SgnBackward0 = _unary("SgnBackward0", _sgn, lambda g, x: g * 0.0, doc="The sign 
 
 
 def _sinc(x):
+    if x.dtype.kind in "biu":               # integers promote to the default dtype
+        x = x.astype(default_dtype())
     px = np.pi * x
     return np.where(x == 0, 1.0, np.sin(px) / np.where(x == 0, 1.0, px)).astype(x.dtype)
 

@@ -92,7 +92,8 @@ def i0_array(x):
     Cephes series as PyTorch's); inf where PyTorch's exp(|x|) overflows, NaN at +-inf (inf /
     inf in its kernel)."""
     v, dtype = _floating(x)
-    out = np.where(_exp_overflows(v, dtype), np.inf, np.i0(v))
+    with np.errstate(all="ignore"):
+        out = np.where(_exp_overflows(v, dtype), np.inf, np.i0(v))
     return np.where(np.isinf(v), np.nan, out).astype(dtype)
 
 
