@@ -427,11 +427,16 @@ _PI_FLOAT32 = float(np.float32(math.pi))
 
 def _incomplete_gamma(a, x):
     """(P(a, x), Q(a, x)) as mpmath numbers: the smaller tail by mpmath (the other one if its
-    series does not converge; a quadrature if neither does), the larger as 1 minus it."""
+    series does not converge; a quadrature if neither does), the other as 1 minus it."""
     mp = _mp()
+    if a < 1e-17:                       # Q = a E1(x) (1 + O(a)): mpmath's upper function is slow there
+        value = a * mp.e1(x)
+        return 1 - value, value
     lower = (lambda: mp.gammainc(a, 0, x, regularized=True))
     upper = (lambda: mp.gammainc(a, x, mp.inf, regularized=True))
-    order = ((lower, False), (upper, True)) if x < a else ((upper, True), (lower, False))
+    # (below x = 1.1 the callers want Q only where it is the larger tail, and mpmath's upper
+    # function is slow for small x)
+    order = ((lower, False), (upper, True)) if x < a or x <= 1.1 else ((upper, True), (lower, False))
     for compute, is_upper in order:
         try:
             value = compute()
