@@ -739,6 +739,9 @@ class TensorOperators(Operators):
     rad2deg = ops.rad2deg
     erfc = ops.erfc
     sinc = ops.sinc
+    i0 = ops.i0
+    igamma = ops.igamma
+    igammac = ops.igammac
     logaddexp2 = ops.logaddexp2
     fmax = ops.fmax
     fmin = ops.fmin
@@ -832,6 +835,9 @@ class TensorOperators(Operators):
     sgn_ = ops.inplace_unary(ops.sgn)
     erf_ = ops.inplace_unary(ops.erf)
     erfc_ = ops.inplace_unary(ops.erfc)
+    i0_ = ops.inplace_unary(ops.i0)
+    igamma_ = ops.inplace_unary(ops.igamma)
+    igammac_ = ops.inplace_unary(ops.igammac)
     exp2_ = ops.inplace_unary(ops.exp2)
     expm1_ = ops.inplace_unary(ops.expm1)
     log1p_ = ops.inplace_unary(ops.log1p)

@@ -1,5 +1,5 @@
 """The gamma-function family and the inverse error function, ``torch.lgamma``, ``digamma``,
-``polygamma``, ``erfinv`` and ``mvlgamma`` (also Tensor methods and in ``torch.special``) as differentiable ops (LgammaBackward0,
+``polygamma`` (of the Hurwitz zeta function, as PyTorch's), ``erfinv`` and ``mvlgamma`` (also Tensor methods and in ``torch.special``) as differentiable ops (LgammaBackward0,
 DigammaBackward0, PolygammaBackward0, as PyTorch names them), with PyTorch's CPU formulas for
 digamma and trigamma (the same series, so the same values to the last bits or nearly).
 
@@ -12,13 +12,14 @@ tensor([-0.5772,  0.7032])
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 
 from .dual import D
 from .recording import Op, apply
 from .sampling import digamma_array
-from .special import erf
+from .special import erf, erfc
 from ..tensor import Tensor
 
 
@@ -30,11 +31,7 @@ def _lgamma_scalar(v):
 
 
 _lgamma_ufunc = np.frompyfunc(_lgamma_scalar, 1, 1)
-_erfc_ufunc = np.frompyfunc(math.erfc, 1, 1)
 
-
-def _erfc(x):
-    return np.asarray(_erfc_ufunc(np.asarray(x, dtype=np.float64)), dtype=np.float64)
 
 def lgamma_array(x):
     """log|Gamma(x)| elementwise (inf at the poles), in ``x``'s float dtype."""
@@ -62,16 +59,80 @@ def trigamma_array(x):
 
 
 def polygamma_array(n, x):
-    """polygamma(n, x): digamma for n = 0, trigamma for n = 1, else (-1)^(n+1) n! zeta(n+1, x)."""
+    """polygamma(n, x): digamma for n = 0, trigamma for n = 1, else PyTorch's
+    (-1)^(n+1) n! zeta(n + 1, x)."""
     if n == 0:
         return digamma_array(x)
     if n == 1:
         return trigamma_array(x)
-    import mpmath
     x = np.asarray(x)
     dtype = x.dtype if x.dtype.kind == "f" else np.float64
-    values = [float(mpmath.polygamma(n, float(v))) for v in x.ravel()]
-    return np.array(values, dtype=np.float64).reshape(x.shape).astype(dtype)
+    sign = 1.0 if n % 2 else -1.0
+    with np.errstate(all="ignore"):
+        return (sign * math.exp(math.lgamma(n + 1.0)) * zeta_array(n + 1.0, x)).astype(dtype)
+
+
+def _euler_maclaurin_divisors():
+    """(2j)! / B_2j for j = 1..12: the Euler-Maclaurin correction terms' divisors, from the
+    exact Bernoulli numbers."""
+    import mpmath
+    return tuple(float(Fraction(math.factorial(2 * j)) / Fraction(*mpmath.bernfrac(2 * j))) for j in range(1, 13))
+
+
+_EM_DIVISORS = None
+_MACHEP = 2.0 ** -53
+
+
+def zeta_array(x, q, dtype=np.float64):
+    """zeta(x, q), the Hurwitz zeta function sum over k >= 0 of (q + k)^-x, as PyTorch's Cephes
+    kernel computes it (in float64 whatever ``dtype``): the terms summed until they are
+    negligible or q + k > 9 after nine of them, then the Euler-Maclaurin tail with twelve
+    Bernoulli corrections at most. inf at x = 1 and at the poles q = 0, -1, ...; NaN for
+    x < 1, and for q < 0 with x not an integer."""
+    global _EM_DIVISORS
+    if _EM_DIVISORS is None:
+        _EM_DIVISORS = _euler_maclaurin_divisors()
+    x, q = np.broadcast_arrays(np.asarray(x, dtype=np.float64), np.asarray(q, dtype=np.float64))
+    out = np.full(x.shape, np.nan)
+    with np.errstate(all="ignore"):
+        pole = (x == 1) | ~(x < 1) & (q <= 0) & (q == np.floor(q))
+        out[pole] = np.inf
+        todo = np.flatnonzero(~pole & ~(x < 1) & ~((q <= 0) & (x != np.floor(x))))
+        xs, qs = x.flat[todo], q.flat[todo]
+        s, a, b, i = np.power(qs, -xs), qs.copy(), np.zeros_like(qs), 0
+        while todo.size:        # the direct sum: an element leaves when its term is negligible
+            looping = (i < 9) | (a <= 9)
+            if not looping.any():
+                break
+            a = np.where(looping, a + 1, a)
+            b = np.where(looping, np.power(a, -xs), b)
+            s = np.where(looping, s + b, s)
+            negligible = looping & (-_MACHEP * s < b) & (b < _MACHEP * s)
+            out.flat[todo[negligible]] = s[negligible]
+            keep = ~negligible
+            todo, xs, s, a, b = todo[keep], xs[keep], s[keep], a[keep], b[keep]
+            i += 1
+        w = a                   # the Euler-Maclaurin tail from w = q + N
+        s = s + b * w / (xs - 1)
+        s = s - 0.5 * b
+        factor, k = np.ones_like(s), 0.0
+        for divisor in _EM_DIVISORS:
+            if not todo.size:
+                break
+            factor = factor * (xs + k)
+            b = b / w
+            t = factor * b / divisor
+            s = s + t
+            small = np.abs(t / s) < _MACHEP
+            out.flat[todo[small]] = s[small]
+            keep = ~small
+            todo, xs, s, b, w, factor = todo[keep], xs[keep], s[keep], b[keep], w[keep], factor[keep]
+            k += 1.0
+            factor = factor * (xs + k)
+            b = b / w
+            k += 1.0
+        out.flat[todo] = s
+    return out.astype(dtype)
 
 
 class LgammaBackward0(Op):
@@ -151,7 +212,7 @@ def erfinv_array(y):
         # Newton on erf near 0, on erfc in the tails (1 - |y| exact there, erfc(|x|) accurate)
         tail = np.abs(v) > 0.5
         for _ in range(8):
-            residual = np.where(tail, np.sign(v) * ((1.0 - np.abs(v)) - _erfc(np.abs(x))), erf(x) - v)
+            residual = np.where(tail, np.sign(v) * ((1.0 - np.abs(v)) - erfc(np.abs(x))), erf(x) - v)
             x = x - residual / (2.0 / math.sqrt(math.pi) * np.exp(-x * x))
         x = np.where(v == 1, np.inf, np.where(v == -1, -np.inf, x))
         x = np.where(np.abs(v) > 1, np.nan, x)
@@ -185,5 +246,5 @@ def mvlgamma(a, p):
 
 
 PUBLIC = ('lgamma', 'digamma', 'polygamma', 'erfinv', 'mvlgamma')
-__all__ = ['LgammaBackward0', 'DigammaBackward0', 'PolygammaBackward0', 'ErfinvBackward0', 'lgamma', 'digamma', 'polygamma',
+__all__ = ['zeta_array', 'LgammaBackward0', 'DigammaBackward0', 'PolygammaBackward0', 'ErfinvBackward0', 'lgamma', 'digamma', 'polygamma',
            'erfinv', 'mvlgamma']

@@ -19,13 +19,14 @@ import math
 
 import numpy as np
 
+from ..dtypes import default_dtype
 from ..return_types import return_type
 from ..tensor import Tensor
 from .dual import D
 from .factorizations import MultiOutputOp, output_grads, record_outputs
 from .indexing import IndexBackward0
 from .recording import RESULT, Op, apply, array_of, check_dim
-from .special import erf
+from .special import erfc as erfc_array
 
 _LN2 = math.log(2.0)
 _2_SQRT_PI = 2.0 / math.sqrt(math.pi)
@@ -45,8 +46,8 @@ FracBackward0 = _unary("FracBackward0", lambda x: x - np.trunc(x), lambda g: g, 
 Exp2Backward0 = _unary("Exp2Backward0", np.exp2, lambda g, y: g * y * _LN2, saves=(RESULT,), doc="2^x.")
 Deg2RadBackward0 = _unary("Deg2RadBackward0", lambda x: x * (math.pi / 180), lambda g: g * (math.pi / 180), saves=())
 Rad2DegBackward0 = _unary("Rad2DegBackward0", lambda x: x * (180 / math.pi), lambda g: g * (180 / math.pi), saves=())
-ErfcBackward0 = _unary("ErfcBackward0", lambda x: 1.0 - erf(x), lambda g, x: g * (-_2_SQRT_PI * D.exp(-(x * x))),
-                       doc="1 - erf(x).")
+ErfcBackward0 = _unary("ErfcBackward0", erfc_array, lambda g, x: g * (-_2_SQRT_PI * D.exp(-(x * x))),
+                       doc="1 - erf(x), to full relative precision in the upper tail.")
 
 
 def _sgn(x):
@@ -58,15 +59,20 @@ SgnBackward0 = _unary("SgnBackward0", _sgn, lambda g, x: g * 0.0, doc="The sign 
 
 
 def _sinc(x):
+    if x.dtype.kind in "biu":               # integers promote to the default dtype
+        x = x.astype(default_dtype())
     px = np.pi * x
     return np.where(x == 0, 1.0, np.sin(px) / np.where(x == 0, 1.0, px)).astype(x.dtype)
 
 
 def _sinc_grad(g, x):
+    """PyTorch's sinc_backward: g (pi x cos(pi x) - sin(pi x)) / (pi x^2), 0 where pi x^2 is 0
+    (at 0, and where x^2 underflows)."""
     px = x * math.pi
-    safe = D.where(x == 0, 1.0, x)
-    slope = (D.cos(px) * math.pi * safe - D.sin(px)) / (safe * safe * math.pi)
-    return g * D.where(x == 0, 0.0, slope)
+    pxx = x * x * math.pi
+    at_zero = array_of(pxx) == 0
+    slope = (px * D.cos(px) - D.sin(px)) / D.where(at_zero, 1.0, pxx)
+    return D.where(at_zero, 0.0, g * slope)
 
 
 SincBackward0 = _unary("SincBackward0", _sinc, _sinc_grad, doc="sin(pi x) / (pi x), 1 at 0.")

@@ -20,7 +20,7 @@ from ..tensor import Tensor
 from .dual import D
 from .elementwise import ClampBackward0, ClampBackward1
 from .overloads import number_first
-from .recording import Op, apply, array_of
+from .recording import Op, apply, array_of, floating_dtype
 from .scattering import not_differentiable
 
 
@@ -136,29 +136,87 @@ def logaddexp(input, other):
     return apply(LogaddexpBackward0, (input, other))
 
 
-class XlogyBackward0(Op):
-    """x log y, 0 where x = 0 (unless y is nan): d x = g log y (0 where x = 0 and y <= 0), d y = g x / y."""
-    broadcasts = True
-    saves = (0, 1)
+def x_log_family(name, node, log, pole):
+    """``name(input, other)`` = input * log(other) (``log``: np.log or np.log1p, -inf at
+    other = ``pole``), 0 where input is 0 unless other is NaN, as PyTorch's ``xlogy`` and
+    ``special.xlog1py``: the function and its three nodes, ``{node}Backward0`` (two tensors),
+    ``{node}Backward1`` (input a number) and ``{node}Backward2`` (other a number). The rules
+    are derivatives.yaml's: d input = name(grad, other), 0 where input = 0 and other <= pole
+    (the number other: everywhere when it is > pole), d other = grad input / (other - pole).
 
-    @staticmethod
-    def forward(x, y):
+    >>> import math
+    >>> xlog2, nodes = x_log_family("xlog2", "Xlog2", np.log2, 0.0)
+    >>> xlog2(np.array([0.0, 3.0]), np.array([0.0, 4.0])), [cls.__name__ for cls in nodes]
+    (array([0., 6.]), ['Xlog2Backward0', 'Xlog2Backward1', 'Xlog2Backward2'])
+    """
+
+    def values(x, y, dtype):
+        x, y = np.asarray(x, dtype=dtype), np.asarray(y, dtype=dtype)
         with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where((np.asarray(x) == 0) & ~np.isnan(y), 0.0, x * np.log(y)).astype(np.result_type(x, y))
+            return np.where((x == 0) & ~np.isnan(y), dtype.type(0), x * log(y)).astype(dtype)
 
-    def backward(self, g, x, y):
-        gx = gy = None
-        if self.needs(0):
-            xa, ya = array_of(x), array_of(y)
-            gx = D.where((xa == 0) & (ya <= 0), 0.0, g * D.log(y))
-        if self.needs(1):
-            gy = g * x / y
-        return gx, gy
+    def function(input, other):
+        if not isinstance(input, Tensor) and not isinstance(other, Tensor):   # arrays: a rule's own values
+            return values(input, other, np.result_type(input, other, np.float16))
+        dtype = floating_dtype(input, other)
+        if not isinstance(input, Tensor):
+            return apply(Backward1, (other,), {"scalar": input, "dtype": dtype})
+        if not isinstance(other, Tensor):
+            return apply(Backward2, (input,), {"scalar": other, "dtype": dtype})
+        return apply(Backward0, (input, other), {"dtype": dtype})
+
+    class Backward0(Op):
+        broadcasts = True
+        saves = (0, 1)
+        forward = staticmethod(values)
+
+        def backward(self, g, x, y):
+            gx = gy = None
+            if self.needs(0):
+                gx = D.where((array_of(x) == 0) & (array_of(y) <= pole), 0.0, function(g, y))
+            if self.needs(1):
+                gy = g * x / (y - pole)
+            return gx, gy
+
+    class Backward1(Op):
+        saves = (0,)
+
+        @staticmethod
+        def forward(y, scalar, dtype):
+            return values(scalar, y, dtype)
+
+        def backward(self, g, y):
+            return (g * self.scalar / (y - pole),)
+
+    class Backward2(Op):
+        saves = (0,)
+
+        @staticmethod
+        def forward(x, scalar, dtype):
+            return values(x, scalar, dtype)
+
+        def backward(self, g, x):
+            gx = function(g, self.scalar)
+            return (gx if self.scalar > pole else D.where(array_of(x) == 0, 0.0, gx),)
+
+    nodes = (Backward0, Backward1, Backward2)
+    for k, cls in enumerate(nodes):
+        cls.__name__ = cls.__qualname__ = f"{node}Backward{k}"
+        cls.__doc__ = f"{name}: input * {log.__name__}(other); {('two tensors', 'a number input', 'a number other')[k]}."
+        cls.batched_backward = cls.backward      # elementwise: the rule takes a batch as it is
+        cls.tangent = "elementwise"
+    function.__name__ = function.__qualname__ = name
+    return function, nodes
 
 
-def xlogy(input, other):
-    """``input * log(other)``, 0 where ``input`` is 0 (as scipy's xlogy)."""
-    return apply(XlogyBackward0, (input, other))
+xlogy, (XlogyBackward0, XlogyBackward1, XlogyBackward2) = x_log_family("xlogy", "Xlogy", np.log, 0.0)
+xlogy.__doc__ = """``input * log(other)``, 0 where ``input`` is 0 unless ``other`` is NaN (as scipy's xlogy);
+    either may be a number.
+
+    >>> from diffcompare import autograd as ag
+    >>> ag.xlogy(ag.tensor([0.0, 2.0]), ag.tensor([0.0, 3.0])), ag.xlogy(2, ag.tensor([1, 3]))
+    (tensor([0.0000, 2.1972]), tensor([0.0000, 2.1972]))
+    """
 
 
 class LogitBackward0(Op):
@@ -415,8 +473,7 @@ gcd = _integers("gcd", np.gcd)
 lcm = _integers("lcm", np.lcm)
 
 
-for _cls in (LerpBackward1, AddcmulBackward0, AddcdivBackward0, LogaddexpBackward0, XlogyBackward0, LogitBackward0,
-             NanToNumBackward0):
+for _cls in (LerpBackward1, AddcmulBackward0, AddcdivBackward0, LogaddexpBackward0, LogitBackward0, NanToNumBackward0):
     _cls.batched_backward = _cls.backward   # elementwise: the rule takes a batch as it is
     _cls.tangent = "elementwise"
 
@@ -426,5 +483,5 @@ PUBLIC = ("addcdiv", "addcmul", "angle", "clamp_max", "clamp_min", "fmod", "frex
           "lerp", "logaddexp", "logit", "nan_to_num", "nextafter", "remainder", "xlogy")
 # what the family exports to `ops`
 __all__ = ["AngleBackward0", "FrexpBackward0", "LdexpBackward0", "NextafterBackward0", "AddcdivBackward0", "AddcmulBackward0", "ClampMaxBackward0", "ClampMinBackward0", "LerpBackward0",
-           "LerpBackward1", "LogaddexpBackward0", "LogitBackward0", "NanToNumBackward0", "XlogyBackward0", "DivBackward2",
-           "FmodBackward0", "FmodBackward1", "RemainderBackward0", "RemainderBackward1", "rounded_div", *PUBLIC]
+           "LerpBackward1", "LogaddexpBackward0", "LogitBackward0", "NanToNumBackward0", "XlogyBackward0", "XlogyBackward1", "XlogyBackward2", "DivBackward2",
+           "FmodBackward0", "FmodBackward1", "RemainderBackward0", "RemainderBackward1", "rounded_div", "x_log_family", *PUBLIC]

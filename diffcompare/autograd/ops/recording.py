@@ -9,6 +9,7 @@ import traceback
 
 import numpy as np
 
+from ..dtypes import default_dtype
 from ..device import META_SEEN, MetaArray, any_meta, as_meta, meta_array
 from ..collector import MASK as COLLECTOR_MASK, checkpoint
 from ..grad_mode import STATE
@@ -441,10 +442,34 @@ def check_dim(dim, ndim):
     return dim % size if ndim else 0
 
 
+def floating_dtype(*operands):
+    """The dtype of a floating-point function of ``operands`` (tensors, arrays and numbers) as
+    PyTorch promotes them: the floating dtypes of the operands with dimensions, else of the
+    0-d ones, promoted together; the default dtype when neither has one (integer and bool
+    tensors, Python numbers).
+
+    >>> from diffcompare import autograd as ag
+    >>> floating_dtype(ag.tensor([1.0], dtype=ag.float32), ag.tensor(2.0)), floating_dtype(ag.tensor([1, 2]), 0.5)
+    (dtype('float32'), dtype('float64'))
+    """
+    shaped, scalars = [], []
+    for v in operands:
+        data = v._data if isinstance(v, Tensor) else v
+        if isinstance(data, np.ndarray) and data.dtype.kind == "f":
+            (shaped if data.ndim else scalars).append(data.dtype)
+    for found in (shaped, scalars):
+        if found:
+            dtype = found[0]
+            for other in found[1:]:
+                dtype = np.promote_types(dtype, other)
+            return dtype
+    return np.dtype(default_dtype())
+
+
 def array_of(v):
     """The array behind a tensor (anything else as it is)."""
     return v._data if isinstance(v, Tensor) else v
 
 
 # what the family exports to `ops`
-__all__ = ['Op', 'RESULT', 'apply', 'array_of', 'check_dim', 'record', 'sum_to']
+__all__ = ['Op', 'RESULT', 'apply', 'array_of', 'check_dim', 'floating_dtype', 'record', 'sum_to']
