@@ -107,6 +107,7 @@ channels_last_3d = memory_format("channels_last_3d")
 
 
 _DEFAULT = [float64]      # the default floating dtype (set_default_dtype changes it)
+DEFAULT_DTYPE = _DEFAULT    # the list the default lives in, for hot paths that test it without a call
 
 
 def default_dtype():

@@ -10,9 +10,11 @@ data a tensor of their dtype; ``isinstance(t, torch.FloatTensor)`` checks the dt
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
 
+from .dtypes import set_default_dtype
 from .tensor import Tensor, tensor, zeros
 
 
@@ -46,4 +48,36 @@ IntTensor = _legacy("IntTensor", np.int32)
 BoolTensor = _legacy("BoolTensor", np.bool_)
 ByteTensor = _legacy("ByteTensor", np.uint8)
 
-__all__ = ["BoolTensor", "ByteTensor", "DoubleTensor", "FloatTensor", "IntTensor", "LongTensor"]
+HalfTensor = _legacy("HalfTensor", np.float16)
+
+_BY_NAME = {f"torch.{t.__name__}": t for t in (FloatTensor, DoubleTensor, HalfTensor, LongTensor, IntTensor,
+                                                 BoolTensor, ByteTensor)}
+
+
+def set_default_tensor_type(t):
+    """The deprecated ``torch.set_default_tensor_type``: a floating legacy type (or its name,
+    ``"torch.DoubleTensor"``) sets the default dtype, with PyTorch's warning.
+
+    >>> from diffcompare import autograd as ag
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     ag.set_default_tensor_type(ag.FloatTensor)
+    >>> ag.get_default_dtype()
+    dtype('float32')
+    >>> ag.set_default_dtype(ag.float64)
+    """
+    warnings.warn("torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
+                  "torch.set_default_dtype() and torch.set_default_device() as alternatives.", UserWarning, stacklevel=2)
+    if isinstance(t, str):
+        if t.startswith("torch.cuda."):
+            raise RuntimeError("Cannot access accelerator device when none is available.")
+        if t not in _BY_NAME:
+            raise TypeError(f"invalid type: '{t}'")
+        t = _BY_NAME[t]
+    if not isinstance(t, _LegacyType):
+        raise TypeError(f"invalid type object: {t!r}")
+    set_default_dtype(t.dtype)
+
+
+__all__ = ["BoolTensor", "ByteTensor", "DoubleTensor", "FloatTensor", "HalfTensor", "IntTensor", "LongTensor",
+           "set_default_tensor_type"]

@@ -56,3 +56,17 @@ def test_as_pytorch():
                 out = lib.where(a > 0, a, s) if op == "where" else getattr(lib, op)(a, s)
                 dtypes.append(str(out.dtype).replace("torch.", ""))
             assert dtypes[0] == dtypes[1], (nd, zero, op)
+
+
+def test_integers_made_floating_take_the_default_dtype():
+    """Under a float32 default, int32 / 2 and sqrt of integers are float32, as in PyTorch; a
+    float64 tensor in the operation keeps float64."""
+    ag.set_default_dtype(ag.float32)
+    try:
+        y = ag.tensor([1, -1], dtype=ag.int32)
+        assert ((y + 1) / 2).dtype == np.float32 and ag.sqrt(y.abs()).dtype == np.float32
+        assert (y * 0.5).dtype == np.float32
+        assert (y + ag.tensor(1.0, dtype=ag.float64)).dtype == np.float64
+    finally:
+        ag.set_default_dtype(ag.float64)
+    assert ((ag.tensor([1, 3]) + 1) / 2).dtype == np.float64

@@ -9,7 +9,7 @@ import traceback
 
 import numpy as np
 
-from ..dtypes import default_dtype
+from ..dtypes import DEFAULT_DTYPE, default_dtype, float64 as FLOAT64
 from ..device import META_SEEN, MetaArray, any_meta, as_meta, meta_array
 from ..collector import MASK as COLLECTOR_MASK, checkpoint
 from ..grad_mode import STATE
@@ -220,6 +220,8 @@ def apply(cls, args, params=None):
             raise _shape_error(arrays) or error
         finally:
             reset_quiet(token)
+    if DEFAULT_DTYPE[0] is not FLOAT64 and type(out) is np.ndarray and out.dtype is FLOAT64:
+        out = _in_default_dtype(out, arrays)
     state = STATE
     if needs_grad:
         if state.plain:         # recording with nothing extra (grad_mode.STATE.plain): the short path
@@ -263,6 +265,16 @@ def promoted(arrays):
         return arrays
     ids = {id(a) for a in cast}
     return tuple(a.astype(target) if id(a) in ids else a for a in arrays)
+
+
+def _in_default_dtype(out, arrays):
+    """A float64 result NumPy made of integer (or bool) tensors in the default dtype, as
+    PyTorch makes it (``int_tensor / 2`` is float32 under a float32 default); a result of a
+    float64 tensor stays float64."""
+    for a in arrays:
+        if isinstance(a, np.ndarray) and a.dtype.kind in "fc":
+            return out
+    return out.astype(DEFAULT_DTYPE[0])
 
 
 def view_requires_grad(a):
