@@ -158,3 +158,14 @@ def test_out_on_torch_functions_that_have_none_of_their_own():
     assert ag.sum(a, dim=0, out=total) is total and total.item() == 6.0
     with pytest.raises(RuntimeError, match="functions with out=... arguments don't support automatic differentiation"):
         ag.minimum(ag.ones(2, requires_grad=True), b, out=out)
+
+
+def test_aten_operator_names():
+    """torch.ops.aten.<name>.<overload>: one object per name, calling the engine's function."""
+    aten = ag.ops.aten
+    assert aten.mm.default is aten.mm.default and aten.mm.default in [aten.mm.default]
+    assert repr(aten.add.Tensor) == "aten.add.Tensor" and aten.add.Tensor.name() == "aten::add.Tensor"
+    assert aten.add.Tensor(ag.ones(2), ag.ones(2)).tolist() == [2.0, 2.0]
+    assert aten.sin(ag.zeros(1)).tolist() == [0.0]
+    with pytest.raises(NotImplementedError, match="aten::_no_such_op has no counterpart"):
+        aten._no_such_op.default(ag.ones(1))

@@ -40,6 +40,7 @@ from . import (activations, arithmetic, comparison, composites, convolution, con
                layers, linalg, losses, matrices, outputs, overloads, pointwise, recording, reductions, sampling, scattering, selection, shape, statistics, strided)
 from . import ctc, fourier, gamma_functions, grid_sampling, noisy, normalization_ops, orthogonal_polynomials, pooling, resampling, separable
 from . import special_functions
+from .operator_names import aten  # noqa: F401  (torch.ops.aten: `torch.ops` is this package under the harness's names)
 
 # the families, in the order their names are gathered (a later family's name wins)
 FAMILIES = (dual, recording, outputs, overloads, arithmetic, elementwise, shape, inplace, indexing, strided, reductions, statistics, integration, linalg, comparison, convolution, convolution_grads, layers,
