@@ -23,7 +23,7 @@ under PyTorch's import names (``RENAMES``: an import hook, the corpus is not edi
   its ``.grad``, ``.grad_fn`` name and ``requires_grad``; so are the values a cell prints and the
   values of its top-level expressions (printed text, its formatting, is not compared); a tensor
   on the meta device is read as its shape and dtype, and a variable assigned a wall-clock
-  reading (``start = timeit.default_timer()``) is not read (``clock_names``); a cell's
+  reading (``start = timeit.default_timer()``) or an address (``old_id = id(c)``) is not read (``clock_names``); a cell's
   ``empty`` and its kin, and the legacy constructors given sizes (``torch.Tensor(2, 3)``), give
   zeros on PyTorch's side, as the engine's do (``_ZeroEmpty``: their contents are undefined).
 
@@ -567,12 +567,14 @@ def _qualified(cls, name, real_torch):
     return f"{_torch_name(module)}.{cls.__name__}.{name}"
 
 
-CLOCKS = {"default_timer", "time", "perf_counter", "monotonic", "process_time", "time_ns", "perf_counter_ns"}
+CLOCKS = {"default_timer", "time", "perf_counter", "monotonic", "process_time", "time_ns", "perf_counter_ns",
+          "id", "data_ptr"}     # (and the readings of addresses: an object's id, a tensor's data pointer)
 
 
 def clock_names(cell):
-    """The names a cell assigns a wall-clock reading to (``start = timeit.default_timer()``):
-    they differ between any two runs, so neither side's value is compared."""
+    """The names a cell assigns a wall-clock reading (``start = timeit.default_timer()``) or a
+    memory address (``old_id = id(c)``, ``ptr = x.data_ptr()``) to: they differ between any two
+    runs, so neither side's value is compared."""
     names = set()
     try:
         tree = ast.parse(cell)
