@@ -26,18 +26,21 @@ from ..tensor import zeros
 __all__ = ["conv1d_input", "conv1d_weight", "conv2d_input", "conv2d_weight", "conv3d_input", "conv3d_weight"]
 
 
-def _input_grad(conv, input_size, weight, grad_output, stride, padding, dilation, groups):
-    with enable_grad():
-        x = zeros(*tuple(input_size), dtype=grad_output.dtype, requires_grad=True)
-        out = conv(x, weight, None, stride, padding, dilation, groups)
-        return _grad(out, x, grad_output, create_graph=weight.requires_grad or grad_output.requires_grad)[0]
+def _input_grad(conv, input_size, weight, grad_output, *options):
+    x = zeros(*tuple(input_size), dtype=grad_output.dtype, requires_grad=True)
+    return _vjp(lambda: conv(x, weight, None, *options), x, weight, grad_output)
 
 
-def _weight_grad(conv, input, weight_size, grad_output, stride, padding, dilation, groups):
+def _weight_grad(conv, input, weight_size, grad_output, *options):
+    w = zeros(*tuple(weight_size), dtype=grad_output.dtype, requires_grad=True)
+    return _vjp(lambda: conv(input, w, None, *options), w, input, grad_output)
+
+
+def _vjp(convolve, wrt, other, grad_output):
+    """The gradient of ``convolve()`` with respect to ``wrt`` (zeros of its size: the product is
+    linear in it) against ``grad_output``; differentiable where ``other`` or it requires grad."""
     with enable_grad():
-        w = zeros(*tuple(weight_size), dtype=grad_output.dtype, requires_grad=True)
-        out = conv(input, w, None, stride, padding, dilation, groups)
-        return _grad(out, w, grad_output, create_graph=input.requires_grad or grad_output.requires_grad)[0]
+        return _grad(convolve(), wrt, grad_output, create_graph=other.requires_grad or grad_output.requires_grad)[0]
 
 
 def conv1d_input(input_size, weight, grad_output, stride=1, padding=0, dilation=1, groups=1):
