@@ -34,8 +34,8 @@ from .torch_functions import *  # noqa: F401,F403  (ag.sin, ag.cat, ...: every o
 spmm = mm  # noqa: F405  (torch.spmm of dense matrices is mm; sparse tensors are out of scope)
 from .function import Function, FunctionCtx
 from .autograd.variable import Variable  # (torch.autograd.Variable: `ag.autograd` is this package)
-from .legacy import (BoolTensor, ByteTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor,
-                     set_default_tensor_type)
+from .legacy import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor,
+                     LongTensor, ShortTensor, set_default_tensor_type)
 from . import fft, forward_ad, functional, linalg, special
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from . import nn, optim

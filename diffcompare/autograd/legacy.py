@@ -49,9 +49,11 @@ BoolTensor = _legacy("BoolTensor", np.bool_)
 ByteTensor = _legacy("ByteTensor", np.uint8)
 
 HalfTensor = _legacy("HalfTensor", np.float16)
+ShortTensor = _legacy("ShortTensor", np.int16)
+CharTensor = _legacy("CharTensor", np.int8)
 
 _BY_NAME = {f"torch.{t.__name__}": t for t in (FloatTensor, DoubleTensor, HalfTensor, LongTensor, IntTensor,
-                                                 BoolTensor, ByteTensor)}
+                                                 ShortTensor, CharTensor, BoolTensor, ByteTensor)}
 
 
 def set_default_tensor_type(t):
@@ -79,5 +81,6 @@ def set_default_tensor_type(t):
     set_default_dtype(t.dtype)
 
 
-__all__ = ["BoolTensor", "ByteTensor", "DoubleTensor", "FloatTensor", "HalfTensor", "IntTensor", "LongTensor",
+__all__ = ["BoolTensor", "ByteTensor", "CharTensor", "DoubleTensor", "FloatTensor", "HalfTensor", "IntTensor", "LongTensor",
+           "ShortTensor",
            "set_default_tensor_type"]

@@ -168,10 +168,46 @@ IN_PLACE_FUNCTIONS = (
     "rsqrt_", "sigmoid_", "sin_", "sinc_", "sinh_", "sqrt_", "square_", "tan_", "tanh_", "trunc_", "xlogy_", "zero_")
 globals().update({_name: _in_place_function(_name) for _name in IN_PLACE_FUNCTIONS})
 
+def rsub(input, other, *, alpha=1):
+    """``other - alpha * input`` (RsubBackward0), as ``torch.rsub``."""
+    if not isinstance(other, _Tensor):
+        other = _as_tensor(other, dtype=input.dtype)
+    return ops.rename_node_of(ops.sub(other, input, alpha=alpha), "RsubBackward0")
+
+
+def fill(input, value):
+    """A new tensor of ``input``'s shape and dtype filled with ``value`` (FillBackward0: the
+    input gets a zero gradient), as the out-of-place ``torch.fill``."""
+    return ops.fill_(input.clone(), value) if not input.requires_grad else \
+        ops.rename_node_of(input * 0 + _as_tensor(value, dtype=input.dtype), "FillBackward0")
+
+
+def typename(obj):
+    """PyTorch's name of ``obj``'s type: "torch.DoubleTensor" for a tensor, else module.class."""
+    if isinstance(obj, _Tensor):
+        return obj.type()
+    kind = obj if isinstance(obj, type) else type(obj)
+    module = "" if kind.__module__ in ("builtins", "__builtin__", None) else kind.__module__ + "."
+    return module + kind.__qualname__
+
+
+def detach(input):
+    """``input.detach()``, as ``torch.detach``."""
+    return input.detach()
+
+
+def adjoint(input):
+    """The conjugate transpose of the last two dimensions (a view), as ``torch.adjoint``."""
+    return input.adjoint()
+
+
+absolute = ops.abs
+subtract = ops.sub
+dtype = _np.dtype       # torch.dtype: the engine's dtypes are NumPy's (isinstance(x.dtype, torch.dtype))
 concat = ops.cat
 cholesky = ops.torch_cholesky
 arctan2 = ops.atan2
-__all__ += ["arctan2", "asarray", "can_cast", "cholesky", "concat", "embedding", "finfo", "range",
+__all__ += ["absolute", "adjoint", "arctan2", "asarray", "detach", "dtype", "fill", "rsub", "subtract", "typename", "can_cast", "cholesky", "concat", "embedding", "finfo", "range",
             "iinfo", "is_complex", "is_floating_point", "is_nonzero", "isin", "logspace", "promote_types",
             "result_type", "tril_indices", "triu_indices", *IN_PLACE_FUNCTIONS]
 

@@ -169,3 +169,41 @@ def test_aten_operator_names():
     assert aten.sin(ag.zeros(1)).tolist() == [0.0]
     with pytest.raises(NotImplementedError, match="aten::_no_such_op has no counterpart"):
         aten._no_such_op.default(ag.ones(1))
+
+
+def test_complex_and_polar_by_hand():
+    """complex(a, b) = a + i b: d Re/da = 1, d Im/db = 1; polar(r, t) = r e^{it}: d Re/dr = cos t,
+    d Im/dt = r cos t."""
+    a, b = ag.tensor([2.0], requires_grad=True), ag.tensor([0.5], requires_grad=True)
+    w = ag.complex(a, b)
+    assert w.grad_fn.name() == "ComplexBackward0" and w.tolist() == [2 + 0.5j]
+    (w.real.sum() + 3 * w.imag.sum()).backward()
+    assert a.grad.tolist() == [1.0] and b.grad.tolist() == [3.0]
+    r, t = ag.tensor([2.0], requires_grad=True), ag.tensor([0.5], requires_grad=True)
+    z = ag.polar(r, t)
+    assert z.grad_fn.name() == "PolarBackward0"
+    z.real.sum().backward()
+    assert np.allclose(r.grad.numpy(), [np.cos(0.5)]) and np.allclose(t.grad.numpy(), [-2 * np.sin(0.5)])
+
+
+def test_small_top_level_names():
+    a = ag.tensor([1.0, 2.0], requires_grad=True)
+    assert ag.rsub(a, ag.tensor([0.5, -1.0]), alpha=2).tolist() == [-1.5, -5.0]
+    assert ag.fill(a, 3.0).grad_fn.name() == "FillBackward0"
+    assert ag.absolute(a).grad_fn.name() == "AbsBackward0" and ag.subtract(a, a).grad_fn.name() == "SubBackward0"
+    assert ag.typename(a) == "torch.DoubleTensor" and ag.typename(3) == "int"
+    assert isinstance(a.dtype, ag.dtype) and not ag.detach(a).requires_grad
+    assert ag.ShortTensor([1]).dtype == np.int16 and ag.CharTensor([1]).dtype == np.int8
+
+
+def test_complex_polar_rsub_as_pytorch():
+    torch = pytest.importorskip("torch")
+    seen = {}
+    for lib in (torch, ag):
+        a = lib.tensor([1.0, 2.0, 0.0], requires_grad=True, dtype=lib.float64)
+        b = lib.tensor([0.5, -1.0, 0.3], requires_grad=True, dtype=lib.float64)
+        z, w = lib.polar(a, b), lib.complex(a, b)
+        out = z.real.sum() + 2 * z.imag.sum() + (w * w).real.sum() + lib.rsub(a, b, alpha=0.5).pow(2).sum()
+        out.backward()
+        seen[lib] = (a.grad.numpy(), b.grad.numpy())
+    assert np.allclose(seen[ag][0], seen[torch][0], rtol=1e-14) and np.allclose(seen[ag][1], seen[torch][1], rtol=1e-14)

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..dtypes import default_dtype
+from ..dtypes import default_dtype, scalar_type_name
 from ..return_types import return_type
 from ..tensor import Tensor
 from .dual import D
 from .elementwise import ClampBackward0, ClampBackward1
+from .outputs import write_out
 from .overloads import number_first
-from .recording import Op, apply, array_of, floating_dtype
+from .recording import RESULT, Op, apply, array_of, floating_dtype
 from .scattering import not_differentiable
 
 
@@ -479,9 +480,75 @@ for _cls in (LerpBackward1, AddcmulBackward0, AddcdivBackward0, LogaddexpBackwar
 
 
 # the torch-level functions of this family (`ag.<name>`, as `torch.<name>`)
-PUBLIC = ("addcdiv", "addcmul", "angle", "clamp_max", "clamp_min", "fmod", "frexp", "gcd", "heaviside", "lcm", "ldexp",
+PUBLIC = ("addcdiv", "addcmul", "angle", "complex", "polar", "clamp_max", "clamp_min", "fmod", "frexp", "gcd", "heaviside", "lcm", "ldexp",
           "lerp", "logaddexp", "logit", "nan_to_num", "nextafter", "remainder", "xlogy")
+class ComplexBackward0(Op):
+    """``real + i imag`` from two real tensors of one dtype: the gradient's real part goes to
+    ``real``, its imaginary part to ``imag``."""
+    broadcasts = True
+
+    @staticmethod
+    def forward(real, imag):
+        out = np.empty(np.broadcast_shapes(np.shape(real), np.shape(imag)), np.result_type(real, np.complex64))
+        out.real, out.imag = real, imag
+        return out
+
+    def backward(self, g):
+        return (D.real(g) if self.needs(0) else None), (g.imag if self.needs(1) else None)
+
+
+def complex(real, imag, *, out=None):  # noqa: A001  (PyTorch's name)
+    """The complex tensor ``real + i imag`` (ComplexBackward0), as ``torch.complex``.
+
+    >>> from diffcompare import autograd as ag
+    >>> ag.complex(ag.tensor([1.0, 2.0]), ag.tensor([0.5, -1.0]))
+    tensor([1.0000+0.5000j, 2.0000-1.0000j])
+    """
+    for name, t in (("real", real), ("imag", imag)):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"complex(): argument '{name}' (position {1 if name == 'real' else 2}) must be Tensor, "
+                            f"not {type(t).__name__}")
+    if real.dtype != imag.dtype:
+        raise RuntimeError(f"Expected object of scalar type {scalar_type_name(real.dtype)} but got scalar type "
+                           f"{scalar_type_name(imag.dtype)} for second argument")
+    if real.dtype.kind != "f" or real.dtype == np.float16:
+        raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got "
+                           f"{scalar_type_name(real.dtype)} and {scalar_type_name(imag.dtype)}")
+    return write_out(apply(ComplexBackward0, (real, imag)), out, "complex")
+
+
+class PolarBackward0(Op):
+    """``abs exp(i angle)``; PyTorch's ``polar_backward``: with c = conj(g), abs gets
+    Re(c sgn(result)) and angle gets Re(c i result)."""
+    broadcasts = True
+    saves = (RESULT,)
+    holomorphic = False
+
+    @staticmethod
+    def forward(abs, angle):
+        return ComplexBackward0.forward(abs * np.cos(angle), abs * np.sin(angle))
+
+    def backward(self, g, result):
+        c = D.conj(g)
+        size = D.abs(result)
+        sgn = D.where(array_of(size) == 0, 0.0, result / D.where(array_of(size) == 0, 1.0, size))
+        return (D.real(c * sgn) if self.needs(0) else None), (D.real(c * result * 1j) if self.needs(1) else None)
+
+
+def polar(abs, angle, *, out=None):  # noqa: A002  (PyTorch's names)
+    """The complex tensor of modulus ``abs`` and argument ``angle`` (PolarBackward0).
+
+    >>> from diffcompare import autograd as ag
+    >>> ag.polar(ag.tensor([2.0]), ag.tensor([0.0]))
+    tensor([2.+0.j])
+    """
+    if abs.dtype != angle.dtype:
+        raise RuntimeError(f"Expected object of scalar type {scalar_type_name(abs.dtype)} but got scalar type "
+                           f"{scalar_type_name(angle.dtype)} for second argument")
+    return write_out(apply(PolarBackward0, (abs, angle)), out, "polar")
+
+
 # what the family exports to `ops`
-__all__ = ["AngleBackward0", "FrexpBackward0", "LdexpBackward0", "NextafterBackward0", "AddcdivBackward0", "AddcmulBackward0", "ClampMaxBackward0", "ClampMinBackward0", "LerpBackward0",
+__all__ = ["AngleBackward0", "ComplexBackward0", "PolarBackward0", "FrexpBackward0", "LdexpBackward0", "NextafterBackward0", "AddcdivBackward0", "AddcmulBackward0", "ClampMaxBackward0", "ClampMinBackward0", "LerpBackward0",
            "LerpBackward1", "LogaddexpBackward0", "LogitBackward0", "NanToNumBackward0", "XlogyBackward0", "XlogyBackward1", "XlogyBackward2", "DivBackward2",
            "FmodBackward0", "FmodBackward1", "RemainderBackward0", "RemainderBackward1", "rounded_div", "x_log_family", *PUBLIC]
