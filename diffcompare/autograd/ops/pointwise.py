@@ -502,7 +502,7 @@ def complex(real, imag, *, out=None):  # noqa: A001  (PyTorch's name)
 
     >>> from diffcompare import autograd as ag
     >>> ag.complex(ag.tensor([1.0, 2.0]), ag.tensor([0.5, -1.0]))
-    tensor([1.0000+0.5000j, 2.0000-1.0000j])
+    tensor([1.+0.5000j, 2.-1.0000j])
     """
     for name, t in (("real", real), ("imag", imag)):
         if not isinstance(t, Tensor):
