@@ -1172,7 +1172,7 @@ def eig(A, *, out=None):
 
     >>> from diffcompare import autograd as ag
     >>> ag.linalg.eig(ag.tensor([[2.0, 0.0], [0.0, 3.0]])).eigenvalues
-    tensor([2.0000+0.0000j, 3.0000+0.0000j])
+    tensor([2.+0.j, 3.+0.j])
     """
     _square(A, "linalg.eig")
     a = array_of(A)
@@ -1191,7 +1191,7 @@ def eigvals(A, *, out=None):
 
     >>> from diffcompare import autograd as ag
     >>> ag.linalg.eigvals(ag.tensor([[0.0, -1.0], [1.0, 0.0]]))
-    tensor([0.0000+1.0000j, 0.0000-1.0000j])
+    tensor([0.+1.j, 0.-1.j])
     """
     _square(A, "linalg.eigvals")
     return eig(A).eigenvalues
