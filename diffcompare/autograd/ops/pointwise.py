@@ -23,6 +23,7 @@ from .outputs import write_out
 from .overloads import number_first
 from .recording import RESULT, Op, apply, array_of, floating_dtype
 from .scattering import not_differentiable
+from .shape import record_view
 
 
 class ClampMinBackward0(ClampBackward1):
@@ -480,7 +481,7 @@ for _cls in (LerpBackward1, AddcmulBackward0, AddcdivBackward0, LogaddexpBackwar
 
 
 # the torch-level functions of this family (`ag.<name>`, as `torch.<name>`)
-PUBLIC = ("addcdiv", "addcmul", "angle", "complex", "polar", "clamp_max", "clamp_min", "fmod", "frexp", "gcd", "heaviside", "lcm", "ldexp",
+PUBLIC = ("addcdiv", "addcmul", "angle", "complex", "polar", "view_as_complex", "view_as_real", "clamp_max", "clamp_min", "fmod", "frexp", "gcd", "heaviside", "lcm", "ldexp",
           "lerp", "logaddexp", "logit", "nan_to_num", "nextafter", "remainder", "xlogy")
 class ComplexBackward0(Op):
     """``real + i imag`` from two real tensors of one dtype: the gradient's real part goes to
@@ -548,7 +549,58 @@ def polar(abs, angle, *, out=None):  # noqa: A002  (PyTorch's names)
     return write_out(apply(PolarBackward0, (abs, angle)), out, "polar")
 
 
+class ViewAsRealBackward0(Op):
+    """A complex tensor's values as (real, imaginary) pairs along a new last axis (a view)."""
+    forward = staticmethod(lambda z: _as_pairs(z))
+
+    def backward(self, g):
+        return (view_as_complex(g) if isinstance(g, Tensor) else _as_complex(np.ascontiguousarray(g)),)
+
+
+class ViewAsComplexBackward0(Op):
+    """A real tensor whose last axis holds (real, imaginary) pairs, as complex values (a view)."""
+    forward = staticmethod(lambda x: _as_complex(x))
+
+    def backward(self, g):
+        return (view_as_real(g) if isinstance(g, Tensor) else _as_pairs(np.ascontiguousarray(g)),)
+
+
+def _as_pairs(z):
+    real = z.real                   # a view with z's strides: the imaginary part one item further on
+    return np.lib.stride_tricks.as_strided(real, z.shape + (2,), real.strides + (real.itemsize,))
+
+
+def _as_complex(x):
+    return x.view(np.complex128 if x.dtype == np.float64 else np.complex64).reshape(x.shape[:-1])
+
+
+def view_as_real(input):
+    """The complex ``input`` as a real view with a last axis of (real, imaginary), as
+    ``torch.view_as_real`` (ViewAsRealBackward0).
+
+    >>> from diffcompare import autograd as ag
+    >>> ag.view_as_real(ag.tensor([1.0 + 2.0j]))
+    tensor([[1., 2.]])
+    """
+    if input.dtype.kind != "c":
+        raise RuntimeError("view_as_real is only supported for complex tensors")
+    return record_view(ViewAsRealBackward0, input, {}, _as_pairs)
+
+
+def view_as_complex(input):
+    """A real tensor whose last dimension has size 2 as a complex view, as
+    ``torch.view_as_complex`` (ViewAsComplexBackward0)."""
+    if input.dtype not in (np.float64, np.float32):
+        raise RuntimeError(f"view_as_complex is only supported for float and double tensors, but got a tensor of "
+                           f"scalar type: {scalar_type_name(input.dtype)}")
+    if input.ndim == 0 or input.shape[-1] != 2:
+        raise RuntimeError("Tensor must have a last dimension of size 2")
+    if not input._data.flags.c_contiguous:
+        raise RuntimeError("Tensor must have a last dimension with stride 1")
+    return record_view(ViewAsComplexBackward0, input, {}, _as_complex)
+
+
 # what the family exports to `ops`
-__all__ = ["AngleBackward0", "ComplexBackward0", "PolarBackward0", "FrexpBackward0", "LdexpBackward0", "NextafterBackward0", "AddcdivBackward0", "AddcmulBackward0", "ClampMaxBackward0", "ClampMinBackward0", "LerpBackward0",
+__all__ = ["AngleBackward0", "ComplexBackward0", "PolarBackward0", "ViewAsComplexBackward0", "ViewAsRealBackward0", "FrexpBackward0", "LdexpBackward0", "NextafterBackward0", "AddcdivBackward0", "AddcmulBackward0", "ClampMaxBackward0", "ClampMinBackward0", "LerpBackward0",
            "LerpBackward1", "LogaddexpBackward0", "LogitBackward0", "NanToNumBackward0", "XlogyBackward0", "XlogyBackward1", "XlogyBackward2", "DivBackward2",
            "FmodBackward0", "FmodBackward1", "RemainderBackward0", "RemainderBackward1", "rounded_div", "x_log_family", *PUBLIC]
