@@ -69,3 +69,37 @@ def test_windows_as_pytorch():
             for periodic in (True, False):
                 theirs = getattr(torch, name)(n, periodic, dtype=torch.float64).numpy()
                 assert np.allclose(getattr(ag, name)(n, periodic).numpy(), theirs, rtol=1e-13, atol=1e-15)
+
+
+def test_istft_inverts_stft():
+    """istft(stft(x)) is x (Hann window at 75 % overlap satisfies the NOLA condition)."""
+    x = np.random.default_rng(1).standard_normal(64)
+    w = ag.hann_window(16)
+    s = ag.stft(ag.tensor(x), 16, window=w, return_complex=True)
+    assert np.allclose(ag.istft(s, 16, window=w).numpy(), x, atol=1e-14)
+    assert np.allclose(ag.istft(s, 16, window=w, length=50).numpy(), x[:50], atol=1e-14)
+    with pytest.raises(RuntimeError, match="window overlap add min"):
+        ag.istft(s, 16, window=ag.zeros(16))
+
+
+@pytest.mark.parametrize("kw", [dict(n_fft=16, window=True), dict(n_fft=16, hop_length=4, win_length=12, window=True, length=60),
+                                dict(n_fft=8, center=False, normalized=True), dict(n_fft=16, window=True, length=70)])
+def test_istft_as_pytorch(kw):
+    torch = pytest.importorskip("torch")
+    X = np.random.default_rng(0).standard_normal((2, 64))
+    seen = {}
+    for lib in (torch, ag):
+        k = dict(kw)
+        win = lib.hann_window(k.get("win_length", k["n_fft"]), dtype=lib.float64) if k.pop("window", None) else None
+        length = k.pop("length", None)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            S = lib.stft(lib.tensor(X, dtype=lib.float64), k["n_fft"], hop_length=k.get("hop_length"),
+                         win_length=k.get("win_length"), window=win, center=k.get("center", True),
+                         normalized=k.get("normalized", False), return_complex=True).detach().requires_grad_()
+            y = lib.istft(S, window=win, length=length, **k)
+        (y * lib.tensor(np.cos(np.arange(y.numel())).reshape(tuple(y.shape)))).sum().backward()
+        seen[lib] = (y.detach().numpy(), S.grad.numpy())
+    assert seen[ag][0].shape == seen[torch][0].shape
+    assert np.allclose(seen[ag][0], seen[torch][0], rtol=1e-12, atol=1e-12)
+    assert np.allclose(seen[ag][1], seen[torch][1], rtol=1e-10, atol=1e-12)

@@ -1,6 +1,6 @@
 """Short-time Fourier analysis: the window functions (``hann_window``, ``hamming_window``,
 ``blackman_window``, ``bartlett_window``, ``kaiser_window``, computed in PyTorch's order of
-operations) and ``stft``, composed as PyTorch composes it — the signal padded at both ends
+operations) and ``stft`` (with ``istft``, its inverse by windowed overlap-add), composed as PyTorch composes it — the signal padded at both ends
 (``center``), cut into overlapping frames, each multiplied by the window and transformed
 (``FftR2CBackward0``), so its gradient flows through the same nodes.
 
@@ -20,13 +20,14 @@ import numpy as np
 
 from ..dtypes import default_dtype
 from ..tensor import Tensor
-from .fourier import BY_ROOT_N, NONE, c2c, r2c
+from .fourier import BY_ROOT_N, NONE, c2c, ifft, irfft, r2c
+from .selection import index_add
 from .pointwise import view_as_real
 from .resampling import nonconstant_pad
 from .layers import constant_pad_nd
 from .special_functions import i0_array
 
-PUBLIC = ("bartlett_window", "blackman_window", "hamming_window", "hann_window", "kaiser_window", "stft")
+PUBLIC = ("bartlett_window", "blackman_window", "hamming_window", "hann_window", "istft", "kaiser_window", "stft")
 __all__ = [*PUBLIC]
 
 
@@ -145,3 +146,63 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
     if input.ndim == 1:
         spectrum = spectrum.squeeze(0)
     return spectrum if return_complex else view_as_real(spectrum)
+
+
+def _padded_window(window, win_length, n_fft, dtype):
+    """The window (ones when None) centred in ``n_fft`` points."""
+    if window is None:
+        window = Tensor._make(np.ones(win_length, dtype))
+    elif window.ndim != 1 or window.shape[0] != win_length:
+        raise RuntimeError(f"istft: expected a 1D window tensor of size equal to win_length={win_length}, but got "
+                           f"window with size {tuple(window.shape)}")
+    if win_length < n_fft:
+        left = (n_fft - win_length) // 2
+        window = constant_pad_nd(window, (left, n_fft - win_length - left))
+    return window
+
+
+def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=True, normalized=False,
+          onesided=None, length=None, return_complex=False):
+    """The inverse of ``stft``: each frame transformed back, windowed, added where frames
+    overlap and divided by the overlapped squared window (the least-squares estimate), then
+    trimmed to ``length``, as ``torch.istft``; refused where the window's overlap-add
+    vanishes (the NOLA condition)."""
+    if input.dtype.kind != "c":
+        raise RuntimeError("istft requires a complex-valued input tensor matching the output from stft with "
+                           "return_complex=True.")
+    hop = n_fft // 4 if hop_length is None else int(hop_length)
+    win_length = n_fft if win_length is None else int(win_length)
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"istft: expected a tensor with 2 or 3 dimensions of complex, but got {input.ndim}")
+    x = input.unsqueeze(0) if input.ndim == 2 else input
+    fft_size, n_frames = x.shape[-2], x.shape[-1]
+    onesided = fft_size != n_fft if onesided is None else bool(onesided)
+    if onesided and n_fft // 2 + 1 != fft_size:
+        raise RuntimeError(f"istft: expected the frequency dimension (3rd to the last) of the input tensor to match "
+                           f"n_fft / 2 + 1 when onesided=True, but got {fft_size}")
+    if return_complex and onesided:
+        raise RuntimeError("cannot have onesided output if window or input is complex")
+    real_dtype = np.dtype(np.float64 if x.dtype == np.complex128 else np.float32)
+    window = _padded_window(window, win_length, n_fft, real_dtype)
+    norm = "ortho" if normalized else "backward"
+    x = x.transpose(1, 2)                                           # (B, frames, frequencies)
+    if return_complex:
+        frames = ifft(x, n_fft, -1, norm)
+    else:
+        frames = irfft(x if onesided else x.narrow(-1, 0, n_fft // 2 + 1), n_fft, -1, norm)
+    frames = frames * window
+    total = n_fft + hop * (n_frames - 1)
+    places = Tensor._make((np.arange(n_frames)[:, None] * hop + np.arange(n_fft)).reshape(-1))
+    batch = frames.shape[0]
+    y = index_add(Tensor._make(np.zeros((batch, total), frames.dtype)), 1, places, frames.reshape(batch, -1))
+    envelope = np.zeros(total, real_dtype)
+    np.add.at(envelope, places._data, np.tile(window._data.astype(real_dtype) ** 2, n_frames))
+    start = n_fft // 2 if center else 0
+    end = start + length if length is not None else (total - n_fft // 2 if center else total)
+    y, envelope = y[:, start:min(end, total)], envelope[start:min(end, total)]
+    if envelope.size and np.abs(envelope).min() < 1e-11:
+        raise RuntimeError(f"istft(...): window overlap add min: {np.abs(envelope).min():.0f}")
+    y = y / Tensor._make(envelope)
+    if end > total:
+        y = constant_pad_nd(y, (0, end - total))
+    return y.squeeze(0) if input.ndim == 2 else y
