@@ -564,6 +564,8 @@ class TensorOperators(Operators):
     index_reduce_ = ops.inplace_unary(ops.index_reduce)
     fill_diagonal_ = ops.fill_diagonal_
     unfold = ops.unfold
+    stft = ops.stft
+    istft = ops.istft
     is_contiguous = ops.is_contiguous
     is_xpu = False
 
