@@ -178,3 +178,11 @@ def test_values_by_hand():
 def test_return_types_print_as_pytorchs():
     assert repr(ag.frexp(ag.tensor([8.0]))).startswith("torch.return_types.frexp(\nmantissa=tensor([0.5000]),\n")
     assert ag.return_types.mode is type(ag.mode(ag.tensor([1.0])))
+
+
+def test_gradient_of_integer_samples_at_integer_coordinates_is_floating():
+    """f = x^2 sampled at x = 0, 3, 6, 9 (integers): the inside points get the exact
+    derivative of the quadratic, 2x = 6 and 12, not coefficients truncated to integers."""
+    f = ag.tensor([0, 9, 36, 81])
+    g = ag.gradient(f, spacing=(ag.tensor([0, 3, 6, 9]),))[0]
+    assert g.dtype.kind == "f" and g.tolist()[1:3] == [6.0, 12.0]

@@ -14,6 +14,7 @@ import numbers
 
 import numpy as np
 
+from ..dtypes import default_dtype
 from ..tensor import Tensor
 from .losses import div_scalar, mul_scalar
 from .recording import check_dim
@@ -99,7 +100,8 @@ def _coordinate_gradient(f, d, x, edge_order):
     NumPy's (and PyTorch's) second-order differences for unequal steps inside, one-sided ones
     of order ``edge_order`` at the ends."""
     n = f.shape[d]
-    x = np.asarray(x._data if isinstance(x, Tensor) else x, dtype=f.dtype)
+    work = f.dtype if f.dtype.kind in "fc" else default_dtype()     # integer samples: the default float
+    x = np.asarray(x._data if isinstance(x, Tensor) else x, dtype=work)
     if x.ndim != 1 or x.shape[0] != n:
         raise RuntimeError("torch.gradient expected each tensor to be on the same device, and of the same size as "
                            "the input along its dimension")
@@ -109,7 +111,7 @@ def _coordinate_gradient(f, d, x, edge_order):
     shape[d] = -1
 
     def along(values):
-        return Tensor._make(np.asarray(values, f.dtype).reshape(shape))
+        return Tensor._make(np.asarray(values, work).reshape(shape))
 
     h = np.diff(x)
     dx1, dx2 = h[:-1], h[1:]
