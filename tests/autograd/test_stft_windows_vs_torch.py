@@ -103,3 +103,25 @@ def test_istft_as_pytorch(kw):
     assert seen[ag][0].shape == seen[torch][0].shape
     assert np.allclose(seen[ag][0], seen[torch][0], rtol=1e-12, atol=1e-12)
     assert np.allclose(seen[ag][1], seen[torch][1], rtol=1e-10, atol=1e-12)
+
+
+def test_signal_windows_by_hand():
+    w = ag.signal.windows
+    assert np.allclose(w.bartlett(5).numpy(), [0.0, 0.5, 1.0, 0.5, 0.0])
+    assert np.allclose(w.gaussian(3, std=1.0).numpy(), [np.exp(-0.5), 1.0, np.exp(-0.5)])
+    assert np.allclose(w.exponential(3, tau=2.0).numpy(), [np.exp(-0.5), 1.0, np.exp(-0.5)])
+    assert np.allclose(w.cosine(2).numpy(), [np.sin(np.pi / 4), np.sin(3 * np.pi / 4)])
+    with pytest.raises(ValueError, match="Tau must be positive"):
+        w.exponential(3, tau=0.0)
+
+
+def test_signal_windows_as_pytorch():
+    torch = pytest.importorskip("torch")
+    import torch.signal.windows as theirs
+    for name in theirs.__all__:
+        for M in (0, 1, 2, 5, 8):
+            for sym in (True, False):
+                kw = {"a": [0.5, 0.3, 0.2]} if name == "general_cosine" else {}
+                expected = getattr(theirs, name)(M, sym=sym, dtype=torch.float64, **kw).numpy()
+                mine = getattr(ag.signal.windows, name)(M, sym=sym, **kw).numpy()
+                assert mine.shape == expected.shape and np.allclose(mine, expected, rtol=1e-13, atol=1e-15), name
