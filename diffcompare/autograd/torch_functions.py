@@ -201,13 +201,31 @@ def adjoint(input):
     return input.adjoint()
 
 
+_DETERMINISTIC = {"mode": False, "warn_only": False}
+
+
+def use_deterministic_algorithms(mode, *, warn_only=False):
+    """PyTorch's switch to deterministic kernels: the engine's are deterministic already (one
+    thread, NumPy), so the setting is kept and read back, and changes nothing."""
+    _DETERMINISTIC.update(mode=bool(mode), warn_only=bool(warn_only))
+
+
+def are_deterministic_algorithms_enabled():
+    return _DETERMINISTIC["mode"]
+
+
+def is_deterministic_algorithms_warn_only_enabled():
+    return _DETERMINISTIC["mode"] and _DETERMINISTIC["warn_only"]
+
+
 absolute = ops.abs
 subtract = ops.sub
 dtype = _np.dtype       # torch.dtype: the engine's dtypes are NumPy's (isinstance(x.dtype, torch.dtype))
 concat = ops.cat
 cholesky = ops.torch_cholesky
 arctan2 = ops.atan2
-__all__ += ["absolute", "adjoint", "arctan2", "asarray", "detach", "dtype", "fill", "rsub", "subtract", "typename", "can_cast", "cholesky", "concat", "embedding", "finfo", "range",
+__all__ += ["absolute", "adjoint", "are_deterministic_algorithms_enabled", "is_deterministic_algorithms_warn_only_enabled",
+            "use_deterministic_algorithms", "arctan2", "asarray", "detach", "dtype", "fill", "rsub", "subtract", "typename", "can_cast", "cholesky", "concat", "embedding", "finfo", "range",
             "iinfo", "is_complex", "is_floating_point", "is_nonzero", "isin", "logspace", "promote_types",
             "result_type", "tril_indices", "triu_indices", *IN_PLACE_FUNCTIONS]
 

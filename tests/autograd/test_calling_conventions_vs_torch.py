@@ -207,3 +207,33 @@ def test_complex_polar_rsub_as_pytorch():
         out.backward()
         seen[lib] = (a.grad.numpy(), b.grad.numpy())
     assert np.allclose(seen[ag][0], seen[torch][0], rtol=1e-14) and np.allclose(seen[ag][1], seen[torch][1], rtol=1e-14)
+
+
+def test_iterable_and_stacked_datasets_and_samplers():
+    from diffcompare.autograd.utils.data import (DataLoader, IterableDataset, Sampler, StackDataset,
+                                                 SubsetRandomSampler, WeightedRandomSampler, get_worker_info)
+
+    class Stream(IterableDataset):
+        def __iter__(self):
+            return iter(ag.arange(5.0))
+
+    assert [b.tolist() for b in DataLoader(Stream(), batch_size=2)] == [[0.0, 1.0], [2.0, 3.0], [4.0]]
+    assert StackDataset(a=[1, 2], b=[3, 4])[1] == {"a": 2, "b": 4} and StackDataset([1, 2], [3, 4])[0] == (1, 3)
+    assert Sampler[int] is not None and get_worker_info() is None
+    assert sorted(SubsetRandomSampler([5, 6, 7])) == [5, 6, 7]
+    assert set(WeightedRandomSampler([0.0, 1.0, 0.0], 4)) == {1}      # all the weight on index 1
+    with pytest.raises(ValueError, match="expected unspecified shuffle option"):
+        DataLoader(Stream(), shuffle=True)
+
+
+def test_load_state_dict_with_assign_into_a_meta_module():
+    source = ag.nn.Linear(3, 2)
+    with ag.device("meta"):
+        target = ag.nn.Linear(3, 2)
+    target.load_state_dict(source.state_dict(), assign=True)
+    assert isinstance(target.weight, ag.nn.Parameter) and target.weight.requires_grad
+    assert np.array_equal(target.weight.detach().numpy(), source.weight.detach().numpy())
+    assert ag.nn.Sequential(source).get_submodule("0") is source
+    ag.use_deterministic_algorithms(True)
+    assert ag.are_deterministic_algorithms_enabled()
+    ag.use_deterministic_algorithms(False)

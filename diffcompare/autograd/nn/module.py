@@ -22,7 +22,7 @@ import numpy as np
 
 from ..dtypes import default_dtype
 from .. import ops
-from ..device import META, as_meta, refuse_meta, resolve as resolve_device
+from ..device import META, as_meta, is_meta, refuse_meta, resolve as resolve_device
 from ..function import Function
 from ..generators import uniform_draws
 from ..tensor import HookHandle, Tensor, generator
@@ -369,9 +369,22 @@ class Module:
                     state[lead + name] = b if keep_vars else b.detach()
         return state
 
+    def get_submodule(self, target):
+        """The submodule at the dotted path ``target`` ("" is the module itself), as PyTorch's."""
+        module = self
+        for item in target.split(".") if target else ():
+            if not hasattr(module, item):
+                raise AttributeError(f"{type(module).__name__} has no attribute `{item}`")
+            module = getattr(module, item)
+            if not isinstance(module, Module):
+                raise AttributeError(f"`{item}` is not an nn.Module")
+        return module
+
     def load_state_dict(self, state_dict, strict=True, assign=False):
         """Copy the values of ``state_dict`` into the parameters and buffers; with ``strict``,
-        missing and unexpected keys are PyTorch's error."""
+        missing and unexpected keys are PyTorch's error. With ``assign``, the state dict's
+        tensors become the parameters (wrapped as ``Parameter`` with the old one's
+        ``requires_grad``) and buffers themselves, as a module made on the meta device needs."""
         for prefix, module in self.named_modules():
             if hasattr(module, "_materialize") and hasattr(module, "_factory"):     # a lazy module not yet run
                 for name, p in module._parameters.items():
@@ -394,6 +407,19 @@ class Module:
             if data.shape != target.shape:
                 errors.append(f"size mismatch for {key}: copying a param with shape torch.Size({list(data.shape)}) "
                               f"from checkpoint, the shape in current model is torch.Size({list(target.shape)}).")
+                continue
+            if assign:
+                owner, _, name = key.rpartition(".")
+                module = self.get_submodule(owner) if owner else self
+                if name in module._parameters:
+                    tensor = value if isinstance(value, Tensor) else Tensor._make(np.array(data))
+                    setattr(module, name, Parameter(tensor.detach() if tensor.requires_grad else tensor,
+                                                    requires_grad=target.requires_grad))
+                else:
+                    module._buffers[name] = value if isinstance(value, Tensor) else Tensor._make(np.array(data))
+                    object.__setattr__(module, name, module._buffers[name])
+                continue
+            if is_meta(target._data):       # PyTorch: copying into a meta tensor does nothing (it warns)
                 continue
             target._data[...] = data
             target._bump()

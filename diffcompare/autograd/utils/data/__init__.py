@@ -11,9 +11,12 @@ process options are accepted and ignored).
 
 from __future__ import annotations
 
-from .dataloader import DataLoader, default_collate
-from .dataset import ConcatDataset, Dataset, Subset, TensorDataset, random_split
-from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
+from .dataloader import DataLoader, default_collate, get_worker_info
+from .dataset import (ChainDataset, ConcatDataset, Dataset, IterableDataset, StackDataset, Subset, TensorDataset,
+                      random_split)
+from .sampler import (BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler,
+                      WeightedRandomSampler)
 
-__all__ = ["BatchSampler", "ConcatDataset", "DataLoader", "Dataset", "RandomSampler", "Sampler",
-           "SequentialSampler", "Subset", "TensorDataset", "default_collate", "random_split"]
+__all__ = ["BatchSampler", "ChainDataset", "ConcatDataset", "DataLoader", "Dataset", "IterableDataset", "RandomSampler",
+           "Sampler", "SequentialSampler", "StackDataset", "Subset", "SubsetRandomSampler", "TensorDataset",
+           "WeightedRandomSampler", "default_collate", "get_worker_info", "random_split"]

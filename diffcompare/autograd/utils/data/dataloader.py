@@ -9,6 +9,7 @@ import numpy as np
 
 from ...ops import stack
 from ...tensor import Tensor, tensor
+from .dataset import IterableDataset
 from .sampler import BatchSampler, RandomSampler, SequentialSampler, seed_draw
 
 
@@ -58,6 +59,11 @@ class DataLoader:
             batch_size, drop_last = None, False
         elif batch_size is None and drop_last:
             raise ValueError("batch_size=None option disables auto-batching and is mutually exclusive with drop_last")
+        self._iterable = isinstance(dataset, IterableDataset)
+        if self._iterable and (shuffle or sampler is not None or batch_sampler is not None):
+            what = "shuffle" if shuffle else "sampler" if sampler is not None else "batch_sampler"
+            raise ValueError(f"DataLoader with IterableDataset: expected unspecified {what} option, but got "
+                             f"{what}={shuffle if shuffle else sampler if sampler is not None else batch_sampler}")
         if sampler is None:
             sampler = RandomSampler(dataset, generator=generator) if shuffle else SequentialSampler(dataset)
         if batch_size is not None and batch_sampler is None:
@@ -76,6 +82,20 @@ class DataLoader:
         return self._batches()
 
     def _batches(self):
+        if self._iterable:          # a stream: its items batched in order
+            if self.batch_size is None:
+                for item in self.dataset:
+                    yield self.collate_fn(item)
+                return
+            batch = []
+            for item in self.dataset:
+                batch.append(item)
+                if len(batch) == self.batch_size:
+                    yield self.collate_fn(batch)
+                    batch = []
+            if batch and not self.drop_last:
+                yield self.collate_fn(batch)
+            return
         if self.batch_sampler is None:
             for idx in self.sampler:
                 yield self.collate_fn(self.dataset[idx])
@@ -84,4 +104,15 @@ class DataLoader:
             yield self.collate_fn([self.dataset[i] for i in indices])
 
     def __len__(self):
+        if self._iterable:
+            n = len(self.dataset)
+            if self.batch_size is None:
+                return n
+            return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
         return len(self.batch_sampler if self.batch_sampler is not None else self.sampler)
+
+
+def get_worker_info():
+    """Information about the data-loading worker this runs in: None, as in the main process
+    (the engine's loader loads in the main process)."""
+    return None

@@ -1,17 +1,22 @@
-"""``torch.utils.data.dataset``: datasets over tensors (``TensorDataset``), their subsets and
-concatenations, and ``random_split``."""
+"""``torch.utils.data.dataset``: datasets over tensors (``TensorDataset``), their subsets,
+concatenations and stacks, iterable datasets, and ``random_split``."""
 
 from __future__ import annotations
 
 import math
+from typing import Generic, TypeVar
 
 import numpy as np
 
 from ...tensor import randperm
 
 
-class Dataset:
-    """Base class of map-style datasets: subclasses define ``__getitem__`` (and ``__len__``)."""
+T_co = TypeVar("T_co", covariant=True)
+
+
+class Dataset(Generic[T_co]):
+    """Base class of map-style datasets: subclasses define ``__getitem__`` (and ``__len__``);
+    ``Dataset[Tensor]`` names one in type hints, as in PyTorch."""
 
     def __getitem__(self, index):
         raise NotImplementedError("Subclasses of Dataset should implement __getitem__.")
@@ -97,3 +102,56 @@ def random_split(dataset, lengths, generator=None):
         subsets.append(Subset(dataset, order[offset:offset + length]))
         offset += length
     return subsets
+
+
+class IterableDataset(Dataset[T_co]):
+    """Base class of datasets read as a stream: subclasses define ``__iter__``; a loader
+    batches what it yields in order (no sampler, no shuffling)."""
+
+    def __iter__(self):
+        raise NotImplementedError("Subclasses of IterableDataset should implement __iter__.")
+
+    def __add__(self, other):
+        return ChainDataset([self, other])
+
+
+class ChainDataset(IterableDataset):
+    """The streams of several iterable datasets, one after the other."""
+
+    def __init__(self, datasets):
+        self.datasets = datasets
+
+    def __iter__(self):
+        for d in self.datasets:
+            yield from d
+
+    def __len__(self):
+        return sum(len(d) for d in self.datasets)
+
+
+class StackDataset(Dataset):
+    """Samples made of the same index in several datasets of one length: a tuple
+    (``StackDataset(a, b)``) or a dict (``StackDataset(x=a, y=b)``)."""
+
+    def __init__(self, *args, **kwargs):
+        if args and kwargs:
+            raise ValueError("Supported either ``tuple``- (via ``args``) or``dict``- (via ``kwargs``) like input/output, "
+                             "but both types are given.")
+        if not args and not kwargs:
+            raise ValueError("At least one dataset should be passed")
+        datasets = args or tuple(kwargs.values())
+        self._length = len(datasets[0])
+        if any(self._length != len(d) for d in datasets):
+            raise ValueError("Size mismatch between datasets")
+        self.datasets = args if args else kwargs
+
+    def __getitem__(self, index):
+        if isinstance(self.datasets, dict):
+            return {k: d[index] for k, d in self.datasets.items()}
+        return tuple(d[index] for d in self.datasets)
+
+    def __getitems__(self, indices):
+        return [self[i] for i in indices]
+
+    def __len__(self):
+        return self._length

@@ -3,13 +3,20 @@ or without replacement, in batches)."""
 
 from __future__ import annotations
 
-from ...dtypes import int64
+import sys
+from typing import Generic, TypeVar
+
+from ...dtypes import float64, int64
 from ...generators import Generator
-from ...tensor import empty, randint, randperm
+from ...tensor import Tensor, empty, randint, randperm, tensor
 
 
-class Sampler:
-    """Base class of index samplers: iterables of dataset indices."""
+T_co = TypeVar("T_co", covariant=True)
+
+
+class Sampler(Generic[T_co]):
+    """Base class of index samplers: iterables of dataset indices (``Sampler[int]`` in type
+    hints, as in PyTorch)."""
 
     def __init__(self, data_source=None):
         pass
@@ -89,3 +96,40 @@ class BatchSampler(Sampler):
         if self.drop_last:
             return len(self.sampler) // self.batch_size
         return (len(self.sampler) + self.batch_size - 1) // self.batch_size
+
+
+class SubsetRandomSampler(Sampler):
+    """The given indices in a random order (``randperm``), fresh each pass."""
+
+    def __init__(self, indices, generator=None):
+        self.indices, self.generator = indices, generator
+
+    def __iter__(self):
+        for i in randperm(len(self.indices), generator=self.generator).tolist():
+            yield self.indices[i]
+
+    def __len__(self):
+        return len(self.indices)
+
+
+class WeightedRandomSampler(Sampler):
+    """``num_samples`` indices drawn with probabilities proportional to ``weights``
+    (``multinomial``, with or without replacement)."""
+
+    def __init__(self, weights, num_samples, replacement=True, generator=None):
+        if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
+            raise ValueError(f"num_samples should be a positive integer value, but got num_samples={num_samples}")
+        if not isinstance(replacement, bool):
+            raise ValueError(f"replacement should be a boolean value, but got replacement={replacement}")
+        from_values = weights if isinstance(weights, Tensor) else tensor(weights, dtype=float64)
+        if from_values.ndim != 1:
+            raise ValueError(f"weights should be a 1d sequence but given weights have shape {tuple(from_values.shape)}")
+        self.weights, self.num_samples, self.replacement, self.generator = from_values, num_samples, replacement, generator
+
+    def __iter__(self):
+        # torch.multinomial as the package has it now (a harness may put PyTorch's draws there)
+        multinomial = sys.modules[__name__.split(".utils.")[0]].multinomial
+        yield from multinomial(self.weights, self.num_samples, self.replacement, generator=self.generator).tolist()
+
+    def __len__(self):
+        return self.num_samples
