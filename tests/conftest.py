@@ -42,7 +42,8 @@ def _default_dtypes_restored():
 @pytest.fixture
 def torch_float64():
     """PyTorch's default dtype float64 while a test runs, as the engine's (the autouse fixture
-    above puts it back): a comparison file marks its tests with it (``pytestmark``)."""
-    import torch
+    above puts it back): a comparison file marks its tests with it (``pytestmark``). Without
+    PyTorch installed, the test is skipped."""
+    torch = pytest.importorskip("torch")
     torch.set_default_dtype(torch.float64)
 
