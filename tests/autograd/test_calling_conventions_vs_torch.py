@@ -237,3 +237,26 @@ def test_load_state_dict_with_assign_into_a_meta_module():
     ag.use_deterministic_algorithms(True)
     assert ag.are_deterministic_algorithms_enabled()
     ag.use_deterministic_algorithms(False)
+
+
+def test_an_iterable_dataset_read_by_workers_as_pytorch_reads_it():
+    """Each worker iterates the dataset itself and the loader takes a batch from each in turn:
+    a dataset that splits its range by get_worker_info() gives 3, 5, 4, 6 with two workers,
+    one that does not repeats each value once per worker (PyTorch's documented behaviour)."""
+    from diffcompare.autograd.utils.data import DataLoader, IterableDataset, get_worker_info
+
+    class Split(IterableDataset):
+        def __iter__(self):
+            info = get_worker_info()
+            if info is None:
+                return iter(range(3, 7))
+            return iter(range(3 + 2 * info.id, 5 + 2 * info.id))
+
+    class Whole(IterableDataset):
+        def __iter__(self):
+            return iter(range(3, 5))
+
+    assert [int(b) for b in DataLoader(Split(), num_workers=2)] == [3, 5, 4, 6]
+    assert [int(b) for b in DataLoader(Split())] == [3, 4, 5, 6]
+    assert [int(b) for b in DataLoader(Whole(), num_workers=3)] == [3, 3, 3, 4, 4, 4]
+    assert get_worker_info() is None

@@ -78,23 +78,51 @@ class DataLoader:
     def __iter__(self):
         # each pass first draws a base seed for its workers (PyTorch does, with no workers
         # too), which moves the global generator on as there
-        seed_draw(self.generator)
+        base_seed = seed_draw(self.generator)
+        if self._iterable and self.num_workers > 0:
+            return self._worker_batches(base_seed)
         return self._batches()
+
+    def _stream_batches(self):
+        """The batches of an iterable dataset's stream, in order."""
+        if self.batch_size is None:
+            for item in self.dataset:
+                yield self.collate_fn(item)
+            return
+        batch = []
+        for item in self.dataset:
+            batch.append(item)
+            if len(batch) == self.batch_size:
+                yield self.collate_fn(batch)
+                batch = []
+        if batch and not self.drop_last:
+            yield self.collate_fn(batch)
+
+    def _worker_batches(self, base_seed):
+        """An iterable dataset read by ``num_workers`` workers, as PyTorch's are: each worker
+        iterates the dataset itself (``get_worker_info()`` tells it which one it is, so it can
+        split the work, or repeats the whole stream if it does not) and the loader takes one
+        batch from each worker in turn. Here the workers are taken in turn in this process."""
+        global _WORKER
+        # each stream starts (calls the dataset's __iter__) at its first next(), its worker's info set
+        streams = [(WorkerInfo(id=worker, num_workers=self.num_workers, seed=base_seed + worker, dataset=self.dataset),
+                    self._stream_batches()) for worker in range(self.num_workers)]
+        while streams:
+            for entry in list(streams):
+                info, stream = entry
+                _WORKER = info
+                try:
+                    batch = next(stream)
+                except StopIteration:
+                    streams.remove(entry)
+                    continue
+                finally:
+                    _WORKER = None
+                yield batch
 
     def _batches(self):
         if self._iterable:          # a stream: its items batched in order
-            if self.batch_size is None:
-                for item in self.dataset:
-                    yield self.collate_fn(item)
-                return
-            batch = []
-            for item in self.dataset:
-                batch.append(item)
-                if len(batch) == self.batch_size:
-                    yield self.collate_fn(batch)
-                    batch = []
-            if batch and not self.drop_last:
-                yield self.collate_fn(batch)
+            yield from self._stream_batches()
             return
         if self.batch_sampler is None:
             for idx in self.sampler:
@@ -112,7 +140,20 @@ class DataLoader:
         return len(self.batch_sampler if self.batch_sampler is not None else self.sampler)
 
 
+class WorkerInfo:
+    """What ``get_worker_info()`` tells a worker: its ``id``, ``num_workers``, ``seed`` and ``dataset``."""
+
+    def __init__(self, **fields):
+        self.__dict__.update(fields)
+
+    def __repr__(self):
+        return "WorkerInfo(" + ", ".join(f"{k}={v!r}" for k, v in self.__dict__.items() if k != "dataset") + ")"
+
+
+_WORKER = None      # the worker whose part of an iterable dataset is being read (None: the main process)
+
+
 def get_worker_info():
-    """Information about the data-loading worker this runs in: None, as in the main process
-    (the engine's loader loads in the main process)."""
-    return None
+    """The ``WorkerInfo`` of the data-loading worker this code runs in, None in the main
+    process (as PyTorch's)."""
+    return _WORKER
