@@ -124,17 +124,10 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
                       "spectral leakage. Other windows such as torch.hann_window or torch.hamming_window are "
                       "recommended to reduce spectral leakage.To suppress this warning and use a rectangular "
                       "window, explicitly set `window=torch.ones(n_fft, device=<device>)`.", UserWarning, stacklevel=2)
-        if win_length < n_fft:
-            left = (n_fft - win_length) // 2
-            frames = frames * Tensor._make(np.pad(np.ones(win_length, x.dtype), (left, n_fft - win_length - left)))
+        if win_length < n_fft:         # ones over win_length, zeros around them
+            frames = frames * _padded_window("stft", None, win_length, n_fft, x.dtype)
     else:
-        if window.ndim != 1 or window.shape[0] != win_length:
-            raise RuntimeError(f"stft: expected a 1D window tensor of size equal to win_length={win_length}, but "
-                               f"got window with size {tuple(window.shape)}")
-        if win_length < n_fft:
-            left = (n_fft - win_length) // 2
-            window = constant_pad_nd(window, (left, n_fft - win_length - left))
-        frames = frames * window
+        frames = frames * _padded_window("stft", window, win_length, n_fft, x.dtype)
     mode = BY_ROOT_N if normalized else NONE
     if frames.dtype.kind == "c":
         if onesided:
@@ -148,12 +141,12 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
     return spectrum if return_complex else view_as_real(spectrum)
 
 
-def _padded_window(window, win_length, n_fft, dtype):
+def _padded_window(name, window, win_length, n_fft, dtype):
     """The window (ones when None) centred in ``n_fft`` points."""
     if window is None:
         window = Tensor._make(np.ones(win_length, dtype))
     elif window.ndim != 1 or window.shape[0] != win_length:
-        raise RuntimeError(f"istft: expected a 1D window tensor of size equal to win_length={win_length}, but got "
+        raise RuntimeError(f"{name}: expected a 1D window tensor of size equal to win_length={win_length}, but got "
                            f"window with size {tuple(window.shape)}")
     if win_length < n_fft:
         left = (n_fft - win_length) // 2
@@ -183,7 +176,7 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
     if return_complex and onesided:
         raise RuntimeError("cannot have onesided output if window or input is complex")
     real_dtype = np.dtype(np.float64 if x.dtype == np.complex128 else np.float32)
-    window = _padded_window(window, win_length, n_fft, real_dtype)
+    window = _padded_window("istft", window, win_length, n_fft, real_dtype)
     norm = "ortho" if normalized else "backward"
     x = x.transpose(1, 2)                                           # (B, frames, frequencies)
     if return_complex:
