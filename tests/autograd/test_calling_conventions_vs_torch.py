@@ -260,3 +260,25 @@ def test_an_iterable_dataset_read_by_workers_as_pytorch_reads_it():
     assert [int(b) for b in DataLoader(Split())] == [3, 4, 5, 6]
     assert [int(b) for b in DataLoader(Whole(), num_workers=3)] == [3, 3, 3, 4, 4, 4]
     assert get_worker_info() is None
+
+
+def test_worker_init_fn_configures_each_worker_s_copy_of_the_dataset():
+    """PyTorch's documented pattern: worker_init_fn splits the range on the worker's own copy."""
+    from diffcompare.autograd.utils.data import DataLoader, IterableDataset, get_worker_info
+
+    class Range(IterableDataset):
+        def __init__(self, start, end):
+            self.start, self.end = start, end
+
+        def __iter__(self):
+            return iter(range(self.start, self.end))
+
+    def split(worker_id):
+        info = get_worker_info()
+        data = info.dataset
+        size = (data.end - data.start) // info.num_workers
+        data.start, data.end = data.start + worker_id * size, data.start + (worker_id + 1) * size
+
+    dataset = Range(3, 7)
+    assert [int(b) for b in DataLoader(dataset, num_workers=2, worker_init_fn=split)] == [3, 5, 4, 6]
+    assert (dataset.start, dataset.end) == (3, 7)       # the loader's own dataset is untouched

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import collections.abc
+import copy
 import numbers
 
 import numpy as np
@@ -70,7 +71,7 @@ class DataLoader:
             batch_sampler = BatchSampler(sampler, batch_size, drop_last)
         self.dataset, self.batch_size, self.drop_last = dataset, batch_size, drop_last
         self.sampler, self.batch_sampler, self.num_workers = sampler, batch_sampler, num_workers
-        self.generator = generator
+        self.generator, self.worker_init_fn = generator, worker_init_fn
         if collate_fn is None:
             collate_fn = default_collate if batch_sampler is not None else (lambda sample: sample)
         self.collate_fn = collate_fn
@@ -83,14 +84,15 @@ class DataLoader:
             return self._worker_batches(base_seed)
         return self._batches()
 
-    def _stream_batches(self):
-        """The batches of an iterable dataset's stream, in order."""
+    def _stream_batches(self, dataset=None):
+        """The batches of an iterable dataset's stream (``dataset``: a worker's copy), in order."""
+        dataset = self.dataset if dataset is None else dataset
         if self.batch_size is None:
-            for item in self.dataset:
+            for item in dataset:
                 yield self.collate_fn(item)
             return
         batch = []
-        for item in self.dataset:
+        for item in dataset:
             batch.append(item)
             if len(batch) == self.batch_size:
                 yield self.collate_fn(batch)
@@ -104,9 +106,19 @@ class DataLoader:
         split the work, or repeats the whole stream if it does not) and the loader takes one
         batch from each worker in turn. Here the workers are taken in turn in this process."""
         global _WORKER
-        # each stream starts (calls the dataset's __iter__) at its first next(), its worker's info set
-        streams = [(WorkerInfo(id=worker, num_workers=self.num_workers, seed=base_seed + worker, dataset=self.dataset),
-                    self._stream_batches()) for worker in range(self.num_workers)]
+        streams = []
+        for worker in range(self.num_workers):
+            # a worker has its own copy of the dataset (PyTorch's is pickled into the worker
+            # process), which worker_init_fn may change; its stream starts at its first next()
+            dataset = copy.deepcopy(self.dataset)
+            info = WorkerInfo(id=worker, num_workers=self.num_workers, seed=base_seed + worker, dataset=dataset)
+            if self.worker_init_fn is not None:
+                _WORKER = info
+                try:
+                    self.worker_init_fn(worker)
+                finally:
+                    _WORKER = None
+            streams.append((info, self._stream_batches(dataset)))
         while streams:
             for entry in list(streams):
                 info, stream = entry
