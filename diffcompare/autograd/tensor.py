@@ -723,15 +723,21 @@ def full_like(t: Tensor, fill_value, dtype=None, device=None, requires_grad=Fals
 
 
 @_into_out
-def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False) -> Tensor:
-    """Values from ``start`` up to (not including) ``end``; integers stay int64.
+def arange(start=None, end=None, step=1, dtype=None, device=None, requires_grad=False) -> Tensor:
+    """Values from ``start`` (0 unless given) up to (not including) ``end``; integers stay
+    int64. ``arange(4)`` and ``arange(end=4)`` are the same, as in PyTorch.
 
     >>> from diffcompare import autograd as ag
-    >>> ag.arange(4)
-    tensor([0, 1, 2, 3])
+    >>> ag.arange(4), ag.arange(end=3)
+    (tensor([0, 1, 2, 3]), tensor([0, 1, 2]))
     """
     _check_device(device)
-    if end is None:
+    if start is None and end is None:
+        raise TypeError("arange() received an invalid combination of arguments - got (), but expected one of: "
+                        "(Number end, ...), (Number start, Number end, ...), (Number start, Number end, Number step, ...)")
+    if start is None:
+        start = 0
+    elif end is None:
         start, end = 0, start
     array = np.arange(start, end, step)
     if dtype is not None:

@@ -282,3 +282,9 @@ def test_worker_init_fn_configures_each_worker_s_copy_of_the_dataset():
     dataset = Range(3, 7)
     assert [int(b) for b in DataLoader(dataset, num_workers=2, worker_init_fn=split)] == [3, 5, 4, 6]
     assert (dataset.start, dataset.end) == (3, 7)       # the loader's own dataset is untouched
+
+
+def test_arange_with_end_alone_as_a_keyword():
+    assert ag.arange(end=3).tolist() == [0, 1, 2] and ag.arange(start=1, end=3).tolist() == [1, 2]
+    with pytest.raises(TypeError, match="arange\\(\\) received an invalid combination of arguments"):
+        ag.arange()
