@@ -178,8 +178,7 @@ def rsub(input, other, *, alpha=1):
 def fill(input, value):
     """A new tensor of ``input``'s shape and dtype filled with ``value`` (FillBackward0: the
     input gets a zero gradient), as the out-of-place ``torch.fill``."""
-    return ops.fill_(input.clone(), value) if not input.requires_grad else \
-        ops.rename_node_of(input * 0 + _as_tensor(value, dtype=input.dtype), "FillBackward0")
+    return ops.rename_node_of(ops.fill_(input.clone(), value), "FillBackward0")
 
 
 def typename(obj):

@@ -288,3 +288,13 @@ def test_arange_with_end_alone_as_a_keyword():
     assert ag.arange(end=3).tolist() == [0, 1, 2] and ag.arange(start=1, end=3).tolist() == [1, 2]
     with pytest.raises(TypeError, match="arange\\(\\) received an invalid combination of arguments"):
         ag.arange()
+
+
+def test_out_of_place_fill_of_infinite_and_nan_values():
+    """torch.fill replaces every value, inf and nan included (0 * inf would be nan); the input's
+    gradient is zero."""
+    a = ag.tensor([1.0, float("inf"), float("nan")], requires_grad=True)
+    f = ag.fill(a, 3.0)
+    assert f.tolist() == [3.0, 3.0, 3.0] and f.grad_fn.name() == "FillBackward0"
+    f.sum().backward()
+    assert a.grad.tolist() == [0.0, 0.0, 0.0]
