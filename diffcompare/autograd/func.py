@@ -495,7 +495,7 @@ def stack_module_state(models):
     >>> from diffcompare import autograd as ag
     >>> params, buffers = stack_module_state([ag.nn.Linear(3, 2) for _ in range(4)])
     >>> params["weight"].shape, params["bias"].requires_grad, buffers
-    ((4, 2, 3), True, {})
+    (torch.Size([4, 2, 3]), True, {})
     """
     models = list(models)
     if not models:

@@ -4,7 +4,7 @@ data a tensor of their dtype; ``isinstance(t, torch.FloatTensor)`` checks the dt
 
 >>> from diffcompare import autograd as ag
 >>> ag.FloatTensor([1, 2]).dtype == ag.float32, ag.LongTensor(2, 3).shape, isinstance(ag.ones(2), ag.DoubleTensor)
-(True, (2, 3), True)
+(True, torch.Size([2, 3]), True)
 """
 
 from __future__ import annotations

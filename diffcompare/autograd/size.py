@@ -1,12 +1,12 @@
 """``torch.Size``: a tuple of ints that prints as PyTorch prints it and counts its elements.
 
-A tensor's ``.shape`` and ``.size()`` are plain tuples in the engine (they compare equal to a
-``Size``); ``torch.Size`` is there for code that builds one or passes one to ``torch.Tensor``.
+A tensor's ``.shape`` and ``.size()`` are ``Size`` objects, as in PyTorch: they compare equal
+to plain tuples, print as ``torch.Size([2, 3])``, and a slice of one is a ``Size`` again.
 
 >>> from diffcompare import autograd as ag
 >>> s = ag.Size([2, 3])
 >>> s, s.numel(), s == (2, 3), ag.Tensor(s).shape
-(torch.Size([2, 3]), 6, True, (2, 3))
+(torch.Size([2, 3]), 6, True, torch.Size([2, 3]))
 """
 
 from __future__ import annotations

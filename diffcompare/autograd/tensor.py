@@ -32,6 +32,8 @@ from .generators import DEFAULT_SEED, rng_of, standard_normal, standard_uniform
 from .printing import tensor_repr
 from .size import Size
 
+_as_size = functools.partial(tuple.__new__, Size)    # a shape as a torch.Size, without re-checking its ints
+
 NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
     "attribute won't be populated during autograd.backward(). If you indeed want the .grad field "
@@ -307,7 +309,7 @@ class Tensor(Operators):
 
     @property
     def shape(self):
-        return self._data.shape
+        return _as_size(self._data.shape)
 
     @property
     def ndim(self) -> int:
@@ -326,7 +328,7 @@ class Tensor(Operators):
         return self.transpose(-2, -1)
 
     def size(self, dim=None):
-        return self._data.shape if dim is None else self._data.shape[dim]
+        return _as_size(self._data.shape) if dim is None else self._data.shape[dim]
 
     def dim(self) -> int:
         return self._data.ndim
@@ -877,7 +879,7 @@ def randint(*args, size=None, generator=None, dtype=None, device=None, requires_
 
     >>> from diffcompare import autograd as ag
     >>> ag.randint(3, 5, (2,)).shape, ag.randint(10, (3,)).dtype
-    ((2,), dtype('int64'))
+    (torch.Size([2]), dtype('int64'))
     """
     where = _check_device(device, meta=True)
     if high is not None:                      # randint(low=0, high=5, size=(3,)), by keyword

@@ -71,7 +71,7 @@ class LazyLinear(Linear):
     >>> from diffcompare import autograd as ag
     >>> m = ag.nn.LazyLinear(2)
     >>> m(ag.ones(4, 3)).shape, m
-    ((4, 2), Linear(in_features=3, out_features=2, bias=True))
+    (torch.Size([4, 2]), Linear(in_features=3, out_features=2, bias=True))
     """
 
     def __init__(self, out_features, bias=True, device=None, dtype=None):
@@ -173,7 +173,7 @@ class Conv2d(_ConvNd):
     >>> from diffcompare import autograd as ag
     >>> conv = ag.nn.Conv2d(3, 8, 3, padding=1)
     >>> conv(ag.randn(2, 3, 5, 5)).shape
-    (2, 8, 5, 5)
+    torch.Size([2, 8, 5, 5])
     """
     dims, function = 2, staticmethod(F.conv2d)
 
@@ -554,7 +554,7 @@ class LinearCrossEntropyLoss(_WeightedLoss):
     >>> from diffcompare import autograd as ag
     >>> loss = ag.nn.LinearCrossEntropyLoss(5, 10, out_features=(4,), bias=True)
     >>> loss.linear.weight.shape, loss(ag.randn(2, 5), ag.zeros(2, 4, dtype=ag.int64)).grad_fn.name()
-    ((40, 5), 'NllLoss2DBackward0')
+    (torch.Size([40, 5]), 'NllLoss2DBackward0')
     """
 
     def __init__(self, in_features, num_classes, *, out_features=(), bias=False, device=None, dtype=None,

@@ -15,7 +15,7 @@ attention weights). ``multi_head_attention_forward`` follows ``torch.nn.function
 >>> x = ag.randn(3, 1, 4)
 >>> out, weights = mha(x, x, x)
 >>> out.shape, weights.shape, out.grad_fn.name()
-((3, 1, 4), (1, 3, 3), 'ViewBackward0')
+(torch.Size([3, 1, 4]), torch.Size([1, 3, 3]), 'ViewBackward0')
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ in registration order).
 >>> lstm = ag.nn.LSTM(3, 4)
 >>> out, (h, c) = lstm(ag.randn(5, 1, 3))
 >>> out.shape, h.shape, out.grad_fn.name()
-((5, 1, 4), (1, 1, 4), 'StackBackward0')
+(torch.Size([5, 1, 4]), torch.Size([1, 1, 4]), 'StackBackward0')
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@
 >>> from diffcompare import autograd as ag
 >>> emb = ag.nn.Embedding(10, 3, padding_idx=0)
 >>> emb, emb(ag.tensor([[0, 2]])).shape
-(Embedding(10, 3, padding_idx=0), (1, 2, 3))
+(Embedding(10, 3, padding_idx=0), torch.Size([1, 2, 3]))
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ fused inference path computes the same values; this is the path it takes when tr
 >>> layer = TransformerEncoderLayer(d_model=4, nhead=2, dim_feedforward=8)
 >>> encoder = TransformerEncoder(layer, num_layers=2, enable_nested_tensor=False)
 >>> encoder(ag.randn(5, 3, 4)).shape
-(5, 3, 4)
+torch.Size([5, 3, 4])
 >>> Transformer.generate_square_subsequent_mask(3)
 tensor([[0., -inf, -inf],
         [0., 0., -inf],

@@ -193,7 +193,7 @@ def bmm(input, mat2, *, out=None):
 
     >>> from diffcompare import autograd as ag
     >>> ag.bmm(ag.ones(2, 1, 3), mat2=ag.ones(2, 3, 1)).shape
-    (2, 1, 1)
+    torch.Size([2, 1, 1])
     """
     a, b = input, mat2
     if out is not None:

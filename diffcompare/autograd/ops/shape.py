@@ -133,7 +133,7 @@ def view(x, *shape):
 
     >>> from diffcompare import autograd as ag
     >>> ag.zeros(2, 2).view(ag.int32).shape, ag.zeros(4).view(2, 2).shape
-    ((2, 4), (2, 2))
+    (torch.Size([2, 4]), torch.Size([2, 2]))
     """
     if len(shape) == 1 and (isinstance(shape[0], np.dtype) or
                             isinstance(shape[0], type) and issubclass(shape[0], np.generic)):
@@ -241,7 +241,7 @@ def moveaxis(x, source, destination):
 
     >>> from diffcompare import autograd as ag
     >>> ag.moveaxis(ag.zeros(2, 3, 4), 0, -1).shape
-    (3, 4, 2)
+    torch.Size([3, 4, 2])
     """
     src = [source] if isinstance(source, int) else list(source)
     dst = [destination] if isinstance(destination, int) else list(destination)
@@ -309,7 +309,7 @@ def squeeze(x, dim=None):
 
     >>> from diffcompare import autograd as ag
     >>> ag.zeros(1, 3, 1, 2).squeeze((0, 2)).shape
-    (3, 2)
+    torch.Size([3, 2])
     """
     if dim is None:
         shape = tuple(n for n in x.shape if n != 1)

@@ -12,7 +12,7 @@ def skip_init(module_cls, *args, **kwargs):
 
     >>> from diffcompare import autograd as ag
     >>> ag.nn.utils.skip_init(ag.nn.Linear, 2, 1).weight.shape
-    (1, 2)
+    torch.Size([1, 2])
     """
     if "device" not in inspect.signature(module_cls).parameters:
         raise RuntimeError("Module must support a 'device' arg to skip initialization")

@@ -11,7 +11,8 @@ process options are accepted and ignored).
 
 from __future__ import annotations
 
-from .dataloader import DataLoader, default_collate, get_worker_info
+from ._utils.collate import default_collate, default_convert
+from .dataloader import DataLoader, get_worker_info
 from .dataset import (ChainDataset, ConcatDataset, Dataset, IterableDataset, StackDataset, Subset, TensorDataset,
                       random_split)
 from .sampler import (BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler,
@@ -19,4 +20,4 @@ from .sampler import (BatchSampler, RandomSampler, Sampler, SequentialSampler, S
 
 __all__ = ["BatchSampler", "ChainDataset", "ConcatDataset", "DataLoader", "Dataset", "IterableDataset", "RandomSampler",
            "Sampler", "SequentialSampler", "StackDataset", "Subset", "SubsetRandomSampler", "TensorDataset",
-           "WeightedRandomSampler", "default_collate", "get_worker_info", "random_split"]
+           "WeightedRandomSampler", "default_collate", "default_convert", "get_worker_info", "random_split"]

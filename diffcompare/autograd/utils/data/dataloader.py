@@ -1,4 +1,5 @@
-"""``torch.utils.data.dataloader``: ``DataLoader`` and ``default_collate``, single process."""
+"""``torch.utils.data.dataloader``: ``DataLoader``, single process (its batches collated by
+``_utils.collate``)."""
 
 from __future__ import annotations
 
@@ -10,36 +11,9 @@ import numpy as np
 
 from ...ops import stack
 from ...tensor import Tensor, tensor
+from ._utils.collate import default_collate, default_convert
 from .dataset import IterableDataset
 from .sampler import BatchSampler, RandomSampler, SequentialSampler, seed_draw
-
-
-def default_collate(batch):
-    """Stack a list of samples into a batch, as PyTorch's ``default_collate``: tensors are
-    stacked along a new first dimension, Python numbers become a tensor (float64 for
-    floats, int64 for ints), and tuples, lists and dicts are collated element-wise (a
-    tuple of samples gives a list of batches)."""
-    elem = batch[0]
-    if isinstance(elem, Tensor):
-        return stack(list(batch), 0)
-    if isinstance(elem, np.ndarray) and elem.dtype.kind not in "USO":
-        return stack([tensor(b) for b in batch], 0)
-    if isinstance(elem, np.number) or isinstance(elem, numbers.Number) and not isinstance(elem, bool):
-        return tensor(batch)
-    if isinstance(elem, bool):
-        return tensor(batch)
-    if isinstance(elem, (str, bytes)):
-        return batch
-    if isinstance(elem, collections.abc.Mapping):
-        return {key: default_collate([d[key] for d in batch]) for key in elem}
-    if isinstance(elem, tuple) and hasattr(elem, "_fields"):
-        return type(elem)(*(default_collate(samples) for samples in zip(*batch)))
-    if isinstance(elem, collections.abc.Sequence):
-        if any(len(e) != len(elem) for e in batch):
-            raise RuntimeError("each element in list of batch should be of equal size")
-        return [default_collate(samples) for samples in zip(*batch)]
-    raise TypeError("default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; "
-                    f"found {type(elem)}")
 
 
 class DataLoader:
@@ -73,7 +47,7 @@ class DataLoader:
         self.sampler, self.batch_sampler, self.num_workers = sampler, batch_sampler, num_workers
         self.generator, self.worker_init_fn = generator, worker_init_fn
         if collate_fn is None:
-            collate_fn = default_collate if batch_sampler is not None else (lambda sample: sample)
+            collate_fn = default_collate if batch_sampler is not None else default_convert
         self.collate_fn = collate_fn
 
     def __iter__(self):
