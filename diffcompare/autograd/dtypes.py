@@ -175,6 +175,17 @@ def scalar_type_name(dtype):
     return _SCALAR_TYPE_NAMES.get(name, name)
 
 
+def legacy_type_name(dtype):
+    """PyTorch's legacy name of a tensor type of ``dtype``, as ``Tensor.type()`` and its
+    error messages print it ('torch.DoubleTensor', 'torch.LongTensor').
+
+    >>> legacy_type_name(np.float64), legacy_type_name(np.bool_)
+    ('torch.DoubleTensor', 'torch.BoolTensor')
+    """
+    name = np.dtype(dtype).name
+    return f"torch.{_SCALAR_TYPE_NAMES[name]}Tensor" if name in _SCALAR_TYPE_NAMES else "torch.Tensor"
+
+
 def cpp_type_name(dtype):
     """The C++ type's name PyTorch prints for ``dtype`` ('double', 'long int', 'c10::Half')."""
     name = np.dtype(dtype).name

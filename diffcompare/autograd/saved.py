@@ -25,10 +25,12 @@ tensor([2., 4.])
 from __future__ import annotations
 
 import contextlib
+import re
 import weakref
 
 import numpy as np
 
+from .dtypes import legacy_type_name
 from .grad_mode import STATE, no_grad
 from .tensor import Tensor
 
@@ -87,13 +89,16 @@ class SavedTensor:
         return t
 
 
+_BACKWARD_SUFFIX = re.compile(r"Backward\d*$")
+
+
 def _modified_message(saved, node):
     array = saved.array
     shape = ", ".join(str(n) for n in array.shape)
-    who = f"[{array.dtype} tensor [{shape}]]"
+    who = f"[{legacy_type_name(array.dtype)} [{shape}]]"
     producer = node if saved.is_output else saved.grad_fn
-    if producer is not None:
-        who += f", which is output {saved.output_nr} of {type(producer).__name__}"
+    if producer is not None:    # named as PyTorch 2.13 names it: ExpBackward0 is "Exp"
+        who += f", which is output {saved.output_nr} of {_BACKWARD_SUFFIX.sub('', type(producer).__name__)}"
     hint = (
         "Hint: the backtrace further above shows the operation that failed to compute its gradient. "
         "The variable in question was changed in there or anywhere later. Good luck!"

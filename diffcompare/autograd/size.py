@@ -11,11 +11,14 @@ to plain tuples, print as ``torch.Size([2, 3])``, and a slice of one is a ``Size
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 
 
 class Size(tuple):
+    """A shape: a tuple of ints."""
+
     __slots__ = ()
 
     def __new__(cls, sizes=()):
@@ -31,8 +34,8 @@ class Size(tuple):
     __str__ = __repr__
 
     def __getitem__(self, index):
-        item = super().__getitem__(index)
-        return Size(item) if isinstance(index, slice) else item
+        item = _item(self, index)
+        return _as_size(item) if type(index) is slice else item     # a slice of ints needs no check
 
     def __add__(self, other):
         return Size(tuple(self) + tuple(other))
@@ -40,3 +43,7 @@ class Size(tuple):
     def numel(self) -> int:
         """The number of elements of a tensor of this shape."""
         return math.prod(self)
+
+
+_item = tuple.__getitem__
+_as_size = functools.partial(tuple.__new__, Size)

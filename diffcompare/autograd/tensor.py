@@ -30,9 +30,7 @@ from .dtypes import default_complex, default_dtype, int64
 from .fused import fused_multiply_add
 from .generators import DEFAULT_SEED, rng_of, standard_normal, standard_uniform
 from .printing import tensor_repr
-from .size import Size
-
-_as_size = functools.partial(tuple.__new__, Size)    # a shape as a torch.Size, without re-checking its ints
+from .size import Size, _as_size
 
 NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
@@ -423,6 +421,18 @@ class Tensor(Operators):
             fn._special = True
         fn._retained[self._output_nr] = weakref.ref(self)
         self._retains_grad = True
+
+    def _forget_retained(self) -> bool:
+        """Stop keeping ``.grad`` from this tensor's current node (it is about to get a new one,
+        an in-place change; the caller retains it there). Returns whether it was kept."""
+        if not self._retains_grad:
+            return False
+        retained = self._grad_fn._retained if self._grad_fn is not None else None
+        ref = retained.get(self._output_nr) if retained else None
+        if ref is not None and ref() is self:
+            del retained[self._output_nr]
+        self._retains_grad = False
+        return True
 
     def register_hook(self, hook):
         """Call ``hook(grad)`` when this tensor's gradient is computed; a returned tensor

@@ -30,7 +30,7 @@ def test_error_message_names_producer_and_versions():
     x = vec(1.0, 2.0)
     y = x.exp()
     y.add_(1)
-    with pytest.raises(RuntimeError, match=r"which is output 0 of ExpBackward0, is at version 1; expected version 0"):
+    with pytest.raises(RuntimeError, match=r"\[torch.DoubleTensor \[2\]\], which is output 0 of Exp, is at version 1; expected version 0"):
         y.sum().backward()
 
 

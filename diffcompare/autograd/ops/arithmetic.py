@@ -110,7 +110,9 @@ class DivBackward0(Op):
     forward = staticmethod(broadcasting(np.true_divide))
 
     def backward(self, g, a, b):
-        return (g / b if self.needs(0) else None), (-g * a / (b * b) if self.needs(1) else None)
+        # PyTorch's formulas (div_tensor_self/other_backward): the same roundings, and the
+        # same infinities where b is 0 (-g * a / (b * b) would be nan in a second derivative)
+        return (g / b if self.needs(0) else None), (-g * ((a / b) / b) if self.needs(1) else None)
 
 
 def _negative(x):

@@ -66,12 +66,13 @@ def write_in_place(t, compute, leaf_message=LEAF_INPLACE_ERROR):
 
 
 def adopt(t, node, output_nr=0):
-    """Make ``t``, just overwritten in place, the output ``output_nr`` of ``node``."""
+    """Make ``t``, just overwritten in place, the output ``output_nr`` of ``node``; a retained
+    gradient follows it there (the old node no longer fills ``t.grad``, as in PyTorch)."""
+    retained = t._forget_retained()
     t.grad_fn = node
     t.requires_grad_flag = True
     t._output_nr = output_nr
-    if t._retains_grad:
-        t._retains_grad = False
+    if retained:
         t.retain_grad()
 
 

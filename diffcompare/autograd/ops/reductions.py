@@ -62,7 +62,7 @@ def reduction(cls, x, dim, keepdim, **extra):
 
 
 def _reduction(cls, x, dim, keepdim, **extra):
-    shape = x.shape
+    shape = x._data.shape
     if dim is None:     # over everything (the common case)
         params = {"axis": None, "keepdims": keepdim, "in_shape": shape, "keep_shape": (1,) * len(shape)}
     else:
@@ -113,8 +113,10 @@ class ProdBackward0(Op):
     def backward(self, g, x, r):
         g = _expand_back(g, self)
         xa = array_of(x)
-        if not (xa == 0).any():
-            return (g * _expand_back(r, self) / x,)
+        if not (xa == 0).any():     # PyTorch's grad * (result / input): its roundings
+            return (g * (_expand_back(r, self) / x),)
+        if self.axis is None and xa.ndim and g.ndim == xa.ndim:     # flattened, then viewed back, as in PyTorch
+            return ((g.reshape(-1) * _prod_of_others(x.reshape(-1), (0,))).reshape(xa.shape),)
         return (g * _prod_of_others(x, self.axis),)
 
 

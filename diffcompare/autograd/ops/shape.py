@@ -332,8 +332,9 @@ def unsqueeze(x, dim):
     if not isinstance(dim, (int, np.integer)):
         raise TypeError(f"unsqueeze(): argument 'dim' (position 1) must be int, not {type(dim).__name__}")
     d = check_dim(dim, x.ndim + 1)
-    shape = x.shape[:d] + (1,) + x.shape[d:]
-    return record_view(UnsqueezeBackward0, x, {"shape": shape, "in_shape": x.shape}, lambda a: a.reshape(shape))
+    in_shape = x._data.shape
+    shape = in_shape[:d] + (1,) + in_shape[d:]
+    return record_view(UnsqueezeBackward0, x, {"shape": shape, "in_shape": in_shape}, lambda a: a.reshape(shape))
 
 
 class ExpandBackward0(Op):

@@ -63,10 +63,10 @@ def refresh_view(view):
     # where each element of the view lies in the base (flat): the view of positions, taken at backward
     node.in_shape, node.view_fn = root.shape, view._view_fn
     node.size, node.stride, node.storage_offset = tuple(view._data.shape), view.stride(), view.storage_offset()
+    retained = view._forget_retained()  # a retained gradient follows the new node
     view._grad_fn, view.requires_grad_flag, view._output_nr = node, True, 0
     view._view_meta = (view._vc[0], None)
-    if view._retains_grad:              # a retained gradient follows the new node
-        view._retains_grad = False
+    if retained:
         view.retain_grad()
     return node
 

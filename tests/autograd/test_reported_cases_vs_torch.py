@@ -1,0 +1,85 @@
+"""Cases from PyTorch's issue tracker and forum, run on the engine and on PyTorch: a retained
+gradient after an in-place change, division's second derivative at a zero divisor, the nodes of
+prod's double backward, the in-place error's words."""
+
+import math
+
+import numpy as np
+import pytest
+
+from diffcompare import autograd as ag
+
+torch = pytest.importorskip("torch")
+
+
+def _both(fn):
+    return fn(ag), fn(torch)
+
+
+def test_retain_grad_follows_the_tensor_to_its_new_node_after_an_in_place_change(torch_float64):
+    # pytorch/pytorch PR 79767: after a.mul_(2), a.grad is the gradient of the new a only
+    def run(lib):
+        seen = []
+        x = lib.tensor(2.0, requires_grad=True)
+        a = x * 1
+        a.register_hook(lambda g: seen.append(float(g)))
+        a.retain_grad()
+        a.mul_(2)
+        b = a.clone()
+        (a + 3 * b).sum().backward()
+        return float(a.grad), seen, float(x.grad)
+    ours, theirs = _both(run)
+    assert ours == theirs
+    assert ours[0] == 4.0 and ours[2] == 8.0     # d/da (a + 3a) = 4; d/dx = 4 * 2 by hand
+
+
+def test_division_second_derivative_at_a_zero_divisor_is_infinite_not_nan(torch_float64):
+    # pytorch/pytorch issue 43405: under detect_anomaly the engine used to raise on a nan
+    def run(lib):
+        x, y = lib.tensor(0.4, requires_grad=True), lib.tensor(0.0, requires_grad=True)
+        gx, gy = lib.autograd.grad(x / y, (x, y), create_graph=True)
+        with pytest.warns(UserWarning, match="Anomaly Detection has been enabled"), lib.autograd.detect_anomaly():
+            gyx, gyy = lib.autograd.grad(gy, (x, y), create_graph=True)
+        return [t.item() for t in (gx, gy, gyx, gyy)], [t.grad_fn.name() for t in (gx, gy, gyx, gyy)]
+    (values, names), (want_values, want_names) = _both(run)
+    assert names == want_names
+    assert values == want_values
+    assert values[3] == math.inf       # d2/dy2 x / y = 2 x / y^3 -> +inf at y = 0+, x > 0
+
+
+def test_division_gradient_rounds_as_pytorchs_formula(torch_float64):
+    a, b = np.random.default_rng(3).uniform(0.1, 10, (2, 200))
+
+    def run(lib):
+        x, y = lib.tensor(a, requires_grad=True), lib.tensor(b, requires_grad=True)
+        (x / y).backward(lib.ones(200) * 0.7)
+        return y.grad.detach().numpy()
+    ours, theirs = _both(run)
+    np.testing.assert_array_equal(ours, theirs)
+
+
+@pytest.mark.parametrize("values", [[2.0, 3.0, 0.0, 0.0], [2.0, 3.0, 0.0, 4.0], [2.0, 3.0, 5.0, 4.0]])
+def test_prod_double_backward_records_pytorchs_nodes(torch_float64, values):
+    # pytorch/pytorch issue 106789: prod's gradient with zeros, taken with create_graph
+    def run(lib):
+        x = lib.tensor(values, requires_grad=True)
+        gx, = lib.autograd.grad(lib.prod(x), x, create_graph=True)
+        return gx.detach().numpy(), gx.grad_fn.name()
+    (ours, name), (theirs, want_name) = _both(run)
+    assert name == want_name
+    np.testing.assert_array_equal(ours, theirs)
+
+
+def test_the_in_place_error_names_the_tensor_type_and_producer_as_pytorch_does(torch_float64):
+    # discuss.pytorch.org 169583: overwrite an exp's output, then backward
+    def run(lib):
+        x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        u = x.exp()
+        loss = (u * 2).sum()
+        u[0] = 666
+        with pytest.raises(RuntimeError) as error:
+            loss.backward()
+        return str(error.value).split(" Hint:")[0]
+    ours, theirs = _both(run)
+    assert ours == theirs
+    assert "[torch.DoubleTensor [3]], which is output 0 of Exp," in ours
