@@ -17,6 +17,7 @@ import numpy as np
 
 from . import forward_ad
 from .backward import grad
+from .func import _lift
 from .grad_mode import enable_grad
 from .ops import stack
 from .tensor import Tensor
@@ -33,8 +34,8 @@ def _prepare(inputs, create_graph):
     for t in inputs:
         if not isinstance(t, Tensor):
             raise TypeError(f"inputs must be tensors, got {type(t).__name__}")
-        if create_graph and t.requires_grad:
-            out.append(t.view_as(t))
+        if create_graph:    # a view of t when it requires grad, else a new leaf (with t's tangent, if any)
+            out.append(_lift(t))
         else:
             out.append(t.detach().requires_grad_(t.dtype.kind in "fc"))
     return tuple(out)
@@ -173,8 +174,16 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
     tensor([[1., 0.],
             [1., 1.]])
     """
-    if strategy != "reverse-mode":
-        raise NotImplementedError("only strategy='reverse-mode' is available")
+    if strategy not in ("forward-mode", "reverse-mode"):
+        raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode". Hint: If your '
+                             'function has more outputs than inputs, "forward-mode" tends to be more performant. '
+                             'Otherwise, prefer to use "reverse-mode".')
+    if strategy == "forward-mode":
+        if create_graph:
+            raise NotImplementedError('torch.autograd.functional.jacobian: `create_graph=True` and '
+                                      '`strategy="forward-mode"` are not supported together (yet). Please either set '
+                                      '`create_graph=False` or `strategy="reverse-mode"`.')
+        return _forward_jacobian(func, inputs, strict, vectorize)
     inputs, tuple_in = _as_tuple(inputs)
     inputs = _prepare(inputs, create_graph)
     outputs, single_out = _outputs(func, inputs)
@@ -211,6 +220,55 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
     return per_output[0] if single_out else tuple(per_output)
 
 
+def _forward_jacobian(func, inputs, strict, vectorize):
+    """The Jacobian by forward mode (``strategy="forward-mode"``): ``func`` run on dual tensors
+    once per input element, that element's tangent 1 and every other 0; the outputs' tangents
+    are the Jacobian's columns. PyTorch batches these passes with vmap and so asks for
+    ``vectorize=True``; so does this (the values are the same either way)."""
+    if strict:
+        raise RuntimeError('torch.autograd.functional.jacobian: `strict=True` and `strategy="forward-mode"` are '
+                           'not supported together (yet). Please either set `strict=False` or '
+                           '`strategy="reverse-mode"`.')
+    if not vectorize:
+        raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse Hessian is"
+                                  "only implemented for `vectorize=True`.")
+    inputs, tuple_in = _as_tuple(inputs)
+    for t in inputs:
+        if not isinstance(t, Tensor):
+            raise TypeError(f"inputs must be tensors, got {type(t).__name__}")
+    columns, outputs, single_out = [], None, True     # columns[k][e]: the outputs' tangents
+    for k, x in enumerate(inputs):
+        columns.append([])
+        for e in range(x.numel()):
+            with forward_ad.dual_level():
+                duals = []
+                for m, t in enumerate(inputs):
+                    tangent = np.zeros(t.numel(), dtype=t.dtype)
+                    if m == k:
+                        tangent[e] = 1
+                    duals.append(forward_ad.make_dual(t, Tensor._make(tangent.reshape(t.shape))))
+                outs, single_out = _outputs(func, tuple(duals))
+                unpacked = [forward_ad.unpack_dual(o) for o in outs]
+            outputs = [u.primal for u in unpacked]
+            columns[k].append([u.tangent if u.tangent is not None else Tensor._make(np.zeros(u.primal.shape,
+                               dtype=u.primal.dtype)) for u in unpacked])
+    if outputs is None:         # no input elements: the function still runs once, for its outputs
+        outs, single_out = _outputs(func, inputs)
+        outputs = [o.detach() for o in outs]
+    per_output = []
+    for i, out in enumerate(outputs):
+        blocks = []
+        for k, x in enumerate(inputs):
+            shape = tuple(out.shape) + tuple(x.shape)
+            if columns[k]:
+                tangents = stack([column[i].detach() for column in columns[k]], -1)
+                blocks.append(tangents.reshape(shape))
+            else:
+                blocks.append(Tensor._make(np.zeros(shape, dtype=x.dtype)))
+        per_output.append(tuple(blocks) if tuple_in else blocks[0])
+    return per_output[0] if single_out else tuple(per_output)
+
+
 def _vectorized_jacobian(out, inputs, create_graph, strict, tuple_in):
     """One output's Jacobian blocks by one batched backward seeded with the identity."""
     n = out.numel()
@@ -232,17 +290,22 @@ def _vectorized_jacobian(out, inputs, create_graph, strict, tuple_in):
 def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, outer_jacobian_strategy="reverse-mode"):
     """The Hessian of a function with a one-element output (the Jacobian of its gradient);
     ``vectorize=True`` takes all its rows in one batched backward through the gradient's graph.
+    ``outer_jacobian_strategy="forward-mode"`` (with ``vectorize=True``) takes that Jacobian by
+    forward mode over the reverse-mode gradient instead.
 
     >>> from diffcompare import autograd as ag
     >>> ag.functional.hessian(lambda x: (x[0] * x[1]).exp(), ag.tensor([0.0, 0.0]), vectorize=True)
     tensor([[0., 1.],
             [1., 0.]])
     """
-    if outer_jacobian_strategy != "reverse-mode":
-        raise NotImplementedError("only outer_jacobian_strategy='reverse-mode' is available")
+    if outer_jacobian_strategy not in ("forward-mode", "reverse-mode"):
+        raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode".')
     inputs_t, tuple_in = _as_tuple(inputs)
+    forward = outer_jacobian_strategy == "forward-mode"
 
     def gradient(*xs):
+        if forward:     # forward over reverse: the dual inputs are differentiated by reverse mode
+            xs = _prepare(xs, True)
         outs, _ = _outputs(func, xs)
         if len(outs) != 1 or outs[0].numel() != 1:
             raise RuntimeError("The Tensor returned by the function given to hessian should contain a single element")
@@ -251,7 +314,7 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, out
         return grads if tuple_in else grads[0]
 
     return jacobian(gradient, inputs_t if tuple_in else inputs_t[0], create_graph=create_graph, strict=strict,
-                    vectorize=vectorize)
+                    vectorize=vectorize, strategy=outer_jacobian_strategy)
 
 
 def _hessian_vector(func, inputs, v, create_graph, strict):

@@ -83,3 +83,58 @@ def test_the_in_place_error_names_the_tensor_type_and_producer_as_pytorch_does(t
     ours, theirs = _both(run)
     assert ours == theirs
     assert "[torch.DoubleTensor [3]], which is output 0 of Exp," in ours
+
+
+def _jacobian_case(lib):
+    f = lambda a, b: (a * b.sum(), (a.sin() ** 2).sum() * b)    # noqa: E731
+    return f, (lib.tensor([0.3, -1.2]), lib.tensor([0.5, 2.0, -0.25]))
+
+
+def test_forward_mode_jacobian_matches_pytorchs(torch_float64):
+    # pytorch/pytorch issue 184842: jacobian(..., strategy="forward-mode", vectorize=True)
+    def run(lib):
+        f, inputs = _jacobian_case(lib)
+        forward = lib.autograd.functional.jacobian(f, inputs, strategy="forward-mode", vectorize=True)
+        reverse = lib.autograd.functional.jacobian(f, inputs)
+        x = lib.tensor([[0.1, 0.2, 0.3], [0.5, -1.0, 2.0]])
+        tanh = lib.autograd.functional.jacobian(lib.tanh, x, strategy="forward-mode", vectorize=True)
+        blocks = [block for row in forward for block in row] + [tanh]
+        return ([b.numpy() for b in blocks], [b.requires_grad for b in blocks],
+                [block.numpy() for row in reverse for block in row])
+    (ours, ours_rg, ours_reverse), (theirs, theirs_rg, _) = _both(run)
+    assert ours_rg == theirs_rg
+    for a, t in zip(ours, theirs):
+        assert a.shape == t.shape
+        np.testing.assert_allclose(a, t, rtol=1e-12, atol=1e-15)
+    for a, r in zip(ours, ours_reverse):       # forward and reverse mode agree (no shared code)
+        np.testing.assert_allclose(a, r, rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("kwargs, error", [
+    (dict(vectorize=False), NotImplementedError), (dict(vectorize=True, create_graph=True), NotImplementedError),
+    (dict(vectorize=True, strict=True), RuntimeError), (dict(vectorize=True, strategy="sideways"), AssertionError)])
+def test_forward_mode_jacobian_refuses_what_pytorch_refuses(kwargs, error):
+    kwargs = {"strategy": "forward-mode", **kwargs}
+    messages = []
+    for lib in (ag, torch):
+        with pytest.raises(error) as caught:
+            lib.autograd.functional.jacobian(lib.tanh, lib.ones(2), **kwargs)
+        messages.append(str(caught.value))
+    assert messages[0] == messages[1]
+
+
+def test_forward_over_reverse_hessian_matches_pytorchs(torch_float64):
+    a, b = np.array([0.3, -0.7, 1.1]), np.array([0.2, 0.5])
+
+    def run(lib):
+        f = lambda x, y: (x.sin() * y.exp().sum()).sum() * x[0]     # noqa: E731
+        H = lib.autograd.functional.hessian(f, (lib.tensor(a), lib.tensor(b)), vectorize=True,
+                                            outer_jacobian_strategy="forward-mode")
+        return [[block.detach().numpy() for block in row] for row in H]
+    ours, theirs = _both(run)
+    for i in range(2):
+        for j in range(2):
+            np.testing.assert_allclose(ours[i][j], theirs[i][j], rtol=1e-12, atol=1e-15)
+    # by hand: d2/dx0^2 of x0 sin(x0) S + x0 (sin x1 + sin x2) S, S = sum(exp(y))
+    s = np.exp(b).sum()
+    assert ours[0][0][0, 0] == pytest.approx((2 * np.cos(a[0]) - a[0] * np.sin(a[0])) * s, rel=1e-12)
