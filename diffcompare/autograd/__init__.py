@@ -47,7 +47,7 @@ from .amp import autocast, get_autocast_dtype, is_autocast_enabled
 cuda.amp = amp.CUDA_AMP
 cpu = amp.CPU
 from .nn.functional import cosine_similarity, pairwise_distance  # noqa: F401  (torch.cosine_similarity, ...)
-from . import func, functorch, utils
+from . import func, functorch, library, utils
 from .vmapping import vmap
 
 autograd = __import__("sys").modules[__name__]   # `ag.autograd.grad` reads like `torch.autograd.grad`

@@ -372,9 +372,15 @@ class Tensor(Operators):
             raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self._data.reshape(()))
 
-    def numpy(self) -> np.ndarray:
-        """The underlying array (shared, not copied)."""
-        if self.requires_grad:
+    def numpy(self, *, force=False) -> np.ndarray:
+        """The underlying array (shared, not copied); refused for a tensor that requires grad
+        unless ``force=True`` (PyTorch's ``t.detach().cpu().numpy()`` in one call).
+
+        >>> from diffcompare import autograd as ag
+        >>> ag.tensor([1.0, 2.0], requires_grad=True).numpy(force=True)
+        array([1., 2.])
+        """
+        if self.requires_grad and not force:
             raise RuntimeError(NUMPY_OF_GRAPH)
         refuse_meta(self._data, "numpy")
         return self._data

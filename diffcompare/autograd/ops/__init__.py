@@ -56,3 +56,10 @@ for _family in FAMILIES:
     __all__ += list(_family.__all__)
     PUBLIC += tuple(getattr(_family, "PUBLIC", ()))
 del _family
+
+
+def __getattr__(name):
+    """``torch.ops.<namespace>`` for a namespace of custom operators (``torch.library``)."""
+    if name in operator_names.CUSTOM_NAMESPACES:
+        return operator_names.CUSTOM_NAMESPACES[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

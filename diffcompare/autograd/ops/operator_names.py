@@ -84,3 +84,31 @@ class _Namespace:
 
 
 aten = _Namespace("aten")
+
+# the namespaces of custom operators (``torch.library.custom_op("mylib::foo", ...)``): ``torch.ops.mylib``
+CUSTOM_NAMESPACES: dict[str, "CustomNamespace"] = {}
+
+
+class CustomNamespace:
+    """``torch.ops.<namespace>`` of custom operators: the operators defined in it, by name."""
+
+    def __init__(self, name):
+        self._name, self._ops = name, {}
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        try:
+            return self._ops[name]
+        except KeyError:
+            raise AttributeError(f"'_OpNamespace' 'torch.ops.{self._name}' object has no attribute '{name}'") from None
+
+    def __repr__(self):
+        return f"<module 'torch.ops.{self._name}'>"
+
+
+def custom_namespace(name) -> CustomNamespace:
+    """The namespace ``torch.ops.<name>`` of custom operators, made on first use."""
+    if name not in CUSTOM_NAMESPACES:
+        CUSTOM_NAMESPACES[name] = CustomNamespace(name)
+    return CUSTOM_NAMESPACES[name]
