@@ -22,7 +22,6 @@ from diffcompare.stencil import CENTRAL, combine, sample
 from . import forward_ad
 from .backward import grad
 from .graph import Node, edge_of, init_node
-from .printing import format_array
 from .tensor import Tensor
 
 FAST_MODE_SEED = 67280421310721
@@ -170,7 +169,8 @@ def _forward_compare(func, inputs, eps, atol, rtol):
 
 
 def _show(matrix):
-    return format_array(np.asarray(matrix))
+    """A Jacobian as PyTorch prints it in gradcheck's message: as a tensor."""
+    return repr(Tensor._make(np.asarray(matrix)))
 
 
 def _worst(a, n):
@@ -253,8 +253,8 @@ def _fast_compare(func, inputs, eps, atol, rtol, nondet_tol):
                 message = (f"Jacobian mismatch for output {o} with respect to input {k},\n"
                            f"numerical:{numerical!r}\nanalytical:{analytical!r}\n\n"
                            "The above quantities relating the numerical and analytical jacobians are computed \n"
-                           "in fast mode (one random projection v^T J u of each). Below, we recompute numerical "
-                           "and analytical jacobians in slow mode:\n\n")
+                           "in fast mode. See: https://github.com/pytorch/pytorch/issues/53876 for more background \n"
+                           "about fast mode. Below, we recompute numerical and analytical jacobians in slow mode:\n\n")
                 n = numerical_jacobian(func, inputs, eps)[k][o]
                 a = analytical_jacobian(func, inputs, nondet_tol)[0][k][o]
                 message += (f"Numerical:\n {_show(n)}\nAnalytical:\n{_show(a)}\n\n"
