@@ -20,6 +20,7 @@ from .backward import grad
 from .func import _lift
 from .grad_mode import enable_grad
 from .ops import stack
+from .ops.inplace import rename_node_of
 from .tensor import Tensor
 
 
@@ -260,9 +261,9 @@ def _forward_jacobian(func, inputs, strict, vectorize):
         blocks = []
         for k, x in enumerate(inputs):
             shape = tuple(out.shape) + tuple(x.shape)
-            if columns[k]:
-                tangents = stack([column[i].detach() for column in columns[k]], -1)
-                blocks.append(tangents.reshape(shape))
+            if columns[k]:     # attached to the inputs' graph where they require grad, as PyTorch's
+                tangents = stack([column[i] for column in columns[k]], -1)
+                blocks.append(rename_node_of(tangents.reshape(shape), "ReshapeAliasBackward0"))
             else:
                 blocks.append(Tensor._make(np.zeros(shape, dtype=x.dtype)))
         per_output.append(tuple(blocks) if tuple_in else blocks[0])

@@ -22,6 +22,7 @@ from .ops.factorizations import (cholesky_ex, eig, eigh, eigvals, eigvalsh, hous
                                  ldl_factor_ex, ldl_solve, linalg_lu as lu, linalg_lu_solve as lu_solve,
                                  linalg_qr as qr, linalg_svd as svd, lstsq, lu_factor, lu_factor_ex, matrix_exp,
                                  matrix_power, matrix_rank, multi_dot, pinv, solve_ex, solve_triangular)
+from .ops.inplace import rename_node_of
 from .ops.matrices import diagonal as _diagonal, linalg_cross
 from .tensor import Tensor
 
@@ -101,21 +102,6 @@ def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
     return _diagonal(A, offset, dim1, dim2)
 
 
-def _renamed(tensor, name):
-    """``tensor`` with its node's class renamed ``name`` (the same rule under PyTorch's name)."""
-    fn = tensor.grad_fn
-    if fn is not None:
-        cls = type(fn)
-        key = (cls, name)
-        if key not in _RENAMED:
-            _RENAMED[key] = type(name, (cls,), {"__doc__": cls.__doc__})
-        fn.__class__ = _RENAMED[key]
-    return tensor
-
-
-_RENAMED: dict = {}
-
-
 def _ord_text(ord):
     if isinstance(ord, str):
         return ord
@@ -188,7 +174,7 @@ def tensorinv(A, ind=2, *, out=None):
     if np.any(info.numpy()):
         raise LinAlgError(f"inv: The diagonal element {int(info.item())} is zero, the inversion could not be completed "
                           "because the input matrix is singular.")
-    return _renamed(inverse.reshape(end + start), "ReshapeAliasBackward0")
+    return rename_node_of(inverse.reshape(end + start), "ReshapeAliasBackward0")
 
 
 def tensorsolve(A, B, dims=None, *, out=None):

@@ -98,14 +98,21 @@ def test_forward_mode_jacobian_matches_pytorchs(torch_float64):
         reverse = lib.autograd.functional.jacobian(f, inputs)
         x = lib.tensor([[0.1, 0.2, 0.3], [0.5, -1.0, 2.0]])
         tanh = lib.autograd.functional.jacobian(lib.tanh, x, strategy="forward-mode", vectorize=True)
-        blocks = [block for row in forward for block in row] + [tanh]
-        return ([b.numpy() for b in blocks], [b.requires_grad for b in blocks],
+        y = lib.tensor([[0.1, -0.4]], requires_grad=True)
+        attached = lib.autograd.functional.jacobian(lib.tanh, y, strategy="forward-mode", vectorize=True)
+        attached.sum().backward()       # the Jacobian of an input that requires grad is differentiable
+        blocks = [block for row in forward for block in row] + [tanh, attached.detach(), y.grad]
+        return ([b.numpy() for b in blocks], [b.requires_grad for b in blocks] + [attached.grad_fn.name()],
                 [block.numpy() for row in reverse for block in row])
     (ours, ours_rg, ours_reverse), (theirs, theirs_rg, _) = _both(run)
     assert ours_rg == theirs_rg
     for a, t in zip(ours, theirs):
         assert a.shape == t.shape
         np.testing.assert_allclose(a, t, rtol=1e-12, atol=1e-15)
+    assert ours_rg[-1] == "ReshapeAliasBackward0"
+    # by hand: d/dy sum of tanh'(y) = -2 tanh(y) (1 - tanh(y)^2)
+    t = np.tanh([[0.1, -0.4]])
+    np.testing.assert_allclose(ours[-1], -2 * t * (1 - t ** 2), rtol=1e-12)
     for a, r in zip(ours, ours_reverse):       # forward and reverse mode agree (no shared code)
         np.testing.assert_allclose(a, r, rtol=1e-12, atol=1e-15)
 
