@@ -25,6 +25,7 @@ import numbers
 
 import numpy as np
 
+from .sample_tensors import make_tensor
 from .tensor import Tensor
 
 _TOLERANCES = {np.dtype("float16"): (1e-3, 1e-5), np.dtype("float32"): (1.3e-6, 1e-5),
@@ -146,4 +147,4 @@ def assert_close(actual, expected, *, allow_subclasses=True, rtol=None, atol=Non
     _walk(actual, expected, [], dict(rtol=rtol, atol=atol, equal_nan=equal_nan, check_dtype=check_dtype, msg=msg))
 
 
-__all__ = ["assert_close"]
+__all__ = ["assert_close", "make_tensor"]
