@@ -25,6 +25,7 @@ from .grad_mode import (detect_anomaly, enable_grad, inference_mode, is_anomaly_
                         is_grad_enabled, is_inference_mode_enabled, no_grad, set_detect_anomaly, set_grad_enabled)
 from .generators import Generator
 from .size import Size
+from .storage import TypedStorage, UntypedStorage
 from .graph import AccumulateGrad, Node
 from .tensor import (Tensor, arange, as_tensor, empty, empty_like, empty_strided, eye, from_numpy, full, full_like, is_tensor,
                      linspace, manual_seed, ones, ones_like, rand, rand_like, randint, randint_like, randn, randn_like,
@@ -47,7 +48,7 @@ from .amp import autocast, get_autocast_dtype, is_autocast_enabled
 cuda.amp = amp.CUDA_AMP
 cpu = amp.CPU
 from .nn.functional import cosine_similarity, pairwise_distance  # noqa: F401  (torch.cosine_similarity, ...)
-from . import func, functorch, library, utils
+from . import __future__, func, functorch, library, utils  # noqa: F404  (torch.__future__, a submodule)
 from .vmapping import vmap
 
 autograd = __import__("sys").modules[__name__]   # `ag.autograd.grad` reads like `torch.autograd.grad`

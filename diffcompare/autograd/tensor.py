@@ -31,6 +31,7 @@ from .fused import fused_multiply_add
 from .generators import DEFAULT_SEED, rng_of, standard_normal, standard_uniform
 from .printing import tensor_repr
 from .size import Size, _as_size
+from .storage import TypedStorage, UntypedStorage, _root as _storage_root
 
 NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
@@ -274,9 +275,7 @@ class Tensor(Operators):
         >>> x.storage_offset(), x[3:].storage_offset()
         (0, 3)
         """
-        root = self._data
-        while isinstance(root.base, np.ndarray):
-            root = root.base
+        root = _storage_root(self._data)
         if type(self._data) is _MetaArray or root is self._data:
             return 0
         start = self._data.__array_interface__["data"][0] - root.__array_interface__["data"][0]
@@ -285,6 +284,16 @@ class Tensor(Operators):
     def data_ptr(self):
         """The address of the first element."""
         return self._data.__array_interface__["data"][0]
+
+    def untyped_storage(self):
+        """The memory this tensor and its views share, as bytes (``data_ptr()``, ``nbytes()``)."""
+        refuse_meta(self._data, "untyped_storage")
+        return UntypedStorage(self._data)
+
+    def storage(self):
+        """The memory this tensor and its views share, as elements (deprecated, as in PyTorch)."""
+        refuse_meta(self._data, "storage")
+        return TypedStorage(self._data)
 
     @property
     def retains_grad(self) -> bool:

@@ -1,7 +1,8 @@
 """``torch.utils``' names that tutorials import: ``from torch.utils.data import DataLoader``
 becomes ``from diffcompare.autograd.utils.data import DataLoader``; activation checkpointing
-is ``utils.checkpoint``."""
+is ``utils.checkpoint``; ``utils.swap_tensors`` exchanges two tensors in place."""
 
 from . import backcompat, checkpoint, data
+from .swap import swap_tensors
 
-__all__ = ["backcompat", "checkpoint", "data"]
+__all__ = ["backcompat", "checkpoint", "data", "swap_tensors"]
