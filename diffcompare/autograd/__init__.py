@@ -52,6 +52,7 @@ from . import __future__, func, functorch, library, utils  # noqa: F404  (torch.
 from .vmapping import vmap
 
 autograd = __import__("sys").modules[__name__]   # `ag.autograd.grad` reads like `torch.autograd.grad`
+from .autograd import anomaly_mode  # noqa: E402,F401  (torch.autograd.anomaly_mode as an attribute path)
 from .ops.sampling import sample_dirichlet as _sample_dirichlet, standard_gamma as _standard_gamma  # noqa: E402,F401
 from . import distributions  # noqa: E402  (torch.distributions)
 

@@ -371,6 +371,20 @@ class Tensor(Operators):
     def __int__(self):
         return int(self.item())
 
+    def __complex__(self):
+        return complex(self.item())
+
+    def __contains__(self, element):
+        """``element in t``: whether any entry equals ``element`` (a number or a tensor)."""
+        if isinstance(element, (Tensor, numbers.Number)) or type(element) is bool:
+            return bool((self == element).any().item())
+        raise RuntimeError(f"Tensor.__contains__ only supports Tensor or scalar, but you passed in a "
+                           f"{type(element)}.")
+
+    def __reversed__(self):
+        """The tensor with its first dimension reversed (itself when it is 0-d), as PyTorch's."""
+        return self if self._data.ndim == 0 else self.flip(0)
+
     def __bool__(self):
         if self._data.size != 1:
             raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")

@@ -11,6 +11,7 @@ tensor([1., 2.])
 """
 
 
+import os as _os
 import warnings as _warnings
 
 import numpy as _np
@@ -217,12 +218,42 @@ def is_deterministic_algorithms_warn_only_enabled():
     return _DETERMINISTIC["mode"] and _DETERMINISTIC["warn_only"]
 
 
+def _default_threads():
+    return len(_os.sched_getaffinity(0)) if hasattr(_os, "sched_getaffinity") else (_os.cpu_count() or 1)
+
+
+_THREADS = {"intra": None, "inter": None}
+
+
+def set_num_threads(n):
+    """PyTorch's intra-op thread count: kept and read back; the engine's work runs in NumPy
+    (its BLAS threads are set by the environment, OPENBLAS_NUM_THREADS and kin)."""
+    if not isinstance(n, int) or n <= 0:
+        raise RuntimeError("set_num_threads expects a positive integer")
+    _THREADS["intra"] = n
+
+
+def get_num_threads():
+    return _THREADS["intra"] or _default_threads()
+
+
+def set_num_interop_threads(n):
+    if not isinstance(n, int) or n <= 0:
+        raise RuntimeError("set_num_interop_threads expects a positive integer")
+    _THREADS["inter"] = n
+
+
+def get_num_interop_threads():
+    return _THREADS["inter"] or _default_threads()
+
+
 absolute = ops.abs
 subtract = ops.sub
 dtype = _np.dtype       # torch.dtype: the engine's dtypes are NumPy's (isinstance(x.dtype, torch.dtype))
 concat = ops.cat
 cholesky = ops.torch_cholesky
 arctan2 = ops.atan2
+__all__ += ["get_num_interop_threads", "get_num_threads", "set_num_interop_threads", "set_num_threads"]
 __all__ += ["absolute", "adjoint", "are_deterministic_algorithms_enabled", "is_deterministic_algorithms_warn_only_enabled",
             "use_deterministic_algorithms", "arctan2", "asarray", "detach", "dtype", "fill", "rsub", "subtract", "typename", "can_cast", "cholesky", "concat", "embedding", "finfo", "range",
             "iinfo", "is_complex", "is_floating_point", "is_nonzero", "isin", "logspace", "promote_types",

@@ -13,6 +13,7 @@ torch.autograd.forward_ad as fwAD`` becomes ``import diffcompare.autograd.autogr
 (tensor(12.),)
 """
 
+from . import anomaly_mode  # noqa: F401  (torch.autograd.anomaly_mode)
 from . import gradcheck as _gradcheck_module  # noqa: F401  (torch.autograd.gradcheck, the module; the name is the function)
 from ..backward import backward, grad
 from ..function import Function, FunctionCtx

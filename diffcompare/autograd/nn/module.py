@@ -83,7 +83,7 @@ class Module:
 
     def __init__(self):
         for table in ("_parameters", "_buffers", "_modules", "_forward_hooks", "_forward_pre_hooks",
-                      "_backward_hooks", "_non_full_backward_hooks"):
+                      "_backward_hooks", "_backward_pre_hooks", "_non_full_backward_hooks"):
             object.__setattr__(self, table, OrderedDict())
         object.__setattr__(self, "_non_persistent", set())
         object.__setattr__(self, "training", True)
@@ -175,14 +175,14 @@ class Module:
 
     def __call__(self, *args, **kwargs):
         if not (self._forward_hooks or self._forward_pre_hooks or self._backward_hooks or
-                self._non_full_backward_hooks):
+                self._non_full_backward_hooks or self._backward_pre_hooks):
             return self.forward(*args, **kwargs)
         for hook in list(self._forward_pre_hooks.values()):
             changed = hook(self, args)
             if changed is not None:
                 args = changed if isinstance(changed, tuple) else (changed,)
         state = None
-        if self._backward_hooks:
+        if self._backward_hooks or self._backward_pre_hooks:
             state = _BackwardHookState(self)
             args = state.wrap_inputs(args)
         result = self.forward(*args, **kwargs)
@@ -248,6 +248,11 @@ class Module:
         """Call ``hook(module, grad_input, grad_output)`` when the gradients of the module's
         inputs are computed; a returned tuple replaces ``grad_input``."""
         return HookHandle(self._backward_hooks, hook)
+
+    def register_full_backward_pre_hook(self, hook):
+        """Call ``hook(module, grad_output)`` when the gradients of the module's outputs are
+        computed, before they go on into the module; a returned tuple replaces ``grad_output``."""
+        return HookHandle(self._backward_pre_hooks, hook)
 
     def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
         seen = set()
@@ -345,6 +350,9 @@ class Module:
     def float(self):
         return self._cast(np.dtype(np.float32))
 
+    def half(self):
+        return self._cast(np.dtype(np.float16))
+
     def _cast(self, dtype):
         if dtype is None or dtype.kind not in "fc":
             return self
@@ -379,6 +387,30 @@ class Module:
             if not isinstance(module, Module):
                 raise AttributeError(f"`{item}` is not an nn.Module")
         return module
+
+    def get_parameter(self, target):
+        """The parameter at the dotted path ``target`` ("layer.weight"), as PyTorch's."""
+        return self._get_registered(target, Parameter, "nn.Parameter")
+
+    def get_buffer(self, target):
+        """The buffer at the dotted path ``target`` ("bn.running_mean"), as PyTorch's."""
+        path, _, name = target.rpartition(".")
+        module = self.get_submodule(path)
+        if not hasattr(module, name):
+            raise AttributeError(f"{type(module).__name__} has no attribute `{name}`")
+        if name not in module._buffers:
+            raise AttributeError(f"`{name}` is not a buffer")
+        return getattr(module, name)
+
+    def _get_registered(self, target, kind, what):
+        path, _, name = target.rpartition(".")
+        module = self.get_submodule(path)
+        if not hasattr(module, name):
+            raise AttributeError(f"{type(module).__name__} has no attribute `{name}`")
+        value = getattr(module, name)
+        if not isinstance(value, kind):
+            raise AttributeError(f"`{name}` is not an {what}")
+        return value
 
     def load_state_dict(self, state_dict, strict=True, assign=False):
         """Copy the values of ``state_dict`` into the parameters and buffers; with ``strict``,
@@ -507,6 +539,10 @@ class _BackwardHookState:
         return wrapped[0] if single else type(result)(wrapped) if isinstance(result, tuple) else list(wrapped)
 
     def _on_output_grads(self, grads):
+        for hook in list(self.module._backward_pre_hooks.values()):
+            changed = hook(self.module, grads)
+            if changed is not None:
+                grads = tuple(changed) if isinstance(changed, (tuple, list)) else (changed,)
         self.grad_output = grads
         if not self.inputs_wrapped:
             warnings.warn(NO_INPUT_GRADIENTS, UserWarning, stacklevel=2)

@@ -9,7 +9,7 @@ parametrizations (``parametrize``, ``parametrizations``), the legacy ``weight_no
 (6.0, 1.0)
 """
 
-from . import parametrizations, parametrize, prune, rnn  # noqa: F401  (torch.nn.utils.parametrize, ...)
+from . import parametrizations, parametrize, prune, rnn, stateless  # noqa: F401  (torch.nn.utils.parametrize, ...)
 from .clip_grad import clip_grad_norm_, clip_grad_value_, get_total_norm
 from .convert_parameters import parameters_to_vector, vector_to_parameters
 from .spectral_norm import remove_spectral_norm, spectral_norm

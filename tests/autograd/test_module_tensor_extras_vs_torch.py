@@ -1,0 +1,99 @@
+"""Module and tensor APIs that training scripts reach for, against PyTorch: full backward
+pre-hooks, ``get_parameter``/``get_buffer``, ``half``, ``in``/``reversed``/``complex`` on tensors,
+thread counts, and the old import paths (``nn.utils.stateless``, ``autograd.anomaly_mode``,
+``utils.hooks``)."""
+
+import importlib
+import warnings
+
+import numpy as np
+import pytest
+
+from diffcompare import autograd as ag
+
+torch = pytest.importorskip("torch")
+
+
+def _model(lib):
+    m = lib.nn.Sequential(lib.nn.Linear(3, 2), lib.nn.BatchNorm1d(2))
+    with lib.no_grad():
+        for p in m.parameters():
+            p.copy_(lib.arange(p.numel(), dtype=p.dtype).reshape(p.shape) / 7)
+    return m
+
+
+def test_full_backward_pre_hooks_see_and_replace_grad_output(torch_float64):
+    def run(lib):
+        m, seen = _model(lib), []
+        m[0].register_full_backward_pre_hook(lambda mod, go: seen.append(go[0].clone()) or (go[0] * 2,))
+        m[0].register_full_backward_hook(lambda mod, gi, go: seen.append(go[0].clone()))
+        x = lib.tensor([[1.0, 2.0, 3.0], [0.5, -1.0, 2.0]], requires_grad=True)
+        m(x).pow(2).sum().backward()
+        return [s.numpy() for s in seen], x.grad.numpy(), m[0].weight.grad.numpy()
+    (seen, xg, wg), (want_seen, want_xg, want_wg) = run(ag), run(torch)
+    for a, t in zip([*seen, xg, wg], [*want_seen, want_xg, want_wg]):
+        np.testing.assert_allclose(a, t, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(seen[1], 2 * seen[0])      # the full hook sees the replaced grad_output
+
+
+def test_get_parameter_and_get_buffer_and_their_errors():
+    messages = []
+    for lib in (ag, torch):
+        m = _model(lib)
+        assert m.get_parameter("0.weight") is m[0].weight
+        assert m.get_buffer("1.running_mean") is m[1].running_mean
+        found = []
+        for call in (lambda: m.get_parameter("0.nope"), lambda: m.get_parameter("1.running_mean"),
+                     lambda: m.get_buffer("0.weight")):
+            with pytest.raises(AttributeError) as error:
+                call()
+            found.append(str(error.value))
+        messages.append(found)
+    assert messages[0] == messages[1]
+
+
+def test_half_casts_parameters_and_buffers():
+    for lib in (ag, torch):
+        m = _model(lib).half()
+        assert [str(p.dtype).replace("torch.", "") for p in m.parameters()] == ["float16"] * 4
+        assert str(m[1].running_var.dtype).replace("torch.", "") == "float16"
+
+
+def test_membership_reversal_and_complex_of_tensors():
+    def run(lib):
+        x = lib.tensor([[1.0, 2.0], [3.0, 4.0]])
+        return (2 in x, 5.0 in x, lib.tensor(3.0) in x, lib.tensor([1.0, 2.0]) in x, complex(lib.tensor(2.5)),
+                [r.tolist() for r in reversed(x)], reversed(lib.tensor(1.0)).item())
+    assert run(ag) == run(torch)
+    for lib in (ag, torch):
+        with pytest.raises(RuntimeError, match="Tensor.__contains__ only supports Tensor or scalar"):
+            "a" in lib.ones(2)      # noqa: B015
+
+
+def test_thread_counts_are_kept_and_read_back():
+    before = ag.get_num_threads()
+    assert before >= 1 and ag.get_num_interop_threads() >= 1
+    try:
+        ag.set_num_threads(1)
+        assert ag.get_num_threads() == 1
+    finally:
+        ag.set_num_threads(before)
+    with pytest.raises(RuntimeError):
+        ag.set_num_threads(0)
+
+
+def test_old_import_paths_still_work():
+    stateless = importlib.import_module("diffcompare.autograd.nn.utils.stateless")
+    with pytest.warns(FutureWarning, match="use `torch.func.functional_call` instead"):
+        out = stateless.functional_call(ag.nn.Linear(1, 1), {"weight": ag.ones(1, 1) * 3, "bias": ag.zeros(1)},
+                                        (ag.ones(1),))
+    assert out.tolist() == [3.0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        want = torch.nn.utils.stateless.functional_call(torch.nn.Linear(1, 1), {
+            "weight": torch.ones(1, 1) * 3, "bias": torch.zeros(1)}, (torch.ones(1),))
+    assert want.tolist() == out.tolist()
+    anomaly = importlib.import_module("diffcompare.autograd.autograd.anomaly_mode")
+    assert anomaly.detect_anomaly is ag.autograd.detect_anomaly
+    hooks = importlib.import_module("diffcompare.autograd.utils.hooks")
+    assert isinstance(ag.ones(1, requires_grad=True).register_hook(lambda g: g), hooks.RemovableHandle)
