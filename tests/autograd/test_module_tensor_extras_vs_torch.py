@@ -97,3 +97,44 @@ def test_old_import_paths_still_work():
     assert anomaly.detect_anomaly is ag.autograd.detect_anomaly
     hooks = importlib.import_module("diffcompare.autograd.utils.hooks")
     assert isinstance(ag.ones(1, requires_grad=True).register_hook(lambda g: g), hooks.RemovableHandle)
+
+
+def test_optimizer_step_hooks_run_as_pytorchs_do(torch_float64):
+    def run(lib):
+        # PyTorch's torch.optim does not keep its `optimizer` submodule as an attribute
+        registry = importlib.import_module(lib.optim.__name__ + ".optimizer")
+        log = []
+        w = lib.tensor([1.0, -2.0], requires_grad=True)
+
+        class Stepping(lib.optim.SGD):
+            def step(self, closure=None):
+                log.append("own step")
+                return super().step(closure)
+
+        opt = lib.optim.SGD([w], lr=0.1)
+        pre = opt.register_step_pre_hook(lambda o, a, k: log.append(("pre", type(o).__name__, len(a), a[0] is o, dict(k))))
+        opt.register_step_post_hook(lambda o, a, k: log.append("post"))
+        every = registry.register_optimizer_step_pre_hook(lambda o, a, k: log.append("global pre"))
+        sub = Stepping([w], lr=0.1)
+        sub.register_step_post_hook(lambda o, a, k: log.append("sub post"))
+        (w * w).sum().backward()
+        opt.step()
+        sub.step()
+        pre.remove()
+        every.remove()
+        opt.step()
+        return log, w.tolist()
+    assert run(ag) == run(torch)
+
+
+def test_a_pre_hook_can_replace_the_step_arguments():
+    w = ag.tensor([1.0], requires_grad=True)
+    opt = ag.optim.SGD([w], lr=0.5)
+    calls = []
+    opt.register_step_pre_hook(lambda o, a, k: (a, {"closure": lambda: calls.append(1) or ag.tensor(0.0)}))
+    (w * 2).sum().backward()
+    opt.step()
+    assert calls == [1] and w.tolist() == [0.0]       # by hand: 1 - 0.5 * 2
+    opt.register_step_pre_hook(lambda o, a, k: "nonsense")
+    with pytest.raises(RuntimeError, match="must return None or a tuple of \\(new_args, new_kwargs\\)"):
+        opt.step()

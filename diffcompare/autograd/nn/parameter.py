@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from .module import Parameter
+from .module import Buffer, Parameter
 
 
 def is_lazy(param) -> bool:
@@ -17,4 +17,4 @@ def is_lazy(param) -> bool:
     return False
 
 
-__all__ = ["Parameter", "is_lazy"]
+__all__ = ["Buffer", "Parameter", "is_lazy"]

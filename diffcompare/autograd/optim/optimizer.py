@@ -8,9 +8,9 @@
 
 from __future__ import annotations
 
-from .optimizers import Optimizer
+from .optimizers import Optimizer, register_optimizer_step_post_hook, register_optimizer_step_pre_hook
 
-__all__ = ["Optimizer", "required"]
+__all__ = ["Optimizer", "register_optimizer_step_post_hook", "register_optimizer_step_pre_hook", "required"]
 
 
 class _RequiredParameter:

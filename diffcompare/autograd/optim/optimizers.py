@@ -14,6 +14,7 @@ tensor([ 0.8000, -1.6000], requires_grad=True)
 
 from __future__ import annotations
 
+import functools
 import warnings
 from collections import defaultdict
 
@@ -23,7 +24,7 @@ from ..dtypes import default_dtype
 from ..fused import fused_multiply_add  # noqa: F401  (the optimizers' add(.., alpha=), addcmul)
 from ..grad_mode import enable_grad
 from ..nn import zero_grad_of
-from ..tensor import Tensor
+from ..tensor import HookHandle, Tensor
 
 
 def state_array(value, dtype=None):
@@ -79,6 +80,49 @@ def fused_lerp(start, end, weight):
     return fused_multiply_add(-(end - start), 1 - weight, end)
 
 
+_GLOBAL_PRE_HOOKS: dict = {}
+_GLOBAL_POST_HOOKS: dict = {}
+
+
+def register_optimizer_step_pre_hook(hook):
+    """``hook(optimizer, args, kwargs)`` before every optimizer's ``step`` (before its own hooks)."""
+    return HookHandle(_GLOBAL_PRE_HOOKS, hook)
+
+
+def register_optimizer_step_post_hook(hook):
+    """``hook(optimizer, args, kwargs)`` after every optimizer's ``step``."""
+    return HookHandle(_GLOBAL_POST_HOOKS, hook)
+
+
+def _hook_step(cls):
+    """Wrap ``cls.step`` (once) to run the step hooks around it, as PyTorch patches the step of
+    each optimizer class it makes: a subclass's step that calls its parent's runs them once."""
+    step = cls.step
+    if getattr(step, "_runs_step_hooks", False):
+        return
+
+    @functools.wraps(step)
+    def with_hooks(*args, **kwargs):
+        # the hooks get the step's arguments as PyTorch gives them: the optimizer first among them
+        self = args[0]
+        pre, post = self.__dict__.get("_optimizer_step_pre_hooks"), self.__dict__.get("_optimizer_step_post_hooks")
+        if not (pre or post or _GLOBAL_PRE_HOOKS or _GLOBAL_POST_HOOKS):
+            return step(*args, **kwargs)
+        for hook in (*_GLOBAL_PRE_HOOKS.values(), *(pre or {}).values()):
+            changed = hook(self, args, kwargs)
+            if changed is not None:
+                if not (isinstance(changed, tuple) and len(changed) == 2):
+                    raise RuntimeError(f"{hook} must return None or a tuple of (new_args, new_kwargs), but got "
+                                       f"{changed}.")
+                args, kwargs = changed
+        result = step(*args, **kwargs)
+        for hook in (*(post or {}).values(), *_GLOBAL_POST_HOOKS.values()):
+            hook(self, args, kwargs)
+        return result
+    with_hooks._runs_step_hooks = True
+    cls.step = with_hooks
+
+
 class Optimizer:
     """The base: ``param_groups`` (each a dict of options with its ``params``), ``state`` (keyed
     by the parameter, each a dict of tensors under PyTorch's names: ``opt.state[p]["exp_avg"]``),
@@ -99,6 +143,8 @@ class Optimizer:
         self.defaults = defaults
         self.state = defaultdict(dict)
         self.param_groups = []
+        self._optimizer_step_pre_hooks, self._optimizer_step_post_hooks = {}, {}
+        _hook_step(type(self))
         groups = list(params)
         if not groups:
             raise ValueError("optimizer got an empty parameter list")
@@ -106,6 +152,15 @@ class Optimizer:
             groups = [{"params": groups}]
         for group in groups:
             self.add_param_group(group)
+
+    def register_step_pre_hook(self, hook):
+        """Call ``hook(optimizer, args, kwargs)`` before every ``step``; a returned ``(args,
+        kwargs)`` replaces the step's arguments. Returns a handle with ``remove()``."""
+        return HookHandle(self._optimizer_step_pre_hooks, hook)
+
+    def register_step_post_hook(self, hook):
+        """Call ``hook(optimizer, args, kwargs)`` after every ``step``."""
+        return HookHandle(self._optimizer_step_post_hooks, hook)
 
     def add_param_group(self, param_group):
         """Add a group (a dict with ``params`` and any options; the rest from the defaults), with
