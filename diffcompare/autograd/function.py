@@ -130,6 +130,11 @@ def _fit_custom_grad(g, shape, name, index):
     return sum_to(g, shape)
 
 
+def _both_backward_and_vjp(ctx, *grads):
+    raise RuntimeError("Implementing both 'backward' and 'vjp' for a custom Function is not allowed. You should only "
+                       "implement one of them.")
+
+
 class Function:
     """Base class of custom differentiable operations (see the module docstring).
 
@@ -146,6 +151,16 @@ class Function:
     @staticmethod
     def backward(ctx, *grad_outputs):
         raise NotImplementedError("a Function subclass must define backward(ctx, *grad_outputs) to be differentiated")
+
+    vjp = backward      # PyTorch's other name for it: a subclass may define either one
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        own = cls.__dict__
+        if "vjp" in own and "backward" not in own:
+            cls.backward = own["vjp"]
+        elif "vjp" in own:      # both: refused when backward runs, as PyTorch refuses it
+            cls.backward = staticmethod(_both_backward_and_vjp)
 
     @classmethod
     def _node_type(cls):

@@ -374,6 +374,27 @@ class Tensor(Operators):
     def __complex__(self):
         return complex(self.item())
 
+    def apply_(self, callable):  # noqa: A002  (PyTorch's name)
+        """Replace every entry by ``callable(entry)`` in place (slow: one Python call each)."""
+        return self._elementwise_in_place("apply_", lambda: np.vectorize(callable, otypes=[self._data.dtype])(
+            self._data))
+
+    def map_(self, tensor, callable):  # noqa: A002
+        """Replace every entry by ``callable(entry, other)``, ``other`` the entry of ``tensor``
+        (broadcast) at the same place, in place."""
+        other = np.broadcast_to(tensor._data if isinstance(tensor, Tensor) else np.asarray(tensor),
+                                self._data.shape)
+        return self._elementwise_in_place("map_", lambda: np.vectorize(callable, otypes=[self._data.dtype])(
+            self._data, other))
+
+    def _elementwise_in_place(self, name, compute):
+        if self.requires_grad:
+            raise RuntimeError(f"Can't call {name}() on Variable that requires grad. Use var.detach().{name}() "
+                               "instead.")
+        self._data[...] = compute()
+        self._bump()
+        return self
+
     def __contains__(self, element):
         """``element in t``: whether any entry equals ``element`` (a number or a tensor)."""
         if isinstance(element, (Tensor, numbers.Number)) or type(element) is bool:

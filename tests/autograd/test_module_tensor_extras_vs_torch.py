@@ -138,3 +138,63 @@ def test_a_pre_hook_can_replace_the_step_arguments():
     opt.register_step_pre_hook(lambda o, a, k: "nonsense")
     with pytest.raises(RuntimeError, match="must return None or a tuple of \\(new_args, new_kwargs\\)"):
         opt.step()
+
+
+@pytest.mark.parametrize("p", [2.0, 1.0, 3.0, 0.5, float("inf")])
+def test_pdist_values_gradients_and_node_as_pytorchs(torch_float64, p):
+    data = np.random.default_rng(5).standard_normal((5, 3))
+    data[3] = data[1]        # a zero distance: PyTorch's gradient there is 0
+
+    def run(lib):
+        x = lib.tensor(data, requires_grad=True)
+        y = lib.nn.functional.pdist(x, p)
+        (y * lib.arange(1.0, 11.0)).sum().backward()
+        return y.detach().numpy(), x.grad.numpy(), y.grad_fn.name()
+    (y, g, name), (ty, tg, tname) = run(ag), run(torch)
+    assert name == tname == "PdistBackward0"
+    np.testing.assert_allclose(y, ty, rtol=1e-12)
+    np.testing.assert_allclose(g, tg, rtol=1e-10, atol=1e-12)
+    if p == 2.0:     # by hand: the upper triangle of the full distance matrix, row by row
+        full = np.sqrt(((data[:, None] - data[None]) ** 2).sum(-1))
+        np.testing.assert_allclose(y, full[np.triu_indices(5, 1)], rtol=1e-12)
+
+
+def test_a_function_may_define_vjp_instead_of_backward_but_not_both(torch_float64):
+    def run(lib):
+        class Triple(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+
+            @staticmethod
+            def vjp(ctx, g):
+                return g * 3
+
+        class Both(Triple):
+            @staticmethod
+            def backward(ctx, g):
+                return g
+
+            @staticmethod
+            def vjp(ctx, g):
+                return g
+
+        x = lib.ones(2, requires_grad=True)
+        Triple.apply(x).sum().backward()
+        y = Both.apply(x)
+        with pytest.raises(RuntimeError) as error:
+            y.sum().backward()
+        return x.grad.tolist(), str(error.value)
+    assert run(ag) == run(torch)
+
+
+def test_apply_and_map_change_entries_in_place_as_pytorchs_do():
+    def run(lib):
+        t = lib.tensor([1.0, 2.0])
+        t.apply_(lambda v: v * 10)
+        t.map_(lib.tensor([1.0, 3.0]), lambda a, b: a + b)
+        u = lib.tensor([1, 2]).apply_(lambda v: v * 2.7)
+        with pytest.raises(RuntimeError) as error:
+            lib.ones(1, requires_grad=True).apply_(abs)
+        return t.tolist(), u.tolist(), str(error.value)
+    assert run(ag) == run(torch)

@@ -27,6 +27,7 @@ from ..ops import (adaptive_avg_pool1d, adaptive_avg_pool3d, adaptive_max_pool1d
                    lp_pool2d, lp_pool3d, max_pool1d, max_pool3d, max_unpool1d, max_unpool2d, max_unpool3d,
                    native_channel_shuffle, rms_norm, upsample, upsample_bilinear, upsample_nearest)
 from ..ops import col2im as fold, im2col as unfold  # noqa: F401
+from ..ops import pdist  # noqa: F401  (torch.nn.functional.pdist)
 
 tanh = ops.tanh
 sigmoid = ops.sigmoid

@@ -100,7 +100,42 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     return apply(CdistBackward0, (x1, x2), {"p": float(p)})
 
 
+class PdistBackward0(Op):
+    """out[k] = norm_p(x[i] - x[j]) for the k-th pair i < j of rows (row-major order)."""
+    saves = (0, "p")
+
+    @staticmethod
+    def forward(x, p):
+        i, j = np.triu_indices(x.shape[0], 1)
+        return _norm(np.asarray(x)[i] - np.asarray(x)[j], p, -1)
+
+    def backward(self, g, x, p):
+        x = array_of(x)
+        i, j = np.triu_indices(x.shape[0], 1)
+        d = x[i] - x[j]
+        local = array_of(g)[:, None] * _norm_grad(d, _norm(d, p, -1)[:, None], p)
+        grad = np.zeros_like(x)
+        np.add.at(grad, i, local)
+        np.add.at(grad, j, -local)
+        return (grad,)
+
+
+def pdist(input, p=2):
+    """The ``p``-norm distance between every pair of rows ``i < j`` of a 2-d ``input``, in
+    row-major order of the pairs (the upper triangle of ``cdist(input, input)``).
+
+    >>> from diffcompare import autograd as ag
+    >>> ag.pdist(ag.tensor([[0.0, 0.0], [3.0, 4.0], [0.0, 1.0]]))
+    tensor([5.0000, 1.0000, 4.2426])
+    """
+    if input.ndim != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    return apply(PdistBackward0, (input,), {"p": float(p)})
+
+
 # the torch-level functions of this family (`ag.<name>`, as `torch.<name>`)
-PUBLIC = ("cdist", "dist")
+PUBLIC = ("cdist", "dist", "pdist")
 # what the family exports to `ops`
-__all__ = ["CdistBackward0", "DistBackward0", *PUBLIC]
+__all__ = ["CdistBackward0", "DistBackward0", "PdistBackward0", *PUBLIC]
