@@ -198,3 +198,13 @@ def test_apply_and_map_change_entries_in_place_as_pytorchs_do():
             lib.ones(1, requires_grad=True).apply_(abs)
         return t.tolist(), u.tolist(), str(error.value)
     assert run(ag) == run(torch)
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam",
+                                  "RAdam", "ASGD", "Rprop", "LBFGS"])
+def test_an_optimizer_prints_as_pytorchs(name):
+    def text(lib):
+        w, v = lib.zeros(2, requires_grad=True), lib.zeros(1, requires_grad=True)
+        groups = [{"params": [w]}, {"params": [v], "lr": 0.5}] if name != "LBFGS" else [w, v]   # LBFGS: one group
+        return str(getattr(lib.optim, name)(groups, lr=0.1))
+    assert text(ag) == text(torch)

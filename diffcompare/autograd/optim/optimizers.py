@@ -153,6 +153,14 @@ class Optimizer:
         for group in groups:
             self.add_param_group(group)
 
+    def __repr__(self):
+        """PyTorch's: the class, then each group's options (not its params) in sorted order."""
+        text = f"{type(self).__name__} ("
+        for i, group in enumerate(self.param_groups):
+            text += f"\nParameter Group {i}\n"
+            text += "".join(f"    {key}: {group[key]}\n" for key in sorted(group) if key != "params")
+        return text + ")"
+
     def register_step_pre_hook(self, hook):
         """Call ``hook(optimizer, args, kwargs)`` before every ``step``; a returned ``(args,
         kwargs)`` replaces the step's arguments. Returns a handle with ``remove()``."""
@@ -324,7 +332,7 @@ class Optimizer:
 class SGD(Optimizer):
     """Stochastic gradient descent with optional momentum, dampening, Nesterov and weight decay."""
 
-    def __init__(self, params, lr=1e-3, momentum=0.0, dampening=0.0, weight_decay=0.0, nesterov=False, *,
+    def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,
                  maximize=False, foreach=None, differentiable=False, fused=None):
         self._implementation(foreach=foreach, differentiable=differentiable, fused=fused)
         if lr < 0:
@@ -353,7 +361,7 @@ class Adam(Optimizer):
     """Adam (Kingma & Ba) with bias correction, in PyTorch's arithmetic; ``weight_decay`` adds
     L2 to the gradient (AdamW decouples it)."""
 
-    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0, amsgrad=False, *,
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
                  foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,
                  decoupled_weight_decay=False):
         self._implementation(foreach=foreach, capturable=capturable, differentiable=differentiable, fused=fused)
@@ -424,7 +432,7 @@ class RMSprop(Optimizer):
 
     _fixed_options = {"capturable": False, "foreach": None, "differentiable": False}
 
-    def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0.0, momentum=0.0, centered=False,
+    def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False,
                  capturable=False, foreach=None, maximize=False, differentiable=False):
         self._implementation(capturable=capturable, foreach=foreach, differentiable=differentiable)
         _check(lr=lr, eps=eps, weight_decay=weight_decay, momentum=momentum, alpha=alpha)
@@ -464,7 +472,7 @@ class Adagrad(Optimizer):
     """Adagrad: the gradient divided by the root of the sum of its past squares, with a
     learning rate decaying as lr / (1 + (step - 1) lr_decay)."""
 
-    def __init__(self, params, lr=1e-2, lr_decay=0.0, weight_decay=0.0, initial_accumulator_value=0.0, eps=1e-10,
+    def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
                  foreach=None, *, maximize=False, differentiable=False, fused=None):
         self._implementation(foreach=foreach, differentiable=differentiable, fused=fused)
         _check(lr=lr, lr_decay=lr_decay, weight_decay=weight_decay, eps=eps,
