@@ -694,8 +694,12 @@ def _flatten(data):
 
 
 def _nested_to_array(data):
+    """Nested lists holding tensors, as NumPy takes them: a tensor inside a list is one entry
+    (a one-element tensor, of its dtype), as in PyTorch; a longer one is PyTorch's error."""
     if isinstance(data, Tensor):
-        return data._data
+        if data._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return data._data.reshape(())
     if isinstance(data, (list, tuple)):
         return [_nested_to_array(d) for d in data]
     return data

@@ -208,3 +208,16 @@ def test_an_optimizer_prints_as_pytorchs(name):
         groups = [{"params": [w]}, {"params": [v], "lr": 0.5}] if name != "LBFGS" else [w, v]   # LBFGS: one group
         return str(getattr(lib.optim, name)(groups, lr=0.1))
     assert text(ag) == text(torch)
+
+
+def test_tensors_inside_a_list_are_entries_as_in_pytorch():
+    def run(lib):
+        shapes = [tuple(lib.tensor([lib.tensor([1.0]), lib.tensor([2.0])]).shape),
+                  tuple(lib.tensor([[lib.tensor([1.0])], [lib.tensor([2.0])]]).shape),
+                  tuple(lib.tensor([lib.tensor(1.0), lib.tensor(2.0), 3.0]).shape)]
+        dtypes = [str(lib.tensor([lib.tensor(1, dtype=lib.int32), lib.tensor(2, dtype=lib.int32)]).dtype),
+                  str(lib.tensor([lib.tensor([1.0], dtype=lib.float32)]).dtype)]
+        with pytest.raises(ValueError) as error:
+            lib.tensor([lib.tensor([1.0, 2.0]), lib.tensor([2.0, 3.0])])
+        return shapes, [d.replace("torch.", "") for d in dtypes], str(error.value)
+    assert run(ag) == run(torch)
