@@ -145,3 +145,19 @@ def test_forward_over_reverse_hessian_matches_pytorchs(torch_float64):
     # by hand: d2/dx0^2 of x0 sin(x0) S + x0 (sin x1 + sin x2) S, S = sum(exp(y))
     s = np.exp(b).sum()
     assert ours[0][0][0, 0] == pytest.approx((2 * np.cos(a[0]) - a[0] * np.sin(a[0])) * s, rel=1e-12)
+
+
+def test_second_order_gradients_of_linear_weights_record_pytorchs_nodes(torch_float64):
+    # functorch's MAML example: grads of F.linear's weight with create_graph=True
+    def run(lib):
+        F = lib.nn.functional
+        W, b = lib.ones(4, 2, requires_grad=True), lib.zeros(4, requires_grad=True)
+        names = []
+        for x in (lib.ones(3, 2), lib.ones(5, 3, 2), lib.ones(2)):
+            gW, gb = lib.autograd.grad(F.linear(x, W, b).pow(2).sum(), (W, b), create_graph=True)
+            names += [gW.grad_fn.name(), gb.grad_fn.name()]
+            (gW.sum() + gb.sum()).backward()       # and the second derivative runs
+        return names, W.grad.numpy().copy()
+    (names, grad), (want_names, want_grad) = run(ag), run(torch)
+    assert names == want_names and names[0] == "TBackward0"
+    np.testing.assert_allclose(grad, want_grad, rtol=1e-12)

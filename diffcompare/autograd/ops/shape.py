@@ -193,7 +193,10 @@ class TBackward0(TransposeBackward0):
     forward = staticmethod(lambda x, dim0, dim1: np.swapaxes(x, dim0, dim1) if x.ndim == 2 else x.view())
 
     def backward(self, g):
-        return (g.swapaxes(self.dim0, self.dim1) if self.dim0 != self.dim1 else g,)
+        if self.dim0 == self.dim1:
+            return (g,)
+        # a recorded gradient (create_graph) is transposed by t() too: TBackward0, as PyTorch records it
+        return (g.t() if isinstance(g, Tensor) else g.swapaxes(self.dim0, self.dim1),)
 
     def batched_backward(self, g):
         return (g.swapaxes(self.dim0 + 1, self.dim1 + 1) if self.dim0 != self.dim1 else g,)
