@@ -63,7 +63,7 @@ def _argnums(argnums, args):
     return tuple(n % len(args) for n in nums)
 
 
-def _lift(x):
+def lift(x):
     """A fresh tensor to differentiate with respect to: a view of ``x`` when ``x`` requires
     grad (so the caller's graph goes through it), else a new leaf; a tangent of ``x`` at the
     open dual level goes with it."""
@@ -80,7 +80,7 @@ def _lift(x):
 def _lift_args(args, nums):
     args = list(args)
     for n in nums:
-        args[n] = tree_map(_lift, args[n])
+        args[n] = tree_map(lift, args[n])
     return args
 
 
@@ -366,7 +366,7 @@ def _jvp_by_reverse(func, primals, p_leaves, t_leaves, has_aux):
     """J t inside an open dual level (forward over forward): the double-VJP trick,
     differentiating u ↦ uᵀJ with respect to u along t."""
     spec = tree_flatten(primals)[1]
-    leaves = [_lift(p) for p in p_leaves]
+    leaves = [lift(p) for p in p_leaves]
     with enable_grad():
         result = func(*tree_unflatten(leaves, spec))
         out, aux = _split_aux(result, has_aux, "jvp(f, primals, tangents)")

@@ -17,7 +17,7 @@ import numpy as np
 
 from . import forward_ad
 from .backward import grad
-from .func import _lift
+from .func import lift
 from .grad_mode import enable_grad
 from .ops import stack
 from .ops.inplace import rename_node_of
@@ -36,7 +36,7 @@ def _prepare(inputs, create_graph):
         if not isinstance(t, Tensor):
             raise TypeError(f"inputs must be tensors, got {type(t).__name__}")
         if create_graph:    # a view of t when it requires grad, else a new leaf (with t's tangent, if any)
-            out.append(_lift(t))
+            out.append(lift(t))
         else:
             out.append(t.detach().requires_grad_(t.dtype.kind in "fc"))
     return tuple(out)

@@ -35,7 +35,7 @@ class Size(tuple):
 
     def __getitem__(self, index):
         item = _item(self, index)
-        return _as_size(item) if type(index) is slice else item     # a slice of ints needs no check
+        return as_size(item) if type(index) is slice else item     # a slice of ints needs no check
 
     def __add__(self, other):
         return Size(tuple(self) + tuple(other))
@@ -46,4 +46,4 @@ class Size(tuple):
 
 
 _item = tuple.__getitem__
-_as_size = functools.partial(tuple.__new__, Size)
+as_size = functools.partial(tuple.__new__, Size)

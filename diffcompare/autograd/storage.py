@@ -25,7 +25,7 @@ _TYPED_WARNING = ("TypedStorage is deprecated. It will be removed in the future 
                   "UntypedStorage directly, use tensor.untyped_storage() instead of tensor.storage()")
 
 
-def _root(array):
+def storage_root(array):
     """The array whose memory ``array`` views (itself when it owns its memory)."""
     while isinstance(array.base, np.ndarray):
         array = array.base
@@ -38,7 +38,7 @@ class UntypedStorage:
     device = "cpu"
 
     def __init__(self, array):
-        self._array = _root(array)
+        self._array = storage_root(array)
 
     def nbytes(self) -> int:
         return self._array.nbytes

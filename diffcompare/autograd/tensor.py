@@ -30,8 +30,8 @@ from .dtypes import default_complex, default_dtype, int64
 from .fused import fused_multiply_add
 from .generators import DEFAULT_SEED, rng_of, standard_normal, standard_uniform
 from .printing import tensor_repr
-from .size import Size, _as_size
-from .storage import TypedStorage, UntypedStorage, _root as _storage_root
+from .size import Size, as_size as _as_size
+from .storage import TypedStorage, UntypedStorage, storage_root as _storage_root
 
 NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "

@@ -813,4 +813,4 @@ attention.use_layers(Linear=Linear, Dropout=Dropout)
 functional.scaled_dot_product_attention = attention.scaled_dot_product_attention
 functional.multi_head_attention_forward = attention.multi_head_attention_forward
 functional._canonical_mask, functional._none_or_dtype = attention.canonical_mask, attention.none_or_dtype
-from . import modules, parameter  # noqa: E402,F401  (torch.nn.modules.loss._Loss, torch.nn.parameter.Buffer as attribute paths)
+from . import parameter  # noqa: E402,F401  (torch.nn.parameter.Buffer as an attribute path)
