@@ -161,3 +161,18 @@ def test_second_order_gradients_of_linear_weights_record_pytorchs_nodes(torch_fl
     (names, grad), (want_names, want_grad) = run(ag), run(torch)
     assert names == want_names and names[0] == "TBackward0"
     np.testing.assert_allclose(grad, want_grad, rtol=1e-12)
+
+
+def test_abs_gradient_under_create_graph_stays_in_the_graph_as_pytorchs(torch_float64):
+    # functorch's MAML example with an L1 loss: the bias gradient has PyTorch's node
+    data = [1.0, -2.0, float("nan"), 0.0, float("inf")]
+
+    def run(lib):
+        x = lib.tensor(data, requires_grad=True)
+        g, = lib.autograd.grad(lib.nn.functional.l1_loss(x, lib.zeros(5)), x, create_graph=True)
+        names = [g.grad_fn.name(), type(g.grad_fn.next_functions[1][0]).__name__]
+        g.sum().backward()
+        return names, g.detach().tolist(), x.grad.tolist(), lib.sgn(lib.tensor(data)).tolist()
+    ours, theirs = run(ag), run(torch)
+    assert ours == theirs
+    assert ours[0] == ["MulBackward0", "SgnBackward0"] and ours[3] == [1.0, -1.0, 0.0, 0.0, 1.0]

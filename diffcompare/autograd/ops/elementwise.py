@@ -10,7 +10,7 @@ import numpy as np
 
 from ..tensor import Tensor
 from . import special
-from .dual import D, register
+from .dual import D, define, register
 from .outputs import write_out
 from .recording import RESULT, Op, apply, array_of
 
@@ -38,10 +38,10 @@ def _elementwise(np_func, name, saves, vjp, formula):
                               "formula": formula, "__doc__": f"VJP: {formula}."})
 
 
-def _sign(x):
+def real_sign(x):
     """PyTorch's sign of real values: np.sign, but 0 at NaN (so abs'(nan) is 0, as in PyTorch).
 
-    >>> _sign(np.array([-2.0, 0.0, np.nan, np.inf]))
+    >>> real_sign(np.array([-2.0, 0.0, np.nan, np.inf]))
     array([-1.,  0.,  0.,  1.])
     """
     s = np.sign(x)
@@ -55,10 +55,14 @@ def _sgn(x):
     differentiable when x is a tensor, so that second derivatives through abs are right."""
     a = array_of(x)
     if a.dtype.kind != "c":
-        return _sign(a)
+        # a recorded x (create_graph) gets a recorded sgn, as PyTorch's: zero derivative, but
+        # the gradient stays in the graph (requires_grad, SgnBackward0) as there
+        return D.sgn(x) if isinstance(x, Tensor) and x.requires_grad else real_sign(a)
     zero = a == 0
     return D.where(zero, 0.0, x / D.where(zero, 1.0, D.abs(x)))
 
+
+define("sgn", real_sign)       # the tensor form: numeric's sgn (SgnBackward0)
 
 LINEAR_NAMES = ("ConjBackward0", "RealBackward0", "ImagBackward0")   # their tangent: the op on the tangent
 
@@ -91,7 +95,7 @@ ELEMENTWISE = {
     "sigmoid": (special.sigmoid, R, lambda g, r: g * (r * (1 - r)), "grad * result (1 - result)"),
     "relu":  (special.relu,   R, lambda g, r: D.where(array_of(r) <= 0, 0.0, g), "grad except where result <= 0 (NaN passes it)"),
     "abs":   (np.abs,     X, lambda g, x: g * _sgn(x), "grad * sgn(x)"),
-    "sign":  (_sign,      (), lambda g: D.zeros_like(g), "0"),
+    "sign":  (real_sign,      (), lambda g: D.zeros_like(g), "0"),
     "floor": (np.floor,   (), lambda g: D.zeros_like(g), "0"),
     "ceil":  (np.ceil,    (), lambda g: D.zeros_like(g), "0"),
     "round": (np.round,   (), lambda g: D.zeros_like(g), "0"),

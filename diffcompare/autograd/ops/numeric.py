@@ -22,7 +22,8 @@ import numpy as np
 from ..dtypes import default_dtype
 from ..return_types import return_type
 from ..tensor import Tensor
-from .dual import D
+from .dual import D, register
+from .elementwise import real_sign
 from .factorizations import MultiOutputOp, output_grads, record_outputs
 from .indexing import IndexBackward0
 from .recording import RESULT, Op, apply, array_of, check_dim
@@ -51,7 +52,10 @@ ErfcBackward0 = _unary("ErfcBackward0", erfc_array, lambda g, x: g * (-_2_SQRT_P
 
 
 def _sgn(x):
-    return np.sign(x) if x.dtype.kind != "c" else np.where(x == 0, 0, x / np.where(x == 0, 1, np.abs(x)))
+    """sign(x) for real x, 0 at NaN as PyTorch's; x/|x| for complex x (0 at 0)."""
+    if x.dtype.kind != "c":
+        return real_sign(x)
+    return np.where(x == 0, 0, x / np.where(x == 0, 1, np.abs(x)))
 
 
 SgnBackward0 = _unary("SgnBackward0", _sgn, lambda g, x: g * 0.0, doc="The sign (x/|x| for complex): zero gradient "
@@ -112,6 +116,9 @@ def erfc(input):
 def sgn(input):
     """The sign, ``x / |x|`` for complex numbers (SgnBackward0)."""
     return apply(SgnBackward0, (input,))
+
+
+register(sgn=sgn)      # D.sgn on a tensor: abs's gradient under create_graph
 
 
 def sinc(input):
