@@ -596,8 +596,11 @@ def run_backward(roots, seeds, retain_graph, create_graph, targets=None, accumul
             grads = pop(node)
             uncommon = special or node._special
             own = False     # the gradient is the walk's own array (the buffer knows; none while it owns none)
-            if owned or type(grads) in LAZY:
+            if type(grads) in LAZY:
                 grads, own = claim(node, grads, uncommon)
+            elif owned and id(grads) in owned:      # buffer.claim on a plain array, inline
+                owned.discard(id(grads))
+                own = not uncommon
             if uncommon:
                 grads = _before_apply(node, grads, create_graph, accumulate, targets, reaching, executing, captured)
                 if grads is None:

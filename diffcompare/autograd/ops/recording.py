@@ -67,6 +67,12 @@ class Op(Node):
             if s.counter[0] != s.version:
                 s.unpack(self, False)   # raises the "modified by an inplace operation" error
             grads = self.backward(g, s.array)
+        elif len(saved) == 2 and not self.conjugate and type(saved[0]) is SavedTensor \
+                and type(saved[1]) is SavedTensor and saved[0].counter[0] == saved[0].version \
+                and saved[1].counter[0] == saved[1].version:
+            # two tensors saved without hooks (a product's, a quotient's), both unchanged since:
+            # _unpacked_arrays without its loop
+            grads = self.backward(g, saved[0].array, saved[1].array)
         else:
             grads = self.backward(g, *self._unpacked_arrays(saved))
         meta = self.meta
@@ -354,8 +360,12 @@ def record(cls, args, params, out, state=STATE):
     node = _new_node(cls)
     several = False
     if len(args) == 1:              # the common one- and two-input ops, without building a list
-        fn = _edge_node(args[0])
-        if fn is not None and fn._special and (args[0]._output_nr or fn.n_outputs != 1):
+        a = args[0]
+        # an input made by an op, not a view: its grad_fn is the edge (_edge_node's first case)
+        fn = a._grad_fn if type(a) is Tensor and a._base is None and a.requires_grad_flag else None
+        if fn is None:
+            fn = _edge_node(a)
+        if fn is not None and fn._special and (a._output_nr or fn.n_outputs != 1):
             several = True
         node._next = (fn,)
     elif len(args) == 2:
