@@ -59,7 +59,9 @@ class IndexedGrad:
         self.values, self.index, self.shape = values, index, shape
 
     def dense(self):
-        box = _box(self.index)
+        # a box of slices: the part outside zeroed, not the whole array first; a small array
+        # (below BOX_MIN_SIZE elements) is zeroed whole, one call instead of a few
+        box = _box(self.index) if _size(self.shape) >= BOX_MIN_SIZE else None
         out = np.empty(self.shape, dtype=self.values.dtype) if box else np.zeros(self.shape, self.values.dtype)
         if type(self.values) is ScaledGrad:
             np.multiply(self.values.values, self.values.factor, out=out[self.index])
@@ -75,6 +77,16 @@ class IndexedGrad:
             self.values.add_to(region)
         else:
             region += self.values
+
+
+BOX_MIN_SIZE = 4096     # below this, zeroing the whole array costs less than zeroing around a box
+
+
+def _size(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
 
 
 def _box(index):

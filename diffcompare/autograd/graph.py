@@ -590,14 +590,22 @@ def run_backward(roots, seeds, retain_graph, create_graph, targets=None, accumul
     anomaly_mode = STATE.anomaly_enabled
     check_nan = anomaly_mode and STATE.anomaly_check_nan
     special = targets is not None
-    with walking(create_graph, [[edge[0] for edge in roots], targets, reaching, None]):
+    # what ``walking`` does, without a generator's cost on every backward call
+    previous_mode = STATE.grad_enabled
+    STATE.grad_enabled = create_graph
+    quiet = set_quiet(QUIET)
+    WALKS.append([[edge[0] for edge in roots], targets, reaching, None])
+    try:
         while ready:
             node = heappop(ready)[1]
             grads = pop(node)
             uncommon = special or node._special
             own = False     # the gradient is the walk's own array (the buffer knows; none while it owns none)
-            if owned or type(grads) in LAZY:
+            if type(grads) in LAZY:
                 grads, own = claim(node, grads, uncommon)
+            elif owned and id(grads) in owned:      # buffer.claim on a plain array, inline
+                owned.discard(id(grads))
+                own = not uncommon
             if uncommon:
                 grads = _before_apply(node, grads, create_graph, accumulate, targets, reaching, executing, captured)
                 if grads is None:
@@ -614,6 +622,11 @@ def run_backward(roots, seeds, retain_graph, create_graph, targets=None, accumul
             send(node, results, grads, own)
             if not retain_graph and node._saved is not None:
                 node._saved, node._freed = None, True        # release(node), inline
+    finally:
+        STATE.grad_enabled = previous_mode
+        reset_quiet(quiet)
+        collector.resume()
+        WALKS.pop()
     return captured
 
 

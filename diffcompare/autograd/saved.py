@@ -64,10 +64,13 @@ class SavedTensor:
         self.output_nr = tensor._output_nr
         if is_output:
             self.grad_fn = self.leaf = None        # the saving node is the producer
-        elif tensor.grad_fn is not None:
-            self.grad_fn, self.leaf = tensor.grad_fn, None
         else:
-            self.grad_fn, self.leaf = None, tensor
+            # (the grad_fn property only differs from _grad_fn for a view, which it brings up to date)
+            fn = tensor._grad_fn if tensor._base is None else tensor.grad_fn
+            if fn is not None:
+                self.grad_fn, self.leaf = fn, None
+            else:
+                self.grad_fn, self.leaf = None, tensor
 
     @property
     def is_output(self):

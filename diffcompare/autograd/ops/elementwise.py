@@ -30,8 +30,12 @@ def unary_op(name, cls):
 def _elementwise(np_func, name, saves, vjp, formula):
     """Make a one-input elementwise op class from its forward and its VJP ``vjp(g, *saved)``."""
 
-    def backward(self, g, *saved):
-        return (vjp(g, *saved),)
+    if len(saves) == 1:     # the common case (x or the result saved): no argument tuple packed per step
+        def backward(self, g, saved):
+            return (vjp(g, saved),)
+    else:
+        def backward(self, g, *saved):
+            return (vjp(g, *saved),)
 
     return type(name, (Op,), {"forward": staticmethod(np_func), "backward": backward, "batched_backward": backward,
                               "tangent": "linear" if name in LINEAR_NAMES else "elementwise", "saves": saves,

@@ -23,7 +23,7 @@ from .forward import RESULT, with_tangent
 from .short_axis import summed, total
 
 _max = builtins.max  # the names max, min, sum, abs, pow below are ops
-_new_node = object.__new__
+_new_node = _new_saved = _new_tensor = object.__new__
 _make = Tensor._make
 
 
@@ -67,6 +67,12 @@ class Op(Node):
             if s.counter[0] != s.version:
                 s.unpack(self, False)   # raises the "modified by an inplace operation" error
             grads = self.backward(g, s.array)
+        elif len(saved) == 2 and not self.conjugate and type(saved[0]) is SavedTensor \
+                and type(saved[1]) is SavedTensor and saved[0].counter[0] == saved[0].version \
+                and saved[1].counter[0] == saved[1].version:
+            # two tensors saved without hooks (a product's, a quotient's), both unchanged since:
+            # _unpacked_arrays without its loop
+            grads = self.backward(g, saved[0].array, saved[1].array)
         else:
             grads = self.backward(g, *self._unpacked_arrays(saved))
         meta = self.meta
@@ -353,12 +359,17 @@ def record(cls, args, params, out, state=STATE):
         out = np.asarray(out)
     node = _new_node(cls)
     several = False
-    if len(args) == 1:              # the common one- and two-input ops, without building a list
-        fn = _edge_node(args[0])
-        if fn is not None and fn._special and (args[0]._output_nr or fn.n_outputs != 1):
+    n = len(args)
+    if n == 1:              # the common one- and two-input ops, without building a list
+        a = args[0]
+        # an input made by an op, not a view: its grad_fn is the edge (_edge_node's first case)
+        fn = a._grad_fn if type(a) is Tensor and a._base is None and a.requires_grad_flag else None
+        if fn is None:
+            fn = _edge_node(a)
+        if fn is not None and fn._special and (a._output_nr or fn.n_outputs != 1):
             several = True
         node._next = (fn,)
-    elif len(args) == 2:
+    elif n == 2:
         a, b = args
         # _edge_node, inline for the two inputs of the most common ops
         if isinstance(a, Tensor) and a.requires_grad_flag:
@@ -395,7 +406,15 @@ def record(cls, args, params, out, state=STATE):
         node._trace = traceback.format_stack()[:-3]
     if params:
         node.__dict__.update(params)
-    result = _make(out, True, node)
+    # Tensor._make(out, True, node), inline (out is an array: checked above)
+    result = _new_tensor(Tensor)
+    result._data = out
+    result.requires_grad_flag = True
+    result._grad_fn = node
+    result._grad = result._base = result._hooks = result._post_hooks = result._accum = result._view_fn = \
+        result._tangent = result._vc = None
+    result._output_nr = 0
+    result._retains_grad = False
     saves = cls.saves
     if saves:
         if cls.holomorphic and out.dtype.kind == "c":
@@ -407,7 +426,14 @@ def record(cls, args, params, out, state=STATE):
             for i in saves:
                 if type(i) is int:
                     if i == RESULT:
-                        saved.append(SavedTensor(result, True))
+                        # SavedTensor(result, True) without the call: a new tensor, at version 0
+                        # of a new counter, output 0, with no tangent yet (forward mode adds it later)
+                        s = _new_saved(SavedTensor)
+                        s.counter = result._vc = [0]
+                        s.version = s.output_nr = 0
+                        s.array = result._data
+                        s.tangent = s.grad_fn = s.leaf = None
+                        saved.append(s)
                     else:
                         a = args[i]
                         saved.append(SavedTensor(a, False) if isinstance(a, Tensor) else a)
