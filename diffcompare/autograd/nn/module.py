@@ -390,27 +390,26 @@ class Module:
 
     def get_parameter(self, target):
         """The parameter at the dotted path ``target`` ("layer.weight"), as PyTorch's."""
-        return self._get_registered(target, Parameter, "nn.Parameter")
+        module, name = self._owner_of(target)
+        value = getattr(module, name)
+        if not isinstance(value, Parameter):
+            raise AttributeError(f"`{name}` is not an nn.Parameter")
+        return value
 
     def get_buffer(self, target):
         """The buffer at the dotted path ``target`` ("bn.running_mean"), as PyTorch's."""
-        path, _, name = target.rpartition(".")
-        module = self.get_submodule(path)
-        if not hasattr(module, name):
-            raise AttributeError(f"{type(module).__name__} has no attribute `{name}`")
+        module, name = self._owner_of(target)
         if name not in module._buffers:
             raise AttributeError(f"`{name}` is not a buffer")
         return getattr(module, name)
 
-    def _get_registered(self, target, kind, what):
+    def _owner_of(self, target):
+        """The submodule holding the attribute at the dotted path ``target``, and its name."""
         path, _, name = target.rpartition(".")
         module = self.get_submodule(path)
         if not hasattr(module, name):
             raise AttributeError(f"{type(module).__name__} has no attribute `{name}`")
-        value = getattr(module, name)
-        if not isinstance(value, kind):
-            raise AttributeError(f"`{name}` is not an {what}")
-        return value
+        return module, name
 
     def load_state_dict(self, state_dict, strict=True, assign=False):
         """Copy the values of ``state_dict`` into the parameters and buffers; with ``strict``,
