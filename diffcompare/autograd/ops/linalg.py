@@ -127,8 +127,8 @@ def matmul(input, other, *, out=None):  # noqa: A002  (PyTorch's keyword names: 
     if a_nd == 0 or b_nd == 0:
         raise RuntimeError("both arguments to matmul need to be at least 1D, but they are "
                            f"{a_nd}D and {b_nd}D")
-    a_shape = a.shape if isinstance(a, Tensor) else np.shape(a)
-    b_shape = b.shape if isinstance(b, Tensor) else np.shape(b)
+    a_shape = a._data.shape if isinstance(a, Tensor) else np.shape(a)
+    b_shape = b._data.shape if isinstance(b, Tensor) else np.shape(b)
     inner_a = a_shape[-1]
     inner_b = b_shape[0] if b_nd == 1 else b_shape[-2]
     _same_dtype(a, b, a_nd, b_nd)

@@ -535,7 +535,7 @@ def stack(tensors, dim=0, *, out=None):
     tensors = list(tensors)
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
-    shapes = {tuple(t.shape) for t in tensors}
+    shapes = {t._data.shape if isinstance(t, Tensor) else np.shape(t) for t in tensors}
     if len(shapes) > 1:
         raise RuntimeError(f"stack expects each tensor to be equal size, but got {[list(t.shape) for t in tensors]}")
     return apply(StackBackward0, tuple(tensors), {"dim": check_dim(dim, tensors[0].ndim + 1)})
