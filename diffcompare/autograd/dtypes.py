@@ -186,6 +186,10 @@ def legacy_type_name(dtype):
     return f"torch.{_SCALAR_TYPE_NAMES[name]}Tensor" if name in _SCALAR_TYPE_NAMES else "torch.Tensor"
 
 
+# the dtype of each legacy type name ("torch.DoubleTensor" -> float64), for Tensor.type(name)
+LEGACY_TYPE_DTYPES = {f"torch.{name}Tensor": np.dtype(kind) for kind, name in _SCALAR_TYPE_NAMES.items()}
+
+
 def cpp_type_name(dtype):
     """The C++ type's name PyTorch prints for ``dtype`` ('double', 'long int', 'c10::Half')."""
     name = np.dtype(dtype).name

@@ -25,17 +25,9 @@ import numpy as np
 
 from . import ops
 from .backward import backward as backpropagate
-from .dtypes import strided
+from .dtypes import LEGACY_TYPE_DTYPES, legacy_type_name, strided
 from .device import CPU, META, MetaArray, refuse_meta, resolve as resolve_device
 from .tensor import Operators, Tensor, full, ones, tensor as tensor_factory, zeros
-
-
-# PyTorch's legacy type names, by dtype (Tensor.type())
-TYPE_NAMES = {np.dtype(np.float64): "DoubleTensor", np.dtype(np.float32): "FloatTensor",
-              np.dtype(np.float16): "HalfTensor", np.dtype(np.int64): "LongTensor", np.dtype(np.int32): "IntTensor",
-              np.dtype(np.int16): "ShortTensor", np.dtype(np.int8): "CharTensor", np.dtype(np.uint8): "ByteTensor",
-              np.dtype(np.bool_): "BoolTensor", np.dtype(np.complex128): "ComplexDoubleTensor",
-              np.dtype(np.complex64): "ComplexFloatTensor"}
 
 
 def operand(other):
@@ -409,12 +401,11 @@ class TensorOperators(Operators):
         ('torch.DoubleTensor', dtype('float32'))
         """
         if dtype is None:
-            return f"torch.{TYPE_NAMES.get(np.dtype(self.dtype), 'Tensor')}"
+            return legacy_type_name(self.dtype)
         if isinstance(dtype, str):
-            names = {f"torch.{name}": kind for kind, name in TYPE_NAMES.items()}
-            if dtype not in names:
+            if dtype not in LEGACY_TYPE_DTYPES:
                 raise ValueError(f"invalid type: '{dtype}'")
-            dtype = names[dtype]
+            dtype = LEGACY_TYPE_DTYPES[dtype]
         if np.dtype(dtype) == self.dtype:
             return self
         return ops.to(self, dtype)
