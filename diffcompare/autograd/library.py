@@ -42,6 +42,7 @@ import numpy as np
 from .backward import grad
 from .function import Function
 from .grad_mode import STATE, no_grad
+from .pytree import tree_map
 from .ops.operator_names import custom_namespace
 from .tensor import Tensor
 
@@ -256,10 +257,13 @@ class OpCheckError(Exception):
 DEFAULT_TEST_UTILS = ("test_schema", "test_autograd_registration", "test_faketensor", "test_aot_dispatch_dynamic")
 
 
+def _copy(value):
+    return value.detach().clone().requires_grad_(value.requires_grad) if isinstance(value, Tensor) else value
+
+
 def _copied(values):
-    return [v.detach().clone().requires_grad_(v.requires_grad) if isinstance(v, Tensor) else
-            [t.detach().clone() if isinstance(t, Tensor) else t for t in v] if isinstance(v, list) else v
-            for v in values]
+    """``values`` (a sequence or mapping of arguments, nested) with every tensor a fresh copy."""
+    return tree_map(_copy, values)
 
 
 def _flat_outputs(out):
@@ -293,7 +297,7 @@ def opcheck(op, args, kwargs=None, *, test_utils=DEFAULT_TEST_UTILS, raise_excep
 
 
 def _check_schema(op, args, kwargs):
-    positional, keywords = op._bind(tuple(_copied(args)), {k: _copied([v])[0] for k, v in kwargs.items()})
+    positional, keywords = op._bind(tuple(_copied(list(args))), _copied(dict(kwargs)))
     named = dict(zip(op._signature.parameters, positional)) | keywords
     before = {name: np.array(v._data, copy=True) for name, v in named.items() if isinstance(v, Tensor)}
     op._run_kernel(positional, keywords)
@@ -306,7 +310,7 @@ def _check_schema(op, args, kwargs):
 
 
 def _check_autograd_registration(op, args, kwargs):
-    args = _copied(args)
+    args = _copied(list(args))
     if any(t.requires_grad for t in _tensors_in((*args, *kwargs.values()))):
         outs = _flat_outputs(op(*args, **kwargs))
         if any(o.dtype.kind in "fc" and o.grad_fn is None for o in outs):
@@ -320,15 +324,15 @@ def _check_faketensor(op, args, kwargs):
                            "This is necessary for torch.compile/export/fx tracing to work. Please use "
                            "`register_fake` to add an fake impl.")
     with no_grad():
-        real = _flat_outputs(op._run_kernel(*op._bind(tuple(_copied(args)), kwargs)))
-        fake = _flat_outputs(op._fake(*_copied(args), **kwargs))
+        real = _flat_outputs(op._run_kernel(*op._bind(tuple(_copied(list(args))), kwargs)))
+        fake = _flat_outputs(op._fake(*_copied(list(args)), **kwargs))
     if [(tuple(o.shape), o.dtype) for o in real] != [(tuple(o.shape), o.dtype) for o in fake]:
         raise RuntimeError(f"the fake implementation gives {[(tuple(o.shape), str(o.dtype)) for o in fake]}, "
                            f"the operator {[(tuple(o.shape), str(o.dtype)) for o in real]}")
 
 
 def _run_with_gradients(op, args, kwargs):
-    args = _copied(args)
+    args = _copied(list(args))
     outs = _flat_outputs(op(*args, **kwargs))
     grads = []
     differentiable = [o for o in outs if o.grad_fn is not None]
