@@ -129,3 +129,15 @@ def test_graph_introspection():
     accs = [n for n, _ in mul.next_functions]
     assert all(type(a).__name__ == "AccumulateGrad" for a in accs)
     assert accs[0].variable is x and accs[1].variable is w and accs[0].next_functions == ()
+
+
+def test_a_recorded_result_has_every_slot_a_made_tensor_has():
+    # recording builds its result inline (Tensor._make's fields, without the call): a slot
+    # added to Tensor and not set there would surface here, not as an AttributeError later
+    slots = [s for s in ag.Tensor.__slots__ if s not in ("__weakref__", "__dict__")]
+    made = ag.Tensor._make(np.ones(2), True, None)
+    x = ag.tensor([1.0, 2.0], requires_grad=True)
+    for result in (x.sigmoid(), x * x, x.exp()):       # one-input, two-input, a saved result
+        for slot in slots:
+            assert hasattr(result, slot) == hasattr(made, slot), slot
+        assert result._grad is None and result._output_nr == 0 and result.requires_grad
