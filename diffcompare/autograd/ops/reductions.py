@@ -65,6 +65,9 @@ def _reduction(cls, x, dim, keepdim, **extra):
     shape = x._data.shape
     if dim is None:     # over everything (the common case)
         params = {"axis": None, "keepdims": keepdim, "in_shape": shape, "keep_shape": (1,) * len(shape)}
+    elif dim.__class__ is int and shape and -len(shape) <= dim < len(shape):    # one dim (the next commonest)
+        d = dim % len(shape)
+        params = {"axis": (d,), "keepdims": keepdim, "in_shape": shape, "keep_shape": shape[:d] + (1,) + shape[d + 1:]}
     else:
         dims = _dims(dim, len(shape))
         params = {"axis": dims, "keepdims": keepdim, "in_shape": shape, "keep_shape": _keep_shape(shape, dims)}
@@ -76,7 +79,8 @@ def _reduction(cls, x, dim, keepdim, **extra):
 class SumBackward0(Op):
     @staticmethod
     def forward(x, axis, keepdims, in_shape, keep_shape):
-        return total(np.asarray(x), axis, keepdims)     # the method, not np.sum: a third of the overhead
+        # the method, not np.sum: a third of the overhead
+        return total(x if x.__class__ is np.ndarray else np.asarray(x), axis, keepdims)
 
     def backward(self, g):
         return (_expand_back(g, self),)

@@ -9,18 +9,34 @@ import builtins
 import numpy as np
 
 from ..broadcast import broadcast_view
-from ..device import as_meta, device as Device, is_meta, refuse_meta, resolve as resolve_device
+from ..device import META_SEEN, as_meta, device as Device, is_meta, refuse_meta, resolve as resolve_device
 from ..grad_mode import STATE
 from ..tensor import Tensor
 from .dual import D, register
 from .outputs import write_out
-from .recording import Op, apply, check_dim, sum_to
+from .recording import Op, apply, check_dim, record, sum_to, view_requires_grad
 
 _max = builtins.max
 
 def record_view(cls, x, params, view_fn, output=None):
     """Record a view op: the result shares storage and version counter with ``x``.
-    ``output``: (PyTorch's name of the op, index) for one of the views an op returns several of."""
+    ``output``: (PyTorch's name of the op, index) for one of the views an op returns several of.
+
+    The common case (plain recording or none, no meta tensor: ``indexing.getitem``'s test)
+    goes without ``apply``'s generality: a view computes no value that could warn or need
+    another dtype."""
+    state = STATE
+    if output is None and not META_SEEN[0] and (state.plain or not (state.grad_enabled or state.forward_level)):
+        try:
+            out = cls.forward(x._data, **params)
+        except ValueError:
+            out = None          # apply raises it in PyTorch's words
+        if out is not None:
+            if state.plain and (x.requires_grad_flag or x._base is not None and view_requires_grad(x)):
+                result = record(cls, (x,), params, out, None)
+            else:
+                result = Tensor._make(out)
+            return as_view(result, x, view_fn)
     return as_view(apply(cls, (x,), params), x, view_fn, output)
 
 
@@ -73,7 +89,7 @@ def _compose(first, second):
 
 
 class ViewBackward0(Op):
-    forward = staticmethod(lambda x, shape, in_shape: np.reshape(x, shape))
+    forward = staticmethod(lambda x, shape, in_shape: x.reshape(shape))
 
     def backward(self, g):
         return (g.reshape(self.in_shape),)
@@ -100,6 +116,20 @@ def _viewable(a, shape):
 
 def _target(x, shape):
     shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
+    size, known, free = x._data.size, 1, -1      # sizes that are Python ints, at most one -1: at once
+    for i, n in enumerate(shape):
+        if n.__class__ is not int or n < -1 or n == -1 and free >= 0:
+            break
+        if n == -1:
+            free = i
+        else:
+            known *= n
+    else:
+        if free < 0:
+            if known == size:
+                return tuple(shape)
+        elif known and size % known == 0:
+            return tuple(shape[:free]) + (size // known,) + tuple(shape[free + 1:])
     try:
         return np.empty(x.shape, dtype=bool).reshape(shape).shape
     except ValueError:
@@ -179,7 +209,7 @@ def flatten(x, start_dim=0, end_dim=-1):
 
 
 class TransposeBackward0(Op):
-    forward = staticmethod(lambda x, dim0, dim1: np.swapaxes(x, dim0, dim1))
+    forward = staticmethod(lambda x, dim0, dim1: x.swapaxes(dim0, dim1))
 
     def backward(self, g):
         return (g.swapaxes(self.dim0, self.dim1),)
@@ -219,7 +249,7 @@ def t(x):
 
 
 class PermuteBackward0(Op):
-    forward = staticmethod(lambda x, dims, inverse: np.transpose(x, dims))
+    forward = staticmethod(lambda x, dims, inverse: x.transpose(dims))
 
     def backward(self, g):
         return (permute(g, self.inverse) if isinstance(g, Tensor) else g.transpose(self.inverse),)
@@ -276,7 +306,7 @@ def _inserted_ones(short, long):
 class SqueezeBackward0(Op):
     """``squeeze()``: a gradient with history goes back through an ``unsqueeze`` per dropped
     dim, as PyTorch's (so a double backward names the same nodes); an array is reshaped."""
-    forward = staticmethod(lambda x, shape, in_shape: np.reshape(x, shape))
+    forward = staticmethod(lambda x, shape, in_shape: x.reshape(shape))
     batched_backward = ViewBackward0.batched_backward
 
     def backward(self, g):

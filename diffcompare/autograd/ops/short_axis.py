@@ -143,7 +143,8 @@ def total(a, axis, keepdims):
     """``a.sum(axis=axis, keepdims=keepdims)`` (``axis``: None or a tuple of axes), one index of
     a short last axis at a time where NumPy's loop would run along it: the last axis summed
     alone, or kept while others are summed."""
-    if type(a) is not np.ndarray or axis is None or not a.ndim or a.dtype.kind not in "fc" or not _worth(a.shape):
+    if type(a) is not np.ndarray or axis is None or a.size < MIN_SIZE or a.dtype.kind not in "fc" or \
+            not _worth(a.shape):
         return a.sum(axis=axis, keepdims=keepdims)
     last = a.ndim - 1
     axes = tuple(sorted(d % a.ndim for d in axis))
