@@ -110,6 +110,27 @@ _DEFAULT = [float64]      # the default floating dtype (set_default_dtype change
 DEFAULT_DTYPE = _DEFAULT    # the list the default lives in, for hot paths that test it without a call
 
 
+# PyTorch's categories of dtypes, lowest first: a dtype of a higher one wins a promotion as it is
+CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
+
+
+def promote_types(type1, type2):
+    """The smallest dtype both promote to, as PyTorch promotes: a dtype of a higher category
+    (bool, integer, floating, complex) wins as it is (int64 and float32 give float32, where
+    NumPy gives float64); complex and floating give the complex of the wider precision.
+
+    >>> promote_types(np.int64, np.float32), promote_types(np.complex64, np.float64)
+    (dtype('float32'), dtype('complex128'))
+    """
+    a, b = np.dtype(type1), np.dtype(type2)
+    if CATEGORY[a.kind] != CATEGORY[b.kind]:
+        high, low = (a, b) if CATEGORY[a.kind] > CATEGORY[b.kind] else (b, a)
+        if high.kind == "c" and low.kind == "f":
+            return np.promote_types(high, low)
+        return high
+    return np.promote_types(a, b)
+
+
 def default_dtype():
     """The dtype floating tensors get when none is asked for: float64 unless
     :func:`set_default_dtype` changed it."""

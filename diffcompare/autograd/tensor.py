@@ -26,7 +26,7 @@ import numpy as np
 
 from .device import META, MetaArray as _MetaArray, as_meta as _as_meta, check as _check_device, is_meta as _is_meta
 from .device import meta_array as _meta_array, refuse_meta
-from .dtypes import default_complex, default_dtype, int64
+from .dtypes import default_complex, default_dtype, int64, promote_types
 from .fused import fused_multiply_add
 from .generators import DEFAULT_SEED, rng_of, standard_normal, standard_uniform
 from .printing import tensor_repr
@@ -634,6 +634,8 @@ def tensor(data: Any, requires_grad: bool = False, dtype=None, device=None) -> T
         )
         data = data._data
     elif isinstance(data, (list, tuple)) and any(isinstance(d, Tensor) for d in _flatten(data)):
+        if dtype is None:
+            dtype = _inferred_dtype(data)
         data = _nested_to_array(data)
     try:
         array = np.array(data, dtype=_dtype(dtype), copy=True)
@@ -691,6 +693,36 @@ def _flatten(data):
             yield from _flatten(d)
         else:
             yield d
+
+
+def _inferred_dtype(data):
+    """The dtype PyTorch gives ``tensor(data)`` for nested lists holding tensors: the dtypes of
+    the entries promoted as PyTorch promotes (``promote_types``), a tensor's own, a Python
+    float's the default dtype, an int's int64 (a float32 tensor beside an int stays float32,
+    where NumPy would widen it to float64).
+
+    >>> from diffcompare import autograd as ag
+    >>> _inferred_dtype([ag.tensor(1.5, dtype=ag.float32), 2]), _inferred_dtype([ag.tensor(1.5, dtype=ag.float32), 2.5])
+    (dtype('float32'), dtype('float64'))
+    """
+    result = None
+    for d in _flatten(data):
+        if isinstance(d, Tensor):
+            kind = d._data.dtype
+        elif isinstance(d, (bool, np.bool_)):
+            kind = np.dtype(bool)
+        elif isinstance(d, (np.ndarray, np.generic)):
+            kind = d.dtype
+        elif isinstance(d, numbers.Integral):
+            kind = np.dtype(int64)
+        elif isinstance(d, numbers.Real):
+            kind = default_dtype()
+        elif isinstance(d, numbers.Complex):
+            kind = default_complex()
+        else:
+            return None         # NumPy's error (or its reading) says what is wrong
+        result = kind if result is None else promote_types(result, kind)
+    return result
 
 
 def _nested_to_array(data):

@@ -17,7 +17,7 @@ import warnings as _warnings
 import numpy as _np
 
 from . import ops
-from .dtypes import default_dtype as _default_dtype
+from .dtypes import CATEGORY as _CATEGORY, default_dtype as _default_dtype, promote_types
 from .ops import *  # noqa: F401,F403  (the package's names; `__all__` below keeps the torch-level ones)
 from .tensor import Tensor as _Tensor, as_tensor as _as_tensor
 
@@ -46,21 +46,6 @@ def is_complex(input):
 
 def is_nonzero(input):
     return input.is_nonzero()
-
-
-_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
-
-
-def promote_types(type1, type2):
-    """The smallest dtype both promote to, as PyTorch promotes: a dtype of a higher category
-    (bool, integer, floating, complex) wins as it is (int32 and float32 give float32)."""
-    a, b = _np.dtype(type1), _np.dtype(type2)
-    if _CATEGORY[a.kind] != _CATEGORY[b.kind]:
-        high, low = (a, b) if _CATEGORY[a.kind] > _CATEGORY[b.kind] else (b, a)
-        if high.kind == "c" and low.kind == "f":
-            return _np.promote_types(high, low)
-        return high
-    return _np.promote_types(a, b)
 
 
 def can_cast(from_, to):

@@ -9,7 +9,7 @@ import traceback
 
 import numpy as np
 
-from ..dtypes import DEFAULT_DTYPE, default_dtype, float64 as FLOAT64
+from ..dtypes import CATEGORY as _CATEGORY, DEFAULT_DTYPE, default_dtype, float64 as FLOAT64
 from ..device import META_SEEN, MetaArray, any_meta, as_meta, meta_array
 from ..collector import MASK as COLLECTOR_MASK, checkpoint
 from ..grad_mode import STATE
@@ -238,9 +238,6 @@ def apply(cls, args, params=None):
     if state.forward_level:
         with_tangent(result, cls, args, arrays, params, apply)
     return result
-
-
-_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
 
 
 def promoted(arrays):
