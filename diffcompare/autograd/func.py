@@ -158,6 +158,19 @@ def _originals(args, argnums, leaves):
             if isinstance(arg, Tensor)}
 
 
+def _transformed(func):
+    """``func`` called as a transform calls the user's function: inside it, as in PyTorch,
+    ``Tensor.requires_grad_()`` is refused (``STATE.transforms``)."""
+    @functools.wraps(func)
+    def call(*args, **kwargs):
+        STATE.transforms += 1
+        try:
+            return func(*args, **kwargs)
+        finally:
+            STATE.transforms -= 1
+    return call
+
+
 def _traced(func, argnums, args, kwargs, has_aux, who):
     """``func`` run on ``args`` with the arguments ``argnums`` names lifted to leaves that
     record: (the leaves, the function giving results their shape, the output, the aux)."""
@@ -165,7 +178,7 @@ def _traced(func, argnums, args, kwargs, has_aux, who):
     args = _lift_args(args, nums)
     leaves, shape = _inputs(args, nums)
     with enable_grad():
-        result = func(*args, **kwargs)
+        result = _transformed(func)(*args, **kwargs)
     out, aux = _split_aux(result, has_aux, who)
     return leaves, shape, out, aux
 
@@ -258,7 +271,7 @@ def vjp(func, *primals, has_aux=False):
     args = _lift_args(primals, nums)
     leaves, shape = _inputs(args, nums)
     with enable_grad():
-        result = func(*args)
+        result = _transformed(func)(*args)
     out, aux = _split_aux(result, has_aux, "vjp(f, *primals)")
     outs, out_spec = tree_flatten(out)
     for o in outs:
@@ -343,6 +356,7 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
         if tuple(p.shape) != tuple(t.shape):
             raise RuntimeError(f"jvp(f, primals, tangents): Expected primals and tangents to have the same shape "
                                f"for every pair, got {tuple(p.shape)} and {tuple(t.shape)}")
+    func = _transformed(func)
     if STATE.forward_level:
         return _jvp_by_reverse(func, primals, p_leaves, t_leaves, has_aux)
     with fwAD.dual_level():
@@ -392,6 +406,7 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
     def wrapper(*args, **kwargs):
         if STATE.forward_level:
             return jacrev(func, argnums, has_aux)(*args, **kwargs)
+        inner = _transformed(func)
         nums = _argnums(argnums, args)
         leaves, shape = _inputs(args, nums)
         positions = [i for i, x in enumerate(leaves) if isinstance(x, Tensor)]
@@ -406,7 +421,7 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
                     dual = fwAD.make_dual(x, Tensor._make(direction.reshape(x.shape)))
                     call = list(leaves)
                     call[i] = dual
-                    result = _call_on_leaves(func, args, nums, call, kwargs)
+                    result = _call_on_leaves(inner, args, nums, call, kwargs)
                     out, aux = _split_aux(result, has_aux, "jacfwd(f, ...)(*args)")
                     outs, spec = tree_flatten(out)
                     pairs = [fwAD.unpack_dual(o) for o in outs]
@@ -414,7 +429,7 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
                         first = (spec, [p.primal for p in pairs], aux)
                 columns[i].append([p.tangent if p.tangent is not None else _zeros_like(p.primal) for p in pairs])
         if first is None:       # no input element: one plain call for the outputs' shapes
-            result = func(*args, **kwargs)
+            result = inner(*args, **kwargs)
             out, aux = _split_aux(result, has_aux, "jacfwd(f, ...)(*args)")
             outs, spec = tree_flatten(out)
             first = (spec, outs, aux)

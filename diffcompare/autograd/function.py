@@ -308,6 +308,13 @@ def _bind_default_args(func, args, kwargs):
     return bound.args
 
 
+def _requiring_grad(t):
+    """``t`` (a fresh tensor) set to require grad, as the attribute is set: allowed inside a
+    ``torch.func`` transform, where ``requires_grad_()`` is refused."""
+    t.requires_grad = True
+    return t
+
+
 def once_differentiable(fn):
     """Mark a ``backward`` as not differentiable itself, as PyTorch's decorator does: it runs
     with grad recording off. Under ``create_graph=True`` with incoming gradients that require
@@ -338,9 +345,8 @@ def once_differentiable(fn):
             return outputs
         single = not isinstance(outputs, tuple)
         # detached copies that require grad, so that the Error node is recorded (as PyTorch does)
-        wrapped = DelayedError.apply(*(o.detach().requires_grad_(True)
-                                       if isinstance(o, Tensor) and o.dtype.kind in "fc" else o
-                                       for o in ((outputs,) if single else outputs)))
+        wrapped = DelayedError.apply(*(_requiring_grad(o.detach()) if isinstance(o, Tensor) and o.dtype.kind in "fc"
+                                       else o for o in ((outputs,) if single else outputs)))
         return wrapped[0] if single and isinstance(wrapped, tuple) else wrapped
     return backward
 

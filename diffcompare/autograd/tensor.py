@@ -28,6 +28,7 @@ from .device import META, MetaArray as _MetaArray, as_meta as _as_meta, check as
 from .device import meta_array as _meta_array, refuse_meta
 from .dtypes import default_complex, default_dtype, int64, promote_types
 from .fused import fused_multiply_add
+from .grad_mode import STATE
 from .generators import DEFAULT_SEED, rng_of, standard_normal, standard_uniform
 from .printing import tensor_repr
 from .size import Size, as_size as _as_size
@@ -134,7 +135,7 @@ class Tensor(Operators):
             array = array.astype(default_dtype())   # as torch.Tensor([1, 2]): always floating
         _init(self, array, False, None, None)
         if requires_grad:
-            self.requires_grad_(True)
+            self.requires_grad = True
 
     @classmethod
     def _make(cls, data, requires_grad=False, grad_fn=None, counter=None):
@@ -158,15 +159,24 @@ class Tensor(Operators):
 
     @requires_grad.setter
     def requires_grad(self, value):
-        self.requires_grad_(value)
+        self._set_requires_grad(value)
 
     def requires_grad_(self, requires_grad=True):
-        """Set ``requires_grad`` on a leaf; returns the tensor.
+        """Set ``requires_grad`` on a leaf; returns the tensor. Refused, as in PyTorch, inside a
+        function that ``torch.func`` transforms (``vmap``, ``grad``, ``vjp``, ``jvp``,
+        ``jacrev``, ``jacfwd``): there the transform says what to differentiate.
 
         >>> from diffcompare import autograd as ag
         >>> ag.tensor([1.0]).requires_grad_()
         tensor([1.], requires_grad=True)
         """
+        if STATE.mapping or STATE.transforms:
+            raise RuntimeError(TRANSFORMED_REQUIRES_GRAD_ERROR)
+        return self._set_requires_grad(requires_grad)
+
+    def _set_requires_grad(self, requires_grad):
+        """``requires_grad_`` without the transforms' refusal: the attribute's setter (which
+        PyTorch allows inside them) and the factories' ``requires_grad=True``."""
         if self.grad_fn is not None:
             if not requires_grad:
                 raise RuntimeError(
@@ -593,13 +603,20 @@ class HookHandle:
         self.remove()
 
 
+TRANSFORMED_REQUIRES_GRAD_ERROR = (
+    "You are attempting to call Tensor.requires_grad_() (or perhaps using torch.autograd.functional.* APIs) "
+    "inside of a function being transformed by a functorch transform. This is unsupported, please attempt to "
+    "use the functorch transforms (e.g. grad, vjp, jacrev, jacfwd, hessian) or call requires_grad_() outside "
+    "of a function being transformed instead.")
+
+
 # --- factories -------------------------------------------------------------------------------
 
 def _finish_meta(shape, dtype, requires_grad):
     """A factory's tensor on the meta device: ``shape`` and ``dtype``, nothing allocated."""
     t = Tensor._make(_meta_array(shape, dtype))
     if requires_grad:
-        t.requires_grad_(True)
+        t.requires_grad = True
     return t
 
 
@@ -608,7 +625,7 @@ def _finish(array, requires_grad, where=None):
     if where is not None:               # the meta device: the shape and dtype only
         t._data = _as_meta(array)
     if requires_grad:
-        t.requires_grad_(True)
+        t.requires_grad = True
     return t
 
 

@@ -102,7 +102,8 @@ def range(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=F
     count = int(_np.floor((end - start) / step)) + 1
     values = start + step * _np.arange(count if count > 0 else 0, dtype=_np.float64)
     out = _Tensor._make(values.astype(dtype or _default_dtype()))
-    return out.requires_grad_(requires_grad) if requires_grad else out
+    out.requires_grad = requires_grad
+    return out
 
 
 def isin(elements, test_elements, *, assume_unique=False, invert=False):
@@ -115,7 +116,8 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
     """``steps`` values from ``base ** start`` to ``base ** end``, evenly spaced in the exponent."""
     out = _Tensor._make(_np.logspace(start, end, steps, base=base).astype(dtype or _default_dtype()))
-    return out.requires_grad_(requires_grad)
+    out.requires_grad = requires_grad
+    return out
 
 
 def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
@@ -133,7 +135,9 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
         return out
     if not requires_grad:
         return out.detach() if out.requires_grad else out
-    return out.requires_grad_(True) if out.grad_fn is None else out
+    if out.grad_fn is None:
+        out.requires_grad = True
+    return out
 
 
 def _in_place_function(name):

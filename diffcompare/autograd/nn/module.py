@@ -38,7 +38,7 @@ class Parameter(Tensor):
         if array.dtype.kind not in "fc":
             array = array.astype(default_dtype())
         super().__init__(array)
-        self.requires_grad_(requires_grad)
+        self.requires_grad = requires_grad
 
     def __repr__(self):
         return "Parameter containing:\n" + super().__repr__()
@@ -68,7 +68,7 @@ class Buffer(Tensor):
         array = np.zeros(0, default_dtype()) if data is None else data._data if isinstance(data, Tensor) else data
         super().__init__(array)
         if isinstance(data, Tensor) and data.requires_grad:
-            self.requires_grad_(True)
+            self.requires_grad = True
         self.persistent = persistent
 
 

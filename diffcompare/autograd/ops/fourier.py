@@ -443,7 +443,7 @@ def _frequencies(values, n, d, out, requires_grad):
     values *= 1.0 / (n * d)         # PyTorch multiplies by the reciprocal
     result = Tensor._make(values)
     if requires_grad:
-        result.requires_grad_()
+        result.requires_grad = True
     return write_out(result, out, "fft_fftfreq")
 
 

@@ -127,7 +127,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
         values = _rng(generator).normal(mean, std, size=shape).astype(np.dtype(dtype) if dtype else default_dtype())
         result = Tensor._make(values)
         if requires_grad:
-            result.requires_grad_(True)
+            result.requires_grad = True
         return result
     m = mean._data if tensors[0] else mean
     s = std._data if tensors[1] else std

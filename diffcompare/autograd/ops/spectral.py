@@ -47,7 +47,8 @@ def _window(name, window_length, periodic, dtype, requires_grad, make):
         if periodic:
             values = values[:-1].copy()
     out = Tensor._make(values)
-    return out.requires_grad_() if requires_grad else out
+    out.requires_grad = requires_grad
+    return out
 
 
 def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype=None, layout=None, device=None,

@@ -67,7 +67,7 @@ def detach_variable(inputs):
     for value in inputs:
         if isinstance(value, Tensor):
             detached = value.detach()
-            detached.requires_grad_(value.requires_grad)
+            detached.requires_grad = value.requires_grad
             out.append(detached)
         else:
             out.append(value)
