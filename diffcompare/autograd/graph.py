@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-from heapq import heappop
+from heapq import heappop, heappush
 import operator
 import traceback
 import warnings
@@ -597,7 +597,10 @@ def run_backward(roots, seeds, retain_graph, create_graph, targets=None, accumul
     WALKS.append([[edge[0] for edge in roots], targets, reaching, None])
     try:
         while ready:
-            node = heappop(ready)[1]
+            key, node = heappop(ready)
+            if type(node) is AccumulateGrad and ready and ready[0][0] == 1 + key and key == -node.seq and \
+                    type(ready[0][1]) is AccumulateGrad:
+                node = _leaves_in_pytorchs_order(ready, node)
             grads = pop(node)
             uncommon = special or node._special
             own = False     # the gradient is the walk's own array (the buffer knows; none while it owns none)
@@ -628,6 +631,56 @@ def run_backward(roots, seeds, retain_graph, create_graph, targets=None, accumul
         collector.resume()
         WALKS.pop()
     return captured
+
+
+_LEAF_ORDERS: dict = {}     # k -> the order PyTorch's ready queue gives k leaves pushed together
+
+
+def leaf_order(k):
+    """The order in which PyTorch's engine runs the AccumulateGrad nodes of ``k`` leaves that
+    one node's backward made ready together (in input order): its ready queue is a binary heap
+    on which they all have the highest priority, so ties come out as the heap's algorithm
+    leaves them, not first in first out. ``heapq`` is the same algorithm (libstdc++'s
+    ``push_heap``/``pop_heap``, ties to the right child, strict comparisons).
+
+    >>> leaf_order(2), leaf_order(3), leaf_order(4), leaf_order(5)
+    ([0, 1], [0, 1, 2], [0, 2, 1, 3], [0, 2, 4, 1, 3])
+    """
+    order = _LEAF_ORDERS.get(k)
+    if order is None:
+        heap = []
+        for i in range(k):
+            heappush(heap, _Tie(i))
+        order = _LEAF_ORDERS[k] = [heappop(heap).index for _ in range(k)]
+    return order
+
+
+class _Tie:
+    """A heap entry equal to every other (``<`` is always false)."""
+    __slots__ = ("index",)
+
+    def __init__(self, index):
+        self.index = index
+
+    def __lt__(self, other):
+        return False
+
+
+def _leaves_in_pytorchs_order(ready, node):
+    """``node`` (an AccumulateGrad just popped) and the AccumulateGrads recorded just before it
+    that wait on top of ``ready``: leaves that became inputs of one op together, complete
+    together. They are put back with keys that pop them in PyTorch's order (``leaf_order``,
+    their input order for two), so that their hooks run in PyTorch's order; the first is
+    returned (popped)."""
+    group = [node]
+    while ready and ready[0][0] == 1 - group[-1].seq and type(ready[0][1]) is AccumulateGrad:
+        group.append(heappop(ready)[1])
+    group.reverse()             # in the order they were made: the op's input order
+    top = -node.seq - 1
+    k = len(group)
+    for place, index in enumerate(leaf_order(k)):
+        heappush(ready, (top + place / k, group[index]))
+    return heappop(ready)[1]
 
 
 def _apply_noting_errors(node, grads, create_graph):

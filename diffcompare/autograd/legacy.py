@@ -15,6 +15,7 @@ import warnings
 import numpy as np
 
 from .dtypes import set_default_dtype
+from .size import Size
 from .tensor import Tensor, tensor, zeros
 
 
@@ -23,9 +24,12 @@ class _LegacyType(type):
         return isinstance(instance, Tensor) and instance._data.dtype == cls.dtype
 
     def __call__(cls, *args, device=None):
+        # sizes: ints, or one torch.Size; a plain tuple or list is data (FloatTensor((5, 5)) is [5., 5.])
+        if not args:
+            return zeros(0, dtype=cls.dtype)
         if all(isinstance(a, numbers.Integral) and not isinstance(a, bool) for a in args):
             return zeros(*args, dtype=cls.dtype)
-        if len(args) == 1 and isinstance(args[0], tuple) and all(isinstance(a, numbers.Integral) for a in args[0]):
+        if len(args) == 1 and isinstance(args[0], Size):
             return zeros(*args[0], dtype=cls.dtype)
         if len(args) != 1:
             raise TypeError(f"new(): invalid arguments for {cls.__name__}")
