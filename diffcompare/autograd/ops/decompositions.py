@@ -255,30 +255,8 @@ def cholesky(A, *, upper=False):
     return apply(LinalgCholeskyExBackward0, (A,), {"upper": bool(upper)})
 
 
-class LinalgSvdBackward0(Op):
-    """The singular values of each matrix; d A = U diag(g) V^T. The singular vectors are
-    constants of the backward, so its own derivative (create_graph) is not the exact second
-    derivative: the spectral and nuclear norms are first-order only."""
-    saves = ("u", "vh")
-
-    @staticmethod
-    def forward(a, u, vh):
-        return np.linalg.svd(a, compute_uv=False)
-
-    def backward(self, g, u, vh):
-        return ((u * D.unsqueeze(g, -2)) @ vh,)
-
-
-def svdvals(A):
-    """The singular values of each matrix, in descending order."""
-    if A.ndim < 2:
-        raise RuntimeError("linalg.svd: The input tensor A must have at least 2 dimensions.")
-    u, _, vh = np.linalg.svd(array_of(A), full_matrices=False)
-    return apply(LinalgSvdBackward0, (A,), {"u": u, "vh": vh})
-
-
 for _cls in (LinalgDetBackward0, LinalgSlogdetBackward0, LinalgInvExBackward0, LinalgSolveExBackward0,
-             LinalgCholeskyExBackward0, LinalgSvdBackward0):
+             LinalgCholeskyExBackward0):
     _cls.batched_backward = None
 
 register(inv=inv, solve=solve)
@@ -290,5 +268,5 @@ PUBLIC = ('det', 'inverse', 'logdet', 'slogdet')
 inverse = inv
 # what the family exports to `ops`
 __all__ = ['LinAlgError', 'LinalgCholeskyExBackward0', 'LinalgDetBackward0', 'LinalgInvExBackward0',
-           'LinalgSlogdetBackward0', 'LinalgSolveExBackward0', 'LinalgSvdBackward0', 'SlogdetResult', 'cholesky',
-           'inv', 'solve', 'solve_recorded', 'svdvals', *PUBLIC]
+           'LinalgSlogdetBackward0', 'LinalgSolveExBackward0', 'SlogdetResult', 'cholesky',
+           'inv', 'solve', 'solve_recorded', *PUBLIC]

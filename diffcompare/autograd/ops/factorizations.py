@@ -28,10 +28,12 @@ import numpy as np
 
 from ..graph import SavedTensor
 from ..grad_mode import STATE
+from ..quiet import quietly
 from ..tensor import Tensor
 from .decompositions import (LinAlgError, LinalgCholeskyExBackward0, LinalgInvExBackward0, LinalgSolveExBackward0,
                              cholesky as linalg_cholesky, solve_recorded)
 from .dual import D, define, register
+from .forward import set_tangent, tangent_array
 from .linalg import matmul, mm
 from .outputs import write_out
 from .recording import Op, apply, array_of, check_dim, record
@@ -79,15 +81,39 @@ def _refuse_tangents(cls, args):
     if STATE.forward_level and any(isinstance(a, Tensor) and a._tangent is not None for a in args):
         raise NotImplementedError(f"Trying to use forward AD with {cls.__name__} that does not support it because "
                                   "it has not been implemented yet.")
+    return None
 
 
-def record_outputs(cls, args, params, outs, differentiable):
+def record_outputs(cls, args, params, outs, differentiable, jvp=None):
     """Tensors for the arrays ``outs`` of the op ``cls`` on ``args``: when recording, one node
     with an output per array, those of ``differentiable`` (their positions) requiring grad;
-    the node keeps what ``cls.keeps`` names (input positions, then ``"out<i>"`` for outputs)."""
-    _refuse_tangents(cls, args)
+    the node keeps what ``cls.keeps`` names (input positions, then ``"out<i>"`` for outputs).
+    ``jvp(tangents, outs)``, where the op has a forward-mode rule, gives the outputs' tangents
+    (arrays, one per output or None) from the inputs' tangent arrays (None for one without)."""
+    tangents = _tangents_for(cls, args) if jvp is not None else _refuse_tangents(cls, args)
+    return _outputs(cls, args, params, outs, differentiable, None if tangents is None else quietly(jvp, tangents, outs))
+
+
+def _tangents_for(cls, args):
+    """The tangent arrays of ``args`` at the open dual level (None where one has none), or None
+    when none has one; a tangent that is itself differentiable (a tensor requiring grad) is
+    refused."""
+    if not STATE.forward_level:
+        return None
+    tangents = [a._tangent if isinstance(a, Tensor) else None for a in args]
+    if all(t is None for t in tangents):
+        return None
+    if any(isinstance(t, Tensor) and t.requires_grad for t in tangents):
+        raise NotImplementedError(f"Trying to use forward AD with {cls.__name__} on a tangent that is itself "
+                                  "differentiable (reverse mode over forward mode): not implemented here.")
+    return [None if t is None else tangent_array(t) for t in tangents]
+
+
+def _outputs(cls, args, params, outs, differentiable, tangents):
+    """The output tensors, with their ``tangents`` (None, or one array or None per output)
+    attached before the node saves them (a saved output keeps its tangent)."""
     if not _wants_grad(args):
-        return [Tensor._make(o) for o in outs]
+        return _with_tangents([Tensor._make(o) for o in outs], tangents)
     first = differentiable[0]
     head = record(cls, args, params or {}, outs[first], STATE)
     node = head.grad_fn
@@ -104,6 +130,7 @@ def record_outputs(cls, args, params, outs, differentiable):
     node.n_outputs = len(differentiable)
     node._special = True
     head._output_nr = 0
+    _with_tangents(results, tangents)
     saved = []
     for k in cls.keeps:
         if isinstance(k, int):
@@ -111,6 +138,14 @@ def record_outputs(cls, args, params, outs, differentiable):
         else:
             saved.append(SavedTensor(results[int(k[3:])], True))
     node._saved, node._unpack_order = saved, None
+    return results
+
+
+def _with_tangents(results, tangents):
+    if tangents is not None:
+        for result, tangent in zip(results, tangents):
+            if tangent is not None:
+                set_tangent(result, tangent)
     return results
 
 
@@ -233,7 +268,72 @@ def linalg_svd(A, full_matrices=True, *, driver=None):
     """
     _matrix(A, "linalg.svd")
     u, s, vh = np.linalg.svd(array_of(A), full_matrices=full_matrices)
-    return SvdResult(*record_outputs(LinalgSvdFull, (A,), None, [u, s, vh], [0, 1, 2]))
+    return SvdResult(*record_outputs(LinalgSvdFull, (A,), None, [u, s, vh], [0, 1, 2],
+                                     jvp=lambda tangents, outs: _svd_jvp(tangents[0], *outs, full_matrices)))
+
+
+def svdvals(A):
+    """The singular values of each matrix, in descending order (``torch.linalg.svdvals``). When
+    recording or carrying a tangent, they are ``linalg.svd``'s S (LinalgSvdBackward0, as in
+    PyTorch), whose derivative keeps U and Vh as outputs of the graph: a second derivative
+    (``create_graph``, a Hessian) is exact, not that of frozen singular vectors.
+
+    >>> from diffcompare import autograd as ag
+    >>> ag.linalg.svdvals(ag.tensor([[3.0, 0.0], [0.0, -4.0]]))
+    tensor([4., 3.])
+    """
+    _matrix(A, "linalg.svd")
+    if _wants_grad((A,)) or STATE.forward_level and isinstance(A, Tensor) and A._tangent is not None:
+        return linalg_svd(A, full_matrices=False).S
+    return Tensor._make(np.linalg.svd(array_of(A), compute_uv=False))
+
+
+def _svd_jvp(dA, U, S, Vh, full_matrices):
+    """The tangents (dU, dS, dVh) of ``A = U diag(S) Vh`` along ``dA`` (PyTorch's linalg_svd_jvp),
+    arrays: with dP = U^H dA V, dS = Re diag(dP), dX = dP - diag(dS),
+    E_jk = S_k^2 - S_j^2 (1 on the diagonal) and sym(X) = X + X^H,
+    dU = U (sym(dX S) / E + i Im diag(dX) / (2S)) [+ (I - U U^H) dA V S^-1 when m > n],
+    dVh = (-sym(S dX) / E + i Im diag(dX) / (2S)) Vh [+ S^-1 U^H dA (I - V V^H) when m < n];
+    with ``full_matrices`` the extra columns of U (rows of Vh) get a zero tangent, as in PyTorch."""
+    if dA is None:
+        return None, None, None
+    m, n = dA.shape[-2], dA.shape[-1]
+    k = S.shape[-1]
+    U_full, Vh_full = U, Vh
+    U, Vh = U[..., :k], Vh[..., :k, :]
+    V = _mH(Vh)
+    Uh = _mH(U)
+    dP = Uh @ (dA @ V) if m < n else (Uh @ dA) @ V
+    diag = np.diagonal(dP, 0, -2, -1)
+    complex_ = np.iscomplexobj(dP)
+    dS = np.real(diag).copy() if complex_ else diag.copy()
+    dX = dP - _diag_embed(dS)
+    S2 = S * S
+    E = S2[..., None, :] - S2[..., :, None]
+    E = np.where(_eye(k, bool), 1, E)
+    extra = _diag_embed(np.diagonal(dX, 0, -2, -1) / (2 * S)) if complex_ else 0
+    X = dX * S[..., None, :]
+    dU = U @ ((X + _mH(X)) / E + extra)
+    if m > n:
+        dAVSinv = dA @ (V / S[..., None, :])
+        dU = dU + dAVSinv - U @ (Uh @ dAVSinv)
+        if U_full.shape[-1] > k:
+            dU = np.concatenate([dU, np.zeros(dU.shape[:-1] + (U_full.shape[-1] - k,), dU.dtype)], -1)
+    Y = dX * (-S)[..., :, None]
+    dVh = ((Y + _mH(Y)) / E + extra) @ Vh
+    if m < n:
+        UhdASinv = (Uh / S[..., :, None]) @ dA
+        dVh = dVh + UhdASinv - (UhdASinv @ V) @ Vh
+        if Vh_full.shape[-2] > k:
+            dVh = np.concatenate([dVh, np.zeros(dVh.shape[:-2] + (Vh_full.shape[-2] - k,) + dVh.shape[-1:], dVh.dtype)], -2)
+    return dU, dS, dVh
+
+
+def _diag_embed(d):
+    """Matrices with ``d`` (..., k) on their diagonals."""
+    out = np.zeros(d.shape + d.shape[-1:], d.dtype)
+    np.einsum("...ii->...i", out)[...] = d
+    return out
 
 
 def svd(input, some=True, compute_uv=True, *, out=None):
@@ -1712,7 +1812,7 @@ PUBLIC = ("cholesky_inverse", "cholesky_solve", "geqrf", "lu", "lu_solve", "lu_u
 # what the family exports to `ops`
 __all__ = ["LinalgEighBackward0", "LinalgLstsqBackward0", "LinalgLuBackward0", "LinalgLuFactorExBackward0",
            "LinalgLuSolveBackward0", "LinalgMatrixExpBackward0", "LinalgPinvBackward0", "LinalgQrBackward0",
-           "LinalgSvdFull", "LuUnpackBackward0", "eigh", "eigvalsh", "linalg_lu", "linalg_lu_solve", "linalg_qr", "linalg_svd", "lstsq",
+           "LinalgSvdFull", "LuUnpackBackward0", "eigh", "eigvalsh", "linalg_lu", "linalg_lu_solve", "linalg_qr", "linalg_svd", "lstsq", "svdvals",
            "lu_factor", "lu_factor_ex", "matrix_rank", "multi_dot", "pinv", "solve_triangular",
            "CholeskyInverseBackward0", "CholeskySolveBackward0", "LinalgSolveTriangularBackward0",
            "CholeskyExResult", "EigResult", "GeqrfBackward0", "GeqrfResult", "InvExResult", "LdlFactorExResult",
