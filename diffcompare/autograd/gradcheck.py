@@ -46,7 +46,7 @@ def _check_inputs(inputs):
     diff = _differentiable_inputs(inputs)
     for i in diff:
         t = inputs[i]
-        if t.dtype != np.float64:
+        if t.dtype != np.float64 and t.dtype != np.complex128:
             warnings.warn(f"Input #{i} requires gradient and is not a double precision floating point or complex. "
                           "This check will likely fail if all the inputs are not of double precision floating "
                           "point or complex. ", UserWarning, stacklevel=3)
@@ -177,8 +177,9 @@ def _worst(a, n):
     diff = np.abs(a - n)
     diff = np.where(np.isnan(diff), np.inf, diff)
     i, j = np.unravel_index(np.argmax(diff), diff.shape)
-    return (f"The worst element: input element {i}, output element {j}: numerical {float(n[i, j])!r}, "
-            f"analytical {float(a[i, j])!r}, difference {float(abs(a[i, j] - n[i, j]))!r}.")
+    value = complex if np.iscomplexobj(a) or np.iscomplexobj(n) else float
+    return (f"The worst element: input element {i}, output element {j}: numerical {value(n[i, j])!r}, "
+            f"analytical {value(a[i, j])!r}, difference {float(abs(a[i, j] - n[i, j]))!r}.")
 
 
 def _close(a, n, rtol, atol):
@@ -356,11 +357,183 @@ def _refuse_unsupported(forward_option=None, masked=None):
         raise NotImplementedError("masked=True: the engine has no sparse tensors; leave masked unset")
 
 
-def _refuse_complex(inputs, func):
-    for i, t in enumerate(inputs):
-        if isinstance(t, Tensor) and t.requires_grad and t.dtype.kind == "c":
-            raise NotImplementedError(f"gradcheck checks real inputs: input #{i} is {t.dtype}. Check its real and "
-                                      "imaginary parts as two real inputs (build the complex value inside func)")
+# -- complex inputs and outputs ---------------------------------------------------------------
+#
+# A complex number is checked as its two real coordinates, as PyTorch's gradcheck does: the
+# Jacobian of (Re f, Im f) with respect to (Re z, Im z). Numerically, each element of z moves by
+# ±eps and by ±eps·i. Analytically, for a real loss L the gradient PyTorch gives z is
+# ∂L/∂Re z + i ∂L/∂Im z, and the grad_output of L = Re f_j is 1 at j, of L = Im f_j is i at j:
+# so one backward per output element and part gives a row of each real block. In forward
+# mode the tangent along eps (eps·i) gives the derivatives with respect to Re z (Im z).
+
+_PARTS = {"real": 1, "imag": 1j}
+
+
+def _parts(t):
+    """The real coordinates of a tensor: ("real",) or ("real", "imag") for a complex one."""
+    return ("real", "imag") if isinstance(t, Tensor) and t.dtype.kind == "c" else ("real",)
+
+
+def _take(values, part):
+    return np.imag(values) if part == "imag" else np.real(values)
+
+
+def _has_complex(func, inputs):
+    diff = _differentiable_inputs(inputs)
+    return any(inputs[k].dtype.kind == "c" for k in diff) or \
+        any(isinstance(o, Tensor) and o.dtype.kind == "c" for o in _outputs(func, inputs))
+
+
+def _complex_outputs(func, inputs):
+    return [np.array(o._data) if isinstance(o, Tensor) else None for o in _outputs(func, inputs)]
+
+
+def complex_numerical_jacobian(func, inputs, eps=EPS):
+    """J[k][o][(input part, output part)]: shape (inputs[k].numel(), outputs[o].numel()), the
+    derivatives of an output's real (imaginary) part with respect to an input's real
+    (imaginary) parts, by central differences.
+
+    >>> from diffcompare import autograd as ag
+    >>> z = ag.tensor([1 + 2j], requires_grad=True)
+    >>> J = complex_numerical_jacobian(lambda t: t * t, (z,), eps=0.5)[0][0]   # z² = x² - y² + 2ixy
+    >>> [J[part].tolist() for part in [("real", "real"), ("real", "imag"), ("imag", "real"), ("imag", "imag")]]
+    [[[2.0]], [[4.0]], [[-4.0]], [[2.0]]]
+    """
+    diff = _differentiable_inputs(inputs)
+    base = _complex_outputs(func, inputs)
+    outputs = _outputs(func, inputs)
+    jac = {}
+    for k in diff:
+        array = inputs[k]._data
+        blocks = [{(p, q): np.zeros((array.size, 0 if b is None else b.size)) for p in _parts(inputs[k])
+                   for q in _parts(out)} for b, out in zip(base, outputs)]
+        for p in _parts(inputs[k]):
+            direction = _PARTS[p]
+            for i, idx in enumerate(np.ndindex(array.shape)):
+                orig = array[idx]
+
+                def at(step, idx=idx, orig=orig):
+                    array[idx] = orig + step * direction
+                    return _complex_outputs(func, inputs)
+                samples = sample(at, eps, CENTRAL)
+                array[idx] = orig
+                for o, outs in enumerate(zip(*samples)):
+                    if outs[0] is None:
+                        continue
+                    if any(out.shape != base[o].shape for out in outs):
+                        raise AssertionError("the output's shape changed under perturbation")
+                    derivative = combine([np.asarray(out, dtype=np.result_type(out.dtype, np.float64)) for out in outs],
+                                         eps, CENTRAL).reshape(-1)
+                    for q in _parts(outputs[o]):
+                        blocks[o][p, q][i] = _take(derivative, q)
+        jac[k] = blocks
+    return jac
+
+
+def complex_analytical_jacobian(func, inputs, nondet_tol=0.0):
+    """J laid out as :func:`complex_numerical_jacobian`'s, by one backward per output element
+    and part (grad_output 1, or i for the imaginary part), done twice to check reentrancy."""
+    diff = _differentiable_inputs(inputs)
+    diff_inputs = [inputs[k] for k in diff]
+    outputs = _outputs(func, inputs)
+    jac = {k: [] for k in diff}
+    for out in outputs:
+        size = out.numel() if isinstance(out, Tensor) else 0
+        mats = {k: {(p, q): np.zeros((inputs[k].numel(), size)) for p in _parts(inputs[k]) for q in _parts(out)}
+                for k in diff}
+        if isinstance(out, Tensor) and out.requires_grad:
+            for q in _parts(out):
+                for j in range(size):
+                    one_hot = np.zeros(size, dtype=out.dtype)
+                    one_hot[j] = _PARTS[q]
+                    seed = Tensor._make(one_hot.reshape(out.shape))
+                    first = grad(out, diff_inputs, seed, retain_graph=True, allow_unused=True)
+                    second = grad(out, diff_inputs, seed, retain_graph=True, allow_unused=True)
+                    for k, g1, g2 in zip(diff, first, second):
+                        a = np.zeros(inputs[k].numel()) if g1 is None else g1._data.reshape(-1)
+                        b = np.zeros(inputs[k].numel()) if g2 is None else g2._data.reshape(-1)
+                        if np.max(np.abs(a - b), initial=0) > nondet_tol:
+                            raise GradcheckError(
+                                "Backward is not reentrant, i.e., running backward with same input and grad_output "
+                                "multiple times gives different values, although analytical gradient matches "
+                                f"numerical gradient.The tolerance for nondeterminism was {nondet_tol}.")
+                        for p in _parts(inputs[k]):
+                            mats[k][p, q][:, j] = _take(a, p)
+        for k in diff:
+            jac[k].append(mats[k])
+    return jac, outputs
+
+
+def complex_forward_jacobian(func, inputs):
+    """J laid out as :func:`complex_numerical_jacobian`'s, by forward mode: one pass per input
+    element and part, its tangent 1 (or i) there."""
+    diff = _differentiable_inputs(inputs)
+    outputs = _outputs(func, inputs)
+    jac = {k: [{(p, q): np.zeros((inputs[k].numel(), o.numel() if isinstance(o, Tensor) else 0))
+                for p in _parts(inputs[k]) for q in _parts(o)} for o in outputs] for k in diff}
+    for k in diff:
+        for p in _parts(inputs[k]):
+            for i in range(inputs[k].numel()):
+                one_hot = np.zeros(inputs[k].numel(), dtype=inputs[k].dtype)
+                one_hot[i] = _PARTS[p]
+                with forward_ad.dual_level():
+                    duals = list(inputs)
+                    duals[k] = forward_ad.make_dual(inputs[k], Tensor._make(one_hot.reshape(inputs[k].shape)))
+                    for o, out in enumerate(_as_tuple(func(*duals))):
+                        if isinstance(out, Tensor):
+                            tangent = forward_ad.unpack_dual(out).tangent
+                            if tangent is not None:
+                                for q in _parts(outputs[o]):
+                                    jac[k][o][p, q][i] = _take(tangent._data.reshape(-1), q)
+    return jac
+
+
+def _complex_compare(func, inputs, eps, atol, rtol, nondet_tol, forward=False):
+    """The Jacobians compared as PyTorch's gradcheck compares them for complex values: backward
+    mode takes the imaginary, then the real part of complex outputs, each against inputs in
+    PyTorch's convention (a complex input's row is d/dRe + i d/dIm); forward mode takes the
+    imaginary, then the real part of complex inputs, each against whole (complex) outputs."""
+    numerical = complex_numerical_jacobian(func, inputs, eps)
+    outputs = _outputs(func, inputs)
+    if forward:
+        other = complex_forward_jacobian(func, inputs)
+    else:
+        other, outputs = complex_analytical_jacobian(func, inputs, nondet_tol)
+        if not any(isinstance(o, Tensor) and o.requires_grad for o in outputs):
+            for k, blocks in numerical.items():
+                if any(np.any(m != 0) for b in blocks for m in b.values()):
+                    return "Numerical gradient for function expected to be zero"
+            return None
+    diff = list(numerical)
+    split = [inputs[k] for k in diff] if forward else [o for o in outputs if isinstance(o, Tensor)]
+    for part in (("imag", "real") if any(t.dtype.kind == "c" for t in split) else ("real",)):
+        for k in diff:
+            for o, out in enumerate(outputs):
+                if not isinstance(out, Tensor):
+                    continue
+                if forward:     # the input's part, the output whole
+                    if part not in _parts(inputs[k]):
+                        continue
+                    n, a = (_joined({q: J[k][o][part, q] for q in _parts(out)}) for J in (numerical, other))
+                    complex_ = inputs[k].dtype.kind == "c"
+                else:           # the output's part, the input whole
+                    if part not in _parts(out):
+                        continue
+                    n, a = (_joined({p: J[k][o][p, part] for p in _parts(inputs[k])}) for J in (numerical, other))
+                    complex_ = out.dtype.kind == "c"
+                if not _close(a, n, rtol, atol):
+                    name = "imaginary" if part == "imag" else "real"
+                    prefix = (f"While considering the {name} part of complex {'inputs' if forward else 'outputs'} "
+                              "only, ") if complex_ else ""
+                    mode = "computed with forward mode " if forward else ""
+                    return (f"{prefix}Jacobian {mode}mismatch for output {o} with respect to input {k},\n"
+                            f"numerical:{_show(n)}\nanalytical:{_show(a)}\n\n{_worst(a, n)}\n")
+    return None
+
+
+def _joined(blocks):
+    """A real block, or a complex matrix from its real and imaginary blocks."""
+    return blocks["real"] if "imag" not in blocks else blocks["real"] + 1j * blocks["imag"]
 
 
 def gradcheck(func, inputs, *, eps=EPS, atol=ATOL, rtol=RTOL, raise_exception=True, nondet_tol=0.0,
@@ -391,13 +564,19 @@ def gradcheck(func, inputs, *, eps=EPS, atol=ATOL, rtol=RTOL, raise_exception=Tr
     if not (check_backward_ad or check_forward_ad):
         raise ValueError("nothing to check: Expected at least one of check_forward_ad or check_backward_ad to be True")
     inputs = _as_tuple(inputs)
-    _refuse_complex(inputs, func)
     _check_inputs(inputs)
-    failure = _forward_compare(func, inputs, eps, atol, rtol) if check_forward_ad else None
+    complex_ = _has_complex(func, inputs)
+    failure = None
+    if check_forward_ad:
+        failure = _complex_compare(func, inputs, eps, atol, rtol, nondet_tol, forward=True) if complex_ else \
+            _forward_compare(func, inputs, eps, atol, rtol)
     if failure is None and not check_backward_ad:
         return _finish(failure, raise_exception)
     if failure is None:
-        failure = (_fast_compare if fast_mode else _slow_compare)(func, inputs, eps, atol, rtol, nondet_tol)
+        if complex_:        # (fast mode too: every real block, which is the slower, stricter check)
+            failure = _complex_compare(func, inputs, eps, atol, rtol, nondet_tol)
+        else:
+            failure = (_fast_compare if fast_mode else _slow_compare)(func, inputs, eps, atol, rtol, nondet_tol)
     checks = [_check_mul_by_grad_output]
     if check_grad_dtypes:
         checks.append(_check_grad_dtypes)

@@ -124,6 +124,8 @@ def set_tangent(tensor, tangent):
     out = tensor._data
     if isinstance(tangent, Tensor):
         if tangent.dtype != out.dtype:
+            if tangent.dtype.kind == "c" and out.dtype.kind != "c":
+                tangent = tangent.real          # a real result's tangent: the real part (Re(conj(w) t))
             tangent = tangent.to(out.dtype)
         if tuple(tangent.shape) != out.shape:
             tangent = tangent.expand(out.shape)

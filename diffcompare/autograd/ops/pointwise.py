@@ -357,6 +357,9 @@ class AngleBackward0(Op):
         return (g * (-im + 1j * re) / (re * re + im * im),)
 
 
+AngleBackward0.tangent = "elementwise"     # Re(conj(w) t) for complex z: Im(conj(z) t) / |z|^2; 0 for a real one
+
+
 def angle(input):
     """The argument of each element, as ``torch.angle`` (pi for a negative real, 0 for others).
 
@@ -536,6 +539,21 @@ class PolarBackward0(Op):
         return (D.real(c * sgn) if self.needs(0) else None), (D.real(c * result * 1j) if self.needs(1) else None)
 
 
+def _polar_tangent(node, tangents, arrays, out):
+    """d(abs e^(i angle)) = e^(i angle) d abs + i result d angle."""
+    (t_abs, t_angle), (_, angle) = tangents, arrays
+    total = None
+    if t_abs is not None:
+        total = t_abs * D.cast(D.cos(angle) + 1j * D.sin(angle), out.dtype)
+    if t_angle is not None:
+        part = t_angle * (1j * out)
+        total = part if total is None else total + part
+    return total
+
+
+PolarBackward0.tangent = staticmethod(_polar_tangent)
+
+
 def polar(abs, angle, *, out=None):  # noqa: A002  (PyTorch's names)
     """The complex tensor of modulus ``abs`` and argument ``angle`` (PolarBackward0).
 
@@ -558,11 +576,15 @@ class ViewAsRealBackward0(Op):
 
 
 class ViewAsComplexBackward0(Op):
-    """A real tensor whose last axis holds (real, imaginary) pairs, as complex values (a view)."""
-    forward = staticmethod(lambda x: _as_complex(x))
+    """A real tensor whose last axis holds (real, imaginary) pairs, as complex values (a view;
+    a tangent, which may be a broadcast array, is made contiguous first)."""
+    forward = staticmethod(lambda x: _as_complex(x if x.flags.c_contiguous else np.ascontiguousarray(x)))
 
     def backward(self, g):
         return (view_as_real(g) if isinstance(g, Tensor) else _as_pairs(np.ascontiguousarray(g)),)
+
+
+ViewAsRealBackward0.tangent = ViewAsComplexBackward0.tangent = "linear"
 
 
 def _as_pairs(z):
