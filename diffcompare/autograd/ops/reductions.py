@@ -378,15 +378,18 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     return _reduction(LinalgVectorNormBackward0, x, dim, keepdim, p=float(ord))
 
 
+_max_reduce, _all_reduce, _add_reduce = np.maximum.reduce, np.logical_and.reduce, np.add.reduce
+
+
 def _shifted(x, axis):
     """(m, exp(x - m), their sum over ``axis``) with m the maximum (0 where it is infinite: an
     all -inf slice stays -inf, not nan), all with ``axis`` kept."""
-    m = x.max(axis=axis, keepdims=True)
+    m = _max_reduce(x, axis=axis, keepdims=True)     # the ufuncs' reduce: the methods' wrappers cost more
     finite = np.isfinite(m)
-    if not finite.all():
+    if not _all_reduce(finite, axis=None):
         m = np.where(finite, m, 0)
     e = np.exp(x - m)
-    return m, e, e.sum(axis=axis, keepdims=True)
+    return m, e, _add_reduce(e, axis=axis, keepdims=True)
 
 
 class LogsumexpBackward0(Op):
