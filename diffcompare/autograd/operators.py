@@ -163,6 +163,17 @@ class TensorOperators(Operators):
     __or__ = __ror__ = bitwise_or = ops.bitwise_or
     __xor__ = __rxor__ = bitwise_xor = ops.bitwise_xor
     __invert__ = bitwise_not = ops.bitwise_not
+    __lshift__ = bitwise_left_shift = ops.bitwise_left_shift
+    __rshift__ = bitwise_right_shift = ops.bitwise_right_shift
+
+    def __rlshift__(self, other):
+        """``other << self``."""
+        return ops.bitwise_left_shift(operand(other), self)
+
+    def __rrshift__(self, other):
+        """``other >> self``."""
+        return ops.bitwise_right_shift(operand(other), self)
+
     logical_and = ops.logical_and
     logical_or = ops.logical_or
     logical_xor = ops.logical_xor
@@ -884,6 +895,8 @@ class TensorOperators(Operators):
     bitwise_or_ = ops.inplace_unary(ops.bitwise_or)
     bitwise_xor_ = ops.inplace_unary(ops.bitwise_xor)
     bitwise_not_ = ops.inplace_unary(ops.bitwise_not)
+    bitwise_left_shift_ = ops.inplace_unary(ops.bitwise_left_shift)
+    bitwise_right_shift_ = ops.inplace_unary(ops.bitwise_right_shift)
     transpose_ = swapaxes_ = swapdims_ = ops.inplace_view(ops.transpose, "TransposeBackward1")
     t_ = ops.inplace_view(ops.t, "TBackward1")
     unsqueeze_ = ops.inplace_view(ops.unsqueeze, "UnsqueezeBackward1")

@@ -54,4 +54,40 @@ def fork_rng(devices=None, enabled=True, _caller="fork_rng", _devices_kw="device
         _module().set_rng_state(state)
 
 
-__all__ = ["fork_rng", "get_rng_state", "initial_seed", "manual_seed", "seed", "set_rng_state"]
+class DefaultGenerator:
+    """``torch.default_generator``: the global generator as an object, its methods those of
+    this module (``manual_seed`` returns the generator, as a ``Generator``'s does).
+
+    >>> from diffcompare import autograd as ag
+    >>> a = ag.default_generator.manual_seed(3) and ag.rand(2)
+    >>> _ = ag.manual_seed(3)
+    >>> bool((ag.rand(2) == a).all()), ag.default_generator.initial_seed()
+    (True, 3)
+    """
+
+    device = "cpu"
+
+    def manual_seed(self, seed):
+        manual_seed(seed)
+        return self
+
+    def seed(self) -> int:
+        return seed()
+
+    def initial_seed(self) -> int:
+        return initial_seed()
+
+    def get_state(self):
+        return get_rng_state()
+
+    def set_state(self, new_state):
+        set_rng_state(new_state)
+        return self
+
+    def __repr__(self):
+        return "<torch._C.Generator object (the global generator)>"
+
+
+default_generator = DefaultGenerator()
+
+__all__ = ["default_generator", "fork_rng", "get_rng_state", "initial_seed", "manual_seed", "seed", "set_rng_state"]

@@ -44,6 +44,48 @@ def is_complex(input):
     return input.is_complex()
 
 
+def is_signed(input):
+    return input.is_signed()
+
+
+def is_inference(input):
+    return input.is_inference()
+
+
+def is_conj(input):
+    return input.is_conj()
+
+
+def resolve_conj(input):
+    return input.resolve_conj()
+
+
+def resolve_neg(input):
+    return input.resolve_neg()
+
+
+def conj_physical(input):
+    return input.conj_physical()
+
+
+def is_same_size(input, other):
+    """Whether two tensors have the same shape."""
+    return tuple(input.shape) == tuple(other.shape)
+
+
+def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
+    """A 0-d tensor holding the number ``s``, of the default dtype unless ``dtype`` (an int
+    too: PyTorch's scalar_tensor is floating by default).
+
+    >>> from diffcompare import autograd as ag
+    >>> ag.scalar_tensor(3), ag.scalar_tensor(3, dtype=ag.int64)
+    (tensor(3.), tensor(3))
+    """
+    out = _Tensor._make(_np.asarray(s, dtype=_np.dtype(dtype) if dtype is not None else _default_dtype()))
+    out.requires_grad = requires_grad
+    return out
+
+
 def is_nonzero(input):
     return input.is_nonzero()
 
@@ -246,6 +288,8 @@ __all__ += ["get_num_interop_threads", "get_num_threads", "set_num_interop_threa
 __all__ += ["absolute", "adjoint", "are_deterministic_algorithms_enabled", "is_deterministic_algorithms_warn_only_enabled",
             "use_deterministic_algorithms", "arctan2", "asarray", "detach", "dtype", "fill", "rsub", "subtract", "typename", "can_cast", "cholesky", "concat", "embedding", "finfo", "range",
             "iinfo", "is_complex", "is_floating_point", "is_nonzero", "isin", "logspace", "promote_types",
+            "conj_physical", "is_conj", "is_inference", "is_same_size", "is_signed", "resolve_conj", "resolve_neg",
+            "scalar_tensor",
             "result_type", "tril_indices", "triu_indices", *IN_PLACE_FUNCTIONS]
 
 # PyTorch's NumPy-style keywords (axis=, keepdims=, x=, size=) on every torch-level function

@@ -91,6 +91,8 @@ def _bitwise(np_func, name):
 bitwise_and, bitwise_or, bitwise_xor = (_bitwise(f, n) for f, n in ((np.bitwise_and, "bitwise_and"),
                                                                      (np.bitwise_or, "bitwise_or"),
                                                                      (np.bitwise_xor, "bitwise_xor")))
+bitwise_left_shift, bitwise_right_shift = (_bitwise(f, n) for f, n in ((np.left_shift, "bitwise_left_shift"),
+                                                                       (np.right_shift, "bitwise_right_shift")))
 logical_and, logical_or, logical_xor = (_bitwise(f, n) for f, n in ((np.logical_and, "logical_and"),
                                                                      (np.logical_or, "logical_or"),
                                                                      (np.logical_xor, "logical_xor")))
@@ -109,7 +111,7 @@ def logical_not(input, *, out=None):
     return write_out(Tensor._make(np.logical_not(array_of(input))), out, "logical_not")
 
 # the torch-level functions of this family (`ag.<name>`, as `torch.<name>`)
-PUBLIC = ('all', 'allclose', 'any', 'argmax', 'argmin', 'bitwise_and', 'bitwise_not', 'bitwise_or', 'bitwise_xor', 'eq', 'equal', 'ge', 'greater', 'greater_equal', 'gt', 'isclose',
+PUBLIC = ('all', 'allclose', 'any', 'argmax', 'argmin', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_right_shift', 'bitwise_or', 'bitwise_xor', 'eq', 'equal', 'ge', 'greater', 'greater_equal', 'gt', 'isclose',
           'isfinite', 'isnan', 'le', 'less', 'less_equal', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'lt',
           'ne', 'not_equal')
 # what the family exports to `ops`
