@@ -23,7 +23,8 @@ under PyTorch's import names (``RENAMES``: an import hook, the corpus is not edi
   its ``.grad``, ``.grad_fn`` name and ``requires_grad``; so are the values a cell prints and the
   values of its top-level expressions (printed text, its formatting, is not compared); a tensor
   on the meta device is read as its shape and dtype, and a variable assigned a wall-clock
-  reading (``start = timeit.default_timer()``) or an address (``old_id = id(c)``) is not read (``clock_names``); a cell's
+  reading (``start = timeit.default_timer()``), an address (``old_id = id(c)``) or what ``gc.collect()`` freed is not
+  read, nor shown (``clock_names``, ``_run_dependent``); a cell's
   ``empty`` and its kin, and the legacy constructors given sizes (``torch.Tensor(2, 3)``), give
   zeros on PyTorch's side, as the engine's do (``_ZeroEmpty``: their contents are undefined).
 
@@ -351,7 +352,7 @@ class _Shown(ast.NodeTransformer):
     def visit_Module(self, node):
         body = []
         for stmt in node.body:
-            if isinstance(stmt, ast.Expr):
+            if isinstance(stmt, ast.Expr) and not _run_dependent(stmt.value):
                 call = ast.Call(func=ast.Name("__port_show__", ast.Load()), args=[stmt.value], keywords=[])
                 stmt = ast.copy_location(ast.Expr(call), stmt)
             body.append(stmt)
@@ -568,7 +569,16 @@ def _qualified(cls, name, real_torch):
 
 
 CLOCKS = {"default_timer", "time", "perf_counter", "monotonic", "process_time", "time_ns", "perf_counter_ns",
-          "id", "data_ptr"}     # (and the readings of addresses: an object's id, a tensor's data pointer)
+          "id", "data_ptr",     # (and the readings of addresses: an object's id, a tensor's data pointer,
+          "collect"}            # and the count of objects a gc.collect() freed)
+
+
+def _run_dependent(value):
+    """Whether an expression is a call whose value differs between any two runs (``CLOCKS``)."""
+    if not isinstance(value, ast.Call):
+        return False
+    func = value.func
+    return (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)) in CLOCKS
 
 
 def clock_names(cell):
@@ -581,11 +591,8 @@ def clock_names(cell):
     except SyntaxError:
         return names
     for node in ast.walk(tree):
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
-            func = node.value.func
-            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
-            if name in CLOCKS:
-                names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        if isinstance(node, ast.Assign) and _run_dependent(node.value):
+            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
     return names
 
 

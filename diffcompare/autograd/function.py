@@ -224,11 +224,26 @@ class Function:
 
     @staticmethod
     def vmap(info, in_dims, *args):
-        """Not supported: the engine never batches a custom Function with a vmap rule."""
+        """The batching rule PyTorch's vmap calls. The engine's vmap runs the Function once per
+        example instead, so a rule (or ``generate_vmap_rule=True``) only has to exist; it is
+        never called."""
         raise NotImplementedError(
             "To use autograd.Function with vmap, you must either override the vmap staticmethod or set "
-            "generate_vmap_rule=True. (diffcompare's engine supports neither: custom Functions' vmap rules are "
-            "out of its scope.)")
+            "generate_vmap_rule=True.")
+
+    @classmethod
+    def _check_transformable(cls):
+        """PyTorch's refusals inside a ``torch.func`` transform: a Function in the old style
+        (``forward(ctx, ...)``), and under vmap one with neither a vmap rule nor
+        ``generate_vmap_rule`` (the engine maps example by example, so either is enough)."""
+        if cls.setup_context is Function.setup_context:
+            raise RuntimeError("In order to use an autograd.Function with functorch transforms (vmap, grad, jvp, "
+                               "jacrev, ...), it must override the setup_context staticmethod. For more details, "
+                               "please see https://pytorch.org/docs/main/notes/extending.func.html")
+        if STATE.mapping and not cls.generate_vmap_rule and cls.vmap is Function.vmap:
+            raise RuntimeError(f"You tried to vmap over {cls.__name__}, but it does not have vmap support. Please "
+                               "override and implement the vmap staticmethod or set generate_vmap_rule=True. For "
+                               "more details, please see https://pytorch.org/docs/main/notes/extending.func.html")
 
     @classmethod
     def _run_forward(cls, ctx, args, kwargs):
@@ -245,6 +260,8 @@ class Function:
 
     @classmethod
     def apply(cls, *args, **kwargs):
+        if (STATE.transforms or STATE.mapping) and not cls.__module__.startswith(_ENGINE):
+            cls._check_transformable()
         ctx = object.__new__(cls._node_type())
         ctx._to_save = ()
         ctx._non_differentiable = set()
@@ -306,6 +323,9 @@ def _bind_default_args(func, args, kwargs):
     bound = inspect.signature(func).bind(*args, **kwargs)
     bound.apply_defaults()
     return bound.args
+
+
+_ENGINE = __name__.rsplit(".", 1)[0]      # the engine's own Functions (checkpoint, hooks, custom ops) are exempt
 
 
 def _requiring_grad(t):

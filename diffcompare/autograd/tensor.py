@@ -434,15 +434,16 @@ class Tensor(Operators):
         >>> ag.tensor([1.0, 2.0], requires_grad=True).numpy(force=True)
         array([1., 2.])
         """
-        if self.requires_grad and not force:
+        if self.requires_grad and not force and STATE.grad_enabled:     # (allowed under no_grad, as in PyTorch)
             raise RuntimeError(NUMPY_OF_GRAPH)
         refuse_meta(self._data, "numpy")
         return self._data
 
     def __array__(self, dtype=None, copy=None):
         """NumPy's view of the tensor; refused, as in PyTorch, for one that requires grad:
-        ``np.dot(x, x)`` would otherwise drop the graph without a word."""
-        if self.requires_grad_flag:
+        ``np.dot(x, x)`` would otherwise drop the graph without a word (allowed under no_grad,
+        where nothing is recorded, as in PyTorch)."""
+        if self.requires_grad_flag and STATE.grad_enabled:
             raise RuntimeError(NUMPY_OF_GRAPH)
         return self._data if dtype is None else self._data.astype(dtype)
 

@@ -111,3 +111,13 @@ def test_uninitialised_constructors_become_zeros_on_pytorchs_side():
     assert ast.unparse(tree).splitlines() == [
         "a = torch.zeros(2, 3)", "b = torch.zeros(4, dtype=torch.float32)", "c = torch.Tensor([1, 2])",
         "d = torch.zeros(n, m, dtype=torch.int64)", "e = torch.zeros(3)", "f = torch.Tensor(x)"]
+
+
+def test_run_dependent_values_are_neither_read_nor_shown():
+    cell = "import gc\nstart = time.perf_counter()\nfreed = gc.collect()\ngc.collect()\nx = 1\nx"
+    assert torch_port.clock_names(cell) == {"start", "freed"}
+    shown = torch_port._Shown().visit(__import__("ast").parse(cell))
+    calls = [stmt for stmt in shown.body if isinstance(stmt, __import__("ast").Expr)]
+    # gc.collect() stays as it was; the bare `x` is recorded through __port_show__
+    assert [getattr(s.value.func, "id", getattr(s.value.func, "attr", None)) if hasattr(s.value, "func") else None
+            for s in calls] == ["collect", "__port_show__"]
