@@ -84,6 +84,16 @@ _GLOBAL_PRE_HOOKS: dict = {}
 _GLOBAL_POST_HOOKS: dict = {}
 
 
+def _hook_handle(table, hook, prepend):
+    """A handle for ``hook`` added to ``table`` (last, or first with ``prepend``)."""
+    handle = HookHandle(table, hook)
+    if prepend:
+        items = list(table.items())
+        table.clear()
+        table.update([items[-1]] + items[:-1])
+    return handle
+
+
 def register_optimizer_step_pre_hook(hook):
     """``hook(optimizer, args, kwargs)`` before every optimizer's ``step`` (before its own hooks)."""
     return HookHandle(_GLOBAL_PRE_HOOKS, hook)
@@ -144,6 +154,8 @@ class Optimizer:
         self.state = defaultdict(dict)
         self.param_groups = []
         self._optimizer_step_pre_hooks, self._optimizer_step_post_hooks = {}, {}
+        self._optimizer_state_dict_pre_hooks, self._optimizer_state_dict_post_hooks = {}, {}
+        self._optimizer_load_state_dict_pre_hooks, self._optimizer_load_state_dict_post_hooks = {}, {}
         _hook_step(type(self))
         groups = list(params)
         if not groups:
@@ -169,6 +181,25 @@ class Optimizer:
     def register_step_post_hook(self, hook):
         """Call ``hook(optimizer, args, kwargs)`` after every ``step``."""
         return HookHandle(self._optimizer_step_post_hooks, hook)
+
+    def register_state_dict_pre_hook(self, hook, prepend=False):
+        """Call ``hook(optimizer)`` before ``state_dict`` builds its dict."""
+        return _hook_handle(self.__dict__.setdefault("_optimizer_state_dict_pre_hooks", {}), hook, prepend)
+
+    def register_state_dict_post_hook(self, hook, prepend=False):
+        """Call ``hook(optimizer, state_dict)`` on what ``state_dict`` built; a returned dict
+        replaces it."""
+        return _hook_handle(self.__dict__.setdefault("_optimizer_state_dict_post_hooks", {}), hook, prepend)
+
+    def register_load_state_dict_pre_hook(self, hook, prepend=False):
+        """Call ``hook(optimizer, state_dict)`` before ``load_state_dict`` reads it; a returned
+        dict is loaded instead (as PyTorch's optim page adapts a state dict to renamed
+        parameters)."""
+        return _hook_handle(self.__dict__.setdefault("_optimizer_load_state_dict_pre_hooks", {}), hook, prepend)
+
+    def register_load_state_dict_post_hook(self, hook, prepend=False):
+        """Call ``hook(optimizer)`` after ``load_state_dict``."""
+        return _hook_handle(self.__dict__.setdefault("_optimizer_load_state_dict_post_hooks", {}), hook, prepend)
 
     def add_param_group(self, param_group):
         """Add a group (a dict with ``params`` and any options; the rest from the defaults), with
@@ -253,7 +284,10 @@ class Optimizer:
         """PyTorch's layout: ``state`` (per parameter index, its state under PyTorch's names, as
         tensors) and ``param_groups`` (each group's options and its parameters' indices). As in
         PyTorch, the state is the optimizer's own: a later ``step`` changes it (``copy.deepcopy``
-        keeps a snapshot)."""
+        keeps a snapshot). The hooks registered with ``register_state_dict_pre_hook`` and
+        ``register_state_dict_post_hook`` run before and after."""
+        for hook in list(self.__dict__.get("_optimizer_state_dict_pre_hooks", {}).values()):
+            hook(self)
         groups, state, index = [], {}, 0
         for group in self.param_groups:
             packed = {k: v for k, v in group.items() if k != "params"}
@@ -267,11 +301,28 @@ class Optimizer:
                 index += 1
             packed["params"] = list(range(index - len(group["params"]), index))
             groups.append(packed)
-        return {"state": state, "param_groups": groups}
+        result = {"state": state, "param_groups": groups}
+        for hook in list(self.__dict__.get("_optimizer_state_dict_post_hooks", {}).values()):
+            replaced = hook(self, result)
+            if replaced is not None:
+                result = replaced
+        return result
 
     def load_state_dict(self, state_dict):
         """Take the options and buffers of ``state_dict`` (from ``state_dict()`` here or in PyTorch)
-        for this optimizer's parameters, matched by position."""
+        for this optimizer's parameters, matched by position. The hooks registered with
+        ``register_load_state_dict_pre_hook`` (which may replace the dict) and
+        ``register_load_state_dict_post_hook`` run before and after."""
+        state_dict = dict(state_dict)
+        for hook in list(self.__dict__.get("_optimizer_load_state_dict_pre_hooks", {}).values()):
+            replaced = hook(self, state_dict)
+            if replaced is not None:
+                state_dict = replaced
+        self._load(state_dict)
+        for hook in list(self.__dict__.get("_optimizer_load_state_dict_post_hooks", {}).values()):
+            hook(self)
+
+    def _load(self, state_dict):
         saved_groups = state_dict["param_groups"]
         if len(saved_groups) != len(self.param_groups):
             raise ValueError("loaded state dict has a different number of parameter groups")
