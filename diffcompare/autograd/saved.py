@@ -45,13 +45,15 @@ FREED_ERROR = (
 class SavedTensor:
     """A tensor kept for backward, with the version it had when it was saved.
 
-    Like PyTorch's SavedVariable it keeps the array and where its gradient goes, not the
-    tensor object: an intermediate tensor is freed as soon as the user drops it, and an
-    op's output saved by its own node makes no reference cycle. A tensor is rebuilt only
-    when a differentiable backward (create_graph) asks for it. A leaf is kept as itself.
+    Like PyTorch's SavedVariable it keeps the array and where its gradient goes; an op's
+    output saved by its own node keeps no tensor object (no reference cycle), and a tensor is
+    rebuilt only when a differentiable backward (create_graph) asks for it. An input (a leaf
+    or not) is also kept as itself (``source``), as PyTorch keeps the variable: when its data
+    is replaced afterwards (``u.data = ...``, which changes no version), backward reads the
+    new data, as PyTorch's does (spectral normalisation's ``u.data = ...`` between forwards).
     """
 
-    __slots__ = ("array", "counter", "version", "grad_fn", "output_nr", "leaf", "tangent")
+    __slots__ = ("array", "counter", "version", "grad_fn", "output_nr", "leaf", "tangent", "source")
 
     def __init__(self, tensor, is_output):
         counter = tensor._vc
@@ -63,8 +65,9 @@ class SavedTensor:
         self.tangent = tensor._tangent      # forward mode: kept so a backward through the graph carries it
         self.output_nr = tensor._output_nr
         if is_output:
-            self.grad_fn = self.leaf = None        # the saving node is the producer
+            self.grad_fn = self.leaf = self.source = None        # the saving node is the producer
         else:
+            self.source = tensor
             # (the grad_fn property only differs from _grad_fn for a view, which it brings up to date)
             fn = tensor._grad_fn if tensor._base is None else tensor.grad_fn
             if fn is not None:
@@ -79,6 +82,9 @@ class SavedTensor:
     def unpack(self, node, as_tensor):
         if self.counter[0] != self.version:
             raise RuntimeError(_modified_message(self, node))
+        source = self.source
+        if source is not None and source._data is not self.array and self.array is not None:
+            self.array = source._data       # its data was replaced since (``.data = ...``)
         if not as_tensor:
             return self.array
         if self.leaf is not None:
@@ -90,6 +96,17 @@ class SavedTensor:
             t._tangent = self.tangent        # forward over reverse: the backward's ops see the tangent
             STATE.dual_tensors.append(weakref.ref(t))
         return t
+
+
+def refresh(saved):
+    """Point the saved inputs among ``saved`` whose tensors' data was replaced since they were
+    saved (``u.data = ...``) at the new data, as PyTorch's saved variables see it. Called by
+    backward only once some tensor's data has been replaced (``tensor.DATA_REPLACED``)."""
+    for s in saved:
+        if isinstance(s, SavedTensor):
+            source = s.source
+            if source is not None and s.array is not None and source._data is not s.array:
+                s.array = source._data
 
 
 _BACKWARD_SUFFIX = re.compile(r"Backward\d*$")

@@ -74,6 +74,10 @@ class GraphBreakWarning(UserWarning):
     what follows is outside the graph. PyTorch warns with a UserWarning; this is one."""
 
 
+# Whether a tensor's data has ever been replaced (``t.data = other``): only then does backward
+# look for saved inputs whose data was replaced after they were saved (``saved.refresh``)
+DATA_REPLACED = [False]
+
 NUMPY_OF_GRAPH = "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
 
 
@@ -201,7 +205,10 @@ class Tensor(Operators):
 
     @data.setter
     def data(self, value):
-        self._data = np.asarray(value._data if isinstance(value, Tensor) else value)
+        new = np.asarray(value._data if isinstance(value, Tensor) else value)
+        if new is not self._data:
+            DATA_REPLACED[0] = True     # backward then reads saved inputs from their tensors (saved.refresh)
+        self._data = new
 
     @property
     def grad(self):

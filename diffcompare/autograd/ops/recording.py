@@ -15,9 +15,9 @@ from ..collector import MASK as COLLECTOR_MASK, checkpoint
 from ..grad_mode import STATE
 from ..gradients import ScaledGrad
 from ..graph import FREED_ERROR, Node, SavedTensor, edge_of, sequence
-from ..saved import HookedSavedTensor, save
+from ..saved import HookedSavedTensor, refresh, save
 from ..quiet import IGNORE as QUIET, reset_quiet, set_quiet
-from ..tensor import Tensor
+from ..tensor import DATA_REPLACED, Tensor
 from .dual import D
 from .forward import RESULT, with_tangent
 from .short_axis import summed, total
@@ -53,6 +53,8 @@ class Op(Node):
 
     def _apply(self, g, create_graph):
         saved = self._saved
+        if DATA_REPLACED[0] and saved:
+            refresh(saved)
         if saved is None:
             if self._freed:
                 raise RuntimeError(FREED_ERROR)
@@ -429,7 +431,7 @@ def record(cls, args, params, out, state=STATE):
                         s.counter = result._vc = [0]
                         s.version = s.output_nr = 0
                         s.array = result._data
-                        s.tangent = s.grad_fn = s.leaf = None
+                        s.tangent = s.grad_fn = s.leaf = s.source = None
                         saved.append(s)
                     else:
                         a = args[i]
