@@ -366,9 +366,10 @@ class Tensor(Operators):
         return self._data.shape[0]
 
     def __iter__(self):
+        """The tensor's rows, as PyTorch gives them: ``unbind(0)`` (UnbindBackward0 views)."""
         if self._data.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
-        return (self[i] for i in range(self._data.shape[0]))
+        return iter(self.unbind(0))
 
     # -- conversions ------------------------------------------------------------------------
     def item(self):

@@ -53,3 +53,25 @@ def test_legacy_constructors_read_a_tuple_as_data_and_ints_as_sizes(name, args):
 
 def test_a_torch_size_is_still_a_size():
     assert tuple(ag.FloatTensor(ag.Size([2, 3])).shape) == (2, 3)
+
+
+def _iterated(lib):
+    a = lib.tensor([3.0, 1.0, 2.0], requires_grad=True) * 1
+    names = [type(r.grad_fn).__name__ for r in a]
+    x = lib.zeros(2, 3)
+    for row in x:
+        row.add_(1)
+    y = lib.ones(2, 2, requires_grad=True) * 2
+    try:
+        for row in y:
+            row.mul_(2)
+        refused = None
+    except RuntimeError as error:
+        refused = str(error)
+    return names, x.tolist(), refused
+
+
+def test_iterating_a_tensor_gives_unbinds_views_as_pytorch_does(torch_float64):
+    # PyTorch's Tensor.__iter__ is unbind(0): UnbindBackward0 rows, writable without grad,
+    # refused in place when they require grad (one of several views)
+    assert _iterated(ag) == _iterated(torch)
