@@ -1,6 +1,7 @@
 """The order in which leaves' hooks run (PyTorch's ready queue gives the AccumulateGrad nodes
 that one node makes ready together the highest priority, ties coming out as its binary heap
-leaves them) and the legacy constructors reading a plain tuple as data, compared with PyTorch."""
+leaves them), the legacy constructors reading a plain tuple as data, and iteration
+(``unbind(0)``), compared with PyTorch."""
 
 import pytest
 
