@@ -44,8 +44,8 @@ from .stateless import functional_call
 from .tensor import Tensor
 from .vmapping import vmap
 
-__all__ = ["functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp", "linearize",
-           "stack_module_state", "vjp", "vmap"]
+__all__ = ["functional_call", "functionalize", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp",
+           "linearize", "replace_all_batch_norm_modules_", "stack_module_state", "vjp", "vmap"]
 
 
 # --- the pieces the transforms share -------------------------------------------------------
@@ -530,3 +530,49 @@ def stack_module_state(models):
         return result
 
     return stacked(lambda m: m.named_parameters(), True), stacked(lambda m: m.named_buffers(), False)
+
+
+def functionalize(func, *, remove="mutations"):
+    """``torch.func.functionalize``: ``func`` with its in-place operations (and, with
+    ``remove="mutations_and_views"``, its views) replaced by out-of-place ones, for tracing and
+    compilers; a mutated input is written back at the end, so calling it gives what ``func``
+    gives. The engine runs eagerly and traces nothing, so it calls ``func`` itself.
+
+    >>> from diffcompare import autograd as ag
+    >>> def f(a):
+    ...     b = a.clone(); b.add_(1); return b
+    >>> functionalize(f)(ag.zeros(2))
+    tensor([1., 1.])
+    """
+    if remove not in ("mutations", "mutations_and_views"):
+        raise RuntimeError(f"functionalize(f, remove='mutations'): received invalid argument for remove={remove}. "
+                           "Valid options are:\n     remove='mutations': all inplace and out= operators will be "
+                           "removed from the program, and replaced with their out-of-place equivalents.\n     "
+                           "remove='mutations_and_views': In addition to the above, all aliasing operators {view} "
+                           "will be replaced with their non-aliasing counterparts, {view}_copy.\n")
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        return func(*args, **kwargs)
+    return wrapper
+
+
+def replace_all_batch_norm_modules_(root):
+    """Make every batch norm in ``root`` (itself included) stop tracking running statistics, in
+    place: ``running_mean``, ``running_var`` and ``num_batches_tracked`` become None, so it
+    normalises with each batch's statistics in eval mode too (what vmap over a model with batch
+    norm needs). Returns ``root``.
+
+    >>> from diffcompare import autograd as ag
+    >>> net = replace_all_batch_norm_modules_(ag.nn.Sequential(ag.nn.BatchNorm1d(3)))
+    >>> net[0].running_mean is None, net[0].track_running_stats
+    (True, False)
+    """
+    for module in root.modules():
+        if getattr(module, "track_running_stats", False) and hasattr(module, "running_mean") and \
+                hasattr(module, "num_batches_tracked"):
+            module.running_mean = None
+            module.running_var = None
+            module.num_batches_tracked = None
+            module.track_running_stats = False
+    return root

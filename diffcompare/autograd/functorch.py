@@ -9,7 +9,7 @@ tensor(6.)
 """
 
 from .func import functional_call, grad, grad_and_value, hessian, jacfwd, jacrev, jvp, linearize, vjp, vmap
-from .make_functional import make_functional, make_functional_with_buffers
+from .make_functional import combine_state_for_ensemble, make_functional, make_functional_with_buffers
 
-__all__ = ["functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp", "linearize",
-           "make_functional", "make_functional_with_buffers", "vjp", "vmap"]
+__all__ = ["combine_state_for_ensemble", "functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev",
+           "jvp", "linearize", "make_functional", "make_functional_with_buffers", "vjp", "vmap"]

@@ -19,9 +19,11 @@ import warnings
 
 from .device import as_meta
 from .nn.module import Module, Parameter
+from .ops import stack
 from .stateless import functional_call
 
-__all__ = ["FunctionalModule", "FunctionalModuleWithBuffers", "make_functional", "make_functional_with_buffers"]
+__all__ = ["FunctionalModule", "FunctionalModuleWithBuffers", "combine_state_for_ensemble", "make_functional",
+           "make_functional_with_buffers"]
 
 
 def _deprecated(name):
@@ -86,3 +88,33 @@ def make_functional(model, disable_autograd_tracking=False):
     _deprecated("make_functional")
     model, names, params = _split(model, disable_autograd_tracking)
     return FunctionalModule(model, names, ()), params
+
+
+def combine_state_for_ensemble(models):
+    """``(fmodel, params, buffers)`` for ``vmap(fmodel, (0, 0, None))(params, buffers, x)``: one
+    functional copy of the models' common architecture, and their parameters and buffers
+    stacked along a new first axis (detached, as functorch's), as functorch's ensembling
+    helper (``torch.func.stack_module_state`` is its successor).
+
+    >>> from diffcompare import autograd as ag
+    >>> fmodel, params, buffers = combine_state_for_ensemble([ag.nn.Linear(3, 2) for _ in range(4)])
+    >>> [tuple(p.shape) for p in params], buffers
+    ([(4, 2, 3), (4, 2)], ())
+    """
+    models = list(models)
+    if not models:
+        raise RuntimeError("combine_state_for_ensemble: Expected at least one model, got 0.")
+    if not (all(m.training for m in models) or not any(m.training for m in models)):
+        raise RuntimeError("combine_state_for_ensemble: Expected all models to have the same training/eval mode.")
+    if not all(type(m) is type(models[0]) for m in models):
+        raise RuntimeError("combine_state_for_ensemble: Expected all models to be of the same class.")
+    _deprecated("combine_state_for_ensemble")
+    funcs, params, buffers = zip(*[_functional_with_buffers(m) for m in models])
+    stacked = lambda per_model: tuple(stack(list(shards)).detach() for shards in zip(*per_model))  # noqa: E731
+    return funcs[0], stacked(params), stacked(buffers)
+
+
+def _functional_with_buffers(model):
+    model, names, params = _split(model, False)
+    buffer_names, buffers = zip(*model.named_buffers()) if list(model.buffers()) else ((), ())
+    return FunctionalModuleWithBuffers(model, names, buffer_names), params, tuple(buffers)
