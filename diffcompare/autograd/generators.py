@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from .device import check as _check_device, device as _device
+from .grad_mode import STATE
 
 # a new Generator's seed before ``manual_seed``, as PyTorch's (``Generator().initial_seed()``)
 DEFAULT_SEED = 67280421310721
@@ -56,8 +57,21 @@ class Generator:
         return f"<{type(self).__module__.split('.')[0]}.Generator object at {id(self):#x}>"
 
 
+VMAP_RANDOM_ERROR = ("vmap: called random operation while in randomness error mode. Please either use the 'same' "
+                     "or 'different' randomness flags on vmap or perform the randomness operation out of vmap")
+
+
+def check_vmap_randomness():
+    """PyTorch's refusal of a random draw inside ``vmap(..., randomness="error")`` (its default)."""
+    if STATE.mapping and STATE.vmap_randomness and STATE.vmap_randomness[-1] == "error":
+        raise RuntimeError(VMAP_RANDOM_ERROR)
+
+
 def rng_of(generator, default):
-    """The NumPy-like generator to draw from: ``generator``'s when one is given, else ``default``."""
+    """The NumPy-like generator to draw from: ``generator``'s when one is given, else ``default``
+    (a draw inside ``vmap`` in randomness error mode is refused first)."""
+    if STATE.mapping:
+        check_vmap_randomness()
     if generator is None:
         return default
     if isinstance(generator, Generator):

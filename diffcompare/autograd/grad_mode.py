@@ -37,6 +37,7 @@ class _State(threading.local):
     saved_hooks_disabled = None   # the error message of disable_saved_tensors_hooks, while it is active
     inference_mode = False   # inside inference_mode(): grad recording is off as well
     mapping = 0          # vmap's per-example calls running (nested vmaps count each)
+    vmap_randomness = ()  # the running vmaps' randomness modes ("error", "different", "same"), innermost last
     transforms = 0       # torch.func transforms (grad, vjp, jvp, jacrev, jacfwd) running the user's function
     # Recording with nothing extra to do (grad mode on; no anomaly mode, saved-tensor hooks,
     # recorder or dual level): one flag, read once per op instead of five. Kept by

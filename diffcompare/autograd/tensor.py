@@ -29,7 +29,7 @@ from .device import meta_array as _meta_array, refuse_meta
 from .dtypes import default_complex, default_dtype, int64, promote_types
 from .fused import fused_multiply_add
 from .grad_mode import STATE
-from .generators import DEFAULT_SEED, rng_of, standard_normal, standard_uniform
+from .generators import DEFAULT_SEED, check_vmap_randomness, rng_of, standard_normal, standard_uniform
 from .printing import tensor_repr
 from .size import Size, as_size as _as_size
 from .storage import TypedStorage, UntypedStorage, storage_root as _storage_root
@@ -911,6 +911,8 @@ _generator = np.random.default_rng()
 
 def generator() -> np.random.Generator:
     """The generator behind ``rand``, ``randn`` and parameter initialisation."""
+    if STATE.mapping:
+        check_vmap_randomness()
     return _generator
 
 

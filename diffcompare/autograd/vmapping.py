@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 
+from . import random
 from .grad_mode import STATE
 from .ops import stack
 from .pytree import broadcast_prefix, spec_str, tree_flatten, tree_unflatten
@@ -143,23 +144,37 @@ def _named_after_examples(result, column):
     return result
 
 
+RANDOMNESS = ("error", "different", "same")
+
+
 def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     """``func`` mapped over dimension ``in_dims`` of its arguments (an int for all, or a
     tuple with one entry per argument: an int, None for an argument passed whole, or a
-    pytree like the argument's); the results are stacked along ``out_dims``."""
+    pytree like the argument's); the results are stacked along ``out_dims``. A random draw
+    inside is refused with ``randomness="error"`` (the default, as in PyTorch); with
+    ``"different"`` each example draws its own, with ``"same"`` every example the same ones."""
+    if randomness not in RANDOMNESS:
+        raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', or 'same'. Got {randomness}")
+
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
         if getattr(func, "_vjp_of", False) and in_dims == 0 and out_dims == 0 and not kwargs and len(args) == 1:
             return func(args[0], _batched=True)
         leaves, spec, dims, size = _mapped(func, in_dims, args)
         results = []
+        outer = STATE.vmap_randomness
+        STATE.vmap_randomness = outer + (randomness,)
+        start = random.get_rng_state() if randomness == "same" else None
         STATE.mapping += 1
         try:
             for b in range(size):
+                if start is not None and b:
+                    random.set_rng_state(start)     # every example draws what the first drew
                 example = tree_unflatten([_slice(leaf, dim, b) for leaf, dim in zip(leaves, dims)], spec)
                 results.append(func(*example, **kwargs))
         finally:
             STATE.mapping -= 1
+            STATE.vmap_randomness = outer
         if not results:
             raise ValueError(f"vmap({_name(func)}, ...): the mapped dimension has size 0")
         return _stack(func, results, out_dims)

@@ -1,5 +1,6 @@
 """``torch.func.replace_all_batch_norm_modules_`` (vmap over a model with batch norm),
-``torch.func.functionalize`` (the same values as the function, input mutations included) and
+``torch.func.functionalize`` (the same values as the function, input mutations included),
+vmap's randomness modes ("error" refuses a draw, "same", "different") and
 functorch's ``combine_state_for_ensemble``, compared with PyTorch."""
 
 import warnings
@@ -72,3 +73,32 @@ def test_combine_state_for_ensemble_as_functorch(torch_float64):
     assert run(ag, ag_functorch) == run(torch, functorch)
     with pytest.raises(RuntimeError, match="Expected at least one model"):
         ag_functorch.combine_state_for_ensemble([])
+
+
+def _randomness(lib):
+    seen = []
+    for mode in ("error", "same", "different"):
+        lib.manual_seed(0)
+        try:
+            out = lib.func.vmap(lambda x: x + lib.randn(()), randomness=mode)(lib.ones(3))
+            seen.append((mode, bool((out == out[0]).all())))
+        except RuntimeError as error:
+            seen.append((mode, str(error)))
+    for name, f in (("dropout", lambda x: lib.nn.functional.dropout(x, 0.5)),
+                    ("a new Linear", lambda x: lib.nn.Linear(2, 1)(x)),
+                    ("dropout in eval", lambda x: lib.nn.functional.dropout(x, 0.5, training=False))):
+        try:
+            seen.append((name, tuple(lib.func.vmap(f)(lib.ones(3, 2)).shape)))
+        except RuntimeError as error:
+            seen.append((name, str(error)))
+    same = lib.func.vmap(lambda x: x * lib.rand_like(x), randomness="same")(lib.ones(3, 2))
+    seen.append(("rand_like same", bool((same == same[0]).all())))
+    try:
+        lib.func.vmap(lambda x: x, randomness="bad")
+    except RuntimeError as error:
+        seen.append(("bad", str(error)))
+    return seen
+
+
+def test_vmap_randomness_modes_are_pytorchs(torch_float64):
+    assert _randomness(ag) == _randomness(torch)
