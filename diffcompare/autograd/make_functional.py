@@ -96,8 +96,11 @@ def combine_state_for_ensemble(models):
     stacked along a new first axis (detached, as functorch's), as functorch's ensembling
     helper (``torch.func.stack_module_state`` is its successor).
 
+    >>> import warnings
     >>> from diffcompare import autograd as ag
-    >>> fmodel, params, buffers = combine_state_for_ensemble([ag.nn.Linear(3, 2) for _ in range(4)])
+    >>> with warnings.catch_warnings():    # (deprecated, as functorch's: a FutureWarning)
+    ...     warnings.simplefilter("ignore", FutureWarning)
+    ...     fmodel, params, buffers = combine_state_for_ensemble([ag.nn.Linear(3, 2) for _ in range(4)])
     >>> [tuple(p.shape) for p in params], buffers
     ([(4, 2, 3), (4, 2)], ())
     """
