@@ -107,32 +107,42 @@ def numerical_jacobian(func, inputs, eps=EPS):
 def analytical_jacobian(func, inputs, nondet_tol=0.0):
     """J[k][o] by one backward per output element (done twice to check reentrancy)."""
     diff = _differentiable_inputs(inputs)
-    diff_inputs = [inputs[k] for k in diff]
     outputs = _outputs(func, inputs)
     jac = {k: [] for k in diff}
     for o, out in enumerate(outputs):
         mats = {k: np.zeros((inputs[k].numel(), out.numel() if isinstance(out, Tensor) else 0)) for k in diff}
         if isinstance(out, Tensor) and out.requires_grad:
             for j in range(out.numel()):
-                one_hot = np.zeros(out.numel(), dtype=out.dtype)
-                one_hot[j] = 1
-                seed = Tensor._make(one_hot.reshape(out.shape))
-                first = grad(out, diff_inputs, seed, retain_graph=True, allow_unused=True)
-                second = grad(out, diff_inputs, seed, retain_graph=True, allow_unused=True)
-                for k, g1, g2 in zip(diff, first, second):
-                    a = np.zeros(inputs[k].numel()) if g1 is None else g1._data.reshape(-1)
-                    b = np.zeros(inputs[k].numel()) if g2 is None else g2._data.reshape(-1)
-                    if g1 is not None and g1.shape != inputs[k].shape:
-                        raise GradcheckError("Analytical gradient has incorrect size")
-                    if np.max(np.abs(a - b), initial=0) > nondet_tol:
-                        raise GradcheckError(
-                            "Backward is not reentrant, i.e., running backward with same input and grad_output "
-                            "multiple times gives different values, although analytical gradient matches "
-                            f"numerical gradient.The tolerance for nondeterminism was {nondet_tol}.")
+                for k, a in zip(diff, _backward_row(out, j, 1, inputs, diff, nondet_tol)):
                     mats[k][:, j] = a
         for k in diff:
             jac[k].append(mats[k])
     return jac, outputs
+
+
+def _backward_row(out, j, value, inputs, diff, nondet_tol):
+    """The gradients (flat arrays, zeros for an unused input) of the differentiable inputs
+    ``diff`` for the grad_output ``value`` at element j of ``out``; the backward is run twice
+    and must give the same both times (``nondet_tol``), and the right shapes."""
+    one_hot = np.zeros(out.numel(), dtype=out.dtype)
+    one_hot[j] = value
+    seed = Tensor._make(one_hot.reshape(out.shape))
+    diff_inputs = [inputs[k] for k in diff]
+    first = grad(out, diff_inputs, seed, retain_graph=True, allow_unused=True)
+    second = grad(out, diff_inputs, seed, retain_graph=True, allow_unused=True)
+    rows = []
+    for k, g1, g2 in zip(diff, first, second):
+        a = np.zeros(inputs[k].numel()) if g1 is None else g1._data.reshape(-1)
+        b = np.zeros(inputs[k].numel()) if g2 is None else g2._data.reshape(-1)
+        if g1 is not None and g1.shape != inputs[k].shape:
+            raise GradcheckError("Analytical gradient has incorrect size")
+        if np.max(np.abs(a - b), initial=0) > nondet_tol:
+            raise GradcheckError(
+                "Backward is not reentrant, i.e., running backward with same input and grad_output "
+                "multiple times gives different values, although analytical gradient matches "
+                f"numerical gradient.The tolerance for nondeterminism was {nondet_tol}.")
+        rows.append(a)
+    return rows
 
 
 def forward_jacobian(func, inputs):
@@ -143,18 +153,28 @@ def forward_jacobian(func, inputs):
     jac = {k: [np.zeros((inputs[k].numel(), o.numel() if isinstance(o, Tensor) else 0)) for o in outputs]
            for k in diff}
     for k in diff:
-        for i in range(inputs[k].numel()):
-            one_hot = np.zeros(inputs[k].numel(), dtype=inputs[k].dtype)
-            one_hot[i] = 1
-            with forward_ad.dual_level():
-                duals = list(inputs)
-                duals[k] = forward_ad.make_dual(inputs[k], Tensor._make(one_hot.reshape(inputs[k].shape)))
-                for o, out in enumerate(_as_tuple(func(*duals))):
-                    if isinstance(out, Tensor):
-                        tangent = forward_ad.unpack_dual(out).tangent
-                        if tangent is not None:
-                            jac[k][o][i] = tangent._data.reshape(-1)
+        for i, tangents in _forward_columns(func, inputs, k):
+            for o, tangent in enumerate(tangents):
+                if tangent is not None:
+                    jac[k][o][i] = tangent
     return jac
+
+
+def _forward_columns(func, inputs, k, value=1):
+    """``(i, tangents)`` for each element i of input k: the outputs' tangents (flat arrays, None
+    for an output without one) along the direction ``value`` at i, by one forward-mode pass."""
+    n = inputs[k].numel()
+    for i in range(n):
+        one_hot = np.zeros(n, dtype=inputs[k].dtype)
+        one_hot[i] = value
+        with forward_ad.dual_level():
+            duals = list(inputs)
+            duals[k] = forward_ad.make_dual(inputs[k], Tensor._make(one_hot.reshape(inputs[k].shape)))
+            tangents = []
+            for out in _as_tuple(func(*duals)):
+                tangent = forward_ad.unpack_dual(out).tangent if isinstance(out, Tensor) else None
+                tangents.append(None if tangent is None else tangent._data.reshape(-1))
+        yield i, tangents
 
 
 def _forward_compare(func, inputs, eps, atol, rtol):
@@ -434,7 +454,6 @@ def complex_analytical_jacobian(func, inputs, nondet_tol=0.0):
     """J laid out as :func:`complex_numerical_jacobian`'s, by one backward per output element
     and part (grad_output 1, or i for the imaginary part), done twice to check reentrancy."""
     diff = _differentiable_inputs(inputs)
-    diff_inputs = [inputs[k] for k in diff]
     outputs = _outputs(func, inputs)
     jac = {k: [] for k in diff}
     for out in outputs:
@@ -444,19 +463,7 @@ def complex_analytical_jacobian(func, inputs, nondet_tol=0.0):
         if isinstance(out, Tensor) and out.requires_grad:
             for q in _parts(out):
                 for j in range(size):
-                    one_hot = np.zeros(size, dtype=out.dtype)
-                    one_hot[j] = _PARTS[q]
-                    seed = Tensor._make(one_hot.reshape(out.shape))
-                    first = grad(out, diff_inputs, seed, retain_graph=True, allow_unused=True)
-                    second = grad(out, diff_inputs, seed, retain_graph=True, allow_unused=True)
-                    for k, g1, g2 in zip(diff, first, second):
-                        a = np.zeros(inputs[k].numel()) if g1 is None else g1._data.reshape(-1)
-                        b = np.zeros(inputs[k].numel()) if g2 is None else g2._data.reshape(-1)
-                        if np.max(np.abs(a - b), initial=0) > nondet_tol:
-                            raise GradcheckError(
-                                "Backward is not reentrant, i.e., running backward with same input and grad_output "
-                                "multiple times gives different values, although analytical gradient matches "
-                                f"numerical gradient.The tolerance for nondeterminism was {nondet_tol}.")
+                    for k, a in zip(diff, _backward_row(out, j, _PARTS[q], inputs, diff, nondet_tol)):
                         for p in _parts(inputs[k]):
                             mats[k][p, q][:, j] = _take(a, p)
         for k in diff:
@@ -473,18 +480,11 @@ def complex_forward_jacobian(func, inputs):
                 for p in _parts(inputs[k]) for q in _parts(o)} for o in outputs] for k in diff}
     for k in diff:
         for p in _parts(inputs[k]):
-            for i in range(inputs[k].numel()):
-                one_hot = np.zeros(inputs[k].numel(), dtype=inputs[k].dtype)
-                one_hot[i] = _PARTS[p]
-                with forward_ad.dual_level():
-                    duals = list(inputs)
-                    duals[k] = forward_ad.make_dual(inputs[k], Tensor._make(one_hot.reshape(inputs[k].shape)))
-                    for o, out in enumerate(_as_tuple(func(*duals))):
-                        if isinstance(out, Tensor):
-                            tangent = forward_ad.unpack_dual(out).tangent
-                            if tangent is not None:
-                                for q in _parts(outputs[o]):
-                                    jac[k][o][p, q][i] = _take(tangent._data.reshape(-1), q)
+            for i, tangents in _forward_columns(func, inputs, k, _PARTS[p]):
+                for o, tangent in enumerate(tangents):
+                    if tangent is not None:
+                        for q in _parts(outputs[o]):
+                            jac[k][o][p, q][i] = _take(tangent, q)
     return jac
 
 
