@@ -67,7 +67,7 @@ RESULTS = HERE / "RESULTS.md"
 HEADING = "## Porting real PyTorch autograd code"
 
 # The import renames: a torch module path maps to the engine's by its first component.
-RENAMES = {"torch": "diffcompare.autograd", "functorch": "diffcompare.autograd.func"}
+RENAMES = {"torch": "diffcompare.autograd", "functorch": "diffcompare.autograd.functorch"}
 
 # What the engine is not meant to run: a cell matching one of these is not run on either side.
 SCOPE_RULES = [
@@ -130,7 +130,7 @@ def _without_comments(cell: str) -> str:
 
 class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """Imports ``torch`` and ``torch.x.y`` as the engine's ``diffcompare.autograd.x.y`` (and
-    ``functorch`` as ``diffcompare.autograd.func``); a missing one is a ModuleNotFoundError
+    ``functorch`` as ``diffcompare.autograd.functorch``); a missing one is a ModuleNotFoundError
     naming the torch module."""
 
     def find_spec(self, fullname, path=None, target=None):

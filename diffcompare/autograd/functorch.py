@@ -8,8 +8,11 @@
 tensor(6.)
 """
 
-from .func import functional_call, grad, grad_and_value, hessian, jacfwd, jacrev, jvp, linearize, vjp, vmap
-from .make_functional import combine_state_for_ensemble, make_functional, make_functional_with_buffers
+from .func import (functional_call, functionalize, grad, grad_and_value, hessian, jacfwd, jacrev, jvp, linearize, vjp,
+                   vmap)
+from .make_functional import (FunctionalModule, FunctionalModuleWithBuffers, combine_state_for_ensemble, make_functional,
+                              make_functional_with_buffers)
 
-__all__ = ["combine_state_for_ensemble", "functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev",
-           "jvp", "linearize", "make_functional", "make_functional_with_buffers", "vjp", "vmap"]
+__all__ = ["FunctionalModule", "FunctionalModuleWithBuffers", "combine_state_for_ensemble", "functional_call",
+           "functionalize", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp", "linearize",
+           "make_functional", "make_functional_with_buffers", "vjp", "vmap"]
