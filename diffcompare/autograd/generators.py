@@ -83,10 +83,13 @@ def rng_of(generator, default):
 
 def standard_uniform(rng, size, dtype):
     """Draws from U[0, 1) of ``dtype``: a float32 tensor's straight from 24 random bits in
-    float32 (NumPy's ``random(dtype=float32)``, as PyTorch draws a float32 tensor), other
-    dtypes from float64 draws."""
+    float32 (NumPy's ``random(dtype=float32)``, as PyTorch draws a float32 tensor), a float16
+    one's the same, rounded (PyTorch draws half precision in float), other dtypes from
+    float64 draws."""
     if dtype == np.float32:
         return rng.random(size, dtype=np.float32)
+    if dtype == np.float16:
+        return rng.random(size, dtype=np.float32).astype(np.float16)
     return rng.random(size).astype(dtype, copy=False)
 
 
@@ -99,9 +102,11 @@ def standard_normal(rng, size, dtype):
 
 def uniform_draws(rng, a, b, shape, dtype):
     """Draws from U[a, b) of ``dtype`` (``t.uniform_(a, b)``, a parameter's initialisation): in
-    float32 for a float32 tensor (``standard_uniform``), else NumPy's float64 draws."""
-    if dtype == np.float32:
-        return standard_uniform(rng, shape, dtype) * np.float32(b - a) + np.float32(a)
+    float32 for a float32 or float16 tensor (``standard_uniform``; PyTorch computes half
+    precision's in float, then rounds), else NumPy's float64 draws."""
+    if dtype == np.float32 or dtype == np.float16:
+        values = standard_uniform(rng, shape, np.float32) * np.float32(b - a) + np.float32(a)
+        return values if dtype == np.float32 else values.astype(np.float16)
     return rng.uniform(a, b, size=shape).astype(dtype, copy=False)
 
 

@@ -101,6 +101,27 @@ def test_float32_draws_agree(tmp_path):
     assert [(c.verdict, c.detail) for c in result.cells] == [("agree", "")]
 
 
+FLOAT16_CORPUS = """# source: test
+# %%
+import torch
+import torch.nn as nn
+# %%
+m = nn.Linear(5, 3, dtype=torch.half)
+x = torch.rand(4, dtype=torch.half)
+y = torch.empty(3, dtype=torch.half).uniform_(-2, 2)
+w = torch.randn(3)
+"""
+
+
+def test_float16_uniform_draws_agree(tmp_path):
+    # PyTorch draws a half tensor's uniform values in float, then rounds: so does the engine, so
+    # the draws after a float16 layer's initialisation stay in step with PyTorch's
+    (tmp_path / "float16.py").write_text(FLOAT16_CORPUS)
+    (corpus_file,) = torch_port.load_corpus(tmp_path)
+    result = torch_port.run_file(corpus_file, tmp_path / "float16.py", timeout=60, python=sys.executable)
+    assert [(c.verdict, c.detail) for c in result.cells] == [("agree", "")] * 2
+
+
 def test_uninitialised_constructors_become_zeros_on_pytorchs_side():
     """torch.empty and the legacy constructors given sizes read undefined memory on PyTorch's
     side: the cell's own calls become zeros there; a constructor given data is left as it is."""
