@@ -145,3 +145,25 @@ def baseline_commit(path):
                               check=True).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "?"
+
+
+def replace_section(path, heading, text):
+    """Put ``text`` (a section starting with ``heading``, a Markdown heading such as
+    ``"### Title"``) into the file at ``path``: in place of the earlier section of that heading,
+    which ends at the next heading of its level or a higher one, or at the end.
+
+    >>> import pathlib, tempfile
+    >>> f = pathlib.Path(tempfile.mkdtemp()) / "R.md"
+    >>> _ = f.write_text("# R\\n\\n### A\\nold\\n\\n## B\\nkept\\n")
+    >>> replace_section(f, "### A", "### A\\nnew\\n"); f.read_text()
+    '# R\\n\\n### A\\nnew\\n\\n## B\\nkept\\n'
+    """
+    old = path.read_text() if path.exists() else "# Benchmark results\n"
+    start = old.find(heading)
+    if start < 0:
+        path.write_text(old.rstrip("\n") + "\n\n" + text.rstrip("\n") + "\n")
+        return
+    level = len(heading) - len(heading.lstrip("#"))
+    ends = [e for e in (old.find("\n" + "#" * k + " ", start + len(heading)) for k in range(1, level + 1)) if e >= 0]
+    rest = old[min(ends) + 1:] if ends else ""
+    path.write_text(old[:start] + text.rstrip("\n") + "\n" + ("\n" + rest if rest else ""))

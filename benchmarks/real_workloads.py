@@ -38,7 +38,7 @@ os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false intra_op_
 
 import numpy as np  # noqa: E402
 
-from common import RESULTS, baseline_commit, load_baseline, load_torch, table  # noqa: E402
+from common import RESULTS, baseline_commit, load_baseline, load_torch, replace_section, table  # noqa: E402
 from diffcompare import autograd as ag  # noqa: E402
 from diffcompare.workloads import WORKLOADS  # noqa: E402
 
@@ -214,16 +214,10 @@ def profile(name, size, top=25):
 
 
 def write(text):
-    """Put ``text`` into RESULTS.md: in place of an earlier section of the same heading, or
-    at the end."""
-    old = RESULTS.read_text() if RESULTS.exists() else "# Benchmark results\n"
-    heading = f"### {TITLE}"
-    if heading in old:
-        before, _, after = old.partition(heading)
-        rest = after.find("\n### ")
-        old = before + (after[rest + 1:] if rest >= 0 else "")
-        old = old.rstrip("\n") + "\n"
-    RESULTS.write_text(old.rstrip("\n") + "\n\n" + text)
+    """Put ``text`` into RESULTS.md in place of an earlier section of the same heading, or at
+    the end (``common.replace_section``: the section ends at the next heading of its level or
+    a higher one, so a following ``## `` section is kept)."""
+    replace_section(RESULTS, f"### {TITLE}", text)
 
 
 def main(argv=None):

@@ -62,6 +62,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from common import replace_section  # noqa: E402  (the results file's sections, one way for every benchmark)
 CORPUS = Path(os.environ.get("DIFFCOMPARE_PORT_CORPUS", HERE / "torch_port_corpus"))
 RESULTS = HERE / "RESULTS.md"
 HEADING = "## Porting real PyTorch autograd code"
@@ -921,14 +923,7 @@ def report(files):
 
 def write_results(section):
     """Replace this benchmark's section of RESULTS.md (or append it)."""
-    text = RESULTS.read_text() if RESULTS.exists() else "# Benchmark results\n\n"
-    start = text.find(HEADING)
-    if start >= 0:
-        end = text.find("\n## ", start + len(HEADING))
-        text = text[:start] + section + (text[end + 1:] if end >= 0 else "")
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    RESULTS.write_text(text)
+    replace_section(RESULTS, HEADING, section)
 
 
 def main(argv=None):
