@@ -35,6 +35,7 @@ from .decompositions import (LinAlgError, LinalgCholeskyExBackward0, LinalgInvEx
 from .dual import D, define, register
 from .forward import set_tangent, tangent_array
 from .linalg import matmul, mm
+from .matrices import DiagEmbedBackward0
 from .outputs import write_out
 from .recording import Op, apply, array_of, check_dim, record
 from .scattering import not_differentiable
@@ -330,10 +331,8 @@ def _svd_jvp(dA, U, S, Vh, full_matrices):
 
 
 def _diag_embed(d):
-    """Matrices with ``d`` (..., k) on their diagonals."""
-    out = np.zeros(d.shape + d.shape[-1:], d.dtype)
-    np.einsum("...ii->...i", out)[...] = d
-    return out
+    """Matrices with ``d`` (..., k) on their diagonals (``diag_embed``'s forward on arrays)."""
+    return DiagEmbedBackward0.forward(d, 0, d.ndim - 1, d.ndim, d.shape + d.shape[-1:])
 
 
 def svd(input, some=True, compute_uv=True, *, out=None):

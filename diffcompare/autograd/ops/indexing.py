@@ -9,14 +9,13 @@ from operator import itemgetter
 
 import numpy as np
 
-from ..device import META_SEEN
 from ..grad_mode import STATE
 from ..gradients import IndexedGrad
 from ..tensor import Tensor
 from .dual import D
 from .inplace import LEAF_INPLACE_ERROR, VIEW_OF_LEAF_INPLACE_ERROR, adopt, copy_, fill_, write_in_place
 from .recording import Op, apply, record, sum_to
-from .shape import as_view, record_view
+from .shape import plain_views, record_view, view_of
 
 _ELLIPSIS = type(Ellipsis)
 
@@ -266,17 +265,10 @@ def getitem(x, index):
             index, cls = fast
             if cls is None:
                 cls = _basic_node(index, x._data.shape)
-            state = STATE
-            if not META_SEEN[0] and (state.plain or not (state.grad_enabled or state.forward_level)):
-                # the common case, without apply's generality: NumPy's view, recorded when x requires grad
-                data = x._data
-                out = data[index]
-                if state.plain and x.requires_grad_flag:
-                    result = record(cls, (x,), {"index": index, "in_shape": data.shape}, out, None)
-                else:
-                    result = Tensor._make(out)
-                return as_view(result, x, itemgetter(index))
-            return record_view(cls, x, {"index": index, "in_shape": x._data.shape}, itemgetter(index))
+            data = x._data
+            if plain_views():       # NumPy's view at once
+                return view_of(cls, x, {"index": index, "in_shape": data.shape}, data[index], itemgetter(index))
+            return record_view(cls, x, {"index": index, "in_shape": data.shape}, itemgetter(index))
         index, basic = _normalise_index(index)
         if basic:
             cls = _basic_node(index, x._data.shape)
@@ -350,8 +342,7 @@ def setitem(x, index, value):
             node = fast[1]      # an int or a None in it: never the whole tensor
             whole = node is IndexAliasBackward0 or (node is not SelectBackward0 and node is not IndexUnsqueezeBackward0
                                                     and _whole(fast[0], x._data.shape))
-            if not whole and x._base is None and not META_SEEN[0] and \
-                    (STATE.plain or not (STATE.grad_enabled or STATE.forward_level)) and _write_basic(x, fast[0], value):
+            if not whole and x._base is None and plain_views() and _write_basic(x, fast[0], value):
                 return x
         index, basic = (fast[0], True) if fast is not None else _normalise_index(index)
         value_shape = value.shape if isinstance(value, Tensor) else np.shape(value)

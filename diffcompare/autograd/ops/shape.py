@@ -21,23 +21,33 @@ _max = builtins.max
 def record_view(cls, x, params, view_fn, output=None):
     """Record a view op: the result shares storage and version counter with ``x``.
     ``output``: (PyTorch's name of the op, index) for one of the views an op returns several of.
-
-    The common case (plain recording or none, no meta tensor: ``indexing.getitem``'s test)
-    goes without ``apply``'s generality: a view computes no value that could warn or need
-    another dtype."""
-    state = STATE
-    if output is None and not META_SEEN[0] and (state.plain or not (state.grad_enabled or state.forward_level)):
+    The common case (``plain_views()``) goes without ``apply``'s generality (``view_of``)."""
+    if output is None and plain_views():
         try:
             out = cls.forward(x._data, **params)
         except ValueError:
             out = None          # apply raises it in PyTorch's words
         if out is not None:
-            if state.plain and (x.requires_grad_flag or x._base is not None and view_requires_grad(x)):
-                result = record(cls, (x,), params, out, None)
-            else:
-                result = Tensor._make(out)
-            return as_view(result, x, view_fn)
+            return view_of(cls, x, params, out, view_fn)
     return as_view(apply(cls, (x,), params), x, view_fn, output)
+
+
+def plain_views():
+    """Whether a view may take the short path (``view_of``): recording with nothing extra, or
+    not recording at all, and no tensor on the meta device; a view computes no value that
+    could warn or need another dtype."""
+    state = STATE
+    return not META_SEEN[0] and (state.plain or not (state.grad_enabled or state.forward_level))
+
+
+def view_of(cls, x, params, out, view_fn):
+    """``out``, just computed from ``x`` by the view op ``cls``, as ``x``'s view, recorded when
+    ``x`` requires grad: the short path of ``record_view`` and of indexing (``plain_views()``)."""
+    if STATE.plain and (x.requires_grad_flag or x._base is not None and view_requires_grad(x)):
+        result = record(cls, (x,), params, out, None)
+    else:
+        result = Tensor._make(out)
+    return as_view(result, x, view_fn)
 
 
 NO_GRAD_VIEW = "no_grad"    # how a view made with grad mode off was made (its _view_meta)
