@@ -30,7 +30,8 @@ import pytest
 from diffcompare.auditing.collect import PATTERNS, is_suite_file
 
 
-def pytest_addoption(parser):
+def pytest_addoption(parser, pluginmanager):
+    _leave_the_package_unrewritten(pluginmanager)
     parser.addini("diffcompare_suites", type="linelist", default=list(PATTERNS),
                   help="file-name patterns of the audit suites to collect (default: audit*.toml *_audit.toml)")
     group = parser.getgroup("diffcompare", "gradient audits")
@@ -39,6 +40,18 @@ def pytest_addoption(parser):
     group.addoption("--audit-seed", type=int, default=0, metavar="S", help="the seed of the random points")
     group.addoption("--audit-case-timeout", type=float, default=None, metavar="S",
                     help="seconds each batch of an audit case's points may take (default: as diffcompare audit)")
+
+
+def _leave_the_package_unrewritten(pluginmanager):
+    """pytest rewrites the asserts of every module of a package that provides a plugin, so
+    that a test run imports this package's hundreds of modules through its rewriter (parsed
+    and compiled again, its cache aside): slower to collect, and for nothing — the package
+    has no assert of its own. Only the modules imported before this hook (the plugin and
+    what it needs) are rewritten; if pytest no longer keeps its list of such packages where
+    this looks, nothing changes."""
+    must_rewrite = getattr(getattr(pluginmanager, "rewrite_hook", None), "_must_rewrite", None)
+    if isinstance(must_rewrite, set):
+        must_rewrite.discard(__name__.partition(".")[0])
 
 
 def pytest_collect_file(file_path, parent):

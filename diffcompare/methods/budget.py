@@ -63,10 +63,13 @@ def time_limit(seconds: float | None):
     budget = [time.monotonic() + seconds, seconds]
     outermost = not _BUDGETS
     previous = signal.signal(signal.SIGALRM, _on_alarm) if outermost else None
+    hook = _TimeOutsDropped(sys.unraisablehook) if outermost else None
+    if hook is not None:
+        sys.unraisablehook = hook
     _BUDGETS.append(budget)
     try:
         # the alarm repeats until the block ends: an exception raised while a gc callback or a
-        # __del__ runs is printed and dropped by Python, and a one-shot alarm would then be lost.
+        # __del__ runs is dropped by Python (_TimeOutsDropped), and a one-shot alarm would be lost.
         # It is armed inside the try, so that however soon it fires, the finally disarms it
         _arm()
         yield
@@ -84,8 +87,25 @@ def time_limit(seconds: float | None):
             _release_alarm(held)         # a held alarm is seen now, by the outer budgets alone
             if outermost:
                 signal.signal(signal.SIGALRM, previous)
+                if sys.unraisablehook is hook:      # (unless the block set a hook of its own)
+                    sys.unraisablehook = hook.previous
             if precision is not None:
                 mpmath.mp.prec = precision
+
+
+class _TimeOutsDropped:
+    """``sys.unraisablehook`` while a budget is in force. An alarm that fires while Python
+    runs a ``__del__`` or a gc callback raises ``TimedOut`` where it cannot propagate, and
+    Python hands it to this hook; printed, it would be a traceback on standard error for
+    nothing, since the alarm repeats and raises it again in the block. It is dropped here;
+    every other exception goes to the hook that was in place before."""
+
+    def __init__(self, previous):
+        self.previous = previous
+
+    def __call__(self, unraisable):
+        if not isinstance(unraisable.exc_value, TimedOut):
+            self.previous(unraisable)
 
 
 def _arm():

@@ -68,6 +68,15 @@ def test_the_plugin_is_registered():
     assert names == ["diffcompare.pytest_plugin"], "reinstall the package (pip install -e .) to register the plugin"
 
 
+def test_the_package_is_not_run_through_pytests_assert_rewriter():
+    # pytest marks every module of a plugin's package for rewriting; the plugin takes its
+    # package off that list, so modules imported after it load as Python loads them
+    # (tested in this session, where the plugin was loaded from its entry point)
+    rewriter = sys.modules["_pytest.assertion.rewrite"].AssertionRewritingHook
+    import diffcompare.autograd.ops.recording as module     # not needed by the plugin itself
+    assert not isinstance(module.__spec__.loader, rewriter)
+
+
 def test_a_suite_is_collected_case_by_case(pytester):
     pytester.makefile(".toml", audit_layers=SUITE)
     pytester.syspathinsert(Path(__file__).resolve().parents[1])        # tests/custom_ops.py: a cube, 2x² for 3x²
