@@ -40,7 +40,7 @@ from .legacy import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTens
 from . import fft, forward_ad, functional, linalg, special
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from . import nn, optim
-from . import amp, random, return_types, serialization, signal, testing
+from . import amp, random, return_types, serialization, signal, testing, version
 from .tensor import get_rng_state, initial_seed, seed, set_rng_state
 from .serialization import load, save
 from .printing import get_printoptions, set_printoptions

@@ -29,6 +29,7 @@ import numpy as np
 
 from .grad_mode import STATE
 from .ops.forward import set_tangent
+from .ops.shape import fw_primal
 from .tensor import Tensor
 
 UnpackedDualTensor = namedtuple("UnpackedDualTensor", ["primal", "tangent"])
@@ -87,9 +88,28 @@ def make_dual(tensor, tangent, *, level=None):
 
 
 def unpack_dual(tensor, *, level=None):
-    """``(primal, tangent)``: the tensor without its tangent, and the tangent (None if it has
-    none): the tensor given to ``make_dual``, or one computed by the ops, differentiable when
-    the tangents or primals it came from require grad."""
+    """``(primal, tangent)`` inside a dual level: the primal is a view of the tensor without its
+    tangent (a node ``torch::autograd::Identity`` in its history when the tensor requires grad,
+    as PyTorch's ``_fw_primal`` makes it), the tangent the tensor given to ``make_dual`` or one
+    computed by the ops (None if it has none), differentiable when the tangents or primals it
+    came from require grad. Outside a dual level: the tensor itself, and None.
+
+    >>> from diffcompare import autograd as ag
+    >>> x = ag.tensor([1.0, 2.0], requires_grad=True)
+    >>> with dual_level():
+    ...     primal, tangent = unpack_dual(make_dual(x, ag.ones(2)) * 3)
+    >>> primal.grad_fn.name(), primal.grad_fn.next_functions[0][0].name(), tangent
+    ('torch::autograd::Identity', 'MulBackward0', tensor([3., 3.]))
+    """
+    if not STATE.forward_level:
+        return UnpackedDualTensor(tensor, None)
+    tangent = split_dual(tensor).tangent
+    return UnpackedDualTensor(fw_primal(tensor), tangent)
+
+
+def split_dual(tensor):
+    """``(primal, tangent)`` for the engine's own transforms: the primal a tensor of the same
+    data and history, without a node of its own (what ``torch.func.jvp`` returns is built from it)."""
     tangent = tensor._tangent if STATE.forward_level else None
     primal = Tensor._make(tensor._data, tensor.requires_grad_flag, tensor.grad_fn, tensor._counter())
     primal._output_nr = tensor._output_nr

@@ -364,8 +364,8 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
         result = func(*tree_unflatten(duals, p_spec))
         out, aux = _split_aux(result, has_aux, "jvp(f, primals, tangents)")
         outs, spec = tree_flatten(out)
-        unpacked = [fwAD.unpack_dual(o) for o in outs]
-        aux = tree_map(lambda v: fwAD.unpack_dual(v).primal if isinstance(v, Tensor) else v, aux)
+        unpacked = [fwAD.split_dual(o) for o in outs]
+        aux = tree_map(lambda v: fwAD.split_dual(v).primal if isinstance(v, Tensor) else v, aux)
     primals = [u.primal for u in unpacked]
     tangents = [u.tangent if u.tangent is not None else _zeros_like(u.primal) for u in unpacked]
     keep = _differentiable(primals + tangents, ())
@@ -424,7 +424,7 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
                     result = _call_on_leaves(inner, args, nums, call, kwargs)
                     out, aux = _split_aux(result, has_aux, "jacfwd(f, ...)(*args)")
                     outs, spec = tree_flatten(out)
-                    pairs = [fwAD.unpack_dual(o) for o in outs]
+                    pairs = [fwAD.split_dual(o) for o in outs]
                     if first is None:
                         first = (spec, [p.primal for p in pairs], aux)
                 columns[i].append([p.tangent if p.tangent is not None else _zeros_like(p.primal) for p in pairs])

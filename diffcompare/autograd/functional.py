@@ -152,7 +152,7 @@ def _forward_jvp(func, inputs, v):
                 raise RuntimeError(f"v has invalid size: should be {_size(t.shape)} but got {_size(vi.shape)}.")
             duals.append(forward_ad.make_dual(t.detach(), vi.detach()))
         outputs, single_out = _outputs(func, tuple(duals))
-        pairs = [forward_ad.unpack_dual(o) for o in outputs]
+        pairs = [forward_ad.split_dual(o) for o in outputs]
     outs = tuple(p.primal.detach() for p in pairs)
     result = tuple(p.tangent if p.tangent is not None else Tensor._make(np.zeros(o.shape, dtype=o.dtype))
                    for p, o in zip(pairs, outs))
@@ -249,7 +249,7 @@ def _forward_jacobian(func, inputs, strict, vectorize):
                         tangent[e] = 1
                     duals.append(forward_ad.make_dual(t, Tensor._make(tangent.reshape(t.shape))))
                 outs, single_out = _outputs(func, tuple(duals))
-                unpacked = [forward_ad.unpack_dual(o) for o in outs]
+                unpacked = [forward_ad.split_dual(o) for o in outs]
             outputs = [u.primal for u in unpacked]
             columns[k].append([u.tangent if u.tangent is not None else Tensor._make(np.zeros(u.primal.shape,
                                dtype=u.primal.dtype)) for u in unpacked])

@@ -172,7 +172,7 @@ def _forward_columns(func, inputs, k, value=1):
             duals[k] = forward_ad.make_dual(inputs[k], Tensor._make(one_hot.reshape(inputs[k].shape)))
             tangents = []
             for out in _as_tuple(func(*duals)):
-                tangent = forward_ad.unpack_dual(out).tangent if isinstance(out, Tensor) else None
+                tangent = forward_ad.split_dual(out).tangent if isinstance(out, Tensor) else None
                 tangents.append(None if tangent is None else tangent._data.reshape(-1))
         yield i, tangents
 

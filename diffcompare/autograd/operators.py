@@ -46,6 +46,22 @@ def operand(other):
     return Tensor._make(np.asarray(other))
 
 
+# NumPy's arithmetic ufuncs called with a tensor among two operands (``array * tensor`` comes
+# here as ``np.multiply(array, tensor)``): the tensor's own operator (left, reflected), recorded
+_TENSOR_OPERATORS = {np.add: ("__add__", "__radd__"), np.subtract: ("__sub__", "__rsub__"),
+                     np.multiply: ("__mul__", "__rmul__"), np.true_divide: ("__truediv__", "__rtruediv__"),
+                     np.floor_divide: ("__floordiv__", "__rfloordiv__"), np.remainder: ("__mod__", "__rmod__"),
+                     np.power: ("__pow__", "__rpow__"), np.matmul: ("__matmul__", "__rmatmul__"),
+                     np.equal: ("__eq__", "__eq__"), np.not_equal: ("__ne__", "__ne__")}
+
+
+def _as_tensor(array):
+    """A ufunc's result on tensors' arrays as PyTorch's ``Tensor.__array_wrap__`` gives it: a
+    tensor sharing it, a bool one as uint8 (PyTorch's workaround, kept by ``np.greater(t, 0)``)."""
+    array = np.asarray(array)
+    return Tensor._make(array.astype(np.uint8) if array.dtype == np.bool_ else array)
+
+
 class TensorOperators(Operators):
     """Tensor's arithmetic operators and its methods, as in PyTorch.
 
@@ -59,6 +75,38 @@ class TensorOperators(Operators):
     """
 
     __slots__ = ()
+    __array_priority__ = 1000       # as PyTorch's: NumPy wraps a result in the tensor's type
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        """NumPy's ufuncs on tensors, as on PyTorch's: ``np.sin(t)`` and ``np.maximum(t, 0)``
+        are computed by NumPy on the tensors' arrays and give a tensor (``__array_wrap__``; a
+        tensor that requires grad is refused, as ``numpy()`` refuses it); an arithmetic
+        operator with an array on its left (``array * t``, ``array == t``) is the tensor's own,
+        recorded.
+
+        >>> import numpy as np
+        >>> from diffcompare import autograd as ag
+        >>> x = ag.tensor([0.0, 2.0], requires_grad=True)
+        >>> np.array([1.0, 3.0]) * x, np.sin(ag.tensor([0.0])), np.greater(ag.tensor([1.0]), 0)
+        (tensor([0., 6.], grad_fn=<MulBackward0>), tensor([0.]), tensor([1], dtype=uint8))
+        """
+        names = _TENSOR_OPERATORS.get(ufunc) if method == "__call__" and not kwargs and len(inputs) == 2 else None
+        if names is not None:
+            a, b = inputs
+            return getattr(a, names[0])(b) if isinstance(a, Tensor) else getattr(b, names[1])(a)
+        out = kwargs.get("out")
+        if out is not None and any(isinstance(o, Tensor) for o in (out if isinstance(out, tuple) else (out,))):
+            return NotImplemented       # NumPy's TypeError: a ufunc does not write into a tensor
+        arrays = [np.asarray(x) if isinstance(x, Tensor) else x for x in inputs]   # (__array__: refuses a graph)
+        result = getattr(ufunc, method)(*arrays, **kwargs)
+        if out is not None or method != "__call__":
+            return result
+        return tuple(_as_tensor(r) for r in result) if isinstance(result, tuple) else _as_tensor(result)
+
+    def __array_wrap__(self, array, context=None, return_scalar=False):
+        """NumPy's result of a function that worked on this tensor's array (``np.clip(t, 0, 1)``)
+        as a tensor, as PyTorch's ``__array_wrap__`` gives it."""
+        return _as_tensor(array)
 
     @property
     def grad_fn(self):

@@ -112,8 +112,7 @@ class Tensor(Operators):
     __slots__ = ("_data", "requires_grad_flag", "_grad_fn", "_grad", "_vc", "_base", "_output_nr",
                  "_retains_grad", "_hooks", "_post_hooks", "_accum", "_view_fn", "_view_meta", "_tangent",
                  "__weakref__", "__dict__")
-    # Make NumPy defer to Tensor's reflected operators (`array * tensor` gives a tensor).
-    __array_ufunc__ = None
+    # (NumPy's ufuncs on tensors, `array * tensor` among them: TensorOperators.__array_ufunc__)
 
     def __init__(self, *args, requires_grad=False, dtype=None, device=None):
         # torch.Tensor(data), torch.Tensor(*sizes) or torch.Tensor(torch.Size): sizes give a tensor
@@ -130,13 +129,24 @@ class Tensor(Operators):
                 raise TypeError(f"new(): data must be a sequence (got {type(data).__name__})")
         if device is not None:
             _check_device(device)
-        if isinstance(data, Tensor):
-            data = data._data
-        array = np.array([] if data is None else data, dtype=_dtype(dtype))
-        if array.dtype.kind not in "fciub":
-            raise TypeError(f"can't build a tensor from data of dtype {array.dtype}")
-        if dtype is None and array.dtype.kind != "f":
-            array = array.astype(default_dtype())   # as torch.Tensor([1, 2]): always floating
+        if isinstance(data, Tensor) and dtype is None:
+            array = data._data          # PyTorch's alias of a tensor: its storage, its dtype
+        else:
+            if isinstance(data, Tensor):
+                data = data._data
+            array = np.array([] if data is None else data, dtype=_dtype(dtype))
+            if array.dtype.kind not in "fciub":
+                raise TypeError(f"can't build a tensor from data of dtype {array.dtype}")
+            if dtype is None and array.dtype != default_dtype():
+                # data (a list, an array of any dtype) in the default dtype, as torch.Tensor is
+                # the default type's constructor: torch.Tensor(np.zeros(2)) is float32 by default
+                if array.dtype.kind == "c":
+                    if not isinstance(data, np.ndarray):
+                        raise TypeError("must be real number, not complex")
+                    warnings.warn("Casting complex values to real discards the imaginary part", UserWarning,
+                                  stacklevel=2)
+                    array = array.real
+                array = array.astype(default_dtype())
         _init(self, array, False, None, None)
         if requires_grad:
             self.requires_grad = True

@@ -59,14 +59,14 @@ def _pass(problem: Problem, task: Task, leaves, tangents, count: int, batched: b
                  for leaf, t in zip(leaves, tangents)]
         out = engine_outputs(problem, task, dict(zip(problem.variables, duals)), count)
         if task.kind != "hessian":
-            tangent = forward_ad.unpack_dual(out).tangent
+            tangent = forward_ad.split_dual(out).tangent
             return np.zeros((count, task.m)) if tangent is None else tangent.detach().numpy().T
         if not out.requires_grad:
             return np.zeros((count, task.n))
         grads = ag.grad(out, duals, ag.ones_like(out), create_graph=True, allow_unused=True)
         parts = []
         for g, leaf in zip(grads, leaves):
-            tangent = None if g is None else forward_ad.unpack_dual(g).tangent
+            tangent = None if g is None else forward_ad.split_dual(g).tangent
             parts.append(np.zeros(leaf.shape) if tangent is None else tangent.detach().numpy())
     if batched:
         return np.stack(parts, axis=1)

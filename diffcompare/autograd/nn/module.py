@@ -37,7 +37,7 @@ class Parameter(Tensor):
         array = np.array(data._data if isinstance(data, Tensor) else data, dtype=None)
         if array.dtype.kind not in "fc":
             array = array.astype(default_dtype())
-        super().__init__(array)
+        super().__init__(array, dtype=array.dtype)       # the data's dtype, as PyTorch keeps it
         self.requires_grad = requires_grad
 
     def __repr__(self):
@@ -66,7 +66,7 @@ class Buffer(Tensor):
 
     def __init__(self, data=None, *, persistent=True):
         array = np.zeros(0, default_dtype()) if data is None else data._data if isinstance(data, Tensor) else data
-        super().__init__(array)
+        super().__init__(array, dtype=getattr(array, "dtype", None))     # a tensor's dtype kept
         if isinstance(data, Tensor) and data.requires_grad:
             self.requires_grad = True
         self.persistent = persistent

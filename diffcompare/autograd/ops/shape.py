@@ -208,6 +208,23 @@ def alias(x):
     return record_view(AliasBackward0, x, {"shape": shape, "in_shape": shape}, lambda a: a.view())
 
 
+class Identity(ViewBackward0):
+    """The node of ``unpack_dual``'s primal (PyTorch's ``_fw_primal``, a node of its engine's
+    own: ``torch::autograd::Identity``): the gradient passes."""
+
+
+def fw_primal(x):
+    """A view of ``x`` that carries no tangent, recorded by an ``Identity`` node when ``x``
+    requires grad and grad mode is on (``forward_ad.unpack_dual``'s primal)."""
+    shape = x._data.shape
+    params = {"shape": shape, "in_shape": shape}
+    if STATE.grad_enabled and (x.requires_grad_flag or x._base is not None and view_requires_grad(x)):
+        result = record(Identity, (x,), params, x._data.view(), STATE)
+    else:
+        result = Tensor._make(x._data.view())
+    return as_view(result, x, lambda a: a.view())
+
+
 def flatten(x, start_dim=0, end_dim=-1):
     if x.ndim == 0:
         return reshape(x, 1)
