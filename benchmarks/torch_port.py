@@ -29,7 +29,8 @@ under PyTorch's import names (``RENAMES``: an import hook, the corpus is not edi
   zeros on PyTorch's side, as the engine's do (``_ZeroEmpty``: their contents are undefined).
 
 A cell is then: "agree" (every value it changed, on either side, equal to 1e-10 relative to the
-array's largest magnitude — 1e-5 where either side is float32 or lower —, or on both sides below
+array's largest magnitude — 1e-5 where either side is float32 or lower, or is a Python number that
+both sides give as a float32 value (``loss.item()`` of a float32 loss) —, or on both sides below
 the cell's noise floor, 64 ulps of the largest of its kind: ``noise_floors``; the same shapes, grad_fn
 names and requires_grad); "differ" (the first value that does not); "engine error" (PyTorch ran
 it, the engine raised: the missing API is named when the error is an AttributeError,
@@ -720,7 +721,8 @@ def same(a, b, zero_below=0.0):
         return "inf at different places"
     if not finite.any():
         return None
-    low = any(d in ("float32", "float16", "bfloat16", "complex64") for d in (dtype_a, dtype_b))
+    low = any(d in LOW for d in (dtype_a, dtype_b)) or \
+        kind_a == kind_b == "number" and _float32_valued(value_a) and _float32_valued(value_b)
     rtol = RTOL32 if low else RTOL64
     scale = np.max(np.abs(value_a[finite]))
     error = np.max(np.abs(value_a[finite] - value_b[finite]))
@@ -729,6 +731,16 @@ def same(a, b, zero_below=0.0):
     if error > rtol * scale:
         return f"max error {error:.3g} (scale {scale:.3g}, rtol {rtol:g})"
     return None
+
+
+def _float32_valued(value):
+    """Whether a number read is a float32 value (not an integer): what a float32 tensor gives
+    as a Python number (``loss.item()``), compared at float32's tolerance as the tensor itself
+    is. A float64 result with a fractional part is a float32 value by a chance of 2**-29."""
+    import numpy as np
+    if value.dtype.kind != "f" or not np.isfinite(value).all() or (value == np.round(value)).all():
+        return False
+    return bool((value.astype(np.float32).astype(np.float64) == value).all())
 
 
 NOISE_ULPS = 64

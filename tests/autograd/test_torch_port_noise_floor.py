@@ -31,3 +31,15 @@ def test_rounding_noise_around_zero_agrees_and_a_real_difference_does_not():
     assert torch_port.same(_array([1e-12]), _array([2e-12]), floor) is not None    # above the floor
     # one side zero, the other above the floor: a real difference
     assert torch_port.same(_array([0.0]), _array([1e-10]), floor) is not None
+
+
+def _number(value):
+    return ("number", np.asarray(value, dtype=float), "")
+
+
+def test_a_python_number_both_sides_give_as_a_float32_value_is_compared_as_float32():
+    one, next_up = float(np.float32(0.1)), float(np.nextafter(np.float32(0.1), np.float32(1)))
+    assert torch_port.same(_number(one), _number(next_up)) is None          # one float32 ulp: agree
+    assert torch_port.same(_number(0.1), _number(0.1 + 1e-9)) is not None  # float64 values: 1e-10
+    assert torch_port.same(_number(one), _number(float(np.float32(one * 1.001)))) is not None  # 1e-3 apart
+    assert torch_port.same(_number(3.0), _number(3.0000001)) is not None    # an integer is not a float32 sign
