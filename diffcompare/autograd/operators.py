@@ -55,6 +55,13 @@ _TENSOR_OPERATORS = {np.add: ("__add__", "__radd__"), np.subtract: ("__sub__", "
                      np.equal: ("__eq__", "__eq__"), np.not_equal: ("__ne__", "__ne__")}
 
 
+def _array_of(tensor):
+    """A ufunc's operand: the tensor's array, refused as ``numpy()`` refuses it (a tensor that
+    requires grad, in grad mode: ``__array__``; one on the meta device: it has no values)."""
+    refuse_meta(tensor._data, "numpy")
+    return np.asarray(tensor)
+
+
 def _as_tensor(array):
     """A ufunc's result on tensors' arrays as PyTorch's ``Tensor.__array_wrap__`` gives it: a
     tensor sharing it, a bool one as uint8 (PyTorch's workaround, kept by ``np.greater(t, 0)``)."""
@@ -97,7 +104,7 @@ class TensorOperators(Operators):
         out = kwargs.get("out")
         if out is not None and any(isinstance(o, Tensor) for o in (out if isinstance(out, tuple) else (out,))):
             return NotImplemented       # NumPy's TypeError: a ufunc does not write into a tensor
-        arrays = [np.asarray(x) if isinstance(x, Tensor) else x for x in inputs]   # (__array__: refuses a graph)
+        arrays = [_array_of(x) if isinstance(x, Tensor) else x for x in inputs]
         result = getattr(ufunc, method)(*arrays, **kwargs)
         if out is not None or method != "__call__":
             return result

@@ -50,10 +50,13 @@ def test_numpy_functions_on_tensors_give_what_pytorch_gives(case):
     assert results[0] == results[1]
 
 
-def test_a_ufunc_refuses_a_tensor_that_requires_grad_as_pytorch_does():
+def test_a_ufunc_refuses_a_tensor_that_requires_grad_or_is_meta_as_pytorch_does():
     for lib in (torch, ag):
         with pytest.raises(RuntimeError, match="Can't call numpy\\(\\) on Tensor that requires grad"):
             np.sin(lib.tensor([0.5], dtype=lib.float64, requires_grad=True))
+    for lib in (torch, ag):     # a meta tensor has no values
+        with pytest.raises(TypeError, match="can't convert meta device type tensor to numpy"):
+            np.sin(lib.ones(2, device="meta"))
     with ag.no_grad():      # allowed where nothing is recorded, as numpy() is
         assert np.sin(ag.tensor([0.0], requires_grad=True)).tolist() == [0.0]
 
