@@ -103,16 +103,18 @@ def unpack_dual(tensor, *, level=None):
     """
     if not STATE.forward_level:
         return UnpackedDualTensor(tensor, None)
-    tangent = split_dual(tensor).tangent
-    return UnpackedDualTensor(fw_primal(tensor), tangent)
+    return UnpackedDualTensor(fw_primal(tensor), _tangent_of(tensor))
 
 
 def split_dual(tensor):
     """``(primal, tangent)`` for the engine's own transforms: the primal a tensor of the same
     data and history, without a node of its own (what ``torch.func.jvp`` returns is built from it)."""
-    tangent = tensor._tangent if STATE.forward_level else None
     primal = Tensor._make(tensor._data, tensor.requires_grad_flag, tensor.grad_fn, tensor._counter())
     primal._output_nr = tensor._output_nr
-    if tangent is not None and not isinstance(tangent, Tensor):
-        tangent = Tensor._make(tangent)
-    return UnpackedDualTensor(primal, tangent)
+    return UnpackedDualTensor(primal, _tangent_of(tensor))
+
+
+def _tangent_of(tensor):
+    """The tensor's tangent at the dual level in force, as a tensor (None: none, or no level)."""
+    tangent = tensor._tangent if STATE.forward_level else None
+    return Tensor._make(tangent) if tangent is not None and not isinstance(tangent, Tensor) else tangent

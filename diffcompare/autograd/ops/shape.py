@@ -40,11 +40,15 @@ def plain_views():
     return not META_SEEN[0] and (state.plain or not (state.grad_enabled or state.forward_level))
 
 
-def view_of(cls, x, params, out, view_fn):
+def view_of(cls, x, params, out, view_fn, state=None):
     """``out``, just computed from ``x`` by the view op ``cls``, as ``x``'s view, recorded when
-    ``x`` requires grad: the short path of ``record_view`` and of indexing (``plain_views()``)."""
-    if STATE.plain and (x.requires_grad_flag or x._base is not None and view_requires_grad(x)):
-        result = record(cls, (x,), params, out, None)
+    ``x`` requires grad: the short path of ``record_view`` and of indexing (``plain_views()``).
+    ``state``: ``grad_mode.STATE`` to record whenever grad mode is on, with what recording sees
+    to (hooks, anomaly mode), and without a tangent (``fw_primal``); None: only when recording
+    is plain."""
+    if (STATE.plain if state is None else state.grad_enabled) and \
+            (x.requires_grad_flag or x._base is not None and view_requires_grad(x)):
+        result = record(cls, (x,), params, out, state)
     else:
         result = Tensor._make(out)
     return as_view(result, x, view_fn)
@@ -217,12 +221,7 @@ def fw_primal(x):
     """A view of ``x`` that carries no tangent, recorded by an ``Identity`` node when ``x``
     requires grad and grad mode is on (``forward_ad.unpack_dual``'s primal)."""
     shape = x._data.shape
-    params = {"shape": shape, "in_shape": shape}
-    if STATE.grad_enabled and (x.requires_grad_flag or x._base is not None and view_requires_grad(x)):
-        result = record(Identity, (x,), params, x._data.view(), STATE)
-    else:
-        result = Tensor._make(x._data.view())
-    return as_view(result, x, lambda a: a.view())
+    return view_of(Identity, x, {"shape": shape, "in_shape": shape}, x._data.view(), lambda a: a.view(), STATE)
 
 
 def flatten(x, start_dim=0, end_dim=-1):
