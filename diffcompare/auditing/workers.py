@@ -457,6 +457,21 @@ def run_in_dask_worker(index: int, case, start: int, settings: dict, unit_timeou
     return pool.run_unit(index, case, start, settings)
 
 
+_EXIT = os._exit        # (``_report_exits`` replaces os._exit for user code: this one says nothing)
+
+
+def _end_now(log):
+    """End the worker at once, its streams flushed: an interpreter's ordinary shutdown (SymPy's
+    and NumPy's objects finalised one by one, user code's atexit handlers, which could print or
+    hang) takes half a second or more, and the supervisor waits for it at the end of every audit."""
+    for stream in (sys.stdout, sys.stderr, log):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    _EXIT(0)
+
+
 def serve(receive_fd: int, send_fd: int, parent: int, idle_exit: float = 0.0) -> None:
     """The worker's loop: receive a unit, run it with its output captured, send the batch.
     With ``idle_exit`` (seconds), a worker left idle that long ends, with its process group:
@@ -481,9 +496,9 @@ def serve(receive_fd: int, send_fd: int, parent: int, idle_exit: float = 0.0) ->
         try:
             message = receive.recv_bytes()
         except (EOFError, OSError):
-            return
-        if not message:
-            return
+            message = b""
+        if not message:             # asked to stop, or the supervisor is gone
+            _end_now(log)
         index, case, start, settings, path = pickle.loads(message)
         sys.path.extend(p for p in path if p not in sys.path)      # after its own: nothing is shadowed
         batch, output = _captured(lambda: run_batch(index, case, start, settings, in_worker=True))
