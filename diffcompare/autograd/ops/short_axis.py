@@ -52,12 +52,25 @@ def _merges(array, shape):
     return before == last * shape[-1]
 
 
+_max = max
+_SHAPES: dict = {}          # (shape, shape) -> their broadcast shape (np.broadcast_shapes costs microseconds)
+
+
+def _broadcast_shape(a, b):
+    shape = _SHAPES.get((a, b))
+    if shape is None:
+        shape = np.broadcast_shapes(a, b)       # (raises ValueError for shapes that do not broadcast)
+        if len(_SHAPES) < 1024:
+            _SHAPES[(a, b)] = shape
+    return shape
+
+
 def binary(ufunc, a, b):
     """``ufunc(a, b)``, one index of a short last axis at a time where an operand that is
     broadcast or not contiguous would make NumPy loop along it; otherwise ``ufunc(a, b)``."""
     if type(a) is np.ndarray and type(b) is np.ndarray and a.ndim and b.ndim and \
-            (a.shape[-1] > 1 or b.shape[-1] > 1):
-        shape = a.shape if a.shape == b.shape else np.broadcast_shapes(a.shape, b.shape)
+            1 < _max(a.shape[-1], b.shape[-1]) <= SHORT:
+        shape = a.shape if a.shape == b.shape else _broadcast_shape(a.shape, b.shape)
         if _worth(shape) and not (_merges(a, shape) and _merges(b, shape)):
             out = _tiled(ufunc, a, b, shape)
             if out is not None:
