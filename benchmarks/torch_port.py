@@ -584,18 +584,30 @@ def _run_dependent(value):
     return (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)) in CLOCKS
 
 
-def clock_names(cell):
+def clock_names(cell, known=frozenset()):
     """The names a cell assigns a wall-clock reading (``start = timeit.default_timer()``) or a
-    memory address (``old_id = id(c)``, ``ptr = x.data_ptr()``) to: they differ between any two
-    runs, so neither side's value is compared."""
-    names = set()
+    memory address (``old_id = id(c)``, ``ptr = x.data_ptr()``) to, or a value computed from
+    one (``step_time = time.time() - start``, ``total = end - start`` with ``known``, the
+    names earlier cells made such): they differ between any two runs, so neither side's value
+    is compared."""
+    names = set(known)
     try:
         tree = ast.parse(cell)
     except SyntaxError:
         return names
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Assign) and _run_dependent(node.value):
-            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    assignments = [(node.targets if isinstance(node, ast.Assign) else [node.target], node.value)
+                   for node in ast.walk(tree)
+                   if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None]
+    grown = True
+    while grown:                # (until no assignment adds a name: a chain of them in any order)
+        grown = False
+        for targets, value in assignments:
+            if any(_run_dependent(sub) or isinstance(sub, ast.Name) and sub.id in names for sub in ast.walk(value)):
+                for target in targets:
+                    for sub in ast.walk(target):
+                        if isinstance(sub, ast.Name) and sub.id not in names:
+                            names.add(sub.id)
+                            grown = True
     return names
 
 
@@ -691,7 +703,7 @@ def run_worker(side, path, out_path, timeout):
                 reader.read(f"<shown {i + 1}>", value, values)
             except Exception:   # noqa: BLE001
                 pass
-        clock |= clock_names(cell)      # once a clock reading, never compared in this file
+        clock = clock_names(cell, clock)    # once a clock reading, never compared in this file
         record["values"] = {k: v for k, v in values.items() if re.split(r"[.\[]", k)[0] not in clock}
         records.append(record)
     with open(out_path, "wb") as handle:

@@ -41,8 +41,73 @@ def test_number_first_overload_keeps_the_gradient_of_both_tensors():
 
 
 def test_a_wrong_mix_of_numbers_and_tensors_is_a_type_error():
-    with pytest.raises(TypeError, match="add\\(\\) received an invalid combination of arguments"):
+    with pytest.raises(TypeError, match=r"add\(\) received an invalid combination of arguments - got \(Tensor, "
+                                        r"!Tensor!, !Tensor!\), but expected \(Tensor other, \*, Number alpha = 1\)"):
         ag.ones(2).add(ag.ones(2), ag.ones(2), ag.ones(2))
+    with pytest.raises(TypeError, match=r"^add\(\) takes 1 positional argument but 2 were given$"):
+        ag.ones(2).add("a", ag.ones(2))
+
+
+def test_a_learning_rate_that_became_a_0_d_tensor_is_a_number():
+    """Hypergradient descent makes ``group['lr']`` a 0-d tensor, then steps with
+    ``p.data.add_(-group['lr'], grad)``: PyTorch takes a 0-d tensor that does not require grad
+    wherever a Number goes. By hand, with x = 1, g = t1 = 2, t2 = 4."""
+    g, t2 = ag.full((3,), 2.0), ag.full((3,), 4.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert ag.ones(3).add_(-ag.tensor(0.5), g).tolist() == [0.0] * 3
+        assert ag.ones(3).sub(ag.tensor(0.25), g).tolist() == [0.5] * 3
+        assert ag.ones(3).addcmul_(ag.tensor(0.5), g, g).tolist() == [3.0] * 3
+        assert ag.ones(3).addcdiv_(-ag.tensor(1.0), g, t2).tolist() == [0.5] * 3
+    assert ag.ones(3).add(g, alpha=ag.tensor(2.0)).tolist() == [5.0] * 3
+    assert ag.ones(3).addcdiv(g, t2, value=ag.tensor(-1.0)).tolist() == [0.5] * 3
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda t: t.ones(3).add(t.ones(3), alpha=t.tensor(2.0, requires_grad=True)), TypeError,
+     "add(): argument 'alpha' must be Number, not Tensor"),
+    (lambda t: t.ones(3).sub(t.ones(3), alpha=t.ones(1)), TypeError, "sub(): argument 'alpha' must be Number, not Tensor"),
+    (lambda t: t.ones(3).add(t.ones(3), alpha="x"), TypeError, "add(): argument 'alpha' must be Number, not str"),
+    (lambda t: t.ones(3).addcmul(t.ones(3), t.ones(3), value=t.tensor(2.0, requires_grad=True)), TypeError,
+     "addcmul(): argument 'value' must be Number, not Tensor"),
+    (lambda t: t.ones(3).add(t.ones(3), alpha=True), RuntimeError, "Boolean alpha only supported for Boolean results."),
+    (lambda t: t.ones(3).add(t.ones(3), alpha=t.tensor(True)), RuntimeError,
+     "Boolean alpha only supported for Boolean results."),
+    (lambda t: t.ones(3).add(t.tensor(1.0, requires_grad=True), t.ones(3)), TypeError,
+     "add() takes 1 positional argument but 2 were given"),
+])
+def test_what_is_not_a_number_is_refused_in_pytorch_s_words(call, error, message):
+    modules = [ag]
+    try:
+        import torch
+        modules.append(torch)
+    except ImportError:
+        pass
+    for module in modules:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with pytest.raises(error) as raised:
+                call(module)
+        assert str(raised.value) == message, module.__name__
+
+
+def test_a_0_d_tensor_number_gives_pytorch_s_values():
+    torch = pytest.importorskip("torch")
+    x, g, t2 = np.array([1.0, -2.0, 3.0]), np.array([0.5, 2.0, -1.5]), np.array([4.0, 0.5, 2.0])
+    for t in (ag, torch):
+        def number(v, t=t):
+            return t.tensor(v, dtype=t.float64)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            got = [t.tensor(x).add_(-number(0.3), t.tensor(g)), t.tensor(x).addcdiv_(-number(0.7), t.tensor(g),
+                                                                                      t.tensor(t2)),
+                   t.tensor(x).addcmul(t.tensor(g), t.tensor(t2), value=number(1.5))]
+        if t is ag:
+            ours = [v.numpy() for v in got]
+        else:
+            theirs = [v.numpy() for v in got]
+    for a, b in zip(ours, theirs):
+        np.testing.assert_allclose(a, b, rtol=1e-15)
 
 
 def test_top_level_in_place_functions_write_into_their_input():

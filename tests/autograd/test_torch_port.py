@@ -137,6 +137,11 @@ def test_uninitialised_constructors_become_zeros_on_pytorchs_side():
 def test_run_dependent_values_are_neither_read_nor_shown():
     cell = "import gc\nstart = time.perf_counter()\nfreed = gc.collect()\ngc.collect()\nx = 1\nx"
     assert torch_port.clock_names(cell) == {"start", "freed"}
+    # what is computed from a reading differs too, within a cell or after it
+    assert torch_port.clock_names("t = time.time() - start\nrate = n / t\nloss = f(x)") == {"t", "rate"}
+    assert torch_port.clock_names("total_time = end_time - start_time\ny = 2", {"end_time", "start_time"}) == {
+        "total_time", "end_time", "start_time"}
+    assert torch_port.clock_names("elapsed += time.perf_counter() - t0\nw, d = model(x), 3") == {"elapsed"}
     shown = torch_port._Shown().visit(__import__("ast").parse(cell))
     calls = [stmt for stmt in shown.body if isinstance(stmt, __import__("ast").Expr)]
     # gc.collect() stays as it was; the bare `x` is recorded through __port_show__

@@ -12,7 +12,7 @@ from ..quiet import quietly
 from ..tensor import Tensor
 from .dual import D, register
 from .outputs import write_out
-from .overloads import number_first
+from .overloads import number_first, scalar_argument
 from .recording import RESULT, Op, apply, array_of, sum_axes
 from .short_axis import MIN_SIZE, broadcasting, summed, times
 
@@ -256,15 +256,18 @@ AddAlphaBackward = type("AddBackward0", (_AlphaSum,), {"__doc__": "``a + alpha *
 SubAlphaBackward = type("SubBackward0", (_AlphaSum,), {"__doc__": "``a - alpha * b``", "sign": -1})
 
 
-def _with_alpha(cls, plain, input, other, alpha):
+def _with_alpha(cls, plain, input, other, alpha, name):
     if not isinstance(input, Tensor):
         input = Tensor._make(np.asarray(input))
     if not isinstance(other, (Tensor, int, float, complex)):
         other = Tensor._make(np.asarray(other))
     if alpha == 1 and type(alpha) is int:
         return plain(input, other)
+    alpha = scalar_argument(name, "alpha", alpha)
     kinds = {input.dtype.kind, (other.dtype.kind if isinstance(other, Tensor) else "f" if isinstance(other, float)
                                 else "i")}
+    if isinstance(alpha, (bool, np.bool_)) and kinds != {"b"}:
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
     if isinstance(alpha, float) and not kinds & set("fc"):
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
     return apply(cls, (input, other), {"alpha": alpha})
@@ -280,7 +283,7 @@ def add(input, other, *deprecated, alpha=1, out=None):
     """
     if deprecated:
         alpha, (other,) = number_first("add", other, (), deprecated, "alpha", ("other",))
-    return write_out(_with_alpha(AddAlphaBackward, Tensor.__add__, input, other, alpha), out, "add")
+    return write_out(_with_alpha(AddAlphaBackward, Tensor.__add__, input, other, alpha, "add"), out, "add")
 
 
 def sub(input, other, *deprecated, alpha=1, out=None):
@@ -293,7 +296,7 @@ def sub(input, other, *deprecated, alpha=1, out=None):
     """
     if deprecated:
         alpha, (other,) = number_first("sub", other, (), deprecated, "alpha", ("other",))
-    return write_out(_with_alpha(SubAlphaBackward, Tensor.__sub__, input, other, alpha), out, "sub")
+    return write_out(_with_alpha(SubAlphaBackward, Tensor.__sub__, input, other, alpha, "sub"), out, "sub")
 
 
 # the rules that take a batch of gradients as they are: NumPy broadcasting lines g's trailing

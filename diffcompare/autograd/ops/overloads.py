@@ -19,15 +19,47 @@ import warnings
 from ..tensor import Tensor
 
 
+def scalar_argument(name, parameter, value):
+    """``value`` as the Number that PyTorch's argument parser takes for ``parameter`` of
+    ``name``: a Python or NumPy number, or a 0-d tensor that does not require grad (its value);
+    anything else is PyTorch's TypeError.
+
+    >>> from diffcompare import autograd as ag
+    >>> scalar_argument("add", "alpha", ag.tensor(0.5)), scalar_argument("add", "alpha", 2)
+    (0.5, 2)
+    >>> scalar_argument("add", "alpha", ag.ones(1))
+    Traceback (most recent call last):
+    TypeError: add(): argument 'alpha' must be Number, not Tensor
+    """
+    if isinstance(value, numbers.Number):
+        return value
+    if isinstance(value, Tensor) and value.ndim == 0 and not value.requires_grad:
+        return value.item()
+    raise TypeError(f"{name}(): argument '{parameter}' must be Number, not {type(value).__name__}")
+
+
+def _type_name(value):
+    return "Tensor" if isinstance(value, Tensor) else type(value).__name__
+
+
 def number_first(name, number, tensors, rest, scalar_name, tensor_names):
     """``(number, tensors)`` of a call of ``name`` in its deprecated order (Number scalar,
     Tensor, ...): ``number`` and ``tensors`` are what arrived in the places of the current
-    order's tensors, ``rest`` the extra positional arguments after them."""
+    order's tensors, ``rest`` the extra positional arguments after them. A 0-d tensor that
+    does not require grad is a Number here too (a learning rate that became one)."""
     given = [number, *tensors, *rest]
-    if not isinstance(number, numbers.Number) or isinstance(number, bool) or len(given) != len(tensor_names) + 1 \
-            or not all(isinstance(t, Tensor) for t in given[1:]):
-        raise TypeError(f"{name}() received an invalid combination of arguments: expected ({', '.join(tensor_names)}, "
-                        f"*, Number {scalar_name}=1)")
+    if isinstance(number, Tensor) and number.ndim == 0 and not number.requires_grad:
+        number = number.item()
+    count = len(tensor_names)
+    if len(given) != count + 1:
+        got = ", ".join(_type_name(v) if i < count and isinstance(v, Tensor) else f"!{_type_name(v)}!"
+                        for i, v in enumerate(given))
+        expected = ", ".join([f"Tensor {t}" for t in tensor_names] + [f"*, Number {scalar_name} = 1"])
+        raise TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but expected "
+                        f"({expected})")
+    if not isinstance(number, numbers.Number) or not all(isinstance(t, Tensor) for t in given[1:]):
+        raise TypeError(f"{name}() takes {count} positional argument{'s' if count > 1 else ''} but {len(given)} "
+                        f"were given")
     old = ", ".join([f"Number {scalar_name}"] + [f"Tensor {t}" for t in tensor_names])
     new = ", ".join([f"Tensor {t}" for t in tensor_names] + [f"*, Number {scalar_name} = 1"])
     warnings.warn(f"This overload of {name} is deprecated:\n\t{name}({old})\nConsider using one of the following "
@@ -35,4 +67,4 @@ def number_first(name, number, tensors, rest, scalar_name, tensor_names):
     return number, given[1:]
 
 
-__all__ = ['number_first']
+__all__ = ['number_first', 'scalar_argument']

@@ -20,7 +20,7 @@ from ..tensor import Tensor
 from .dual import D
 from .elementwise import ClampBackward0, ClampBackward1
 from .outputs import write_out
-from .overloads import number_first
+from .overloads import number_first, scalar_argument
 from .recording import RESULT, Op, apply, array_of, floating_dtype
 from .scattering import not_differentiable
 from .shape import record_view
@@ -111,7 +111,7 @@ def addcmul(input, tensor1, tensor2, *deprecated, value=1):
     if deprecated:
         value, (tensor1, tensor2) = number_first("addcmul", tensor1, (tensor2,), deprecated, "value",
                                                  ("tensor1", "tensor2"))
-    return apply(AddcmulBackward0, (input, tensor1, tensor2), {"value": value})
+    return apply(AddcmulBackward0, (input, tensor1, tensor2), {"value": scalar_argument("addcmul", "value", value)})
 
 
 def addcdiv(input, tensor1, tensor2, *deprecated, value=1):
@@ -120,7 +120,7 @@ def addcdiv(input, tensor1, tensor2, *deprecated, value=1):
     if deprecated:
         value, (tensor1, tensor2) = number_first("addcdiv", tensor1, (tensor2,), deprecated, "value",
                                                  ("tensor1", "tensor2"))
-    return apply(AddcdivBackward0, (input, tensor1, tensor2), {"value": value})
+    return apply(AddcdivBackward0, (input, tensor1, tensor2), {"value": scalar_argument("addcdiv", "value", value)})
 
 
 class LogaddexpBackward0(Op):

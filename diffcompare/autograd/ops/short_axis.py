@@ -53,28 +53,26 @@ def _merges(array, shape):
 
 
 _max = max
-_SHAPES: dict = {}          # (shape, shape) -> their broadcast shape (np.broadcast_shapes costs microseconds)
-
-
-def _broadcast_shape(a, b):
-    shape = _SHAPES.get((a, b))
-    if shape is None:
-        shape = np.broadcast_shapes(a, b)       # (raises ValueError for shapes that do not broadcast)
-        if len(_SHAPES) < 1024:
-            _SHAPES[(a, b)] = shape
-    return shape
+_WAYS: dict = {}            # the operands' shapes, strides and item sizes -> how ``binary`` computes
+_WAYS_KEPT = 1024
 
 
 def binary(ufunc, a, b):
     """``ufunc(a, b)``, one index of a short last axis at a time where an operand that is
-    broadcast or not contiguous would make NumPy loop along it; otherwise ``ufunc(a, b)``."""
+    broadcast or not contiguous would make NumPy loop along it; otherwise ``ufunc(a, b)``.
+    How is decided once for operands of given shapes and strides (``_way``)."""
     if type(a) is np.ndarray and type(b) is np.ndarray and a.ndim and b.ndim and \
             1 < _max(a.shape[-1], b.shape[-1]) <= SHORT:
-        shape = a.shape if a.shape == b.shape else _broadcast_shape(a.shape, b.shape)
-        if _worth(shape) and not (_merges(a, shape) and _merges(b, shape)):
-            out = _tiled(ufunc, a, b, shape)
-            if out is not None:
-                return out
+        key = (a.shape, a.strides, a.itemsize, b.shape, b.strides, b.itemsize)
+        way = _WAYS.get(key, False)
+        if way is False:
+            way = _way(a, b)
+            if len(_WAYS) < _WAYS_KEPT:
+                _WAYS[key] = way
+        if way is not None:
+            shape, plan = way
+            if plan is not None:
+                return _grouped(ufunc, a, b, shape, plan)
             first = ufunc(a[..., 0], b[..., 0])
             out = np.empty(shape, first.dtype)
             out[..., 0] = first
@@ -83,6 +81,16 @@ def binary(ufunc, a, b):
                 ufunc(a[..., j if last_a else 0], b[..., j if last_b else 0], out=out[..., j])
             return out
     return ufunc(a, b)
+
+
+def _way(a, b):
+    """None where NumPy's own loop serves; else (the result's shape, ``_plan``'s grouping of
+    rows, or None: one index of the last axis at a time). Raises NumPy's ValueError for shapes
+    that do not broadcast."""
+    shape = a.shape if a.shape == b.shape else np.broadcast_shapes(a.shape, b.shape)
+    if _worth(shape) and not (_merges(a, shape) and _merges(b, shape)):
+        return shape, _plan(a, b, shape)
+    return None
 
 
 _PERIODS: dict = {}      # (n, longest) -> the rows taken together by _tiled, or 1
@@ -111,13 +119,29 @@ def _tiled(ufunc, a, b, shape):
     >>> bool((_tiled(np.multiply, a, b, a.shape) == a * b).all()), _tiled(np.add, a, a[:, :1, :1], a.shape)
     (True, None)
     """
+    plan = _plan(a, b, shape)
+    return None if plan is None else _grouped(ufunc, a, b, shape, plan)
+
+
+def _grouped(ufunc, a, b, shape, plan):
+    """``ufunc(a, b)`` with the rows grouped as ``_plan`` says."""
+    (grouped_a, row_a), (grouped_b, row_b), r = plan
+    a = a.reshape(grouped_a) if row_a is None else a.reshape(row_a).repeat(r, axis=-2).reshape(grouped_a)
+    b = b.reshape(grouped_b) if row_b is None else b.reshape(row_b).repeat(r, axis=-2).reshape(grouped_b)
+    return ufunc(a, b).reshape(shape)
+
+
+def _plan(a, b, shape):
+    """How ``_tiled`` groups the rows of ``a`` and ``b``: for each operand (its grouped shape,
+    None for rows taken as they are or the shape of its one row, repeated), and r; None where
+    it cannot."""
     n, short = shape[-2], shape[-1]
     ndim = len(shape)
     rows = math.prod(shape[:-2])        # of the repeated operand at most: a long row each
     r = _period(n, max(2, min(256, TILE // max(rows, 1)) // short))
     if r == 1:
         return None
-    grouped = []
+    operands = []
     for x in (a, b):
         xs = (1,) * (ndim - x.ndim) + x.shape
         lead = xs[:-2]
@@ -125,12 +149,12 @@ def _tiled(ufunc, a, b, shape):
             return None
         item = x.itemsize
         if xs[-2] == n and x.strides[-1] == item and x.strides[-2] == short * item:
-            grouped.append(x.reshape(lead + (n // r, r * short)))
+            operands.append((lead + (n // r, r * short), None))
         elif xs[-2] == 1:
-            grouped.append(x.reshape(lead + (1, short)).repeat(r, axis=-2).reshape(lead + (1, r * short)))
+            operands.append((lead + (1, r * short), lead + (1, short)))
         else:
             return None
-    return ufunc(grouped[0], grouped[1]).reshape(shape)
+    return operands[0], operands[1], r
 
 
 def broadcasting(ufunc):
