@@ -19,6 +19,7 @@ program's) needs ``weights_only=False`` — for a file one trusts — or the cla
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import pickle
@@ -30,13 +31,17 @@ _ZIP_MAGIC = b"PK\x03\x04"
 
 # what a state dict, an optimizer's state or a checkpoint of them is made of
 _SAFE = {
-    ("diffcompare.autograd.tensor", "_rebuild"), ("collections", "OrderedDict"), ("collections", "defaultdict"),
-    ("numpy", "ndarray"), ("numpy", "dtype"), ("numpy._core.multiarray", "_reconstruct"),
-    ("numpy.core.multiarray", "_reconstruct"), ("numpy._core.multiarray", "scalar"),
-    ("numpy.core.multiarray", "scalar"), ("_codecs", "encode"),
+    ("collections", "OrderedDict"), ("collections", "defaultdict"),
+    ("numpy", "ndarray"), ("numpy", "dtype"), ("_codecs", "encode"),
     ("builtins", "set"), ("builtins", "frozenset"), ("builtins", "slice"), ("builtins", "complex"),
     ("builtins", "range"), ("builtins", "bytearray"),
 }
+# NumPy's arrays and scalars: the arrays behind the engine's tensors (which pickle as them) are
+# read; one that is not a tensor's (a NumPy value of the program's) is refused, as PyTorch
+# refuses every NumPy value
+_NUMPY_VALUES = {("numpy._core.multiarray", "_reconstruct"), ("numpy.core.multiarray", "_reconstruct"),
+                 ("numpy._core.multiarray", "scalar"), ("numpy.core.multiarray", "scalar")}
+_TENSOR = ("diffcompare.autograd.tensor", "_rebuild")
 _ADDED: dict = {}
 
 
@@ -58,22 +63,77 @@ def clear_safe_globals() -> None:
     _ADDED.clear()
 
 
+@contextlib.contextmanager
+def safe_globals(safe_globals):
+    """Allow these classes or functions in ``load(..., weights_only=True)`` within the block:
+    ``with serialization.safe_globals([np._core.multiarray.scalar]): ag.load(path)`` reads a
+    checkpoint that holds NumPy numbers, which ``load`` alone refuses (as PyTorch does).
+
+    >>> import io, numpy as np
+    >>> from diffcompare import autograd as ag
+    >>> buffer = io.BytesIO()
+    >>> ag.save({"accuracy": np.float64(0.5)}, buffer)
+    >>> _ = buffer.seek(0)
+    >>> ag.load(buffer)
+    Traceback (most recent call last):
+    _pickle.UnpicklingError: Weights only load failed. ...
+    """
+    before = dict(_ADDED)
+    add_safe_globals(safe_globals)
+    try:
+        yield
+    finally:
+        _ADDED.clear()
+        _ADDED.update(before)
+
+
+def _refusal(dotted):
+    return pickle.UnpicklingError(
+        f"Weights only load failed. This file can still be loaded, to do so you have two options, do those "
+        f"steps only if you trust the source of the checkpoint. \n\t(1) In PyTorch 2.6, we changed the default "
+        f"value of the `weights_only` argument in `torch.load` from `False` to `True`. Re-running `torch.load` "
+        f"with `weights_only` set to `False` will likely succeed, but it can result in arbitrary code "
+        f"execution. Do it only if you got the file from a trusted source.\n\t(2) Alternatively, to load with "
+        f"`weights_only=True` please check the recommended steps in the following error message.\n\t"
+        f"WeightsUnpickler error: Unsupported global: GLOBAL {dotted} was not an allowed global by default. "
+        f"Please use `torch.serialization.add_safe_globals([{dotted}])` or the "
+        f"`torch.serialization.safe_globals([{dotted}])` context manager to allowlist this global if you trust "
+        f"this class/function.\n\nCheck the documentation of torch.load to learn more about types accepted by "
+        f"default with weights_only https://pytorch.org/docs/stable/generated/torch.load.html.")
+
+
 class _WeightsOnly(pickle.Unpickler):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.loose = {}         # id -> (the global that made it, a NumPy value no tensor has taken yet)
+
     def find_class(self, module, name):
-        if module.startswith("numpy.dtypes") or (module, name) in _SAFE:
-            return super().find_class(module, name)
         if (module, name) in _ADDED:
             return _ADDED[(module, name)]
-        raise pickle.UnpicklingError(
-            f"Weights only load failed. This file can still be loaded, to do so you have two options, do those "
-            f"steps only if you trust the source of the checkpoint.\n\t(1) In PyTorch 2.6, we changed the default "
-            f"value of the `weights_only` argument in `torch.load` from `False` to `True`. Re-running `torch.load` "
-            f"with `weights_only` set to `False` will likely succeed, but it can result in arbitrary code "
-            f"execution. Do it only if you got the file from a trusted source.\n\t(2) Alternatively, to load with "
-            f"`weights_only=True` please check the recommended steps in the following error message.\n\t"
-            f"WeightsUnpickler error: Unsupported global: GLOBAL {module}.{name} was not an allowed global by "
-            f"default. Please use `torch.serialization.add_safe_globals([{name}])` to allowlist this global if "
-            f"you trust this class/function.")
+        if module.startswith("numpy.dtypes") or (module, name) in _SAFE:
+            return super().find_class(module, name)
+        if (module, name) in _NUMPY_VALUES:
+            make = super().find_class(module, name)
+
+            def made(*args, make=make, dotted=f"{module}.{name}"):
+                value = make(*args)
+                self.loose[id(value)] = (dotted, value)
+                return value
+            return made
+        if (module, name) == _TENSOR:
+            rebuild = super().find_class(module, name)
+
+            def tensor(data, *args):
+                self.loose.pop(id(data), None)
+                return rebuild(data, *args)
+            return tensor
+        raise _refusal(f"{module}.{name}")
+
+    def load(self):
+        value = super().load()
+        if self.loose:
+            raise _refusal(next(iter(self.loose.values()))[0])
+        return value
 
 
 def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL, _use_new_zipfile_serialization=True):
@@ -126,4 +186,4 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
     return (pickle_module or pickle).Unpickler(stream, **pickle_load_args).load()
 
 
-__all__ = ["add_safe_globals", "clear_safe_globals", "get_safe_globals", "load", "save"]
+__all__ = ["add_safe_globals", "clear_safe_globals", "get_safe_globals", "load", "safe_globals", "save"]
