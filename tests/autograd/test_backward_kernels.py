@@ -74,6 +74,23 @@ def test_short_axis_products_are_numpys_bit_for_bit(lead, n, short, ufunc, swap,
     assert tiled is None or (tiled.shape == expected.shape and np.array_equal(tiled, expected))
 
 
+def test_the_way_decided_for_one_layout_is_not_used_for_another():
+    """binary decides how to compute once per shapes and strides: operands of the same shapes
+    laid out otherwise (rows every other one, a transposed copy, float32) get their own way,
+    and every result is NumPy's."""
+    rng = np.random.default_rng(3)
+    rows, row = rng.standard_normal((3, 2000, 2)), rng.standard_normal((3, 1, 2))
+    for a in (rows[:, :1000], rows[:, ::2], np.ascontiguousarray(rows[:, :1000].transpose(0, 2, 1)).transpose(0, 2, 1),
+              rows[:, :1000].astype(np.float32), rows[:, :1000]):
+        for ufunc in (np.subtract, np.multiply):
+            assert np.array_equal(binary(ufunc, a, row), ufunc(a, row))
+            assert np.array_equal(binary(ufunc, row, a), ufunc(row, a))
+    with pytest.raises(ValueError):         # shapes that do not broadcast: NumPy's error, every time
+        binary(np.add, rows[:, :1000], rng.standard_normal((3, 1, 3)))
+    with pytest.raises(ValueError):
+        binary(np.add, rows[:, :1000], rng.standard_normal((3, 1, 3)))
+
+
 def test_grouped_rows_only_take_what_they_can_regroup():
     rows = np.arange(6000.0).reshape(3, 1000, 2)
     assert _tiled(np.add, rows, rows[:, :1, :1], rows.shape) is None          # a broadcast last axis
