@@ -3,6 +3,11 @@
 runs with ``--jobs 1``: a fresh interpreter started, every case sent over a pipe, its output
 captured) and two, in interleaved rounds of the same run.
 
+Then what ending a worker costs, the wait at the end of every supervised audit: a pool's
+``close()`` after its run (the worker flushes its streams and ends at once), against an
+interpreter holding the same modules (SymPy, NumPy, the audit's) that ends the ordinary way
+(finalising its objects), timed from the moment it is told to end, in interleaved rounds.
+
 Run: python benchmarks/supervision_cost.py [--cases 60] [--points 50] [--rounds 3]
 """
 
@@ -10,7 +15,10 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import common  # noqa: F401  (thread pins before NumPy)
 from audit_scaling import cases
@@ -41,11 +49,45 @@ def main(argv=None) -> str:
     base = statistics.median(times[ROUTES[0][0]])
     rows = [[name, f"{statistics.median(t):.2f} s", f"{statistics.median(t) / base:.2f}x "
              f"({min(t) / base:.2f}–{max(t) / base:.2f})", ", ".join(statuses[name])] for name, t in times.items()]
-    return table(f"What supervision costs: an audit of {args.cases} cases x {args.points} random points (same run)",
+    section = table(f"What supervision costs: an audit of {args.cases} cases x {args.points} random points (same run)",
                  ["where user code runs", "wall (median)", "this / in this process", "statuses"], rows,
                  [f"{args.rounds} interleaved rounds, medians; the supervised routes include starting their "
                   "worker interpreters (about 0.7 s each here)",
                   "every route gives the same verdicts: the results do not depend on where the units ran"])
+    return section + "\n" + ending(max(args.rounds, 5))
+
+
+ROOT = Path(__file__).resolve().parents[1]
+# an interpreter with the worker's modules that ends when its standard input closes, the ordinary way
+ORDINARY = ("import sys; sys.path[0] = sys.argv[1]; import sympy, diffcompare.auditing.batch; "
+            "print('ready', flush=True); sys.stdin.read()")
+
+
+def ending(rounds: int) -> str:
+    """Seconds from "end" to a worker's exit: the pool's own end against an ordinary shutdown."""
+    from diffcompare.auditing.suite import Case
+    from diffcompare.auditing.workers import Pool
+    fast, ordinary = [], []
+    for _ in range(rounds):
+        pool = Pool(1)
+        pool.run([Case("cube", expression="x**3", at=[{"x": 2.0}])], {"points": 0, "adversarial": False})
+        start = time.perf_counter()
+        pool.close()
+        fast.append(time.perf_counter() - start)
+        process = subprocess.Popen([sys.executable, "-c", ORDINARY, str(ROOT)], stdin=subprocess.PIPE,
+                                   stdout=subprocess.PIPE)
+        process.stdout.readline()
+        start = time.perf_counter()
+        process.stdin.close()
+        process.wait()
+        ordinary.append(time.perf_counter() - start)
+    f, o = statistics.median(fast), statistics.median(ordinary)
+    return table("Ending a supervised worker: the wait at the end of every audit (same run)",
+                 ["how the worker ends", "seconds (median)", "this / ordinary shutdown"],
+                 [["the pool's close(): streams flushed, os._exit", f"{f:.3f}", f"{f / o:.2f}x"],
+                  ["an interpreter with the same modules ending the ordinary way", f"{o:.3f}", "1.00x"]],
+                 [f"{rounds} interleaved rounds, medians; the pool's time includes asking the worker to end and "
+                  "making sure nothing it started is left"])
 
 
 if __name__ == "__main__":
