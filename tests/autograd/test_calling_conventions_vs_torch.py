@@ -67,6 +67,7 @@ def test_a_learning_rate_that_became_a_0_d_tensor_is_a_number():
     (lambda t: t.ones(3).add(t.ones(3), alpha=t.tensor(2.0, requires_grad=True)), TypeError,
      "add(): argument 'alpha' must be Number, not Tensor"),
     (lambda t: t.ones(3).sub(t.ones(3), alpha=t.ones(1)), TypeError, "sub(): argument 'alpha' must be Number, not Tensor"),
+    (lambda t: t.ones(3).add(t.ones(3), alpha=t.ones(2)), TypeError, "add(): argument 'alpha' must be Number, not Tensor"),
     (lambda t: t.ones(3).add(t.ones(3), alpha="x"), TypeError, "add(): argument 'alpha' must be Number, not str"),
     (lambda t: t.ones(3).addcmul(t.ones(3), t.ones(3), value=t.tensor(2.0, requires_grad=True)), TypeError,
      "addcmul(): argument 'value' must be Number, not Tensor"),

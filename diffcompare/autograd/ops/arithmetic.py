@@ -261,7 +261,7 @@ def _with_alpha(cls, plain, input, other, alpha, name):
         input = Tensor._make(np.asarray(input))
     if not isinstance(other, (Tensor, int, float, complex)):
         other = Tensor._make(np.asarray(other))
-    if alpha == 1 and type(alpha) is int:
+    if type(alpha) is int and alpha == 1:
         return plain(input, other)
     alpha = scalar_argument(name, "alpha", alpha)
     kinds = {input.dtype.kind, (other.dtype.kind if isinstance(other, Tensor) else "f" if isinstance(other, float)
