@@ -603,12 +603,23 @@ def clock_names(cell, known=frozenset()):
         grown = False
         for targets, value in assignments:
             if any(_run_dependent(sub) or isinstance(sub, ast.Name) and sub.id in names for sub in ast.walk(value)):
-                for target in targets:
-                    for sub in ast.walk(target):
-                        if isinstance(sub, ast.Name) and sub.id not in names:
-                            names.add(sub.id)
-                            grown = True
+                for name in _target_names(targets):
+                    if name not in names:
+                        names.add(name)
+                        grown = True
     return names
+
+
+def _target_names(targets):
+    """The variables an assignment writes: names, those of tuples and lists, and the container
+    of a subscript or attribute (``times[epoch] = ...`` writes ``times``, not ``epoch``)."""
+    for target in targets:
+        while isinstance(target, (ast.Subscript, ast.Attribute, ast.Starred)):
+            target = target.value
+        if isinstance(target, ast.Name):
+            yield target.id
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            yield from _target_names(target.elts)
 
 
 def run_worker(side, path, out_path, timeout):

@@ -142,6 +142,8 @@ def test_run_dependent_values_are_neither_read_nor_shown():
     assert torch_port.clock_names("total_time = end_time - start_time\ny = 2", {"end_time", "start_time"}) == {
         "total_time", "end_time", "start_time"}
     assert torch_port.clock_names("elapsed += time.perf_counter() - t0\nw, d = model(x), 3") == {"elapsed"}
+    assert torch_port.clock_names("times[epoch] = time.time() - t0\na, (b, c) = 1, (time.time(), 2)") == {
+        "times", "a", "b", "c"}
     shown = torch_port._Shown().visit(__import__("ast").parse(cell))
     calls = [stmt for stmt in shown.body if isinstance(stmt, __import__("ast").Expr)]
     # gc.collect() stays as it was; the bare `x` is recorded through __port_show__
