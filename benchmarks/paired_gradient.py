@@ -29,7 +29,6 @@ ROOT = Path(__file__).resolve().parents[1]
 def measure(workload: str, size: str, calls: int) -> dict:
     """Median per-pair ratios (engine / PyTorch) of the forward, the backward and both, and
     the median times, in this process (the engine imported from ``sys.path``)."""
-    import numpy as np
     import torch
 
     from diffcompare import autograd as ag
@@ -38,11 +37,12 @@ def measure(workload: str, size: str, calls: int) -> dict:
     module = WORKLOADS[workload]
     data = module.make_data(size, 0)
 
-    def once(engine, objective):
-        params = [engine.tensor(p, requires_grad=True) for p in data.params]
-        consts = {k: (engine.tensor(v) if isinstance(v, np.ndarray) else v) for k, v in data.consts.items()}
+    consts = {ag: data.consts_for(ag.from_numpy), torch: data.consts_for(torch.from_numpy)}
+
+    def once(engine, objective):       # (as real_workloads.py's engine_gradient and torch_gradient)
+        params = [engine.from_numpy(p).requires_grad_() for p in data.params]
         start = time.perf_counter()
-        value = objective(*params, **consts)
+        value = objective(*params, **consts[engine])
         middle = time.perf_counter()
         value.backward()
         return middle - start, time.perf_counter() - middle

@@ -31,11 +31,18 @@ def scalar_argument(name, parameter, value):
     Traceback (most recent call last):
     TypeError: add(): argument 'alpha' must be Number, not Tensor
     """
+    value = _number(value)
     if isinstance(value, numbers.Number):
         return value
+    raise TypeError(f"{name}(): argument '{parameter}' must be Number, not {type(value).__name__}")
+
+
+def _number(value):
+    """A 0-d tensor that does not require grad as its value (PyTorch's parser takes it for a
+    Number); anything else as it is."""
     if isinstance(value, Tensor) and value.ndim == 0 and not value.requires_grad:
         return value.item()
-    raise TypeError(f"{name}(): argument '{parameter}' must be Number, not {type(value).__name__}")
+    return value
 
 
 def _type_name(value):
@@ -48,8 +55,7 @@ def number_first(name, number, tensors, rest, scalar_name, tensor_names):
     order's tensors, ``rest`` the extra positional arguments after them. A 0-d tensor that
     does not require grad is a Number here too (a learning rate that became one)."""
     given = [number, *tensors, *rest]
-    if isinstance(number, Tensor) and number.ndim == 0 and not number.requires_grad:
-        number = number.item()
+    number = _number(number)
     count = len(tensor_names)
     if len(given) != count + 1:
         got = ", ".join(_type_name(v) if i < count and isinstance(v, Tensor) else f"!{_type_name(v)}!"
