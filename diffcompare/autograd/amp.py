@@ -32,6 +32,7 @@ import warnings
 import numpy as np
 
 from .device import device as _device
+from .device import namespace
 from .dtypes import bfloat16, float16
 from .tensor import Tensor
 
@@ -295,16 +296,8 @@ def _cpu_autocast(enabled=True, dtype=bfloat16, cache_enabled=True):
     return autocast("cpu", dtype, enabled, cache_enabled)
 
 
-def _module(name, doc, **attributes):
-    import types
-
-    module = types.ModuleType(f"{__package__}.{name}", doc)
-    module.__dict__.update(attributes)
-    return module
-
-
-CUDA_AMP = _module("cuda.amp", "``torch.cuda.amp``: its GradScaler and autocast disable themselves (no CUDA).",
-                   GradScaler=_cuda_grad_scaler, autocast=_cuda_autocast)
-CPU = _module("cpu", "``torch.cpu``: its ``amp.autocast`` (deprecated in PyTorch).",
-              amp=_module("cpu.amp", "``torch.cpu.amp``.", autocast=_cpu_autocast, GradScaler=GradScaler),
-              is_available=lambda: True, device_count=lambda: 1)
+CUDA_AMP = namespace("cuda.amp", "``torch.cuda.amp``: its GradScaler and autocast disable themselves (no CUDA).",
+                     GradScaler=_cuda_grad_scaler, autocast=_cuda_autocast)
+CPU = namespace("cpu", "``torch.cpu``: its ``amp.autocast`` (deprecated in PyTorch).",
+                amp=namespace("cpu.amp", "``torch.cpu.amp``.", autocast=_cpu_autocast, GradScaler=GradScaler),
+                is_available=lambda: True, device_count=lambda: 1)

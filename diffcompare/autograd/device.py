@@ -22,6 +22,7 @@ AssertionError: Torch not compiled with CUDA enabled
 from __future__ import annotations
 
 import re
+import sys
 import types
 
 import numpy as np
@@ -237,6 +238,10 @@ def _false():
     return False
 
 
+def _true():
+    return True
+
+
 def _zero():
     return 0
 
@@ -253,33 +258,46 @@ def _no_accelerator(*args, **kwargs):
     raise RuntimeError(NO_ACCELERATOR)
 
 
-def _namespace(name, doc, **attributes):
-    """A module object standing for ``torch.<name>``."""
+def namespace(name, doc, **attributes):
+    """A module object standing for ``torch.<name>``, importable under its name as PyTorch's
+    is (``import torch.backends.cudnn as cudnn``, ``from torch.cuda.amp import GradScaler``).
+
+    >>> import importlib
+    >>> importlib.import_module(f"{__package__}.backends.cudnn").is_available()
+    False
+    """
     module = types.ModuleType(f"{__package__}.{name}", doc)
     module.__dict__.update(attributes)
+    sys.modules.setdefault(module.__name__, module)
     return module
 
 
-cuda = _namespace(
+cuda = namespace(
     "cuda", "``torch.cuda`` on a CPU-only engine: no CUDA device (``is_available()`` is False).",
     is_available=_false, device_count=_zero, is_initialized=_false,
     manual_seed=_none, manual_seed_all=_none, empty_cache=_none, is_bf16_supported=_false,
     current_device=_no_cuda, synchronize=_no_cuda, get_device_name=_no_cuda, set_device=_no_cuda)
-accelerator = _namespace(
+accelerator = namespace(
     "accelerator", "``torch.accelerator`` on a CPU-only engine: ``is_available()`` is False and "
     "``current_accelerator()`` None.",
     is_available=_false, current_accelerator=_none, device_count=_zero,
     current_device_index=_no_accelerator, synchronize=_no_accelerator, set_device_index=_no_accelerator)
-backends = _namespace(
+backends = namespace(
     "backends", "``torch.backends`` on a CPU-only engine: MPS and cuDNN are not there.",
-    mps=_namespace("backends.mps", "No MPS device.", is_available=_false, is_built=_false),
-    cuda=_namespace("backends.cuda", "No CUDA (its matmul flags may be set, as training scripts do).",
-                    is_built=_false,
-                    matmul=_namespace("backends.cuda.matmul", "Flags of CUDA matrix products (no effect on a CPU).",
-                                      allow_tf32=False, allow_fp16_reduced_precision_reduction=True,
-                                      allow_bf16_reduced_precision_reduction=True)),
-    cudnn=_namespace("backends.cudnn", "No cuDNN (its flags may be set, as tutorials do).",
-                     is_available=_false, enabled=True, deterministic=False, benchmark=False, allow_tf32=True))
+    mps=namespace("backends.mps", "No MPS device.", is_available=_false, is_built=_false),
+    cuda=namespace("backends.cuda", "No CUDA (its matmul flags may be set, as training scripts do).",
+                   is_built=_false,
+                   matmul=namespace("backends.cuda.matmul", "Flags of CUDA matrix products (no effect on a CPU).",
+                                    allow_tf32=False, allow_fp16_reduced_precision_reduction=True,
+                                    allow_bf16_reduced_precision_reduction=True)),
+    cudnn=namespace("backends.cudnn", "No cuDNN (its flags may be set, as tutorials do).",
+                    is_available=_false, version=_none, enabled=True, deterministic=False, benchmark=False,
+                    allow_tf32=True),
+    # what a CPU build of PyTorch says of its CPU libraries (training scripts ask before choosing)
+    mkldnn=namespace("backends.mkldnn", "oneDNN's flags (no effect here).", is_available=_true, enabled=True),
+    mkl=namespace("backends.mkl", "MKL (no effect here).", is_available=_true),
+    openmp=namespace("backends.openmp", "OpenMP (no effect here).", is_available=_true))
 
 __all__ = ["META", "META_SEEN", "MetaArray", "accelerator", "any_meta", "as_meta", "backends", "cuda", "device",
+           "namespace",
            "get_default_device", "is_meta", "meta_array", "refuse_meta", "resolve", "set_default_device"]

@@ -69,6 +69,15 @@ def _as_tensor(array):
     return Tensor._make(array.astype(np.uint8) if array.dtype == np.bool_ else array)
 
 
+def _sparse_only(name, layout):
+    """A sparse tensor's method, refused on a dense tensor in PyTorch's words (code may read the
+    attribute without calling it, as ``torch.mean(x, dim=0).values`` does)."""
+    def method(self, *args, **kwargs):
+        raise RuntimeError(f"{name} expected {layout} layout but got Strided")
+    method.__name__ = method.__qualname__ = name
+    return method
+
+
 class TensorOperators(Operators):
     """Tensor's arithmetic operators and its methods, as in PyTorch.
 
@@ -569,8 +578,28 @@ class TensorOperators(Operators):
         return META if type(self._data) is MetaArray else CPU
 
     is_cuda = False
-    is_sparse = False
+    is_sparse = is_sparse_csr = False
     layout = strided        # dense tensors only
+
+    def to_dense(self, dtype=None, *, masked_grad=None):
+        """The tensor itself (it is dense), or a copy in ``dtype``."""
+        return self if dtype is None else self.to(dtype)
+
+    def sparse_dim(self):
+        return 0
+
+    def dense_dim(self):
+        return self.ndim
+
+    # a sparse tensor's parts: PyTorch's error on a dense tensor (sparse tensors are out of scope)
+    values = _sparse_only("values", "sparse tensor")
+    indices = _sparse_only("indices", "sparse coordinate tensor")
+    coalesce = _sparse_only("coalesce", "sparse coordinate tensor")
+    is_coalesced = _sparse_only("is_coalesced", "sparse coordinate tensor")
+    crow_indices = _sparse_only("crow_indices", "sparse row compressed tensor")
+    col_indices = _sparse_only("col_indices", "sparse row compressed tensor")
+    ccol_indices = _sparse_only("ccol_indices", "sparse column compressed tensor")
+    row_indices = _sparse_only("row_indices", "sparse column compressed tensor")
 
     @property
     def is_cpu(self):

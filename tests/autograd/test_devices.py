@@ -48,6 +48,34 @@ def test_availability_as_a_cpu_only_build():
         assert _raises(getattr(ag.cuda, name)) == _raises(getattr(torch.cuda, name))
 
 
+@pytest.mark.parametrize("name", ["backends", "backends.cudnn", "backends.mps", "backends.cuda", "backends.mkldnn",
+                                  "backends.mkl", "backends.openmp", "cuda", "cuda.amp", "cpu", "cpu.amp"])
+def test_namespaces_import_as_torchs(name):
+    """``import torch.backends.cudnn as cudnn`` (training scripts' first lines) and
+    ``from torch.cuda.amp import GradScaler`` import, and their probes answer as a CPU build's."""
+    import importlib
+    mine, theirs = importlib.import_module(f"diffcompare.autograd.{name}"), importlib.import_module(f"torch.{name}")
+    assert mine is eval(f"ag.{name}")       # noqa: S307 - a fixed attribute path, no user text
+    for probe in ("is_available", "is_built", "version"):
+        if hasattr(theirs, probe):
+            assert getattr(mine, probe)() == getattr(theirs, probe)(), (name, probe)
+    for flag in ("enabled", "benchmark", "deterministic", "allow_tf32"):
+        if hasattr(theirs, flag) and name != "backends.mkldnn":
+            assert getattr(mine, flag) == getattr(theirs, flag), (name, flag)
+
+
+def test_sparse_accessors_refuse_a_dense_tensor_as_torch():
+    """A dense tensor's ``values``/``indices``/... are there (read without a call, as
+    ``torch.mean(x, dim=0).values`` is) and raise PyTorch's error when called."""
+    x, t = ag.ones(2, 3, requires_grad=True), torch.ones(2, 3, requires_grad=True)
+    for name in ("values", "indices", "coalesce", "is_coalesced", "crow_indices", "col_indices", "ccol_indices",
+                 "row_indices"):
+        assert callable(getattr(ag.mean(x, dim=0), name))
+        assert _raises(getattr(x, name)) == _raises(getattr(t, name)), name
+    assert x.to_dense() is x and t.to_dense() is t
+    assert (x.sparse_dim(), x.dense_dim(), x.is_sparse_csr) == (t.sparse_dim(), t.dense_dim(), t.is_sparse_csr)
+
+
 def test_the_tutorials_first_lines_run():
     for lib in (ag, torch):
         device = "cuda" if lib.cuda.is_available() else "cpu"
