@@ -237,3 +237,26 @@ def test_parameter_is_importable_from_nn_parameter():
 
     p = Parameter(ag.tensor([1.0, 2.0]))
     assert isinstance(p, ag.nn.Parameter) and p.requires_grad and p.tolist() == [1.0, 2.0]
+
+
+def test_record_function_marks_a_region_and_runs_it():
+    """``torch.profiler.record_function`` / ``torch.autograd.profiler.record_function``: as a
+    context manager and as a decorator the region runs unchanged (the engine has no profiler
+    to label it for); a name that is not a string is refused on entry, as PyTorch refuses it."""
+    import importlib
+    for name in ("diffcompare.autograd.profiler", "diffcompare.autograd.autograd.profiler"):
+        assert importlib.import_module(name).record_function is ag.profiler.record_function
+    x = ag.tensor([1.0, 2.0], requires_grad=True)
+    with ag.autograd.profiler.record_function("loss") as region:
+        loss = (x * x).sum()
+    assert region.name == "loss"
+    ag.profiler.record_function("backward")(loss.backward)()
+    assert x.grad.tolist() == [2.0, 4.0]
+    region = ag.profiler.record_function(3)
+    with pytest.raises(RuntimeError, match="Expected a value of type 'str' for argument 'name' but instead found "
+                                           "type 'int'"):
+        region.__enter__()
+    torch = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError, match="Expected a value of type 'str' for argument 'name' but instead found "
+                                           "type 'int'"):
+        torch.autograd.profiler.record_function(3).__enter__()

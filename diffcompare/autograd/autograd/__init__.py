@@ -21,9 +21,10 @@ from ..gradcheck import GradcheckError, gradcheck, gradgradcheck
 from ..grad_mode import (detect_anomaly, enable_grad, inference_mode, is_anomaly_enabled, is_grad_enabled, no_grad,
                          set_detect_anomaly, set_grad_enabled)
 from ..graph import Node
-from . import forward_ad, function, functional, graph
+from . import forward_ad, function, functional, graph, profiler
 from .variable import Variable
 
 __all__ = ["Function", "FunctionCtx", "GradcheckError", "Node", "backward", "detect_anomaly", "enable_grad",
            "forward_ad", "function", "functional", "grad", "graph", "gradcheck", "gradgradcheck", "inference_mode",
-           "is_anomaly_enabled", "is_grad_enabled", "no_grad", "set_detect_anomaly", "set_grad_enabled", "Variable"]
+           "is_anomaly_enabled", "is_grad_enabled", "no_grad", "profiler", "set_detect_anomaly", "set_grad_enabled",
+           "Variable"]
