@@ -200,6 +200,41 @@ class AccumulateGrad(Node):
         if STATE.anomaly_enabled:
             init_node(self, ())
 
+    def __call__(self, *grad_outputs):
+        """Accumulate ``grad_outputs[0]`` into the leaf's ``.grad`` (its hooks first), as
+        calling PyTorch's node does; nothing is returned for inputs (it has none): ``()``."""
+        _arguments(self, grad_outputs)
+        _accumulate_leaf(self.variable, grad_outputs[0], STATE.grad_enabled)
+        return ()
+
+
+def call_node(node, grad_outputs):
+    """``node``'s backward on ``grad_outputs`` (one per output of its op; None as zeros),
+    called directly as PyTorch's nodes are (``y.grad_fn(torch.ones(2))``): the gradients for
+    its inputs as tensors (None where an input wants none), the one gradient alone when it
+    has one input. In grad mode they record their history where the saved values require
+    grad. Nothing is released: the graph stays whole for a backward."""
+    _arguments(node, grad_outputs)
+    differentiable = STATE.grad_enabled
+    grads = [g if differentiable or not isinstance(g, Tensor) else g._data for g in grad_outputs]
+    quiet = set_quiet(QUIET)
+    try:
+        results = node._apply(grads[0] if node.n_outputs == 1 else grads, differentiable)
+    finally:
+        reset_quiet(quiet)
+    out = []
+    for g in results:
+        while type(g) in LAZY:
+            g = g.dense()
+        out.append(None if g is None else _to_tensor(g))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def _arguments(node, grad_outputs):
+    """PyTorch's check of a node's call: one gradient per output of its op."""
+    if len(grad_outputs) != node.n_outputs:
+        raise TypeError(f"expected {node.n_outputs} arguments, got {len(grad_outputs)} instead")
+
 
 def edge_of(t):
     """The (node, output index) through which a gradient reaches tensor ``t``."""

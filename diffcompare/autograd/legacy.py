@@ -16,6 +16,7 @@ import numpy as np
 
 from .dtypes import set_default_dtype
 from .size import Size
+from .storage import UntypedStorage, elements_of
 from .tensor import Tensor, tensor, zeros
 
 
@@ -34,6 +35,8 @@ class _LegacyType(type):
         if len(args) != 1:
             raise TypeError(f"new(): invalid arguments for {cls.__name__}")
         data = args[0]
+        if isinstance(data, UntypedStorage):
+            return Tensor._make(elements_of(data, cls.dtype))      # sharing the storage's memory
         if isinstance(data, Tensor):
             if data._data.dtype != cls.dtype:
                 raise TypeError(f"expected {cls.__name__} (got a tensor of dtype {data.dtype})")

@@ -17,7 +17,7 @@ import numbers
 import numpy as np
 
 from .ops import amax, amin, cat, check_dim, cumprod, matmul, permute, svdvals, unsqueeze, vdot, vector_norm
-from .ops.decompositions import LinAlgError, check_square, cholesky, det, inv, slogdet, solve
+from .ops.decompositions import LinAlgError, check_same_dtype, check_square, cholesky, det, inv, slogdet, solve
 from .ops.factorizations import (cholesky_ex, eig, eigh, eigvals, eigvalsh, householder_product, inv_ex, ldl_factor,
                                  ldl_factor_ex, ldl_solve, linalg_lu as lu, linalg_lu_solve as lu_solve,
                                  linalg_qr as qr, linalg_svd as svd, lstsq, lu_factor, lu_factor_ex, matrix_exp,
@@ -238,12 +238,7 @@ def vecdot(x, y, *, dim=-1, out=None):
     if x.dtype.kind not in "fc":
         name = {"i": "Int" if x.dtype == np.int32 else "Long", "b": "Bool", "u": "Byte"}.get(x.dtype.kind, str(x.dtype))
         raise RuntimeError(f"linalg.vecdot: Expected a floating point or complex tensor as input. Got {name}")
-    if x.dtype != y.dtype:
-        names = {np.dtype(np.float32): "Float", np.dtype(np.float64): "Double", np.dtype(np.complex64): "ComplexFloat",
-                 np.dtype(np.complex128): "ComplexDouble"}
-        raise RuntimeError(f"linalg.vecdot: Expected x and y to have the same dtype, but found x of type "
-                           f"{names.get(np.dtype(x.dtype), x.dtype)} and y of type {names.get(np.dtype(y.dtype), y.dtype)} "
-                           "instead")
+    check_same_dtype("linalg.vecdot: ", ("x", "y"), x, y)
     if x.ndim == 1 and y.ndim == 1:
         return vdot(x, y)
     return ((x.conj() if x.dtype.kind == "c" else x) * y).sum(dim)

@@ -28,6 +28,7 @@ from .backward import backward as backpropagate
 from .dtypes import LEGACY_TYPE_DTYPES, legacy_type_name, strided
 from .device import CPU, META, MetaArray, refuse_meta, resolve as resolve_device
 from .tensor import Operators, Tensor, full, ones, tensor as tensor_factory, zeros
+from .storage import UntypedStorage, elements_of
 
 
 def operand(other):
@@ -813,6 +814,8 @@ class TensorOperators(Operators):
             return zeros(*args[0], dtype=self.dtype)
         if len(args) > 1:
             raise TypeError("new() received an invalid combination of arguments")
+        if args and isinstance(args[0], UntypedStorage):
+            return Tensor._make(elements_of(args[0], self.dtype))      # sharing the storage's memory
         return tensor_factory(args[0] if args else [], dtype=self.dtype)
 
     # -- more functions as methods (ops.numeric, ops.composites, ops.comparison) ----------------

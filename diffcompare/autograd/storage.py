@@ -18,7 +18,9 @@ import warnings
 
 import numpy as np
 
-__all__ = ["TypedStorage", "UntypedStorage"]
+from .dtypes import scalar_type_name
+
+__all__ = ["TypedStorage", "UntypedStorage", "elements_of"]
 
 _TYPED_WARNING = ("TypedStorage is deprecated. It will be removed in the future and UntypedStorage will be the only "
                   "storage class. This should only matter to you if you are using storages directly.  To access "
@@ -30,6 +32,30 @@ def storage_root(array):
     while isinstance(array.base, np.ndarray):
         array = array.base
     return array
+
+
+def elements_of(storage, dtype):
+    """The memory of ``storage`` as a 1-d array of ``dtype`` sharing it, for the legacy
+    constructors given a storage (``torch.Tensor(x.storage())``, ``torch.FloatTensor(s)``,
+    ``x.new(s)``): every element from the first, whatever part of it a view of ``x`` shows,
+    and writes through either are seen by both, as in PyTorch. A typed storage of another dtype
+    is refused in PyTorch's words.
+
+    >>> from diffcompare import autograd as ag
+    >>> a = ag.arange(4.0)
+    >>> d = ag.Tensor(a[2:].storage())
+    >>> d[0] = 9.0
+    >>> a
+    tensor([9., 1., 2., 3.])
+    """
+    dtype = np.dtype(dtype)
+    if type(storage) is TypedStorage and storage.dtype != dtype:
+        raise RuntimeError(f"Expected a Storage of type {scalar_type_name(dtype)} or an UntypedStorage, but got type "
+                           f"{scalar_type_name(storage.dtype)} for argument 1 'storage'")
+    array = storage._array
+    if not array.flags.c_contiguous:     # (a root that owns its memory is contiguous; kept honest all the same)
+        raise RuntimeError("a storage whose memory is not contiguous cannot be read as elements here")
+    return array.reshape(-1).view(np.uint8).view(dtype)
 
 
 class UntypedStorage:

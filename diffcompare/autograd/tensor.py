@@ -32,7 +32,7 @@ from .grad_mode import STATE
 from .generators import DEFAULT_SEED, check_vmap_randomness, rng_of, standard_normal, standard_uniform
 from .printing import tensor_repr
 from .size import Size, as_size as _as_size
-from .storage import TypedStorage, UntypedStorage, storage_root as _storage_root
+from .storage import TypedStorage, UntypedStorage, elements_of, storage_root as _storage_root
 
 NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
@@ -131,6 +131,8 @@ class Tensor(Operators):
             _check_device(device)
         if isinstance(data, Tensor) and dtype is None:
             array = data._data          # PyTorch's alias of a tensor: its storage, its dtype
+        elif isinstance(data, UntypedStorage):
+            array = elements_of(data, _dtype(dtype) or default_dtype())     # sharing its memory
         else:
             if isinstance(data, Tensor):
                 data = data._data

@@ -706,3 +706,34 @@ def test_lstsq_drivers_give_pytorchs_other_results(driver):
                                 driver=driver)
     for mine, other in zip(result, theirs):
         np.testing.assert_allclose(mine.detach().numpy(), other.numpy(), rtol=1e-10, atol=1e-12)
+
+
+SOLVERS_OF_TWO_DTYPES = [
+    lambda L, A, b: L.linalg.solve(A, b),
+    lambda L, A, b: L.linalg.solve_ex(A, b),
+    lambda L, A, b: L.linalg.lstsq(A, b),
+    lambda L, A, b: L.linalg.lstsq(b.T, A),
+    lambda L, A, b: L.linalg.lu_solve(*L.linalg.lu_factor(A), b),
+    lambda L, A, b: L.cholesky_solve(b, A),
+    lambda L, A, b: L.triangular_solve(b, A),
+    lambda L, A, b: L.linalg.vecdot(b[:, 0], A[0]),
+]
+
+
+@pytest.mark.parametrize("case", range(len(SOLVERS_OF_TWO_DTYPES)))
+def test_solvers_refuse_two_dtypes_as_pytorch(case):
+    """A float64 matrix with a float32 right-hand side (float32 data from NumPy, a float64
+    default): PyTorch refuses it in each solver's words, and so does the engine."""
+    def outcome(L):
+        A, b = L.eye(2, dtype=L.float64) * 2, L.ones(2, 1, dtype=L.float32)
+        try:
+            import warnings
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)     # (triangular_solve's deprecation)
+                SOLVERS_OF_TWO_DTYPES[case](L, A, b)
+        except RuntimeError as error:
+            return str(error)
+        return "ran"
+    mine = outcome(ag)
+    assert mine != "ran" and "same dtype" in mine
+    assert mine == outcome(_torch())

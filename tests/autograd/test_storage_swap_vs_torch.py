@@ -25,6 +25,30 @@ def test_storages_tell_which_tensors_share_memory_as_pytorchs_do(torch_float64):
     assert run(ag) == run(torch)
 
 
+def test_legacy_constructors_given_a_storage_share_its_memory_as_pytorchs(torch_float64):
+    """``torch.Tensor(c.storage())`` (a course notebook's lesson on storages): the tensor holds
+    every element of the storage from the first, whatever part of it ``c`` shows, and writes
+    through it are seen by the other views; a typed storage of another dtype is refused."""
+    def run(lib):
+        a = lib.arange(6.0)
+        b, c = a.view(2, 3), a[2:]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            d = lib.Tensor(c.storage())
+            d[0] = 6666
+            e = lib.DoubleTensor(c.storage())
+            e[1] = 7
+            f = a.new(c.untyped_storage())
+            f[5] = -1
+            try:
+                lib.FloatTensor(c.storage())
+                refused = None
+            except RuntimeError as error:
+                refused = str(error)
+        return b.tolist(), d.tolist(), d._base is None, lib.Tensor(c.untyped_storage()).shape, refused
+    assert run(ag) == run(torch)
+
+
 def test_the_typed_storage_warns_once_as_pytorchs_does(monkeypatch):
     from diffcompare.autograd.storage import TypedStorage
     monkeypatch.setattr(TypedStorage, "_warned", [False])

@@ -20,6 +20,7 @@ from collections import namedtuple
 
 import numpy as np
 
+from ..dtypes import scalar_type_name
 from ..tensor import Tensor
 from .dual import D, define, register
 from .recording import RESULT, Op, apply, array_of
@@ -36,6 +37,16 @@ def check_square(x, name):
     if x.shape[-1] != x.shape[-2]:
         raise RuntimeError(f"{name}: A must be batches of square matrices, but they are {x.shape[-2]} by "
                            f"{x.shape[-1]} matrices")
+
+
+def check_same_dtype(prefix, names, a, b, end=""):
+    """PyTorch's refusal of two operands of a solver (or product) in different dtypes, in its
+    words: ``{prefix}Expected A and B to have the same dtype, but found A of type Double and B
+    of type Float instead{end}``."""
+    if a.dtype != b.dtype:
+        first, second = names
+        raise RuntimeError(f"{prefix}Expected {first} and {second} to have the same dtype, but found {first} of type "
+                           f"{scalar_type_name(a.dtype)} and {second} of type {scalar_type_name(b.dtype)} instead{end}")
 
 
 def _mT(a):
@@ -194,6 +205,7 @@ def solve_recorded(A, B, *, left=True, node=LinalgSolveExBackward0):
     if not left:
         return _mT(solve_recorded(_mT(A), _mT(B), node=node))
     check_square(A, "linalg.solve")
+    check_same_dtype("linalg.solve: ", ("A", "B"), A, B)
     vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
     rows = B.shape[-1] if vector else B.shape[-2]
     if rows != A.shape[-1]:
@@ -268,5 +280,5 @@ PUBLIC = ('det', 'inverse', 'logdet', 'slogdet')
 inverse = inv
 # what the family exports to `ops`
 __all__ = ['LinAlgError', 'LinalgCholeskyExBackward0', 'LinalgDetBackward0', 'LinalgInvExBackward0',
-           'LinalgSlogdetBackward0', 'LinalgSolveExBackward0', 'SlogdetResult', 'cholesky',
+           'LinalgSlogdetBackward0', 'LinalgSolveExBackward0', 'SlogdetResult', 'check_same_dtype', 'cholesky',
            'inv', 'solve', 'solve_recorded', *PUBLIC]

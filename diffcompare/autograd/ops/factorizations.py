@@ -26,12 +26,13 @@ from functools import reduce
 
 import numpy as np
 
+from ..dtypes import scalar_type_name
 from ..graph import SavedTensor
 from ..grad_mode import STATE
 from ..quiet import quietly
 from ..tensor import Tensor
 from .decompositions import (LinAlgError, LinalgCholeskyExBackward0, LinalgInvExBackward0, LinalgSolveExBackward0,
-                             cholesky as linalg_cholesky, solve_recorded)
+                             check_same_dtype, cholesky as linalg_cholesky, solve_recorded)
 from .dual import D, define, register
 from .forward import set_tangent, tangent_array
 from .linalg import matmul, mm
@@ -721,6 +722,7 @@ def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False):
     >>> ag.linalg.lu_solve(*ag.linalg.lu_factor(A), ag.tensor([[1.0, 2.0]]), left=False)
     tensor([[0.5000, 0.3750]])
     """
+    check_same_dtype("linalg.lu_solve: ", ("LU", "B"), LU, B)
     P = _permutation(np.asarray(array_of(pivots)), LU.shape[-2], LU.dtype)
     _refuse_tangents(LinalgLuSolveBackward0, (LU, B))
     return apply(LinalgLuSolveBackward0, (LU, B), {"P": P, "left": bool(left), "adjoint": bool(adjoint)})
@@ -789,6 +791,7 @@ def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, 
                   "in a future PyTorch release.\ntorch.linalg.solve_triangular has its arguments reversed and does "
                   "not return a copy of one of the inputs.\nX = torch.triangular_solve(B, A).solution\nshould be "
                   "replaced with\nX = torch.linalg.solve_triangular(A, B).", UserWarning, stacklevel=2)
+    check_same_dtype("", ("b", "A"), b, A, end=".")
     coefficient = A.mT if transpose else A
     X = solve_triangular(coefficient, b, upper=upper != bool(transpose), unitriangular=unitriangular)
     if X.grad_fn is not None:
@@ -821,6 +824,7 @@ class CholeskySolveBackward0(Op):
 
 def cholesky_solve(B, L, upper=False, *, out=None):
     """The solution of ``A X = B`` from A's Cholesky factor (CholeskySolveBackward0)."""
+    check_same_dtype("", ("b", "A"), B, L, end=".")
     _refuse_tangents(CholeskySolveBackward0, (B, L))
     return write_out(apply(CholeskySolveBackward0, (B, L), {"upper": bool(upper)}), out, "cholesky_solve")
 
@@ -918,6 +922,9 @@ def lstsq(A, B, rcond=None, *, driver=None):
     of ``A`` (gelsd, gelss), and the residuals, the squared norms of ``B - A X``'s columns,
     where ``A`` is tall and of full rank (all but gelsy); the others empty."""
     _matrix(A, "torch.linalg.lstsq")
+    if A.dtype != B.dtype:
+        raise RuntimeError(f"torch.linalg.lstsq: Expected input and other to have the same dtype, but got input's dtype "
+                           f"{scalar_type_name(A.dtype)} and other's dtype {scalar_type_name(B.dtype)}")
     if driver not in (None, "gels", "gelsy", "gelsd", "gelss"):
         raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
     driver = driver or "gelsy"

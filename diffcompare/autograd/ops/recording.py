@@ -14,7 +14,7 @@ from ..device import META_SEEN, MetaArray, any_meta, as_meta, meta_array
 from ..collector import MASK as COLLECTOR_MASK, checkpoint
 from ..grad_mode import STATE
 from ..gradients import ScaledGrad
-from ..graph import FREED_ERROR, Node, SavedTensor, edge_of, sequence
+from ..graph import FREED_ERROR, Node, SavedTensor, call_node, edge_of, sequence
 from ..saved import HookedSavedTensor, refresh, save
 from ..quiet import IGNORE as QUIET, reset_quiet, set_quiet
 from ..tensor import DATA_REPLACED, Tensor
@@ -50,6 +50,16 @@ class Op(Node):
     # without computing it (for ops whose inputs may be too large to compute on); None: the
     # forward runs on the zeros behind the meta arrays and its result becomes a meta array
     infer = None
+
+    def __call__(self, *grad_outputs):
+        """The backward called directly, as PyTorch's nodes are (``graph.call_node``).
+
+        >>> from diffcompare import autograd as ag
+        >>> w = ag.tensor([1.0, 2.0], requires_grad=True)
+        >>> (w * 3).grad_fn(ag.ones(2))
+        (tensor([3., 3.]), None)
+        """
+        return call_node(self, grad_outputs)
 
     def _apply(self, g, create_graph):
         saved = self._saved
