@@ -25,7 +25,8 @@ under PyTorch's import names (``RENAMES``: an import hook, the corpus is not edi
   on the meta device is read as its shape and dtype, and a variable assigned a wall-clock
   reading (``start = timeit.default_timer()``), an address (``old_id = id(c)``) or what ``gc.collect()`` freed is not
   read, nor shown (``clock_names``, ``_run_dependent``); a cell's
-  ``empty`` and its kin, and the legacy constructors given sizes (``torch.Tensor(2, 3)``), give
+  ``empty`` and its kin, and the legacy constructors given sizes (``torch.Tensor(2, 3)``,
+  ``x.new(2, 3)``), give
   zeros on PyTorch's side, as the engine's do (``_ZeroEmpty``: their contents are undefined).
 
 A cell is then: "agree" (every value it changed, on either side, equal to 1e-10 relative to the
@@ -373,7 +374,7 @@ class _ZeroEmpty(ast.NodeTransformer):
 
     NAMES = {"empty": "zeros", "empty_like": "zeros_like", "new_empty": "new_zeros"}
     STRIDED = {"empty_strided": "zeros", "new_empty_strided": "new_zeros"}
-    # the legacy constructors, given sizes (``torch.Tensor(2, 3)``), are uninitialised too
+    # the legacy constructors, given sizes (``torch.Tensor(2, 3)``, ``x.new(2, 3)``), are uninitialised too
     LEGACY = {"Tensor": None, "FloatTensor": "float32", "DoubleTensor": "float64", "HalfTensor": "float16",
               "LongTensor": "int64", "IntTensor": "int32", "ShortTensor": "int16", "CharTensor": "int8",
               "ByteTensor": "uint8", "BoolTensor": "bool"}
@@ -392,6 +393,9 @@ class _ZeroEmpty(ast.NodeTransformer):
             func.attr = "zeros"
             if dtype is not None:
                 node.keywords.append(ast.keyword("dtype", ast.Attribute(func.value, dtype, ast.Load())))
+        elif isinstance(func, ast.Attribute) and func.attr == "new" and self._sizes(node):    # x.new(2, 3)
+            func.attr = "new_zeros"
+            node.args = [ast.Tuple(node.args, ast.Load())]
         return node
 
     @staticmethod
@@ -577,11 +581,17 @@ CLOCKS = {"default_timer", "time", "perf_counter", "monotonic", "process_time", 
 
 
 def _run_dependent(value):
-    """Whether an expression is a call whose value differs between any two runs (``CLOCKS``)."""
-    if not isinstance(value, ast.Call):
-        return False
-    func = value.func
-    return (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)) in CLOCKS
+    """Whether an expression holds a value that differs between any two runs: a call of one of
+    ``CLOCKS`` anywhere in it (``c.data_ptr(), a.data_ptr()``, ``id(a.storage()) == id(b)``),
+    or an address function passed on uncalled (``list(map(id, model.parameters()))``)."""
+    for sub in ast.walk(value):
+        if isinstance(sub, ast.Call):
+            func = sub.func
+            if (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)) in CLOCKS:
+                return True
+        elif isinstance(sub, ast.Name) and sub.id == "id" or isinstance(sub, ast.Attribute) and sub.attr == "data_ptr":
+            return True
+    return False
 
 
 def clock_names(cell, known=frozenset()):

@@ -127,11 +127,13 @@ def test_uninitialised_constructors_become_zeros_on_pytorchs_side():
     side: the cell's own calls become zeros there; a constructor given data is left as it is."""
     import ast
     source = ("a = torch.Tensor(2, 3)\nb = torch.FloatTensor(4)\nc = torch.Tensor([1, 2])\n"
-              "d = torch.LongTensor(n, m)\ne = torch.empty(3)\nf = torch.Tensor(x)\n")
+              "d = torch.LongTensor(n, m)\ne = torch.empty(3)\nf = torch.Tensor(x)\ng = a.new(2, 3)\n"
+              "h = a.new([1, 2])\n")
     tree = torch_port._ZeroEmpty().visit(ast.parse(source))
     assert ast.unparse(tree).splitlines() == [
         "a = torch.zeros(2, 3)", "b = torch.zeros(4, dtype=torch.float32)", "c = torch.Tensor([1, 2])",
-        "d = torch.zeros(n, m, dtype=torch.int64)", "e = torch.zeros(3)", "f = torch.Tensor(x)"]
+        "d = torch.zeros(n, m, dtype=torch.int64)", "e = torch.zeros(3)", "f = torch.Tensor(x)",
+        "g = a.new_zeros((2, 3))", "h = a.new([1, 2])"]
 
 
 def test_run_dependent_values_are_neither_read_nor_shown():
@@ -144,6 +146,14 @@ def test_run_dependent_values_are_neither_read_nor_shown():
     assert torch_port.clock_names("elapsed += time.perf_counter() - t0\nw, d = model(x), 3") == {"elapsed"}
     assert torch_port.clock_names("times[epoch] = time.time() - t0\na, (b, c) = 1, (time.time(), 2)") == {
         "times", "a", "b", "c"}
+    # addresses: called anywhere in an expression, or passed on uncalled
+    assert torch_port.clock_names("ids = list(map(id, model.parameters()))\nsame = id(a.storage()) == id(b)") == {
+        "ids", "same"}
+    import ast
+    shown_cell = "c.data_ptr(), a.data_ptr()\nid(a.storage()) == id(b.storage())\nlist(map(id, ps))\nx + 1"
+    kept = [stmt for stmt in torch_port._Shown().visit(ast.parse(shown_cell)).body
+            if isinstance(stmt.value, ast.Call) and getattr(stmt.value.func, "id", None) == "__port_show__"]
+    assert [ast.unparse(stmt.value.args[0]) for stmt in kept] == ["x + 1"]
     shown = torch_port._Shown().visit(__import__("ast").parse(cell))
     calls = [stmt for stmt in shown.body if isinstance(stmt, __import__("ast").Expr)]
     # gc.collect() stays as it was; the bare `x` is recorded through __port_show__
