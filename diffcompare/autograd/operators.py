@@ -25,7 +25,7 @@ import numpy as np
 
 from . import ops
 from .backward import backward as backpropagate
-from .dtypes import LEGACY_TYPE_DTYPES, legacy_type_name, strided
+from .dtypes import LEGACY_TYPE_DTYPES, bfloat16, legacy_type_name, strided
 from .device import CPU, META, MetaArray, refuse_meta, resolve as resolve_device
 from .tensor import Operators, Tensor, full, ones, tensor as tensor_factory, zeros
 from .storage import UntypedStorage, elements_of
@@ -497,6 +497,10 @@ class TensorOperators(Operators):
     def half(self, memory_format=None):
         """This tensor as float16."""
         return ops.to(self, np.float16)
+
+    def bfloat16(self, memory_format=None):
+        """Refused: NumPy has no bfloat16 (the error names what to use instead)."""
+        return self.to(bfloat16)
 
     def long(self, memory_format=None):
         """This tensor as int64 (outside the graph: integers carry no gradient)."""

@@ -181,6 +181,45 @@ def test_clip_grad_norm_scales_to_the_bound_and_returns_the_norm_before():
     assert v.shape == (6,) and v.grad_fn.name() == "CatBackward0"
 
 
+def test_clip_grads_with_norm_by_hand():
+    """The second half of clip_grad_norm_, given the total norm: (3, 4) of norm 5 scaled to 1,
+    and a norm already under the bound leaves the gradients as they are."""
+    w = ag.nn.Parameter(ag.ones(2))
+    w.grad = ag.tensor([3.0, 4.0])
+    assert ag.nn.utils.clip_grads_with_norm_([w], 1.0, ag.nn.utils.get_total_norm([w.grad])) is None
+    np.testing.assert_allclose(w.grad.numpy(), [3.0 / (5.0 + 1e-6), 4.0 / (5.0 + 1e-6)], rtol=1e-15)
+    ag.nn.utils.clip_grads_with_norm_(w, 10.0, ag.tensor(1.0))
+    np.testing.assert_allclose(w.grad.numpy(), [3.0 / (5.0 + 1e-6), 4.0 / (5.0 + 1e-6)], rtol=1e-15)
+
+
+@pytest.mark.parametrize("name,args", [("xavier_uniform", ()), ("xavier_normal", (2.0,)), ("kaiming_uniform", ()),
+                                       ("kaiming_normal", ()), ("orthogonal", ()), ("uniform", (-1.0, 1.0)),
+                                       ("normal", (0.0, 0.5)), ("constant", (0.25,)), ("eye", ())])
+def test_init_names_without_underscore_warn_and_fill_as_the_underscored(name, args):
+    """Older code's ``nn.init.xavier_uniform(w)``: PyTorch's FutureWarning (its words, on both
+    sides where PyTorch is installed), and the tensor filled as the underscored function fills
+    it from the same seed."""
+    libraries = [ag]
+    try:
+        import torch
+        libraries.append(torch)
+    except ImportError:
+        pass
+    for L in libraries:
+        filled = []
+        for deprecated in (True, False):
+            L.manual_seed(3)
+            w = L.empty(4, 6, dtype=L.float64)
+            if deprecated:
+                with pytest.warns(FutureWarning, match=rf"^`nn.init.{name}` is now deprecated in favor of "
+                                                       rf"`nn.init.{name}_`\.$"):
+                    assert getattr(L.nn.init, name)(w, *args) is w
+            else:
+                getattr(L.nn.init, f"{name}_")(w, *args)
+            filled.append(w.numpy())
+        np.testing.assert_array_equal(*filled)
+
+
 def test_the_legacy_names():
     torch = _torch()
     t = ag.ones(2)

@@ -43,6 +43,10 @@ def test_bfloat16_is_named_and_refused_when_used():
     assert repr(table["bfloat16"]) == "torch.bfloat16"
     with pytest.raises(TypeError, match="has no bfloat16"):
         ag.zeros(2, dtype=ag.bfloat16)
+    with pytest.raises(TypeError, match="has no bfloat16"):
+        ag.ones(2).bfloat16()
+    with pytest.raises(TypeError, match="has no bfloat16"):
+        ag.nn.Linear(2, 2).bfloat16()
 
 
 def test_grad_scaler_scales_unscales_skips_and_adapts():

@@ -20,7 +20,7 @@ from collections import OrderedDict, namedtuple
 
 import numpy as np
 
-from ..dtypes import default_dtype
+from ..dtypes import bfloat16, default_dtype
 from .. import ops
 from ..device import META, as_meta, is_meta, refuse_meta, resolve as resolve_device
 from ..function import Function
@@ -352,6 +352,12 @@ class Module:
 
     def half(self):
         return self._cast(np.dtype(np.float16))
+
+    def bfloat16(self):
+        """Refused: NumPy has no bfloat16 (``Tensor.to``'s error)."""
+        for t in self.parameters():
+            t.to(bfloat16)
+        return self
 
     def _cast(self, dtype):
         if dtype is None or dtype.kind not in "fc":

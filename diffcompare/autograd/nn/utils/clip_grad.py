@@ -42,13 +42,32 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     before clipping is returned. The factor is min(max_norm / (norm + 1e-6), 1), as PyTorch's."""
     grads = _grads(parameters)
     total = get_total_norm(grads, norm_type, error_if_nonfinite)
+    _scale(grads, max_norm, total)
+    return total
+
+
+def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
+    """Scale the gradients by min(max_norm / (total_norm + 1e-6), 1), ``total_norm`` given
+    (``get_total_norm`` of them, or of more parameters than these): the second half of
+    ``clip_grad_norm_``, as PyTorch splits it.
+
+    >>> from diffcompare import autograd as ag
+    >>> w = ag.tensor([3.0, 4.0], requires_grad=True)
+    >>> w.grad = ag.tensor([3.0, 4.0])
+    >>> clip_grads_with_norm_([w], 1.0, get_total_norm([w.grad]))
+    >>> [round(g, 6) for g in w.grad.tolist()]
+    [0.6, 0.8]
+    """
+    _scale(_grads(parameters), max_norm, total_norm)
+
+
+def _scale(grads, max_norm, total):
     if not grads:
-        return total
+        return
     coef = min(float(max_norm) / (float(total) + 1e-6), 1.0)
     with no_grad():
         for g in grads:
             g.mul_(coef)
-    return total
 
 
 def clip_grad_value_(parameters, clip_value, foreach=None):
@@ -59,4 +78,4 @@ def clip_grad_value_(parameters, clip_value, foreach=None):
             g.clamp_(-clip_value, clip_value)
 
 
-__all__ = ["clip_grad_norm_", "clip_grad_value_", "get_total_norm"]
+__all__ = ["clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_", "get_total_norm"]
