@@ -89,20 +89,8 @@ class FunctionCtx(Node):
     def apply(self, *grad_outputs):
         """The Function's ``backward`` called on this node directly, as PyTorch's custom nodes
         allow (``z.grad_fn.apply(grad)``): its result as it returns it, outside a backward
-        walk (grad mode as it is, so its ops record where their inputs require grad).
-
-        >>> from diffcompare import autograd as ag
-        >>> class Cube(ag.Function):
-        ...     @staticmethod
-        ...     def forward(ctx, x):
-        ...         ctx.save_for_backward(x)
-        ...         return x ** 3
-        ...     @staticmethod
-        ...     def backward(ctx, g):
-        ...         x, = ctx.saved_tensors
-        ...         return 3 * x ** 2 * g
-        >>> Cube.apply(ag.tensor([2.0], requires_grad=True)).grad_fn.apply(ag.ones(1))
-        tensor([12.], grad_fn=<MulBackward0>)
+        walk (grad mode as it is, so its ops record where their inputs require grad):
+        ``MultiplyAdd.apply(w, x, b).grad_fn.apply(ag.ones(1))`` is ``backward(ctx, ones)``.
         """
         return self._function.backward(self, *grad_outputs)
 
