@@ -25,7 +25,7 @@ import numpy as np
 
 from . import ops
 from .backward import backward as backpropagate
-from .dtypes import LEGACY_TYPE_DTYPES, bfloat16, legacy_type_name, strided
+from .dtypes import LEGACY_TYPE_DTYPES, bfloat16, default_dtype, legacy_type_name, strided
 from .device import CPU, META, MetaArray, refuse_meta, resolve as resolve_device
 from .tensor import Operators, Tensor, full, ones, tensor as tensor_factory, zeros
 from .storage import UntypedStorage, elements_of
@@ -473,8 +473,8 @@ class TensorOperators(Operators):
         tensor in ``dtype`` (a dtype, or such a name), itself when it already is.
 
         >>> from diffcompare import autograd as ag
-        >>> ag.ones(2).type(), ag.ones(2).type(ag.float32).dtype
-        ('torch.DoubleTensor', dtype('float32'))
+        >>> ag.ones(2).type(), ag.ones(2).type(ag.float32).dtype, ag.arange(2).type(ag.Tensor).dtype
+        ('torch.DoubleTensor', dtype('float32'), dtype('float64'))
         """
         if dtype is None:
             return legacy_type_name(self.dtype)
@@ -482,6 +482,10 @@ class TensorOperators(Operators):
             if dtype not in LEGACY_TYPE_DTYPES:
                 raise ValueError(f"invalid type: '{dtype}'")
             dtype = LEGACY_TYPE_DTYPES[dtype]
+        elif dtype is Tensor:                   # torch.Tensor: the default type
+            dtype = default_dtype()
+        elif isinstance(dtype, type) and isinstance(getattr(dtype, "dtype", None), np.dtype):
+            dtype = dtype.dtype                 # a legacy type: torch.FloatTensor, torch.LongTensor, ...
         if np.dtype(dtype) == self.dtype:
             return self
         return ops.to(self, dtype)

@@ -264,3 +264,62 @@ def test_record_function_marks_a_region_and_runs_it():
     with pytest.raises(RuntimeError, match="Expected a value of type 'str' for argument 'name' but instead found "
                                            "type 'int'"):
         torch.autograd.profiler.record_function(3).__enter__()
+
+
+def test_type_takes_the_legacy_type_classes():
+    """``torch.from_numpy(a).type(torch.Tensor)`` (old course code): the default dtype;
+    ``.type(torch.FloatTensor)``: that type's dtype; the tensor itself when it already is."""
+    x = ag.from_numpy(np.arange(3))
+    assert x.type(ag.Tensor).dtype == np.float64 and x.type(ag.Tensor).tolist() == [0.0, 1.0, 2.0]
+    assert x.type(ag.FloatTensor).dtype == np.float32 and x.type(ag.LongTensor) is x
+    ag.set_default_dtype(ag.float32)
+    try:
+        assert x.type(ag.Tensor).dtype == np.float32
+    finally:
+        ag.set_default_dtype(ag.float64)
+
+
+LOSSES_BY_NAME = {
+    "mse_loss": lambda F, x, y, r: F.mse_loss(x, y, reduction=r),
+    "l1_loss": lambda F, x, y, r: F.l1_loss(x, y, reduction=r),
+    "smooth_l1_loss": lambda F, x, y, r: F.smooth_l1_loss(x, y, reduction=r),
+    "huber_loss": lambda F, x, y, r: F.huber_loss(x, y, reduction=r),
+    "soft_margin_loss": lambda F, x, y, r: F.soft_margin_loss(x, y, reduction=r),
+    "binary_cross_entropy_with_logits": lambda F, x, y, r: F.binary_cross_entropy_with_logits(x, y.abs(), reduction=r),
+    "cross_entropy": lambda F, x, y, r: F.cross_entropy(x, (y > 0).long().sum(1), reduction=r),
+    "poisson_nll_loss": lambda F, x, y, r: F.poisson_nll_loss(x, y.abs(), reduction=r),
+    "multilabel_soft_margin_loss": lambda F, x, y, r: F.multilabel_soft_margin_loss(x, (y > 0).double(), reduction=r),
+}
+
+
+@pytest.mark.parametrize("loss", sorted(LOSSES_BY_NAME))
+@pytest.mark.parametrize("reduction", ["elementwise_mean", "average"])
+def test_old_and_wrong_reduction_names_as_pytorch(loss, reduction):
+    """``reduction='elementwise_mean'`` (PyTorch before 1.0, still taken by 2.13 with a warning)
+    is the mean; a name PyTorch does not know is its ValueError. Two losses keep PyTorch's own
+    checks (poisson_nll_loss and multilabel_soft_margin_loss refuse the old name)."""
+    import warnings
+
+    def outcome(L):
+        x = L.tensor([[0.2, -1.0, 0.5], [1.5, 0.3, -0.2]], dtype=L.float64)
+        y = L.tensor([[0.1, -0.3, 0.4], [1.0, 0.5, -2.0]], dtype=L.float64)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                value = round(float(LOSSES_BY_NAME[loss](L.nn.functional, x, y, reduction)), 12)
+            except ValueError as error:
+                value = str(error)
+        return value, sorted({str(w.message) for w in caught if "reduction" in str(w.message)})
+
+    mine = outcome(ag)
+    if reduction == "average" and loss != "multilabel_soft_margin_loss":
+        assert mine == ("average is not a valid value for reduction", [])
+    if reduction == "elementwise_mean" and loss == "mse_loss":       # by hand: the mean of the squares
+        squares = (np.array([[0.1, -0.7, 0.1], [0.5, -0.2, 1.8]])) ** 2
+        assert mine == (round(float(squares.mean()), 12),
+                        ["reduction='elementwise_mean' is deprecated. Please use reduction='mean' instead."])
+    try:
+        import torch
+    except ImportError:
+        return
+    assert mine == outcome(torch)

@@ -493,7 +493,7 @@ class _Loss(Module):
 
     def __init__(self, size_average=None, reduce=None, reduction="mean"):
         super().__init__()
-        self.reduction = F._legacy_reduction(size_average, reduce, reduction)
+        self.reduction = F._legacy_reduction(size_average, reduce, reduction, named=False)   # (kept as given: read when called)
 
 
 class _WeightedLoss(_Loss):

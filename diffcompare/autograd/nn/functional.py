@@ -28,6 +28,7 @@ from ..ops import (adaptive_avg_pool1d, adaptive_avg_pool3d, adaptive_max_pool1d
                    native_channel_shuffle, rms_norm, upsample, upsample_bilinear, upsample_nearest)
 from ..ops import col2im as fold, im2col as unfold  # noqa: F401
 from ..ops import pdist  # noqa: F401  (torch.nn.functional.pdist)
+from ..ops.reductions import reduction_name
 
 tanh = ops.tanh
 sigmoid = ops.sigmoid
@@ -59,11 +60,12 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     return ops.log_softmax(input, dim)
 
 
-def _legacy_reduction(size_average, reduce, reduction):
-    """``reduction``, or what PyTorch's deprecated ``size_average``/``reduce`` make of it when
-    either is given (with PyTorch's warning)."""
+def _legacy_reduction(size_average, reduce, reduction, named=True):
+    """``reduction`` (``reduction_name``'s reading of it, unless ``named`` is False: the losses
+    that check the name themselves), or what PyTorch's deprecated ``size_average``/``reduce``
+    make of it when either is given (with PyTorch's warning)."""
     if size_average is None and reduce is None:
-        return reduction
+        return reduction_name(reduction, stacklevel=4) if named else reduction
     size_average = True if size_average is None else size_average
     reduce = True if reduce is None else reduce
     legacy = "none" if not reduce else "mean" if size_average else "sum"
@@ -98,19 +100,13 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     return out.reshape((n,) + input.shape[2:]) if reduction == "none" else out
 
 
-def _check_reduction(reduction):
-    if reduction not in ("mean", "sum", "none"):
-        raise ValueError(f"{reduction} is not a valid value for reduction")
-
-
 def _reduce(loss, reduction):
+    reduction = reduction_name(reduction, stacklevel=4)
     if reduction == "mean":
         return loss.mean()
     if reduction == "sum":
         return loss.sum()
-    if reduction == "none":
-        return loss
-    raise ValueError(f"{reduction} is not a valid value for reduction (use 'mean', 'sum' or 'none')")
+    return loss
 
 
 def _as_tensor(value, like):
@@ -204,7 +200,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         if label_smoothing <= 0:
             return nll
         return _smoothed(nll, logp, target_data, weight, ignore_index, reduction, label_smoothing, class_dim)
-    _check_reduction(reduction)
+    reduction = reduction_name(reduction)
     if target_data.shape != tuple(input.shape):
         raise RuntimeError(f"Expected floating point type target {list(target_data.shape)} to have the same "
                            f"shape as input {list(input.shape)}")
@@ -365,7 +361,6 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     input, target = _broadcast(input, target)
     if weight is not None:
         return _weighted((input - target).abs(), _as_tensor(weight, input), reduction, True)
-    _check_reduction(reduction)
     return _reduce((input - target).abs(), reduction)
 
 
@@ -414,7 +409,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
                       "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
                       UserWarning, stacklevel=2)
     inner = "sum" if reduction == "batchmean" else reduction
-    _check_reduction(inner)
+    inner = reduction_name(inner)
     if log_target:
         loss = ops.exp(target) * (target - input)
     else:
@@ -433,7 +428,6 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
 def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
     """max(0, -y (x1 - x2) + margin), as PyTorch's: ClampMinBackward0, then the reduction."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
-    _check_reduction(reduction)
     target = _as_tensor(target, input1)
     if input1.ndim != input2.ndim or input1.ndim != target.ndim:
         raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
@@ -445,7 +439,6 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
     """x where y = 1, max(0, margin - x) where y = -1 (AddBackward0 of the two parts)."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
-    _check_reduction(reduction)
     y = np.asarray(target._data if isinstance(target, Tensor) else target)
     zeros = zeros_like(input)
     clamped = (margin - input).clamp_min(0)
@@ -466,7 +459,6 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
     """1 - cos(x1, x2) where y = 1, max(0, cos(x1, x2) - margin) where y = -1, cos computed as
     PyTorch's (squared norms plus 1e-12)."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
-    _check_reduction(reduction)
     target = _as_tensor(target, input1)
     _cosine_check(input1, input2, target)
     dim = target.ndim
@@ -485,8 +477,9 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
                      reduction="mean"):
     """Poisson negative log-likelihood: exp(x) - y x (``log_input``) or x - y log(x + eps),
     plus Stirling's term for y > 1 when ``full``."""
-    reduction = _legacy_reduction(size_average, reduce, reduction)
-    _check_reduction(reduction)
+    reduction = _legacy_reduction(size_average, reduce, reduction, named=False)
+    if reduction not in ("none", "mean", "sum"):          # (PyTorch's own check: no "elementwise_mean" here)
+        raise ValueError(f"{reduction} is not a valid value for reduction")
     target = _as_tensor(target, input)
     loss = ops.exp(input) - target * input if log_input else input - target * ops.log(input + eps)
     if full:
@@ -531,7 +524,7 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
 
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     """Per sample, the mean over classes of the logistic loss of each label."""
-    reduction = _legacy_reduction(size_average, reduce, reduction)
+    reduction = _legacy_reduction(size_average, reduce, reduction, named=False)
     target = _as_tensor(target, input)
     loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
     if weight is not None:
@@ -563,7 +556,6 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     """max(0, margin + d(a, p) - d(a, n)), d the pairwise distance (with ``swap``, d(a, n)
     replaced by d(p, n) where smaller)."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
-    _check_reduction(reduction)
     if margin <= 0:
         raise ValueError(f"margin must be greater than 0, got {margin}")
     if not anchor.ndim == positive.ndim == negative.ndim:

@@ -19,6 +19,7 @@ import numpy as np
 from ..tensor import Tensor
 from .elementwise import where
 from .recording import Op, apply
+from .reductions import reduction_name
 
 _NEG = -np.inf
 
@@ -93,6 +94,7 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     """``torch.nn.functional.ctc_loss``: ``log_probs`` (T, N, C) or (T, C), targets padded (N, S)
     or concatenated (sum of ``target_lengths``); reduction "mean" divides each loss by its target
     length (at least 1) before the mean, as PyTorch."""
+    reduction = reduction_name(reduction)
     batched = log_probs.ndim == 3
     lp = log_probs._data if batched else log_probs._data[:, None, :]
     t_max, n, c = lp.shape
@@ -137,8 +139,6 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
         return (out / Tensor._make(np.maximum(tgt_lens, 1).astype(lp.dtype).reshape(out.shape))).mean()
     if reduction == "sum":
         return out.sum()
-    if reduction != "none":
-        raise ValueError(f"{reduction} is not a valid value for reduction")
     return out
 
 

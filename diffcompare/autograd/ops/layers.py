@@ -22,6 +22,7 @@ from ..tensor import Tensor
 from .dual import D
 from .indexing import index_add_zeros
 from .recording import Op, apply, sum_to
+from .reductions import reduction_name
 
 
 # nn.Linear's node, AddmmBackward0, is linalg's addmm; pooling is :mod:`.pooling`'s
@@ -107,14 +108,6 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
 
 # -- losses -----------------------------------------------------------------------------------
 
-REDUCTIONS = ("mean", "sum", "none")
-
-
-def _check_reduction(reduction):
-    if reduction not in REDUCTIONS:
-        raise ValueError(f"{reduction} is not a valid value for reduction")
-
-
 def _reduce(loss, reduction):
     if reduction == "none":
         return loss
@@ -146,7 +139,7 @@ def mse_loss(input, target, reduction="mean"):
     >>> F.mse_loss(ag.tensor([1.0, 3.0]), ag.tensor([0.0, 0.0]))
     tensor(5.)
     """
-    _check_reduction(reduction)
+    reduction = reduction_name(reduction)
     return apply(MseLossBackward0, (input, target), {"reduction": reduction})
 
 
@@ -189,7 +182,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean
     >>> round(F.binary_cross_entropy_with_logits(ag.tensor([0.0]), ag.tensor([1.0])).item(), 6)   # log 2
     0.693147
     """
-    _check_reduction(reduction)
+    reduction = reduction_name(reduction)
     if input.shape != target.shape:
         raise ValueError(f"Target size ({tuple(target.shape)}) must be the same as input size "
                          f"({tuple(input.shape)})".replace("(", "torch.Size([").replace(")", "])"))

@@ -22,12 +22,7 @@ from ..tensor import Tensor
 from .arithmetic import AddBackward0, DivBackward0, MulScalarBackward
 from .dual import D
 from .recording import Op, apply, array_of, check_dim
-from .reductions import LinalgVectorNormBackward0, NllLossBackward0
-
-
-def _check_reduction(reduction):
-    if reduction not in ("mean", "sum", "none"):
-        raise ValueError(f"{reduction} is not a valid value for reduction")
+from .reductions import LinalgVectorNormBackward0, NllLossBackward0, reduction_name
 
 
 def _reduce(loss, reduction):
@@ -78,14 +73,14 @@ class HuberLossBackward0(_PairLoss):
 
 
 def smooth_l1_loss(input, target, reduction="mean", beta=1.0):
-    _check_reduction(reduction)
+    reduction = reduction_name(reduction)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     return apply(SmoothL1LossBackward0, (input, target), {"reduction": reduction, "beta": float(beta)})
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0):
-    _check_reduction(reduction)
+    reduction = reduction_name(reduction)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     return apply(HuberLossBackward0, (input, target), {"reduction": reduction, "delta": float(delta)})
@@ -118,7 +113,7 @@ class BinaryCrossEntropyBackward0(Op):
 
 
 def binary_cross_entropy(input, target, weight=None, reduction="mean"):
-    _check_reduction(reduction)
+    reduction = reduction_name(reduction)
     x = input._data
     if x.size and not ((x >= 0) & (x <= 1)).all():
         raise RuntimeError("all elements of input should be between 0 and 1")
@@ -142,7 +137,7 @@ class SoftMarginLossBackward0(Op):
 
 
 def soft_margin_loss(input, target, reduction="mean"):
-    _check_reduction(reduction)
+    reduction = reduction_name(reduction)
     if isinstance(target, Tensor) and target.requires_grad:
         raise RuntimeError("The function 'soft_margin_loss' is not differentiable with respect to argument "
                            "'target'. This input cannot have requires_grad True.")
@@ -187,7 +182,7 @@ class MultiMarginLossBackward0(Op):
 
 
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, reduction="mean"):
-    _check_reduction(reduction)
+    reduction = reduction_name(reduction)
     index = np.asarray(array_of(target))
     if input.ndim > 2:
         raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
@@ -245,7 +240,7 @@ class MultilabelMarginLossBackward0(Op):
 def multilabel_margin_loss(input, target, reduction="mean"):
     """Multi-class multi-label hinge loss as ``torch.nn.functional.multilabel_margin_loss``: the
     targets of a sample are its class indices up to the first -1."""
-    _check_reduction(reduction)
+    reduction = reduction_name(reduction)
     labels = np.asarray(array_of(target))
     if input.ndim > 2 or input.ndim == 0:
         raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
@@ -273,7 +268,7 @@ class NllLoss2DBackward0(NllLossBackward0):
 def nll_loss2d(logp, target, reduction="mean", weight=None, ignore_index=-100):
     """Mean (or sum, or none) of -logp[n, target[n, h, w], h, w], weighted per class, targets
     equal to ``ignore_index`` left out, as ``nll_loss`` of (N, C)."""
-    _check_reduction(reduction)
+    reduction = reduction_name(reduction)
     n, c, h, w = logp.shape
     if target.shape != (n, h, w):
         raise RuntimeError(f"size mismatch (got input: {n}x{c}x{h}x{w} , target: "

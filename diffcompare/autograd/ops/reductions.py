@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import builtins
 import math
+import warnings
 
 import numpy as np
 
@@ -472,14 +473,34 @@ class NllLossBackward0(Op):
 NllLossBackward0.weights = None
 
 
+def reduction_name(reduction, stacklevel=3):
+    """A loss's ``reduction`` as PyTorch reads it: "mean", "sum" or "none"; the deprecated
+    "elementwise_mean" is "mean", with PyTorch's warning (old course code passes it); anything
+    else is PyTorch's ValueError.
+
+    >>> reduction_name("sum")
+    'sum'
+    >>> reduction_name("average")
+    Traceback (most recent call last):
+    ...
+    ValueError: average is not a valid value for reduction
+    """
+    if reduction == "mean" or reduction == "sum" or reduction == "none":
+        return reduction
+    if reduction == "elementwise_mean":
+        warnings.warn("reduction='elementwise_mean' is deprecated. Please use reduction='mean' instead.", UserWarning,
+                      stacklevel=stacklevel)
+        return "mean"
+    raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
 def nll_loss(logp, target, reduction="mean", weight=None, ignore_index=-100):
     """Mean (or sum, or none) of -logp[i, target[i]] for log-probabilities (N, C) or (C,),
     optionally weighted per class, targets equal to ``ignore_index`` left out."""
     target = np.asarray(target._data if isinstance(target, Tensor) else target)
     if target.dtype.kind not in "iu":
         raise TypeError(f"nll_loss expects integer class indices as target, got dtype {target.dtype}")
-    if reduction not in ("mean", "sum", "none"):
-        raise ValueError(f"{reduction} is not a valid value for reduction (use 'mean', 'sum' or 'none')")
+    reduction = reduction_name(reduction)
     n_classes = logp.shape[-1]
     kept = target != ignore_index
     checked = target[kept]
@@ -607,7 +628,7 @@ register(cumsum=cumsum, prod=lambda a, dim: prod(a, dim), mean=lambda a, axis, k
 PUBLIC = ('amax', 'amin', 'cumsum', 'log_softmax', 'logsumexp', 'max', 'mean', 'min', 'norm', 'prod',
           'softmax', 'std', 'sum', 'var')
 # what the family exports to `ops`
-__all__ = ['reduction', 'sum_to_size', 'AmaxBackward0', 'AminBackward0', 'CumsumBackward0', 'LinalgVectorNormBackward0',
+__all__ = ['reduction', 'reduction_name', 'sum_to_size', 'AmaxBackward0', 'AminBackward0', 'CumsumBackward0', 'LinalgVectorNormBackward0',
            'LogSoftmaxBackward0', 'LogsumexpBackward0', 'MaxBackward0', 'MaxBackward1', 'MaxResult',
            'MeanBackward0', 'MeanBackward1', 'MinBackward0', 'MinBackward1', 'NllLossBackward0',
            'ProdBackward0', 'ProdBackward1', 'SoftmaxBackward0', 'StdBackward0', 'SumBackward0',
