@@ -285,7 +285,8 @@ LOSSES_BY_NAME = {
     "smooth_l1_loss": lambda F, x, y, r: F.smooth_l1_loss(x, y, reduction=r),
     "huber_loss": lambda F, x, y, r: F.huber_loss(x, y, reduction=r),
     "soft_margin_loss": lambda F, x, y, r: F.soft_margin_loss(x, y, reduction=r),
-    "binary_cross_entropy_with_logits": lambda F, x, y, r: F.binary_cross_entropy_with_logits(x, y.abs(), reduction=r),
+    "binary_cross_entropy_with_logits":
+        lambda F, x, y, r: F.binary_cross_entropy_with_logits(x, y.abs(), reduction=r),
     "cross_entropy": lambda F, x, y, r: F.cross_entropy(x, (y > 0).long().sum(1), reduction=r),
     "poisson_nll_loss": lambda F, x, y, r: F.poisson_nll_loss(x, y.abs(), reduction=r),
     "multilabel_soft_margin_loss": lambda F, x, y, r: F.multilabel_soft_margin_loss(x, (y > 0).double(), reduction=r),

@@ -493,7 +493,8 @@ class _Loss(Module):
 
     def __init__(self, size_average=None, reduce=None, reduction="mean"):
         super().__init__()
-        self.reduction = F._legacy_reduction(size_average, reduce, reduction, named=False)   # (kept as given: read when called)
+        # kept as given ('elementwise_mean' too, as PyTorch keeps it): the loss reads it when called
+        self.reduction = F._legacy_reduction(size_average, reduce, reduction, named=False)
 
 
 class _WeightedLoss(_Loss):
