@@ -232,3 +232,61 @@ def test_the_legacy_names():
     assert "{:+.2f}".format(ag.tensor(1.5, requires_grad=True)) == "{:+.2f}".format(torch.tensor(1.5)) == "+1.50"
     with pytest.raises(TypeError):
         "{:.2f}".format(ag.ones(2))
+
+
+RESETTABLE = [("Linear", (3, 2)), ("Conv1d", (2, 3, 3)), ("Conv2d", (2, 4, (3, 2))), ("ConvTranspose2d", (4, 2, 3)),
+              ("Bilinear", (3, 4, 2)), ("RNNCell", (3, 4)), ("LSTMCell", (3, 4)), ("GRUCell", (2, 3))]
+
+
+@pytest.mark.parametrize("name,args", RESETTABLE)
+def test_reset_parameters_draws_again_as_the_constructor_drew(name, args):
+    """``layer.reset_parameters()`` (FSDP's meta-device initialisation, k-fold re-initialisation):
+    the same Parameter objects, filled again with what the constructor draws from the same seed
+    (PyTorch's constructors call reset_parameters, so the two agree there too)."""
+    libraries = [ag]
+    try:
+        import torch
+        libraries.append(torch)
+    except ImportError:
+        pass
+    for L in libraries:
+        L.manual_seed(5)
+        fresh = [p.detach().clone() for p in getattr(L.nn, name)(*args).parameters()]
+        layer = getattr(L.nn, name)(*args)
+        before = list(layer.parameters())
+        with L.no_grad():
+            for p in before:
+                p.fill_(7.0)
+        L.manual_seed(5)
+        assert layer.reset_parameters() is None
+        assert all(a is b for a, b in zip(layer.parameters(), before))
+        for got, want in zip(layer.parameters(), fresh):
+            np.testing.assert_array_equal(got.detach().numpy(), want.numpy())
+
+
+def test_norm_and_prelu_reset_parameters_as_pytorchs():
+    """The deterministic resets: a norm layer's weight ones and bias zeros, a batch norm's
+    running statistics back to mean 0, variance 1 and no batch counted, PReLU's slopes to init."""
+    torch = _torch()
+    for name, args in [("BatchNorm1d", (3,)), ("InstanceNorm1d", (3,)), ("LayerNorm", (3,)), ("GroupNorm", (1, 3)),
+                       ("RMSNorm", (3,)), ("PReLU", (3, 0.1))]:
+        state = {}
+        for L in (ag, torch):
+            kwargs = {"affine": True, "track_running_stats": True} if name == "InstanceNorm1d" else {}
+            layer = getattr(L.nn, name)(*args, **kwargs)
+            x = L.tensor([[1.0, 2.0, 4.0], [0.5, -1.0, 3.0]])
+            if "Instance" in name:
+                x = L.stack([x, 2 * x], -1)              # (2, 3, 2): two positions per channel
+            with L.no_grad():
+                for p in layer.parameters():
+                    p.add_(0.3)
+            layer(x)                                  # running statistics move
+            layer.reset_parameters()
+            state[L] = {k: v.detach().double().numpy().tolist() for k, v in layer.state_dict().items()}
+        assert state[ag] == state[torch], name
+    bn = ag.nn.BatchNorm1d(2)
+    bn(ag.tensor([[1.0, 2.0], [3.0, 5.0]]))
+    bn.reset_running_stats()
+    assert (bn.running_mean.tolist(), bn.running_var.tolist(), int(bn.num_batches_tracked)) == ([0.0, 0.0],
+                                                                                                [1.0, 1.0], 0)
+    assert ag.nn.LSTM(2, 3).flatten_parameters() is None

@@ -26,7 +26,8 @@ from ..tensor import Tensor
 from . import functional  # noqa: F401  (ag.nn.functional, as torch.nn.functional)
 from . import functional as F
 
-from .module import Buffer, Module, Parameter, to_meta, uniform_parameter, zero_grad_of  # noqa: F401
+from .module import (Buffer, Module, Parameter, fan_in_bound, redraw_uniform, reset_affine,  # noqa: F401
+                     reset_running_stats, to_meta, uniform_parameter, zero_grad_of)
 from .activation import *  # noqa: F401,F403  (LeakyReLU, GELU, ...)
 from . import init  # noqa: F401  (torch.nn.init)
 from .normalization import *  # noqa: F401,F403  (LayerNorm, GroupNorm, InstanceNorm1d, RMSNorm, ...)
@@ -56,6 +57,10 @@ class Linear(Module):
         bound = 1.0 / math.sqrt(in_features) if in_features else 0.0
         self.weight = uniform_parameter(bound, (self.out_features, in_features), dtype, where)
         self.register_parameter("bias", uniform_parameter(bound, (self.out_features,), dtype, where) if bias else None)
+
+    def reset_parameters(self):
+        """The weight and bias drawn again from U(-1/√in_features, 1/√in_features), in place."""
+        redraw_uniform(self, fan_in_bound(self.weight))
 
     def forward(self, x):
         return F.linear(x, self.weight, self.bias)
@@ -141,6 +146,10 @@ class _ConvNd(Module):
         bound = 1.0 / math.sqrt(fan_in) if fan_in else 0.0
         self.weight = uniform_parameter(bound, shape + kernel, dtype, where)
         self.register_parameter("bias", uniform_parameter(bound, (out_channels,), dtype, where) if bias else None)
+
+    def reset_parameters(self):
+        """The weight and bias drawn again from U(-1/√fan_in, 1/√fan_in), in place."""
+        redraw_uniform(self, fan_in_bound(self.weight))
 
     def forward(self, x):
         if self.padding_mode != "zeros":
@@ -257,6 +266,14 @@ class _BatchNorm(Module):
             for t in list(self._parameters.values()) + list(self._buffers.values()):
                 if t is not None:
                     to_meta(t)
+
+    def reset_running_stats(self):
+        reset_running_stats(self)
+
+    def reset_parameters(self):
+        """The running statistics reset, the weight ones and the bias zeros, as PyTorch's."""
+        reset_running_stats(self)
+        reset_affine(self)
 
     def _check_input_dim(self, x):
         pass
@@ -771,6 +788,10 @@ class Bilinear(Module):
         bound = 1.0 / math.sqrt(in1_features) if in1_features else 0.0
         self.weight = uniform_parameter(bound, (out_features, in1_features, in2_features), dtype, where)
         self.register_parameter("bias", uniform_parameter(bound, (out_features,), dtype, where) if bias else None)
+
+    def reset_parameters(self):
+        """A and b drawn again from U(-1/√in1, 1/√in1), in place."""
+        redraw_uniform(self, 1.0 / math.sqrt(self.weight.shape[1]) if self.weight.shape[1] else 0.0)
 
     def forward(self, input1, input2):
         return F.bilinear(input1, input2, self.weight, self.bias)

@@ -14,6 +14,7 @@ import numpy as np
 from ..dtypes import default_dtype
 from . import functional as F
 from .module import Module, Parameter
+from ..grad_mode import no_grad
 
 
 class _Activation(Module):
@@ -177,6 +178,11 @@ class PReLU(Module):
         super().__init__()
         self.num_parameters, self.init = num_parameters, init
         self.weight = Parameter(np.full(num_parameters, init, dtype=np.dtype(dtype) if dtype is not None else default_dtype()))
+
+    def reset_parameters(self):
+        """Every slope back to ``init``."""
+        with no_grad():
+            self.weight.fill_(self.init)
 
     def forward(self, input):
         return F.prelu(input, self.weight)

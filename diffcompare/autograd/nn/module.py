@@ -15,6 +15,7 @@ and the initialisation helpers the layers share.
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections import OrderedDict, namedtuple
 
@@ -25,6 +26,7 @@ from .. import ops
 from ..device import META, as_meta, is_meta, refuse_meta, resolve as resolve_device
 from ..function import Function
 from ..generators import uniform_draws
+from ..grad_mode import no_grad
 from ..tensor import HookHandle, Tensor, generator
 
 
@@ -583,6 +585,52 @@ def zero_grad_of(p, set_to_none):
         if p._grad.grad_fn is not None:
             p._grad = p._grad.detach()
         p._grad._data[...] = 0
+
+
+def fan_in_bound(weight):
+    """1/√fan_in of a layer's weight (its second dimension times the kernel's size), the bound
+    of PyTorch's default draws for Linear and convolution layers (0 for an empty weight)."""
+    shape = weight.shape
+    fan_in = math.prod(shape[1:]) if len(shape) > 1 else 0
+    return 1.0 / math.sqrt(fan_in) if fan_in else 0.0
+
+
+def redraw_uniform(module, bound):
+    """``reset_parameters`` of a layer whose weight and bias are drawn from U(-bound, bound)
+    (Linear, convolutions, Bilinear): drawn again in place, the weight first as PyTorch draws
+    them; the Parameters stay the same objects (an optimizer holds them).
+
+    >>> from diffcompare import autograd as ag
+    >>> layer = ag.nn.Linear(4, 2)
+    >>> weight = layer.weight
+    >>> _ = layer.weight.data.fill_(9.0)
+    >>> layer.reset_parameters()
+    >>> layer.weight is weight, float(layer.weight.abs().max()) <= 0.5
+    (True, True)
+    """
+    with no_grad():
+        for p in (module.weight, module.bias):
+            if p is not None:
+                p.uniform_(-bound, bound)
+
+
+def reset_affine(module):
+    """``reset_parameters`` of a normalisation layer's affine part: the weight ones, the bias
+    zeros (those the layer has)."""
+    with no_grad():
+        if getattr(module, "weight", None) is not None:
+            module.weight.fill_(1.0)
+        if getattr(module, "bias", None) is not None:
+            module.bias.zero_()
+
+
+def reset_running_stats(module):
+    """``reset_running_stats`` of a batch or instance norm layer that tracks them: mean 0,
+    variance 1, no batch counted."""
+    if getattr(module, "running_mean", None) is not None:
+        module.running_mean.zero_()
+        module.running_var.fill_(1.0)
+        module.num_batches_tracked.zero_()
 
 
 def uniform_parameter(bound, shape, dtype, where=None):

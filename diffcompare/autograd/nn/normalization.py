@@ -18,7 +18,7 @@ import numpy as np
 from ..dtypes import default_dtype
 from ..tensor import Tensor
 from . import functional as F
-from .module import Module, Parameter
+from .module import Module, Parameter, reset_affine, reset_running_stats
 
 
 class LayerNorm(Module):
@@ -33,6 +33,9 @@ class LayerNorm(Module):
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
+
+    def reset_parameters(self):
+        reset_affine(self)
 
     def forward(self, input):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -61,6 +64,9 @@ class GroupNorm(Module):
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
+
+    def reset_parameters(self):
+        reset_affine(self)
 
     def forward(self, input):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
@@ -93,6 +99,13 @@ class _InstanceNorm(Module):
         else:
             for name in ("running_mean", "running_var", "num_batches_tracked"):
                 self.register_buffer(name, None)
+
+    def reset_running_stats(self):
+        reset_running_stats(self)
+
+    def reset_parameters(self):
+        reset_running_stats(self)
+        reset_affine(self)
 
     def forward(self, input):
         if input.ndim not in (self.batched - 1, self.batched):
@@ -146,6 +159,9 @@ class RMSNorm(Module):
             self.weight = Parameter(np.ones(shape, dtype=_dtype(dtype)))
         else:
             self.register_parameter("weight", None)
+
+    def reset_parameters(self):
+        reset_affine(self)
 
     def forward(self, x):
         return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)

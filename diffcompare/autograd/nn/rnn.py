@@ -84,6 +84,10 @@ class RNNBase(Module):
         for weight in self.parameters():
             init.uniform_(weight, -stdv, stdv)
 
+    def flatten_parameters(self):
+        """Nothing to do: PyTorch packs the weights into one block for cuDNN; on the CPU it
+        does nothing either."""
+
     def _weights(self, layer, direction):
         suffix = f"_l{layer}" + ("_reverse" if direction else "")
         return tuple(getattr(self, f"{name}{suffix}", None) for name in ("weight_ih", "weight_hh", "bias_ih", "bias_hh"))
@@ -274,7 +278,9 @@ class RNNCellBase(Module):
         else:
             self.register_parameter("bias_ih", None)
             self.register_parameter("bias_hh", None)
-        RNNBase.reset_parameters(self)
+        self.reset_parameters()
+
+    reset_parameters = RNNBase.reset_parameters
 
     def _step(self, input, hx, cell, paired):
         unbatched = input.ndim == 1
