@@ -192,6 +192,15 @@ def test_clip_grads_with_norm_by_hand():
     np.testing.assert_allclose(w.grad.numpy(), [3.0 / (5.0 + 1e-6), 4.0 / (5.0 + 1e-6)], rtol=1e-15)
 
 
+def _engine_and_torch_if_installed():
+    """The engine, and PyTorch where it is installed (a property each must have on its own)."""
+    try:
+        import torch
+    except ImportError:
+        return [ag]
+    return [ag, torch]
+
+
 @pytest.mark.parametrize("name,args", [("xavier_uniform", ()), ("xavier_normal", (2.0,)), ("kaiming_uniform", ()),
                                        ("kaiming_normal", ()), ("orthogonal", ()), ("uniform", (-1.0, 1.0)),
                                        ("normal", (0.0, 0.5)), ("constant", (0.25,)), ("eye", ())])
@@ -199,13 +208,7 @@ def test_init_names_without_underscore_warn_and_fill_as_the_underscored(name, ar
     """Older code's ``nn.init.xavier_uniform(w)``: PyTorch's FutureWarning (its words, on both
     sides where PyTorch is installed), and the tensor filled as the underscored function fills
     it from the same seed."""
-    libraries = [ag]
-    try:
-        import torch
-        libraries.append(torch)
-    except ImportError:
-        pass
-    for L in libraries:
+    for L in _engine_and_torch_if_installed():
         filled = []
         for deprecated in (True, False):
             L.manual_seed(3)
@@ -243,13 +246,7 @@ def test_reset_parameters_draws_again_as_the_constructor_drew(name, args):
     """``layer.reset_parameters()`` (FSDP's meta-device initialisation, k-fold re-initialisation):
     the same Parameter objects, filled again with what the constructor draws from the same seed
     (PyTorch's constructors call reset_parameters, so the two agree there too)."""
-    libraries = [ag]
-    try:
-        import torch
-        libraries.append(torch)
-    except ImportError:
-        pass
-    for L in libraries:
+    for L in _engine_and_torch_if_installed():
         L.manual_seed(5)
         fresh = [p.detach().clone() for p in getattr(L.nn, name)(*args).parameters()]
         layer = getattr(L.nn, name)(*args)
