@@ -48,6 +48,7 @@ from .amp import autocast, get_autocast_dtype, is_autocast_enabled
 cuda.amp = amp.CUDA_AMP
 cpu = amp.CPU
 from .nn.functional import cosine_similarity, pairwise_distance  # noqa: F401  (torch.cosine_similarity, ...)
+from .nn.utils.parametrizations import norm_except_dim  # noqa: F401  (torch.norm_except_dim, weight_norm's)
 from .nn.functional import alpha_dropout, dropout, feature_alpha_dropout  # noqa: F401  (torch.dropout, ...)
 from .settings import (compile, get_float32_matmul_precision, is_warn_always_enabled,  # noqa: F401,A004
                        set_float32_matmul_precision, set_warn_always)

@@ -133,7 +133,11 @@ class Node:
 
     @property
     def metadata(self):
-        return {}
+        """A dict of the program's own, kept with the node (``grad_fn.metadata["module"] = m``)."""
+        meta = self.__dict__.get("_metadata")
+        if meta is None:
+            meta = self._metadata = {}
+        return meta
 
     def __repr__(self):
         return f"<{type(self).__name__} object at {hex(id(self))}>"
@@ -318,7 +322,7 @@ def _to_tensor(g):
 def _run_tensor_hooks(hooks, grad, create_graph):
     """Apply a tensor's hooks in registration order; each may return a replacement."""
     g = _to_tensor(grad)
-    for hook in hooks.values():
+    for hook in list(hooks.values()):      # (a hook may remove itself, or another)
         result = hook(g)
         if result is not None:
             if tuple(result.shape) != tuple(g.shape):
@@ -785,5 +789,5 @@ def _accumulate_leaf(tensor, grad, create_graph, fresh=False):
         fresh = False
     accumulate_into(tensor, grad, create_graph, fresh)
     if tensor._post_hooks:
-        for hook in tensor._post_hooks.values():
+        for hook in list(tensor._post_hooks.values()):
             hook(tensor)

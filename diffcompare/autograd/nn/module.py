@@ -180,6 +180,14 @@ class Module:
                 self._non_full_backward_hooks or self._backward_pre_hooks):
             return self.forward(*args, **kwargs)
         for hook in list(self._forward_pre_hooks.values()):
+            if type(hook) is _WithKwargs:
+                changed = hook.function(self, args, kwargs)
+                if changed is not None:
+                    if not (isinstance(changed, tuple) and len(changed) == 2):
+                        raise RuntimeError(f"forward pre-hook must return None or a tuple of (new_args, new_kwargs), "
+                                           f"but got {changed}.")
+                    args, kwargs = changed
+                continue
             changed = hook(self, args)
             if changed is not None:
                 args = changed if isinstance(changed, tuple) else (changed,)
@@ -189,7 +197,7 @@ class Module:
             args = state.wrap_inputs(args)
         result = self.forward(*args, **kwargs)
         for hook in list(self._forward_hooks.values()):
-            changed = hook(self, args, result)
+            changed = hook.function(self, args, kwargs, result) if type(hook) is _WithKwargs else hook(self, args, result)
             if changed is not None:
                 result = changed
         if state is not None:
@@ -238,13 +246,17 @@ class Module:
                         t._data, t._grad = np.zeros(t._data.shape, t._data.dtype), None
         return self
 
-    def register_forward_hook(self, hook):
-        """Call ``hook(module, args, output)`` after every forward; a returned value replaces the output."""
-        return HookHandle(self._forward_hooks, hook)
+    def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False):
+        """Call ``hook(module, args, output)`` after every forward (``with_kwargs``: ``hook(module,
+        args, kwargs, output)``); a returned value replaces the output. ``prepend``: before the
+        hooks registered so far."""
+        return _add_hook(self._forward_hooks, _WithKwargs(hook) if with_kwargs else hook, prepend)
 
-    def register_forward_pre_hook(self, hook):
-        """Call ``hook(module, args)`` before every forward; a returned value replaces the arguments."""
-        return HookHandle(self._forward_pre_hooks, hook)
+    def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
+        """Call ``hook(module, args)`` before every forward; a returned value replaces the
+        arguments. ``with_kwargs``: ``hook(module, args, kwargs)``, returning None or the pair
+        (args, kwargs) to call forward with. ``prepend``: before the hooks registered so far."""
+        return _add_hook(self._forward_pre_hooks, _WithKwargs(hook) if with_kwargs else hook, prepend)
 
     def register_full_backward_hook(self, hook):
         """Call ``hook(module, grad_input, grad_output)`` when the gradients of the module's
@@ -585,6 +597,25 @@ def zero_grad_of(p, set_to_none):
         if p._grad.grad_fn is not None:
             p._grad = p._grad.detach()
         p._grad._data[...] = 0
+
+
+class _WithKwargs:
+    """A forward (pre-)hook registered ``with_kwargs=True``: called with the keyword arguments too."""
+    __slots__ = ("function",)
+
+    def __init__(self, function):
+        self.function = function
+
+
+def _add_hook(table, hook, prepend):
+    """``hook`` put in ``table`` (last, or first with ``prepend``): its handle."""
+    handle = HookHandle(table, hook)
+    if prepend:
+        rest = [(key, value) for key, value in table.items() if key != handle.id]
+        table.clear()
+        table[handle.id] = hook
+        table.update(rest)
+    return handle
 
 
 def fan_in_bound(weight):

@@ -70,6 +70,15 @@ define("sgn", real_sign)       # the tensor form: numeric's sgn (SgnBackward0)
 
 LINEAR_NAMES = ("ConjBackward0", "RealBackward0", "ImagBackward0")   # their tangent: the op on the tangent
 
+def _acosh_grad(g, x):
+    """acosh's derivative, as PyTorch writes it: 1/sqrt(x^2 - 1) for real x, and for complex x
+    1/(sqrt(x + 1) sqrt(x - 1)), which keeps acosh's branch where Re x < 0 (1/sqrt(x^2 - 1) is
+    its negative there)."""
+    if x.dtype.kind == "c":
+        return g * (1 / D.sqrt(x + 1) * (1 / D.sqrt(x - 1)))
+    return g / D.sqrt(x * x - 1)
+
+
 _LN2, _LN10, _2_SQRT_PI = math.log(2.0), math.log(10.0), 2.0 / math.sqrt(math.pi)
 X, R = (0,), (RESULT,)
 
@@ -94,7 +103,7 @@ ELEMENTWISE = {
     "cosh":  (np.cosh,    X, lambda g, x: g * D.sinh(x), "grad * sinh(x)"),
     "tanh":  (np.tanh,    R, lambda g, r: g * (1 - r * r), "grad * (1 - result^2)"),
     "asinh": (np.arcsinh, X, lambda g, x: g / D.sqrt(x * x + 1), "grad / sqrt(x^2 + 1)"),
-    "acosh": (np.arccosh, X, lambda g, x: g / D.sqrt(x * x - 1), "grad / sqrt(x^2 - 1)"),
+    "acosh": (np.arccosh, X, _acosh_grad, "grad / sqrt(x^2 - 1) (complex: grad / (sqrt(x + 1) sqrt(x - 1)))"),
     "atanh": (np.arctanh, X, lambda g, x: g / (1 - x * x), "grad / (1 - x^2)"),
     "sigmoid": (special.sigmoid, R, lambda g, r: g * (r * (1 - r)), "grad * result (1 - result)"),
     "relu":  (special.relu,   R, lambda g, r: D.where(array_of(r) <= 0, 0.0, g), "grad except where result <= 0 (NaN passes it)"),

@@ -11,6 +11,7 @@ from .dual import D
 from .forward import matmul_tangent
 from .outputs import write_out
 from .recording import Op, apply, sum_to
+from .shape import SqueezeBackward1, unsqueeze
 
 class MmBackward0(Op):
     """Matrix product; 1-d operands are treated as a row (left) or a column (right)."""
@@ -79,8 +80,10 @@ class MvBackward0(MmBackward0):
     saved_names = ("self", "vec")
 
 
-class SqueezeBackward4(MmBackward0):
-    """PyTorch's node name for vector @ matrix."""
+class SqueezeBackward4(SqueezeBackward1):
+    """The last of the three nodes PyTorch records for vector @ matrix: UnsqueezeBackward0 (of
+    the vector), MmBackward0, then this squeeze of the product's leading 1 (its in-place
+    ``squeeze_(0)``), so that a walk along ``next_functions`` meets PyTorch's nodes."""
 
 
 class MatmulBackward0(MmBackward0):
@@ -136,7 +139,11 @@ def matmul(input, other, *, out=None):  # noqa: A002  (PyTorch's keyword names: 
         left = "x".join(str(n) for n in ((1,) + tuple(a_shape) if a_nd == 1 else a_shape))
         right = "x".join(str(n) for n in (tuple(b_shape) + (1,) if b_nd == 1 else b_shape))
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({left} and {right})")
-    cls = {(1, 1): DotBackward0, (2, 2): MmBackward0, (2, 1): MvBackward0, (1, 2): SqueezeBackward4}.get(
+    if a_nd == 1 and b_nd == 2:
+        row = apply(MmBackward0, (unsqueeze(a, 0) if isinstance(a, Tensor) else np.asarray(a)[None], b))
+        shape = row._data.shape
+        return apply(SqueezeBackward4, (row,), {"shape": shape[1:], "in_shape": shape})
+    cls = {(1, 1): DotBackward0, (2, 2): MmBackward0, (2, 1): MvBackward0}.get(
         (a_nd, b_nd), MATMUL_CLONE if a_nd == 2 else MATMUL_UNSAFE_VIEW)
     return apply(cls, (a, b))
 

@@ -217,15 +217,41 @@ class IndexFillBackward0(Op):
     tangent = "linear"
 
 
+class IndexFillBackward1(Op):
+    """``self`` with the slices at ``index`` along a dimension set to a 0-d tensor: its gradient
+    is the sum of the gradient over those slices (each counted once, however often named)."""
+
+    @staticmethod
+    def forward(x, value, index, kept):
+        out = np.array(x)
+        out[index] = value
+        return out
+
+    def backward(self, g):
+        return (g * self.kept if self.needs(0) else None), \
+            ((g * (1 - self.kept)).sum() if self.needs(1) else None)
+
+    tangent = "linear"
+
+
 def index_fill(input, dim, index, value):
-    """``input`` with its slices at positions ``index`` along ``dim`` set to ``value``."""
+    """``input`` with its slices at positions ``index`` along ``dim`` set to ``value`` (a number:
+    IndexFillBackward0; a 0-d tensor, which gets a gradient: IndexFillBackward1, as PyTorch)."""
     d = check_dim(dim, input.ndim)
     index = _index_array(index, "index_fill").reshape(-1)
     where = (slice(None),) * d + (index,)
+    kept = _kept(input.shape, where, input.dtype)
     if isinstance(value, Tensor):
-        value = value.item()
-    return apply(IndexFillBackward0, (input,), {"index": where, "value": value,
-                                                "kept": _kept(input.shape, where, input.dtype)})
+        _zero_dim(value, "index_fill_")
+        return apply(IndexFillBackward1, (input, value.to(input.dtype)), {"index": where, "kept": kept})
+    return apply(IndexFillBackward0, (input,), {"index": where, "value": value, "kept": kept})
+
+
+def _zero_dim(value, name):
+    """PyTorch's refusal of a fill value tensor that is not 0-d."""
+    if value.ndim != 0:
+        raise RuntimeError(f"{name} only supports a 0-dimensional value tensor, but got tensor with "
+                           f"{value.ndim} dimension(s).")
 
 
 def _type_name(dtype):
@@ -248,16 +274,28 @@ class MaskedFillBackward0(Op):
 MaskedFillBackward0.tangent = "linear"
 
 
+class MaskedFillBackward1(Op):
+    """A 0-d tensor where ``mask`` holds: its gradient is the sum of the gradient there."""
+
+    @staticmethod
+    def forward(x, value, mask, in_shape):
+        return np.where(mask, value.astype(np.result_type(x)), x)
+
+    def backward(self, g):
+        return (sum_to(D.where(self.mask, 0.0, g), self.in_shape) if self.needs(0) else None), \
+            (D.where(self.mask, g, 0.0).sum() if self.needs(1) else None)
+
+    tangent = "linear"
+
+
 def masked_fill(input, mask, value):
     """``input`` with ``value`` (a number or a 0-d tensor) where the boolean ``mask`` holds."""
     mask = np.asarray(array_of(mask))
     if mask.dtype != np.bool_:
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {mask.dtype}")
-    if isinstance(value, Tensor):
-        if value.ndim != 0:
-            raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
-                               f"{value.ndim} dimension(s).")
-        value = value._data.item()
+    if isinstance(value, Tensor):        # MaskedFillBackward1, as PyTorch records it: the value gets a gradient
+        _zero_dim(value, "masked_fill_")
+        return apply(MaskedFillBackward1, (input, value), {"mask": mask, "in_shape": input.shape})
     return apply(MaskedFillBackward0, (input,), {"mask": mask, "value": value, "in_shape": input.shape})
 
 
@@ -592,7 +630,7 @@ PUBLIC = ('index_add', 'index_fill', 'scatter', 'argsort', 'chunk', 'cummax', 'c
           'sort', 'split', 'tile', 'topk', 'unbind')
 # what the family exports to `ops`
 __all__ = ['CummaxBackward0', 'CumminBackward0', 'MaskedSelectBackward0', 'MedianBackward0', 'MedianBackward1',
-           'NanmedianBackward0', 'NanmedianBackward1', 'TakeBackward0', 'CumprodBackward0', 'FlipBackward0', 'GatherBackward0', 'IndexSelectBackward0', 'MaskedFillBackward0',
+           'NanmedianBackward0', 'NanmedianBackward1', 'TakeBackward0', 'CumprodBackward0', 'FlipBackward0', 'GatherBackward0', 'IndexSelectBackward0', 'MaskedFillBackward0', 'MaskedFillBackward1',
            'RepeatBackward0', 'RollBackward0', 'ScatterAddBackward0', 'ScatterBackward0', 'ScatterBackward1',
-           'IndexAddBackward0', 'IndexFillBackward0', 'SortBackward0', 'SortResult',
+           'IndexAddBackward0', 'IndexFillBackward0', 'IndexFillBackward1', 'SortBackward0', 'SortResult',
            'SplitBackward0', 'SplitWithSizesBackward0', 'TopkBackward0', 'TopkResult', 'UnbindBackward0', 'repeat', *PUBLIC]
