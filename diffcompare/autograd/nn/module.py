@@ -197,7 +197,10 @@ class Module:
             args = state.wrap_inputs(args)
         result = self.forward(*args, **kwargs)
         for hook in list(self._forward_hooks.values()):
-            changed = hook.function(self, args, kwargs, result) if type(hook) is _WithKwargs else hook(self, args, result)
+            if type(hook) is _WithKwargs:
+                changed = hook.function(self, args, kwargs, result)
+            else:
+                changed = hook(self, args, result)
             if changed is not None:
                 result = changed
         if state is not None:

@@ -103,7 +103,7 @@ ELEMENTWISE = {
     "cosh":  (np.cosh,    X, lambda g, x: g * D.sinh(x), "grad * sinh(x)"),
     "tanh":  (np.tanh,    R, lambda g, r: g * (1 - r * r), "grad * (1 - result^2)"),
     "asinh": (np.arcsinh, X, lambda g, x: g / D.sqrt(x * x + 1), "grad / sqrt(x^2 + 1)"),
-    "acosh": (np.arccosh, X, _acosh_grad, "grad / sqrt(x^2 - 1) (complex: grad / (sqrt(x + 1) sqrt(x - 1)))"),
+    "acosh": (np.arccosh, X, _acosh_grad, "grad / sqrt(x^2 - 1) (complex: / (sqrt(x + 1) sqrt(x - 1)))"),
     "atanh": (np.arctanh, X, lambda g, x: g / (1 - x * x), "grad / (1 - x^2)"),
     "sigmoid": (special.sigmoid, R, lambda g, r: g * (r * (1 - r)), "grad * result (1 - result)"),
     "relu":  (special.relu,   R, lambda g, r: D.where(array_of(r) <= 0, 0.0, g), "grad except where result <= 0 (NaN passes it)"),
