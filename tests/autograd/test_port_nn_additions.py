@@ -287,3 +287,25 @@ def test_norm_and_prelu_reset_parameters_as_pytorchs():
     assert (bn.running_mean.tolist(), bn.running_var.tolist(), int(bn.num_batches_tracked)) == ([0.0, 0.0],
                                                                                                 [1.0, 1.0], 0)
     assert ag.nn.LSTM(2, 3).flatten_parameters() is None
+
+
+@pytest.mark.parametrize("name,x_shape", [("Conv1d", (2, 3, 7)), ("Conv2d", (2, 3, 5, 5)), ("Conv2d", (3, 5, 5)),
+                                          ("ConvTranspose2d", (2, 3, 5, 5)), ("Conv3d", (1, 2, 3, 3, 3))])
+def test_lazy_convolutions_become_the_eager_layer_at_the_first_input(name, x_shape):
+    """``nn.LazyConv2d(4, 3)``: in_channels from the first input (unbatched too); the weight and
+    bias drawn as the eager layer draws them from the same seed, into the Parameters an
+    optimizer made before may already hold; then it is that layer."""
+    for L in _engine_and_torch_if_installed():
+        x = L.ones(*x_shape, dtype=L.float64)
+        in_channels = x_shape[1] if len(x_shape) > int(name[-2]) + 1 else x_shape[0]
+        L.manual_seed(9)
+        eager = getattr(L.nn, name)(in_channels, 4, 3, padding=1, dtype=L.float64)
+        L.manual_seed(9)
+        lazy = getattr(L.nn, "Lazy" + name)(4, 3, padding=1, dtype=L.float64)
+        held = list(lazy.parameters())
+        out = lazy(x)
+        assert type(lazy) is type(eager) and repr(lazy) == repr(eager)
+        assert all(a is b for a, b in zip(lazy.parameters(), held))
+        for got, want in zip(lazy.parameters(), eager.parameters()):
+            np.testing.assert_array_equal(got.detach().numpy(), want.detach().numpy())
+        np.testing.assert_allclose(out.detach().numpy(), eager(x).detach().numpy(), rtol=1e-15)

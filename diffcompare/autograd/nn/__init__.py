@@ -221,6 +221,54 @@ class ConvTranspose3d(_ConvTransposeNd):
     dims, function = 3, staticmethod(F.conv_transpose3d)
 
 
+class _LazyConv:
+    """A convolution whose ``in_channels`` is the channel count of its first input: nothing is
+    drawn until then; then its weight and bias are drawn as the eager layer's constructor draws
+    them, into the same Parameter objects, and it becomes that layer, as PyTorch's lazy
+    modules do.
+
+    >>> from diffcompare import autograd as ag
+    >>> m = ag.nn.LazyConv2d(4, 3, padding=1)
+    >>> m(ag.ones(2, 3, 5, 5)).shape, m
+    (torch.Size([2, 4, 5, 5]), Conv2d(3, 4, kernel_size=(3, 3), stride=(1, 1), padding=(1, 1)))
+    """
+
+    eager = None        # the layer it becomes
+
+    def __init__(self, out_channels, kernel_size, *args, bias=True, device=None, dtype=None, **kwargs):
+        Module.__init__(self)
+        self.in_channels, self.out_channels = 0, out_channels
+        self._factory = (kernel_size, args, dict(kwargs, bias=bias, device=device, dtype=dtype))
+        dtype = np.dtype(dtype) if dtype is not None else default_dtype()
+        self.weight = Parameter(np.zeros(0, dtype))
+        self.register_parameter("bias", Parameter(np.zeros(0, dtype)) if bias else None)
+
+    def forward(self, x):
+        kernel_size, args, kwargs = self._factory
+        cls = self.eager
+        eager = cls.__new__(cls)
+        cls.__init__(eager, x.shape[1] if x.ndim > cls.dims + 1 else x.shape[0], self.out_channels, kernel_size,
+                     *args, **kwargs)
+        for name in ("weight", "bias"):
+            if getattr(self, name) is not None:
+                getattr(self, name)._data = getattr(eager, name)._data
+        for name, value in vars(eager).items():
+            if name not in self._parameters and (name[0] != "_" or name == "_reversed_padding_repeated_twice"):
+                self.__dict__[name] = value
+        del self._factory
+        self.__class__ = cls
+        return cls.forward(self, x)
+
+
+def _lazy(eager):
+    return type(f"Lazy{eager.__name__}", (_LazyConv, eager), {"eager": eager, "__doc__": _LazyConv.__doc__})
+
+
+LazyConv1d, LazyConv2d, LazyConv3d = _lazy(Conv1d), _lazy(Conv2d), _lazy(Conv3d)
+LazyConvTranspose1d, LazyConvTranspose2d, LazyConvTranspose3d = (_lazy(ConvTranspose1d), _lazy(ConvTranspose2d),
+                                                                 _lazy(ConvTranspose3d))
+
+
 class MaxPool2d(Module):
     """2-d max pooling, recorded as MaxPool2DWithIndicesBackward0."""
 
