@@ -149,3 +149,25 @@ def test_acosh_and_norm_except_dim_as_pytorch():
     for dim in (0, 1, 2, -1):
         np.testing.assert_allclose(ag.norm_except_dim(ag.tensor(v), 2, dim).numpy(),
                                    torch.norm_except_dim(torch.tensor(v), 2, dim).numpy(), rtol=1e-14)
+
+
+def _derivatives_of_a_square(L):
+    x = L.tensor([1.0, 2.0], dtype=L.float64, requires_grad=True)
+    d1 = L.autograd.grad((x ** 2).sum(), x, create_graph=True)[0]
+    d2 = L.autograd.grad(d1.sum(), x, create_graph=True)[0]
+    d3 = L.autograd.grad(d2.sum(), x, create_graph=True)[0]
+    zero = L.autograd.grad((x ** 0).sum(), x, create_graph=True)[0]
+    return [(d.tolist(), d.requires_grad) for d in (d1, d2, d3, zero)]
+
+
+def test_a_constant_derivative_has_no_history():
+    """x**2: 2x, then 2 (through pow's formula, still connected to x), then zeros that do not
+    require grad (pow_backward's zeros for exponent 0, as in PyTorch): a fourth derivative
+    asked for is PyTorch's error, not a silent zero."""
+    assert _derivatives_of_a_square(ag) == [([2.0, 4.0], True), ([2.0, 2.0], True), ([0.0, 0.0], False),
+                                            ([0.0, 0.0], False)]
+    try:
+        import torch
+    except ImportError:
+        return
+    assert _derivatives_of_a_square(torch) == _derivatives_of_a_square(ag)

@@ -175,10 +175,12 @@ class PowBackward0(Op):
             local = times(base, g)
             local *= factor
             return (local,)
-        # differentiable backward: PyTorch's formula, so that every higher derivative stays
-        # connected to x (the derivative after a constant one is a materialised 0, not None)
-        grad = g * (e * pow(x, e - 1))
-        return (D.where(np.True_, D.zeros_like(g), grad) if e == 0 else grad,)
+        # differentiable backward: PyTorch's formula (pow_backward), so that every higher
+        # derivative stays connected to x; for e == 0 its zeros, which have no history (a
+        # third derivative of x**2 is zeros that do not require grad, as in PyTorch)
+        if e == 0:
+            return (D.zeros_like(g),)
+        return (g * (e * pow(x, e - 1)),)
 
     def batched_backward(self, g, x):
         e = self.exponent
