@@ -46,16 +46,12 @@ def _imports(module: str, path: pathlib.Path):
     """(imported project module, imported names, inside a function?) for every import."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
-    inside = set()
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            inside.update(id(n) for n in ast.walk(node) if n is not node)
-    for node in ast.walk(tree):
+    for node, inside in _import_nodes(tree, False):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.name.split(".")[0] == "diffcompare":
-                    yield _target(alias.name), [], id(node) in inside
-        elif isinstance(node, ast.ImportFrom):
+                    yield _target(alias.name), [], inside
+        else:
             base = node.module or ""
             if node.level:
                 base = ".".join(package.split(".")[:len(package.split(".")) - node.level + 1] + ([base] if base else []))
@@ -64,9 +60,20 @@ def _imports(module: str, path: pathlib.Path):
             for alias in node.names:
                 full = f"{base}.{alias.name}"
                 if full in MODULES:                       # from package import submodule
-                    yield full, [], id(node) in inside
+                    yield full, [], inside
                 else:
-                    yield _target(base), [alias.name], id(node) in inside
+                    yield _target(base), [alias.name], inside
+
+
+def _import_nodes(node, inside):
+    """(import statement, whether it is inside a function) for every import under ``node``,
+    in one walk of the tree."""
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, (ast.Import, ast.ImportFrom)):
+            yield child, inside
+        elif isinstance(child, ast.stmt) or isinstance(child, ast.excepthandler) or isinstance(child, ast.match_case):
+            # (imports are statements: expressions hold none, and are not walked)
+            yield from _import_nodes(child, inside or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)))
 
 
 @functools.cache
