@@ -826,6 +826,8 @@ class TensorOperators(Operators):
             return Tensor._make(elements_of(args[0], self.dtype))      # sharing the storage's memory
         return tensor_factory(args[0] if args else [], dtype=self.dtype)
 
+    set_ = ops.inplace.set_
+
     # -- more functions as methods (ops.numeric, ops.composites, ops.comparison) ----------------
     arccos, arccosh, arcsin, arcsinh = ops.acos, ops.acosh, ops.asin, ops.asinh
     arctan, arctanh = ops.atan, ops.atanh

@@ -171,3 +171,128 @@ def test_a_constant_derivative_has_no_history():
     except ImportError:
         return
     assert _derivatives_of_a_square(torch) == _derivatives_of_a_square(ag)
+
+
+# -- set_, singular triangular systems, pow on log's branch cut, hooks on other results ------
+
+def test_set_makes_a_tensor_another_handle_on_a_tensor_or_a_storage():
+    w = ag.zeros(2, requires_grad=True)
+    accumulator = w.expand_as(w).grad_fn.next_functions[0][0]
+    source = ag.ones(3)
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place"):
+        w.set_(source)
+    with ag.no_grad():
+        assert w.set_(source) is w
+    assert w._version == 1 and w.shape == (3,)
+    source[0] = 5.0                                   # the memory is shared
+    assert w.tolist() == [5.0, 1.0, 1.0]
+    assert w.expand_as(w).grad_fn.next_functions[0][0] is not accumulator    # a new accumulator
+    (w * 2).sum().backward()
+    assert w.grad.tolist() == [2.0, 2.0, 2.0]
+    flat = ag.arange(6.0)
+    view = ag.empty(0).set_(flat.untyped_storage(), 2, (2, 2), (1, 2))
+    assert view.tolist() == [[2.0, 4.0], [3.0, 5.0]]
+    assert ag.ones(2).set_().shape == (0,)
+    with pytest.raises(RuntimeError, match="Could not set tensor of type float to a tensor of type double"):
+        ag.zeros(2).set_(ag.zeros(2, dtype=ag.float32))
+    with pytest.raises(RuntimeError, match="out of bounds for storage"):
+        ag.empty(0).set_(flat.untyped_storage(), 4, (2, 2))
+
+
+def test_a_zero_on_a_triangular_diagonal_gives_infinities_not_an_error():
+    """Back substitution by hand: x3 = 1/4, x2 = (1 - 1/4)/0 = inf, x1 = (1 - inf - 3/4)/2 = -inf;
+    QR of a rank-deficient matrix: its backward divides by R's zero diagonal (no error)."""
+    M = ag.tensor([[2.0, 1.0, 3.0], [0.0, 0.0, 1.0], [0.0, 0.0, 4.0]])
+    assert ag.linalg.solve_triangular(M, ag.ones(3, 1), upper=True).tolist() == [[-np.inf], [np.inf], [0.25]]
+    assert ag.linalg.solve_triangular(M.mT, ag.ones(1, 3), upper=False, left=False).tolist() == \
+        [[-np.inf, np.inf, 0.25]]
+    A = ag.cat([ag.tensor(np.random.default_rng(0).random((5, 2))), ag.zeros(5, 3)], 1).requires_grad_()
+    Q, R = ag.linalg.qr(A)
+    (g,) = ag.autograd.grad(Q, A, ag.ones(5, 5))
+    assert not np.isfinite(g.numpy()).all()
+
+
+def test_pow_of_a_negative_real_base_to_complex_exponents_as_pytorchs_formula():
+    """(-1)**y = exp(i pi y): d/dy = i pi (-1)**y, d/dx = y (-1)**(y-1); the gradients are the
+    conjugates times the incoming gradient, real parts for the real base (PyTorch's
+    pow_backward_self and pow_backward_exponent, log(-1) = i pi)."""
+    y0 = np.array([0.3 + 0.7j, -1.2 + 0.4j])
+    g0 = np.array([1.0 - 0.5j, 0.25 + 2.0j])
+    x = ag.tensor([-1.0, -1.0], requires_grad=True)
+    y = ag.tensor(y0, requires_grad=True)
+    ag.pow(x, y).backward(ag.tensor(g0))
+    r = np.exp(1j * np.pi * y0)
+    np.testing.assert_allclose(y.grad.numpy(), g0 * np.conj(1j * np.pi * r), rtol=1e-14)
+    np.testing.assert_allclose(x.grad.numpy(), (g0 * np.conj(y0 * r / -1.0)).real, rtol=1e-14)
+
+
+class _Returns(ag.nn.Module):
+    def __init__(self, kind):
+        super().__init__()
+        self.kind = kind
+
+    def forward(self, x):
+        return {"dict": lambda: {"x": x * 2}, "list": lambda: [x * 2, x * 3],
+                "tuple": lambda: (x * 2, "label", x * 3)}[self.kind]()
+
+
+def test_full_backward_hooks_see_tensors_and_tuples_only():
+    x = ag.ones(3, requires_grad=True)
+    seen = []
+    for kind in ("dict", "list"):
+        module = _Returns(kind)
+        module.register_full_backward_hook(lambda m, gi, go: seen.append(kind))
+        with pytest.warns(UserWarning, match="module output should be a Tensor or a tuple of Tensors"):
+            out = module(x)
+        (out["x"] if kind == "dict" else out[0] + out[1]).sum().backward()
+    assert seen == [] and x.grad.tolist() == [7.0, 7.0, 7.0]
+    module = _Returns("tuple")
+    module.register_full_backward_hook(lambda m, gi, go: seen.append(([g.tolist() for g in gi],
+                                                                      [g if g is None else g.tolist() for g in go])))
+    a, label, b = module(x)
+    (a + b).sum().backward()
+    assert label == "label" and seen == [([[5.0, 5.0, 5.0]], [[1.0, 1.0, 1.0], None, [1.0, 1.0, 1.0]])]
+
+
+def _behaviours(L):
+    np_rng = np.random.default_rng(3)
+    out = {}
+    y = L.tensor(np_rng.standard_normal(3) + 1j * np_rng.standard_normal(3), requires_grad=True)
+    x = L.tensor(-np.abs(np_rng.standard_normal(3)), requires_grad=True)
+    L.pow(x, y).backward(L.tensor(np_rng.standard_normal(3) + 1j * np_rng.standard_normal(3)))
+    out["pow"] = (x.grad.tolist(), y.grad.tolist())
+    M = L.tensor([[2.0, 1.0, 3.0], [0.0, 0.0, 1.0], [0.0, 0.0, 4.0]], dtype=L.float64)
+    out["solve_triangular"] = L.linalg.solve_triangular(M, L.ones(3, 2, dtype=L.float64), upper=True).tolist()
+    w = L.zeros(2, dtype=L.float64, requires_grad=True)
+    with L.no_grad():
+        w.set_(L.ones(3, dtype=L.float64))
+    (w * 3).sum().backward()
+    out["set_"] = (w.grad.tolist(), w._version)
+    calls = []
+    module = _Returns("tuple") if L is ag else _torch_returns(L)("tuple")
+    module.register_full_backward_hook(lambda m, gi, go: calls.append([g is None for g in go]))
+    a, _, b = module(L.ones(2, dtype=L.float64, requires_grad=True))
+    (a * b).sum().backward()
+    out["hook"] = calls
+    return out
+
+
+def _torch_returns(torch):
+    class Returns(torch.nn.Module):
+        def __init__(self, kind):
+            super().__init__()
+            self.kind = kind
+
+        def forward(self, x):
+            return (x * 2, "label", x * 3)
+    return Returns
+
+
+def test_set_triangular_pow_and_hooks_as_pytorch():
+    torch = _torch()
+    mine, theirs = _behaviours(ag), _behaviours(torch)
+    assert mine.keys() == theirs.keys()
+    np.testing.assert_allclose(np.array(mine["pow"][0]), np.array(theirs["pow"][0]), rtol=1e-13)
+    np.testing.assert_allclose(np.array(mine["pow"][1]), np.array(theirs["pow"][1]), rtol=1e-13)
+    for key in ("solve_triangular", "set_", "hook"):
+        assert mine[key] == theirs[key], key

@@ -26,7 +26,7 @@ from .. import ops
 from ..device import META, as_meta, is_meta, refuse_meta, resolve as resolve_device
 from ..function import Function
 from ..generators import uniform_draws
-from ..grad_mode import no_grad
+from ..grad_mode import is_grad_enabled, no_grad
 from ..tensor import HookHandle, Tensor, generator
 
 
@@ -555,12 +555,30 @@ class _BackwardHookState:
         return tuple(args)
 
     def wrap_outputs(self, result):
-        single = isinstance(result, Tensor)
-        outputs = (result,) if single else tuple(result)
-        wrapped = _as_tuple(BackwardHookFunction.apply(self._on_output_grads, *outputs))
-        return wrapped[0] if single else type(result)(wrapped) if isinstance(result, tuple) else list(wrapped)
+        """The module's result with its tensors passed through BackwardHookFunction, as
+        PyTorch's BackwardHook does: a Tensor, or the tensors of a tuple (its other entries
+        get None for grad_output). Any other result (a dict, a list) is returned as it is,
+        with PyTorch's warning: the hooks are then not called."""
+        if not isinstance(result, (Tensor, tuple)):
+            warnings.warn("For backward hooks to be called, module output should be a Tensor or a tuple of Tensors "
+                          f"but received {type(result)}", UserWarning, stacklevel=3)
+        single = not isinstance(result, tuple)
+        outputs = (result,) if single else result
+        self.n_outputs = len(outputs)
+        self.output_positions = [i for i, t in enumerate(outputs) if isinstance(t, Tensor)]
+        tensors = [outputs[i] for i in self.output_positions]
+        if not (is_grad_enabled() and any(t.requires_grad for t in tensors)):
+            return result
+        wrapped = list(outputs)
+        for i, t in zip(self.output_positions, _as_tuple(BackwardHookFunction.apply(self._on_output_grads, *tensors))):
+            wrapped[i] = t
+        return wrapped[0] if single else type(result)(wrapped)
 
     def _on_output_grads(self, grads):
+        full = [None] * self.n_outputs           # grad_output: None where an output is not a tensor
+        for i, g in zip(self.output_positions, grads):
+            full[i] = g
+        grads = tuple(full)
         for hook in list(self.module._backward_pre_hooks.values()):
             changed = hook(self.module, grads)
             if changed is not None:
@@ -569,9 +587,13 @@ class _BackwardHookState:
         if not self.inputs_wrapped:
             warnings.warn(NO_INPUT_GRADIENTS, UserWarning, stacklevel=2)
             self._call_hooks((None,) * self.n_inputs)
-        return grads
+        return tuple(grads[i] for i in self.output_positions)
 
     def _on_input_grads(self, grads):
+        if self.grad_output is None:
+            # the gradient reached the inputs without passing through the outputs (a result
+            # that is not a tensor or a tuple, a double backward): no hook runs, as in PyTorch
+            return grads
         full = [None] * self.n_inputs
         for i, g in zip(self.positions, grads):
             full[i] = g

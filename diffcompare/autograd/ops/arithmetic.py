@@ -193,6 +193,10 @@ class PowBackward1(Op):
     broadcasts = True
     saves = (0, 1, RESULT)
     saved_names = ("self", "exponent", "result")
+    # complex: the rule is PyTorch's (pow_backward_self, pow_backward_exponent), conjugates
+    # taken of the derivatives; conjugating the saved values instead goes wrong for a negative
+    # real base, which lies on log's branch cut (log(-1) is i pi, its conjugate -i pi)
+    holomorphic = False
 
     @staticmethod
     def forward(a, b):
@@ -200,10 +204,19 @@ class PowBackward1(Op):
 
     def backward(self, g, a, b, r):
         ga = gb = None
+        b_array = array_of(b)
+        if array_of(r).dtype.kind != "c":
+            if self.needs(0):
+                ga = D.where(b_array == 0, 0.0, g * b * D.pow(a, b - 1))
+            if self.needs(1):
+                gb = g * D.where((array_of(a) == 0) & (b_array >= 0), 0.0, r * D.log(a))
+            return ga, gb
         if self.needs(0):
-            ga = D.where(array_of(b) == 0, 0.0, g * b * D.pow(a, b - 1))
+            ga = D.where(b_array == 0, 0.0, g * D.conj(b * D.pow(a, b - 1)))
         if self.needs(1):
-            gb = g * D.where((array_of(a) == 0) & (array_of(b) >= 0), 0.0, r * D.log(a))
+            real_exponent = (b_array.imag == 0) & (b_array.real >= 0) if b_array.dtype.kind == "c" else b_array >= 0
+            base = a if array_of(a).dtype == array_of(r).dtype else D.cast(a, array_of(r).dtype)   # log of a complex base
+            gb = g * D.where((array_of(a) == 0) & real_exponent, 0.0, D.conj(r * D.log(base)))
         return ga, gb
 
 

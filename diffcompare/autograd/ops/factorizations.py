@@ -391,7 +391,7 @@ def _qr_tall(Q, R, gQ, gR):
     if gQ is not None:
         gA = gA + gQ
     # gA R^{-H}: solve R Z^H = gA^H for Z
-    return _mH(D.solve(R, _mH(gA)))
+    return _mH(D.solve_triangular(R, _mH(gA), True))
 
 
 def linalg_qr(A, mode="reduced"):
@@ -480,25 +480,25 @@ def _lu_grad(P, L, U, gL, gU):
         gU = np.zeros(U.shape, dtype=U.dtype)
     if m == n:
         phi = D.tril(_mH(L) @ gL, -1) + D.triu(gU @ _mH(U))
-        return P @ _right_solve(D.solve(_mH(L), phi), U)
+        return P @ _right_solve(D.solve_triangular(_mH(L), phi, True), U)
     if m < n:                            # gA = P L^{-H} [tril(L^H gL - triu(gU) U^H, -1) U1^{-H} + triu(gU1), gU2]
         gU = D.triu(gU)
         U1, gU1, gU2 = U[..., :, :m], gU[..., :, :m], gU[..., :, m:]
         phi = D.tril(_mH(L) @ gL - gU @ _mH(U), -1)
         left = _right_solve(phi, U1) + gU1
         placed = left @ np.eye(m, n, dtype=L.dtype) + gU2 @ np.eye(n - m, n, m, dtype=L.dtype)
-        return P @ D.solve(_mH(L), placed)
+        return P @ D.solve_triangular(_mH(L), placed, True)
     # tall: gA = P [L1^{-H} (tril(L1^H gL1, -1) + triu(gU U^H - L2^H gL2)) U^{-H}; gL2 U^{-H}]
     L1, L2, gL1, gL2 = L[..., :n, :], L[..., n:, :], gL[..., :n, :], gL[..., n:, :]
     phi = D.tril(_mH(L1) @ gL1, -1) + D.triu(gU @ _mH(U) - _mH(L2) @ gL2)
-    top = _right_solve(D.solve(_mH(L1), phi), U)
+    top = _right_solve(D.solve_triangular(_mH(L1), phi, True), U)
     placed = np.eye(m, n, dtype=L.dtype) @ top + np.eye(m, m - n, -n, dtype=L.dtype) @ _right_solve(gL2, U)
     return P @ placed
 
 
 def _right_solve(X, U):
-    """``X U^{-H}``."""
-    return _mH(D.solve(U, _mH(X)))
+    """``X U^{-H}`` (U upper triangular)."""
+    return _mH(D.solve_triangular(U, _mH(X), True))
 
 
 def _packed_factors(LU):
@@ -739,6 +739,32 @@ def lu_solve(b, LU_data, LU_pivots, *, out=None):
 
 # -- triangular and Cholesky solves -----------------------------------------------------------------
 
+def trsm(T, B, upper):
+    """The solution X of ``T X = B`` for a triangular ``T`` (``upper`` or lower; batched), as
+    LAPACK's triangular solve gives it: a zero on T's diagonal is no error, it makes infinities
+    and NaNs, as in PyTorch (``linalg.solve_triangular``, and the backward of ``qr`` and ``lu``
+    of a rank-deficient matrix). NumPy's general solve serves when T is invertible; it refuses
+    a singular one, which is then solved by substitution.
+
+    >>> trsm(np.array([[2.0, 1.0], [0.0, 0.0]]), np.array([[1.0], [1.0]]), True)
+    array([[-inf],
+           [ inf]])
+    """
+    try:
+        return np.linalg.solve(T, B)
+    except np.linalg.LinAlgError:
+        pass
+    n = T.shape[-1]
+    X = np.array(np.broadcast_to(B, np.broadcast_shapes(T.shape[:-2], B.shape[:-2]) + B.shape[-2:]),
+                 dtype=np.result_type(T, B))
+    with np.errstate(all="ignore"):
+        for k in (range(n - 1, -1, -1) if upper else range(n)):       # column by column, as BLAS's trsm
+            X[..., k, :] /= T[..., k, k, None]
+            rest = slice(0, k) if upper else slice(k + 1, n)
+            X[..., rest, :] -= T[..., rest, k, None] * X[..., k, None, :]
+    return X
+
+
 def _triangle(A, upper, unitriangular):
     """The triangle of ``A`` a triangular solve reads (with a unit diagonal when ``unitriangular``)."""
     n = A.shape[-1]
@@ -754,16 +780,16 @@ class LinalgSolveTriangularBackward0(Op):
     @staticmethod
     def forward(A, B, upper, left, unitriangular):
         T = _triangle(A, upper, unitriangular)
-        return np.linalg.solve(T, B) if left else np.swapaxes(np.linalg.solve(np.swapaxes(T, -1, -2),
-                                                                              np.swapaxes(B, -1, -2)), -1, -2)
+        return trsm(T, B, upper) if left else np.swapaxes(trsm(np.swapaxes(T, -1, -2), np.swapaxes(B, -1, -2),
+                                                              not upper), -1, -2)
 
     def backward(self, g, A, X):
         T = _triangle(A, self.upper, self.unitriangular)
         if self.left:
-            gB = D.solve(_mH(T), g)
+            gB = D.solve_triangular(_mH(T), g, not self.upper)
             gA = -(gB @ _mH(X))
         else:
-            gB = _mH(D.solve(T, _mH(g)))
+            gB = _mH(D.solve_triangular(T, _mH(g), self.upper))
             gA = -(_mH(X) @ gB)
         if self.needs(0):
             k = 1 if self.unitriangular else 0
@@ -1811,6 +1837,8 @@ _CHOLESKY = type("CholeskyBackward0", (LinalgCholeskyExBackward0,),
 
 register(pinv=lambda a: pinv(a))
 define("pinv", np.linalg.pinv)
+register(solve_triangular=lambda A, B, upper: solve_triangular(A, B, upper=upper))
+define("solve_triangular", trsm)
 
 # the torch-level functions of this family (`ag.<name>`, as `torch.<name>`)
 PUBLIC = ("cholesky_inverse", "cholesky_solve", "geqrf", "lu", "lu_solve", "lu_unpack", "matrix_exp", "matrix_power", "orgqr",

@@ -9,7 +9,8 @@ import numpy as np
 from ..graph import SavedTensor, edge_of, init_node
 from ..generators import normal_draws, rng_of, uniform_draws
 from ..grad_mode import STATE
-from ..tensor import Tensor, generator as global_generator
+from ..storage import TypedStorage, UntypedStorage, elements_of
+from ..tensor import Tensor, generator as global_generator, scalar_name
 from .dual import D
 from .forward import set_tangent, tangent_array
 from .recording import Op, apply, array_of, sum_to
@@ -276,8 +277,56 @@ class CopyBackwards(Op):
     tangent = "linear"
 
 
+def set_(t, source=None, storage_offset=0, size=None, stride=None):
+    """``t.set_(source)``: ``t`` becomes another handle on ``source``'s memory (a tensor's, or a
+    storage's from ``storage_offset`` with ``size`` and ``stride``, in elements; nothing: empty),
+    as PyTorch's ``set_``. Writes through either are seen by both. It is an in-place change:
+    refused on a leaf that requires grad unless grad mode is off, and ``t``'s version goes up.
+    A leaf gets a new gradient accumulator, as in PyTorch: a hook on the old one no longer runs.
+
+    >>> from diffcompare import autograd as ag
+    >>> w = ag.zeros(2, requires_grad=True)
+    >>> with ag.no_grad():
+    ...     _ = w.set_(ag.ones(3))
+    >>> (w * 2).sum().backward()
+    >>> w.grad
+    tensor([2., 2., 2.])
+    """
+    if STATE.grad_enabled and t.requires_grad:
+        if t.grad_fn is None:
+            raise RuntimeError(LEAF_INPLACE_ERROR)
+        raise RuntimeError("set_() on a tensor with a history (the result of an op that requires grad) is not "
+                           "supported by this engine: detach() it first, or call set_ under no_grad()")
+    if source is None:
+        array = np.empty((0,), t.dtype)
+    elif isinstance(source, Tensor):
+        if source.dtype != t.dtype:
+            raise RuntimeError(f"Could not set tensor of type {scalar_name(source.dtype)} to a tensor of type "
+                               f"{scalar_name(t.dtype)}")
+        array = source._data
+    elif isinstance(source, (UntypedStorage, TypedStorage)):
+        elements = elements_of(source, t.dtype)
+        size = tuple(elements.shape) if size is None else tuple(int(n) for n in size)
+        if stride is None:
+            stride = tuple(int(np.prod(size[k + 1:])) for k in range(len(size)))
+        reach = storage_offset + sum((n - 1) * s for n, s in zip(size, stride)) + 1 if all(size) else storage_offset
+        if storage_offset < 0 or reach > elements.size:
+            raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset "
+                               f"{storage_offset}, and itemsize {elements.itemsize} requiring a storage size of "
+                               f"{reach * elements.itemsize} are out of bounds for storage of size "
+                               f"{elements.size * elements.itemsize}")
+        array = np.lib.stride_tricks.as_strided(elements[storage_offset:], size,
+                                                tuple(s * elements.itemsize for s in stride))
+    else:
+        raise TypeError(f"set_() expects a Tensor or a storage as its source, not {type(source).__name__}")
+    t._data = array
+    t._bump()
+    t._accum = None
+    return t
+
+
 # what the family exports to `ops`
-__all__ = ['inplace_view', 'in_place', 'rename_node', 'rename_node_of', 'CopyBackwards', 'CopySlicesView', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'LEAF_INPLACE_ERROR', 'VIEW_OF_LEAF_INPLACE_ERROR', 'copy_',
+__all__ = ['set_', 'inplace_view', 'in_place', 'rename_node', 'rename_node_of', 'CopyBackwards', 'CopySlicesView', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'LEAF_INPLACE_ERROR', 'VIEW_OF_LEAF_INPLACE_ERROR', 'copy_',
            'fill_', 'inplace_binary', 'inplace_unary', 'write_in_place', 'zero_', 'uniform_', 'normal_', 'random_']
 
 
