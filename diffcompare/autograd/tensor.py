@@ -78,6 +78,10 @@ class GraphBreakWarning(UserWarning):
 # look for saved inputs whose data was replaced after they were saved (``saved.refresh``)
 DATA_REPLACED = [False]
 
+# the legacy constructor's alias of a tensor (``torch.Tensor(t)``): ``ops.alias``, put here
+# when the ops are imported (they are built on Tensor)
+LEGACY_ALIAS = []
+
 NUMPY_OF_GRAPH = "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
 
 
@@ -129,8 +133,19 @@ class Tensor(Operators):
                 raise TypeError(f"new(): data must be a sequence (got {type(data).__name__})")
         if device is not None:
             _check_device(device)
+        if isinstance(data, Tensor) and dtype is None and LEGACY_ALIAS:
+            # PyTorch's alias of a tensor: a view of all of it (AliasBackward0), its history kept
+            alias = LEGACY_ALIAS[0](data)
+            for name in _SLOTS:
+                try:
+                    setattr(self, name, getattr(alias, name))
+                except AttributeError:      # (a slot the alias never set)
+                    pass
+            if requires_grad:
+                self.requires_grad = True
+            return
         if isinstance(data, Tensor) and dtype is None:
-            array = data._data          # PyTorch's alias of a tensor: its storage, its dtype
+            array = data._data          # (before the ops are imported: its storage, its dtype)
         elif isinstance(data, UntypedStorage):
             array = elements_of(data, _dtype(dtype) or default_dtype())     # sharing its memory
         else:
@@ -585,6 +600,9 @@ class Tensor(Operators):
 
 def _rebuild(data, requires_grad):
     return Tensor._make(data, requires_grad)
+
+
+_SLOTS = [name for name in Tensor.__slots__ if name not in ("__weakref__", "__dict__")]
 
 
 def _init(t, data, requires_grad, grad_fn, counter):

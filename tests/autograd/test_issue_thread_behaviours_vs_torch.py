@@ -296,3 +296,27 @@ def test_set_triangular_pow_and_hooks_as_pytorch():
     np.testing.assert_allclose(np.array(mine["pow"][1]), np.array(theirs["pow"][1]), rtol=1e-13)
     for key in ("solve_triangular", "set_", "hook"):
         assert mine[key] == theirs[key], key
+
+
+def _legacy_alias(L):
+    x = L.ones(2, dtype=L.float64, requires_grad=True)
+    y = x * 2
+    a = L.Tensor(y)                  # a view of all of y, its history kept
+    (a * a).sum().backward()
+    t = L.zeros(2, dtype=L.float64)
+    b = L.Tensor(t)
+    b[0] = 5.0
+    with L.no_grad():
+        c = L.Tensor(y)
+    return (a.grad_fn.name(), a._base is y, a.is_leaf, x.grad.tolist(), t.tolist(), t._version, b._base is t,
+            c.requires_grad, c.grad_fn is None)
+
+
+def test_the_legacy_constructor_of_a_tensor_is_an_alias_with_its_history():
+    """torch.Tensor(y) of y = 2x: d/dx sum(y*y) = 4y = 8 (the graph goes through the alias)."""
+    assert _legacy_alias(ag) == ("AliasBackward0", True, False, [8.0, 8.0], [5.0, 0.0], 1, True, True, True)
+    try:
+        import torch
+    except ImportError:
+        return
+    assert _legacy_alias(torch) == _legacy_alias(ag)

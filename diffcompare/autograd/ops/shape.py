@@ -11,7 +11,7 @@ import numpy as np
 from ..broadcast import broadcast_view
 from ..device import META_SEEN, as_meta, device as Device, is_meta, refuse_meta, resolve as resolve_device
 from ..grad_mode import STATE
-from ..tensor import Tensor
+from ..tensor import LEGACY_ALIAS, Tensor
 from .dual import D, register
 from .outputs import write_out
 from .recording import Op, apply, check_dim, record, sum_to, view_requires_grad
@@ -210,6 +210,9 @@ def alias(x):
     returns for an output that requires grad."""
     shape = x.shape
     return record_view(AliasBackward0, x, {"shape": shape, "in_shape": shape}, lambda a: a.view())
+
+
+LEGACY_ALIAS.append(alias)
 
 
 class Identity(ViewBackward0):
