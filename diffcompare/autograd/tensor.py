@@ -118,7 +118,23 @@ class Tensor(Operators):
                  "__weakref__", "__dict__")
     # (NumPy's ufuncs on tensors, `array * tensor` among them: TensorOperators.__array_ufunc__)
 
+    def __new__(cls, *args, **kwargs):
+        self = object.__new__(cls)
+        if args and cls.__init__ is not Tensor.__init__:
+            # a subclass with an __init__ of its own, which may call super().__init__() without
+            # the data: PyTorch builds the tensor in __new__, from the constructor's arguments
+            self.__dict__["_constructed_from"] = (args, kwargs)
+        return self
+
     def __init__(self, *args, requires_grad=False, dtype=None, device=None):
+        if not args:
+            given = self.__dict__.pop("_constructed_from", None)
+            if given is not None:
+                args = given[0]
+                requires_grad = given[1].get("requires_grad", requires_grad)
+                dtype, device = given[1].get("dtype", dtype), given[1].get("device", device)
+        else:
+            self.__dict__.pop("_constructed_from", None)
         # torch.Tensor(data), torch.Tensor(*sizes) or torch.Tensor(torch.Size): sizes give a tensor
         # of that shape (zeros; PyTorch's are uninitialised), data a floating tensor of it
         if args and all(type(a) is int or isinstance(a, numbers.Integral) and not isinstance(a, bool) for a in args) \

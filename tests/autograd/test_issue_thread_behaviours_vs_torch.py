@@ -320,3 +320,24 @@ def test_the_legacy_constructor_of_a_tensor_is_an_alias_with_its_history():
     except ImportError:
         return
     assert _legacy_alias(torch) == _legacy_alias(ag)
+
+
+def _subclass_with_its_own_init(L):
+    class Scaled(L.Tensor):
+        def __init__(self, data):
+            super().__init__()                   # no data: the tensor was built from the call's arguments
+            self.scale = 2.0
+
+    s = Scaled([1.0, 3.0])
+    x = L.ones(3, 2, dtype=L.float64, requires_grad=True)
+    t = Scaled(x * 2)
+    return type(s).__name__, s.tolist(), s.scale, list(t.shape), t.requires_grad, t.grad_fn.name()
+
+
+def test_a_subclass_whose_init_takes_no_data_gets_it_from_the_call():
+    assert _subclass_with_its_own_init(ag) == ("Scaled", [1.0, 3.0], 2.0, [3, 2], True, "AliasBackward0")
+    try:
+        import torch
+    except ImportError:
+        return
+    assert _subclass_with_its_own_init(torch) == _subclass_with_its_own_init(ag)
