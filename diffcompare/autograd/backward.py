@@ -127,7 +127,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
             targets.append(edge_of(t))
 
     roots = _roots(outputs)
-    seeds = _make_grads(outputs, grads, create_graph)
+    seeds = _make_grads(outputs, grads, create_graph or bool(STATE.forward_level))
     run_backward(roots, seeds, retain_graph, create_graph, targets=targets, accumulate=True)
 
 
@@ -186,7 +186,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     targets = [edge_of(t) for t in input_list]
     if outputs:
         roots = _roots(outputs)
-        seeds = _make_grads(outputs, grads, create_graph)
+        seeds = _make_grads(outputs, grads, create_graph or bool(STATE.forward_level))
         captured = run_backward(roots, seeds, retain_graph, create_graph, targets=targets, accumulate=False)
     else:
         captured = {}

@@ -618,7 +618,13 @@ def run_backward(roots, seeds, retain_graph, create_graph, targets=None, accumul
     lead to one. A step is short unless the node is ``_special`` (hooks, retain_grad,
     several outputs) or the walk has targets; then :func:`_before_apply` does the uncommon
     parts.
+
+    Under an open dual level (forward-mode AD) the backward's ops run on tensors, as with
+    ``create_graph``, recorded only if it is set: their tangents carry through (forward over
+    reverse), so a seed with a tangent gives gradients with theirs, as in PyTorch.
     """
+    recording = create_graph
+    create_graph = create_graph or bool(STATE.forward_level)    # (the backward's ops take tensors)
     captured = {}
     reaching = executing = None
     if targets is not None:
@@ -631,7 +637,7 @@ def run_backward(roots, seeds, retain_graph, create_graph, targets=None, accumul
     special = targets is not None
     # what ``walking`` does, without a generator's cost on every backward call
     previous_mode = STATE.grad_enabled
-    STATE.grad_enabled = create_graph
+    STATE.grad_enabled = recording
     quiet = set_quiet(QUIET)
     WALKS.append([[edge[0] for edge in roots], targets, reaching, None])
     try:

@@ -341,3 +341,47 @@ def test_a_subclass_whose_init_takes_no_data_gets_it_from_the_call():
     except ImportError:
         return
     assert _subclass_with_its_own_init(torch) == _subclass_with_its_own_init(ag)
+
+
+def _forward_over_reverse(L):
+    """grad of y = 3 sin(x) with a dual grad_output v + t eps: the VJP is 3 cos(x) v, its tangent
+    3 cos(x) t (the VJP is linear in v); with x dual (tangent e1), d/dx sum(x^3) = 3 x^2 has the
+    tangent 6 x e1."""
+    fw = L.autograd.forward_ad
+    x = L.tensor([1.0, 2.0], dtype=L.float64, requires_grad=True)
+    out = []
+    with fw.dual_level():
+        v = fw.make_dual(L.tensor([1.0, 1.0], dtype=L.float64), L.tensor([0.5, 2.0], dtype=L.float64))
+        (r,) = L.autograd.grad(x.sin() * 3, x, v)
+        out.append((r.tolist(), fw.unpack_dual(r).tangent.tolist(), r.requires_grad))
+        xd = fw.make_dual(x, L.tensor([1.0, 0.0], dtype=L.float64))
+        (r,) = L.autograd.grad((xd ** 3).sum(), x)
+        out.append((r.tolist(), fw.unpack_dual(r).tangent.tolist(), r.requires_grad))
+    return out
+
+
+def test_forward_over_reverse_without_create_graph():
+    (r, t, graph), (r3, t3, graph3) = _forward_over_reverse(ag)
+    c = np.cos([1.0, 2.0])
+    np.testing.assert_allclose(r, 3 * c, rtol=1e-15)
+    np.testing.assert_allclose(t, 3 * c * [0.5, 2.0], rtol=1e-15)
+    assert (r3, t3, graph, graph3) == ([3.0, 12.0], [6.0, 0.0], False, False)
+    try:
+        import torch
+    except ImportError:
+        return
+    ours, theirs = _forward_over_reverse(ag), _forward_over_reverse(torch)
+    for a, b in zip(ours, theirs):
+        np.testing.assert_allclose(a[0], b[0], rtol=1e-14)
+        np.testing.assert_allclose(a[1], b[1], rtol=1e-14)
+        assert a[2] == b[2]
+
+
+def test_convolution_results_are_contiguous_as_pytorchs():
+    """PyTorch's convolutions give contiguous results: their strides, and the order in which
+    a *_like draw fills them."""
+    F = ag.nn.functional
+    x = ag.ones(2, 4, 6, 6)
+    assert F.conv2d(x, ag.ones(8, 1, 3, 3), ag.ones(8), groups=4).stride() == (128, 16, 4, 1)
+    assert F.conv1d(ag.ones(2, 4, 6), ag.ones(8, 4, 3)).stride() == (32, 4, 1)
+    assert F.conv_transpose2d(x, ag.ones(4, 2, 3, 3), groups=2).stride() == (256, 64, 8, 1)

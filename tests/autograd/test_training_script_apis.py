@@ -324,3 +324,44 @@ def test_old_and_wrong_reduction_names_as_pytorch(loss, reduction):
     except ImportError:
         return
     assert mine == outcome(torch)
+
+
+def test_pretrained_weights_are_read_from_the_hubs_cache_and_never_downloaded(tmp_path):
+    from diffcompare.autograd.utils import model_zoo
+    (tmp_path / "checkpoints").mkdir()
+    ag.save({"w": ag.arange(3.0)}, tmp_path / "checkpoints" / "net-1a2b.pth")
+    ag.hub.set_dir(str(tmp_path))
+    try:
+        assert ag.hub.get_dir() == str(tmp_path)
+        assert model_zoo.load_url("https://example.org/models/net-1a2b.pth")["w"].tolist() == [0.0, 1.0, 2.0]
+        with pytest.raises(RuntimeError, match="not in the hub's cache, and this engine does not download"):
+            ag.hub.load_state_dict_from_url("https://example.org/models/other.pth")
+    finally:
+        ag.hub.set_dir(None)
+
+
+def _conv_dtype_errors(L):
+    F = L.nn.functional
+    single, double = L.float32, L.float64
+    messages = []
+    for x, w, b, f in ((L.ones(1, 3, 5, 5, dtype=single), L.ones(2, 3, 3, 3, dtype=double), None, F.conv2d),
+                       (L.ones(1, 3, 5, 5, dtype=double), L.ones(2, 3, 3, 3, dtype=single), None, F.conv2d),
+                       (L.ones(1, 3, 5, 5, dtype=double), L.ones(2, 3, 3, 3, dtype=double), L.ones(2, dtype=single),
+                        F.conv2d),
+                       (L.ones(1, 3, 5, dtype=single), L.ones(3, 2, 3, dtype=double), None, F.conv_transpose1d)):
+        with pytest.raises(RuntimeError) as error:
+            f(x, w, b)
+        messages.append(str(error.value))
+    return messages
+
+
+def test_convolutions_refuse_operands_of_two_dtypes_as_pytorch():
+    assert _conv_dtype_errors(ag) == ["expected scalar type Float but found Double",
+                                      "expected scalar type Double but found Float",
+                                      "Input type (double) and bias type (float) should be the same",
+                                      "expected scalar type Float but found Double"]
+    try:
+        import torch
+    except ImportError:
+        return
+    assert _conv_dtype_errors(torch) == _conv_dtype_errors(ag)

@@ -25,7 +25,7 @@ import itertools
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from ..tensor import Tensor
+from ..tensor import Tensor, scalar_name
 from .recording import Op, apply
 from .shape import squeeze, unsqueeze
 
@@ -118,6 +118,7 @@ class ConvolutionBackward0(Op):
             out = conv_input_grad(x, w, output_size, stride, padding, dilation, groups)
         else:
             out = conv_forward(x, w, stride, padding, dilation, groups)
+        out = np.ascontiguousarray(out)         # PyTorch's layout (its strides, the order its *_like draws fill)
         if b is not None:
             out = out + b.reshape((-1,) + (1,) * (out.ndim - 2))
         return out
@@ -173,10 +174,16 @@ def _padding(padding, kernel, dilation, stride, d):
     return tuple((p, p) for p in pads)
 
 
-def _check(input, weight, stride, dilation, groups, d, name, transposed=False):
+def _check(input, weight, bias, stride, dilation, groups, d, name, transposed=False):
     if weight.ndim != d + 2 or input.ndim != d + 2:
         raise RuntimeError(f"Expected {d + 1}D (unbatched) or {d + 2}D (batched) input to {name}, but got input of "
                            f"size: {list(input.shape)}")
+    if weight.dtype != input.dtype:
+        raise RuntimeError(f"expected scalar type {scalar_name(input.dtype, True)} but found "
+                           f"{scalar_name(weight.dtype, True)}")
+    if bias is not None and bias.dtype != input.dtype:
+        raise RuntimeError(f"Input type ({scalar_name(input.dtype)}) and bias type ({scalar_name(bias.dtype)}) should "
+                           "be the same")
     if min(stride) <= 0:
         raise RuntimeError("non-positive stride is not supported")
     if min(dilation) <= 0:
@@ -202,7 +209,7 @@ def convolution(input, weight, bias, stride, padding, dilation, groups, d, name)
     if input.ndim == d + 1:
         return squeeze(convolution(unsqueeze(input, 0), weight, bias, stride, padding, dilation, groups, d, name), 0)
     stride, dilation = expand_param(stride, d, "stride"), expand_param(dilation, d, "dilation")
-    _check(input, weight, stride, dilation, groups, d, name)
+    _check(input, weight, bias, stride, dilation, groups, d, name)
     pads = _padding(padding, weight.shape[2:], dilation, stride, d)
     for size, (lo, hi), k, dl in zip(input.shape[2:], pads, weight.shape[2:], dilation):
         if size + lo + hi < dl * (k - 1) + 1:
@@ -222,7 +229,7 @@ def transposed_convolution(input, weight, bias, stride, padding, output_padding,
                                               groups, dilation, d, name), 0)
     stride, dilation = expand_param(stride, d, "stride"), expand_param(dilation, d, "dilation")
     pads, extra = expand_param(padding, d, "padding"), expand_param(output_padding, d, "output_padding")
-    _check(input, weight, stride, dilation, groups, d, name, transposed=True)
+    _check(input, weight, bias, stride, dilation, groups, d, name, transposed=True)
     for e, s, dl in zip(extra, stride, dilation):
         if e >= s and e >= dl:
             raise RuntimeError("output padding must be smaller than either stride or dilation, but got "
