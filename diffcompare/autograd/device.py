@@ -21,6 +21,7 @@ AssertionError: Torch not compiled with CUDA enabled
 
 from __future__ import annotations
 
+import contextlib
 import re
 import sys
 import types
@@ -272,6 +273,24 @@ def namespace(name, doc, **attributes):
     return module
 
 
+def _flags(name, **defaults):
+    """A backend's ``flags(...)``: a context manager that sets its flags (each one not given to
+    its default, as PyTorch's does) and puts the old values back after."""
+    @contextlib.contextmanager
+    def flags(**given):
+        unknown = set(given) - set(defaults)
+        if unknown:
+            raise TypeError(f"flags() got an unexpected keyword argument '{sorted(unknown)[0]}'")
+        module = sys.modules[f"{__package__}.{name}"]
+        old = {key: getattr(module, key, None) for key in defaults}
+        module.__dict__.update({**defaults, **given})
+        try:
+            yield
+        finally:
+            module.__dict__.update(old)
+    return flags
+
+
 cuda = namespace(
     "cuda", "``torch.cuda`` on a CPU-only engine: no CUDA device (``is_available()`` is False).",
     is_available=_false, device_count=_zero, is_initialized=_false,
@@ -292,9 +311,14 @@ backends = namespace(
                                     allow_bf16_reduced_precision_reduction=True)),
     cudnn=namespace("backends.cudnn", "No cuDNN (its flags may be set, as tutorials do).",
                     is_available=_false, version=_none, enabled=True, deterministic=False, benchmark=False,
-                    allow_tf32=True),
+                    allow_tf32=True, benchmark_limit=10, fp32_precision="none",
+                    flags=_flags("backends.cudnn", enabled=False, benchmark=False, benchmark_limit=10,
+                                 deterministic=False, allow_tf32=True, fp32_precision="none")),
     # what a CPU build of PyTorch says of its CPU libraries (training scripts ask before choosing)
-    mkldnn=namespace("backends.mkldnn", "oneDNN's flags (no effect here).", is_available=_true, enabled=True),
+    mkldnn=namespace("backends.mkldnn", "oneDNN's flags (no effect here).", is_available=_true, enabled=True,
+                     deterministic=False, allow_tf32=True, fp32_precision="none",
+                     flags=_flags("backends.mkldnn", enabled=False, deterministic=False, allow_tf32=True,
+                                  fp32_precision="none")),
     mkl=namespace("backends.mkl", "MKL (no effect here).", is_available=_true),
     openmp=namespace("backends.openmp", "OpenMP (no effect here).", is_available=_true))
 

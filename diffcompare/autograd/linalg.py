@@ -24,6 +24,7 @@ from .ops.factorizations import (cholesky_ex, eig, eigh, eigvals, eigvalsh, hous
                                  matrix_power, matrix_rank, multi_dot, pinv, solve_ex, solve_triangular)
 from .ops.inplace import rename_node_of
 from .ops.matrices import diagonal as _diagonal, linalg_cross
+from .ops.reductions import MATRIX_NORMS
 from .tensor import Tensor
 
 __all__ = ['LinAlgError', 'cholesky', 'cholesky_ex', 'cond', 'cross', 'det', 'diagonal', 'eig', 'eigh', 'eigvals',
@@ -64,6 +65,9 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
             across -= 1
         return (amax if ord > 0 else amin)(sums, across, keepdim=keepdim)
     raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+
+
+MATRIX_NORMS.append(matrix_norm)
 
 
 def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):

@@ -31,7 +31,7 @@ _ZIP_MAGIC = b"PK\x03\x04"
 
 # what a state dict, an optimizer's state or a checkpoint of them is made of
 _SAFE = {
-    ("collections", "OrderedDict"), ("collections", "defaultdict"),
+    ("collections", "OrderedDict"), ("collections", "defaultdict"), ("collections", "Counter"),
     ("numpy", "ndarray"), ("numpy", "dtype"), ("_codecs", "encode"),
     ("builtins", "set"), ("builtins", "frozenset"), ("builtins", "slice"), ("builtins", "complex"),
     ("builtins", "range"), ("builtins", "bytearray"),

@@ -280,6 +280,11 @@ class Tensor(Operators):
                 )
         self._grad = value
 
+    @grad.deleter
+    def grad(self):
+        """``del x.grad``: the gradient is dropped (``x.grad`` is None), as in PyTorch."""
+        self._grad = None
+
     @property
     def grad_dtype(self):
         """The dtype ``.grad`` must have (the tensor's own unless set; None: any), as in PyTorch
@@ -595,7 +600,8 @@ class Tensor(Operators):
         return id(self)
 
     def __reduce__(self):
-        return (_rebuild, (self._data, self.requires_grad_flag if self.grad_fn is None else False))
+        # (a tensor with history comes back a leaf that requires grad, as PyTorch's does)
+        return (_rebuild, (self._data, self.requires_grad))
 
     def __deepcopy__(self, memo):
         """A copy of a leaf with its class (a Parameter stays one), device and ``.grad``, as

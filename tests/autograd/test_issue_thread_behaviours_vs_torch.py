@@ -385,3 +385,72 @@ def test_convolution_results_are_contiguous_as_pytorchs():
     assert F.conv2d(x, ag.ones(8, 1, 3, 3), ag.ones(8), groups=4).stride() == (128, 16, 4, 1)
     assert F.conv1d(ag.ones(2, 4, 6), ag.ones(8, 4, 3)).stride() == (32, 4, 1)
     assert F.conv_transpose2d(x, ag.ones(4, 2, 3, 3), groups=2).stride() == (256, 64, 8, 1)
+
+
+# -- round 21's issue threads: degenerate reductions, losses, schedulers, saving, flags ---------
+
+def _issue_thread_edges(L):
+    import io
+    import warnings
+    out = {}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        x = L.ones(1, 1, dtype=L.float64, requires_grad=True)
+        v = x.var()
+        v.backward()
+    out["var"] = (repr(v.item()), repr(x.grad.item()), [str(w.message)[:30] for w in caught])
+    x = L.tensor([-0.5, 0.0, 0.5, 2.0], dtype=L.float64, requires_grad=True)
+    x.norm(p=0.5).backward()
+    out["norm p<1"] = [round(g, 12) for g in x.grad.tolist()]
+    x = L.tensor([-0.5, 0.0, 0.5, 2.0], dtype=L.float64, requires_grad=True)
+    x.norm(p=1.5).backward()
+    out["norm 1<p<2"] = [round(g, 12) for g in x.grad.tolist()]
+    w = L.tensor(np.arange(12.0).reshape(3, 4) / 7, dtype=L.float64, requires_grad=True)
+    loss = L.nn.CrossEntropyLoss()(w, L.tensor([-100, -100, -100]))
+    loss.backward()
+    out["all ignored"] = (repr(loss.item()), w.grad.tolist())
+    m = L.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=L.float64, requires_grad=True)
+    n = L.norm(m, p="nuc")
+    n.backward()
+    out["nuc"] = (round(n.item(), 12), [[round(g, 12) for g in row] for row in m.grad.tolist()])
+    buffer = io.BytesIO()
+    L.save(L.ones(2, dtype=L.float64, requires_grad=True) * 2, buffer)
+    buffer.seek(0)
+    loaded = L.load(buffer)
+    out["saved non-leaf"] = (loaded.requires_grad, loaded.is_leaf)
+    opt = L.optim.SGD([L.ones(1, requires_grad=True)], lr=0.1)
+    scheduler = L.optim.lr_scheduler.MultiStepLR(opt, [2, 4])
+    buffer = io.BytesIO()
+    L.save({"scheduler": scheduler.state_dict()}, buffer)
+    buffer.seek(0)
+    state = L.load(buffer, weights_only=True)["scheduler"]
+    out["scheduler"] = (sorted(state), type(state["milestones"]).__name__)
+    with L.backends.mkldnn.flags(enabled=False):
+        inside = L.backends.mkldnn.enabled
+    out["flags"] = (inside, L.backends.mkldnn.enabled)
+    x = L.ones(2, requires_grad=True)
+    x.sum().backward()
+    del x.grad
+    out["del grad"] = x.grad
+    out["uninitialized"] = (isinstance(L.nn.Parameter(L.Tensor()), L.nn.parameter.UninitializedParameter),
+                            L.nn.parameter.is_lazy(L.nn.parameter.UninitializedParameter()))
+    return out
+
+
+def test_issue_thread_edges_by_hand():
+    """var of one element: 0/0 (NaN, warned), its gradient NaN; norm p < 2 at 0: 0, as
+    PyTorch's sgn(x)|x|^(p-1); the mean over no target: NaN, its gradient 0; the nuclear norm
+    of [[1, 2], [3, 4]]: sqrt(30 + 2*2) (the singular values' sum, sqrt(sum of squares + 2|det|))."""
+    out = _issue_thread_edges(ag)
+    assert out["var"][:2] == ("nan", "nan") and out["var"][2] == ["var(): degrees of freedom is <"]
+    assert out["norm p<1"][1] == 0.0 and out["norm 1<p<2"][1] == 0.0
+    assert out["all ignored"] == ("nan", [[0.0] * 4] * 3)
+    assert abs(out["nuc"][0] - (30 + 2 * 2) ** 0.5) < 1e-12
+    assert out["saved non-leaf"] == (True, True)
+    assert "_get_lr_called_within_step" in out["scheduler"][0] and out["scheduler"][1] == "Counter"
+    assert out["flags"] == (False, True) and out["del grad"] is None and out["uninitialized"] == (False, True)
+
+
+def test_issue_thread_edges_as_pytorch():
+    torch = _torch()
+    assert _issue_thread_edges(ag) == _issue_thread_edges(torch)

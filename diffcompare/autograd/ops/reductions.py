@@ -284,12 +284,13 @@ class VarBackward0(Op):
 
     @staticmethod
     def forward(x, axis, keepdims, in_shape, keep_shape, correction):
-        return np.var(x, axis=axis, keepdims=keepdims, ddof=correction)
+        return _spread(np.var, x, axis, keepdims, correction)
 
     def backward(self, g, x):
         n = math.prod(self.in_shape) // _max(1, math.prod(self.keep_shape))
         centred = x - D.mean(x, self.axis, True)
-        return (_expand_back(g, self) * centred * (2.0 / (n - self.correction)),)
+        # (no degrees of freedom left: 2/0 is inf and the gradient NaN, as in PyTorch)
+        return (_expand_back(g, self) * centred * (np.float64(2.0) / (n - self.correction)),)
 
 
 class StdBackward0(Op):
@@ -299,13 +300,32 @@ class StdBackward0(Op):
 
     @staticmethod
     def forward(x, axis, keepdims, in_shape, keep_shape, correction):
-        return np.std(x, axis=axis, keepdims=keepdims, ddof=correction)
+        return _spread(np.std, x, axis, keepdims, correction)
 
     def backward(self, g, x, r):
         n = math.prod(self.in_shape) // _max(1, math.prod(self.keep_shape))
         r = _expand_back(r, self)
         centred = x - D.mean(x, self.axis, True)
         return (D.where(array_of(r) == 0, 0.0, _expand_back(g, self) * centred / ((n - self.correction) * r)),)
+
+
+def _spread(numpy_function, x, axis, keepdims, correction):
+    """``np.var`` or ``np.std`` with ``correction``; with no degrees of freedom left NaN, without
+    NumPy's warning (``var`` and ``std`` gave PyTorch's)."""
+    n = x.size if axis is None else math.prod(x.shape[a] for a in axis)      # elements per result
+    if n - correction > 0:
+        return numpy_function(x, axis=axis, keepdims=keepdims, ddof=correction)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return numpy_function(x, axis=axis, keepdims=keepdims, ddof=correction)
+
+
+def _warn_without_freedom(name, x, dim, correction):
+    """PyTorch's warning when ``correction`` is at least the number of elements per result."""
+    n = math.prod(x.shape[d] for d in _dims(dim, x.ndim)) if x.ndim else 1
+    if n - correction <= 0:
+        warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction "
+                      "factor (input numel divided by output numel).", UserWarning, stacklevel=4)   # (through the NumPy-names wrapper)
 
 
 def _correction(unbiased, correction):
@@ -315,11 +335,15 @@ def _correction(unbiased, correction):
 
 
 def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    return _reduction(VarBackward0, x, dim, keepdim, correction=_correction(unbiased, correction))
+    correction = _correction(unbiased, correction)
+    _warn_without_freedom("var", x, dim, correction)
+    return _reduction(VarBackward0, x, dim, keepdim, correction=correction)
 
 
 def std(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    return _reduction(StdBackward0, x, dim, keepdim, correction=_correction(unbiased, correction))
+    correction = _correction(unbiased, correction)
+    _warn_without_freedom("std", x, dim, correction)
+    return _reduction(StdBackward0, x, dim, keepdim, correction=correction)
 
 
 class LinalgVectorNormBackward0(Op):
@@ -351,14 +375,29 @@ class LinalgVectorNormBackward0(Op):
         elif p == math.inf or p == -math.inf:
             mask = np.abs(array_of(x)) == array_of(r)
             local = np.sign(array_of(x)) * mask / mask.sum(axis=self.axis, keepdims=True)
+        elif p < 2:
+            # PyTorch's norm_backward: sgn(x) |x|^(p-1), 0 where x is 0 (below p = 2 |x|^(p-2) is infinite there)
+            xa = array_of(x)
+            sgn = np.sign(xa) if xa.dtype.kind != "c" else D.where(xa == 0, 0.0, x / D.abs(x))
+            scaled = D.where(xa == 0, 0.0, sgn * D.pow(D.abs(x), p - 1))
+            local = scaled * D.pow(r, 1 - p) if p < 1 else scaled / D.pow(r, p - 1)
         else:
             local = x * D.pow(D.abs(x), p - 2) / D.pow(r, p - 1)
         return (D.where(zero, 0.0, g * local),)
 
 
+# ``linalg.matrix_norm``, put here when ``linalg`` is imported (it is built on these ops)
+MATRIX_NORMS = []
+
+
 def norm(x, p=2, dim=None, keepdim=False, *, dtype=None):
-    """Vector p-norm over all elements or along ``dim`` (p = 'fro' means 2)."""
+    """Vector p-norm over all elements or along ``dim`` (p = 'fro' means 2); p = 'nuc' is the
+    nuclear norm of the matrices over ``dim`` (the last two), as ``torch.norm``'s."""
     x = as_dtype(x, dtype)
+    if p == "nuc":
+        if dim is None and x.ndim != 2:
+            raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(map(str, range(x.ndim)))}")
+        return MATRIX_NORMS[0](x, "nuc", (-2, -1) if dim is None else dim, keepdim)
     p = 2 if p in ("fro", None) else (math.inf if p in ("inf",) else p)
     return _reduction(LinalgVectorNormBackward0, x, dim, keepdim, p=float(p))
 
@@ -466,7 +505,9 @@ class NllLossBackward0(Op):
     def backward(self, g):
         g = -g * self.scale
         if self.weights is not None:
-            g = g * self.weights
+            # every target ignored (or weighted 0) under the mean: the scale 1/0 is infinite and
+            # the gradient is 0, as PyTorch's (it writes nothing for an ignored target)
+            g = g * self.weights if np.isfinite(self.scale) else D.where(self.weights == 0, 0.0, g * self.weights)
         return (index_add_zeros(g, self.index, self.in_shape),)
 
 

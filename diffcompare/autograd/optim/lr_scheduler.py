@@ -91,6 +91,14 @@ class LRScheduler:
     def get_lr(self):
         raise NotImplementedError
 
+    def _stepped_lr(self):
+        """``get_lr()`` called by a step, with PyTorch's flag that says so (kept in ``state_dict``)."""
+        self._get_lr_called_within_step = True
+        try:
+            return self.get_lr()
+        finally:
+            self._get_lr_called_within_step = False
+
     def get_last_lr(self):
         """The rates the last step set."""
         return self._last_lr
@@ -117,11 +125,11 @@ class LRScheduler:
     def _update_lr(self, epoch=None):
         if epoch is None:
             self.last_epoch += 1
-            values = self.get_lr()
+            values = self._stepped_lr()
         else:
             self.last_epoch = epoch
             closed = getattr(self, "_get_closed_form_lr", None)
-            values = closed() if closed is not None else self.get_lr()
+            values = closed() if closed is not None else self._stepped_lr()
         for group, lr in zip(self.optimizer.param_groups, values):
             group["lr"] = lr
         self._last_lr = _rates(self.optimizer)
@@ -348,7 +356,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
                 self.T_i = self.T_0
                 self.T_cur = epoch
         self.last_epoch = math.floor(epoch)
-        for group, lr in zip(self.optimizer.param_groups, self.get_lr()):
+        for group, lr in zip(self.optimizer.param_groups, self._stepped_lr()):
             group["lr"] = lr
         self._last_lr = _rates(self.optimizer)
 

@@ -232,13 +232,6 @@ class SWALR(LRScheduler):
         alpha = self.anneal_func(t)
         return [group["swa_lr"] * alpha + lr * (1 - alpha) for group, lr in zip(self.optimizer.param_groups, prev_lrs)]
 
-    def _update_lr(self, epoch=None):
-        self._get_lr_called_within_step = True
-        try:
-            super()._update_lr(epoch)
-        finally:
-            self._get_lr_called_within_step = False
-
     def _set_anneal_func(self, anneal_strategy):
         self._anneal_strategy = anneal_strategy
         self.anneal_func = self._cosine_anneal if anneal_strategy == "cos" else self._linear_anneal
