@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import warnings
 
 import numpy as np
 
@@ -85,6 +86,12 @@ class FunctionCtx(Node):
         if self._reading_forward:          # in jvp: what save_for_forward kept
             return tuple(self._for_forward)
         return tuple(self._unpack(True))   # user backward code works on tensors
+
+    @property
+    def saved_variables(self):
+        """The deprecated name of ``saved_tensors`` (pre-0.4 code), with PyTorch's warning."""
+        warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning, stacklevel=2)
+        return self.saved_tensors
 
     def apply(self, *grad_outputs):
         """The Function's ``backward`` called on this node directly, as PyTorch's custom nodes

@@ -310,7 +310,10 @@ def accumulate_into(tensor, grad, create_graph, fresh=False):
     elif create_graph or current.requires_grad or type(grad) is Tensor:
         tensor._grad = current + grad
     else:
-        current._data += grad
+        if current._data.flags.writeable:
+            current._data += grad
+        else:       # a .grad the program set to a read-only array (a broadcast view): summed into a new one
+            current._data = current._data + grad
         current._bump()
 
 

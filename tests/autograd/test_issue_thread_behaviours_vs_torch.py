@@ -454,3 +454,61 @@ def test_issue_thread_edges_by_hand():
 def test_issue_thread_edges_as_pytorch():
     torch = _torch()
     assert _issue_thread_edges(ag) == _issue_thread_edges(torch)
+
+
+# -- round 21's research code: a layer's own reset_parameters, old names, a set .grad ---------
+
+def _research_code(L):
+    import warnings
+    nn = L.nn
+
+    class Scaled(nn.Linear):
+        def reset_parameters(self):               # the constructor calls it instead of the default draws
+            nn.init.constant_(self.weight, 0.25)
+            if self.bias is not None:
+                nn.init.constant_(self.bias, -1.0)
+            self.lr_scale = 2.0
+
+    class Zeroed(nn.Conv2d):
+        def reset_parameters(self):
+            self.weight.data.zero_()
+            self.bias.data.fill_(3.0)
+
+    layer, conv = Scaled(3, 2), Zeroed(1, 2, 3)
+
+    class Square(L.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_variables
+            return 2 * x * g
+
+    x = L.tensor([1.0, -2.0], dtype=L.float64, requires_grad=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        Square.apply(x).sum().backward()
+    (g,) = L.autograd.grad((x * 3).sum(), x)      # (an expanded gradient: read-only)
+    x.grad = g
+    (x * x).sum().backward()                      # added to it
+    from importlib import import_module
+    checkpoint = import_module(L.__name__ + ".utils.checkpoint")
+    return (layer.weight.tolist(), layer.bias.tolist(), layer.lr_scale, conv.weight.abs().sum().item(),
+            conv.bias.tolist(), [str(w.message) for w in caught if "saved_variables" in str(w.message)],
+            x.grad.tolist(), checkpoint.get_device_states(x))
+
+
+def test_research_code_as_pytorch():
+    """Scaled: weight 1/4, bias -1, lr_scale set by its own reset; Zeroed: weight 0, bias 3;
+    d/dx sum(x^2) = 2x = [2, -4] through saved_variables; a .grad of 3 plus 2x = [5, -1]."""
+    mine = _research_code(ag)
+    assert mine == ([[0.25] * 3] * 2, [-1.0, -1.0], 2.0, 0.0, [3.0, 3.0],
+                    ["'saved_variables' is deprecated; use 'saved_tensors'"], [5.0, -1.0], ([], []))
+    try:
+        import torch
+    except ImportError:
+        return
+    assert _research_code(torch) == mine

@@ -26,7 +26,7 @@ from ..tensor import Tensor
 from . import functional  # noqa: F401  (ag.nn.functional, as torch.nn.functional)
 from . import functional as F
 
-from .module import (Buffer, Module, Parameter, fan_in_bound, redraw_uniform, reset_affine,  # noqa: F401
+from .module import (Buffer, Module, Parameter, fan_in_bound, overrides_reset, redraw_uniform, reset_affine,  # noqa: F401
                      reset_running_stats, to_meta, uniform_parameter, zero_grad_of)
 from .activation import *  # noqa: F401,F403  (LeakyReLU, GELU, ...)
 from . import init  # noqa: F401  (torch.nn.init)
@@ -51,12 +51,17 @@ class Linear(Module):
         self._draw(in_features, bias, device, dtype)
 
     def _draw(self, in_features, bias, device, dtype):
-        """The weight (then the bias) drawn from U(-1/√in_features, 1/√in_features)."""
+        """The weight (then the bias) drawn from U(-1/√in_features, 1/√in_features); or, for a
+        subclass with its own ``reset_parameters``, that (as PyTorch's constructor calls it)."""
         where = resolve_device(device, meta=True)
         self.in_features = in_features
         bound = 1.0 / math.sqrt(in_features) if in_features else 0.0
-        self.weight = uniform_parameter(bound, (self.out_features, in_features), dtype, where)
-        self.register_parameter("bias", uniform_parameter(bound, (self.out_features,), dtype, where) if bias else None)
+        own = overrides_reset(self, Linear) and where is not META
+        self.weight = uniform_parameter(bound, (self.out_features, in_features), dtype, where, draw=not own)
+        self.register_parameter("bias", uniform_parameter(bound, (self.out_features,), dtype, where, draw=not own)
+                                if bias else None)
+        if own:
+            self.reset_parameters()
 
     def reset_parameters(self):
         """The weight and bias drawn again from U(-1/√in_features, 1/√in_features), in place."""
@@ -144,8 +149,12 @@ class _ConvNd(Module):
         shape = ((in_channels, out_channels // groups) if self.transposed else (out_channels, in_channels // groups))
         fan_in = shape[1] * math.prod(kernel)
         bound = 1.0 / math.sqrt(fan_in) if fan_in else 0.0
-        self.weight = uniform_parameter(bound, shape + kernel, dtype, where)
-        self.register_parameter("bias", uniform_parameter(bound, (out_channels,), dtype, where) if bias else None)
+        own = overrides_reset(self, _ConvNd) and where is not META      # a subclass's own draws, as PyTorch's
+        self.weight = uniform_parameter(bound, shape + kernel, dtype, where, draw=not own)
+        self.register_parameter("bias", uniform_parameter(bound, (out_channels,), dtype, where, draw=not own)
+                                if bias else None)
+        if own:
+            self.reset_parameters()
 
     def reset_parameters(self):
         """The weight and bias drawn again from U(-1/√fan_in, 1/√fan_in), in place."""

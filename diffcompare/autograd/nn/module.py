@@ -689,13 +689,22 @@ def reset_running_stats(module):
         module.num_batches_tracked.zero_()
 
 
-def uniform_parameter(bound, shape, dtype, where=None):
+def uniform_parameter(bound, shape, dtype, where=None, draw=True):
     """A Parameter drawn from U(-bound, bound); on the meta device (``device="meta"`` or inside
-    ``with device("meta")``) a shape-only one, nothing drawn, as in PyTorch."""
+    ``with device("meta")``) a shape-only one, nothing drawn, as in PyTorch. Without ``draw``
+    zeros, for a layer whose subclass draws its own (``overrides_reset``)."""
     dtype = np.dtype(dtype) if dtype is not None else default_dtype()
     if where is META:
         return to_meta(Parameter(np.zeros(shape, dtype)))
+    if not draw:
+        return Parameter(np.zeros(shape, dtype))
     return Parameter(uniform_draws(generator(), -bound, bound, shape, dtype))
+
+
+def overrides_reset(module, base) -> bool:
+    """Whether ``module``'s class has its own ``reset_parameters`` in place of ``base``'s: PyTorch's
+    constructor calls it instead of drawing the default values (a binarised or scaled Linear)."""
+    return type(module).reset_parameters is not base.reset_parameters
 
 
 def to_meta(t):

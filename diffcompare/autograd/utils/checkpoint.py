@@ -39,12 +39,23 @@ from .. import random
 from ..tensor import Tensor
 
 __all__ = ["CheckpointError", "CheckpointFunction", "CheckpointPolicy", "SelectiveCheckpointContext", "check_backward_validity",
+           "get_device_states", "set_device_states",
            "checkpoint", "checkpoint_sequential", "create_selective_checkpoint_contexts", "detach_variable",
            "noop_context_fn", "set_checkpoint_debug_enabled", "set_checkpoint_early_stop"]
 
 
 class CheckpointError(RuntimeError):
     """A checkpointed function's second run differed from its first (PyTorch's error class)."""
+
+
+def get_device_states(*args):
+    """The accelerator devices of ``args``' tensors and their random states, for a checkpoint
+    to replay: none on a CPU-only engine (``([], [])``), as PyTorch's CPU build says."""
+    return [], []
+
+
+def set_device_states(devices, states, *, device_type=None) -> None:
+    """Restore what ``get_device_states`` gave: nothing to restore on a CPU-only engine."""
 
 
 def noop_context_fn():
