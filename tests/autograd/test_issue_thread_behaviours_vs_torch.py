@@ -512,3 +512,25 @@ def test_research_code_as_pytorch():
     except ImportError:
         return
     assert _research_code(torch) == mine
+
+
+def _tensordot_out(L):
+    a = L.ones(2, 3, dtype=L.float64, requires_grad=True)
+    b = L.full((3, 4), 2.0, dtype=L.float64, requires_grad=True)
+    c = L.zeros(2, 4, dtype=L.float64)
+    returned = L.tensordot(a, b, dims=([1], [0]), out=c)
+    c.sum().backward()
+    with pytest.raises(RuntimeError, match="functions with out=... arguments don't support automatic"):
+        L.mm(a, b, out=L.zeros(2, 4, dtype=L.float64))
+    return returned is c, c.grad_fn.name(), c.tolist(), a.grad.tolist(), b.grad.tolist()
+
+
+def test_tensordot_writes_out_with_a_copy_that_keeps_its_history():
+    """PyTorch's tensordot_out is out.copy_(tensordot(a, b)): 6 in every entry, d/da = 4 * 2,
+    d/db = 2 * 1 (mm, whose out= has no graph, refuses)."""
+    assert _tensordot_out(ag) == (True, "torch::autograd::CopyBackwards", [[6.0] * 4] * 2, [[8.0] * 3] * 2, [[2.0] * 4] * 3)
+    try:
+        import torch
+    except ImportError:
+        return
+    assert _tensordot_out(torch) == _tensordot_out(ag)

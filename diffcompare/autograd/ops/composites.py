@@ -265,7 +265,7 @@ def tensordot(a, b, dims=2, out=None):
     left = a.permute(*free_a, *da).reshape(-1, k)
     right = b.permute(*db, *free_b).reshape(k, -1)
     shape = [a.shape[i] for i in free_a] + [b.shape[i] for i in free_b]
-    return write_out(mm(left, right).view(*shape), out, "tensordot")
+    return write_out(mm(left, right).view(*shape), out, "tensordot", copied=True)
 
 
 def inner(input, other, *, out=None):

@@ -18,15 +18,19 @@ from ..grad_mode import STATE
 from ..tensor import Tensor
 
 
-def write_out(result, out, name):
+def write_out(result, out, name, copied=False):
     """``result`` written into ``out`` (PyTorch's ``out=``): out's values (resized when its
     shape differs) in out's dtype, refused when a differentiable input would need a graph.
-    Without ``out``, ``result`` itself."""
+    Without ``out``, ``result`` itself. ``copied``: an op whose ``out=`` PyTorch writes with
+    ``out.copy_(result)`` (``tensordot``), so a result that requires grad is copied into
+    ``out`` with its history (CopyBackwards), not refused."""
     if out is None:
         return result
     if not isinstance(out, Tensor):
         raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
     if STATE.grad_enabled and (result.requires_grad or out.requires_grad):
+        if copied and tuple(out.shape) == tuple(result.shape) and not out.requires_grad:
+            return out.copy_(result)
         raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic differentiation, "
                            "but one of the arguments requires grad.")
     values = result._data
