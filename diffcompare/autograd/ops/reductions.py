@@ -312,18 +312,21 @@ class StdBackward0(Op):
 def _spread(numpy_function, x, axis, keepdims, correction):
     """``np.var`` or ``np.std`` with ``correction``; with no degrees of freedom left NaN, without
     NumPy's warning (``var`` and ``std`` gave PyTorch's)."""
-    n = x.size if axis is None else math.prod(x.shape[a] for a in axis)      # elements per result
-    if n - correction > 0:
+    if _per_result(x.shape, axis) - correction > 0:
         return numpy_function(x, axis=axis, keepdims=keepdims, ddof=correction)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         return numpy_function(x, axis=axis, keepdims=keepdims, ddof=correction)
 
 
+def _per_result(shape, axes):
+    """How many elements of ``shape`` each result of a reduction over ``axes`` (None: all) reads."""
+    return math.prod(shape) if axes is None else math.prod(shape[a] for a in axes)
+
+
 def _warn_without_freedom(name, x, dim, correction):
     """PyTorch's warning when ``correction`` is at least the number of elements per result."""
-    n = math.prod(x.shape[d] for d in _dims(dim, x.ndim)) if x.ndim else 1
-    if n - correction <= 0:
+    if _per_result(x.shape, None if dim is None else _dims(dim, x.ndim)) - correction <= 0:
         warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction "
                       "factor (input numel divided by output numel).", UserWarning, stacklevel=4)   # (through the NumPy-names wrapper)
 
