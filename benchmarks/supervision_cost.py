@@ -3,6 +3,11 @@
 runs with ``--jobs 1``: a fresh interpreter started, every case sent over a pipe, its output
 captured) and two, in interleaved rounds of the same run.
 
+Then what starting a worker costs, paid by every supervised audit (and again for each worker
+a crash replaces): a small audit's wall time with its worker forked from the warm fork server
+(``forkserver.py``) against a new interpreter started for it, in interleaved rounds of one
+program that runs audit after audit (a test suite, the pytest plugin).
+
 Then what ending a worker costs, the wait at the end of every supervised audit: a pool's
 ``close()`` after its run (the worker flushes its streams and ends at once), against an
 interpreter holding the same modules (SymPy, NumPy, the audit's) that ends the ordinary way
@@ -54,13 +59,53 @@ def main(argv=None) -> str:
                  [f"{args.rounds} interleaved rounds, medians; the supervised routes include starting their "
                   "worker interpreters (about 0.7 s each here)",
                   "every route gives the same verdicts: the results do not depend on where the units ran"])
-    return section + "\n" + ending(max(args.rounds, 5))
+    return section + "\n" + starting(max(args.rounds, 5)) + "\n" + ending(max(args.rounds, 5))
 
 
 ROOT = Path(__file__).resolve().parents[1]
 # an interpreter with the worker's modules that ends when its standard input closes, the ordinary way
 ORDINARY = ("import sys; sys.path[0] = sys.argv[1]; import sympy, diffcompare.auditing.batch; "
             "print('ready', flush=True); sys.stdin.read()")
+
+
+def starting(rounds: int) -> str:
+    """Wall seconds of a one-case audit in one and in two supervised workers, their start
+    included: forked from the fork server (already running: a program's later audits) against
+    new interpreters."""
+    from diffcompare.auditing import forkserver
+    from diffcompare.auditing.suite import Case
+    from diffcompare.auditing.workers import Pool
+    cases = [Case("cube", expression="x**3", at=[{"x": 2.0}]), Case("square", expression="x**2", at=[{"x": 3.0}])]
+    ways = {"forked from the fork server": True, "a new interpreter": False}
+    times = {(way, jobs): [] for way in ways for jobs in (1, 2)}
+
+    def audit(jobs):
+        start = time.perf_counter()
+        with Pool(jobs) as pool:
+            batches = pool.run(cases[:jobs], {"points": 0, "adversarial": False})
+        assert [b.case.status for b in batches] == ["pass"] * jobs
+        return time.perf_counter() - start
+
+    forkserver.ENABLED = True
+    audit(1)                # the server started, outside the clocks (a program's first audit pays it once)
+    try:
+        for i in range(rounds):
+            for way, enabled in (ways.items() if i % 2 == 0 else list(ways.items())[::-1]):
+                forkserver.ENABLED = enabled
+                for jobs in (1, 2):
+                    times[(way, jobs)].append(audit(jobs))
+    finally:
+        forkserver.ENABLED = True
+    rows = []
+    for jobs in (1, 2):
+        new = statistics.median(times[("a new interpreter", jobs)])
+        for way in ways:
+            t = statistics.median(times[(way, jobs)])
+            rows.append([f"{jobs} worker{'s' if jobs > 1 else ''}, {way}", f"{t:.3f}", f"{t / new:.2f}x"])
+    return table("Starting supervised workers: a one-case audit, start to end (same run)",
+                 ["workers, how started", "seconds (median)", "this / a new interpreter"], rows,
+                 [f"{rounds} interleaved rounds, medians; the fork server was started once before the clocks "
+                  "(a program's first audit pays that start, about one new interpreter's)"])
 
 
 def ending(rounds: int) -> str:

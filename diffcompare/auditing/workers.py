@@ -2,9 +2,12 @@
 custom backward rules, user gradients), so that nothing it does can take the audit down.
 
 The supervisor (the audit's own process) runs no user code and patches nothing. Each worker
-is a fresh interpreter (``python -c``, never a fork of the supervisor) in a session of its own, that dies with its parent (Linux: PR_SET_PDEATHSIG;
-elsewhere it notices its parent is gone); units of work (a batch of a case's points) go to
-it over a pipe of its own, and results come back the same way. Then:
+is a process that has run no user code, never a fork of the supervisor: on Linux a fork of
+the supervisor's fork server (``forkserver.py``: a warm interpreter with the engine and SymPy
+imported), elsewhere a new interpreter (``python -c``). It runs in a session of its own and
+dies with its parent (Linux: PR_SET_PDEATHSIG; elsewhere it notices its parent is gone);
+units of work (a batch of a case's points) go to it over a pipe of its own, and results come
+back the same way. Then:
 
 - a crash of any kind — a signal (SIGSEGV, SIGABRT, the OOM killer's SIGKILL), ``os._exit``,
   an exit at import — ends the unit it was running: its case is an error with the cause (the
@@ -41,6 +44,7 @@ import time
 from multiprocessing.connection import Connection, wait
 
 from diffcompare.auditing.batch import BATCH, Batch, run_batch, unit_failed, unit_timed_out
+from diffcompare.auditing.forkserver import HOME, die_with_parent, fork_worker
 from diffcompare.problem.errors import InputError
 from diffcompare.problem.usercode import innermost_user_line, is_user_file
 
@@ -51,9 +55,8 @@ STARTUP_LIMIT = 120.0           # seconds a worker's interpreter may take to sta
 READY = b"ready"                # what a worker says once it has started
 
 
-# the worker's start: this diffcompare first on its path, in place of the current folder that
-# ``-c`` puts there (a json.py in it would replace the standard library's)
-HOME = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# the worker's start (without the fork server): this diffcompare first on its path, in place of
+# the current folder that ``-c`` puts there (a json.py in it would replace the standard library's)
 BOOTSTRAP = ("import sys; sys.path[0] = sys.argv[1]; from diffcompare.auditing.workers import serve; "
              "serve(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5]))")
 
@@ -67,12 +70,14 @@ class Worker:
         # what the worker itself prints (Python's fault handler on a crash): a file with no name,
         # so that nothing is left behind even when the supervisor is killed
         self.log = tempfile.TemporaryFile()
-        environment = dict(os.environ)
-        self.process = subprocess.Popen(
-            [sys.executable, "-c", BOOTSTRAP, HOME, str(to_worker_r), str(from_worker_w), str(os.getpid()),
-             str(idle_exit)],
-            stdin=subprocess.DEVNULL, stdout=self.log, stderr=self.log, pass_fds=(to_worker_r, from_worker_w),
-            start_new_session=True, env=environment, cwd=os.getcwd())
+        # forked from the warm fork server (it gets copies of the descriptors), or a new interpreter
+        self.process = fork_worker(to_worker_r, from_worker_w, self.log.fileno(), idle_exit)
+        if self.process is None:
+            self.process = subprocess.Popen(
+                [sys.executable, "-c", BOOTSTRAP, HOME, str(to_worker_r), str(from_worker_w), str(os.getpid()),
+                 str(idle_exit)],
+                stdin=subprocess.DEVNULL, stdout=self.log, stderr=self.log, pass_fds=(to_worker_r, from_worker_w),
+                start_new_session=True, env=dict(os.environ), cwd=os.getcwd())
         os.close(to_worker_r)
         os.close(from_worker_w)
         self.send_to = Connection(to_worker_w, readable=False)
@@ -355,20 +360,6 @@ def _end_descendants(root: int):
 
 # -- the worker's side ---------------------------------------------------------------------
 
-def _die_with_parent(parent: int):
-    """Ask the kernel to kill this process when its parent dies (Linux); elsewhere, the loop
-    checks that the parent is still there."""
-    try:
-        import ctypes
-        libc = ctypes.CDLL("libc.so.6", use_errno=True)
-        libc.prctl(1, signal.SIGKILL)           # PR_SET_PDEATHSIG
-        libc.prctl(36, 1)                       # PR_SET_CHILD_SUBREAPER: orphans of user code stay below
-    except (OSError, AttributeError):
-        pass
-    if os.getppid() != parent:                  # the parent died before prctl took effect
-        os._exit(1)
-
-
 EXIT_MARK = "exit: "
 
 
@@ -476,7 +467,7 @@ def serve(receive_fd: int, send_fd: int, parent: int, idle_exit: float = 0.0) ->
     """The worker's loop: receive a unit, run it with its output captured, send the batch.
     With ``idle_exit`` (seconds), a worker left idle that long ends, with its process group:
     whatever user code left running (a forked child) goes with it."""
-    _die_with_parent(parent)
+    die_with_parent(parent, subreaper=True)
     signal.signal(signal.SIGINT, signal.SIG_IGN)    # Ctrl-C is the supervisor's to handle
     import faulthandler
     # a crash's trace goes to the worker's own log (the supervisor reads it), not to the unit's output
