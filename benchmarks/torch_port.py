@@ -79,7 +79,9 @@ SCOPE_RULES = [
     (r"\.cuda\(|['\"]cuda:?\d*['\"]|torch\.cuda\.(?!is_available)", "CUDA"),
     (r"torch\.(compile|jit|export|fx|_dynamo)\b", "compilation, tracing, export"),
     (r"torch\.distributed|DistributedDataParallel", "distributed"),
-    (r"to_sparse|sparse_coo|torch\.sparse|quantiz|torch\.masked\b", "sparse tensors, quantization, masked tensors"),
+    # (quantization's API, not the word "dequantization" as normalizing flows use it: uniform noise added to pixels)
+    (r"to_sparse|sparse_coo|torch\.sparse|(?<![a-z])quantiz|\.dequantize\(|torch\.masked\b",
+     "sparse tensors, quantization, masked tensors"),
     (r"\bnn\.DataParallel\b", "nn.DataParallel (multi-device)"),
     (r"torch\.utils\.benchmark|Timer\(|\.timeit\(", "timing (torch.utils.benchmark)"),
 ]
@@ -228,6 +230,8 @@ class EngineRandom:
             return self.torch.from_numpy(np.array(value.detach().numpy(), copy=True))
         if isinstance(value, np.dtype):
             return getattr(self.torch, value.name, None) or self.torch.float64
+        if type(value).__name__ == "memory_format" and isinstance(getattr(value, "name", None), str):
+            return getattr(self.torch, value.name)      # (the engine's torch.preserve_format, ...)
         if isinstance(value, (list, tuple)):
             return type(value)(self._torch_args(v) for v in value)
         return value

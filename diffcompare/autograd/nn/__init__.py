@@ -383,6 +383,56 @@ class BatchNorm3d(_BatchNorm):
             raise ValueError(f"expected 5D input (got {x.ndim}D input)")
 
 
+class SyncBatchNorm(_BatchNorm):
+    """Batch normalisation synchronised across the processes of a distributed job. Without
+    one (the engine runs in one process: distributed training is out of scope) it is the
+    batch normalisation of the inputs it is given, as PyTorch's is when no process group is
+    initialised.
+
+    >>> from diffcompare import autograd as ag
+    >>> net = ag.nn.SyncBatchNorm.convert_sync_batchnorm(ag.nn.Sequential(ag.nn.Linear(2, 3), ag.nn.BatchNorm1d(3)))
+    >>> type(net[1]).__name__, net[1].num_features
+    ('SyncBatchNorm', 3)
+    """
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
+                 process_group=None, device=None, dtype=None, *, bias=True):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
+        self.process_group = process_group
+
+    def _check_input_dim(self, x):
+        if x.ndim < 2:
+            raise ValueError(f"expected at least 2D input (got {x.ndim}D input)")
+
+    def forward(self, x):
+        self._check_input_dim(x)
+        if x.shape[1] == 0:
+            raise ValueError("SyncBatchNorm number of input channels should be non-zero")
+        return _BatchNorm.forward(self, x)
+
+    @classmethod
+    def convert_sync_batchnorm(cls, module, process_group=None):
+        """``module`` with every batch normalisation layer in it replaced by a SyncBatchNorm
+        sharing its parameters and running statistics (a new layer when ``module`` is one)."""
+        output = module
+        if isinstance(module, _BatchNorm):
+            output = cls(module.num_features, module.eps, module.momentum, module.affine,
+                         module.track_running_stats, process_group, bias=module.bias is not None)
+            if module.affine:
+                with no_grad():
+                    output.weight = module.weight
+                    output.bias = module.bias
+            output.running_mean = module.running_mean
+            output.running_var = module.running_var
+            output.num_batches_tracked = module.num_batches_tracked
+            output.training = module.training
+            if hasattr(module, "qconfig"):
+                output.qconfig = module.qconfig
+        for name, child in module.named_children():
+            output.add_module(name, cls.convert_sync_batchnorm(child, process_group))
+        return output
+
+
 class Flatten(Module):
     """Flatten dimensions ``start_dim`` to ``end_dim`` (by default all but the batch one)."""
 

@@ -74,6 +74,62 @@ class Buffer(Tensor):
         self.persistent = persistent
 
 
+class _Table(OrderedDict):
+    """A module's table of parameters, buffers or submodules. The module keeps each entry as
+    an attribute too (read without a lookup); what code writes to the table itself
+    (``module._parameters["weight"] = w``, as meta-learning code does, or ``del``) is what
+    the attribute reads, as in PyTorch, whose attributes are looked up in the tables."""
+
+    def __init__(self, owner=None):
+        super().__init__()
+        self.owner = owner          # the module's ``__dict__`` (None until linked: unpickling, copying)
+
+    def __setitem__(self, key, value):
+        OrderedDict.__setitem__(self, key, value)
+        if self.owner is not None:
+            self.owner[key] = value
+
+    def __delitem__(self, key):
+        value = self[key]
+        OrderedDict.__delitem__(self, key)
+        self._drop(key, value)
+
+    def pop(self, key, *default):
+        if key not in self:
+            return OrderedDict.pop(self, key, *default)
+        value = OrderedDict.pop(self, key)
+        self._drop(key, value)
+        return value
+
+    def popitem(self, last=True):
+        key, value = OrderedDict.popitem(self, last)
+        self._drop(key, value)
+        return key, value
+
+    def clear(self):
+        for key in list(self):
+            del self[key]
+
+    def setdefault(self, key, default=None):
+        if key not in self:
+            self[key] = default
+        return self[key]
+
+    def update(self, *args, **kwargs):
+        for key, value in dict(*args, **kwargs).items():
+            self[key] = value
+
+    def _drop(self, key, value):
+        if self.owner is not None and key in self.owner and self.owner[key] is value:
+            del self.owner[key]
+
+    def __reduce__(self):           # (the link is the module's to make again: ``Module.__setstate__``)
+        return type(self), (), None, None, iter(self.items())
+
+
+TABLES = ("_parameters", "_buffers", "_modules")
+
+
 class Module:
     """Base class: assign Parameters and Modules as attributes; define ``forward``.
 
@@ -84,8 +140,10 @@ class Module:
     """
 
     def __init__(self):
-        for table in ("_parameters", "_buffers", "_modules", "_forward_hooks", "_forward_pre_hooks",
-                      "_backward_hooks", "_backward_pre_hooks", "_non_full_backward_hooks"):
+        for table in TABLES:
+            object.__setattr__(self, table, _Table(self.__dict__))
+        for table in ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_backward_pre_hooks",
+                      "_non_full_backward_hooks"):
             object.__setattr__(self, table, OrderedDict())
         object.__setattr__(self, "_non_persistent", set())
         object.__setattr__(self, "training", True)
@@ -133,8 +191,23 @@ class Module:
 
     def __delattr__(self, name):
         """``del module.weight`` unregisters the parameter (or buffer, or submodule) too."""
-        self._forget(name)
-        object.__delattr__(self, name)
+        if any(name in self.__dict__.get(table, ()) for table in TABLES):
+            self._forget(name)
+            self.__dict__.pop(name, None)
+        else:
+            object.__delattr__(self, name)
+
+    def __setstate__(self, state):
+        """A module unpickled or copied: its tables are linked to its attributes again."""
+        self.__dict__.update(state)
+        for name in TABLES:
+            table = self.__dict__.get(name)
+            if type(table) is not _Table:
+                table = _Table()
+                table.update(self.__dict__.get(name) or {})
+                object.__setattr__(self, name, table)
+            if table.owner is None:
+                table.owner = self.__dict__
 
     def register_parameter(self, name, param):
         """Register ``param`` (a Parameter, or None) under ``name``."""
@@ -166,7 +239,7 @@ class Module:
             raise KeyError(f'module name can\'t contain ".", got: {name}')
         if name == "":
             raise KeyError('module name can\'t be empty string ""')
-        self._forget(name)
+        self._forget(name, keep=self._modules)        # a replaced child keeps its place
         self._modules[name] = module
         object.__setattr__(self, name, module)
 
