@@ -54,7 +54,8 @@ def _make_grads(outputs, grads, create_graph):
             if out._data.dtype.kind == "c":
                 raise RuntimeError("grad can be implicitly created only for real scalar outputs but got "
                                    f"{out.dtype}")
-            seed = np.ones(out.shape, dtype=out.dtype)
+            seed = np.empty(out._data.shape, out._data.dtype)
+            seed.fill(1)
             seeds.append(Tensor._make(seed) if create_graph else seed)
             continue
         if not isinstance(g, Tensor):

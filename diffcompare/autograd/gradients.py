@@ -114,6 +114,14 @@ def merge(previous, g, owned):
     if type(previous) in LAZY:
         previous = previous.dense()
     elif id(previous) not in owned:
+        if type(g) is IndexedGrad and type(previous) is np.ndarray and type(g.values) is np.ndarray and \
+                previous.shape == g.shape and previous.dtype == g.values.dtype and previous.dtype.kind in "fc":
+            # previous + g.dense() without the dense array: previous + 0 (its sum with the zeros), and
+            # the sum at the index
+            total = previous + 0
+            total[g.index] = previous[g.index] + g.values
+            owned.add(id(total))
+            return total
         total = previous + (g.dense() if type(g) in LAZY else g)
         if type(total) is np.ndarray:
             owned.add(id(total))

@@ -20,11 +20,12 @@ from ..quiet import IGNORE as QUIET, reset_quiet, set_quiet
 from ..tensor import DATA_REPLACED, Tensor
 from .dual import D
 from .forward import RESULT, with_tangent
-from .short_axis import summed, total
+from .short_axis import MIN_SIZE, summed, total
 
 _max = builtins.max  # the names max, min, sum, abs, pow below are ops
 _new_node = _new_saved = _new_tensor = object.__new__
 _make = Tensor._make
+_add_reduce = np.add.reduce     # what ndarray.sum calls
 
 
 class Op(Node):
@@ -175,7 +176,10 @@ def sum_to(g, shape, batch=0):
         return g
     axes = sum_axes(g.shape, shape, batch)
     if axes:
-        g = summed((g,), axes) if type(g) is np.ndarray else total(g, axes, True)
+        if type(g) is np.ndarray and g.size < MIN_SIZE:     # summed's and total's small case: g.sum
+            g = _add_reduce(g, axes, None, None, True)
+        else:
+            g = summed((g,), axes) if type(g) is np.ndarray else total(g, axes, True)
         if isinstance(g, np.generic):       # a sum over every axis: kept an array, as others are
             g = np.asarray(g)
     return g.reshape(shape) if g.shape != shape else g

@@ -158,10 +158,10 @@ def _plan(a, b, shape):
 
 
 def broadcasting(ufunc):
-    """The forward of a broadcasting op: ``ufunc`` itself on operands of one shape (no
-    broadcast: nothing to gain, and no time spent asking), else ``binary``."""
+    """The forward of a broadcasting op: ``ufunc`` itself on operands of one shape or with a
+    0-d one (nothing to gain, and no time spent asking), else ``binary``."""
     def forward(a, b, ufunc=ufunc, ndarray=np.ndarray):
-        if a.__class__ is ndarray and b.__class__ is ndarray and a.shape != b.shape:
+        if a.__class__ is ndarray and b.__class__ is ndarray and a.shape != b.shape and a.ndim and b.ndim:
             return binary(ufunc, a, b)
         return ufunc(a, b)
     forward.__name__ = forward.__qualname__ = ufunc.__name__
