@@ -37,12 +37,12 @@ def main(argv=None):
 
     from diffcompare.auditing.audit import run_cases
     suite = cases(args.cases)
-    run_cases(suite[:2], random=2, adversarial=False)               # imports and caches warmed alike
+    run_cases(suite[:2], points=2, adversarial=False)               # imports and caches warmed alike
     timings, reports = {}, {}
     for jobs in (1, 2, 1, 2):                                        # interleaved: load drifts hit both
         clear_cache()                     # each run starts cold, as a command does
         start = time.perf_counter()
-        report = run_cases(suite, random=args.points, adversarial=False, jobs=jobs)
+        report = run_cases(suite, points=args.points, adversarial=False, jobs=jobs)
         elapsed = time.perf_counter() - start
         timings[jobs] = min(timings.get(jobs, elapsed), elapsed)
         reports[jobs] = report

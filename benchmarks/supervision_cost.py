@@ -42,13 +42,13 @@ def main(argv=None) -> str:
     args = parser.parse_args(argv)
     from diffcompare.auditing.audit import run_cases
     suite = cases(args.cases)
-    run_cases(suite[:2], random=2, adversarial=False)            # imports and caches warm, outside the clocks
+    run_cases(suite[:2], points=2, adversarial=False)            # imports and caches warm, outside the clocks
     times = {name: [] for name, _ in ROUTES}
     statuses = {}
     for _ in range(args.rounds):
         for name, options in ROUTES:
             start = time.perf_counter()
-            report = run_cases(suite, random=args.points, adversarial=False, **options)
+            report = run_cases(suite, points=args.points, adversarial=False, **options)
             times[name].append(time.perf_counter() - start)
             statuses[name] = sorted({c.status for c in report.cases})
     base = statistics.median(times[ROUTES[0][0]])

@@ -645,8 +645,7 @@ def sum(x, dim=None, keepdim=False, dtype=None, *, axis=None, keepdims=None):
     tensor([3., 7.])
     """
     dim, keepdim = (axis if dim is None else dim), (keepdims if keepdims is not None else keepdim)
-    if dtype is not None:
-        x = x.to(dtype)     # (as_dtype)
+    x = as_dtype(x, dtype)
     return _reduction(SumBackward1 if dim is not None else SumBackward0, x, dim, keepdim)
 
 
