@@ -18,9 +18,10 @@ import math
 
 import numpy as np
 
+from ..tensor import Tensor
 from . import special
 from .dual import D, define, register
-from .elementwise import erf, tanh
+from .elementwise import erf, tanh, threshold_backward
 from .recording import Op, apply, array_of
 from .shape import cat
 
@@ -53,7 +54,27 @@ class LeakyReluBackward0(Op):
         return np.where(x > 0, x, x * negative_slope).astype(_dtype(x))
 
     def backward(self, g, x):
-        return (g * np.where(array_of(x) > 0, 1.0, self.negative_slope).astype(_dtype(array_of(x))),)
+        return (leaky_relu_backward(g, x, self.negative_slope),)
+
+
+class LeakyReluBackwardBackward0(Op):
+    """The backward of leaky_relu as an op of its own (PyTorch's ``leaky_relu_backward``): the
+    gradient where x > 0, ``negative_slope`` times it elsewhere; linear in the gradient, of zero
+    derivative in x, which is an input all the same (see ThresholdBackwardBackward0)."""
+    saves = (1,)
+
+    @staticmethod
+    def forward(g, x, negative_slope):
+        return np.where(x > 0, g, g * negative_slope)
+
+    def backward(self, gg, x):
+        return leaky_relu_backward(gg, x, self.negative_slope), (D.zeros_like(gg) if self.needs(1) else None)
+
+
+def leaky_relu_backward(g, x, negative_slope):
+    if isinstance(g, Tensor) or isinstance(x, Tensor):
+        return apply(LeakyReluBackwardBackward0, (g, x), {"negative_slope": negative_slope})
+    return LeakyReluBackwardBackward0.forward(g, x, negative_slope)
 
 
 class EluBackward0(Op):
@@ -133,8 +154,28 @@ class HardtanhBackward0(Op):
         return np.clip(x, min_val, max_val).astype(_dtype(x))
 
     def backward(self, g, x):
-        a = array_of(x)
-        return (g * ((a > self.min_val) & (a < self.max_val)).astype(a.dtype),)
+        return (hardtanh_backward(g, x, self.min_val, self.max_val),)
+
+
+class HardtanhBackwardBackward0(Op):
+    """The backward of hardtanh and relu6 as an op of its own (PyTorch's ``hardtanh_backward``):
+    the gradient strictly between min_val and max_val, else 0 (also at NaN); linear in the
+    gradient, of zero derivative in x, which is an input all the same (see
+    ThresholdBackwardBackward0)."""
+    saves = (1,)
+
+    @staticmethod
+    def forward(g, x, min_val, max_val):
+        return np.where((x > min_val) & (x < max_val), g, 0)
+
+    def backward(self, gg, x):
+        return hardtanh_backward(gg, x, self.min_val, self.max_val), (D.zeros_like(gg) if self.needs(1) else None)
+
+
+def hardtanh_backward(g, x, min_val, max_val):
+    if isinstance(g, Tensor) or isinstance(x, Tensor):
+        return apply(HardtanhBackwardBackward0, (g, x), {"min_val": min_val, "max_val": max_val})
+    return HardtanhBackwardBackward0.forward(g, x, min_val, max_val)
 
 
 class HardsigmoidBackward0(Op):
@@ -189,16 +230,15 @@ class SoftshrinkBackward0(_Shrink):
 
 
 class ThresholdBackward0(Op):
-    """x where x > threshold, else ``value``."""
+    """``value`` where x <= threshold, else x (NaN passes)."""
     saves = (0,)
 
     @staticmethod
     def forward(x, threshold=0.0, value=0.0):
-        return np.where(x > threshold, x, value).astype(_dtype(x))
+        return np.where(x <= threshold, value, x).astype(_dtype(x))
 
     def backward(self, g, x):
-        a = array_of(x)
-        return (g * (a > self.threshold).astype(a.dtype),)
+        return (threshold_backward(g, x, self.threshold),)
 
 
 class PreluKernelBackward0(Op):
@@ -217,7 +257,7 @@ class PreluKernelBackward0(Op):
 
 for _cls in (LeakyReluBackward0, EluBackward0, CeluBackward0, GeluBackward0, SiluBackward0, MishBackward0,
              HardtanhBackward0, HardsigmoidBackward0, HardswishBackward0, HardshrinkBackward0, SoftshrinkBackward0,
-             ThresholdBackward0, PreluKernelBackward0):
+             ThresholdBackward0, PreluKernelBackward0, LeakyReluBackwardBackward0, HardtanhBackwardBackward0):
     _cls.batched_backward = _cls.backward
     _cls.tangent = "elementwise"
 del _cls
@@ -293,7 +333,8 @@ def prelu(x, weight):
 PUBLIC = ("celu", "hardshrink", "prelu", "selu", "threshold")
 
 __all__ = [*PUBLIC, "CeluBackward0", "EluBackward0", "GeluBackward0", "HardshrinkBackward0", "HardsigmoidBackward0",
-           "HardswishBackward0", "HardtanhBackward0", "LeakyReluBackward0", "MishBackward0", "PreluKernelBackward0",
+           "HardswishBackward0", "HardtanhBackward0", "HardtanhBackwardBackward0", "LeakyReluBackward0",
+           "LeakyReluBackwardBackward0", "MishBackward0", "PreluKernelBackward0",
            "SELU_ALPHA", "SELU_SCALE", "SiluBackward0", "SoftshrinkBackward0", "ThresholdBackward0", "elu", "gelu",
            "hardsigmoid", "hardswish", "hardtanh", "leaky_relu", "mish", "silu", "softshrink"]
 

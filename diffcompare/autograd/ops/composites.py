@@ -25,7 +25,7 @@ from functools import reduce
 import numpy as np
 
 from ..tensor import Tensor
-from .elementwise import where
+from .elementwise import nonzero_indices, where
 from .inplace import rename_node_of
 from .linalg import mm
 from .matrices import diag_embed
@@ -496,9 +496,7 @@ def nonzero(input, *, as_tuple=False, out=None):
     index tensors, one per dimension."""
     a = np.asarray(input._data)
     if as_tuple:
-        if a.ndim == 0:
-            return (Tensor._make(np.nonzero(np.atleast_1d(a))[0].astype(np.int64)),)
-        return tuple(Tensor._make(i.astype(np.int64)) for i in np.nonzero(a))
+        return nonzero_indices(input)
     return write_out(Tensor._make(np.argwhere(a).astype(np.int64)), out, "nonzero")
 
 

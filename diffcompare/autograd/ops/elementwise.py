@@ -106,7 +106,7 @@ ELEMENTWISE = {
     "acosh": (np.arccosh, X, _acosh_grad, "grad / sqrt(x^2 - 1) (complex: / (sqrt(x + 1) sqrt(x - 1)))"),
     "atanh": (np.arctanh, X, lambda g, x: g / (1 - x * x), "grad / (1 - x^2)"),
     "sigmoid": (special.sigmoid, R, lambda g, r: g * (r * (1 - r)), "grad * result (1 - result)"),
-    "relu":  (special.relu,   R, lambda g, r: D.where(array_of(r) <= 0, 0.0, g), "grad except where result <= 0 (NaN passes it)"),
+    "relu":  (special.relu,   R, lambda g, r: threshold_backward(g, r, 0), "grad except where result <= 0 (NaN passes it)"),
     "abs":   (np.abs,     X, lambda g, x: g * _sgn(x), "grad * sgn(x)"),
     "sign":  (real_sign,      (), lambda g: D.zeros_like(g), "0"),
     "floor": (np.floor,   (), lambda g: D.zeros_like(g), "0"),
@@ -338,6 +338,29 @@ def hypot(a, b):
     return apply(HypotBackward0, (a, b))
 
 
+class ThresholdBackwardBackward0(Op):
+    """The backward of relu and threshold as an op of its own, PyTorch's ``threshold_backward``:
+    the gradient where x > threshold, else 0 (NaN passes). It is linear in the gradient and its
+    derivative in x is zero, but x is an input all the same: a second derivative reaches what x
+    depends on, with zeros, as in PyTorch (not nothing)."""
+    saves = (1,)
+
+    @staticmethod
+    def forward(g, x, threshold):
+        return np.where(x <= threshold, 0, g)
+
+    def backward(self, gg, x):
+        return threshold_backward(gg, x, self.threshold), (D.zeros_like(gg) if self.needs(1) else None)
+
+
+def threshold_backward(g, x, threshold):
+    """``g`` where ``x`` > ``threshold``, else 0: recorded (ThresholdBackwardBackward0) when
+    given tensors, as a backward with ``create_graph`` gives them; computed on arrays."""
+    if isinstance(g, Tensor) or isinstance(x, Tensor):
+        return apply(ThresholdBackwardBackward0, (g, x), {"threshold": threshold})
+    return ThresholdBackwardBackward0.forward(g, x, threshold)
+
+
 class WhereBackward0(Op):
     """where(cond, a, b): the unselected side receives an exact 0 (whose product with an
     infinite local derivative is nan: the well-known where-NaN trap, kept on purpose)."""
@@ -354,8 +377,30 @@ class WhereBackward0(Op):
         return None, (D.where(cond, g, 0.0) if self.needs(1) else None), (D.where(cond, 0.0, g) if self.needs(2) else None)
 
 
-def where(condition, input, other):
-    """Pick ``input`` where ``condition`` holds, else ``other``."""
+_NOT_GIVEN = object()
+
+
+def nonzero_indices(condition):
+    """The indices of ``condition``'s non-zero elements: a tuple of 1-d int64 tensors, one per
+    dimension (a 0-d condition as a 1-d one), as ``nonzero(as_tuple=True)`` gives them."""
+    a = np.asarray(condition._data if isinstance(condition, Tensor) else condition)
+    return tuple(Tensor._make(i.astype(np.int64)) for i in np.nonzero(np.atleast_1d(a)))
+
+
+def where(condition, input=_NOT_GIVEN, other=_NOT_GIVEN):
+    """Pick ``input`` where ``condition`` holds, else ``other``; given the condition alone,
+    the indices where it holds (``nonzero(condition, as_tuple=True)``).
+
+    >>> from diffcompare import autograd as ag
+    >>> ag.where(ag.tensor([0.0, 2.0, -1.0]))
+    (tensor([1, 2]),)
+    """
+    if input is _NOT_GIVEN and other is _NOT_GIVEN:
+        return nonzero_indices(condition)
+    if input is _NOT_GIVEN or other is _NOT_GIVEN:
+        raise TypeError(f"where() received an invalid combination of arguments - got ({_type_names(condition, input, other)}),"
+                        " but expected one of:\n * (Tensor condition)\n * (Tensor condition, Tensor input, Tensor other, "
+                        "*, Tensor out = None)")
     cond = condition._data if isinstance(condition, Tensor) else np.asarray(condition)
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
         return Tensor._make(np.where(cond, input, other))
@@ -363,8 +408,12 @@ def where(condition, input, other):
     return out
 
 
+def _type_names(*values):
+    return ", ".join(type(v).__name__ if not isinstance(v, Tensor) else "Tensor" for v in values if v is not _NOT_GIVEN)
+
+
 for _cls in (SoftplusBackward0, ClampBackward1, ClampBackward0, MaximumBackward0, MinimumBackward0, Atan2Backward0,
-             HypotBackward0, WhereBackward0):
+             HypotBackward0, WhereBackward0, ThresholdBackwardBackward0):
     _cls.batched_backward = _cls.backward   # elementwise: the rule takes a batch as it is
     _cls.tangent = "elementwise"
 MaximumBackward0.tangent = MinimumBackward0.tangent = staticmethod(_extremum_tangent)
@@ -379,4 +428,5 @@ PUBLIC = (*ELEMENTWISE, "atan2", "clamp", "clip", "hypot", "maximum", "minimum",
 # what the family exports to `ops`
 __all__ = [*PUBLIC, *(cls.__name__ for cls in OP_CLASSES.values()), "Atan2Backward0", "ClampBackward0",
            "ClampBackward1", "HypotBackward0", "MaximumBackward0", "MinimumBackward0", "SoftplusBackward0",
-           "WhereBackward0", "RoundBackward1", "ELEMENTWISE", "OP_CLASSES", "R", "X"]
+           "WhereBackward0", "RoundBackward1", "ELEMENTWISE", "OP_CLASSES", "R", "X", "nonzero_indices",
+           "ThresholdBackwardBackward0", "threshold_backward"]
