@@ -15,10 +15,8 @@ started as a new interpreter, as before: :func:`fork_worker` returns None.
 
 The server is started again when the variables read at an interpreter's start (``PYTHON*``,
 thread counts of the numerical libraries, ``LD_*``) have changed since it started: a worker
-forked from it would not see them.
-
->>> available() == (ENABLED and sys.platform.startswith("linux") and hasattr(socket, "send_fds"))
-True
+forked from it would not see them. ``ENABLED = False`` starts every worker as a new
+interpreter (``benchmarks/supervision_cost.py`` compares the two).
 """
 
 from __future__ import annotations
