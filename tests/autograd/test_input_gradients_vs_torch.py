@@ -10,16 +10,7 @@ import math
 
 import pytest
 
-from diffcompare import autograd as ag
-
-ENGINES = [ag]
-try:
-    import torch
-    ENGINES.append(torch)
-except ImportError:
-    torch = None
-
-each = pytest.mark.parametrize("T", ENGINES, ids=lambda m: m.__name__.split(".")[0])
+from engines import each
 
 ACTIVATIONS = {   # name -> (function of T, PyTorch's node of the first backward, its derivative by hand at X)
     "relu": (lambda T: T.relu, "ThresholdBackwardBackward0", lambda x: 1.0 if x > 0 else 0.0),

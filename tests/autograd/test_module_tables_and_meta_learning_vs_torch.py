@@ -14,15 +14,7 @@ import numpy as np
 import pytest
 
 from diffcompare import autograd as ag
-
-ENGINES = [ag]
-try:
-    import torch
-    ENGINES.append(torch)
-except ImportError:
-    torch = None
-
-each = pytest.mark.parametrize("T", ENGINES, ids=lambda m: m.__name__.split(".")[0])
+from engines import each, torch
 
 
 @each
