@@ -16,6 +16,7 @@ import signal
 import sys
 import threading
 import time
+import contextlib
 from contextlib import contextmanager
 
 
@@ -129,7 +130,19 @@ def _release_alarm(held: bool) -> None:
 def _on_alarm(signum, frame):
     now = time.monotonic()
     expired = [b for b in _BUDGETS if b[0] <= now + 1e-3]
+    if expired and frame is not None and frame.f_code in _TEARDOWN:
+        # taking a budget down (the block has ended, or is ending with its TimedOut): raised
+        # here, a second TimedOut would skip the disarming, and the repeating alarm would go on
+        # firing in whatever ran next. The block is over: it is not raised.
+        return
     if expired:
         raise TimedOut(min(expired)[1])
     if _BUDGETS:                # early (the timer's resolution): wait for the earliest deadline again
         _arm()
+
+
+# the code that runs between a block's end and its budget's disarming (contextlib's exit
+# throws the block's exception into the generator, whose finally takes the budget down)
+_TEARDOWN = frozenset({time_limit.__wrapped__.__code__, _hold_alarm.__code__, _release_alarm.__code__, _arm.__code__,
+                       contextlib._GeneratorContextManager.__exit__.__code__})
+
