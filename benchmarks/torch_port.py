@@ -26,7 +26,7 @@ under PyTorch's import names (``RENAMES``: an import hook, the corpus is not edi
   reading (``start = timeit.default_timer()``), an address (``old_id = id(c)``) or what ``gc.collect()`` freed is not
   read, nor shown (``clock_names``, ``_run_dependent``); a cell's
   ``empty`` and its kin, and the legacy constructors given sizes (``torch.Tensor(2, 3)``,
-  ``x.new(2, 3)``), give
+  ``x.new(2, 3)``, ``Tensor(2, 3)`` after ``Tensor = torch.Tensor``), give
   zeros on PyTorch's side, as the engine's do (``_ZeroEmpty``: their contents are undefined).
 
 A cell is then: "agree" (every value it changed, on either side, equal to 1e-10 relative to the
@@ -82,7 +82,6 @@ SCOPE_RULES = [
     # (quantization's API, not the word "dequantization" as normalizing flows use it: uniform noise added to pixels)
     (r"to_sparse|sparse_coo|torch\.sparse|(?<![a-z])quantiz|\.dequantize\(|torch\.masked\b",
      "sparse tensors, quantization, masked tensors"),
-    (r"\bnn\.DataParallel\b", "nn.DataParallel (multi-device)"),
     (r"torch\.utils\.benchmark|Timer\(|\.timeit\(", "timing (torch.utils.benchmark)"),
 ]
 
@@ -397,6 +396,16 @@ class _ZeroEmpty(ast.NodeTransformer):
             func.attr = "zeros"
             if dtype is not None:
                 node.keywords.append(ast.keyword("dtype", ast.Attribute(func.value, dtype, ast.Load())))
+        elif isinstance(func, ast.Name) and func.id in self.LEGACY and self._sizes(node):
+            # a legacy constructor under a name of the program's (``Tensor = torch.Tensor``, then
+            # ``Tensor(2, 3)``): zeros when the name holds PyTorch's class, the call itself otherwise
+            torch_ = ast.Call(ast.Name("__import__", ast.Load()), [ast.Constant("torch")], [])
+            zeros = ast.Call(ast.Attribute(torch_, "zeros", ast.Load()), list(node.args), [])
+            dtype = self.LEGACY[func.id]
+            if dtype is not None:
+                zeros.keywords.append(ast.keyword("dtype", ast.Attribute(torch_, dtype, ast.Load())))
+            held = ast.Compare(ast.Name(func.id, ast.Load()), [ast.Is()], [ast.Attribute(torch_, func.id, ast.Load())])
+            return ast.IfExp(held, zeros, node)
         elif isinstance(func, ast.Attribute) and func.attr == "new" and self._sizes(node):    # x.new(2, 3)
             func.attr = "new_zeros"
             node.args = [ast.Tuple(node.args, ast.Load())]

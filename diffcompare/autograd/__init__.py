@@ -55,7 +55,7 @@ from .settings import (compile, get_float32_matmul_precision, is_warn_always_ena
 from .random import default_generator  # noqa: F401  (torch.default_generator)
 newaxis = None  # noqa: E305  (torch.newaxis, NumPy's: None in an index)
 GradScaler = amp.GradScaler
-from . import __future__, func, functorch, hub, library, profiler, utils  # noqa: F404  (torch.__future__, a submodule)
+from . import __future__, func, functorch, hub, library, multiprocessing, profiler, utils  # noqa: F404  (torch.__future__, a submodule)
 from .vmapping import vmap
 
 autograd = __import__("sys").modules[__name__]   # `ag.autograd.grad` reads like `torch.autograd.grad`

@@ -1,11 +1,15 @@
-"""PyTorch's NumPy-style keyword names: every native torch function and Tensor method takes
-``axis=`` for ``dim=``, ``keepdims=`` for ``keepdim=``, ``x=``, ``a=`` or ``x1=`` for
-``input=`` and ``x2=`` for ``other=`` (PyTorch's argument parser maps them), and a factory
-with sizes takes them as ``size=`` too (``torch.zeros(size=(2, 3))``). NumPy habits bring
-them into real code: ``torch.cumprod(alphas, axis=0)``, ``x.sum(axis=1)``.
+"""PyTorch's keyword names on the engine's functions. Every native torch function and Tensor
+method takes its inputs by PyTorch's names (``torch.mean(input=x)``, ``torch.eq(x, other=y)``,
+``torch.linalg.det(A=a)``) whatever the engine calls them, and PyTorch's NumPy-style names as
+well: ``axis=`` for ``dim=``, ``keepdims=`` for ``keepdim=``, ``x=``, ``a=`` or ``x1=`` for
+``input=`` and ``x2=`` for ``other=`` (PyTorch's argument parser maps them); a factory with
+sizes takes them as ``size=`` too (``torch.zeros(size=(2, 3))``), and a torch function takes
+``out=``. NumPy habits bring them into real code: ``torch.cumprod(alphas, axis=0)``,
+``x.sum(axis=1)``.
 
 ``accepting_numpy_names`` wraps a function of the engine so that it takes them; one whose
-signature has none of those parameters is returned as it is. A call without keywords pays
+signature has none of those parameters is returned as it is, and so is one marked
+``own_names`` (a hot op whose own signature is PyTorch's: ``exp(input, *, out=None)``). A call without keywords pays
 one extra call and one test.
 
 >>> import numpy as np
@@ -29,16 +33,32 @@ from .ops.outputs import write_out
 
 # PyTorch's python_arg_parser: a parameter's name -> the NumPy names it also answers to
 NUMPY_NAMES = {"dim": ("axis",), "keepdim": ("keepdims",), "input": ("x", "a", "x1"), "other": ("x2",)}
-INPUT_NAMES = ("input", "x", "a", "x1")
-SIZES = ("size", "sizes", "shape")       # a factory's sizes (``*size``)
+# the names an engine function may give its first input, and what PyTorch calls it: ``input``
+# (``A`` in ``torch.linalg``), with the NumPy names its parser maps to it
+INPUT_LIKE = ("input", "x", "a", "t", "A", "x1", "tensor")
+INPUT_NAMES = ("input", "x", "a", "x1", "A")
+# the names of a second input, which PyTorch calls ``other`` (``torch.eq(x, other=y)``)
+OTHER_LIKE = ("other", "y", "b", "x2")
+OTHER_NAMES = ("other", "x2")
+# other names PyTorch gives a parameter that the engine names otherwise (``x.split(split_size=2)``)
+TORCH_NAMES = {"split_size_or_sections": ("split_size",),
+               "indices_or_sections": ("sections", "indices", "tensor_indices_or_sections"),
+               "dim0": ("axis0",), "dim1": ("axis1",)}
+# a factory's sizes or a view's shape (``*size``), also passed as one sequence by keyword
+# (``torch.zeros(size=(2, 3))``, ``x.permute(dims=(1, 0))``, ``x.repeat(repeats=(2, 1))``)
+SIZES = ("size", "sizes", "shape", "dims", "repeats")
 # what a factory or conversion (a function with dtype= or device=) also takes in PyTorch, and
 # what it means on a CPU-only engine of dense tensors: nothing, or an error PyTorch gives too
 PLACEMENT = ("layout", "memory_format", "pin_memory", "non_blocking")
 
 
+def _positional(params):
+    return [p for p in params if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD]
+
+
 def _plan(func, inputs=True):
-    """(alias -> parameter pairs, whether ``size=`` stands for ``*size``) for ``func``, or None
-    when it needs neither."""
+    """(alias -> parameter pairs, whether ``size=`` stands for ``*size``, the placement keywords
+    to take, whether to take ``out=``) for ``func``, or None when it needs none of them."""
     try:
         params = list(inspect.signature(func).parameters.values())
     except (TypeError, ValueError):
@@ -46,14 +66,22 @@ def _plan(func, inputs=True):
     names = {p.name for p in params}
     pairs = [(alias, name) for name, aliases in NUMPY_NAMES.items() if name in names and (inputs or name != "input")
              for alias in aliases if alias not in names]
-    first = params[0] if params else None
-    if pairs and inputs and "input" not in names and first is not None and first.name in INPUT_NAMES and \
-            first.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD:
-        # (only for a function wrapped anyway: an elementwise op keeps its call without a wrapper)
-        # the engine calls its input ``x``: PyTorch's ``input=`` and the other aliases name it too
+    pairs += [(alias, name) for name, aliases in TORCH_NAMES.items() if name in names
+              for alias in aliases if alias not in names]
+    positional = _positional(params)[0 if inputs else 1:]     # (a method's self is not named by callers)
+    first = positional[0] if positional else None
+    if inputs and first is not None and first.name in INPUT_LIKE:
+        # the engine may call its input ``x`` or ``a``: PyTorch's ``input=`` and its aliases name it too
         pairs += [(alias, first.name) for alias in INPUT_NAMES if alias not in names]
-    sizes = any(p.kind is inspect.Parameter.VAR_POSITIONAL and p.name in SIZES for p in params) and \
-        not any(p.name == "size" and p.kind is not inspect.Parameter.VAR_POSITIONAL for p in params)
+        second = positional[1] if len(positional) > 1 else None
+        if second is not None and second.name in OTHER_LIKE:
+            pairs += [(alias, second.name) for alias in OTHER_NAMES if alias not in names]
+    elif not inputs and first is not None and first.name in OTHER_LIKE:
+        pairs += [(alias, first.name) for alias in OTHER_NAMES if alias not in names]
+    named = {p.name for p in params if p.kind is not inspect.Parameter.VAR_POSITIONAL}
+    varying = [i for i, p in enumerate(params) if p.kind is inspect.Parameter.VAR_POSITIONAL and p.name in SIZES]
+    # (the sizes' keywords, and how many arguments come before the sizes: ``reshape(x, *shape)`` one)
+    sizes = (tuple(name for name in SIZES if name not in named), varying[0]) if varying else ()
     var_keyword = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params)
     placement = tuple(name for name in PLACEMENT if name not in names) if names & {"dtype", "device"} and \
         not var_keyword else ()
@@ -85,8 +113,8 @@ def accepting_numpy_names(func, inputs=True):
     plan = _plan(func, inputs)
     if plan is None:
         return func
-    lead = 0 if inputs else 1       # a method's self comes before its sizes
     pairs, sizes, placement, takes_out = plan
+    keywords, lead = sizes or ((), 0)
 
     @functools.wraps(func)
     def call(*args, **kwargs):
@@ -102,11 +130,12 @@ def accepting_numpy_names(func, inputs=True):
                     if name in kwargs:
                         raise TypeError(f"{func.__name__}() got multiple values for argument '{name}'")
                     kwargs[name] = kwargs.pop(alias)
-            if sizes and "size" in kwargs:
-                if len(args) > lead:
-                    raise TypeError(f"{func.__name__}() got multiple values for argument 'size'")
-                size = kwargs.pop("size")
-                args += tuple(size) if isinstance(size, (tuple, list)) or hasattr(size, "__len__") else (size,)
+            for keyword in keywords:
+                if keyword in kwargs:
+                    if len(args) > lead:
+                        raise TypeError(f"{func.__name__}() got multiple values for argument '{keyword}'")
+                    size = kwargs.pop(keyword)
+                    args += tuple(size) if isinstance(size, (tuple, list)) or hasattr(size, "__len__") else (size,)
         return func(*args, **kwargs)
     call.numpy_names = True
     return call
@@ -121,7 +150,8 @@ def accept_numpy_names(namespace):
     method = isinstance(namespace, type)
     items = vars(namespace) if method else namespace
     for name, value in list(items.items()):
-        if name.startswith("_") or not inspect.isfunction(value) or getattr(value, "numpy_names", False):
+        if name.startswith("_") or not inspect.isfunction(value) or getattr(value, "numpy_names", False) or \
+                getattr(value, "own_names", False):
             continue
         wrapped = _WRAPPED.get((value, method))
         if wrapped is None:

@@ -19,6 +19,7 @@ True
 
 from __future__ import annotations
 
+import mmap
 import numbers
 
 import numpy as np
@@ -77,6 +78,13 @@ def _sparse_only(name, layout):
         raise RuntimeError(f"{name} expected {layout} layout but got Strided")
     method.__name__ = method.__qualname__ = name
     return method
+
+
+def in_shared_memory(array):
+    """Whether a NumPy array's memory is a shared mapping that ``share_memory_`` made."""
+    while isinstance(array, np.ndarray):
+        array = array.base
+    return isinstance(array, memoryview) and isinstance(array.obj, mmap.mmap)
 
 
 class TensorOperators(Operators):
@@ -378,8 +386,18 @@ class TensorOperators(Operators):
         return ops.polygamma(n, self)
     reciprocal = ops.reciprocal
     conj = ops.conj
-    real = property(ops.real, doc="The real part (a tensor, as in PyTorch; differentiable).")
-    imag = property(ops.imag, doc="The imaginary part (a tensor, as in PyTorch; differentiable).")
+    def _set_real(self, value):
+        """``z.real = value``: written into the real part in place (``copy_``, recorded as PyTorch's
+        setter records it); on a real tensor, into the tensor itself."""
+        ops.real(self).copy_(value)
+
+    def _set_imag(self, value):
+        """``z.imag = value`` (``z.imag *= -1`` ends in it): written into the imaginary part in
+        place; a real tensor has none, as PyTorch says."""
+        ops.imag(self).copy_(value)     # (PyTorch's error for a real tensor)
+
+    real = property(ops.real, _set_real, doc="The real part (a tensor, as in PyTorch; differentiable); settable.")
+    imag = property(ops.imag, _set_imag, doc="The imaginary part (a tensor, as in PyTorch; differentiable); settable.")
 
     # -- other elementwise functions --------------------------------------------------------
     square = ops.square
@@ -392,13 +410,13 @@ class TensorOperators(Operators):
     nan_to_num = ops.nan_to_num
 
     # -- reductions -------------------------------------------------------------------------
-    def max(self, dim=None, keepdim=False):
+    def max(self, dim=None, keepdim=False, *, other=None):
         """The largest element, or with ``dim`` the (values, indices) along it: see :func:`.ops.max`."""
-        return ops.max(self, dim, keepdim)
+        return ops.max(self, dim, keepdim, other=other)
 
-    def min(self, dim=None, keepdim=False):
+    def min(self, dim=None, keepdim=False, *, other=None):
         """The smallest element, or with ``dim`` the (values, indices) along it: see :func:`.ops.min`."""
-        return ops.min(self, dim, keepdim)
+        return ops.min(self, dim, keepdim, other=other)
 
     sum = ops.sum
     mean = ops.mean
@@ -795,11 +813,21 @@ class TensorOperators(Operators):
         raise RuntimeError("Cannot access accelerator device when none is available.")
 
     def is_shared(self):
-        """False: one process, nothing in shared memory."""
-        return False
+        """Whether the values are in shared memory (``share_memory_``)."""
+        return in_shared_memory(self._data)
 
     def share_memory_(self):
-        """This tensor (one process: nothing to share)."""
+        """The values moved into an anonymous shared mapping, in place: processes forked after
+        this (``torch.multiprocessing`` with the ``fork`` start method) read and write the same
+        numbers, as PyTorch's shared tensors (Hogwild training). This tensor is returned."""
+        if not in_shared_memory(self._data):
+            if self._base is not None:
+                raise NotImplementedError("share_memory_() of a view: share the tensor it is a view of first")
+            values = self._data
+            shared = np.frombuffer(mmap.mmap(-1, max(values.nbytes, 1)), dtype=values.dtype,
+                                   count=values.size).reshape(values.shape)
+            shared[...] = values
+            self._data = shared
         return self
 
     narrow_copy = ops.narrow_copy

@@ -1134,23 +1134,25 @@ def empty_like(t: Tensor, dtype=None, device=None, requires_grad=False) -> Tenso
     return zeros_like(t, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
-def rand_like(t: Tensor, dtype=None, device=None, requires_grad=False) -> Tensor:
+def rand_like(t: Tensor, dtype=None, device=None, requires_grad=False, *, generator=None) -> Tensor:
     """Uniform samples in [0, 1) with ``t``'s shape and dtype."""
-    return rand(t.shape, dtype=dtype or t.dtype, device=device, requires_grad=requires_grad)
+    return rand(t.shape, generator=generator, dtype=dtype or t.dtype, device=device, requires_grad=requires_grad)
 
 
-def randn_like(t: Tensor, dtype=None, device=None, requires_grad=False) -> Tensor:
+def randn_like(t: Tensor, dtype=None, device=None, requires_grad=False, *, generator=None) -> Tensor:
     """Standard normal samples with ``t``'s shape and dtype."""
-    return randn(t.shape, dtype=dtype or t.dtype, device=device, requires_grad=requires_grad)
+    return randn(t.shape, generator=generator, dtype=dtype or t.dtype, device=device, requires_grad=requires_grad)
 
 
-def randint_like(t: Tensor, low=None, high=None, dtype=None, device=None, requires_grad=False) -> Tensor:
+def randint_like(t: Tensor, low=None, high=None, dtype=None, device=None, requires_grad=False, *,
+                 generator=None) -> Tensor:
     """Integers from [low, high) (or [0, low), or [0, high) given by keyword) with ``t``'s
     shape, in ``t``'s dtype."""
     if low is None and high is None:
         raise TypeError("randint_like() missing 1 required positional argument: 'high'")
     bounds = (low,) if high is None else (0 if low is None else low, high)
-    return randint(*bounds, t.shape, dtype=dtype or t.dtype, device=device, requires_grad=requires_grad)
+    return randint(*bounds, t.shape, generator=generator, dtype=dtype or t.dtype, device=device,
+                   requires_grad=requires_grad)
 
 
 def is_tensor(obj) -> bool:

@@ -134,6 +134,23 @@ def test_uninitialised_constructors_become_zeros_on_pytorchs_side():
         "a = torch.zeros(2, 3)", "b = torch.zeros(4, dtype=torch.float32)", "c = torch.Tensor([1, 2])",
         "d = torch.zeros(n, m, dtype=torch.int64)", "e = torch.zeros(3)", "f = torch.Tensor(x)",
         "g = a.new_zeros((2, 3))", "h = a.new([1, 2])"]
+    # under a name of the program's: zeros only when the name holds PyTorch's class when it runs
+    alias = "Tensor = torch.Tensor\ni = Tensor(2, 3)\nFloatTensor = list\nj = FloatTensor(2, 3)\n"
+    namespace = {"torch": torch_port.importlib.import_module("torch")} if _has_torch() else None
+    tree = ast.fix_missing_locations(torch_port._ZeroEmpty().visit(ast.parse(alias)))
+    assert "__import__('torch').zeros(2, 3) if Tensor is __import__('torch').Tensor else Tensor(2, 3)" in ast.unparse(tree)
+    if namespace is not None:
+        namespace["list"] = lambda *sizes: list(sizes)
+        exec(compile(tree, "<cell>", "exec"), namespace)
+        assert namespace["i"].tolist() == [[0.0] * 3] * 2 and namespace["j"] == [2, 3]
+
+
+def _has_torch():
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 def test_run_dependent_values_are_neither_read_nor_shown():

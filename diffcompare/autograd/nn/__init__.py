@@ -38,6 +38,8 @@ from .sparse import Embedding, EmbeddingBag  # noqa: F401
 from . import utils  # noqa: F401  (torch.nn.utils)
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList  # noqa: F401
 from . import grad  # noqa: E402  (torch.nn.grad, also reached as torch.nn.functional.grad)
+from . import parallel  # noqa: E402,F401  (torch.nn.parallel)
+from .parallel import DataParallel  # noqa: E402,F401
 functional.grad = grad
 
 

@@ -431,6 +431,15 @@ class Module:
     def cpu(self):
         return self
 
+    def share_memory(self):
+        """Parameters and buffers (and their gradients) moved to shared memory, for processes
+        forked afterwards to update in place (``Tensor.share_memory_``; Hogwild training)."""
+        for t in (*self.parameters(), *self.buffers()):
+            t.share_memory_()
+            if t._grad is not None:
+                t._grad.share_memory_()
+        return self
+
     def cuda(self, device=None):
         resolve_device("cuda")
 

@@ -319,9 +319,10 @@ def threshold(x, threshold, value):
     return apply(ThresholdBackward0, (x,), {"threshold": threshold, "value": value})
 
 
-def prelu(x, weight):
+def prelu(input, weight):
     """PReLU with one slope, or one per channel (axis 1): the weight is viewed to broadcast
     along that axis (ViewBackward0, as PyTorch's), then PreluKernelBackward0."""
+    x = input
     channels = weight.numel()
     if channels != 1 and (x.ndim < 2 or x.shape[1] != channels):
         raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
@@ -361,7 +362,8 @@ class GluBackward0(Op):
         return (cat(parts, self.dim),)
 
 
-def glu(x, dim=-1):
+def glu(input, dim=-1):
+    x = input
     if x.ndim == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
     if x.shape[dim] % 2:

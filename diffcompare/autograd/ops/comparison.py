@@ -9,14 +9,18 @@ from ..tensor import Tensor
 from .outputs import write_out
 from .recording import array_of
 
-def _compare(np_func):
-    def compare(a, b):
-        return Tensor._make(np_func(a._data if isinstance(a, Tensor) else a, b._data if isinstance(b, Tensor) else b))
+def _compare(np_func, name):
+    def compare(input, other, *, out=None):
+        result = Tensor._make(np_func(input._data if isinstance(input, Tensor) else input,
+                                      other._data if isinstance(other, Tensor) else other))
+        return result if out is None else write_out(result, out, name)
+    compare.__name__ = compare.__qualname__ = name
+    compare.own_names = True    # PyTorch's signature itself: no keyword wrapper on this hot path
     return compare
 
 
-lt, le, gt, ge, eq, ne = (_compare(f) for f in (np.less, np.less_equal, np.greater, np.greater_equal,
-                                                 np.equal, np.not_equal))
+lt, le, gt, ge, eq, ne = (_compare(f, n) for f, n in ((np.less, "lt"), (np.less_equal, "le"), (np.greater, "gt"),
+                                                      (np.greater_equal, "ge"), (np.equal, "eq"), (np.not_equal, "ne")))
 
 
 def argmax(x, dim=None, keepdim=False):
@@ -39,14 +43,14 @@ def isfinite(x):
     return Tensor._make(np.isfinite(x._data))
 
 
-def equal(a, b):
+def equal(input, other):
     """True when both tensors have the same shape and the same elements (a Python bool).
 
     >>> from diffcompare import autograd as ag
     >>> ag.equal(ag.tensor([1.0, 2.0]), ag.tensor([1.0, 2.0])), ag.equal(ag.tensor([1.0]), ag.tensor([1.0, 1.0]))
     (True, False)
     """
-    a, b = array_of(a), array_of(b)
+    a, b = array_of(input), array_of(other)
     return a.shape == b.shape and bool(np.array_equal(a, b))
 
 
@@ -67,8 +71,8 @@ any.__name__ = any.__qualname__ = "any"
 any.__doc__ = "Whether some element (along ``dim``) is nonzero, as a bool tensor."
 
 
-def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    return bool(np.allclose(array_of(a), array_of(b), rtol=rtol, atol=atol, equal_nan=equal_nan))
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return bool(np.allclose(array_of(input), array_of(other), rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):

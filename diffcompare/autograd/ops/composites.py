@@ -541,9 +541,10 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
     return write_out(Tensor._make(counts.astype(input._data.dtype)), out, "histc")
 
 
-def searchsorted(sorted_sequence, values, *, out_int32=False, right=False, side=None, sorter=None, out=None):
+def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None, out=None):
     """Where each value would be inserted into the sorted last dimension of
     ``sorted_sequence`` (the rows of an N-d one, row by row)."""
+    values = input
     seq = np.asarray(sorted_sequence._data)
     scalar = not isinstance(values, Tensor)
     vals = np.asarray(values if scalar else values._data)

@@ -17,9 +17,12 @@ from .recording import RESULT, Op, apply, array_of
 
 def unary_op(name, cls):
     """The function of a one-input op class, with a docstring saying its VJP."""
-    def op(x):
-        return apply(cls, (x,))
+    def op(input, *, out=None):
+        if out is None:
+            return apply(cls, (input,))
+        return write_out(apply(cls, (input,)), out, name)
     op.__name__ = op.__qualname__ = name
+    op.own_names = True     # PyTorch's signature itself: no keyword wrapper on this hot path
     op.__doc__ = (f"Elementwise {name}(x), recorded as {cls.__name__}; its vector-Jacobian product is "
                   f"{cls.formula}.\n\n    >>> from diffcompare import autograd as ag\n"
                   f"    >>> ag.{name}(ag.tensor([0.5], requires_grad=True)).grad_fn\n"
@@ -131,6 +134,7 @@ OP_CLASSES["abs"].holomorphic = False    # g * sgn(z), with sgn(z) = z/|z| for c
 
 
 
+
 class RoundBackward1(Op):
     """round(x, decimals=n): to n decimals, halves to even; a step function, gradient zero."""
 
@@ -167,8 +171,8 @@ class SoftplusBackward0(Op):
         return (D.where(array_of(z) > self.threshold, g, g * D.sigmoid(z)),)
 
 
-def softplus(x, beta=1.0, threshold=20.0):
-    return apply(SoftplusBackward0, (x,), {"beta": beta, "threshold": threshold})
+def softplus(input, beta=1.0, threshold=20.0):
+    return apply(SoftplusBackward0, (input,), {"beta": beta, "threshold": threshold})
 
 
 class ClampBackward1(Op):
@@ -320,8 +324,9 @@ class Atan2Backward0(Op):
         return gy, gx
 
 
-def atan2(y, x):
-    return apply(Atan2Backward0, (y, x))
+def atan2(input, other):
+    """The angle of the point (other, input), elementwise: ``atan2(y, x)`` in NumPy's order."""
+    return apply(Atan2Backward0, (input, other))
 
 
 class HypotBackward0(Op):
@@ -424,7 +429,9 @@ register(conj=conj, real=real, exp=exp, log=log, sqrt=sqrt,  # noqa: F821
 
 
 # the torch-level functions of this family (`ag.<name>`, as `torch.<name>`): the table's, and the rest
-PUBLIC = (*ELEMENTWISE, "atan2", "clamp", "clip", "hypot", "maximum", "minimum", "softplus", "where")
+# (real and imag are views of a complex tensor at torch level: pointwise's; their nodes stay here for the tangents)
+PUBLIC = (*(name for name in ELEMENTWISE if name not in ("real", "imag")), "atan2", "clamp", "clip", "hypot", "maximum",
+          "minimum", "softplus", "where")
 # what the family exports to `ops`
 __all__ = [*PUBLIC, *(cls.__name__ for cls in OP_CLASSES.values()), "Atan2Backward0", "ClampBackward0",
            "ClampBackward1", "HypotBackward0", "MaximumBackward0", "MinimumBackward0", "SoftplusBackward0",

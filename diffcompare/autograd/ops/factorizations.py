@@ -274,7 +274,7 @@ def linalg_svd(A, full_matrices=True, *, driver=None):
                                      jvp=lambda tangents, outs: _svd_jvp(tangents[0], *outs, full_matrices)))
 
 
-def svdvals(A):
+def svdvals(A, *, driver=None):
     """The singular values of each matrix, in descending order (``torch.linalg.svdvals``). When
     recording or carrying a tangent, they are ``linalg.svd``'s S (LinalgSvdBackward0, as in
     PyTorch), whose derivative keeps U and Vh as outputs of the graph: a second derivative
@@ -283,7 +283,13 @@ def svdvals(A):
     >>> from diffcompare import autograd as ag
     >>> ag.linalg.svdvals(ag.tensor([[3.0, 0.0], [0.0, -4.0]]))
     tensor([4., 3.])
+
+    ``driver`` chooses cuSOLVER's algorithm in PyTorch, on CUDA only: here it is checked and
+    otherwise means nothing.
     """
+    if driver is not None:
+        raise RuntimeError("torch.linalg.svd: keyword argument `driver=` is only supported on CUDA inputs with "
+                           "cuSOLVER backend.")
     _matrix(A, "linalg.svd")
     if _wants_grad((A,)) or STATE.forward_level and isinstance(A, Tensor) and A._tangent is not None:
         return linalg_svd(A, full_matrices=False).S
@@ -728,8 +734,9 @@ def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False):
     return apply(LinalgLuSolveBackward0, (LU, B), {"P": P, "left": bool(left), "adjoint": bool(adjoint)})
 
 
-def lu_solve(b, LU_data, LU_pivots, *, out=None):
+def lu_solve(input, LU_data, LU_pivots, *, out=None):
     """``torch.lu_solve(b, LU, pivots)`` (deprecated in PyTorch for ``torch.linalg.lu_solve``)."""
+    b = input
     warnings.warn("torch.lu_solve is deprecated in favor of torch.linalg.lu_solveand will be removed in a future "
                   "PyTorch release.\nNote that torch.linalg.lu_solve has its arguments reversed.\nX = torch.lu_solve(B, "
                   "LU, pivots)\nshould be replaced with\nX = torch.linalg.lu_solve(LU, pivots, B)", UserWarning,
@@ -810,9 +817,10 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
 TriangularResult = namedtuple("triangular_solve", ["solution", "cloned_coefficient"])
 
 
-def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, out=None):
+def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False, *, out=None):
     """``torch.triangular_solve`` (deprecated in PyTorch for ``torch.linalg.solve_triangular``):
     ``(solution, A's copy)``; ``transpose`` solves with A's transpose."""
+    b = input
     warnings.warn("torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangularand will be removed "
                   "in a future PyTorch release.\ntorch.linalg.solve_triangular has its arguments reversed and does "
                   "not return a copy of one of the inputs.\nX = torch.triangular_solve(B, A).solution\nshould be "
@@ -848,8 +856,9 @@ class CholeskySolveBackward0(Op):
         return (gB if self.needs(0) else None), (gL if self.needs(1) else None)
 
 
-def cholesky_solve(B, L, upper=False, *, out=None):
+def cholesky_solve(input, input2, upper=False, *, out=None):
     """The solution of ``A X = B`` from A's Cholesky factor (CholeskySolveBackward0)."""
+    B, L = input, input2
     check_same_dtype("", ("b", "A"), B, L, end=".")
     _refuse_tangents(CholeskySolveBackward0, (B, L))
     return write_out(apply(CholeskySolveBackward0, (B, L), {"upper": bool(upper)}), out, "cholesky_solve")
@@ -869,8 +878,9 @@ class CholeskyInverseBackward0(Op):
         return (-(L @ common) if self.upper else -(common @ L),)
 
 
-def cholesky_inverse(L, upper=False, *, out=None):
+def cholesky_inverse(input, upper=False, *, out=None):
     """The inverse of ``A`` from its Cholesky factor (CholeskyInverseBackward0)."""
+    L = input
     _square(L, "cholesky_inverse")
     _refuse_tangents(CholeskyInverseBackward0, (L,))
     return write_out(apply(CholeskyInverseBackward0, (L,), {"upper": bool(upper)}), out, "cholesky_inverse")
@@ -904,10 +914,14 @@ class LinalgPinvBackward0(Op):
         return (_pinv_backward(g, pinvA, A),)
 
 
-def pinv(A, *, atol=None, rtol=None, hermitian=False):
+def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None):
     """The pseudo-inverse, singular values below ``rtol`` times the largest dropped
-    (LinalgPinvBackward0)."""
+    (LinalgPinvBackward0); ``rcond``, PyTorch's older name, is ``rtol`` with ``atol=0``."""
     _matrix(A, "linalg.pinv")
+    if rcond is not None:
+        if rtol is not None or atol is not None:
+            raise TypeError("linalg.pinv() received an invalid combination of arguments: rcond with atol= or rtol=")
+        rtol = rcond
     if atol is not None:
         raise NotImplementedError("linalg.pinv: atol= is not implemented (use rtol=)")
     if rtol is None:

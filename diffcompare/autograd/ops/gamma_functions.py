@@ -17,6 +17,7 @@ from fractions import Fraction
 import numpy as np
 
 from .dual import D
+from .outputs import write_out
 from .recording import Op, apply
 from .sampling import digamma_array
 from .special import erf, erfc
@@ -183,11 +184,14 @@ def digamma(x):
     return apply(DigammaBackward0, (x,)) if isinstance(x, Tensor) else digamma_array(x)
 
 
-def polygamma(n, x):
+def polygamma(n, input, *, out=None):
     """``torch.polygamma(n, x)``: the n-th derivative of digamma (a tensor or an array)."""
+    x = input
     if n == 0:
-        return digamma(x)
-    return apply(PolygammaBackward0, (x,), {"n": n}) if isinstance(x, Tensor) else polygamma_array(n, x)
+        result = digamma(x)
+    else:
+        result = apply(PolygammaBackward0, (x,), {"n": n}) if isinstance(x, Tensor) else polygamma_array(n, x)
+    return result if out is None else write_out(result, out, "polygamma")
 
 
 def erfinv_array(y):

@@ -20,6 +20,25 @@ from .shape import plain_views, record_view, view_of
 _ELLIPSIS = type(Ellipsis)
 
 
+SEQUENCE_INDEX_WARNING = ("Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed "
+                          "in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be "
+                          "interpreted as tensor index, x[torch.tensor(seq)], which will result either in an error "
+                          "or a different result")
+
+
+def _sequence_as_tuple(index):
+    """A list index as PyTorch 2.13 reads it (NumPy's old rule, ``treatSequenceAsTuple``): a
+    list shorter than 32 holding a tensor, a sequence, a slice, ``...`` or None is a tuple of
+    indices (``x[[slice(None), 1]]`` is ``x[:, 1]``), with PyTorch's deprecation warning; any
+    other list is one integer index."""
+    if len(index) < 32 and any(item is None or item is Ellipsis or isinstance(item, (Tensor, list, tuple, slice,
+                                                                                      np.ndarray))
+                               for item in index):
+        warnings.warn(SEQUENCE_INDEX_WARNING, UserWarning, stacklevel=4)
+        return tuple(index)
+    return index
+
+
 def _basic_fast(index):
     """``(parts, node)`` for an index of plain ints, slices, None and ``...`` (checked by exact
     type, the common case), or None for anything else (the general path decides). ``node`` is
@@ -259,6 +278,8 @@ def _index_error(error, x):
 def getitem(x, index):
     """``x[index]``: a view for a basic index (recorded under PyTorch's node for its last step), a
     gather otherwise (IndexBackward0); NumPy's IndexError in PyTorch's words."""
+    if type(index) is list:
+        index = _sequence_as_tuple(index)
     try:
         fast = _basic_fast(index)
         if fast is not None:
@@ -330,6 +351,8 @@ def setitem(x, index, value):
     >>> t, t.grad_fn.name(), t.grad_fn.next_functions[0][0].name()
     (tensor([1., 2., 0.], grad_fn=<IndexPutBackward0>), 'IndexPutBackward0', 'torch::autograd::CopySlices')
     """
+    if type(index) is list:
+        index = _sequence_as_tuple(index)
     try:
         if index is False:          # PyTorch writes nothing and records nothing
             return x

@@ -82,9 +82,14 @@ class CopySlicesView(Op):
     goes to the new value instead."""
 
     def backward(self, g):
-        mask = np.ones(self.in_shape, dtype=g.dtype)
-        self.view_fn(mask)[...] = 0
-        return (g * mask if self.needs(0) else None), (self.view_fn(g) if self.needs(1) else None)
+        if self.needs(0) and isinstance(g, np.ndarray):
+            kept = np.array(g)
+            self.view_fn(kept)[...] = 0     # (a real view of a complex base zeroes one part of each value)
+        elif self.needs(0):
+            mask = np.ones(self.in_shape, dtype=g.dtype)
+            self.view_fn(mask)[...] = 0
+            kept = g * mask
+        return (kept if self.needs(0) else None), (self.view_fn(g) if self.needs(1) else None)
 
 
 CopySlicesView.__name__ = "CopySlices"

@@ -338,8 +338,8 @@ class LogSigmoidBackward0(Op):
         return (g * D.sigmoid(-x),)
 
 
-def logsigmoid(x):
-    return apply(LogSigmoidBackward0, (x,))
+def logsigmoid(input):
+    return apply(LogSigmoidBackward0, (input,))
 
 
 __all__ = ['AddBackward1', 'BinaryCrossEntropyBackward0', 'DivBackward1', 'MulBackward1', 'HuberLossBackward0',

@@ -6,6 +6,9 @@ take ``out=`` without importing another family.
 >>> out = ag.zeros(2)
 >>> ag.mul(ag.tensor([1.0, 2.0]), 2.0, out=out) is out, out
 (True, tensor([2., 4.]))
+>>> values, indices = ag.zeros(2), ag.zeros(2, dtype=ag.int64)
+>>> ag.max(ag.tensor([[1.0, 3.0], [4.0, 2.0]]), 1, out=(values, indices)).values is values, indices
+(True, tensor([1, 0]))
 """
 
 from __future__ import annotations
@@ -26,6 +29,13 @@ def write_out(result, out, name, copied=False):
     ``out`` with its history (CopyBackwards), not refused."""
     if out is None:
         return result
+    if isinstance(result, tuple):
+        # several results (``torch.max(x, 1, out=(values, indices))``): one tensor of ``out`` each
+        if not isinstance(out, (tuple, list)) or len(out) != len(result):
+            raise TypeError(f"{name}(): argument 'out' must be tuple of {len(result)} Tensors, not "
+                            f"{type(out).__name__}")
+        written = [write_out(r, o, name, copied) for r, o in zip(result, out)]
+        return type(result)(*written) if hasattr(result, "_fields") else type(result)(written)
     if not isinstance(out, Tensor):
         raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
     if STATE.grad_enabled and (result.requires_grad or out.requires_grad):

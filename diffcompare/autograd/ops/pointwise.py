@@ -484,7 +484,7 @@ for _cls in (LerpBackward1, AddcmulBackward0, AddcdivBackward0, LogaddexpBackwar
 
 
 # the torch-level functions of this family (`ag.<name>`, as `torch.<name>`)
-PUBLIC = ("addcdiv", "addcmul", "angle", "complex", "polar", "view_as_complex", "view_as_real", "clamp_max", "clamp_min", "fmod", "frexp", "gcd", "heaviside", "lcm", "ldexp",
+PUBLIC = ("addcdiv", "addcmul", "angle", "complex", "polar", "real", "imag", "view_as_complex", "view_as_real", "clamp_max", "clamp_min", "fmod", "frexp", "gcd", "heaviside", "lcm", "ldexp",
           "lerp", "logaddexp", "logit", "nan_to_num", "nextafter", "remainder", "xlogy")
 class ComplexBackward0(Op):
     """``real + i imag`` from two real tensors of one dtype: the gradient's real part goes to
@@ -607,6 +607,30 @@ def view_as_real(input):
     if input.dtype.kind != "c":
         raise RuntimeError("view_as_real is only supported for complex tensors")
     return record_view(ViewAsRealBackward0, input, {}, _as_pairs)
+
+
+def real(input):
+    """The real part: of a complex tensor a view (written through it, ``z.real.mul_(2)``, the
+    tensor changes), recorded as PyTorch records it (SelectBackward0 of ViewAsRealBackward0);
+    a real tensor is its own real part (the tensor itself).
+
+    >>> from diffcompare import autograd as ag
+    >>> z = ag.tensor([1.0 + 2.0j])
+    >>> _ = z.real.mul_(3)
+    >>> z
+    tensor([3.+2.j])
+    """
+    if input.dtype.kind != "c":
+        return input
+    return view_as_real(input)[..., 0]
+
+
+def imag(input):
+    """The imaginary part of a complex tensor, a view of it as ``real``'s; a real tensor has
+    none, as in PyTorch."""
+    if input.dtype.kind != "c":
+        raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+    return view_as_real(input)[..., 1]
 
 
 def view_as_complex(input):

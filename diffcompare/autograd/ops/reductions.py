@@ -262,8 +262,9 @@ def _max_min(x, dim, keepdim, largest):
     return MaxResult(values, Tensor._make(index if keepdim else index.squeeze(ax)))
 
 
-def max(x, dim=None, keepdim=False):
-    """Largest value; with ``dim`` a (values, indices) pair; with a tensor, elementwise maximum.
+def max(x, dim=None, keepdim=False, *, other=None):
+    """Largest value; with ``dim`` a (values, indices) pair; with a tensor (or ``other=``),
+    elementwise maximum.
 
     >>> from diffcompare import autograd as ag
     >>> x = ag.tensor([1.0, 3.0, 3.0, 2.0], requires_grad=True)
@@ -271,11 +272,18 @@ def max(x, dim=None, keepdim=False):
     >>> x.grad
     tensor([0.0000, 0.5000, 0.5000, 0.0000])
     """
-    return _max_min(x, dim, keepdim, True)
+    return _max_min(x, dim if other is None else _other(dim, other), keepdim, True)
 
 
-def min(x, dim=None, keepdim=False):
-    return _max_min(x, dim, keepdim, False)
+def min(x, dim=None, keepdim=False, *, other=None):
+    return _max_min(x, dim if other is None else _other(dim, other), keepdim, False)
+
+
+def _other(dim, other):
+    """``max(x, other=y)``: ``other`` is what the comparison runs against, in ``dim``'s place."""
+    if dim is not None:
+        raise TypeError("max() received an invalid combination of arguments: both dim and other")
+    return other
 
 
 def amax(x, dim=None, keepdim=False):

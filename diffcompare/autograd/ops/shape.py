@@ -171,7 +171,7 @@ def _unviewed(x, target):
     return apply(ViewBackward0, (x,), {"shape": target, "in_shape": x.shape})
 
 
-def view(x, *shape):
+def view(x, *shape, dtype=None):
     """``x`` with another shape (ViewBackward0), or with ``view(dtype)`` its bytes read as
     another dtype (the last dimension rescaled; shares storage, records nothing).
 
@@ -179,6 +179,10 @@ def view(x, *shape):
     >>> ag.zeros(2, 2).view(ag.int32).shape, ag.zeros(4).view(2, 2).shape
     (torch.Size([2, 4]), torch.Size([2, 2]))
     """
+    if dtype is not None:
+        if shape:
+            raise TypeError("view() received an invalid combination of arguments: a shape and dtype=")
+        shape = (dtype,)
     if len(shape) == 1 and (isinstance(shape[0], np.dtype) or
                             isinstance(shape[0], type) and issubclass(shape[0], np.generic)):
         dtype = np.dtype(shape[0])

@@ -40,10 +40,22 @@ class AsStridedBackward0(Op):
     gather = None
     view_fn = None      # a view's history made again: its places are found when backward needs them
 
+    as_real = False     # a real view of a complex base (``view_as_real``): places count real and imaginary parts
+
     def backward(self, g):
+        n = math.prod(self.in_shape)
         if self.view_fn is not None:
-            self.places, self.view_fn = (self.view_fn(np.arange(math.prod(self.in_shape)).reshape(self.in_shape)),), None
-        flat = index_add_zeros(g, self.places, (math.prod(self.in_shape),))
+            if self.as_real:     # each complex value's real part at 2k, its imaginary part at 2k + 1
+                parts = np.arange(0, 2 * n, 2, dtype=np.float64)
+                places = self.view_fn((parts + 1j * (parts + 1)).reshape(self.in_shape)).astype(np.int64)
+            else:
+                places = self.view_fn(np.arange(n).reshape(self.in_shape))
+            self.places, self.view_fn = (places,), None
+        if self.as_real:
+            flat = index_add_zeros(g, self.places, (2 * n,))
+            flat = flat[0::2] + 1j * flat[1::2]
+        else:
+            flat = index_add_zeros(g, self.places, (n,))
         return (flat.reshape(self.in_shape) if self.gather is None else flat[self.gather],)
 
 
@@ -62,6 +74,7 @@ def refresh_view(view):
     init_node(node, (edge_of(base),))
     # where each element of the view lies in the base (flat): the view of positions, taken at backward
     node.in_shape, node.view_fn = root.shape, view._view_fn
+    node.as_real = root.dtype.kind == "c" and view._data.dtype.kind != "c"
     node.size, node.stride, node.storage_offset = tuple(view._data.shape), view.stride(), view.storage_offset()
     retained = view._forget_retained()  # a retained gradient follows the new node
     view._grad_fn, view.requires_grad_flag, view._output_nr = node, True, 0
