@@ -31,7 +31,8 @@ under PyTorch's import names (``RENAMES``: an import hook, the corpus is not edi
 
 A cell is then: "agree" (every value it changed, on either side, equal to 1e-10 relative to the
 array's largest magnitude — 1e-5 where either side is float32 or lower, or is a Python number that
-both sides give as a float32 value (``loss.item()`` of a float32 loss) —, or on both sides below
+both sides give as a float32 value (``loss.item()`` of a float32 loss), or where the program computes
+in float32 (its tensors are float32, none float64: ``computes_in_low_precision``) —, or on both sides below
 the cell's noise floor, 64 ulps of the largest of its kind: ``noise_floors``; the same shapes, grad_fn
 names and requires_grad); "differ" (the first value that does not); "engine error" (PyTorch ran
 it, the engine raised: the missing API is named when the error is an AttributeError,
@@ -460,7 +461,7 @@ class Reader:
         elif isinstance(value, (bool, int, float, complex, np.number, np.bool_)):
             out[key] = ("number", np.array(value).astype(np.complex128 if isinstance(value, complex) else np.float64), "")
         elif isinstance(value, np.ndarray) and value.dtype.kind in "biufc":
-            out[key] = ("tensor", value.astype(np.complex128 if value.dtype.kind == "c" else np.float64), str(value.dtype))
+            out[key] = ("array", value.astype(np.complex128 if value.dtype.kind == "c" else np.float64), str(value.dtype))
         elif depth >= 3:
             return
         elif isinstance(value, (list, tuple)):
@@ -748,9 +749,12 @@ def run_worker(side, path, out_path, timeout):
 # Comparing the two sides
 # ---------------------------------------------------------------------------------------------
 
-def same(a, b, zero_below=0.0):
+def same(a, b, zero_below=0.0, low_cell=False):
     """Whether two read values agree (see the module's docstring); the reason when not.
-    ``zero_below``: a magnitude under which an array is zero on both sides (``noise_floors``)."""
+    ``zero_below``: a magnitude under which an array is zero on both sides (``noise_floors``);
+    ``low_cell``: the cell's program computes in float32 (``computes_in_low_precision``), so its
+    values carry float32's rounding even where they are float64 (a return summed in Python from
+    a float32 network's outputs) and are compared at float32's tolerance."""
     import numpy as np
     kind_a, value_a, dtype_a = a
     kind_b, value_b, dtype_b = b
@@ -767,7 +771,7 @@ def same(a, b, zero_below=0.0):
         return "inf at different places"
     if not finite.any():
         return None
-    low = any(d in LOW for d in (dtype_a, dtype_b)) or \
+    low = low_cell or any(d in LOW for d in (dtype_a, dtype_b)) or \
         kind_a == kind_b == "number" and _float32_valued(value_a) and _float32_valued(value_b)
     rtol = RTOL32 if low else RTOL64
     scale = np.max(np.abs(value_a[finite]))
@@ -787,6 +791,16 @@ def _float32_valued(value):
     if value.dtype.kind != "f" or not np.isfinite(value).all() or (value == np.round(value)).all():
         return False
     return bool((value.astype(np.float32).astype(np.float64) == value).all())
+
+
+def computes_in_low_precision(values):
+    """Whether a program's namespace, as a cell leaves it, holds floating tensors (or module
+    parameters) of float32 or lower and none of float64: a program that computes in float32
+    (``torch.FloatTensor`` data, ``.float()``), whose every value, float64 ones derived from
+    them included, carries float32's rounding, and whose BLAS differs from the engine's in the
+    last bits of a float32 sum."""
+    dtypes = {dtype for kind, _, dtype in values.values() if kind == "tensor"}   # (not NumPy's arrays)
+    return bool(dtypes & set(LOW)) and "float64" not in dtypes and "complex128" not in dtypes
 
 
 NOISE_ULPS = 64
@@ -886,13 +900,15 @@ def classify(file_name, torch_records, engine_records):
             keys = sorted((set(changed(torch_before, t_values)) | set(changed(engine_before, e_values))) & set(t_values))
             problem = None
             floors = noise_floors(t_values, [k for k in keys if k in t_values])
+            low_cell = computes_in_low_precision(t_values)
             for key in keys:
                 if key not in t_values:
                     continue
                 if key not in e_values:
                     problem = f"{key}: missing on the engine's side"
                     break
-                reason = same(t_values[key], e_values[key], floors.get(_floor_class(key, t_values[key][2]), 0.0))
+                reason = same(t_values[key], e_values[key], floors.get(_floor_class(key, t_values[key][2]), 0.0),
+                              low_cell)
                 if reason:
                     problem = f"{key}: {reason}"
                     break

@@ -176,3 +176,19 @@ def test_run_dependent_values_are_neither_read_nor_shown():
     # gc.collect() stays as it was; the bare `x` is recorded through __port_show__
     assert [getattr(s.value.func, "id", getattr(s.value.func, "attr", None)) if hasattr(s.value, "func") else None
             for s in calls] == ["collect", "__port_show__"]
+
+
+def test_a_program_that_computes_in_float32_is_compared_at_float32s_tolerance():
+    """A cell whose tensors are float32 (a network fed torch.FloatTensor data) gives float64
+    values that carry float32's rounding (a return summed in Python): they are compared at
+    1e-5, not 1e-10; a program with float64 tensors keeps 1e-10 for its float64 values."""
+    import numpy as np
+    f32 = {"w": ("tensor", np.ones(2), "float32"), "idx": ("tensor", np.zeros(2), "int64"),
+           "obs": ("array", np.ones(3), "float64")}
+    f64 = dict(f32, b=("tensor", np.ones(1), "float64"))
+    assert torch_port.computes_in_low_precision(f32) and not torch_port.computes_in_low_precision(f64)
+    assert not torch_port.computes_in_low_precision({"n": ("tensor", np.ones(2), "int64")})
+    ret_a, ret_b = ("number", np.array(338.25), ""), ("number", np.array(338.25 + 7e-6), "")   # 2e-8 relative
+    assert torch_port.same(ret_a, ret_b) is not None
+    assert torch_port.same(ret_a, ret_b, low_cell=True) is None
+    assert torch_port.same(ret_a, ("number", np.array(338.25 * (1 + 3e-5)), ""), low_cell=True) is not None
