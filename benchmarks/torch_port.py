@@ -32,7 +32,7 @@ under PyTorch's import names (``RENAMES``: an import hook, the corpus is not edi
 A cell is then: "agree" (every value it changed, on either side, equal to 1e-10 relative to the
 array's largest magnitude — 1e-5 where either side is float32 or lower, or is a Python number that
 both sides give as a float32 value (``loss.item()`` of a float32 loss), or where the program computes
-in float32 (its tensors are float32, none float64: ``computes_in_low_precision``) —, or on both sides below
+in float32 (more of its tensors' elements float32 than float64: ``computes_in_low_precision``) —, or on both sides below
 the cell's noise floor, 64 ulps of the largest of its kind: ``noise_floors``; the same shapes, grad_fn
 names and requires_grad); "differ" (the first value that does not); "engine error" (PyTorch ran
 it, the engine raised: the missing API is named when the error is an AttributeError,
@@ -794,13 +794,20 @@ def _float32_valued(value):
 
 
 def computes_in_low_precision(values):
-    """Whether a program's namespace, as a cell leaves it, holds floating tensors (or module
-    parameters) of float32 or lower and none of float64: a program that computes in float32
-    (``torch.FloatTensor`` data, ``.float()``), whose every value, float64 ones derived from
-    them included, carries float32's rounding, and whose BLAS differs from the engine's in the
-    last bits of a float32 sum."""
-    dtypes = {dtype for kind, _, dtype in values.values() if kind == "tensor"}   # (not NumPy's arrays)
-    return bool(dtypes & set(LOW)) and "float64" not in dtypes and "complex128" not in dtypes
+    """Whether a program's namespace, as a cell leaves it, holds more elements of floating
+    tensors (module parameters among them) of float32 or lower than of float64: a program that
+    computes in float32 (a network under ``set_default_dtype(torch.float32)``, fed
+    ``torch.FloatTensor`` data), whose every value, float64 ones derived from it included (a
+    return summed in Python, an action array), carries float32's rounding, and whose BLAS
+    differs from the engine's in the last bits of a float32 sum."""
+    low = high = 0
+    for kind, value, dtype in values.values():
+        if kind == "tensor":        # (not NumPy's arrays: an environment's float64 states)
+            if dtype in LOW:
+                low += value.size
+            elif dtype in ("float64", "complex128"):
+                high += value.size
+    return low > high
 
 
 NOISE_ULPS = 64

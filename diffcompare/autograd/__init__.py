@@ -44,7 +44,7 @@ from . import amp, random, return_types, serialization, signal, testing, version
 from .tensor import get_rng_state, initial_seed, seed, set_rng_state
 from .serialization import load, save
 from .printing import get_printoptions, set_printoptions
-from .amp import autocast, get_autocast_dtype, is_autocast_enabled
+from .amp import autocast, get_autocast_dtype, is_autocast_cpu_enabled, is_autocast_enabled
 cuda.amp = amp.CUDA_AMP
 cpu = amp.CPU
 from .nn.functional import cosine_similarity, pairwise_distance  # noqa: F401  (torch.cosine_similarity, ...)

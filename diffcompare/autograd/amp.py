@@ -262,6 +262,13 @@ def is_autocast_enabled(device_type="cuda") -> bool:
     return _device_type(device_type) in _STATE.enabled
 
 
+def is_autocast_cpu_enabled() -> bool:
+    """PyTorch's deprecated ``torch.is_autocast_cpu_enabled()``: ``is_autocast_enabled("cpu")``."""
+    warnings.warn("torch.is_autocast_cpu_enabled() is deprecated. Please use torch.is_autocast_enabled('cpu') instead.",
+                  DeprecationWarning, stacklevel=2)
+    return is_autocast_enabled("cpu")
+
+
 def get_autocast_dtype(device_type) -> object:
     """The dtype autocast of ``device_type`` would use (bfloat16 on the CPU by default)."""
     device = _device_type(device_type)
@@ -272,7 +279,8 @@ def is_autocast_available(device_type) -> bool:
     return _device_type(device_type) == "cpu"
 
 
-__all__ = ["GradScaler", "autocast", "get_autocast_dtype", "is_autocast_available", "is_autocast_enabled"]
+__all__ = ["GradScaler", "autocast", "get_autocast_dtype", "is_autocast_available", "is_autocast_cpu_enabled",
+           "is_autocast_enabled"]
 
 
 def _cuda_grad_scaler(init_scale=2.0 ** 16, growth_factor=2.0, backoff_factor=0.5, growth_interval=2000, enabled=True):

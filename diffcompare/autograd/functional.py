@@ -1,6 +1,9 @@
 """Higher-level derivatives of a function: ``vjp``, ``jvp``, ``jacobian``, ``hessian``, ``hvp``, ``vhp``.
 
-Same signatures and results as ``torch.autograd.functional``.
+Same signatures and results as ``torch.autograd.functional``. Under PyTorch's import names this
+module is ``torch.functional`` too, PyTorch's module of tensor functions written in Python: it
+holds those as well (``torch.functional.split``, ``einsum``, ``meshgrid``, ...: the engine's
+torch-level functions).
 
 >>> from diffcompare import autograd as ag
 >>> ag.functional.jacobian(lambda x: x ** 2, ag.tensor([1.0, 2.0]))
@@ -22,6 +25,9 @@ from .grad_mode import enable_grad
 from .ops import stack
 from .ops.inplace import rename_node_of
 from .tensor import Tensor
+from .torch_functions import (atleast_1d, atleast_2d, atleast_3d, block_diag, broadcast_shapes,  # noqa: F401
+                              broadcast_tensors, cartesian_prod, cdist, chain_matmul, einsum, istft, lu, meshgrid,
+                              norm, split, stft, tensordot, unique, unique_consecutive, unravel_index)
 
 
 def _as_tuple(x):

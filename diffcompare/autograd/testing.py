@@ -22,15 +22,21 @@ from __future__ import annotations
 
 import collections.abc
 import numbers
+import warnings
 
 import numpy as np
 
 from .sample_tensors import make_tensor
-from .tensor import Tensor
+from .tensor import Tensor, tensor as tensor_factory
 
 _TOLERANCES = {np.dtype("float16"): (1e-3, 1e-5), np.dtype("float32"): (1.3e-6, 1e-5),
                np.dtype("float64"): (1e-7, 1e-7), np.dtype("complex64"): (1.3e-6, 1e-5),
                np.dtype("complex128"): (1e-7, 1e-7)}
+
+
+# the deprecated assert_allclose's defaults (rtol, atol)
+_ALLCLOSE_TOLERANCES = {np.dtype("float16"): (1e-3, 1e-3), np.dtype("float32"): (1e-4, 1e-5),
+                        np.dtype("float64"): (1e-5, 1e-8)}
 
 
 def _dtype_name(dtype) -> str:
@@ -147,4 +153,29 @@ def assert_close(actual, expected, *, allow_subclasses=True, rtol=None, atol=Non
     _walk(actual, expected, [], dict(rtol=rtol, atol=atol, equal_nan=equal_nan, check_dtype=check_dtype, msg=msg))
 
 
-__all__ = ["assert_close", "make_tensor"]
+def assert_allclose(actual, expected, rtol=None, atol=None, equal_nan=True, msg=""):
+    """PyTorch's deprecated ``assert_allclose``: ``assert_close`` without the dtype check, NaNs
+    equal by default, and the looser of the two inputs' default tolerances, its own
+    (float64: rtol 1e-5, atol 1e-8; float32: 1e-4 and 1e-5; float16: 1e-3 and 1e-3).
+
+    >>> import warnings
+    >>> from diffcompare import autograd as ag
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     ag.testing.assert_allclose(ag.tensor([1.0], dtype=ag.float32), [1.0 + 1e-7])
+    """
+    warnings.warn("`torch.testing.assert_allclose()` is deprecated since 1.12 and will be removed in a future release. "
+                  "Please use `torch.testing.assert_close()` instead. You can find detailed upgrade instructions in "
+                  "https://github.com/pytorch/pytorch/issues/61844.", FutureWarning, stacklevel=2)
+    if not isinstance(actual, Tensor):
+        actual = tensor_factory(actual)
+    if not isinstance(expected, Tensor):
+        expected = tensor_factory(expected, dtype=actual.dtype)
+    if rtol is None and atol is None:     # (its own defaults, looser than assert_close's)
+        (rtol_a, atol_a), (rtol_e, atol_e) = (_ALLCLOSE_TOLERANCES.get(np.dtype(t.dtype), (0.0, 0.0))
+                                              for t in (actual, expected))
+        rtol, atol = max(rtol_a, rtol_e), max(atol_a, atol_e)
+    assert_close(actual, expected, rtol=rtol, atol=atol, equal_nan=equal_nan, check_dtype=False, msg=msg or None)
+
+
+__all__ = ["assert_allclose", "assert_close", "make_tensor"]

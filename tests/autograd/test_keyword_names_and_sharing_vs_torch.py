@@ -223,3 +223,26 @@ def test_shared_tensors_are_updated_by_forked_workers(T):
     with pytest.raises(mp.ProcessRaisedException, match="worker 0 failed"):
         mp.start_processes(_fails, nprocs=1, start_method="fork")
     assert mp.get_sharing_strategy() in mp.get_all_sharing_strategies()
+
+
+@each
+def test_deprecated_names_real_code_still_calls(T):
+    """``nn.utils.clip_grad_norm``, ``testing.assert_allclose``, ``is_autocast_cpu_enabled`` and
+    ``torch.functional``'s tensor functions: the same results as their current names, with
+    PyTorch's warnings."""
+    w = T.nn.Parameter(T.ones(2, dtype=T.float64))
+    w.grad = T.tensor([3.0, 4.0], dtype=T.float64)
+    with pytest.warns(FutureWarning, match="clip_grad_norm_"):
+        total = T.nn.utils.clip_grad_norm(w, 1.0)
+    assert float(total) == 5.0 and w.grad.tolist() == pytest.approx([0.6, 0.8], rel=1e-5)   # (by max_norm / (5 + 1e-6))
+    with pytest.warns(FutureWarning, match="assert_allclose"):
+        T.testing.assert_allclose(T.ones(2, dtype=T.float32), [1.0, 1.0 + 5e-5])     # rtol 1e-4 in float32
+    with pytest.warns(FutureWarning):
+        T.testing.assert_allclose(T.ones(2, dtype=T.float64), [1.0, 1.0 + 5e-6])     # rtol 1e-5 in float64
+    with pytest.warns(FutureWarning), pytest.raises(AssertionError, match="not close"):
+        T.testing.assert_allclose(T.ones(2, dtype=T.float64), [1.0, 1.0 + 5e-5])
+    with pytest.warns(DeprecationWarning, match="is_autocast_cpu_enabled"):
+        assert T.is_autocast_cpu_enabled() is False
+    functional = importlib.import_module(T.__name__ + ".functional")
+    assert [p.tolist() for p in functional.split(T.arange(4.0), 2)] == [[0.0, 1.0], [2.0, 3.0]]
+    assert float(functional.einsum("i,i->", T.ones(3), T.ones(3))) == 3.0

@@ -179,13 +179,13 @@ def test_run_dependent_values_are_neither_read_nor_shown():
 
 
 def test_a_program_that_computes_in_float32_is_compared_at_float32s_tolerance():
-    """A cell whose tensors are float32 (a network fed torch.FloatTensor data) gives float64
-    values that carry float32's rounding (a return summed in Python): they are compared at
-    1e-5, not 1e-10; a program with float64 tensors keeps 1e-10 for its float64 values."""
+    """A cell whose tensors are mostly float32 (a network fed torch.FloatTensor data) gives
+    float64 values that carry float32's rounding (a return summed in Python): they are compared
+    at 1e-5, not 1e-10; a program whose tensors are mostly float64 keeps 1e-10 for them."""
     import numpy as np
-    f32 = {"w": ("tensor", np.ones(2), "float32"), "idx": ("tensor", np.zeros(2), "int64"),
-           "obs": ("array", np.ones(3), "float64")}
-    f64 = dict(f32, b=("tensor", np.ones(1), "float64"))
+    f32 = {"w": ("tensor", np.ones(4), "float32"), "idx": ("tensor", np.zeros(9), "int64"),
+           "obs": ("array", np.ones(9), "float64"), "reward": ("tensor", np.ones(1), "float64")}
+    f64 = dict(f32, b=("tensor", np.ones(5), "float64"))
     assert torch_port.computes_in_low_precision(f32) and not torch_port.computes_in_low_precision(f64)
     assert not torch_port.computes_in_low_precision({"n": ("tensor", np.ones(2), "int64")})
     ret_a, ret_b = ("number", np.array(338.25), ""), ("number", np.array(338.25 + 7e-6), "")   # 2e-8 relative

@@ -10,12 +10,12 @@ parametrizations (``parametrize``, ``parametrizations``), the legacy ``weight_no
 """
 
 from . import parametrizations, parametrize, prune, rnn, stateless  # noqa: F401  (torch.nn.utils.parametrize, ...)
-from .clip_grad import clip_grad_norm_, clip_grad_value_, clip_grads_with_norm_, get_total_norm
+from .clip_grad import clip_grad_norm, clip_grad_norm_, clip_grad_value_, clip_grads_with_norm_, get_total_norm
 from .convert_parameters import parameters_to_vector, vector_to_parameters
 from .spectral_norm import remove_spectral_norm, spectral_norm
 from .weight_norm import remove_weight_norm, weight_norm
 from .init import skip_init
 
-__all__ = ["skip_init", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_", "get_total_norm",
+__all__ = ["skip_init", "clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_", "get_total_norm",
            "parameters_to_vector", "remove_spectral_norm", "remove_weight_norm", "spectral_norm", "vector_to_parameters",
            "weight_norm"]

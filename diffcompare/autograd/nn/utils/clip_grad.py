@@ -4,6 +4,7 @@ gradients are scaled (or clamped) in place, without recording."""
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
@@ -78,4 +79,11 @@ def clip_grad_value_(parameters, clip_value, foreach=None):
             g.clamp_(-clip_value, clip_value)
 
 
-__all__ = ["clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_", "get_total_norm"]
+def clip_grad_norm(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
+    """PyTorch's deprecated name of ``clip_grad_norm_`` (the same clipping, with its warning)."""
+    warnings.warn("`torch.nn.utils.clip_grad_norm` is now deprecated in favor of `torch.nn.utils.clip_grad_norm_`.",
+                  FutureWarning, stacklevel=2)
+    return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
+
+
+__all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_", "get_total_norm"]
