@@ -246,3 +246,18 @@ def test_deprecated_names_real_code_still_calls(T):
     functional = importlib.import_module(T.__name__ + ".functional")
     assert [p.tolist() for p in functional.split(T.arange(4.0), 2)] == [[0.0, 1.0], [2.0, 3.0]]
     assert float(functional.einsum("i,i->", T.ones(3), T.ones(3))) == 3.0
+
+
+@each
+def test_triplet_margin_with_distance_loss_by_hand(T):
+    a, p = T.zeros(1, 2, dtype=T.float64), T.tensor([[3.0, 4.0]], dtype=T.float64)
+    n = T.tensor([[3.0, 3.0]], dtype=T.float64, requires_grad=True)
+    euclid = lambda x, y: ((x - y) ** 2).sum(1).sqrt()          # noqa: E731
+    loss = T.nn.TripletMarginWithDistanceLoss(distance_function=euclid)(a, p, n)
+    assert float(loss) == pytest.approx(1 + 5 - 18 ** 0.5, rel=1e-14)      # margin + d(a, p) - d(a, n)
+    (g,) = T.autograd.grad(loss, n)
+    assert g[0].tolist() == pytest.approx([-3 / 18 ** 0.5] * 2, rel=1e-14)     # -(n - a) / |n - a|
+    swapped = T.nn.functional.triplet_margin_with_distance_loss(a, p, n, distance_function=euclid, swap=True)
+    assert float(swapped) == pytest.approx(1 + 5 - 1, rel=1e-14)             # d(p, n) = 1 < d(a, n)
+    with pytest.raises(ValueError, match="margin must be greater than 0"):
+        T.nn.functional.triplet_margin_with_distance_loss(a, p, n, margin=0.0)

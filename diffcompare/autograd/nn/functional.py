@@ -556,16 +556,37 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     """max(0, margin + d(a, p) - d(a, n)), d the pairwise distance (with ``swap``, d(a, n)
     replaced by d(p, n) where smaller)."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    return _triplet(anchor, positive, negative, lambda a, b: pairwise_distance(a, b, p, eps), margin, swap, reduction)
+
+
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None, margin=1.0, swap=False,
+                                      reduction="mean"):
+    """``triplet_margin_loss`` with a distance of the caller's (``distance_function(x, y)``,
+    by default ``pairwise_distance``), as PyTorch composes it.
+
+    >>> from diffcompare import autograd as ag
+    >>> a, p, n = ag.zeros(1, 2), ag.tensor([[3.0, 4.0]]), ag.tensor([[0.0, 1.0]])
+    >>> float(triplet_margin_with_distance_loss(a, p, n, distance_function=lambda x, y: (x - y).norm(dim=1)))
+    5.0
+    """
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return _triplet(anchor, positive, negative, distance_function or pairwise_distance, margin, swap, reduction)
+
+
+def _triplet(anchor, positive, negative, distance, margin, swap, reduction):
+    """max(0, margin + d(a, p) - d(a, n)), reduced; with ``swap``, d(a, n) replaced by d(p, n)
+    where smaller."""
     if margin <= 0:
         raise ValueError(f"margin must be greater than 0, got {margin}")
     if not anchor.ndim == positive.ndim == negative.ndim:
         raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of "
                            f"dimensions, but got: anchor {anchor.ndim}D, positive {positive.ndim}D, and negative "
                            f"{negative.ndim}D inputs")
-    d_pos = pairwise_distance(anchor, positive, p, eps)
-    d_neg = pairwise_distance(anchor, negative, p, eps)
+    d_pos = distance(anchor, positive)
+    d_neg = distance(anchor, negative)
     if swap:
-        d_neg = ops.minimum(d_neg, pairwise_distance(positive, negative, p, eps))
+        d_neg = ops.minimum(d_neg, distance(positive, negative))
     return _reduce((ops.add_scalar(d_pos, margin) - d_neg).clamp_min(0), reduction)
 
 
