@@ -32,7 +32,8 @@ under PyTorch's import names (``RENAMES``: an import hook, the corpus is not edi
 A cell is then: "agree" (every value it changed, on either side, equal to 1e-10 relative to the
 array's largest magnitude — 1e-5 where either side is float32 or lower, or is a Python number that
 both sides give as a float32 value (``loss.item()`` of a float32 loss), or where the program computes
-in float32 (more of its tensors' elements float32 than float64: ``computes_in_low_precision``) —, or on both sides below
+in float32 (its default dtype set to float32, or more of its tensors' elements float32 than float64:
+``computes_in_low_precision``) —, or on both sides below
 the cell's noise floor, 64 ulps of the largest of its kind: ``noise_floors``; the same shapes, grad_fn
 names and requires_grad); "differ" (the first value that does not); "engine error" (PyTorch ran
 it, the engine raised: the missing API is named when the error is an AttributeError,
@@ -732,6 +733,8 @@ def run_worker(side, path, out_path, timeout):
                       "api": missing_api(exc, real_torch if side == "engine" else None),
                       "name": getattr(exc, "name", None) if isinstance(exc, NameError) else None}
         record["seconds"] = time.perf_counter() - start
+        # (the program's own default: float32 when it asked for it, float64 as the harness set it)
+        record["default_dtype"] = str((real_torch if side == "torch" else ag).get_default_dtype()).replace("torch.", "")
         values = reader.namespace(ns)
         for i, value in enumerate(shown):
             try:
@@ -907,7 +910,7 @@ def classify(file_name, torch_records, engine_records):
             keys = sorted((set(changed(torch_before, t_values)) | set(changed(engine_before, e_values))) & set(t_values))
             problem = None
             floors = noise_floors(t_values, [k for k in keys if k in t_values])
-            low_cell = computes_in_low_precision(t_values)
+            low_cell = t.get("default_dtype") in LOW or computes_in_low_precision(t_values)
             for key in keys:
                 if key not in t_values:
                     continue

@@ -192,3 +192,16 @@ def test_a_program_that_computes_in_float32_is_compared_at_float32s_tolerance():
     assert torch_port.same(ret_a, ret_b) is not None
     assert torch_port.same(ret_a, ret_b, low_cell=True) is None
     assert torch_port.same(ret_a, ("number", np.array(338.25 * (1 + 3e-5)), ""), low_cell=True) is not None
+
+
+def test_a_program_whose_default_dtype_is_float32_is_compared_at_float32s_tolerance():
+    """A program that sets PyTorch's default dtype to float32 computes in float32 wherever its
+    networks are (inside objects the reader does not open): its returns, summed in Python, are
+    compared at 1e-5."""
+    import numpy as np
+
+    def records(value, default):
+        return [{"status": "ok", "default_dtype": default, "values": {"ret": ("number", np.array(value), "")}}]
+    for default, verdict in (("float32", "agree"), ("float64", "differ")):
+        (cell,) = torch_port.classify("f.py", records(338.25, default), records(338.25 + 7e-6, default))
+        assert cell.verdict == verdict, default
