@@ -84,8 +84,10 @@ TENSOR = frozenset("""
 
 
 def _public(module):
-    return {name for name in dir(module)
-            if not name.startswith("_") and not isinstance(getattr(module, name), types.ModuleType)}
+    """A module's public names: without a leading underscore, except PyTorch's own
+    ``torch._foreach_*`` functions, which are public there under that name."""
+    return {name for name in dir(module) if (not name.startswith("_") or name.startswith("_foreach_"))
+            and not isinstance(getattr(module, name), types.ModuleType)}
 
 
 def test_autograd_keeps_its_names():

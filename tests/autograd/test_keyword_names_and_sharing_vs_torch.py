@@ -261,3 +261,45 @@ def test_triplet_margin_with_distance_loss_by_hand(T):
     assert float(swapped) == pytest.approx(1 + 5 - 1, rel=1e-14)             # d(p, n) = 1 < d(a, n)
     with pytest.raises(ValueError, match="margin must be greater than 0"):
         T.nn.functional.triplet_margin_with_distance_loss(a, p, n, margin=0.0)
+
+
+@each
+def test_foreach_functions_of_optimizers(T):
+    """``torch._foreach_*`` as "foreach" optimizers call them (Lion's step): lists with lists,
+    numbers, a list of numbers; in place or not; ``alpha=``; norms."""
+    params = [T.tensor([1.0, -2.0], dtype=T.float64), T.tensor([4.0], dtype=T.float64)]
+    grads = [T.tensor([0.5, 0.5], dtype=T.float64), T.tensor([-1.0], dtype=T.float64)]
+    assert T._foreach_mul_(params, 0.5) is not None
+    assert [p.tolist() for p in params] == [[0.5, -1.0], [2.0]]
+    T._foreach_add_(params, grads, alpha=-2)
+    assert [p.tolist() for p in params] == [[-0.5, -2.0], [4.0]]
+    T._foreach_lerp_(grads, params, 0.5)                         # g + 0.5 (p - g)
+    assert [g.tolist() for g in grads] == [[0.0, -0.75], [1.5]]
+    signs = T._foreach_sign(grads)
+    assert [s.tolist() for s in signs] == [[0.0, -1.0], [1.0]] and grads[1].tolist() == [1.5]
+    assert [t.tolist() for t in T._foreach_mul(params, [2.0, 3.0])] == [[-1.0, -4.0], [12.0]]
+    assert [float(n) for n in T._foreach_norm(params)] == pytest.approx([4.25 ** 0.5, 4.0], rel=1e-15)
+    w = T.ones(2, dtype=T.float64, requires_grad=True)
+    (doubled,) = T._foreach_mul([w], 2.0)                         # recorded like the op itself
+    doubled.sum().backward()
+    assert w.grad.tolist() == [2.0, 2.0]
+
+
+@each
+def test_nn_modules_is_an_attribute_path(T):
+    bn = T.nn.BatchNorm1d(2)
+    assert isinstance(bn, T.nn.modules.batchnorm._BatchNorm)
+    assert issubclass(T.nn.modules.loss.MSELoss, T.nn.modules.module.Module)
+
+
+@each
+def test_a_floating_tensor_times_an_integer_tensor_keeps_its_dtype(T):
+    """PyTorch's promotion by category: float32 with int64 is float32 (NumPy gives float64),
+    among dimensioned tensors and among 0-d ones alone."""
+    f, i = T.ones(3, dtype=T.float32), T.tensor([1, 2, 3])
+    assert (f * i).dtype == T.float32 and (i - f).dtype == T.float32 and (f + i).tolist() == [2.0, 3.0, 4.0]
+    assert (T.tensor(2) * T.tensor(1.5, dtype=T.float32)).dtype == T.float32
+    assert (T.ones(2, dtype=T.int32) + T.ones(2, dtype=T.uint8)).dtype == T.int32
+    assert (T.ones(2, dtype=T.complex64) * T.ones(2, dtype=T.float64)).dtype == T.complex128
+    mask = -1 * (1 - T.zeros(4, dtype=T.int64)[:, None].repeat(1, 3))
+    assert (T.nn.functional.one_hot(T.tensor([0, 1, 2, 0]), 3).type(T.float32) * mask).dtype == T.float32

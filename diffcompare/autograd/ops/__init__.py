@@ -26,7 +26,7 @@ applied axis by axis), :mod:`.pooling` (max, average, adaptive, LP, fractional p
 (rrelu), :mod:`.gamma_functions` (lgamma, digamma, polygamma, erfinv), :mod:`.special_functions` (the rest of
 ``torch.special``: Bessel functions, erfcx, ndtr, ndtri, the incomplete gamma functions, zeta, ...),
 :mod:`.orthogonal_polynomials` (Chebyshev, Hermite, Laguerre, Legendre), :mod:`.spectral` (window functions,
-``stft``), :mod:`.operator_names`
+``stft``), :mod:`.foreach` (``torch._foreach_*``: one op over a list of tensors), :mod:`.operator_names`
 (``torch.ops.aten``: ``torch.ops`` is this package under PyTorch's names). Each family names what it exports
 in its ``__all__``, and its torch-level functions (``ag.sin``, ``ag.cat``) in ``PUBLIC``;
 this package gathers both from :data:`FAMILIES`, so an op is added in its family alone.
@@ -41,13 +41,13 @@ this package gathers both from :data:`FAMILIES`, so an op is added in its family
 from . import (activations, arithmetic, comparison, composites, convolution, convolution_grads, decompositions, distances, dual, einstein, elementwise, factorizations, indexing, inplace, integration, numeric,
                layers, linalg, losses, matrices, outputs, overloads, pointwise, recording, reductions, sampling, scattering, selection, shape, statistics, strided)
 from . import ctc, fourier, gamma_functions, grid_sampling, noisy, normalization_ops, orthogonal_polynomials, pooling, resampling, separable
-from . import operator_names, special_functions, spectral
+from . import foreach, operator_names, special_functions, spectral
 
 # the families, in the order their names are gathered (a later family's name wins)
 FAMILIES = (dual, recording, outputs, overloads, arithmetic, elementwise, shape, inplace, indexing, strided, reductions, statistics, integration, linalg, comparison, convolution, convolution_grads, layers,
             losses, matrices, decompositions, factorizations, einstein, scattering, selection, pointwise, numeric, activations, distances, sampling, composites,
             separable, pooling, normalization_ops, resampling, grid_sampling, ctc, noisy, gamma_functions, fourier,
-            special_functions, orthogonal_polynomials, operator_names, spectral)
+            special_functions, orthogonal_polynomials, operator_names, spectral, foreach)
 
 __all__ = []
 PUBLIC = ()         # the torch-level functions, `diffcompare.autograd.<name>` as `torch.<name>`

@@ -5,11 +5,12 @@ broadcasting undone in backward (``sum_to``), and the checks of dimensions share
 from __future__ import annotations
 
 import builtins
+import functools
 import traceback
 
 import numpy as np
 
-from ..dtypes import CATEGORY as _CATEGORY, DEFAULT_DTYPE, default_dtype, float64 as FLOAT64
+from ..dtypes import CATEGORY as _CATEGORY, DEFAULT_DTYPE, default_dtype, float64 as FLOAT64, promote_types
 from ..device import META_SEEN, MetaArray, any_meta, as_meta, meta_array
 from ..collector import MASK as COLLECTOR_MASK, checkpoint
 from ..grad_mode import STATE
@@ -218,8 +219,7 @@ def apply(cls, args, params=None):
             needs_grad = needs_grad or b.requires_grad_flag or b._base is not None and view_requires_grad(b)
             b = b._data
         arrays = (a, b)
-        if cls.broadcasts and type(a) is np.ndarray and type(b) is np.ndarray and a.dtype is not b.dtype \
-                and (not a.ndim) != (not b.ndim):
+        if cls.broadcasts and type(a) is np.ndarray and type(b) is np.ndarray and a.dtype is not b.dtype:
             arrays = promoted(arrays)
     else:
         arrays = []
@@ -261,15 +261,23 @@ def promoted(arrays):
     raise the dtype of dimensioned ones of its category or a higher one (a float32 tensor times
     a float64 scalar tensor is float32); where its category is higher, the result takes its
     dtype (an int64 tensor plus a float32 scalar tensor is float32). NumPy would give float64
-    for both; the 0-d operands are cast accordingly.
+    for both; the 0-d operands are cast accordingly. Among dimensioned tensors (or among 0-d
+    ones alone) a dtype of a higher category wins as it is: a float32 tensor times an int64
+    one is float32 (``promote_types``), where NumPy gives float64.
 
     >>> [a.dtype.name for a in promoted((np.ones(2, np.float32), np.array(2.0)))]
     ['float32', 'float32']
     >>> [a.dtype.name for a in promoted((np.ones(2, np.int64), np.array(2.0, np.float32)))]
     ['float32', 'float32']
+    >>> [a.dtype.name for a in promoted((np.ones(2, np.float32), np.ones(2, np.int64)))]
+    ['float32', 'float32']
     """
     dims = [a for a in arrays if type(a) is np.ndarray and a.ndim]
     zeros = [a for a in arrays if type(a) is np.ndarray and not a.ndim]
+    if not dims:
+        dims, zeros = zeros, []
+    if len(dims) > 1:
+        arrays, dims = _across_categories(arrays, dims)
     if not dims or not zeros:
         return arrays
     top = _max(_CATEGORY[a.dtype.kind] for a in dims)
@@ -284,6 +292,18 @@ def promoted(arrays):
         return arrays
     ids = {id(a) for a in cast}
     return tuple(a.astype(target) if id(a) in ids else a for a in arrays)
+
+
+def _across_categories(arrays, dims):
+    """``arrays`` and ``dims`` with the dimensioned operands of a lower category than the
+    others' cast to PyTorch's promoted dtype (NumPy widens float32 with int64 to float64)."""
+    first = dims[0].dtype
+    if all(a.dtype == first or _CATEGORY[a.dtype.kind] == _CATEGORY[first.kind] for a in dims):
+        return arrays, dims
+    target = functools.reduce(promote_types, (a.dtype for a in dims))
+    ids = {id(a) for a in dims if _CATEGORY[a.dtype.kind] < _CATEGORY[target.kind]}
+    cast = tuple(a.astype(target) if id(a) in ids else a for a in arrays)
+    return cast, [a for a in cast if type(a) is np.ndarray and (a.ndim or not dims[0].ndim)]
 
 
 def _in_default_dtype(out, arrays):

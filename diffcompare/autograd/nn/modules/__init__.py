@@ -18,8 +18,6 @@ import itertools
 import sys
 import types
 
-from ... import nn as _nn
-
 # PyTorch's files under torch/nn/modules
 SUBMODULES = ("activation", "adaptive", "batchnorm", "channelshuffle", "container", "conv", "distance", "dropout",
               "flatten", "fold", "instancenorm", "lazy", "linear", "loss", "module", "normalization", "padding",
@@ -37,15 +35,19 @@ def _ntuple(n, name):
 
 _single, _pair, _triple, _quadruple = (_ntuple(n, f"_{name}") for n, name in
                                        ((1, "single"), (2, "pair"), (3, "triple"), (4, "quadruple")))
-_CLASSES = {name: value for name, value in vars(_nn).items() if isinstance(value, type)}
-globals().update({name: value for name, value in _CLASSES.items() if not name.startswith("_")})
 
-for _name in SUBMODULES:
-    _module = types.ModuleType(f"{__name__}.{_name}", f"torch.nn.modules.{_name}: nn's classes")
-    _module.__dict__.update(_CLASSES)
-    if _name == "utils":
-        _module.__dict__.update(_single=_single, _pair=_pair, _triple=_triple, _quadruple=_quadruple,
-                                _ntuple=lambda n, name="parse": _ntuple(n, name))
-    sys.modules[_module.__name__] = _module
-    globals()[_name] = _module
-del _name, _module
+
+def install(namespace):
+    """Fill this package and its submodules with the classes of ``namespace`` (``nn``'s, which
+    calls this once its classes are defined: ``torch.nn.modules`` is then an attribute of
+    ``torch.nn``, as in PyTorch, with no import of ``nn`` from here)."""
+    classes = {name: value for name, value in namespace.items() if isinstance(value, type)}
+    globals().update({name: value for name, value in classes.items() if not name.startswith("_")})
+    for name in SUBMODULES:
+        module = types.ModuleType(f"{__name__}.{name}", f"torch.nn.modules.{name}: nn's classes")
+        module.__dict__.update(classes)
+        if name == "utils":
+            module.__dict__.update(_single=_single, _pair=_pair, _triple=_triple, _quadruple=_quadruple,
+                                   _ntuple=lambda n, name="parse": _ntuple(n, name))
+        sys.modules[module.__name__] = module
+        globals()[name] = module
