@@ -81,8 +81,11 @@ SCOPE_RULES = [
     (r"\.cuda\(|['\"]cuda:?\d*['\"]|torch\.cuda\.(?!is_available)", "CUDA"),
     (r"torch\.(compile|jit|export|fx|_dynamo)\b", "compilation, tracing, export"),
     (r"torch\.distributed|DistributedDataParallel", "distributed"),
-    # (quantization's API, not the word "dequantization" as normalizing flows use it: uniform noise added to pixels)
-    (r"to_sparse|sparse_coo|torch\.sparse|(?<![a-z])quantiz|\.dequantize\(|torch\.masked\b",
+    # (PyTorch's quantization API, not a program's own names: a VQ-VAE's `Quantize` codebook, or
+    # "dequantization" as normalizing flows say of uniform noise added to pixels)
+    (r"to_sparse|sparse_coo|torch\.sparse|torch\.masked\b|torch\.(ao\.)?(nn\.)?quantiz|"
+     r"quantize_(per_tensor|per_channel|dynamic|qat|fx|jit)|\bq(u)?int(8|32|4x2|2x4)\b|(De)?QuantStub|fake_quant|"
+     r"\.dequantize\(|\.q_(scale|zero_point|per_channel)",
      "sparse tensors, quantization, masked tensors"),
     (r"torch\.utils\.benchmark|Timer\(|\.timeit\(", "timing (torch.utils.benchmark)"),
 ]
@@ -356,9 +359,15 @@ def _on_alarm(signum, frame):
 
 
 class _Shown(ast.NodeTransformer):
-    """A cell's top-level expression statements record their values (as a notebook shows them)."""
+    """A cell's top-level expression statements record their values (as a notebook shows them);
+    an argument of ``print`` that reads a clock or an address (``time.time() - start``, or a
+    name ``clock`` holds: ``clock_names``) is printed and not recorded (``__port_unread__``)."""
+
+    def __init__(self, clock=frozenset()):
+        self.clock = clock
 
     def visit_Module(self, node):
+        self.generic_visit(node)
         body = []
         for stmt in node.body:
             if isinstance(stmt, ast.Expr) and not _run_dependent(stmt.value):
@@ -367,6 +376,33 @@ class _Shown(ast.NodeTransformer):
             body.append(stmt)
         node.body = body
         return ast.fix_missing_locations(node)
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if isinstance(node.func, ast.Name) and node.func.id == "print":
+            node.args = [ast.Call(ast.Name("__port_unread__", ast.Load()), [arg], [])
+                         if not isinstance(arg, ast.Starred) and self._clocked(arg) else arg for arg in node.args]
+        return node
+
+    def _clocked(self, value):
+        return _run_dependent(value) or any(isinstance(sub, ast.Name) and sub.id in self.clock for sub in ast.walk(value))
+
+
+class _Unread:
+    """A printed value that differs between any two runs (a clock's reading): printed as it
+    is, not compared."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def __str__(self):
+        return str(self.value)
+
+    def __repr__(self):
+        return repr(self.value)
+
+    def __format__(self, spec):
+        return format(self.value, spec)
 
 
 class _ZeroEmpty(ast.NodeTransformer):
@@ -708,11 +744,11 @@ def run_worker(side, path, out_path, timeout):
             return value
 
         def recorded_print(*args, shown=shown, sink=sink, **kwargs):
-            shown.extend(a for a in args if not isinstance(a, str))
+            shown.extend(a for a in args if not isinstance(a, (str, _Unread)))
             kwargs.pop("file", None)
             print(*args, file=sink, **kwargs)
 
-        ns["__port_show__"], ns["print"] = show, recorded_print
+        ns["__port_show__"], ns["print"], ns["__port_unread__"] = show, recorded_print, _Unread
         seed_all(CELL_SEED + index)
         record = {"status": "ok"}
         start = time.perf_counter()
@@ -720,7 +756,7 @@ def run_worker(side, path, out_path, timeout):
             tree = ast.parse(cell)
             if side == "torch":
                 tree = _ZeroEmpty().visit(tree)
-            code = compile(_Shown().visit(tree), f"<{corpus_file.name} cell {index + 1}>", "exec")
+            code = compile(_Shown(clock_names(cell, clock)).visit(tree), f"<{corpus_file.name} cell {index + 1}>", "exec")
             signal.alarm(timeout)
             try:
                 exec(code, ns)

@@ -205,3 +205,36 @@ def test_a_program_whose_default_dtype_is_float32_is_compared_at_float32s_tolera
     for default, verdict in (("float32", "agree"), ("float64", "differ")):
         (cell,) = torch_port.classify("f.py", records(338.25, default), records(338.25 + 7e-6, default))
         assert cell.verdict == verdict, default
+
+
+def test_the_quantization_rule_names_pytorchs_api_not_a_programs_words():
+    """A VQ-VAE's own `Quantize` layer and a flow's "dequantization" noise are in scope;
+    PyTorch's quantization API is not."""
+    import re
+
+    def out(line):
+        return any(re.search(rule, line) for rule, _ in torch_port.SCOPE_RULES)
+    for line in ("class Quantize(nn.Module):", "quantize, diff, embed_ind = self.quantize_t(enc)",
+                 "x = dequantization(x)  # uniform noise"):
+        assert not out(line), line
+    for line in ("model = torch.quantization.quantize_dynamic(model)", "from torch.ao.quantization import QuantStub",
+                 "q = torch.quantize_per_tensor(x, 0.1, 0, torch.quint8)", "y = q.dequantize()",
+                 "import torch.nn.quantized as nnq"):
+        assert out(line), line
+
+
+def test_a_printed_clock_reading_is_printed_and_not_compared():
+    import ast
+    import time
+    cell = "def done(t0, loss):\n    print('Finished! Time:', time.time() - t0, loss)\ndone(start, 0.5)\nprint(elapsed, 2.0)\n"
+    tree = torch_port._Shown(frozenset({"elapsed"})).visit(ast.parse(cell))
+    shown, lines = [], []
+
+    def recorded_print(*args):
+        shown.extend(a for a in args if not isinstance(a, (str, torch_port._Unread)))
+        lines.append(" ".join(str(a) for a in args))
+    namespace = {"time": time, "start": time.time() - 1.0, "elapsed": 3.25, "print": recorded_print,
+                 "__port_unread__": torch_port._Unread, "__port_show__": lambda v: v}
+    exec(compile(tree, "<cell>", "exec"), namespace)
+    assert shown == [0.5, 2.0]                                    # the readings are not among the values
+    assert lines[0].startswith("Finished! Time: 1.") and lines[1] == "3.25 2.0"    # but are printed
