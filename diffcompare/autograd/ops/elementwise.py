@@ -124,12 +124,18 @@ ELEMENTWISE = {
 }
 _GRAD_FN_NAMES = {"log1p": "Log1PBackward0", "expm1": "Expm1Backward0"}
 
+# real and imag of a complex tensor are views of it (pointwise's functions, as PyTorch's); their
+# ops here carry a tangent or a gradient through the dual functions, and are not torch-level
+VIEWS = ("real", "imag")
 OP_CLASSES = {}
 for _name, (_fwd, _saves, _vjp, _formula) in ELEMENTWISE.items():
     _cls_name = _GRAD_FN_NAMES.get(_name, _name.capitalize() + "Backward0")
     OP_CLASSES[_name] = _elementwise(_fwd, _cls_name, _saves, _vjp, _formula)
     globals()[_cls_name] = OP_CLASSES[_name]
     globals()[_name] = unary_op(_name, OP_CLASSES[_name])
+for _name in VIEWS:    # (the op itself: D's tensor form, in gradients of gradients)
+    globals()[_name].__doc__ = (f"The {_name} part as the op {OP_CLASSES[_name].__name__}, D.{_name}'s tensor form; "
+                                f"``torch.{_name}`` is a view of a complex tensor (pointwise's).")
 OP_CLASSES["abs"].holomorphic = False    # g * sgn(z), with sgn(z) = z/|z| for complex z, as in PyTorch
 
 
@@ -429,8 +435,7 @@ register(conj=conj, real=real, exp=exp, log=log, sqrt=sqrt,  # noqa: F821
 
 
 # the torch-level functions of this family (`ag.<name>`, as `torch.<name>`): the table's, and the rest
-# (real and imag are views of a complex tensor at torch level: pointwise's; their nodes stay here for the tangents)
-PUBLIC = (*(name for name in ELEMENTWISE if name not in ("real", "imag")), "atan2", "clamp", "clip", "hypot", "maximum",
+PUBLIC = (*(name for name in ELEMENTWISE if name not in VIEWS), "atan2", "clamp", "clip", "hypot", "maximum",
           "minimum", "softplus", "where")
 # what the family exports to `ops`
 __all__ = [*PUBLIC, *(cls.__name__ for cls in OP_CLASSES.values()), "Atan2Backward0", "ClampBackward0",
