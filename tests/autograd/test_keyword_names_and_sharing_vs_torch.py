@@ -303,3 +303,36 @@ def test_a_floating_tensor_times_an_integer_tensor_keeps_its_dtype(T):
     assert (T.ones(2, dtype=T.complex64) * T.ones(2, dtype=T.float64)).dtype == T.complex128
     mask = -1 * (1 - T.zeros(4, dtype=T.int64)[:, None].repeat(1, 3))
     assert (T.nn.functional.one_hot(T.tensor([0, 1, 2, 0]), 3).type(T.float32) * mask).dtype == T.float32
+
+
+def test_float32_transcendentals_round_as_pytorchs_kernels():
+    """Float32 exp, log, tanh, sin, ...: the float64 value rounded to float32 (what PyTorch's
+    kernels give for 95-100 % of inputs, where NumPy's float32 kernels give it for 61-93 %);
+    tanh's derivative rounded once (PyTorch's fused multiply-add) and sigmoid's in PyTorch's
+    order. By hand with NumPy, and bit for bit beside PyTorch where it is installed."""
+    import numpy as np
+    from engines import ag, torch
+    x = np.random.default_rng(0).uniform(-4, 4, 4096).astype(np.float32)
+    g = np.random.default_rng(1).uniform(-2, 2, 4096).astype(np.float32)
+    for name, np_name in (("exp", "exp"), ("tanh", "tanh"), ("sin", "sin"), ("cosh", "cosh")):
+        got = getattr(ag, name)(ag.tensor(x))
+        assert got.dtype == ag.float32
+        assert (got.numpy() == getattr(np, np_name)(x.astype(np.float64)).astype(np.float32)).all(), name
+    t = ag.tensor(x, requires_grad=True)
+    y = ag.tanh(t)
+    y.backward(ag.tensor(g))
+    r = y.detach().numpy().astype(np.float64)
+    assert (t.grad.numpy() == g * (1 - r * r).astype(np.float32)).all()
+    s = ag.tensor(x, requires_grad=True)
+    z = ag.sigmoid(s)
+    z.backward(ag.tensor(g))
+    zn = z.detach().numpy()
+    assert (s.grad.numpy() == (g * (np.float32(1) - zn)) * zn).all()
+    if torch is not None:
+        for name in ("exp", "tanh", "sigmoid", "cosh"):
+            xt = torch.from_numpy(x).requires_grad_()
+            getattr(torch, name)(xt).backward(torch.from_numpy(g))
+            xe = ag.tensor(x, requires_grad=True)
+            getattr(ag, name)(xe).backward(ag.tensor(g))
+            assert np.mean(getattr(torch, name)(torch.from_numpy(x)).numpy() == getattr(ag, name)(ag.tensor(x)).numpy()) > 0.95
+            assert np.mean(xt.grad.numpy() == xe.grad.numpy()) > 0.95, name

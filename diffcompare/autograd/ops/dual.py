@@ -42,9 +42,10 @@ class _Dual:
 
 
 D = _Dual()
+_P = special.float32_as_pytorch     # (float32 results as PyTorch's kernels give them)
 for _name, _np_func in {
-    "exp": np.exp, "log": np.log, "sqrt": np.sqrt, "sin": np.sin, "cos": np.cos, "sinh": np.sinh,
-    "cosh": np.cosh, "conj": np.conj, "real": np.real, "sigmoid": special.sigmoid, "abs": np.abs, "pow": np.power, "where": np.where,
+    "exp": special.exp, "log": _P(np.log), "sqrt": np.sqrt, "sin": _P(np.sin), "cos": _P(np.cos), "sinh": _P(np.sinh),
+    "cosh": _P(np.cosh), "conj": np.conj, "real": np.real, "sigmoid": special.sigmoid, "abs": np.abs, "pow": np.power, "where": np.where,
     "expand": broadcast_view, "unsqueeze": np.expand_dims, "permute": np.transpose, "moveaxis": np.moveaxis,
     "cast": lambda a, dtype: a.astype(dtype),
     "cumsum": lambda a, dim: np.cumsum(a, axis=dim),

@@ -82,33 +82,44 @@ def _acosh_grad(g, x):
     return g / D.sqrt(x * x - 1)
 
 
+def _one_minus_square(r):
+    """1 - r^2, rounded once for a float32 array as PyTorch's kernel rounds it (a fused
+    multiply-add); tanh's derivative from its result."""
+    if type(r) is np.ndarray and r.dtype == np.float32:
+        wide = r.astype(np.float64)
+        return (1 - wide * wide).astype(np.float32)
+    return 1 - r * r
+
+
 _LN2, _LN10, _2_SQRT_PI = math.log(2.0), math.log(10.0), 2.0 / math.sqrt(math.pi)
 X, R = (0,), (RESULT,)
 
 # name -> (forward on arrays, saves, VJP, the VJP in words). Read it like derivatives.yaml.
+_P = special.float32_as_pytorch    # (float32 results as PyTorch's kernels give them: rounded from float64)
+
 ELEMENTWISE = {
-    "exp":   (np.exp,     R, lambda g, r: g * r, "grad * result"),
-    "log":   (np.log,     X, lambda g, x: g / x, "grad / x"),
-    "log1p": (np.log1p,   X, lambda g, x: g / (x + 1), "grad / (x + 1)"),
-    "expm1": (np.expm1,   R, lambda g, r: g * (r + 1), "grad * (result + 1)"),
-    "log2":  (np.log2,    X, lambda g, x: g / (x * _LN2), "grad / (x ln 2)"),
-    "log10": (np.log10,   X, lambda g, x: g / (x * _LN10), "grad / (x ln 10)"),
+    "exp":   (_P(np.exp), R, lambda g, r: g * r, "grad * result"),
+    "log":   (_P(np.log), X, lambda g, x: g / x, "grad / x"),
+    "log1p": (_P(np.log1p), X, lambda g, x: g / (x + 1), "grad / (x + 1)"),
+    "expm1": (_P(np.expm1), R, lambda g, r: g * (r + 1), "grad * (result + 1)"),
+    "log2":  (_P(np.log2), X, lambda g, x: g / (x * _LN2), "grad / (x ln 2)"),
+    "log10": (_P(np.log10), X, lambda g, x: g / (x * _LN10), "grad / (x ln 10)"),
     "sqrt":  (np.sqrt,    R, lambda g, r: g / (2 * r), "grad / (2 result)"),
     "cbrt":  (np.cbrt,    R, lambda g, r: g / (3 * r * r), "grad / (3 result^2)"),
     "rsqrt": (lambda x: 1 / np.sqrt(x), R, lambda g, r: g * (-0.5 * r * r * r), "-grad result^3 / 2"),
-    "sin":   (np.sin,     X, lambda g, x: g * D.cos(x), "grad * cos(x)"),
-    "cos":   (np.cos,     X, lambda g, x: -g * D.sin(x), "-grad * sin(x)"),
+    "sin":   (_P(np.sin), X, lambda g, x: g * D.cos(x), "grad * cos(x)"),
+    "cos":   (_P(np.cos), X, lambda g, x: -g * D.sin(x), "-grad * sin(x)"),
     "tan":   (np.tan,     R, lambda g, r: g * (1 + r * r), "grad * (1 + result^2)"),
-    "asin":  (np.arcsin,  X, lambda g, x: g / D.sqrt(1 - x * x), "grad / sqrt(1 - x^2)"),
+    "asin":  (_P(np.arcsin), X, lambda g, x: g / D.sqrt(1 - x * x), "grad / sqrt(1 - x^2)"),
     "acos":  (np.arccos,  X, lambda g, x: -g / D.sqrt(1 - x * x), "-grad / sqrt(1 - x^2)"),
     "atan":  (np.arctan,  X, lambda g, x: g / (1 + x * x), "grad / (1 + x^2)"),
-    "sinh":  (np.sinh,    X, lambda g, x: g * D.cosh(x), "grad * cosh(x)"),
-    "cosh":  (np.cosh,    X, lambda g, x: g * D.sinh(x), "grad * sinh(x)"),
-    "tanh":  (np.tanh,    R, lambda g, r: g * (1 - r * r), "grad * (1 - result^2)"),
+    "sinh":  (_P(np.sinh), X, lambda g, x: g * D.cosh(x), "grad * cosh(x)"),
+    "cosh":  (_P(np.cosh), X, lambda g, x: g * D.sinh(x), "grad * sinh(x)"),
+    "tanh":  (_P(np.tanh), R, lambda g, r: g * _one_minus_square(r), "grad * (1 - result^2)"),
     "asinh": (np.arcsinh, X, lambda g, x: g / D.sqrt(x * x + 1), "grad / sqrt(x^2 + 1)"),
     "acosh": (np.arccosh, X, _acosh_grad, "grad / sqrt(x^2 - 1) (complex: / (sqrt(x + 1) sqrt(x - 1)))"),
-    "atanh": (np.arctanh, X, lambda g, x: g / (1 - x * x), "grad / (1 - x^2)"),
-    "sigmoid": (special.sigmoid, R, lambda g, r: g * (r * (1 - r)), "grad * result (1 - result)"),
+    "atanh": (_P(np.arctanh), X, lambda g, x: g / (1 - x * x), "grad / (1 - x^2)"),
+    "sigmoid": (special.sigmoid, R, lambda g, r: g * (1 - r) * r, "grad * (1 - result) result"),  # (PyTorch's order)
     "relu":  (special.relu,   R, lambda g, r: threshold_backward(g, r, 0), "grad except where result <= 0 (NaN passes it)"),
     "abs":   (np.abs,     X, lambda g, x: g * _sgn(x), "grad * sgn(x)"),
     "sign":  (real_sign,      (), lambda g: D.zeros_like(g), "0"),
