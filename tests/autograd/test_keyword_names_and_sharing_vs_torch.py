@@ -336,3 +336,21 @@ def test_float32_transcendentals_round_as_pytorchs_kernels():
             getattr(ag, name)(xe).backward(ag.tensor(g))
             assert np.mean(getattr(torch, name)(torch.from_numpy(x)).numpy() == getattr(ag, name)(ag.tensor(x)).numpy()) > 0.95
             assert np.mean(xt.grad.numpy() == xe.grad.numpy()) > 0.95, name
+
+
+@each
+def test_distributed_sampler_without_a_process_group(T):
+    """Given num_replicas and rank, each rank reads every num_replicas-th index of one order,
+    padded to a multiple of num_replicas; without them, PyTorch's error (no process group)."""
+    distributed = importlib.import_module(T.__name__ + ".utils.data.distributed")
+    data = list(range(10))
+    plain = [list(distributed.DistributedSampler(data, num_replicas=3, rank=r, shuffle=False)) for r in range(3)]
+    assert plain == [[0, 3, 6, 9], [1, 4, 7, 0], [2, 5, 8, 1]]             # 0..9 then 0, 1 as padding
+    shuffled = [list(distributed.DistributedSampler(data, num_replicas=3, rank=r, seed=4)) for r in range(3)]
+    order = [shuffled[i % 3][i // 3] for i in range(12)]                        # the one order they share
+    assert sorted(order[:10]) == data and order[10:] == order[:2]
+    trimmed = distributed.DistributedSampler(data, num_replicas=3, rank=2, shuffle=False, drop_last=True)
+    assert list(trimmed) == [2, 5, 8] and len(trimmed) == 3
+    with pytest.raises(ValueError, match="Default process group has not been initialized"):
+        distributed.DistributedSampler(data)
+    assert T.utils.data.DistributedSampler is distributed.DistributedSampler
