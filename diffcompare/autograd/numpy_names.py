@@ -9,8 +9,8 @@ sizes takes them as ``size=`` too (``torch.zeros(size=(2, 3))``), and a torch fu
 
 ``accepting_numpy_names`` wraps a function of the engine so that it takes them; one whose
 signature has none of those parameters is returned as it is, and so is one marked
-``own_names`` (a hot op whose own signature is PyTorch's: ``exp(input, *, out=None)``). A call without keywords pays
-one extra call and one test.
+``own_names`` (a hot op whose own signature is PyTorch's: ``exp(input, *, out=None)``). A
+call without keywords pays one extra call and one test.
 
 >>> import numpy as np
 >>> def total(input, dim=None, keepdim=False):
@@ -57,8 +57,9 @@ def _positional(params):
 
 
 def _plan(func, inputs=True):
-    """(alias -> parameter pairs, whether ``size=`` stands for ``*size``, the placement keywords
-    to take, whether to take ``out=``) for ``func``, or None when it needs none of them."""
+    """(alias -> parameter pairs, the keywords that stand for ``*size`` and how many arguments
+    come before it (or ``()``), the placement keywords to take, whether to take ``out=``) for
+    ``func``, or None when it needs none of them."""
     try:
         params = list(inspect.signature(func).parameters.values())
     except (TypeError, ValueError):
