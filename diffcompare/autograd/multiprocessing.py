@@ -24,6 +24,7 @@ memory instead).
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.connection
 import sys
 import traceback
 from multiprocessing import *  # noqa: F401,F403  (PyTorch's module is Python's, with tensors' reducers)
@@ -99,25 +100,32 @@ class ProcessContext:
         return [p.pid for p in self.processes]
 
     def join(self, timeout=None, grace_period=None):
-        """True when every process has ended well; raises on the first that failed."""
-        for p in self.processes:
-            p.join(timeout)
+        """Wait (up to ``timeout``) until some process ends; True once every one ended well.
+        The first that failed ends the others and raises, as PyTorch's: a worker that fails
+        never leaves the caller waiting on one that hangs."""
+        running = [p.sentinel for p in self.processes if p.exitcode is None]
+        if running:
+            multiprocessing.connection.wait(running, timeout=timeout)
         for index, (p, errors) in enumerate(zip(self.processes, self.error_queues)):
-            if p.exitcode is None:
-                return False
-            if p.exitcode != 0:
-                for q in self.processes:
-                    if q.is_alive():
-                        q.terminate()
-                if not errors.empty():
-                    raise ProcessRaisedException(f"\n\n-- Process {index} terminated with the following error:\n"
-                                                 + errors.get(), index, p.pid)
-                if p.exitcode < 0:
-                    raise ProcessExitedException(f"process {index} terminated with signal {-p.exitcode}",
-                                                 index, p.pid, p.exitcode, str(-p.exitcode))
-                raise ProcessExitedException(f"process {index} terminated with exit code {p.exitcode}",
-                                             index, p.pid, p.exitcode)
-        return True
+            if p.exitcode is None or p.exitcode == 0:
+                continue
+            for other in self.processes:
+                if other.is_alive():
+                    other.terminate()
+                other.join()
+            if not errors.empty():
+                raise ProcessRaisedException(f"\n\n-- Process {index} terminated with the following error:\n"
+                                             + errors.get(), index, p.pid)
+            if p.exitcode < 0:
+                raise ProcessExitedException(f"process {index} terminated with signal {-p.exitcode}",
+                                             index, p.pid, p.exitcode, str(-p.exitcode))
+            raise ProcessExitedException(f"process {index} terminated with exit code {p.exitcode}",
+                                         index, p.pid, p.exitcode)
+        if all(p.exitcode == 0 for p in self.processes):
+            for p in self.processes:
+                p.join()
+            return True
+        return False
 
 
 def start_processes(fn, args=(), nprocs=1, join=True, daemon=False, start_method="spawn"):

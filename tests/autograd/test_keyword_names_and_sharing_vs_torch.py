@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 import multiprocessing
 import sys
+import time
 import warnings
 
 import pytest
@@ -201,6 +202,12 @@ def _fails(rank):
     raise ValueError(f"worker {rank} failed")
 
 
+def _fails_or_sleeps(rank):
+    if rank == 0:
+        raise ValueError("worker 0 failed")
+    time.sleep(30)
+
+
 @pytest.mark.skipif(sys.platform != "linux", reason="the fork start method")
 @each
 def test_shared_tensors_are_updated_by_forked_workers(T):
@@ -223,6 +230,19 @@ def test_shared_tensors_are_updated_by_forked_workers(T):
     with pytest.raises(mp.ProcessRaisedException, match="worker 0 failed"):
         mp.start_processes(_fails, nprocs=1, start_method="fork")
     assert mp.get_sharing_strategy() in mp.get_all_sharing_strategies()
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the fork start method")
+def test_a_failing_spawned_worker_ends_the_others():
+    """As PyTorch's ProcessContext.join: the first failure ends the wait and the other workers
+    (a worker that sleeps on is terminated by a signal, not waited for)."""
+    from engines import ag
+    mp = importlib.import_module(ag.__name__ + ".multiprocessing")
+    context = mp.start_processes(_fails_or_sleeps, nprocs=2, join=False, start_method="fork")
+    with pytest.raises(mp.ProcessRaisedException, match="worker 0 failed"):
+        while not context.join():
+            pass
+    assert context.processes[1].exitcode is not None and context.processes[1].exitcode < 0
 
 
 @each

@@ -18,10 +18,9 @@ import math
 
 import numpy as np
 
-from ..tensor import Tensor
 from . import special
 from .dual import D, define, register
-from .elementwise import erf, tanh, threshold_backward
+from .elementwise import backward_op, erf, tanh, threshold_backward
 from .recording import Op, apply, array_of
 from .shape import cat
 
@@ -72,9 +71,7 @@ class LeakyReluBackwardBackward0(Op):
 
 
 def leaky_relu_backward(g, x, negative_slope):
-    if isinstance(g, Tensor) or isinstance(x, Tensor):
-        return apply(LeakyReluBackwardBackward0, (g, x), {"negative_slope": negative_slope})
-    return LeakyReluBackwardBackward0.forward(g, x, negative_slope)
+    return backward_op(LeakyReluBackwardBackward0, g, x, negative_slope=negative_slope)
 
 
 class EluBackward0(Op):
@@ -173,9 +170,7 @@ class HardtanhBackwardBackward0(Op):
 
 
 def hardtanh_backward(g, x, min_val, max_val):
-    if isinstance(g, Tensor) or isinstance(x, Tensor):
-        return apply(HardtanhBackwardBackward0, (g, x), {"min_val": min_val, "max_val": max_val})
-    return HardtanhBackwardBackward0.forward(g, x, min_val, max_val)
+    return backward_op(HardtanhBackwardBackward0, g, x, min_val=min_val, max_val=max_val)
 
 
 class HardsigmoidBackward0(Op):

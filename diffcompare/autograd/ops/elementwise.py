@@ -150,8 +150,6 @@ for _name in VIEWS:    # (the op itself: D's tensor form, in gradients of gradie
 OP_CLASSES["abs"].holomorphic = False    # g * sgn(z), with sgn(z) = z/|z| for complex z, as in PyTorch
 
 
-
-
 class RoundBackward1(Op):
     """round(x, decimals=n): to n decimals, halves to even; a step function, gradient zero."""
 
@@ -375,12 +373,18 @@ class ThresholdBackwardBackward0(Op):
         return threshold_backward(gg, x, self.threshold), (D.zeros_like(gg) if self.needs(1) else None)
 
 
-def threshold_backward(g, x, threshold):
-    """``g`` where ``x`` > ``threshold``, else 0: recorded (ThresholdBackwardBackward0) when
-    given tensors, as a backward with ``create_graph`` gives them; computed on arrays."""
+def backward_op(cls, g, x, **params):
+    """An activation's backward ``cls`` (an op of the gradient and the input) on ``g`` and
+    ``x``: recorded when given tensors, as a backward with ``create_graph`` gives them;
+    computed on arrays."""
     if isinstance(g, Tensor) or isinstance(x, Tensor):
-        return apply(ThresholdBackwardBackward0, (g, x), {"threshold": threshold})
-    return ThresholdBackwardBackward0.forward(g, x, threshold)
+        return apply(cls, (g, x), params)
+    return cls.forward(g, x, **params)
+
+
+def threshold_backward(g, x, threshold):
+    """``g`` where ``x`` > ``threshold``, else 0 (ThresholdBackwardBackward0)."""
+    return backward_op(ThresholdBackwardBackward0, g, x, threshold=threshold)
 
 
 class WhereBackward0(Op):
@@ -452,4 +456,4 @@ PUBLIC = (*(name for name in ELEMENTWISE if name not in VIEWS), "atan2", "clamp"
 __all__ = [*PUBLIC, *(cls.__name__ for cls in OP_CLASSES.values()), "Atan2Backward0", "ClampBackward0",
            "ClampBackward1", "HypotBackward0", "MaximumBackward0", "MinimumBackward0", "SoftplusBackward0",
            "WhereBackward0", "RoundBackward1", "ELEMENTWISE", "OP_CLASSES", "R", "X", "nonzero_indices",
-           "ThresholdBackwardBackward0", "threshold_backward"]
+           "ThresholdBackwardBackward0", "backward_op", "threshold_backward"]

@@ -58,7 +58,9 @@ for _arity, _names in ((1, UNARY), (2, BINARY), (3, TERNARY)):
         for _in_place in (False, True):
             _function = _foreach(_name, _arity, _in_place)
             _FUNCTIONS[_function.__name__] = _function
-_FUNCTIONS["_foreach_zero_"] = _foreach("zero", 1, True)
+for _name, _arity, _in_place in (("zero", 1, True), ("max", 1, False), ("clone", 1, False), ("copy", 2, True)):
+    _function = _foreach(_name, _arity, _in_place)
+    _FUNCTIONS[_function.__name__] = _function
 
 
 def _foreach_norm(self, ord=2, dtype=None):  # noqa: A002 - PyTorch's name
@@ -66,23 +68,7 @@ def _foreach_norm(self, ord=2, dtype=None):  # noqa: A002 - PyTorch's name
     return [t.norm(ord, dtype=dtype) if dtype is not None else t.norm(ord) for t in self]
 
 
-def _foreach_copy_(self, src, non_blocking=False):
-    """Each tensor of ``self`` overwritten with the one of ``src`` at its place."""
-    for t, s in zip(self, _each(src, len(self))):
-        t.copy_(s)
-
-
-def _foreach_max(self):
-    """The largest element of each tensor, as 0-d tensors."""
-    return [t.max() for t in self]
-
-
-def _foreach_clone(self):
-    return [t.clone() for t in self]
-
-
-_FUNCTIONS.update(_foreach_norm=_foreach_norm, _foreach_copy_=_foreach_copy_, _foreach_max=_foreach_max,
-                  _foreach_clone=_foreach_clone)
+_FUNCTIONS["_foreach_norm"] = _foreach_norm
 globals().update(_FUNCTIONS)
 
 # the torch-level functions of this family (`ag._foreach_mul_`, as `torch._foreach_mul_`)

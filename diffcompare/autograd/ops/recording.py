@@ -277,7 +277,8 @@ def promoted(arrays):
     if not dims:
         dims, zeros = zeros, []
     if len(dims) > 1:
-        arrays, dims = _across_categories(arrays, dims)
+        arrays = _across_categories(arrays, dims)
+        dims = [a for a in arrays if type(a) is np.ndarray and a.ndim] or [a for a in arrays if type(a) is np.ndarray]
     if not dims or not zeros:
         return arrays
     top = _max(_CATEGORY[a.dtype.kind] for a in dims)
@@ -295,15 +296,14 @@ def promoted(arrays):
 
 
 def _across_categories(arrays, dims):
-    """``arrays`` and ``dims`` with the dimensioned operands of a lower category than the
-    others' cast to PyTorch's promoted dtype (NumPy widens float32 with int64 to float64)."""
+    """``arrays`` with those of ``dims`` of a lower category than the others' cast to PyTorch's
+    promoted dtype (NumPy widens float32 with int64 to float64)."""
     first = dims[0].dtype
     if all(a.dtype == first or _CATEGORY[a.dtype.kind] == _CATEGORY[first.kind] for a in dims):
-        return arrays, dims
+        return arrays
     target = functools.reduce(promote_types, (a.dtype for a in dims))
     ids = {id(a) for a in dims if _CATEGORY[a.dtype.kind] < _CATEGORY[target.kind]}
-    cast = tuple(a.astype(target) if id(a) in ids else a for a in arrays)
-    return cast, [a for a in cast if type(a) is np.ndarray and (a.ndim or not dims[0].ndim)]
+    return tuple(a.astype(target) if id(a) in ids else a for a in arrays)
 
 
 def _in_default_dtype(out, arrays):

@@ -272,17 +272,17 @@ def max(x, dim=None, keepdim=False, *, other=None):
     >>> x.grad
     tensor([0.0000, 0.5000, 0.5000, 0.0000])
     """
-    return _max_min(x, dim if other is None else _other(dim, other), keepdim, True)
+    return _max_min(x, dim if other is None else _other(dim, other, "max"), keepdim, True)
 
 
 def min(x, dim=None, keepdim=False, *, other=None):
-    return _max_min(x, dim if other is None else _other(dim, other), keepdim, False)
+    return _max_min(x, dim if other is None else _other(dim, other, "min"), keepdim, False)
 
 
-def _other(dim, other):
+def _other(dim, other, name):
     """``max(x, other=y)``: ``other`` is what the comparison runs against, in ``dim``'s place."""
     if dim is not None:
-        raise TypeError("max() received an invalid combination of arguments: both dim and other")
+        raise TypeError(f"{name}() received an invalid combination of arguments: both dim and other")
     return other
 
 
