@@ -104,8 +104,8 @@ class ProcessContext:
         The first that failed ends the others and raises, as PyTorch's: a worker that fails
         never leaves the caller waiting on one that hangs."""
         running = [p.sentinel for p in self.processes if p.exitcode is None]
-        if running:
-            multiprocessing.connection.wait(running, timeout=timeout)
+        if running and all(p.exitcode in (None, 0) for p in self.processes):   # a failure already seen
+            multiprocessing.connection.wait(running, timeout=timeout)          # is raised at once
         for index, (p, errors) in enumerate(zip(self.processes, self.error_queues)):
             if p.exitcode is None or p.exitcode == 0:
                 continue

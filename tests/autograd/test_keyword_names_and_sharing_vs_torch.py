@@ -202,10 +202,13 @@ def _fails(rank):
     raise ValueError(f"worker {rank} failed")
 
 
+_SLEEPER = 90      # seconds: far longer than the failing worker needs, even on a loaded machine
+
+
 def _fails_or_sleeps(rank):
     if rank == 0:
         raise ValueError("worker 0 failed")
-    time.sleep(30)
+    time.sleep(_SLEEPER)
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="the fork start method")
@@ -235,14 +238,34 @@ def test_shared_tensors_are_updated_by_forked_workers(T):
 @pytest.mark.skipif(sys.platform != "linux", reason="the fork start method")
 def test_a_failing_spawned_worker_ends_the_others():
     """As PyTorch's ProcessContext.join: the first failure ends the wait and the other workers
-    (a worker that sleeps on is terminated by a signal, not waited for)."""
+    (a worker that sleeps on is ended, not waited for: the failure is raised long before its
+    sleep is over, and it is no longer running then)."""
     from engines import ag
     mp = importlib.import_module(ag.__name__ + ".multiprocessing")
+    started = time.monotonic()
     context = mp.start_processes(_fails_or_sleeps, nprocs=2, join=False, start_method="fork")
     with pytest.raises(mp.ProcessRaisedException, match="worker 0 failed"):
         while not context.join():
             pass
-    assert context.processes[1].exitcode is not None and context.processes[1].exitcode < 0
+    assert time.monotonic() - started < _SLEEPER * 2 / 3
+    assert not context.processes[1].is_alive()
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the fork start method")
+def test_a_worker_that_failed_before_the_first_join_is_raised_at_once():
+    """The failure is raised even when the worker ended before ``join`` was first called: the
+    wait is on the others only while none has failed, never on a sleeper once one has."""
+    from engines import ag
+    mp = importlib.import_module(ag.__name__ + ".multiprocessing")
+    started = time.monotonic()
+    context = mp.start_processes(_fails_or_sleeps, nprocs=2, join=False, start_method="fork")
+    while context.processes[0].exitcode is None and time.monotonic() - started < _SLEEPER / 3:
+        time.sleep(0.01)
+    with pytest.raises(mp.ProcessRaisedException, match="worker 0 failed"):
+        while not context.join():
+            pass
+    assert time.monotonic() - started < _SLEEPER * 2 / 3
+    assert not context.processes[1].is_alive()
 
 
 @each
