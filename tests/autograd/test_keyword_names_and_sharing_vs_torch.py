@@ -158,6 +158,27 @@ def _set(z, part, value):
 
 
 @each
+def test_second_derivatives_through_writes_into_a_real_view_of_a_complex_tensor(T):
+    """Under create_graph the write's backward is recorded too: the overwritten part of the
+    complex base gets no gradient, in the first derivative and in the second."""
+    cases = {   # the write, the read: first and second derivatives by hand at x = 1, 2
+        "z.imag = x^3; re + im": (lambda z, x: _set(z, "imag", x ** 3),                   # x^2 + x^3
+                                  lambda z: z.real + z.imag, [5.0, 16.0], [8.0, 14.0]),
+        "view[..., 0] = x^3; re + 2 im": (lambda z, x: T.view_as_real(z).__setitem__((Ellipsis, 0), x ** 3),
+                                          lambda z: z.real + 2 * z.imag, [7.0, 20.0], [10.0, 16.0]),
+        "z.imag *= -x; re * im": (lambda z, x: z.imag.mul_(-x),                            # x^2 * (-x^3)
+                                  lambda z: z.real * z.imag, [-5.0, -80.0], [-20.0, -160.0]),
+    }
+    for name, (write, read, first, second) in cases.items():
+        x = T.tensor([1.0, 2.0], dtype=T.float64, requires_grad=True)
+        z = (x * x) * (1 + 1j)                   # real and imaginary parts both x^2
+        write(z, x)
+        g, = T.autograd.grad(read(z).sum(), x, create_graph=True)
+        gg, = T.autograd.grad(g.sum(), x)
+        assert g.tolist() == first and gg.tolist() == second, name
+
+
+@each
 def test_a_list_of_slices_indexes_as_a_tuple(T):
     x = T.arange(6.0, dtype=T.float64).reshape(2, 3).requires_grad_()
     with warnings.catch_warnings(record=True) as caught:

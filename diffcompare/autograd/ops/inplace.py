@@ -85,10 +85,14 @@ class CopySlicesView(Op):
         if self.needs(0) and isinstance(g, np.ndarray):
             kept = np.array(g)
             self.view_fn(kept)[...] = 0     # (a real view of a complex base zeroes one part of each value)
-        elif self.needs(0):
+        elif self.needs(0):             # a recorded gradient (create_graph): zeroed by a product
             mask = np.ones(self.in_shape, dtype=g.dtype)
             self.view_fn(mask)[...] = 0
-            kept = g * mask
+            if mask.dtype.kind == "c":  # each part kept or zeroed alone: p re(g) + i q im(g)
+                p, q = mask.real, mask.imag
+                kept = g * ((p + q) / 2) + D.conj(g) * ((p - q) / 2)
+            else:
+                kept = g * mask
         return (kept if self.needs(0) else None), (self.view_fn(g) if self.needs(1) else None)
 
 

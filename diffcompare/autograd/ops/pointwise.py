@@ -606,7 +606,13 @@ def view_as_real(input):
     """
     if input.dtype.kind != "c":
         raise RuntimeError("view_as_real is only supported for complex tensors")
-    return record_view(ViewAsRealBackward0, input, {}, _as_pairs)
+    return record_view(ViewAsRealBackward0, input, {}, _pairs_of)
+
+
+def _pairs_of(z):
+    """The view function of ``view_as_real``: of an array its pairs, of a recorded gradient
+    (a write's backward under create_graph) the recorded view."""
+    return view_as_real(z) if isinstance(z, Tensor) else _as_pairs(z)
 
 
 def real(input):
