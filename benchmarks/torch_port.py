@@ -346,8 +346,13 @@ class EngineRandom:
             with self.real():
                 self.gen.set_state(self.torch.from_numpy(new_state.numpy().copy()))
 
+        def initial_seed():     # (PyTorch's state holds its seed: set_rng_state puts it back)
+            with self.real():
+                return self.gen.initial_seed()
+
         self.ag.get_rng_state = tensor_module.get_rng_state = get_rng_state
         self.ag.set_rng_state = tensor_module.set_rng_state = set_rng_state
+        self.ag.initial_seed = tensor_module.initial_seed = initial_seed
 
 
 class _CellTimeout(BaseException):
@@ -423,8 +428,8 @@ class _ZeroEmpty(ast.NodeTransformer):
     def visit_Call(self, node):
         self.generic_visit(node)
         func = node.func
-        if isinstance(func, ast.Attribute) and func.attr in self.NAMES:
-            func.attr = self.NAMES[func.attr]
+        if isinstance(func, ast.Attribute) and func.attr in self.NAMES and (node.args or node.keywords):
+            func.attr = self.NAMES[func.attr]       # (``queue.empty()``, with no sizes, is not a tensor's)
         elif isinstance(func, ast.Attribute) and func.attr in self.STRIDED:      # (size, stride, ...): the stride dropped
             func.attr = self.STRIDED[func.attr]
             node.args = node.args[:1] + node.args[2:]

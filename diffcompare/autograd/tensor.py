@@ -997,10 +997,22 @@ _seed = [DEFAULT_SEED]     # what initial_seed() returns: the last seed given
 
 
 def manual_seed(seed: int):
-    """Seed the generator behind ``rand`` and ``randn`` (reproducible runs)."""
+    """Seed the generator behind ``rand`` and ``randn`` (reproducible runs). As PyTorch's, a
+    seed is an integer from -2**63 to 2**64 - 1, taken modulo 2**64 (a negative seed, such
+    as ``random_state.randint(-10**8, 10**8)`` gives, is as good as any).
+
+    >>> from diffcompare import autograd as ag
+    >>> _ = ag.manual_seed(-1)
+    >>> ag.initial_seed() == 2**64 - 1
+    True
+    """
     global _generator
+    seed = int(seed)
+    if not -2**63 <= seed < 2**64:
+        raise ValueError("Overflow when unpacking long long")
+    seed %= 2**64
     _generator = np.random.default_rng(seed)
-    _seed[0] = int(seed)
+    _seed[0] = seed
     return _generator
 
 
@@ -1018,16 +1030,20 @@ def seed() -> int:
 
 def get_rng_state() -> Tensor:
     """The global generator's state as a uint8 tensor, for :func:`set_rng_state` (its bytes are
-    the engine's, not PyTorch's: a state moves between engine runs, not to PyTorch).
+    the engine's, not PyTorch's: a state moves between engine runs, not to PyTorch). As
+    PyTorch's, the state holds the seed too: ``initial_seed()`` is the state's again after
+    ``set_rng_state``.
 
     >>> from diffcompare import autograd as ag
+    >>> _ = ag.manual_seed(5)
     >>> state = ag.get_rng_state()
     >>> a = ag.rand(2)
+    >>> _ = ag.manual_seed(7)
     >>> ag.set_rng_state(state)
-    >>> bool((ag.rand(2) == a).all())
-    True
+    >>> bool((ag.rand(2) == a).all()), ag.initial_seed()
+    (True, 5)
     """
-    text = json.dumps(_generator.bit_generator.state)
+    text = json.dumps({"generator": _generator.bit_generator.state, "seed": _seed[0]})
     return Tensor._make(np.frombuffer(text.encode(), dtype=np.uint8).copy())
 
 
@@ -1039,12 +1055,13 @@ def set_rng_state(new_state) -> None:
                         + (f" of dtype {new_state.dtype}" if isinstance(new_state, Tensor) else ""))
     try:
         state = json.loads(new_state._data.tobytes().decode())
+        state, seed = (state["generator"], int(state["seed"])) if "generator" in state else (state, _seed[0])
         rng = np.random.Generator(getattr(np.random, state["bit_generator"])())
         rng.bit_generator.state = state
     except (ValueError, KeyError, TypeError, AttributeError):
         raise RuntimeError("Expected a random state the engine's get_rng_state returned (a PyTorch generator "
                            "state cannot be read by the engine)") from None
-    _generator = rng
+    _generator, _seed[0] = rng, seed
 
 
 @_into_out

@@ -124,16 +124,18 @@ def test_float16_uniform_draws_agree(tmp_path):
 
 def test_uninitialised_constructors_become_zeros_on_pytorchs_side():
     """torch.empty and the legacy constructors given sizes read undefined memory on PyTorch's
-    side: the cell's own calls become zeros there; a constructor given data is left as it is."""
+    side: the cell's own calls become zeros there; a constructor given data is left as it is, and
+    so is ``empty()`` with no sizes (a queue's question, not a tensor)."""
     import ast
     source = ("a = torch.Tensor(2, 3)\nb = torch.FloatTensor(4)\nc = torch.Tensor([1, 2])\n"
               "d = torch.LongTensor(n, m)\ne = torch.empty(3)\nf = torch.Tensor(x)\ng = a.new(2, 3)\n"
-              "h = a.new([1, 2])\n")
+              "h = a.new([1, 2])\nk = queue.empty()\n")
     tree = torch_port._ZeroEmpty().visit(ast.parse(source))
     assert ast.unparse(tree).splitlines() == [
         "a = torch.zeros(2, 3)", "b = torch.zeros(4, dtype=torch.float32)", "c = torch.Tensor([1, 2])",
         "d = torch.zeros(n, m, dtype=torch.int64)", "e = torch.zeros(3)", "f = torch.Tensor(x)",
-        "g = a.new_zeros((2, 3))", "h = a.new([1, 2])"]
+        "g = a.new_zeros((2, 3))", "h = a.new([1, 2])",
+        "k = queue.empty()"]                       # no sizes: a queue's, a stack's empty(), not a tensor's
     # under a name of the program's: zeros only when the name holds PyTorch's class when it runs
     alias = "Tensor = torch.Tensor\ni = Tensor(2, 3)\nFloatTensor = list\nj = FloatTensor(2, 3)\n"
     namespace = {"torch": torch_port.importlib.import_module("torch")} if _has_torch() else None

@@ -962,4 +962,4 @@ functional.multi_head_attention_forward = attention.multi_head_attention_forward
 functional._canonical_mask, functional._none_or_dtype = attention.canonical_mask, attention.none_or_dtype
 from . import parameter  # noqa: E402,F401  (torch.nn.parameter.Buffer as an attribute path)
 from . import modules  # noqa: E402  (torch.nn.modules and its submodules: nn's classes where PyTorch defines them)
-modules.install(globals())
+modules.install(globals(), NonDynamicallyQuantizableLinear=attention.NonDynamicallyQuantizableLinear)

@@ -45,11 +45,14 @@ LAYERS: dict = {}
 
 
 def use_layers(**layers):
-    """Give this module the layer classes it builds from (``Linear``, ``Dropout``)."""
+    """Give this module the layer classes it builds from (``Linear``, ``Dropout``), and make
+    the attention's output projection class, a module attribute here, so that a model holding
+    a ``MultiheadAttention`` pickles whole (``torch.save(model)``)."""
+    global NonDynamicallyQuantizableLinear
     LAYERS.update(layers)
     if "Linear" in layers:
-        LAYERS["NonDynamicallyQuantizableLinear"] = type("NonDynamicallyQuantizableLinear", (layers["Linear"],),
-                                                         {"__module__": __name__})
+        NonDynamicallyQuantizableLinear = LAYERS["NonDynamicallyQuantizableLinear"] = type(
+            "NonDynamicallyQuantizableLinear", (layers["Linear"],), {"__module__": __name__})
 
 
 # -- masks ----------------------------------------------------------------------------------

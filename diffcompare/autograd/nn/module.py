@@ -78,16 +78,24 @@ class _Table(OrderedDict):
     """A module's table of parameters, buffers or submodules. The module keeps each entry as
     an attribute too (read without a lookup); what code writes to the table itself
     (``module._parameters["weight"] = w``, as meta-learning code does, or ``del``) is what
-    the attribute reads, as in PyTorch, whose attributes are looked up in the tables."""
+    the attribute reads, as in PyTorch, whose attributes are looked up in the tables.
 
-    def __init__(self, owner=None):
+    An entry named as an attribute of the module's class (``self.parameters =
+    nn.ParameterList(...)``, N-BEATS's) is not kept as an attribute: PyTorch looks in the
+    tables only after the class, so the class's method or value is what the name reads."""
+
+    def __init__(self, owner=None, hidden=frozenset()):
         super().__init__()
         self.owner = owner          # the module's ``__dict__`` (None until linked: unpickling, copying)
+        self.hidden = hidden        # the names of the module's class attributes
 
     def __setitem__(self, key, value):
         OrderedDict.__setitem__(self, key, value)
         if self.owner is not None:
-            self.owner[key] = value
+            if key in self.hidden:
+                self.owner.pop(key, None)
+            else:
+                self.owner[key] = value
 
     def __delitem__(self, key):
         value = self[key]
@@ -128,6 +136,14 @@ class _Table(OrderedDict):
 
 
 TABLES = ("_parameters", "_buffers", "_modules")
+_CLASS_NAMES: dict = {}     # a Module class -> the names its instances' table entries do not shadow
+
+
+def _class_names(cls):
+    names = _CLASS_NAMES.get(cls)
+    if names is None:
+        names = _CLASS_NAMES[cls] = frozenset(dir(cls))
+    return names
 
 
 class Module:
@@ -140,8 +156,9 @@ class Module:
     """
 
     def __init__(self):
+        hidden = _class_names(type(self))
         for table in TABLES:
-            object.__setattr__(self, table, _Table(self.__dict__))
+            object.__setattr__(self, table, _Table(self.__dict__, hidden))
         for table in ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_backward_pre_hooks",
                       "_non_full_backward_hooks"):
             object.__setattr__(self, table, OrderedDict())
@@ -157,6 +174,7 @@ class Module:
                     raise AttributeError(f"cannot assign {what} before Module.__init__() call")
             object.__setattr__(self, name, value)
             return
+        # a table entry is kept as an attribute by its table (``_Table``), not here
         if isinstance(value, Parameter):
             self._forget(name, keep=self._parameters)     # a reassigned parameter keeps its place
             self._parameters[name] = value
@@ -167,7 +185,6 @@ class Module:
             self._parameters[name] = None
         elif isinstance(value, Buffer):
             self.register_buffer(name, value, value.persistent)
-            return
         elif isinstance(value, Module):
             self._forget(name, keep=self._modules)        # a replaced child keeps its place (model.fc = ...)
             self._modules[name] = value
@@ -181,7 +198,8 @@ class Module:
                 raise TypeError(f"cannot assign '{_tensor_type(value)}' as buffer '{name}' "
                                 "(torch.Tensor or None expected)")
             self._buffers[name] = value
-        object.__setattr__(self, name, value)
+        else:
+            object.__setattr__(self, name, value)
 
     def _forget(self, name, keep=None):
         for table in (self._parameters, self._buffers, self._modules):
@@ -207,7 +225,7 @@ class Module:
                 table.update(self.__dict__.get(name) or {})
                 object.__setattr__(self, name, table)
             if table.owner is None:
-                table.owner = self.__dict__
+                table.owner, table.hidden = self.__dict__, _class_names(type(self))
 
     def register_parameter(self, name, param):
         """Register ``param`` (a Parameter, or None) under ``name``."""
@@ -216,7 +234,6 @@ class Module:
                             "(torch.nn.Parameter or None required)")
         self._forget(name, keep=self._parameters)     # a re-registered parameter keeps its place
         self._parameters[name] = param
-        object.__setattr__(self, name, param)
 
     def register_buffer(self, name, tensor, persistent=True):
         """Register a tensor that is state but not a parameter (BatchNorm's running statistics)."""
@@ -227,7 +244,6 @@ class Module:
         self._buffers[name] = tensor
         if not persistent:
             self._non_persistent.add(name)
-        object.__setattr__(self, name, tensor)
 
     def add_module(self, name, module):
         """Register ``module`` (or None) as the child ``name``, refused as PyTorch refuses it."""
@@ -241,7 +257,6 @@ class Module:
             raise KeyError('module name can\'t be empty string ""')
         self._forget(name, keep=self._modules)        # a replaced child keeps its place
         self._modules[name] = module
-        object.__setattr__(self, name, module)
 
     register_module = add_module
 

@@ -37,12 +37,15 @@ _single, _pair, _triple, _quadruple = (_ntuple(n, f"_{name}") for n, name in
                                        ((1, "single"), (2, "pair"), (3, "triple"), (4, "quadruple")))
 
 
-def install(namespace):
+def install(namespace, **submodule_only):
     """Fill this package and its submodules with the classes of ``namespace`` (``nn``'s, which
     calls this once its classes are defined: ``torch.nn.modules`` is then an attribute of
-    ``torch.nn``, as in PyTorch, with no import of ``nn`` from here)."""
+    ``torch.nn``, as in PyTorch, with no import of ``nn`` from here); ``submodule_only``:
+    classes PyTorch defines in a submodule and exports from neither ``nn`` nor this package
+    (``linear.NonDynamicallyQuantizableLinear``)."""
     classes = {name: value for name, value in namespace.items() if isinstance(value, type)}
     globals().update({name: value for name, value in classes.items() if not name.startswith("_")})
+    classes.update(submodule_only)
     for name in SUBMODULES:
         module = types.ModuleType(f"{__name__}.{name}", f"torch.nn.modules.{name}: nn's classes")
         module.__dict__.update(classes)
