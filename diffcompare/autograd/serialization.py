@@ -23,6 +23,7 @@ import contextlib
 import io
 import os
 import pickle
+import warnings
 
 from .device import device as _device
 
@@ -159,10 +160,13 @@ def _check_location(map_location):
                            f"the CPU.")
 
 
-def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=None, **pickle_load_args):
+def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None, **pickle_load_args):
     """Read what :func:`save` wrote to ``f`` (a path, or a file object open for reading in binary).
     ``map_location``: everything is on the CPU (a CUDA location is refused, as PyTorch does
-    on a machine without CUDA)."""
+    on a machine without CUDA). ``weights_only`` unset: True, unless a ``pickle_module`` is
+    given (as PyTorch 2.13 decides it; ``torch.load(f, None, pickle)`` loads whole objects)."""
+    if weights_only is None:
+        weights_only = pickle_module is None
     _check_location(map_location)
     if isinstance(f, (str, os.PathLike)):
         with open(f, "rb") as file:
@@ -182,6 +186,8 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
     if weights_only:
         if pickle_module is not None:
             raise RuntimeError("Can not safely load weights when explicit pickle_module is specified")
+        if pickle_load_args:
+            warnings.warn("pickle_load_args only works if `weights_only=False`.", stacklevel=2)
         return _WeightsOnly(stream, **pickle_load_args).load()
     return (pickle_module or pickle).Unpickler(stream, **pickle_load_args).load()
 

@@ -88,3 +88,17 @@ def test_allowed_in_a_block_or_for_good_or_without_weights_only():
             serialization.clear_safe_globals()
         with pytest.raises(pickle.UnpicklingError):
             _round_trip(t, accuracy)
+
+
+def test_a_pickle_module_given_loads_whole_objects_unless_weights_only_is_asked():
+    """Left unset, ``weights_only`` is True only when no ``pickle_module`` is given: a model's
+    own ``load(f, map_location=None, pickle_module=pickle)`` (N-BEATS's) loads the whole model;
+    asking for both is refused, and load arguments warn under weights_only."""
+    def model(t):
+        return [t.nn.Linear(2, 1)]
+    for t in _sides():
+        assert type(_round_trip(t, model, pickle_module=pickle)[0]).__name__ == "Linear"
+        with pytest.raises(RuntimeError, match="Can not safely load weights when explicit pickle_module"):
+            _round_trip(t, model, pickle_module=pickle, weights_only=True)
+        with pytest.warns(UserWarning, match="pickle_load_args only works if `weights_only=False`"):
+            assert _round_trip(t, lambda t: [1.5], encoding="ascii") == [1.5]
