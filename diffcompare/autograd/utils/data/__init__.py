@@ -1,6 +1,8 @@
 """``torch.utils.data``: datasets over tensors and a loader that batches them, enough for
-the training loops of PyTorch's tutorials (single process; ``num_workers`` and the other
-process options are accepted and ignored).
+the training loops of PyTorch's tutorials. One process reads everything: with
+``num_workers`` > 0 each batch is read by the worker PyTorch would give it, with that worker's
+seeded generators (``dataloader``), so random augmentation or negative sampling in a dataset
+draws what PyTorch's worker processes draw; the other process options are accepted.
 
 >>> from diffcompare import autograd as ag
 >>> from diffcompare.autograd.utils.data import DataLoader, TensorDataset
