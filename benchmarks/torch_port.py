@@ -364,9 +364,10 @@ def _on_alarm(signum, frame):
 
 
 class _Shown(ast.NodeTransformer):
-    """A cell's top-level expression statements record their values (as a notebook shows them);
-    an argument of ``print`` that reads a clock or an address (``time.time() - start``, or a
-    name ``clock`` holds: ``clock_names``) is printed and not recorded (``__port_unread__``)."""
+    """A cell's top-level expression statements record their values (as a notebook shows them),
+    but for one that reads a clock or an address (``time.time() - start``, or a name ``clock``
+    holds: ``clock_names``, as in ``end - start``); an argument of ``print`` that does so is
+    printed and not recorded (``__port_unread__``)."""
 
     def __init__(self, clock=frozenset()):
         self.clock = clock
@@ -375,7 +376,7 @@ class _Shown(ast.NodeTransformer):
         self.generic_visit(node)
         body = []
         for stmt in node.body:
-            if isinstance(stmt, ast.Expr) and not _run_dependent(stmt.value):
+            if isinstance(stmt, ast.Expr) and not self._clocked(stmt.value):     # (``end - start``: not shown)
                 call = ast.Call(func=ast.Name("__port_show__", ast.Load()), args=[stmt.value], keywords=[])
                 stmt = ast.copy_location(ast.Expr(call), stmt)
             body.append(stmt)

@@ -240,3 +240,15 @@ def test_a_printed_clock_reading_is_printed_and_not_compared():
     exec(compile(tree, "<cell>", "exec"), namespace)
     assert shown == [0.5, 2.0]                                    # the readings are not among the values
     assert lines[0].startswith("Finished! Time: 1.") and lines[1] == "3.25 2.0"    # but are printed
+
+
+def test_a_clock_reading_as_a_cells_last_expression_is_not_shown():
+    """``end - start`` at the end of a notebook cell (times from ``time.perf_counter()``) differs
+    between any two runs: it is not among the cell's shown values; ``loss`` beside it is."""
+    import ast
+    cell = "end - start\nloss\n"
+    clock = torch_port.clock_names("start = time.perf_counter()\nend = time.perf_counter()\n")
+    shown = []
+    tree = torch_port._Shown(clock).visit(ast.parse(cell))
+    exec(compile(tree, "<cell>", "exec"), {"start": 1.0, "end": 3.5, "loss": 0.25, "__port_show__": shown.append})
+    assert clock == {"start", "end"} and shown == [0.25]

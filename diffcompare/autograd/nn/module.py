@@ -36,14 +36,26 @@ class Parameter(Tensor):
     __slots__ = ()
 
     def __init__(self, data=None, requires_grad=True):
-        array = np.array(data._data if isinstance(data, Tensor) else data, dtype=None)
+        if data is None:
+            data = np.empty(0, default_dtype())
+        shared = isinstance(data, Tensor) and data._data.dtype.kind in "fc"
+        array = data._data if shared else np.array(data._data if isinstance(data, Tensor) else data, dtype=None)
         if array.dtype.kind not in "fc":
             array = array.astype(default_dtype())
-        super().__init__(array, dtype=array.dtype)       # the data's dtype, as PyTorch keeps it
+        super().__init__(np.empty(0, array.dtype), dtype=array.dtype)    # the data's dtype, as PyTorch keeps it
+        self._data = array
+        if shared:
+            # as PyTorch's (a detached alias): a new leaf on the same storage and version
+            # counter, so an optimizer's step on it changes the tensor it was made from
+            # (``nn.Parameter(layer.weight)`` handed to a sampler, blitz's), while the
+            # gradient goes to the new leaf
+            self._vc = data._counter()
         self.requires_grad = requires_grad
 
     def __repr__(self):
         return "Parameter containing:\n" + super().__repr__()
+
+    __str__ = __repr__      # print(p) as PyTorch's: "Parameter containing:" first
 
     def __deepcopy__(self, memo):
         """A new Parameter with a copy of the values (on the same device), without ``.grad``, as PyTorch's."""

@@ -10,6 +10,7 @@ from ..tensor import Tensor
 from .dual import D
 from .forward import matmul_tangent
 from .outputs import write_out
+from .overloads import scales_first
 from .recording import Op, apply, sum_to
 from .shape import SqueezeBackward1, unsqueeze
 
@@ -258,6 +259,7 @@ class BaddbmmBackward0(AddmmBackward0):
     pass
 
 
+@scales_first("addmm", ("mat1", "mat2"))
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     """``beta * input + alpha * (mat1 @ mat2)`` in one node (what ``nn.Linear`` records).
 
@@ -279,6 +281,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     return _fused(AddmmBackward0, input, mat1, mat2, beta, alpha)
 
 
+@scales_first("baddbmm", ("batch1", "batch2"))
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """``beta * input + alpha * bmm(batch1, batch2)`` in one node."""
     if batch1.ndim != 3:
@@ -346,6 +349,7 @@ class AddbmmBackward0(AddmmBackward0):
 AddmvBackward0.tangent = AddrBackward0.tangent = AddbmmBackward0.tangent = None
 
 
+@scales_first("addmv", ("mat", "vec"))
 def addmv(input, mat, vec, *, beta=1, alpha=1):
     """``beta * input + alpha * (mat @ vec)`` in one node."""
     if mat.ndim != 2 or vec.ndim != 1:
@@ -356,6 +360,7 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
     return _fused(AddmvBackward0, input, mat, vec, beta, alpha, (mat.shape[0],))
 
 
+@scales_first("addr", ("vec1", "vec2"))
 def addr(input, vec1, vec2, *, beta=1, alpha=1):
     """``beta * input + alpha * outer(vec1, vec2)`` in one node."""
     if vec1.ndim != 1 or vec2.ndim != 1:
@@ -364,6 +369,7 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):
     return _fused(AddrBackward0, input, vec1, vec2, beta, alpha, (vec1.shape[0], vec2.shape[0]))
 
 
+@scales_first("addbmm", ("batch1", "batch2"))
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """``beta * input + alpha * sum_b batch1[b] @ batch2[b]`` in one node."""
     if batch1.ndim != 3:

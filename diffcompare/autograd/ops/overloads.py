@@ -73,4 +73,53 @@ def number_first(name, number, tensors, rest, scalar_name, tensor_names):
     return number, given[1:]
 
 
-__all__ = ['number_first', 'scalar_argument']
+def scales_first(name, tensor_names):
+    """Decorate ``name(input, t1, t2, *, beta=1, alpha=1)`` to take also PyTorch's deprecated
+    orders, with its warning: the method's ``x.addmm_(beta, alpha, mat1, mat2)`` and
+    ``x.addmm(beta, mat1, mat2)`` (CenterLoss's ``distmat.addmm_(1, -2, x, centers.t())``),
+    and the function's ``torch.addmm(beta, input, alpha, mat1, mat2)`` and
+    ``torch.addmm(beta, input, mat1, mat2)``.
+
+    >>> import warnings
+    >>> from diffcompare import autograd as ag
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     ag.ones(1, 1).addmm(1, -2, ag.ones(1, 2), ag.ones(2, 1))
+    tensor([[-3.]])
+    >>> str(caught[0].message).splitlines()[1].strip()
+    'addmm(Number beta, Number alpha, Tensor mat1, Tensor mat2)'
+    """
+    first, second = tensor_names
+
+    def decorate(function):
+        def call(*given, **kwargs):
+            if len(given) == 3 and all(isinstance(a, Tensor) for a in given) or not any(
+                    isinstance(a, numbers.Number) for a in given[:3]):
+                return function(*given, **kwargs)
+            method = isinstance(given[0], Tensor)    # x.addmm(beta, ...), else torch.addmm(beta, input, ...)
+            input, beta, rest = (given[0], given[1], given[2:]) if method else (given[1], given[0], given[2:])
+            form = ["Number beta"] if method else ["Number beta", "Tensor input"]
+            if len(rest) == 3:
+                kwargs["alpha"] = scalar_argument(name, "alpha", rest[0])
+                form.append("Number alpha")
+                rest = rest[1:]
+            if len(rest) != 2 or not all(isinstance(t, Tensor) for t in rest):
+                raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                                f"({', '.join(_type_name(a) for a in given)}), but expected "
+                                f"(Tensor {first}, Tensor {second}, *, Number beta = 1, Number alpha = 1)")
+            kwargs["beta"] = scalar_argument(name, "beta", beta)
+            current = f"Tensor {first}, Tensor {second}, *, Number beta = 1, Number alpha = 1"
+            old = ", ".join(form + [f"Tensor {first}", f"Tensor {second}"])
+            if not method:
+                current, old = f"Tensor input, {current}, Tensor out = None", f"{old}, *, Tensor out = None"
+            warnings.warn(f"This overload of {name} is deprecated:\n\t{name}({old})\nConsider using one of the "
+                          f"following signatures instead:\n\t{name}({current})", UserWarning, stacklevel=2)
+            return function(input, *rest, **kwargs)
+
+        call.__name__, call.__qualname__, call.__doc__ = function.__name__, function.__qualname__, function.__doc__
+        return call
+
+    return decorate
+
+
+__all__ = ['number_first', 'scalar_argument', 'scales_first']
