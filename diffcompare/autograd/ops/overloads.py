@@ -92,9 +92,11 @@ def scales_first(name, tensor_names):
     first, second = tensor_names
 
     def decorate(function):
-        def call(*given, **kwargs):
-            if len(given) == 3 and all(isinstance(a, Tensor) for a in given) or not any(
-                    isinstance(a, numbers.Number) for a in given[:3]):
+        def call(input, tensor1, tensor2, *rest, **kwargs):
+            if not rest:        # the current order (each deprecated one has four or five arguments)
+                return function(input, tensor1, tensor2, **kwargs)
+            given = (input, tensor1, tensor2, *rest)
+            if not any(isinstance(a, numbers.Number) for a in given[:3]):
                 return function(*given, **kwargs)
             method = isinstance(given[0], Tensor)    # x.addmm(beta, ...), else torch.addmm(beta, input, ...)
             input, beta, rest = (given[0], given[1], given[2:]) if method else (given[1], given[0], given[2:])
