@@ -68,9 +68,14 @@ def number_first(name, number, tensors, rest, scalar_name, tensor_names):
                         f"were given")
     old = ", ".join([f"Number {scalar_name}"] + [f"Tensor {t}" for t in tensor_names])
     new = ", ".join([f"Tensor {t}" for t in tensor_names] + [f"*, Number {scalar_name} = 1"])
-    warnings.warn(f"This overload of {name} is deprecated:\n\t{name}({old})\nConsider using one of the following "
-                  f"signatures instead:\n\t{name}({new})", UserWarning, stacklevel=4)
+    _warn_deprecated(name, old, new, stacklevel=5)
     return number, given[1:]
+
+
+def _warn_deprecated(name, old, new, stacklevel):
+    """PyTorch's warning for a call of ``name`` in a deprecated overload (``old``'s signature)."""
+    warnings.warn(f"This overload of {name} is deprecated:\n\t{name}({old})\nConsider using one of the following "
+                  f"signatures instead:\n\t{name}({new})", UserWarning, stacklevel=stacklevel)
 
 
 def scales_first(name, tensor_names):
@@ -114,8 +119,7 @@ def scales_first(name, tensor_names):
             old = ", ".join(form + [f"Tensor {first}", f"Tensor {second}"])
             if not method:
                 current, old = f"Tensor input, {current}, Tensor out = None", f"{old}, *, Tensor out = None"
-            warnings.warn(f"This overload of {name} is deprecated:\n\t{name}({old})\nConsider using one of the "
-                          f"following signatures instead:\n\t{name}({current})", UserWarning, stacklevel=2)
+            _warn_deprecated(name, old, current, stacklevel=3)
             return function(input, *rest, **kwargs)
 
         call.__name__, call.__qualname__, call.__doc__ = function.__name__, function.__qualname__, function.__doc__
